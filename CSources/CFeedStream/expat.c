@@ -1,0 +1,201 @@
+/*
+ * expat.c -- the expat tokenizer adapter: expat's SAX events drive the feed machine.
+ *
+ * Namespace-aware (names arrive as "URI\x01local"); no external entity handler, so
+ * expat never loads anything a document points at; billion-laughs protection on.
+ * While the machine skips a subtree, start/end tags only count depth and the
+ * character-data handler is unset, so skipped text costs expat's tokenizing only.
+ */
+#include "internal.h"
+
+#include <expat.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define NS_SEP '\x01'
+#define MAX_ATTRS 64
+
+typedef struct expat_tok {
+    XML_Parser xp;
+    cfs_machine *m;
+    int text_on;            /* the character-data handler is set */
+    int root_closed;
+    int aborted;            /* a callback asked to stop */
+    XML_Index root_end;     /* byte index just past the root's end tag */
+    XML_Index chunk_base;   /* byte index of the first byte of the current chunk */
+} expat_tok;
+
+static void split_name(const char *name, const char **uri, size_t *uri_len,
+                       const char **local, size_t *local_len) {
+    const char *sep = strchr(name, NS_SEP);
+    if (sep) {
+        *uri = name;
+        *uri_len = (size_t)(sep - name);
+        *local = sep + 1;
+    } else {
+        *uri = "";
+        *uri_len = 0;
+        *local = name;
+    }
+    *local_len = strlen(*local);
+}
+
+static void on_text(void *ud, const XML_Char *s, int len);
+
+static void sync_text_handler(expat_tok *t) {
+    int want = cfs_machine_wants_text(t->m);
+    if (want != t->text_on) {
+        XML_SetCharacterDataHandler(t->xp, want ? on_text : NULL);
+        t->text_on = want;
+    }
+}
+
+static void stop(expat_tok *t) {
+    t->aborted = 1;
+    XML_StopParser(t->xp, XML_FALSE);
+}
+
+static void check_root_end(expat_tok *t) {
+    if (t->m->root_closed && !t->root_closed) {
+        t->root_closed = 1;
+        t->root_end = XML_GetCurrentByteIndex(t->xp) + XML_GetCurrentByteCount(t->xp);
+        XML_StopParser(t->xp, XML_FALSE);
+    }
+}
+
+static void on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
+    expat_tok *t = ud;
+    if (cfs_machine_skipping(t->m)) {
+        cfs_machine_skip_start(t->m);
+        return;
+    }
+    cfs_attr attrs[MAX_ATTRS];
+    size_t n = 0;
+    for (; atts[0] && n < MAX_ATTRS; atts += 2, n++) {
+        split_name(atts[0], &attrs[n].uri, &attrs[n].uri_len, &attrs[n].local, &attrs[n].local_len);
+        attrs[n].value = atts[1];
+        attrs[n].value_len = strlen(atts[1]);
+    }
+    const char *uri, *local;
+    size_t uri_len, local_len;
+    split_name(name, &uri, &uri_len, &local, &local_len);
+    if (cfs_machine_start(t->m, uri, uri_len, local, local_len, attrs, n)) {
+        stop(t);
+        return;
+    }
+    sync_text_handler(t);
+}
+
+static void on_end(void *ud, const XML_Char *name) {
+    expat_tok *t = ud;
+    if (cfs_machine_skipping(t->m)) {
+        cfs_machine_skip_end(t->m);
+        check_root_end(t);
+        return;
+    }
+    const char *uri, *local;
+    size_t uri_len, local_len;
+    split_name(name, &uri, &uri_len, &local, &local_len);
+    if (cfs_machine_end(t->m, local, local_len)) {
+        stop(t);
+        return;
+    }
+    sync_text_handler(t);
+    check_root_end(t);
+}
+
+static void on_text(void *ud, const XML_Char *s, int len) {
+    expat_tok *t = ud;
+    if (cfs_machine_text(t->m, s, (size_t)len)) stop(t);
+}
+
+static void *expat_create(cfs_machine *m) {
+    expat_tok *t = calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    t->m = m;
+    t->xp = XML_ParserCreateNS(NULL, NS_SEP);
+    if (t->xp == NULL) {
+        free(t);
+        return NULL;
+    }
+    return t;
+}
+
+static void expat_destroy(void *tok) {
+    expat_tok *t = tok;
+    if (t == NULL) return;
+    XML_ParserFree(t->xp);
+    free(t);
+}
+
+static int expat_begin(void *tok) {
+    expat_tok *t = tok;
+    if (!XML_ParserReset(t->xp, NULL)) return 0;
+    /* Reset clears every handler and setting. */
+    XML_SetUserData(t->xp, t);
+    XML_SetElementHandler(t->xp, on_start, on_end);
+    XML_SetCharacterDataHandler(t->xp, NULL);
+    XML_SetParamEntityParsing(t->xp, XML_PARAM_ENTITY_PARSING_NEVER);
+#ifdef XML_DTD
+    XML_SetBillionLaughsAttackProtectionMaximumAmplification(t->xp, 100.0f);
+    XML_SetBillionLaughsAttackProtectionActivationThreshold(t->xp, 8u << 20);
+#endif
+    t->text_on = 0;
+    t->root_closed = 0;
+    t->aborted = 0;
+    t->root_end = 0;
+    t->chunk_base = 0;
+    return 1;
+}
+
+static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, size_t *consumed,
+                             cfs_error *err) {
+    XML_Index base = t->chunk_base;
+    t->chunk_base += (XML_Index)len;
+    if (st != XML_STATUS_ERROR) {
+        *consumed = len;
+        return TOK_OK;
+    }
+    enum XML_Error code = XML_GetErrorCode(t->xp);
+    if (code == XML_ERROR_ABORTED) {
+        if (t->m->nomem) return TOK_NOMEM;
+        if (t->aborted) return TOK_ABORT;
+        if (t->root_closed) {
+            *consumed = (size_t)(t->root_end - base);
+            return TOK_ROOT_END;
+        }
+    }
+    if (code == XML_ERROR_NO_MEMORY) return TOK_NOMEM;
+    XML_Index at = XML_GetCurrentByteIndex(t->xp);
+    err->code = CFS_ERR_XML;
+    err->message = XML_ErrorString(code);
+    err->line = (unsigned long)XML_GetCurrentLineNumber(t->xp);
+    err->column = (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1;
+    err->offset = at < 0 ? 0 : (uint64_t)at;
+    *consumed = at < base ? 0 : (size_t)(at - base);
+    if (*consumed > len) *consumed = len;
+    return TOK_ERROR;
+}
+
+static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
+                                  size_t *consumed, cfs_error *err) {
+    expat_tok *t = tok;
+    enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+    return result(t, st, len, consumed, err);
+}
+
+static uint8_t *expat_buffer(void *tok, size_t len) {
+    expat_tok *t = tok;
+    return XML_GetBuffer(t->xp, (int)len);
+}
+
+static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_t *consumed,
+                                         cfs_error *err) {
+    expat_tok *t = tok;
+    enum XML_Status st = XML_ParseBuffer(t->xp, (int)len, final);
+    return result(t, st, len, consumed, err);
+}
+
+const cfs_tokenizer_ops cfs_expat_ops = {
+    expat_create, expat_destroy, expat_begin, expat_parse, expat_buffer, expat_parse_buffer,
+};

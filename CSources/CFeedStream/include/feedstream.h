@@ -1,0 +1,295 @@
+/*
+ * feedstream.h -- the C API of FeedStream's streaming feed parser.
+ *
+ * FeedStream turns a byte stream -- plain XML or gzip, one feed document or many
+ * concatenated ("a dump") -- into a sequence of feed items, delivered one finished
+ * item at a time to a callback as borrowed pointer+length slices. Nothing is copied
+ * that need not be, and memory stays flat however long the stream is.
+ *
+ *     cfs_callbacks cb = { .on_item = my_item, .on_document_end = my_doc_end };
+ *     cfs_parser *p = cfs_parser_create(NULL, &cb, my_ctx);
+ *     if (p == NULL) { out of memory }
+ *     cfs_status st = cfs_parser_feed_fd(p, fd);        // or cfs_parser_feed() in a loop
+ *     if (st == CFS_OK) st = cfs_parser_finish(p);
+ *     if (st != CFS_OK) { const cfs_error *e = cfs_parser_error(p); ... }
+ *     cfs_parser_destroy(p);
+ *
+ * Ownership and lifetimes
+ *   - Every pointer handed to a callback (cfs_item, cfs_feed, cfs_error and every
+ *     cfs_span inside them) is owned by the parser and valid only until that callback
+ *     returns. Copy what you need to keep.
+ *   - cfs_span is NOT NUL-terminated. Its bytes are UTF-8 as the XML tokenizer
+ *     delivered them (the tokenizer transcodes declared encodings it supports), raw:
+ *     no whitespace trimming, no date parsing, no URL resolution. That policy lives in
+ *     the Swift library (FeedStream), written once and shared by every backend.
+ *   - A span whose ptr is NULL means "absent"; a non-NULL ptr with len 0 means the
+ *     element or attribute was present but empty.
+ *   - Strings in cfs_error (message) are static or owned by the parser; valid until
+ *     the next call on the parser.
+ *
+ * Threads
+ *   A parser is not thread-safe; use one parser per thread. Different parsers are
+ *   independent. Callbacks run on the thread that called feed/finish.
+ *
+ * Safety
+ *   No external entity, DTD or other resource is ever loaded because a document asks.
+ *   Entity expansion is bounded by the tokenizer's billion-laughs protection.
+ */
+#ifndef FEEDSTREAM_H
+#define FEEDSTREAM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** Version of the JSON Lines schema and of the field model below. */
+#define CFS_SCHEMA_VERSION 1
+
+/** Status codes. CFS_OK is zero; everything else is an error. */
+typedef enum cfs_status {
+    CFS_OK = 0,
+    /** Out of memory. The parser is unusable afterwards; destroy it. */
+    CFS_ERR_NOMEM = 1,
+    /** A document is not well-formed XML. Reported per document through
+        on_document_end; the parser skips to the next document of the stream (the next
+        "<?xml" declaration) and goes on. cfs_parser_finish() returns it if any document
+        of the stream failed. */
+    CFS_ERR_XML = 2,
+    /** The gzip data is corrupt or truncated. Fatal for the rest of the stream. */
+    CFS_ERR_GZIP = 3,
+    /** A callback returned non-zero. The parser stops; destroy or reset it. */
+    CFS_ERR_ABORTED = 4,
+    /** A well-formed document whose root element is not a feed (rss, rdf:RDF, feed). */
+    CFS_ERR_NOT_FEED = 5,
+    /** The stream held no XML document at all (empty or only whitespace). */
+    CFS_ERR_EMPTY = 6,
+    /** Reading the file descriptor failed (errno in cfs_error.sys_errno). */
+    CFS_ERR_IO = 7,
+    /** API misuse: feed after finish, unsupported backend, ... */
+    CFS_ERR_MISUSE = 8
+} cfs_status;
+
+/** Feed formats, detected from the root element, its namespace and version. */
+typedef enum cfs_format {
+    CFS_FORMAT_UNKNOWN = 0,
+    CFS_FORMAT_RSS090,   /* RDF root, Netscape RSS 0.90 namespace          */
+    CFS_FORMAT_RSS091,   /* <rss version="0.91">                            */
+    CFS_FORMAT_RSS092,
+    CFS_FORMAT_RSS093,
+    CFS_FORMAT_RSS094,
+    CFS_FORMAT_RSS20,    /* <rss version="2.0"> (or 2.0.x)                  */
+    CFS_FORMAT_RSS,      /* <rss> with a missing or unrecognized version    */
+    CFS_FORMAT_RSS10,    /* RDF root, RSS 1.0 namespace                     */
+    CFS_FORMAT_ATOM03,   /* <feed> in the Atom 0.3 namespace                */
+    CFS_FORMAT_ATOM10    /* <feed> in the Atom 1.0 namespace (RFC 4287)     */
+} cfs_format;
+
+/** Tokenizer backends. */
+typedef enum cfs_backend {
+    CFS_BACKEND_EXPAT = 0
+} cfs_backend;
+
+/** A borrowed slice of UTF-8 bytes. Not NUL-terminated; see "Ownership" above.
+    ptr == NULL: the field is absent. ptr != NULL and len == 0: present but empty. */
+typedef struct cfs_span {
+    const uint8_t *ptr;
+    size_t len;
+} cfs_span;
+
+/** A text construct: its value and declared type. For Atom, type is the `type`
+    attribute as written ("text", "html", "xhtml" or a MIME type; empty when absent,
+    which Atom defines as "text"). For RSS description/content:encoded the type is
+    empty (RSS does not say; the Swift layer applies the format's rule). For
+    type="xhtml" the value is the serialized markup inside the element. */
+typedef struct cfs_text {
+    cfs_span value;
+    cfs_span type;
+} cfs_text;
+
+/** A link: Atom <link> attributes, or an RSS <link> (href from its text, rel empty). */
+typedef struct cfs_link {
+    cfs_span href, rel, type, hreflang, title, length;
+} cfs_link;
+
+/** A person: Atom author/contributor; RSS author and dc:creator fill `name` only,
+    with the element's raw text. */
+typedef struct cfs_person {
+    cfs_span name, email, uri;
+} cfs_person;
+
+/** A category: Atom term/scheme/label; RSS <category> text as term and its
+    `domain` as scheme; dc:subject text as term. */
+typedef struct cfs_category {
+    cfs_span term, scheme, label;
+} cfs_category;
+
+/** An enclosure: RSS <enclosure url length type>, or an Atom link rel="enclosure"
+    (which also appears in links). */
+typedef struct cfs_enclosure {
+    cfs_span url, type, length;
+} cfs_enclosure;
+
+/** One finished item (RSS <item>, Atom <entry>). Valid during on_item only. */
+typedef struct cfs_item {
+    /** 0-based position of the item in its document. */
+    size_t index;
+    /** RSS <guid>, Atom <id>, or RSS 1.0 rdf:about, in that order of preference. */
+    cfs_span id;
+    /** RSS guid@isPermaLink as written (empty when absent; RSS says absent = true). */
+    cfs_span guid_is_permalink;
+    cfs_text title;
+    /** RSS <description>, Atom <summary>. */
+    cfs_text summary;
+    /** content:encoded, Atom <content>. */
+    cfs_text content;
+    /** Atom <content src>. */
+    cfs_span content_src;
+    /** RSS <pubDate>, Atom <published>, dc:date (lower precedence); raw. */
+    cfs_span published;
+    /** Atom <updated>, dcterms:modified; raw. */
+    cfs_span updated;
+    const cfs_link *links;
+    size_t links_count;
+    const cfs_person *authors;
+    size_t authors_count;
+    const cfs_category *categories;
+    size_t categories_count;
+    const cfs_enclosure *enclosures;
+    size_t enclosures_count;
+    /** Non-zero when this item's text hit max_item_bytes and was truncated. */
+    int truncated;
+} cfs_item;
+
+/** The feed-level fields of a document. In on_item, the fields that appeared in the
+    document before that item; in on_document_end, all of them. */
+typedef struct cfs_feed {
+    /** 1-based index of the document in the stream. */
+    size_t document;
+    cfs_format format;
+    /** The root's `version` attribute as written (RSS, Atom 0.3). */
+    cfs_span version;
+    cfs_text title;
+    /** RSS <description>, Atom <subtitle>, Atom 0.3 <tagline>. */
+    cfs_text subtitle;
+    /** Atom <id>, RSS 1.0 channel rdf:about. */
+    cfs_span id;
+    /** RSS <language>, dc:language, or the root's xml:lang (lowest precedence). */
+    cfs_span language;
+    /** Atom <updated>, RSS <lastBuildDate>, dc:date; raw. */
+    cfs_span updated;
+    /** RSS <pubDate>; raw. */
+    cfs_span published;
+    const cfs_link *links;
+    size_t links_count;
+    /** Items delivered so far in this document. */
+    size_t items_count;
+} cfs_feed;
+
+/** Where and why parsing failed. */
+typedef struct cfs_error {
+    cfs_status code;
+    /** A short English reason, e.g. "mismatched tag". Never NULL. */
+    const char *message;
+    /** 1-based document index in the stream (0 when not tied to a document). */
+    size_t document;
+    /** 1-based line and column of the error in that document (0 when unknown). */
+    unsigned long line;
+    unsigned long column;
+    /** Byte offset of the error in the uncompressed stream. */
+    uint64_t offset;
+    /** errno for CFS_ERR_IO, else 0. */
+    int sys_errno;
+} cfs_error;
+
+/** Callbacks. Any may be NULL. Return 0 to go on, non-zero to stop the parser: the
+    current call then returns CFS_ERR_ABORTED. */
+typedef struct cfs_callbacks {
+    /** A new document begins (its first non-whitespace byte was seen). */
+    int (*on_document_start)(void *ctx, size_t document);
+    /** An item is finished. `feed` holds the feed fields seen before it. */
+    int (*on_item)(void *ctx, const cfs_item *item, const cfs_feed *feed);
+    /** A document ended. `error` is NULL when it was well-formed and a feed; otherwise
+        it says why it stopped (every item before the error was already delivered). */
+    int (*on_document_end)(void *ctx, const cfs_feed *feed, const cfs_error *error);
+} cfs_callbacks;
+
+/** Options; zero-initialize and set what you need, or pass NULL for defaults. */
+typedef struct cfs_options {
+    cfs_backend backend;
+    /** Upper bound on the text kept per item (and per feed header), in bytes; text
+        past it is dropped and the item marked truncated. 0 = default (64 MiB). */
+    size_t max_item_bytes;
+} cfs_options;
+
+/** Counters over the parser's life (since create or the last reset). */
+typedef struct cfs_stats {
+    uint64_t bytes_in;    /* bytes given to feed/feed_fd (compressed, if gzip) */
+    uint64_t bytes_xml;   /* uncompressed bytes given to the tokenizer          */
+    uint64_t documents;
+    uint64_t items;
+    uint64_t failed_documents;
+} cfs_stats;
+
+typedef struct cfs_parser cfs_parser;
+
+/**
+ * Creates a parser.
+ * @param options   NULL for defaults; copied.
+ * @param callbacks NULL for none; copied.
+ * @param ctx       passed back to every callback; not owned.
+ * @return a parser, or NULL when out of memory or the backend is unsupported.
+ */
+cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks,
+                              void *ctx);
+
+/**
+ * Feeds the next chunk of the stream (any size, split anywhere). The first bytes
+ * decide between gzip (magic 1f 8b) and plain XML. Chunks of plain XML are parsed in
+ * place where the tokenizer allows; gzip is inflated straight into its buffer.
+ * @return CFS_OK, or a fatal status (CFS_ERR_GZIP, CFS_ERR_ABORTED, CFS_ERR_NOMEM).
+ *         Per-document XML errors are not fatal: see on_document_end.
+ */
+cfs_status cfs_parser_feed(cfs_parser *parser, const void *data, size_t len);
+
+/**
+ * Reads `fd` to end of file and feeds everything. Plain XML is read straight into
+ * the tokenizer's buffer and gzip inflated straight into it: no intermediate copy.
+ * Does not close `fd`. Call cfs_parser_finish() afterwards.
+ */
+cfs_status cfs_parser_feed_fd(cfs_parser *parser, int fd);
+
+/**
+ * Ends the stream: closes the last document (an unfinished one is reported as
+ * truncated through on_document_end).
+ * @return CFS_OK when every document was a well-formed feed; otherwise the first
+ *         error seen (details in cfs_parser_error()).
+ */
+cfs_status cfs_parser_finish(cfs_parser *parser);
+
+/** The first error of the stream, or NULL if none. Valid until the next call. */
+const cfs_error *cfs_parser_error(const cfs_parser *parser);
+
+/** Counters since create or the last reset. */
+cfs_stats cfs_parser_stats(const cfs_parser *parser);
+
+/** Makes the parser ready for a new stream, keeping its buffers (cheaper than
+    destroy + create when parsing many files). */
+void cfs_parser_reset(cfs_parser *parser);
+
+/** Frees the parser. NULL is allowed. */
+void cfs_parser_destroy(cfs_parser *parser);
+
+/** A static English name for a status, e.g. "not well-formed XML". */
+const char *cfs_status_string(cfs_status status);
+
+/** A static name for a format as used in the JSON output, e.g. "rss20", "atom10". */
+const char *cfs_format_name(cfs_format format);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEEDSTREAM_H */

@@ -1,0 +1,449 @@
+/*
+ * input.c -- the public API and the input stage.
+ *
+ * Bytes in (pushed with cfs_parser_feed, or read from a file descriptor); gzip is
+ * detected by its magic bytes and inflated, member after member, straight into the
+ * tokenizer's own buffer. The uncompressed stream may hold several documents: when a
+ * root element closes, the tokenizer is reset and the bytes after it start the next
+ * document. After a well-formedness error the rest of that document is skipped up to
+ * the next "<?xml" declaration, so one broken feed in a dump costs only itself.
+ */
+#include "internal.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CHUNK ((size_t)256 << 10)     /* tokenizer chunk: uncompressed bytes per parse */
+#define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
+#define MAX_PARSE ((size_t)1 << 30)   /* largest single parse call */
+
+enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER };
+enum doc_state { D_AWAIT, D_IN, D_SKIP };
+
+static const char XML_DECL[] = "<?xml";
+#define XML_DECL_LEN 5
+
+struct cfs_parser {
+    cfs_options opt;
+    cfs_machine m;
+    const cfs_tokenizer_ops *ops;
+    void *tok;
+
+    enum input_mode mode;
+    uint8_t head[2];             /* first bytes, until gzip or plain is decided */
+    size_t head_len;
+    z_stream z;
+    int z_ready;
+    uint8_t *zin;                /* compressed input buffer (feed_fd) */
+    uint8_t *scratch;            /* inflate target when no document is open */
+    uint8_t *carry;              /* bytes after a root end, moved out of the tokenizer */
+
+    enum doc_state doc;
+    size_t skip_match;           /* bytes of "<?xml" matched so far while skipping */
+    uint64_t xml_offset;         /* uncompressed bytes seen so far */
+    uint64_t doc_offset;         /* where the current document started */
+
+    cfs_error first_error;
+    int has_error;
+    cfs_error fatal;             /* the error that stopped the stream */
+    int has_fatal;
+    int finished;
+    cfs_stats stats;
+};
+
+const char *cfs_status_string(cfs_status s) {
+    switch (s) {
+    case CFS_OK: return "ok";
+    case CFS_ERR_NOMEM: return "out of memory";
+    case CFS_ERR_XML: return "not well-formed XML";
+    case CFS_ERR_GZIP: return "corrupt gzip data";
+    case CFS_ERR_ABORTED: return "stopped by callback";
+    case CFS_ERR_NOT_FEED: return "not a feed";
+    case CFS_ERR_EMPTY: return "empty input: no XML document";
+    case CFS_ERR_IO: return "read error";
+    case CFS_ERR_MISUSE: return "API misuse";
+    }
+    return "unknown status";
+}
+
+const char *cfs_format_name(cfs_format f) {
+    switch (f) {
+    case CFS_FORMAT_RSS090: return "rss090";
+    case CFS_FORMAT_RSS091: return "rss091";
+    case CFS_FORMAT_RSS092: return "rss092";
+    case CFS_FORMAT_RSS093: return "rss093";
+    case CFS_FORMAT_RSS094: return "rss094";
+    case CFS_FORMAT_RSS20: return "rss20";
+    case CFS_FORMAT_RSS: return "rss";
+    case CFS_FORMAT_RSS10: return "rss10";
+    case CFS_FORMAT_ATOM03: return "atom03";
+    case CFS_FORMAT_ATOM10: return "atom10";
+    case CFS_FORMAT_UNKNOWN: break;
+    }
+    return "unknown";
+}
+
+/* ---- lifecycle ---------------------------------------------------------------- */
+
+cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks, void *ctx) {
+    cfs_parser *p = calloc(1, sizeof *p);
+    if (p == NULL) return NULL;
+    if (options) p->opt = *options;
+    if (p->opt.backend != CFS_BACKEND_EXPAT) { free(p); return NULL; }
+    p->ops = &cfs_expat_ops;
+    if (!cfs_machine_init(&p->m, p->opt.max_item_bytes)) goto fail;
+    if (callbacks) p->m.cb = *callbacks;
+    p->m.ctx = ctx;
+    p->tok = p->ops->create(&p->m);
+    p->scratch = malloc(CHUNK);
+    p->carry = malloc(CHUNK);
+    if (p->tok == NULL || p->scratch == NULL || p->carry == NULL) goto fail;
+    cfs_parser_reset(p);
+    return p;
+fail:
+    cfs_parser_destroy(p);
+    return NULL;
+}
+
+void cfs_parser_destroy(cfs_parser *p) {
+    if (p == NULL) return;
+    if (p->tok) p->ops->destroy(p->tok);
+    if (p->z_ready) inflateEnd(&p->z);
+    cfs_machine_free(&p->m);
+    free(p->zin);
+    free(p->scratch);
+    free(p->carry);
+    free(p);
+}
+
+void cfs_parser_reset(cfs_parser *p) {
+    p->mode = IN_DETECT;
+    p->head_len = 0;
+    p->doc = D_AWAIT;
+    p->skip_match = 0;
+    p->xml_offset = 0;
+    p->doc_offset = 0;
+    p->has_error = p->has_fatal = 0;
+    p->finished = 0;
+    memset(&p->stats, 0, sizeof p->stats);
+    memset(&p->first_error, 0, sizeof p->first_error);
+    memset(&p->fatal, 0, sizeof p->fatal);
+}
+
+const cfs_error *cfs_parser_error(const cfs_parser *p) {
+    if (p->has_fatal) return &p->fatal;
+    return p->has_error ? &p->first_error : NULL;
+}
+
+cfs_stats cfs_parser_stats(const cfs_parser *p) { return p->stats; }
+
+static cfs_status set_fatal(cfs_parser *p, cfs_status code, const char *message, int sys_errno) {
+    if (!p->has_fatal) {
+        p->fatal = (cfs_error){ code, message ? message : cfs_status_string(code),
+                                p->doc == D_IN ? p->m.document : 0, 0, 0, p->xml_offset, sys_errno };
+        p->has_fatal = 1;
+    }
+    return code;
+}
+
+/* ---- documents ---------------------------------------------------------------- */
+
+static cfs_status begin_document(cfs_parser *p) {
+    if (!p->ops->begin(p->tok)) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    p->stats.documents++;
+    cfs_machine_begin(&p->m, (size_t)p->stats.documents);
+    p->doc = D_IN;
+    p->doc_offset = p->xml_offset;
+    if (p->m.cb.on_document_start && p->m.cb.on_document_start(p->m.ctx, (size_t)p->stats.documents))
+        return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+    return CFS_OK;
+}
+
+/* Ends the open document; err NULL if its root closed. */
+static cfs_status end_document(cfs_parser *p, cfs_error *err) {
+    cfs_error not_feed;
+    if (err == NULL && p->m.not_feed) {
+        not_feed = (cfs_error){ CFS_ERR_NOT_FEED, "root element is not rss, rdf:RDF or feed",
+                                p->m.document, 1, 1, p->doc_offset, 0 };
+        err = &not_feed;
+    }
+    if (err) {
+        err->document = p->m.document;
+        p->stats.failed_documents++;
+        if (!p->has_error) {
+            p->first_error = *err;
+            p->has_error = 1;
+        }
+    }
+    p->stats.items += p->m.items;
+    p->doc = err && err->code == CFS_ERR_XML ? D_SKIP : D_AWAIT;
+    p->skip_match = 0;
+    if (cfs_machine_finish(&p->m, err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+    return CFS_OK;
+}
+
+/* Handles a tokenizer result for `len` bytes given at stream offset `at`.
+   Sets *used to the bytes that belonged to the document (the rest starts anew). */
+static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, size_t consumed,
+                         cfs_error *err, size_t *used) {
+    *used = len;
+    switch (r) {
+    case TOK_OK:
+        return CFS_OK;
+    case TOK_ROOT_END:
+        *used = consumed;
+        return end_document(p, NULL);
+    case TOK_ERROR:
+        /* Resume the search for the next document just past the error. */
+        *used = consumed < len ? consumed + 1 : len;
+        err->offset += p->doc_offset;
+        return end_document(p, err);
+    case TOK_ABORT:
+        return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+    case TOK_NOMEM:
+        return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    }
+    return CFS_OK;
+}
+
+static int is_space(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* Uncompressed bytes in caller memory: split into documents and parse. */
+static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
+    cfs_status st = CFS_OK;
+    while (len > 0 && st == CFS_OK) {
+        size_t used = 0;
+        if (p->doc == D_AWAIT) {
+            while (used < len && is_space(data[used])) used++;
+            if (used == len) {
+                p->xml_offset += used;
+                return CFS_OK;
+            }
+            p->xml_offset += used;
+            data += used;
+            len -= used;
+            st = begin_document(p);
+            continue;
+        }
+        if (p->doc == D_SKIP) {
+            /* Look for "<?xml"; a match may straddle chunks. */
+            size_t i = 0;
+            while (i < len && p->skip_match < XML_DECL_LEN) {
+                if (data[i] == (uint8_t)XML_DECL[p->skip_match]) p->skip_match++;
+                else p->skip_match = data[i] == '<' ? 1 : 0;
+                i++;
+            }
+            if (p->skip_match < XML_DECL_LEN) {
+                p->xml_offset += len;
+                return CFS_OK;
+            }
+            /* The declaration starts XML_DECL_LEN bytes before i; bytes of it from an
+               earlier chunk are re-supplied from the constant. */
+            size_t in_this = i >= XML_DECL_LEN ? XML_DECL_LEN : i;
+            size_t before = XML_DECL_LEN - in_this;
+            p->xml_offset += (i - in_this);
+            p->xml_offset -= before;
+            data += i - in_this;
+            len -= i - in_this;
+            p->skip_match = 0;
+            p->doc = D_AWAIT;
+            st = begin_document(p);
+            if (st == CFS_OK && before) {
+                size_t consumed = 0, u;
+                cfs_error err = {0};
+                cfs_tok_result r = p->ops->parse(p->tok, (const uint8_t *)XML_DECL, before, 0, &consumed, &err);
+                p->stats.bytes_xml += before;
+                p->xml_offset += before;
+                st = handle(p, r, before, consumed, &err, &u);
+            }
+            continue;
+        }
+        size_t n = len < MAX_PARSE ? len : MAX_PARSE;
+        size_t consumed = 0;
+        cfs_error err = {0};
+        cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
+        st = handle(p, r, n, consumed, &err, &used);
+        p->stats.bytes_xml += used;
+        p->xml_offset += used;
+        data += used;
+        len -= used;
+    }
+    return st;
+}
+
+/* A buffer the tokenizer owns was filled with n bytes: parse it in place. Bytes past
+   a root end are moved out (to carry) before the tokenizer is reset. */
+static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
+    size_t consumed = 0, used;
+    cfs_error err = {0};
+    cfs_tok_result r = p->ops->parse_buffer(p->tok, n, 0, &consumed, &err);
+    cfs_status st = handle(p, r, n, consumed, &err, &used);
+    p->stats.bytes_xml += used;
+    p->xml_offset += used;
+    if (st != CFS_OK || used == n) return st;
+    size_t rest = n - used;
+    memcpy(p->carry, buf + used, rest);
+    return xml_input(p, p->carry, rest);
+}
+
+/* ---- gzip ------------------------------------------------------------------------ */
+
+static cfs_status gzip_begin(cfs_parser *p) {
+    if (!p->z_ready) {
+        memset(&p->z, 0, sizeof p->z);
+        if (inflateInit2(&p->z, 16 + MAX_WBITS) != Z_OK) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+        p->z_ready = 1;
+    } else if (inflateReset2(&p->z, 16 + MAX_WBITS) != Z_OK) {
+        return set_fatal(p, CFS_ERR_GZIP, NULL, 0);
+    }
+    p->mode = IN_GZIP;
+    return CFS_OK;
+}
+
+/* Inflates everything in z.next_in/avail_in, straight into the tokenizer's buffer
+   while a document is open. */
+static cfs_status gzip_input(cfs_parser *p) {
+    cfs_status st = CFS_OK;
+    while (st == CFS_OK) {
+        if (p->mode == IN_GZIP_TRAILER) {
+            /* Between members: another member, or padding zeros, or garbage. */
+            while (p->z.avail_in && p->z.next_in[0] == 0) { p->z.next_in++; p->z.avail_in--; }
+            if (p->z.avail_in == 0) return CFS_OK;
+            if (p->z.next_in[0] != 0x1f) return set_fatal(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
+            if ((st = gzip_begin(p)) != CFS_OK) return st;
+        }
+        uint8_t *out = NULL;
+        int in_place = p->doc == D_IN && p->ops->buffer != NULL;
+        if (in_place) out = p->ops->buffer(p->tok, CHUNK);
+        if (out == NULL) { out = p->scratch; in_place = 0; }
+        p->z.next_out = out;
+        p->z.avail_out = (uInt)CHUNK;
+        int zr = inflate(&p->z, Z_NO_FLUSH);
+        size_t n = CHUNK - p->z.avail_out;
+        if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+            /* Keep what was inflated, then stop. */
+            if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
+            return set_fatal(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
+        }
+        if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
+        if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
+        if (n == 0 && p->mode == IN_GZIP && p->z.avail_in == 0) return st;
+        if (zr == Z_BUF_ERROR && n == 0) return st;
+    }
+    return st;
+}
+
+/* ---- feeding -------------------------------------------------------------------- */
+
+static cfs_status dispatch(cfs_parser *p, const uint8_t *data, size_t len) {
+    if (p->mode == IN_PLAIN) return xml_input(p, data, len);
+    p->z.next_in = (Bytef *)data;
+    p->z.avail_in = (uInt)len;
+    return gzip_input(p);
+}
+
+/* Decides gzip or plain from the first two bytes (buffered across calls). */
+static cfs_status detect(cfs_parser *p, const uint8_t **data, size_t *len) {
+    while (p->head_len < 2 && *len > 0) {
+        p->head[p->head_len++] = **data;
+        (*data)++;
+        (*len)--;
+    }
+    if (p->head_len < 2) return CFS_OK;
+    if (p->head[0] == 0x1f && p->head[1] == 0x8b) {
+        cfs_status st = gzip_begin(p);
+        if (st == CFS_OK) st = dispatch(p, p->head, 2);
+        return st;
+    }
+    p->mode = IN_PLAIN;
+    return xml_input(p, p->head, 2);
+}
+
+cfs_status cfs_parser_feed(cfs_parser *p, const void *data, size_t len) {
+    if (p->finished) return CFS_ERR_MISUSE;
+    if (p->has_fatal) return p->fatal.code;
+    const uint8_t *d = data;
+    p->stats.bytes_in += len;
+    cfs_status st = CFS_OK;
+    if (p->mode == IN_DETECT) {
+        st = detect(p, &d, &len);
+        if (st != CFS_OK || len == 0) return st;
+    }
+    while (len > 0 && st == CFS_OK) {
+        size_t n = len < MAX_PARSE ? len : MAX_PARSE;
+        st = dispatch(p, d, n);
+        d += n;
+        len -= n;
+    }
+    return st;
+}
+
+static ssize_t read_full(int fd, uint8_t *buf, size_t len) {
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0 || errno != EINTR) return n;
+    }
+}
+
+cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
+    if (p->finished) return CFS_ERR_MISUSE;
+    if (p->has_fatal) return p->fatal.code;
+    if (p->zin == NULL && (p->zin = malloc(ZCHUNK)) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    cfs_status st = CFS_OK;
+    for (;;) {
+        ssize_t n;
+        if (p->mode == IN_PLAIN && p->doc == D_IN && p->ops->buffer) {
+            /* Plain XML: read straight into the tokenizer's buffer. */
+            uint8_t *buf = p->ops->buffer(p->tok, CHUNK);
+            if (buf == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+            n = read_full(fd, buf, CHUNK);
+            if (n < 0) return set_fatal(p, CFS_ERR_IO, NULL, errno);
+            if (n == 0) return st;
+            p->stats.bytes_in += (uint64_t)n;
+            st = parse_in_place(p, buf, (size_t)n);
+        } else {
+            n = read_full(fd, p->zin, ZCHUNK);
+            if (n < 0) return set_fatal(p, CFS_ERR_IO, NULL, errno);
+            if (n == 0) return st;
+            st = cfs_parser_feed(p, p->zin, (size_t)n);
+        }
+        if (st != CFS_OK) return st;
+    }
+}
+
+cfs_status cfs_parser_finish(cfs_parser *p) {
+    if (p->finished) return CFS_ERR_MISUSE;
+    p->finished = 1;
+    if (!p->has_fatal && p->mode == IN_DETECT && p->head_len > 0) {
+        p->mode = IN_PLAIN;
+        xml_input(p, p->head, p->head_len);
+    }
+    int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
+    int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
+    if (p->doc == D_IN && !stopped) {
+        /* Close the open document; an unfinished one reports where it broke off. */
+        size_t consumed = 0, used;
+        cfs_error err = {0};
+        cfs_tok_result r = p->ops->parse(p->tok, NULL, 0, 1, &consumed, &err);
+        if (r == TOK_ERROR && (truncated_gzip || p->has_fatal)) {
+            err.code = CFS_ERR_GZIP;
+            err.message = truncated_gzip ? "truncated gzip data" : p->fatal.message;
+        }
+        if (r == TOK_OK) {
+            r = TOK_ERROR;
+            err = (cfs_error){ CFS_ERR_XML, "no element found", 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
+        }
+        handle(p, r, 0, consumed, &err, &used);
+    }
+    if (truncated_gzip) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
+    if (p->has_fatal) return p->fatal.code;
+    if (p->stats.documents == 0) {
+        p->first_error = (cfs_error){ CFS_ERR_EMPTY, cfs_status_string(CFS_ERR_EMPTY), 0, 0, 0, 0, 0 };
+        p->has_error = 1;
+        return CFS_ERR_EMPTY;
+    }
+    return p->has_error ? p->first_error.code : CFS_OK;
+}

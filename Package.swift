@@ -1,0 +1,70 @@
+// swift-tools-version: 6.0
+//
+// FeedStream: streaming RSS/Atom parsing at archive scale.
+//
+// Products:
+//   - FeedStream   the Swift library (no dependency beyond the system C libraries)
+//   - CFeedStream  the C core, for C users (header: CSources/CFeedStream/include/feedstream.h)
+//   - feedstream   the batch command-line tool
+//
+// The library target depends only on the C core and the system libraries, so a package
+// that links FeedStream never builds swift-argument-parser (only the CLI uses it) nor the
+// benchmark suite (a separate package in Benchmarks/).
+import PackageDescription
+
+let package = Package(
+    name: "FeedStream",
+    products: [
+        .library(name: "FeedStream", targets: ["FeedStream"]),
+        .library(name: "CFeedStream", targets: ["CFeedStream"]),
+        .executable(name: "feedstream", targets: ["feedstream"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.5.0"),
+    ],
+    targets: [
+        // System libraries, found with pkg-config; `providers` tells SwiftPM what to suggest.
+        .systemLibrary(
+            name: "CExpat", path: "CSources/CExpat", pkgConfig: "expat",
+            providers: [.apt(["libexpat1-dev"]), .brew(["expat"])]),
+        .systemLibrary(
+            name: "CLibXML2", path: "CSources/CLibXML2", pkgConfig: "libxml-2.0",
+            providers: [.apt(["libxml2-dev"]), .brew(["libxml2"])]),
+        .systemLibrary(
+            name: "CZlib", path: "CSources/CZlib", pkgConfig: "zlib",
+            providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+
+        // The C core: input stage (plain/gzip, concatenated documents), expat tokenizer,
+        // feed state machine, arena. One public header: include/feedstream.h.
+        .target(
+            name: "CFeedStream",
+            dependencies: ["CExpat", "CZlib"],
+            path: "CSources/CFeedStream"),
+
+        // The Swift library.
+        .target(
+            name: "FeedStream",
+            dependencies: ["CFeedStream"],
+            path: "Sources/FeedStream"),
+
+        // The command-line tool.
+        .executableTarget(
+            name: "feedstream",
+            dependencies: [
+                "FeedStream",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ],
+            path: "Sources/feedstream"),
+
+        .testTarget(
+            name: "FeedStreamTests",
+            dependencies: ["FeedStream", "CFeedStream"],
+            path: "Tests/FeedStreamTests"),
+        .testTarget(
+            name: "feedstreamCLITests",
+            dependencies: ["feedstream"],
+            path: "Tests/feedstreamCLITests"),
+    ],
+    swiftLanguageModes: [.v6],
+    cLanguageStandard: .c11
+)
