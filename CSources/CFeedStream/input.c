@@ -429,7 +429,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         cfs_error err = {0};
         cfs_tok_result r = p->ops->parse(p->tok, NULL, 0, 1, &consumed, &err);
         if (r == TOK_ERROR && (truncated_gzip || p->has_fatal)) {
-            err.code = CFS_ERR_GZIP;
+            err.code = truncated_gzip ? CFS_ERR_GZIP : p->fatal.code;
             err.message = truncated_gzip ? "truncated gzip data" : p->fatal.message;
         }
         if (r == TOK_OK) {

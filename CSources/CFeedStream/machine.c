@@ -365,7 +365,10 @@ static int start_in_item(cfs_machine *m, uint8_t ns, uint8_t el, const cfs_attr 
         case E_PUBDATE: return capture_slot(m, r, SLOT_PUBLISHED, P_NATIVE);
         case E_GUID:
             if (r->prio[SLOT_ID] && r->prio[SLOT_ID] <= P_NATIVE) return skip(m);
-            r->slot[SLOT_PERMALINK] = copy_attr(r, find_attr(attrs, n, NS_NONE, "isPermaLink"));
+            {
+                const cfs_attr *pl = find_attr(attrs, n, NS_NONE, "isPermaLink");
+                r->slot[SLOT_PERMALINK] = pl ? copy_attr(r, pl) : cfs_arena_copy(&r->arena, "true", 4);
+            }
             return capture_slot(m, r, SLOT_ID, P_NATIVE);
         case E_AUTHOR: return push_rec(m, r, VEC_AUTHORS) ? capture_vec(m, r, VEC_AUTHORS, PERSON_NAME) : 1;
         case E_CATEGORY:

@@ -138,7 +138,8 @@ typedef struct cfs_item {
     size_t index;
     /** RSS <guid>, Atom <id>, or RSS 1.0 rdf:about, in that order of preference. */
     cfs_span id;
-    /** RSS guid@isPermaLink as written (empty when absent; RSS says absent = true). */
+    /** When the id came from an RSS <guid>: its isPermaLink attribute as written, or
+        "true" when the attribute is absent (the RSS default). Absent otherwise. */
     cfs_span guid_is_permalink;
     cfs_text title;
     /** RSS <description>, Atom <summary>. */

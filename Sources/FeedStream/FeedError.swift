@@ -1,0 +1,55 @@
+/// Why an input or one of its documents could not be parsed, and where.
+public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
+    /// The kind of failure; an open set of named values.
+    public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+
+        /// The document is not well-formed XML.
+        public static let malformedXML = Code(rawValue: "xml")
+        /// The gzip data is corrupt or truncated.
+        public static let gzip = Code(rawValue: "gzip")
+        /// A well-formed document whose root is not `rss`, `rdf:RDF` or `feed`.
+        public static let notAFeed = Code(rawValue: "not_feed")
+        /// The input holds no XML document (empty, or whitespace only).
+        public static let empty = Code(rawValue: "empty")
+        /// The input could not be read.
+        public static let io = Code(rawValue: "io")
+        /// Memory ran out.
+        public static let outOfMemory = Code(rawValue: "nomem")
+        /// A handler stopped the parse.
+        public static let aborted = Code(rawValue: "aborted")
+
+        public var description: String { rawValue }
+    }
+
+    public var code: Code
+    /// A short English reason, e.g. "mismatched tag".
+    public var message: String
+    /// 1-based index of the document in the stream; 0 when not tied to one.
+    public var document: Int
+    /// 1-based line and column in that document; 0 when unknown.
+    public var line: Int
+    public var column: Int
+    /// Byte offset in the uncompressed stream.
+    public var offset: UInt64
+
+    public init(code: Code, message: String, document: Int = 0, line: Int = 0, column: Int = 0,
+                offset: UInt64 = 0) {
+        self.code = code
+        self.message = message
+        self.document = document
+        self.line = line
+        self.column = column
+        self.offset = offset
+    }
+
+    /// "document 2, line 10, column 5: mismatched tag".
+    public var description: String {
+        var parts: [String] = []
+        if document > 0 { parts.append("document \(document)") }
+        if line > 0 { parts.append("line \(line)") }
+        if column > 0 { parts.append("column \(column)") }
+        return parts.isEmpty ? message : parts.joined(separator: ", ") + ": " + message
+    }
+}

@@ -1,0 +1,124 @@
+/// What every parser backend provides: turn an input (plain XML or gzip, one feed
+/// document or many concatenated) into a stream of events delivered to a handler.
+///
+/// Backends are interchangeable: for the same input they deliver the same events with
+/// the same values (see `docs/SCHEMA.md`). Code that consumes feeds should depend on
+/// this protocol, never on a concrete backend.
+///
+/// A parser keeps its buffers between calls, so reuse one for many inputs. It is not
+/// thread-safe: use one per thread or task.
+///
+/// ```swift
+/// let parser = ExpatFeedParser()
+/// let collector = FeedCollector()
+/// let summary = try parser.parse(.file(path: "dump.xml.gz"), handler: collector)
+/// print(summary.items, collector.documents.first?.feed.title ?? "")
+/// ```
+public protocol FeedParser: AnyObject {
+    /// The backend's name as the command line spells it (`expat`, ...).
+    static var backendName: String { get }
+
+    /// Parses `input` to its end, delivering every event to `handler`.
+    ///
+    /// Problems with the input (ill-formed XML, corrupt gzip, a file that is not a feed,
+    /// an unreadable file) are not thrown: they reach ``FeedHandler/didFail(_:)`` with
+    /// their position, every item parsed before them has already been delivered, and
+    /// parsing goes on with the next document of the stream where that is possible.
+    ///
+    /// - Returns: counts for the whole input, and its first error, if any.
+    /// - Throws: only what `handler` threw (parsing stops at once), or
+    ///   ``FeedError/Code/outOfMemory``.
+    @discardableResult
+    func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary
+}
+
+/// Where the bytes come from. Plain XML or gzip is decided by content, not by name.
+public enum FeedInput: Sendable, Equatable {
+    /// A file path. `"-"` is not special here; use ``standardInput``.
+    case file(path: String)
+    /// An open file descriptor, read to its end and not closed.
+    case fileDescriptor(Int32)
+    /// Bytes in memory.
+    case bytes([UInt8])
+
+    /// The process's standard input.
+    public static var standardInput: FeedInput { .fileDescriptor(0) }
+}
+
+/// Counts for one parsed input.
+public struct ParseSummary: Sendable, Equatable {
+    /// Bytes read (compressed bytes, for gzip input).
+    public var bytesIn: UInt64 = 0
+    /// Uncompressed XML bytes parsed.
+    public var bytesXML: UInt64 = 0
+    /// Documents found in the stream.
+    public var documents: Int = 0
+    /// Items delivered.
+    public var items: Int = 0
+    /// Documents that ended with an error.
+    public var failedDocuments: Int = 0
+    /// The first error of the input, if any.
+    public var firstError: FeedError?
+
+    public init() {}
+
+    /// True when every document was a well-formed feed and the input was readable.
+    public var succeeded: Bool { firstError == nil }
+}
+
+/// Receives a parser's events, in this order for each document of the input:
+/// `didStartDocument`, `didParseItem` for each item, `didParseFeedInfo` (the complete
+/// feed-level fields, also for a document that failed), then `didFinishDocument` or
+/// `didFail`. Errors not tied to a document (an empty or unreadable input) arrive as
+/// `didFail` alone.
+///
+/// Every method has a no-op default; implement the ones you need. The views passed in
+/// borrow the parser's memory and are valid only during the call: copy what you keep
+/// (``FeedItem/init(_:)`` materializes a view into plain values).
+///
+/// Throwing from any method stops the parse; `parse` rethrows the error.
+public protocol FeedHandler: AnyObject {
+    func didStartDocument(_ document: Int) throws
+    func didParseItem(_ item: FeedItemView) throws
+    func didParseFeedInfo(_ feed: FeedInfoView) throws
+    func didFinishDocument(_ document: Int) throws
+    func didFail(_ error: FeedError) throws
+}
+
+extension FeedHandler {
+    public func didStartDocument(_ document: Int) throws {}
+    public func didParseItem(_ item: FeedItemView) throws {}
+    public func didParseFeedInfo(_ feed: FeedInfoView) throws {}
+    public func didFinishDocument(_ document: Int) throws {}
+    public func didFail(_ error: FeedError) throws {}
+}
+
+extension FeedParser {
+    /// Parses `input` and materializes every document as plain values.
+    ///
+    /// Convenient for small inputs; for archives, prefer a ``FeedHandler`` that
+    /// processes items as they stream by.
+    public func documents(from input: FeedInput) throws -> [FeedDocument] {
+        let collector = FeedCollector()
+        try parse(input, handler: collector)
+        return collector.documents
+    }
+
+    /// Parses `input` and hands the outcome to `completion`: every document on success,
+    /// or the first error. Ill-formed documents are still returned (with their
+    /// ``FeedDocument/error``) when others succeed; the failure case is for inputs
+    /// that yield no document at all.
+    public func parse(_ input: FeedInput, completion: (Result<[FeedDocument], any Error>) -> Void) {
+        let collector = FeedCollector()
+        do {
+            let summary = try parse(input, handler: collector)
+            if collector.documents.isEmpty, let error = summary.firstError {
+                completion(.failure(error))
+            } else {
+                completion(.success(collector.documents))
+            }
+        } catch {
+            completion(.failure(error))
+        }
+    }
+}

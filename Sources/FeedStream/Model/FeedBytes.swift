@@ -1,0 +1,75 @@
+/// A borrowed run of UTF-8 bytes from a parser's memory: the zero-copy form of a field.
+///
+/// Valid only during the handler call that received it. `isPresent` tells an absent
+/// field from a present but empty one. Creating a `String` is explicit (``string``),
+/// so the fast path (e.g. the JSON Lines writer) never builds one.
+public struct FeedBytes {
+    /// The bytes; `baseAddress == nil` when the field is absent.
+    public let buffer: UnsafeRawBufferPointer
+
+    @inlinable
+    public init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+
+    /// An absent field.
+    public static var absent: FeedBytes { FeedBytes(UnsafeRawBufferPointer(start: nil, count: 0)) }
+
+    /// Bytes of a static string (no allocation); used for defaults such as "text".
+    @inlinable
+    public init(_ literal: StaticString) {
+        buffer = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+    }
+
+    @inlinable public var isPresent: Bool { buffer.baseAddress != nil }
+    @inlinable public var count: Int { buffer.count }
+    @inlinable public var isEmpty: Bool { buffer.isEmpty }
+
+    /// The bytes as a `String` (allocates), or nil when absent.
+    public var string: String? {
+        isPresent ? String(decoding: buffer, as: UTF8.self) : nil
+    }
+
+    /// Byte-wise comparison with an ASCII literal.
+    @inlinable
+    public func equals(_ literal: StaticString) -> Bool {
+        guard isPresent, buffer.count == literal.utf8CodeUnitCount else { return false }
+        return memcmpBytes(buffer.baseAddress!, UnsafeRawPointer(literal.utf8Start), buffer.count)
+    }
+
+    /// ASCII case-insensitive comparison with a lowercase ASCII literal.
+    @inlinable
+    public func equalsIgnoringCase(_ literal: StaticString) -> Bool {
+        guard isPresent, buffer.count == literal.utf8CodeUnitCount else { return false }
+        let l = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
+        for i in 0..<buffer.count {
+            var c = buffer[i]
+            if c >= 0x41 && c <= 0x5A { c |= 0x20 }
+            if c != l[i] { return false }
+        }
+        return true
+    }
+
+    /// The bytes without leading and trailing XML whitespace (space, tab, CR, LF).
+    @inlinable
+    public var trimmed: FeedBytes {
+        guard let base = buffer.baseAddress else { return self }
+        var lo = 0, hi = buffer.count
+        while lo < hi, isXMLSpace(buffer[lo]) { lo += 1 }
+        while hi > lo, isXMLSpace(buffer[hi - 1]) { hi -= 1 }
+        return FeedBytes(UnsafeRawBufferPointer(start: base + lo, count: hi - lo))
+    }
+}
+
+@inlinable
+func isXMLSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
+
+@inlinable
+func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
+    for i in 0..<n where a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) {
+        return false
+    }
+    return true
+}
+
+extension FeedBytes: CustomStringConvertible {
+    public var description: String { string ?? "<absent>" }
+}

@@ -1,0 +1,154 @@
+internal import CFeedStream
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The expat backend: the C core (zlib inflate straight into expat's buffer, the C
+/// feed state machine) behind the ``FeedParser`` protocol.
+///
+/// Reuse one parser for many inputs: it keeps its buffers. Not thread-safe.
+public final class ExpatFeedParser: FeedParser {
+    public static let backendName = "expat"
+
+    private let native: NativeParser
+
+    /// - Parameter maxItemBytes: upper bound on the text kept per item (text past it is
+    ///   dropped and the item marked truncated); 0 for the default, 64 MiB.
+    public init(maxItemBytes: Int = 0) {
+        native = NativeParser(backend: CFS_BACKEND_EXPAT, maxItemBytes: maxItemBytes)
+    }
+
+    @discardableResult
+    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        try native.parse(input, handler: handler)
+    }
+}
+
+/// Owns a C parser handle and the sink its callbacks reach. Shared by the C backends.
+final class NativeParser {
+    private let handle: OpaquePointer
+    private let sink = NativeSink()
+
+    init(backend: cfs_backend, maxItemBytes: Int) {
+        var options = cfs_options()
+        options.backend = backend
+        options.max_item_bytes = maxItemBytes
+        var callbacks = cfs_callbacks(
+            on_document_start: { ctx, document in
+                NativeSink.from(ctx).call { try $0.didStartDocument(document) }
+            },
+            on_item: { ctx, item, feed in
+                NativeSink.from(ctx).call { try $0.didParseItem(FeedItemView(raw: item!, rawFeed: feed!)) }
+            },
+            on_document_end: { ctx, feed, error in
+                let sink = NativeSink.from(ctx)
+                return sink.call { handler in
+                    try handler.didParseFeedInfo(FeedInfoView(raw: feed!))
+                    if let error {
+                        try handler.didFail(FeedError(error.pointee))
+                    } else {
+                        try handler.didFinishDocument(feed!.pointee.document)
+                    }
+                }
+            })
+        guard let h = cfs_parser_create(&options, &callbacks, Unmanaged.passUnretained(sink).toOpaque()) else {
+            fatalError("FeedStream: out of memory creating a parser")
+        }
+        handle = h
+    }
+
+    deinit { cfs_parser_destroy(handle) }
+
+    func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        cfs_parser_reset(handle)
+        sink.handler = handler
+        sink.error = nil
+        defer { sink.handler = nil }
+
+        switch input {
+        case .file(let path):
+            let fd = open(path, O_RDONLY)
+            if fd < 0 {
+                let error = FeedError(code: .io, message: String(cString: strerror(errno)))
+                try handler.didFail(error)
+                var summary = ParseSummary()
+                summary.firstError = error
+                return summary
+            }
+            defer { close(fd) }
+            _ = cfs_parser_feed_fd(handle, fd)
+        case .fileDescriptor(let fd):
+            _ = cfs_parser_feed_fd(handle, fd)
+        case .bytes(let bytes):
+            _ = bytes.withUnsafeBytes { cfs_parser_feed(handle, $0.baseAddress, $0.count) }
+        }
+        if let error = sink.error { throw error }
+        let status = cfs_parser_finish(handle)
+        if let error = sink.error { throw error }
+
+        let stats = cfs_parser_stats(handle)
+        var summary = ParseSummary()
+        summary.bytesIn = stats.bytes_in
+        summary.bytesXML = stats.bytes_xml
+        summary.documents = Int(stats.documents)
+        summary.items = Int(stats.items)
+        summary.failedDocuments = Int(stats.failed_documents)
+        if status != CFS_OK, let e = cfs_parser_error(handle) {
+            let error = FeedError(e.pointee)
+            summary.firstError = error
+            if error.code == .outOfMemory { throw error }
+            // Errors of a document were delivered with it; the others are delivered here.
+            if e.pointee.document == 0 { try handler.didFail(error) }
+        }
+        return summary
+    }
+}
+
+/// The callbacks' context: the current handler, and the error it threw, which waits
+/// here until the C call returns and is then rethrown.
+final class NativeSink {
+    var handler: (any FeedHandler)?
+    var error: (any Error)?
+
+    @inline(__always)
+    static func from(_ ctx: UnsafeMutableRawPointer?) -> NativeSink {
+        Unmanaged<NativeSink>.fromOpaque(ctx!).takeUnretainedValue()
+    }
+
+    /// Runs `body` with the handler; returns non-zero (stop) if it threw.
+    @inline(__always)
+    func call(_ body: (any FeedHandler) throws -> Void) -> Int32 {
+        guard let handler else { return 0 }
+        do {
+            try body(handler)
+            return 0
+        } catch {
+            self.error = error
+            return 1
+        }
+    }
+}
+
+extension FeedError {
+    init(_ e: cfs_error) {
+        let code: Code
+        switch e.code {
+        case CFS_ERR_XML: code = .malformedXML
+        case CFS_ERR_GZIP: code = .gzip
+        case CFS_ERR_NOT_FEED: code = .notAFeed
+        case CFS_ERR_EMPTY: code = .empty
+        case CFS_ERR_IO: code = .io
+        case CFS_ERR_NOMEM: code = .outOfMemory
+        case CFS_ERR_ABORTED: code = .aborted
+        default: code = Code(rawValue: "error")
+        }
+        var message = e.message.map { String(cString: $0) } ?? "error"
+        if e.code == CFS_ERR_IO && e.sys_errno != 0 { message += ": " + String(cString: strerror(e.sys_errno)) }
+        self.init(code: code, message: message, document: e.document, line: Int(e.line), column: Int(e.column),
+                  offset: e.offset)
+    }
+}

@@ -1,0 +1,351 @@
+/// A point in time parsed from a feed date, normalized to UTC.
+///
+/// Accepted forms (docs/SCHEMA.md, "Dates"):
+/// - RFC 822 / RFC 1123 / RFC 2822 and their common variants: optional weekday
+///   (abbreviated or full), one- or two-digit day, English month names (abbreviated or
+///   full, any case), two-digit years (00–49 → 20xx, 50–99 → 19xx), seconds optional,
+///   zones `+hhmm`/`-hhmm`, `+hh:mm`, `UT`, `UTC`, `GMT`, `Z`, the US zones (EST, EDT,
+///   CST, CDT, MST, MDT, PST, PDT), military letters (taken as UTC, as RFC 2822 §4.3
+///   says), and no zone (taken as UTC).
+/// - ISO 8601 / RFC 3339 / W3C-DTF: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, then `T` or a
+///   space, `hh:mm[:ss[.fraction]]` and `Z` or `±hh:mm` / `±hhmm` / `±hh` (no zone:
+///   UTC). Missing month/day are 1, missing time is midnight.
+///
+/// Anything else is not a date: the parser returns nil and never guesses.
+public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
+    public var year: Int
+    public var month: Int
+    public var day: Int
+    public var hour: Int
+    public var minute: Int
+    public var second: Int
+    /// Fraction of a second as written, e.g. "123" for ".123"; at most 9 digits.
+    public var fraction: String
+
+    /// RFC 3339 in UTC: "2025-03-04T17:30:00Z" (with the fraction when one was given).
+    public var description: String {
+        var buf = [UInt8](repeating: 0, count: FeedDate.maxLength)
+        let n = buf.withUnsafeMutableBufferPointer { write(to: $0.baseAddress!) }
+        return String(decoding: buf[0..<n], as: UTF8.self)
+    }
+
+    /// The longest `write(to:)` output.
+    public static let maxLength = 32
+
+    /// Writes the RFC 3339 UTC form; returns the byte count (at most ``maxLength``).
+    public func write(to out: UnsafeMutablePointer<UInt8>) -> Int {
+        var i = 0
+        func digits(_ v: Int, _ n: Int) {
+            var v = v
+            for k in stride(from: n - 1, through: 0, by: -1) {
+                out[i + k] = UInt8(0x30 + v % 10)
+                v /= 10
+            }
+            i += n
+        }
+        func put(_ c: UInt8) { out[i] = c; i += 1 }
+        digits(year, 4); put(0x2D); digits(month, 2); put(0x2D); digits(day, 2)
+        put(0x54); digits(hour, 2); put(0x3A); digits(minute, 2); put(0x3A); digits(second, 2)
+        if !fraction.isEmpty {
+            put(0x2E)
+            for c in fraction.utf8.prefix(9) { put(c) }
+        }
+        put(0x5A)
+        return i
+    }
+
+    /// Parses a date in any accepted form; nil when it is none of them.
+    public static func parse(_ text: String) -> FeedDate? {
+        var t = text
+        return t.withUTF8 { parse(UnsafeRawBufferPointer($0)) }
+    }
+
+    /// Parses bytes (leading/trailing whitespace allowed).
+    public static func parse(_ bytes: UnsafeRawBufferPointer) -> FeedDate? {
+        var s = Scanner(bytes)
+        s.skipSpaces()
+        guard !s.atEnd else { return nil }
+        if s.peekIsDigit(), let d = parseISO(&s) { return d }
+        s = Scanner(bytes)
+        s.skipSpaces()
+        return parseRFC822(&s)
+    }
+
+    // MARK: - ISO 8601 / W3C-DTF
+
+    private static func parseISO(_ s: inout Scanner) -> FeedDate? {
+        guard let year = s.digits(exactly: 4) else { return nil }
+        var d = FeedDate(year: year, month: 1, day: 1, hour: 0, minute: 0, second: 0, fraction: "")
+        var offset = 0
+        if s.eat(0x2D) {
+            guard let m = s.digits(exactly: 2) else { return nil }
+            d.month = m
+            if s.eat(0x2D) {
+                guard let day = s.digits(exactly: 2) else { return nil }
+                d.day = day
+                if s.eat(0x54) || s.eat(0x74) || (s.peek == 0x20 && s.peekDigit(at: 1)) {
+                    if s.peek == 0x20 { s.advance() }
+                    guard let h = s.digits(exactly: 2), s.eat(0x3A), let mi = s.digits(exactly: 2) else { return nil }
+                    d.hour = h
+                    d.minute = mi
+                    if s.eat(0x3A) {
+                        guard let sec = s.digits(exactly: 2) else { return nil }
+                        d.second = sec
+                        if s.eat(0x2E) || s.eat(0x2C) {
+                            let f = s.digitRun()
+                            guard !f.isEmpty else { return nil }
+                            d.fraction = String(decoding: f.prefix(9), as: UTF8.self)
+                        }
+                    }
+                    s.skipSpaces()
+                    if s.eat(0x5A) || s.eat(0x7A) {
+                        offset = 0
+                    } else if s.peek == 0x2B || s.peek == 0x2D {
+                        guard let o = s.numericZone() else { return nil }
+                        offset = o
+                    } else if !s.atEnd {
+                        guard let o = s.namedZone() else { return nil }
+                        offset = o
+                    }
+                }
+            }
+        }
+        s.skipSpaces()
+        guard s.atEnd, d.isValid else { return nil }
+        return d.shifted(bySeconds: -offset)
+    }
+
+    // MARK: - RFC 822 and variants
+
+    private static func parseRFC822(_ s: inout Scanner) -> FeedDate? {
+        // Optional weekday: letters, then a comma and/or spaces.
+        if s.peekIsLetter() {
+            let w = s.letterRun()
+            guard weekday(w) else { return nil }
+            _ = s.eat(0x2C)
+            s.skipSpaces()
+        }
+        guard let day = s.digits(min: 1, max: 2) else { return nil }
+        s.skipSeparators()
+        guard let month = monthNumber(s.letterRun()) else { return nil }
+        s.skipSeparators()
+        let yStart = s.position
+        guard let y = s.digits(min: 2, max: 4) else { return nil }
+        let yLen = s.position - yStart
+        var year = y
+        if yLen == 2 { year += y < 50 ? 2000 : 1900 } else if yLen == 3 { year += 1900 }
+        var d = FeedDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, fraction: "")
+        var offset = 0
+        s.skipSpaces()
+        if !s.atEnd {
+            guard let h = s.digits(min: 1, max: 2), s.eat(0x3A), let mi = s.digits(exactly: 2) else { return nil }
+            d.hour = h
+            d.minute = mi
+            if s.eat(0x3A) {
+                guard let sec = s.digits(exactly: 2) else { return nil }
+                d.second = sec
+            }
+            s.skipSpaces()
+            if !s.atEnd {
+                if s.peek == 0x2B || s.peek == 0x2D {
+                    guard let o = s.numericZone() else { return nil }
+                    offset = o
+                } else {
+                    guard let o = s.namedZone() else { return nil }
+                    offset = o
+                }
+                s.skipSpaces()
+                // "GMT+0100" style: a named zone followed by a numeric one.
+                if s.peek == 0x2B || s.peek == 0x2D {
+                    guard let o = s.numericZone() else { return nil }
+                    offset += o
+                    s.skipSpaces()
+                }
+            }
+        }
+        guard s.atEnd, d.isValid else { return nil }
+        return d.shifted(bySeconds: -offset)
+    }
+
+    /// Up to 8 ASCII letters, lowercased, packed into an integer: allocation-free
+    /// matching of month and weekday names.
+    static func key(_ b: UnsafeRawBufferPointer) -> UInt64 {
+        guard b.count <= 8 else { return 0 }
+        var k: UInt64 = 0
+        for c in b { k = k << 8 | UInt64(c | 0x20) }
+        return k
+    }
+
+    static func key(_ s: StaticString) -> UInt64 {
+        key(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    private static let weekdayKeys: Set<UInt64> = Set(
+        ["mon", "tue", "wed", "thu", "fri", "sat", "sun", "tues", "thur", "thurs", "monday", "tuesday",
+         "thursday", "friday", "saturday", "sunday"].map { (s: StaticString) in key(s) } + [keyLong("wednesday")])
+    private static let monthKeys: [UInt64: Int] = {
+        let names: [(StaticString, Int)] = [
+            ("jan", 1), ("feb", 2), ("mar", 3), ("apr", 4), ("may", 5), ("jun", 6), ("jul", 7), ("aug", 8),
+            ("sep", 9), ("sept", 9), ("oct", 10), ("nov", 11), ("dec", 12), ("january", 1), ("february", 2),
+            ("march", 3), ("april", 4), ("june", 6), ("july", 7), ("august", 8), ("october", 10),
+            ("november", 11), ("december", 12)]
+        var d: [UInt64: Int] = [:]
+        for (n, m) in names { d[key(n)] = m }
+        d[keyLong("september")] = 9
+        return d
+    }()
+
+    /// Names longer than 8 letters: their first 8 letters, flagged in the top bit.
+    static func keyLong(_ s: StaticString) -> UInt64 {
+        keyPrefix(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+    static func keyPrefix(_ b: UnsafeRawBufferPointer) -> UInt64 {
+        var k: UInt64 = 0
+        for c in b.prefix(8) { k = k << 8 | UInt64(c | 0x20) }
+        return k ^ (1 << 63)
+    }
+    static func lookupKey(_ b: UnsafeRawBufferPointer) -> UInt64 { b.count <= 8 ? key(b) : keyPrefix(b) }
+
+    private static func weekday(_ b: UnsafeRawBufferPointer) -> Bool {
+        weekdayKeys.contains(lookupKey(b))
+    }
+
+    private static func monthNumber(_ b: UnsafeRawBufferPointer) -> Int? {
+        monthKeys[lookupKey(b)]
+    }
+
+    // MARK: - Calendar arithmetic
+
+    var isValid: Bool {
+        guard (1...12).contains(month), (0...23).contains(hour), (0...59).contains(minute),
+              (0...60).contains(second), (1...9999).contains(year) else { return false }
+        return day >= 1 && day <= FeedDate.daysInMonth(year, month)
+    }
+
+    static func daysInMonth(_ y: Int, _ m: Int) -> Int {
+        switch m {
+        case 2: return (y % 4 == 0 && y % 100 != 0) || y % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's days_from_civil).
+    static func daysFromCivil(_ y0: Int, _ m: Int, _ d: Int) -> Int {
+        let y = m <= 2 ? y0 - 1 : y0
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146097 + doe - 719468
+    }
+
+    static func civilFromDays(_ z0: Int) -> (Int, Int, Int) {
+        let z = z0 + 719468
+        let era = (z >= 0 ? z : z - 146096) / 146097
+        let doe = z - era * 146097
+        let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365
+        let y = yoe + era * 400
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let d = doy - (153 * mp + 2) / 5 + 1
+        let m = mp < 10 ? mp + 3 : mp - 9
+        return (m <= 2 ? y + 1 : y, m, d)
+    }
+
+    func shifted(bySeconds delta: Int) -> FeedDate? {
+        if delta == 0 { return self }
+        let leap = second == 60 ? 1 : 0
+        var t = FeedDate.daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + (second - leap) + delta
+        let days = t >= 0 ? t / 86400 : (t - 86399) / 86400
+        t -= days * 86400
+        let (y, m, d) = FeedDate.civilFromDays(days)
+        guard (1...9999).contains(y) else { return nil }
+        return FeedDate(year: y, month: m, day: d, hour: t / 3600, minute: t / 60 % 60, second: t % 60 + leap,
+                        fraction: fraction)
+    }
+}
+
+/// A cursor over date bytes.
+private struct Scanner {
+    let b: UnsafeRawBufferPointer
+    var position = 0
+    init(_ b: UnsafeRawBufferPointer) { self.b = b }
+
+    var atEnd: Bool { position >= b.count }
+    var peek: UInt8 { atEnd ? 0 : b[position] }
+    mutating func advance() { position += 1 }
+    func peekIsDigit() -> Bool { !atEnd && b[position] >= 0x30 && b[position] <= 0x39 }
+    func peekDigit(at k: Int) -> Bool { position + k < b.count && b[position + k] >= 0x30 && b[position + k] <= 0x39 }
+    func peekIsLetter() -> Bool { !atEnd && isLetter(b[position]) }
+    func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+
+    mutating func eat(_ c: UInt8) -> Bool {
+        if peek == c && !atEnd { position += 1; return true }
+        return false
+    }
+    mutating func skipSpaces() { while !atEnd && isXMLSpace(b[position]) { position += 1 } }
+    mutating func skipSeparators() { while !atEnd && (isXMLSpace(b[position]) || b[position] == 0x2D) { position += 1 } }
+
+    mutating func digitRun() -> UnsafeRawBufferPointer {
+        let start = position
+        while peekIsDigit() { position += 1 }
+        return UnsafeRawBufferPointer(rebasing: b[start..<position])
+    }
+    mutating func letterRun() -> UnsafeRawBufferPointer {
+        let start = position
+        while peekIsLetter() { position += 1 }
+        let r = UnsafeRawBufferPointer(rebasing: b[start..<position])
+        if peek == 0x2E { position += 1 }   // "Sept." / "Tue."
+        return r
+    }
+    mutating func digits(exactly n: Int) -> Int? { digits(min: n, max: n) }
+    /// Between `min` and `max` digits, not followed by another digit.
+    mutating func digits(min: Int, max: Int) -> Int? {
+        guard let v = leadingDigits(min: min, max: max), !peekIsDigit() else { return nil }
+        return v
+    }
+    /// Between `min` and `max` digits; more digits may follow.
+    mutating func leadingDigits(min: Int, max: Int) -> Int? {
+        var v = 0, k = 0
+        while k < max, peekIsDigit() { v = v * 10 + Int(b[position] - 0x30); position += 1; k += 1 }
+        return k < min ? nil : v
+    }
+    /// "+hhmm", "+hh:mm", "+hh"; seconds east of UTC.
+    mutating func numericZone() -> Int? {
+        let sign = b[position] == 0x2D ? -1 : 1
+        position += 1
+        guard let h = leadingDigits(min: 2, max: 2) else { return nil }
+        var m = 0
+        if eat(0x3A) {
+            guard let mm = digits(exactly: 2) else { return nil }
+            m = mm
+        } else if peekIsDigit() {
+            guard let mm = digits(exactly: 2) else { return nil }
+            m = mm
+        }
+        guard h <= 18, m <= 59 else { return nil }
+        return sign * (h * 3600 + m * 60)
+    }
+    /// Named zones; seconds east of UTC.
+    mutating func namedZone() -> Int? {
+        let start = position
+        let run = letterRun()
+        switch FeedDate.key(run) {
+        case FeedDate.key("ut"), FeedDate.key("utc"), FeedDate.key("gmt"), FeedDate.key("z"): return 0
+        case FeedDate.key("est"): return -5 * 3600
+        case FeedDate.key("edt"): return -4 * 3600
+        case FeedDate.key("cst"): return -6 * 3600
+        case FeedDate.key("cdt"): return -5 * 3600
+        case FeedDate.key("mst"): return -7 * 3600
+        case FeedDate.key("mdt"): return -6 * 3600
+        case FeedDate.key("pst"): return -8 * 3600
+        case FeedDate.key("pdt"): return -7 * 3600
+        default:
+            // Military zones: RFC 2822 §4.3 says their sign was garbled; take them as UTC.
+            if run.count == 1 && (run[0] | 0x20) != 0x6A { return 0 }
+            position = start
+            return nil
+        }
+    }
+}

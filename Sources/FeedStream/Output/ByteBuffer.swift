@@ -1,0 +1,141 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where finished output bytes go.
+public protocol ByteOutput: AnyObject {
+    /// Writes all of `bytes` or throws.
+    func write(_ bytes: UnsafeRawBufferPointer) throws
+    /// Makes written bytes durable/visible (e.g. flushes a compressor). Default: nothing.
+    func flush() throws
+}
+
+extension ByteOutput {
+    public func flush() throws {}
+}
+
+/// An error writing output.
+public struct OutputError: Error, Sendable, CustomStringConvertible {
+    public var errno: Int32
+    public init(errno: Int32) { self.errno = errno }
+    public var description: String { "write failed: " + String(cString: strerror(errno)) }
+}
+
+#if canImport(Glibc)
+private let systemWrite = Glibc.write
+#elseif canImport(Darwin)
+private let systemWrite = Darwin.write
+#elseif canImport(Musl)
+private let systemWrite = Musl.write
+#endif
+
+/// Writes to a file descriptor (not closed by this object).
+public final class FileDescriptorOutput: ByteOutput {
+    public let fd: Int32
+    public init(fd: Int32) { self.fd = fd }
+
+    public static var standardOutput: FileDescriptorOutput { FileDescriptorOutput(fd: 1) }
+
+    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+        var p = bytes.baseAddress
+        var left = bytes.count
+        while left > 0, let base = p {
+            let n = systemWrite(fd, base, left)
+            if n < 0 {
+                if errno == EINTR { continue }
+                throw OutputError(errno: errno)
+            }
+            p = base + n
+            left -= n
+        }
+    }
+}
+
+/// Collects output in memory (tests, small jobs).
+public final class MemoryOutput: ByteOutput {
+    public private(set) var bytes: [UInt8] = []
+    public init() {}
+    public func write(_ b: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: b) }
+    /// The output decoded as UTF-8.
+    public var string: String { String(decoding: bytes, as: UTF8.self) }
+}
+
+/// A growable byte buffer written through raw pointers (no per-byte bounds checks).
+struct ByteBuffer: ~Copyable {
+    private(set) var base: UnsafeMutablePointer<UInt8>
+    private(set) var count = 0
+    private(set) var capacity: Int
+
+    init(capacity: Int) {
+        self.capacity = capacity
+        base = .allocate(capacity: capacity)
+    }
+
+    deinit { base.deallocate() }
+
+    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+
+    mutating func removeAll() { count = 0 }
+    mutating func truncate(to n: Int) { count = n }
+
+    @inline(__always)
+    mutating func reserve(_ n: Int) {
+        if count + n > capacity { grow(count + n) }
+    }
+
+    private mutating func grow(_ need: Int) {
+        var c = capacity * 2
+        while c < need { c *= 2 }
+        let nb = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
+        nb.update(from: base, count: count)
+        base.deallocate()
+        base = nb
+        capacity = c
+    }
+
+    @inline(__always)
+    mutating func append(_ c: UInt8) {
+        reserve(1)
+        base[count] = c
+        count += 1
+    }
+
+    @inline(__always)
+    mutating func append(_ p: UnsafeRawPointer, _ n: Int) {
+        reserve(n)
+        (base + count).update(from: p.assumingMemoryBound(to: UInt8.self), count: n)
+        count += n
+    }
+
+    @inline(__always)
+    mutating func append(_ s: StaticString) {
+        append(UnsafeRawPointer(s.utf8Start), s.utf8CodeUnitCount)
+    }
+
+    mutating func append(decimal v: UInt64) {
+        reserve(20)
+        var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var n = 0
+        var x = v
+        withUnsafeMutableBytes(of: &tmp) { t in
+            repeat {
+                t[23 - n] = UInt8(0x30 + x % 10)
+                x /= 10
+                n += 1
+            } while x > 0
+            (base + count).update(from: t.baseAddress!.assumingMemoryBound(to: UInt8.self) + 24 - n, count: n)
+        }
+        count += n
+    }
+
+    /// Reserves `n` bytes and lets `body` write into them; `body` returns how many it used.
+    @inline(__always)
+    mutating func write(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(n)
+        count += body(base + count)
+    }
+}

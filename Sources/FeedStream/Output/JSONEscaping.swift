@@ -1,0 +1,94 @@
+// JSON string encoding straight from borrowed bytes: escapes what JSON requires and
+// guarantees valid UTF-8 out (each byte that does not start a well-formed UTF-8
+// sequence becomes U+FFFD), in one pass with runs of plain bytes copied at once.
+
+/// Byte classes: 0 plain, 1 escape, 2/3/4 lead byte of a sequence of that length,
+/// 5 never valid (a stray continuation byte, C0, C1, F5–FF).
+private let byteClass: [UInt8] = (0..<256).map { b -> UInt8 in
+    switch b {
+    case 0x00..<0x20, 0x22, 0x5C: return 1
+    case 0x20..<0x80: return 0
+    case 0xC2...0xDF: return 2
+    case 0xE0...0xEF: return 3
+    case 0xF0...0xF4: return 4
+    default: return 5
+    }
+}
+
+private let hex: StaticString = "0123456789abcdef"
+
+extension ByteBuffer {
+    /// Appends `"…"` with the bytes JSON-escaped and made valid UTF-8.
+    mutating func appendJSONString(_ bytes: UnsafeRawBufferPointer) {
+        append(0x22)
+        appendJSONEscaped(bytes)
+        append(0x22)
+    }
+
+    mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer) {
+        guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        let n = bytes.count
+        byteClass.withUnsafeBufferPointer { cls in
+            var i = 0
+            var run = 0
+            while i < n {
+                let c = src[i]
+                let k = cls[Int(c)]
+                if k == 0 { i += 1; continue }
+                if k >= 2 && k <= 4 {
+                    let len = Int(k)
+                    if i + len <= n && validSequence(src + i, len) { i += len; continue }
+                }
+                // Flush the plain run, then write the escape or replacement.
+                append(UnsafeRawPointer(src + run), i - run)
+                if k == 1 {
+                    appendEscape(c)
+                } else {
+                    append(0xEF); append(0xBF); append(0xBD)
+                }
+                i += 1
+                run = i
+            }
+            append(UnsafeRawPointer(src + run), n - run)
+        }
+    }
+
+    @inline(__always)
+    private mutating func appendEscape(_ c: UInt8) {
+        switch c {
+        case 0x22: append("\\\"")
+        case 0x5C: append("\\\\")
+        case 0x0A: append("\\n")
+        case 0x0D: append("\\r")
+        case 0x09: append("\\t")
+        case 0x08: append("\\b")
+        case 0x0C: append("\\f")
+        default:
+            append("\\u00")
+            let h = UnsafeRawPointer(hex.utf8Start).assumingMemoryBound(to: UInt8.self)
+            append(h[Int(c >> 4)])
+            append(h[Int(c & 15)])
+        }
+    }
+}
+
+/// Checks continuation bytes, overlongs, surrogates and the U+10FFFF limit.
+@inline(__always)
+private func validSequence(_ p: UnsafePointer<UInt8>, _ len: Int) -> Bool {
+    let b0 = p[0], b1 = p[1]
+    guard b1 & 0xC0 == 0x80 else { return false }
+    switch len {
+    case 2:
+        return true
+    case 3:
+        guard p[2] & 0xC0 == 0x80 else { return false }
+        if b0 == 0xE0 && b1 < 0xA0 { return false }   // overlong
+        if b0 == 0xED && b1 > 0x9F { return false }   // surrogate
+        return true
+    default:
+        guard p[2] & 0xC0 == 0x80, p[3] & 0xC0 == 0x80 else { return false }
+        if b0 == 0xF0 && b1 < 0x90 { return false }   // overlong
+        if b0 == 0xF4 && b1 > 0x8F { return false }   // > U+10FFFF
+        return true
+    }
+}

@@ -1,0 +1,46 @@
+import FeedStream
+import XCTest
+
+final class FeedDateTests: XCTestCase {
+    private func norm(_ s: String) -> String? { FeedDate.parse(s)?.description }
+
+    func testRFC822Variants() {
+        XCTAssertEqual(norm("Tue, 04 Mar 2025 17:30:00 +0000"), "2025-03-04T17:30:00Z")
+        XCTAssertEqual(norm("Tue, 4 Mar 2025 17:30:00 GMT"), "2025-03-04T17:30:00Z")
+        XCTAssertEqual(norm("04 Mar 2025 17:30 GMT"), "2025-03-04T17:30:00Z")          // no weekday, no seconds
+        XCTAssertEqual(norm("Tue, 04 Mar 25 17:30:00 +0000"), "2025-03-04T17:30:00Z")  // two-digit year
+        XCTAssertEqual(norm("Sat, 01 Jan 99 00:00:00 GMT"), "1999-01-01T00:00:00Z")
+        XCTAssertEqual(norm("Fri, 28 Feb 2025 12:00:00 -0500"), "2025-02-28T17:00:00Z")
+        XCTAssertEqual(norm("Fri, 28 Feb 2025 22:00:00 EST"), "2025-03-01T03:00:00Z")   // crosses a month
+        XCTAssertEqual(norm("Mon, 10 Feb 2025 08:00:00 PDT"), "2025-02-10T15:00:00Z")
+        XCTAssertEqual(norm("Mon, 10 Feb 2025 08:00:00 +05:30"), "2025-02-10T02:30:00Z")
+        XCTAssertEqual(norm("Mon, 10 Feb 2025 08:00:00 Z"), "2025-02-10T08:00:00Z")
+        XCTAssertEqual(norm("Mon, 10 Feb 2025 08:00:00 A"), "2025-02-10T08:00:00Z")     // military: UTC
+        XCTAssertEqual(norm("Mon, 10 Feb 2025 08:00:00"), "2025-02-10T08:00:00Z")       // no zone: UTC
+        XCTAssertEqual(norm("  Thursday,  6  March  2025  09:05:07  +0100 "), "2025-03-06T08:05:07Z")
+        XCTAssertEqual(norm("Wed, 01 Jan 2025 00:00:00 +0100"), "2024-12-31T23:00:00Z")  // crosses a year
+        XCTAssertEqual(norm("1 september 2024 10:00 UT"), "2024-09-01T10:00:00Z")
+    }
+
+    func testISO8601Variants() {
+        XCTAssertEqual(norm("2025-03-06T09:00:00Z"), "2025-03-06T09:00:00Z")
+        XCTAssertEqual(norm("2025-02-27T16:00:00-08:00"), "2025-02-28T00:00:00Z")
+        XCTAssertEqual(norm("2025-02-27T16:00:00.250+01:00"), "2025-02-27T15:00:00.250Z")
+        XCTAssertEqual(norm("2025-02-27 16:00:00Z"), "2025-02-27T16:00:00Z")
+        XCTAssertEqual(norm("2025-02-27T16:00Z"), "2025-02-27T16:00:00Z")
+        XCTAssertEqual(norm("2025-02-27T16:00:00+0100"), "2025-02-27T15:00:00Z")
+        XCTAssertEqual(norm("2025-02-27T16:00:00"), "2025-02-27T16:00:00Z")
+        XCTAssertEqual(norm("2025-02-27"), "2025-02-27T00:00:00Z")
+        XCTAssertEqual(norm("2025-02"), "2025-02-01T00:00:00Z")
+        XCTAssertEqual(norm("2025"), "2025-01-01T00:00:00Z")
+        XCTAssertEqual(norm("2024-02-29T00:00:00Z"), "2024-02-29T00:00:00Z")
+    }
+
+    func testRejectsWhatIsNotADate() {
+        for bad in ["", "   ", "yesterday", "2025-02-30", "2025-13-01", "Tue, 32 Mar 2025 10:00:00 GMT",
+                    "Tue, 04 Foo 2025 17:30:00 +0000", "2025-02-27T25:00:00Z", "04/03/2025",
+                    "Tue, 04 Mar 2025 17:30:00 +9999", "2025-02-27T16:00:00Q1"] {
+            XCTAssertNil(FeedDate.parse(bad), bad)
+        }
+    }
+}
