@@ -32,6 +32,14 @@ extension ByteBuffer {
             var i = 0
             var run = 0
             while i < n {
+                // Skip 8 plain ASCII bytes at a time (no control, quote, backslash or
+                // byte >= 0x80 among them).
+                while i + 8 <= n {
+                    let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                    if hasSpecialByte(w) { break }
+                    i += 8
+                }
+                if i >= n { break }
                 let c = src[i]
                 let k = cls[Int(c)]
                 if k == 0 { i += 1; continue }
@@ -70,6 +78,18 @@ extension ByteBuffer {
             append(h[Int(c & 15)])
         }
     }
+}
+
+private let ones: UInt64 = 0x0101_0101_0101_0101
+private let highs: UInt64 = 0x8080_8080_8080_8080
+
+/// True when a byte of `w` is < 0x20, == '"', == '\\' or >= 0x80.
+@inline(__always)
+private func hasSpecialByte(_ w: UInt64) -> Bool {
+    let control = (w &- ones &* 0x20) & ~w
+    let quote = (w ^ (ones &* 0x22)) &- ones & ~(w ^ (ones &* 0x22))
+    let backslash = (w ^ (ones &* 0x5C)) &- ones & ~(w ^ (ones &* 0x5C))
+    return (control | quote | backslash | w) & highs != 0
 }
 
 /// Checks continuation bytes, overlongs, surrogates and the U+10FFFF limit.

@@ -52,96 +52,19 @@ public final class JSONLinesWriter: FeedHandler {
     }
 
     // MARK: FeedHandler
+    // Each method makes one mutating call on the buffer, so the whole record is
+    // written under a single exclusive access.
 
     public func didParseItem(_ item: FeedItemView) throws {
-        header(kind: "item", document: item.feed.document)
-        key("index"); buffer.append(decimal: UInt64(item.index))
-        let feed = item.feed
-        buffer.append(",\"feed\":{\"format\":\"")
-        buffer.append(feed.format.name)
-        buffer.append(0x22)
-        string("title", feed.title.value)
-        string("link", feed.link)
-        string("id", feed.id)
-        string("language", feed.language)
-        buffer.append(0x7D)
-
-        string("id", item.id)
-        if let p = item.guidIsPermalink {
-            key("guid_is_permalink")
-            buffer.append(p ? "true" : "false")
-        }
-        text("title", item.title)
-        string("link", item.link)
-        links(item.links)
-        date("published", item.published)
-        date("updated", item.updated)
-        let authors = item.authors
-        if !authors.isEmpty {
-            key("authors")
-            buffer.append(0x5B)
-            for (i, a) in authors.enumerated() {
-                if i > 0 { buffer.append(0x2C) }
-                object { first in
-                    string("name", a.name, &first)
-                    string("email", a.email, &first)
-                    string("uri", a.uri, &first)
-                }
-            }
-            buffer.append(0x5D)
-        }
-        text("summary", item.summary)
-        text("content", item.content)
-        string("content_src", item.contentSource)
-        let categories = item.categories
-        if !categories.isEmpty {
-            key("categories")
-            buffer.append(0x5B)
-            for (i, c) in categories.enumerated() {
-                if i > 0 { buffer.append(0x2C) }
-                object { first in
-                    string("term", c.term, &first)
-                    string("scheme", c.scheme, &first)
-                    string("label", c.label, &first)
-                }
-            }
-            buffer.append(0x5D)
-        }
-        let enclosures = item.enclosures
-        if !enclosures.isEmpty {
-            key("enclosures")
-            buffer.append(0x5B)
-            for (i, e) in enclosures.enumerated() {
-                if i > 0 { buffer.append(0x2C) }
-                object { first in
-                    string("url", e.url, &first)
-                    string("type", e.type, &first)
-                    string("length", e.length, &first)
-                }
-            }
-            buffer.append(0x5D)
-        }
-        if item.isTruncated { buffer.append(",\"truncated\":true") }
-        buffer.append("}\n")
+        closeFeed()
+        sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0) }
         itemLines += 1
         try flushIfFull()
     }
 
     public func didParseFeedInfo(_ feed: FeedInfoView) throws {
-        header(kind: "feed", document: feed.document)
-        buffer.append(",\"format\":\"")
-        buffer.append(feed.format.name)
-        buffer.append(0x22)
-        string("version", feed.version)
-        text("title", feed.title)
-        text("subtitle", feed.subtitle)
-        string("id", feed.id)
-        string("link", feed.link)
-        links(feed.links)
-        string("language", feed.language)
-        date("updated", feed.updated)
-        date("published", feed.published)
-        key("items"); buffer.append(decimal: UInt64(feed.itemCount))
+        closeFeed()
+        sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0) }
         // Closed by didFinishDocument or didFail, which may add the error.
         feedOpen = true
     }
@@ -153,21 +76,10 @@ public final class JSONLinesWriter: FeedHandler {
 
     public func didFail(_ error: FeedError) throws {
         guard feedOpen else { return }   // errors without a document have no line
-        buffer.append(",\"error\":{\"code\":")
-        var code = error.code.rawValue
-        code.withUTF8 { buffer.appendJSONString(UnsafeRawBufferPointer($0)) }
-        buffer.append(",\"message\":")
-        var message = error.message
-        message.withUTF8 { buffer.appendJSONString(UnsafeRawBufferPointer($0)) }
-        key("line"); buffer.append(decimal: UInt64(error.line))
-        key("column"); buffer.append(decimal: UInt64(error.column))
-        key("offset"); buffer.append(decimal: error.offset)
-        buffer.append(0x7D)
+        buffer.writeError(error)
         closeFeed()
         try flushIfFull()
     }
-
-    // MARK: Pieces
 
     private func closeFeed() {
         guard feedOpen else { return }
@@ -175,89 +87,190 @@ public final class JSONLinesWriter: FeedHandler {
         feedOpen = false
         feedLines += 1
     }
+}
 
-    private func header(kind: StaticString, document: Int) {
-        closeFeed()
-        buffer.append("{\"schema\":1,\"kind\":\"")
-        buffer.append(kind)
-        buffer.append("\",\"source\":")
-        sourceJSON.withUnsafeBytes { buffer.append($0.baseAddress!, $0.count) }
-        key("document"); buffer.append(decimal: UInt64(document))
+extension ByteBuffer {
+    fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer) {
+        header(kind: "item", document: item.feed.document, source: source)
+        key("index"); append(decimal: UInt64(item.index))
+        let feed = item.feed
+        append(",\"feed\":{\"format\":\"")
+        append(feed.format.name)
+        append(0x22)
+        string("title", feed.title.value)
+        string("link", feed.link)
+        string("id", feed.id)
+        string("language", feed.language)
+        append(0x7D)
+
+        string("id", item.id)
+        if let p = item.guidIsPermalink {
+            key("guid_is_permalink")
+            append(p ? "true" : "false")
+        }
+        text("title", item.title)
+        string("link", item.link)
+        links(item.links)
+        date("published", item.published)
+        date("updated", item.updated)
+        let authors = item.authors
+        if !authors.isEmpty {
+            key("authors")
+            append(0x5B)
+            for (i, a) in authors.enumerated() {
+                if i > 0 { append(0x2C) }
+                append(0x7B)
+                var first = true
+                string("name", a.name, &first)
+                string("email", a.email, &first)
+                string("uri", a.uri, &first)
+                append(0x7D)
+            }
+            append(0x5D)
+        }
+        text("summary", item.summary)
+        text("content", item.content)
+        string("content_src", item.contentSource)
+        let categories = item.categories
+        if !categories.isEmpty {
+            key("categories")
+            append(0x5B)
+            for (i, c) in categories.enumerated() {
+                if i > 0 { append(0x2C) }
+                append(0x7B)
+                var first = true
+                string("term", c.term, &first)
+                string("scheme", c.scheme, &first)
+                string("label", c.label, &first)
+                append(0x7D)
+            }
+            append(0x5D)
+        }
+        let enclosures = item.enclosures
+        if !enclosures.isEmpty {
+            key("enclosures")
+            append(0x5B)
+            for (i, e) in enclosures.enumerated() {
+                if i > 0 { append(0x2C) }
+                append(0x7B)
+                var first = true
+                string("url", e.url, &first)
+                string("type", e.type, &first)
+                string("length", e.length, &first)
+                append(0x7D)
+            }
+            append(0x5D)
+        }
+        if item.isTruncated { append(",\"truncated\":true") }
+        append("}\n")
+    }
+
+    fileprivate mutating func writeFeed(_ feed: FeedInfoView, source: UnsafeRawBufferPointer) {
+        header(kind: "feed", document: feed.document, source: source)
+        append(",\"format\":\"")
+        append(feed.format.name)
+        append(0x22)
+        string("version", feed.version)
+        text("title", feed.title)
+        text("subtitle", feed.subtitle)
+        string("id", feed.id)
+        string("link", feed.link)
+        links(feed.links)
+        string("language", feed.language)
+        date("updated", feed.updated)
+        date("published", feed.published)
+        key("items"); append(decimal: UInt64(feed.itemCount))
+    }
+
+    fileprivate mutating func writeError(_ error: FeedError) {
+        append(",\"error\":{\"code\":")
+        var code = error.code.rawValue
+        code.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
+        append(",\"message\":")
+        var message = error.message
+        message.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
+        key("line"); append(decimal: UInt64(error.line))
+        key("column"); append(decimal: UInt64(error.column))
+        key("offset"); append(decimal: error.offset)
+        append(0x7D)
+    }
+
+    // MARK: Pieces
+
+    private mutating func header(kind: StaticString, document: Int, source: UnsafeRawBufferPointer) {
+        append("{\"schema\":1,\"kind\":\"")
+        append(kind)
+        append("\",\"source\":")
+        append(source.baseAddress!, source.count)
+        key("document"); append(decimal: UInt64(document))
     }
 
     @inline(__always)
-    private func key(_ k: StaticString) {
-        buffer.append(",\"")
-        buffer.append(k)
-        buffer.append("\":")
+    private mutating func key(_ k: StaticString) {
+        append(",\"")
+        append(k)
+        append("\":")
     }
 
     @inline(__always)
-    private func string(_ k: StaticString, _ v: FeedBytes) {
+    private mutating func string(_ k: StaticString, _ v: FeedBytes) {
         guard v.isPresent else { return }
         key(k)
-        buffer.appendJSONString(v.buffer)
+        appendJSONString(v.buffer)
     }
 
     /// A member of an object being written; `first` tracks the comma.
     @inline(__always)
-    private func string(_ k: StaticString, _ v: FeedBytes, _ first: inout Bool) {
+    private mutating func string(_ k: StaticString, _ v: FeedBytes, _ first: inout Bool) {
         guard v.isPresent else { return }
-        if !first { buffer.append(0x2C) }
+        if !first { append(0x2C) }
         first = false
-        buffer.append(0x22)
-        buffer.append(k)
-        buffer.append("\":")
-        buffer.appendJSONString(v.buffer)
+        append(0x22)
+        append(k)
+        append("\":")
+        appendJSONString(v.buffer)
     }
 
-    @inline(__always)
-    private func object(_ body: (inout Bool) -> Void) {
-        buffer.append(0x7B)
-        var first = true
-        body(&first)
-        buffer.append(0x7D)
-    }
-
-    private func text(_ k: StaticString, _ t: FeedTextView) {
+    private mutating func text(_ k: StaticString, _ t: FeedTextView) {
         guard t.value.isPresent else { return }
         key(k)
-        buffer.appendJSONString(t.value.buffer)
-        buffer.append(",\"")
-        buffer.append(k)
-        buffer.append("_type\":")
-        buffer.appendJSONString(t.type.buffer)
+        appendJSONString(t.value.buffer)
+        append(",\"")
+        append(k)
+        append("_type\":")
+        appendJSONString(t.type.buffer)
     }
 
-    private func date(_ k: StaticString, _ d: FeedDateView) {
+    private mutating func date(_ k: StaticString, _ d: FeedDateView) {
         guard d.raw.isPresent else { return }
         if let date = d.date {
             key(k)
-            buffer.append(0x22)
-            buffer.write(upTo: FeedDate.maxLength) { date.write(to: $0) }
-            buffer.append(0x22)
+            append(0x22)
+            write(upTo: FeedDate.maxLength) { date.write(to: $0) }
+            append(0x22)
         }
-        buffer.append(",\"")
-        buffer.append(k)
-        buffer.append("_raw\":")
-        buffer.appendJSONString(d.raw.buffer)
+        append(",\"")
+        append(k)
+        append("_raw\":")
+        appendJSONString(d.raw.buffer)
     }
 
-    private func links(_ links: FeedViewCollection<FeedLinkView>) {
+    private mutating func links(_ links: FeedViewCollection<FeedLinkView>) {
         guard !links.isEmpty else { return }
         key("links")
-        buffer.append(0x5B)
+        append(0x5B)
         for (i, l) in links.enumerated() {
-            if i > 0 { buffer.append(0x2C) }
-            object { first in
-                string("href", l.href, &first)
-                string("rel", l.rel, &first)
-                string("type", l.type, &first)
-                string("hreflang", l.hreflang, &first)
-                string("title", l.title, &first)
-                string("length", l.length, &first)
-            }
+            if i > 0 { append(0x2C) }
+            append(0x7B)
+            var first = true
+            string("href", l.href, &first)
+            string("rel", l.rel, &first)
+            string("type", l.type, &first)
+            string("hreflang", l.hreflang, &first)
+            string("title", l.title, &first)
+            string("length", l.length, &first)
+            append(0x7D)
         }
-        buffer.append(0x5D)
+        append(0x5D)
     }
 }
