@@ -58,7 +58,7 @@ let package = Package(
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "CFeedStream"],
+            dependencies: ["FeedStream", "CFeedStream", "CZlib"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",

@@ -255,7 +255,6 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
                 size_t consumed = 0, u;
                 cfs_error err = {0};
                 cfs_tok_result r = p->ops->parse(p->tok, (const uint8_t *)XML_DECL, before, 0, &consumed, &err);
-                p->stats.bytes_xml += before;
                 p->xml_offset += before;
                 st = handle(p, r, before, consumed, &err, &u);
             }
@@ -266,7 +265,6 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
         cfs_error err = {0};
         cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
         st = handle(p, r, n, consumed, &err, &used);
-        p->stats.bytes_xml += used;
         p->xml_offset += used;
         data += used;
         len -= used;
@@ -281,7 +279,6 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     cfs_error err = {0};
     cfs_tok_result r = p->ops->parse_buffer(p->tok, n, 0, &consumed, &err);
     cfs_status st = handle(p, r, n, consumed, &err, &used);
-    p->stats.bytes_xml += used;
     p->xml_offset += used;
     if (st != CFS_OK || used == n) return st;
     size_t rest = n - used;
@@ -325,10 +322,12 @@ static cfs_status gzip_input(cfs_parser *p) {
         size_t n = CHUNK - p->z.avail_out;
         if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
             /* Keep what was inflated, then stop. */
+            p->stats.bytes_xml += n;
             if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
             return set_fatal(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
         }
         if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
+        p->stats.bytes_xml += n;
         if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
         if (n == 0 && p->mode == IN_GZIP && p->z.avail_in == 0) return st;
         if (zr == Z_BUF_ERROR && n == 0) return st;
@@ -339,7 +338,10 @@ static cfs_status gzip_input(cfs_parser *p) {
 /* ---- feeding -------------------------------------------------------------------- */
 
 static cfs_status dispatch(cfs_parser *p, const uint8_t *data, size_t len) {
-    if (p->mode == IN_PLAIN) return xml_input(p, data, len);
+    if (p->mode == IN_PLAIN) {
+        p->stats.bytes_xml += len;
+        return xml_input(p, data, len);
+    }
     p->z.next_in = (Bytef *)data;
     p->z.avail_in = (uInt)len;
     return gzip_input(p);
@@ -359,6 +361,7 @@ static cfs_status detect(cfs_parser *p, const uint8_t **data, size_t *len) {
         return st;
     }
     p->mode = IN_PLAIN;
+    p->stats.bytes_xml += 2;
     return xml_input(p, p->head, 2);
 }
 
@@ -403,6 +406,7 @@ cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
             if (n < 0) return set_fatal(p, CFS_ERR_IO, NULL, errno);
             if (n == 0) return st;
             p->stats.bytes_in += (uint64_t)n;
+            p->stats.bytes_xml += (uint64_t)n;
             st = parse_in_place(p, buf, (size_t)n);
         } else {
             n = read_full(fd, p->zin, ZCHUNK);
@@ -419,11 +423,14 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
     p->finished = 1;
     if (!p->has_fatal && p->mode == IN_DETECT && p->head_len > 0) {
         p->mode = IN_PLAIN;
+        p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
+    int reported = 0;
     if (p->doc == D_IN && !stopped) {
+        reported = 1;
         /* Close the open document; an unfinished one reports where it broke off. */
         size_t consumed = 0, used;
         cfs_error err = {0};
@@ -438,8 +445,9 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         }
         handle(p, r, 0, consumed, &err, &used);
     }
-    if (truncated_gzip) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
+    if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
     if (p->has_fatal) return p->fatal.code;
+    if (truncated_gzip) return CFS_ERR_GZIP;
     if (p->stats.documents == 0) {
         p->first_error = (cfs_error){ CFS_ERR_EMPTY, cfs_status_string(CFS_ERR_EMPTY), 0, 0, 0, 0, 0 };
         p->has_error = 1;

@@ -1,0 +1,22 @@
+import CZlib
+
+/// gzip-compresses bytes as one member (tests only).
+func gzip(_ input: [UInt8], level: Int32 = 6) -> [UInt8] {
+    var z = z_stream()
+    precondition(deflateInit2_(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+                               Int32(MemoryLayout<z_stream>.size)) == Z_OK)
+    defer { deflateEnd(&z) }
+    var out = [UInt8](repeating: 0, count: Int(deflateBound(&z, UInt(input.count))) + 64)
+    var input = input
+    let produced = input.withUnsafeMutableBufferPointer { inp in
+        out.withUnsafeMutableBufferPointer { o in
+            z.next_in = inp.baseAddress
+            z.avail_in = UInt32(inp.count)
+            z.next_out = o.baseAddress
+            z.avail_out = UInt32(o.count)
+            precondition(deflate(&z, Z_FINISH) == Z_STREAM_END)
+            return o.count - Int(z.avail_out)
+        }
+    }
+    return Array(out[0..<produced])
+}

@@ -1,0 +1,232 @@
+import CFeedStream
+import FeedStream
+import Foundation
+import XCTest
+
+/// The input stage: gzip by content, multi-member gzip, concatenated documents, chunk
+/// boundaries anywhere, recovery after a broken document, and stream-level errors.
+final class InputStageTests: XCTestCase {
+    private func events(_ input: FeedInput) throws -> (EventLog, ParseSummary) {
+        let log = EventLog()
+        let summary = try ExpatFeedParser().parse(input, handler: log)
+        return (log, summary)
+    }
+
+    func testGzipIsDetectedByContentAndGivesTheSameEvents() throws {
+        let doc = bytes(rss("a", items: 3))
+        let (plain, _) = try events(.bytes(doc))
+        let (gz, summary) = try events(.bytes(gzip(doc)))
+        XCTAssertEqual(gz.events, plain.events)
+        XCTAssertEqual(summary.bytesXML, UInt64(doc.count))
+        XCTAssertTrue(summary.succeeded)
+    }
+
+    func testMultiMemberGzipAndConcatenatedDocuments() throws {
+        // Three documents: two in one member, one in a second member; the last has
+        // no XML declaration.
+        let input = gzip(bytes(rss("a", items: 2) + rss("b", items: 1))) + gzip(bytes(rss("c", items: 2, declaration: false)))
+        let (log, summary) = try events(.bytes(input))
+        XCTAssertEqual(summary.documents, 3)
+        XCTAssertEqual(summary.items, 5)
+        XCTAssertTrue(summary.succeeded)
+        XCTAssertEqual(log.events.filter { $0.hasPrefix("feed") }, [
+            "feed 1 rss20 title=a items=2", "feed 2 rss20 title=b items=1", "feed 3 rss20 title=c items=2",
+        ])
+    }
+
+    func testBrokenDocumentInADumpCostsOnlyItself() throws {
+        let broken = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>bad</title>"
+            + "<item><title>kept</title><guid>bad-0</guid></item><item><title>lost</wrong></item></channel></rss>\n"
+        let dump = rss("a", items: 2) + broken + rss("c", items: 1)
+        for input in [FeedInput.bytes(bytes(dump)), .bytes(gzip(bytes(dump)))] {
+            let (log, summary) = try events(input)
+            XCTAssertEqual(summary.documents, 3)
+            XCTAssertEqual(summary.failedDocuments, 1)
+            XCTAssertEqual(summary.items, 4)   // 2 + the one completed before the error + 1
+            XCTAssertEqual(log.errors.count, 1)
+            let e = try XCTUnwrap(log.errors.first)
+            XCTAssertEqual(e.code, .malformedXML)
+            XCTAssertEqual(e.document, 2)
+            XCTAssertEqual(e.line, 1)
+            XCTAssertEqual(e.message, "mismatched tag")
+            XCTAssertTrue(log.events.contains("item 2.0 id=bad-0 title=kept"))
+            XCTAssertTrue(log.events.contains("feed 3 rss20 title=c items=1"))
+            // The feed info of the broken document arrives before its failure.
+            let feedIndex = try XCTUnwrap(log.events.firstIndex(of: "feed 2 rss20 title=bad items=1"))
+            XCTAssertEqual(log.events[feedIndex + 1], "fail 2 xml")
+        }
+    }
+
+    func testTruncatedGzipKeepsWhatWasParsed() throws {
+        let gz = gzip(bytes(rss("a", items: 50)))
+        let (log, summary) = try events(.bytes(Array(gz[0..<(gz.count * 2 / 3)])))
+        XCTAssertGreaterThan(summary.items, 0)
+        XCTAssertEqual(summary.firstError?.code, .gzip)
+        XCTAssertEqual(log.errors.map(\.code), [.gzip])
+        XCTAssertEqual(log.errors.first?.message, "truncated gzip data")
+        XCTAssertGreaterThan(log.errors.first?.line ?? 0, 0)
+    }
+
+    func testCorruptGzipIsReported() throws {
+        var gz = gzip(bytes(rss("a", items: 50)))
+        for i in 20..<60 { gz[i] ^= 0x5A }
+        let (log, summary) = try events(.bytes(gz))
+        XCTAssertFalse(summary.succeeded)
+        XCTAssertEqual(log.errors.last?.code, .gzip)
+    }
+
+    func testEmptyAndWhitespaceInputs() throws {
+        for input in ["", "  \n\t "] {
+            let (log, summary) = try events(.bytes(bytes(input)))
+            XCTAssertEqual(summary.documents, 0)
+            XCTAssertEqual(log.errors.map(\.code), [.empty])
+        }
+    }
+
+    func testNotAFeed() throws {
+        let (log, summary) = try events(.bytes(bytes("<html><body><p>hi</p></body></html>")))
+        XCTAssertEqual(summary.documents, 1)
+        XCTAssertEqual(log.errors.map(\.code), [.notAFeed])
+    }
+
+    func testUnreadableFile() throws {
+        let (log, summary) = try events(.file(path: "/nonexistent/feed.xml"))
+        XCTAssertEqual(summary.firstError?.code, .io)
+        XCTAssertEqual(log.errors.map(\.code), [.io])
+    }
+
+    func testHandlerErrorStopsTheParseAndIsRethrown() throws {
+        struct Stop: Error {}
+        final class Stopper: FeedHandler {
+            var seen = 0
+            func didParseItem(_ item: FeedItemView) throws {
+                seen += 1
+                if seen == 2 { throw Stop() }
+            }
+        }
+        let stopper = Stopper()
+        let parser = ExpatFeedParser()
+        XCTAssertThrowsError(try parser.parse(.bytes(bytes(rss("a", items: 5))), handler: stopper)) { XCTAssertTrue($0 is Stop) }
+        XCTAssertEqual(stopper.seen, 2)
+        // The parser is reusable afterwards.
+        let (log, _) = (EventLog(), ())
+        try parser.parse(.bytes(bytes(rss("b", items: 1))), handler: log)
+        XCTAssertEqual(log.events.last, "finish 1")
+    }
+
+    func testSeveralHandlersListenAtOnce() throws {
+        let a = EventLog(), b = EventLog()
+        try ExpatFeedParser().parse(.bytes(bytes(rss("a", items: 2))), handler: FeedHandlerGroup(a, b))
+        XCTAssertEqual(a.events, b.events)
+        XCTAssertEqual(a.events.count, 5)
+    }
+
+    func testCompletionAPI() throws {
+        var result: Result<[FeedDocument], any Error>?
+        ExpatFeedParser().parse(.bytes(bytes(rss("a", items: 2)))) { result = $0 }
+        XCTAssertEqual(try result?.get().first?.items.count, 2)
+        ExpatFeedParser().parse(.bytes([])) { result = $0 }
+        XCTAssertThrowsError(try result?.get()) { XCTAssertEqual(($0 as? FeedError)?.code, .empty) }
+    }
+
+    // MARK: The C API, chunk by chunk
+
+    /// Feeds `data` to the C parser in chunks of `size` and returns a transcript.
+    private func transcript(_ data: [UInt8], chunk size: Int, stopAfterItems: Int = .max) -> [String] {
+        final class Box {
+            var lines: [String] = []
+            var stopAfter = Int.max
+        }
+        let box = Box()
+        box.stopAfter = stopAfterItems
+        func s(_ span: cfs_span) -> String {
+            span.ptr == nil ? "-" : String(decoding: UnsafeRawBufferPointer(start: span.ptr, count: span.len), as: UTF8.self)
+        }
+        var cb = cfs_callbacks()
+        cb.on_item = { ctx, item, feed in
+            let box = Unmanaged<Box>.fromOpaque(ctx!).takeUnretainedValue()
+            let it = item!.pointee
+            func s(_ span: cfs_span) -> String {
+                span.ptr == nil ? "-" : String(decoding: UnsafeRawBufferPointer(start: span.ptr, count: span.len), as: UTF8.self)
+            }
+            box.lines.append("item \(feed!.pointee.document).\(it.index) \(s(it.id)) \(s(it.title.value)) \(s(it.summary.value)) \(s(it.content.value))")
+            return box.lines.count >= box.stopAfter ? 1 : 0
+        }
+        cb.on_document_end = { ctx, feed, error in
+            let box = Unmanaged<Box>.fromOpaque(ctx!).takeUnretainedValue()
+            let f = feed!.pointee
+            let e = error.map { "\(String(cString: $0.pointee.message)) @\($0.pointee.line):\($0.pointee.column)" } ?? "ok"
+            box.lines.append("doc \(f.document) \(String(cString: cfs_format_name(f.format))) items=\(f.items_count) \(e)")
+            return 0
+        }
+        let p = cfs_parser_create(nil, &cb, Unmanaged.passUnretained(box).toOpaque())!
+        defer { cfs_parser_destroy(p) }
+        var status = CFS_OK
+        data.withUnsafeBytes { buf in
+            var off = 0
+            while off < buf.count && status == CFS_OK {
+                let n = min(size, buf.count - off)
+                status = cfs_parser_feed(p, buf.baseAddress! + off, n)
+                off += n
+            }
+        }
+        let fin = cfs_parser_finish(p)
+        box.lines.append("status feed=\(status.rawValue) finish=\(fin.rawValue)")
+        return box.lines
+    }
+
+    func testChunkBoundariesAnywhereGiveTheSameResult() throws {
+        // Multi-byte UTF-8, entities, CDATA and tags all get split by small chunks.
+        let doc = """
+            <?xml version="1.0" encoding="UTF-8"?>
+            <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>Ch</title>
+            <item><title>Caf&#233; &amp; 日本語 😀</title><guid>g1</guid><description><![CDATA[<p>cdata</p>]]></description>
+            <content:encoded>&lt;b&gt;x&lt;/b&gt;</content:encoded></item>
+            <item><title>second</title><guid isPermaLink="false">g2</guid></item></channel></rss>
+            """
+        let broken = "<?xml version=\"1.0\"?><rss><channel><item><title>t</title></item><item></oops></channel></rss>"
+        let input = bytes(doc + "\n" + broken + "\n" + rss("z", items: 1))
+        let reference = transcript(input, chunk: input.count)
+        XCTAssertEqual(reference.filter { $0.hasPrefix("doc") }.count, 3, reference.joined(separator: "\n"))
+        XCTAssertTrue(reference.contains("item 1.0 g1 Caf\u{e9} & 日本語 😀 <p>cdata</p> <b>x</b>"), reference.joined(separator: "\n"))
+        let gz = gzip(input)
+        for size in [1, 2, 3, 7, 64, 65536] {
+            XCTAssertEqual(transcript(input, chunk: size), reference, "plain, chunk \(size)")
+            XCTAssertEqual(transcript(gz, chunk: size), reference, "gzip, chunk \(size)")
+        }
+    }
+
+    func testStoppingInsideACallback() throws {
+        let input = bytes(rss("a", items: 10))
+        for size in [1, 5, 1 << 20] {
+            let t = transcript(input, chunk: size, stopAfterItems: 3)
+            XCTAssertEqual(t.filter { $0.hasPrefix("item") }.count, 3)
+            XCTAssertEqual(t.last, "status feed=\(CFS_ERR_ABORTED.rawValue) finish=\(CFS_ERR_ABORTED.rawValue)")
+        }
+    }
+
+    // MARK: Hostile input
+
+    func testExternalEntitiesAreNeverLoaded() throws {
+        let secret = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-secret-\(getpid()).txt")
+        try "TOP-SECRET-CONTENT".write(to: secret, atomically: true, encoding: .utf8)
+        defer { try? FileManager.default.removeItem(at: secret) }
+        let doc = """
+            <?xml version="1.0"?>
+            <!DOCTYPE rss [<!ENTITY xxe SYSTEM "file://\(secret.path)">]>
+            <rss version="2.0"><channel><title>t</title><item><title>a &xxe; b</title><guid>1</guid></item></channel></rss>
+            """
+        let (text, _) = try jsonLines(.bytes(bytes(doc)), source: "xxe")
+        XCTAssertFalse(text.contains("TOP-SECRET"), text)
+    }
+
+    func testBillionLaughsIsRefusedWithBoundedMemory() throws {
+        var dtd = "<!ENTITY l0 \"haha\">"
+        for i in 1...12 { dtd += "<!ENTITY l\(i) \"" + String(repeating: "&l\(i - 1);", count: 10) + "\">" }
+        let doc = "<?xml version=\"1.0\"?><!DOCTYPE rss [\(dtd)]><rss version=\"2.0\"><channel><title>&l12;</title></channel></rss>"
+        let (log, summary) = try events(.bytes(bytes(doc)))
+        XCTAssertFalse(summary.succeeded)
+        XCTAssertEqual(log.errors.first?.code, .malformedXML)
+        XCTAssertTrue(log.errors.first?.message.contains("amplification") ?? false, "\(log.errors)")
+    }
+}

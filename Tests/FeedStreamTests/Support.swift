@@ -1,0 +1,62 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// Paths of the repository and the shared corpus, found from this file.
+enum Paths {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+    static let corpus = repo.appendingPathComponent("corpus")
+    static let sharedReal = repo.deletingLastPathComponent().appendingPathComponent("shared/corpus/real")
+
+    static func files(in dir: URL, extensions: Set<String>? = nil) -> [URL] {
+        let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
+        return names.sorted().map { dir.appendingPathComponent($0) }.filter { url in
+            var isDir: ObjCBool = false
+            FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir)
+            return !isDir.boolValue && (extensions == nil || extensions!.contains(url.pathExtension))
+        }
+    }
+}
+
+/// Converts an input to JSON Lines text with the given source name.
+func jsonLines(_ input: FeedInput, source: String, parser: any FeedParser = ExpatFeedParser()) throws
+    -> (text: String, summary: ParseSummary)
+{
+    let out = MemoryOutput()
+    let writer = JSONLinesWriter(output: out)
+    writer.source = source
+    let summary = try parser.parse(input, handler: writer)
+    try writer.flush()
+    return (out.string, summary)
+}
+
+func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
+
+/// Records every event as a line of text, for comparing event streams.
+final class EventLog: FeedHandler {
+    var events: [String] = []
+    var errors: [FeedError] = []
+    func didStartDocument(_ document: Int) { events.append("start \(document)") }
+    func didParseItem(_ item: FeedItemView) {
+        events.append("item \(item.feed.document).\(item.index) id=\(item.id.string ?? "-") title=\(item.title.value.string ?? "-")")
+    }
+    func didParseFeedInfo(_ feed: FeedInfoView) {
+        events.append("feed \(feed.document) \(feed.format.rawValue) title=\(feed.title.value.string ?? "-") items=\(feed.itemCount)")
+    }
+    func didFinishDocument(_ document: Int) { events.append("finish \(document)") }
+    func didFail(_ error: FeedError) {
+        errors.append(error)
+        events.append("fail \(error.document) \(error.code)")
+    }
+}
+
+/// A minimal RSS 2.0 document with `items` items, titled `name`.
+func rss(_ name: String, items: Int, declaration: Bool = true) -> String {
+    var s = declaration ? "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n" : ""
+    s += "<rss version=\"2.0\"><channel><title>\(name)</title><link>https://example.com/\(name)</link>"
+    for i in 0..<items {
+        s += "<item><title>\(name) \(i)</title><guid>\(name)-\(i)</guid><description>Text &amp; more \(i)</description></item>"
+    }
+    return s + "</channel></rss>\n"
+}
