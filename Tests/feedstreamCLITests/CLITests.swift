@@ -1,1 +1,114 @@
+import Foundation
 import XCTest
+
+/// `feedstream convert` as a user runs it: the built binary, real files, exit status.
+final class CLITests: XCTestCase {
+    private static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The built `feedstream`, next to the test bundle.
+    private var binary: URL {
+        var dir = Bundle(for: CLITests.self).bundleURL
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("feedstream").path) && dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("feedstream")
+    }
+
+    private func run(_ args: [String], stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        p.currentDirectoryURL = Self.repo
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        if let stdin { inp.fileHandleForWriting.write(stdin) }
+        try inp.fileHandleForWriting.close()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        let e = err.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
+    }
+
+    private func tempDir() throws -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: d) }
+        return d
+    }
+
+    private func lines(_ s: String) throws -> [[String: Any]] {
+        try s.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+
+    func testConvertsTheBundledCorpusFolder() throws {
+        let r = try run(["convert", "corpus/feeds"])
+        XCTAssertEqual(r.status, 0, r.err)
+        let recs = try lines(r.out)
+        XCTAssertEqual(recs.filter { $0["kind"] as? String == "feed" }.count, 10)   // 7 files, one holding 3 documents
+        XCTAssertEqual(Set(recs.compactMap { $0["source"] as? String }).count, 8)
+        XCTAssertTrue(r.err.contains("8/8 inputs ok"), r.err)
+    }
+
+    func testABadFileInTheMiddleFailsAloneWithExitStatus1() throws {
+        let dir = try tempDir()
+        let feeds = Self.repo.appendingPathComponent("corpus/feeds")
+        try FileManager.default.copyItem(at: feeds.appendingPathComponent("rss2-basic.xml"), to: dir.appendingPathComponent("a.xml"))
+        try FileManager.default.copyItem(at: Self.repo.appendingPathComponent("corpus/bad/mismatched.xml"), to: dir.appendingPathComponent("b.xml"))
+        try FileManager.default.copyItem(at: feeds.appendingPathComponent("atom-basic.xml"), to: dir.appendingPathComponent("c.xml"))
+        let r = try run(["convert", dir.path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.err.contains("\(dir.path)/b.xml: document 1, line 22, column 68: mismatched tag"), r.err)
+        let recs = try lines(r.out)
+        // a: 3 items, b: 2 items kept before the error, c: 3 items; one feed line each.
+        XCTAssertEqual(recs.filter { $0["kind"] as? String == "item" }.count, 8)
+        XCTAssertEqual(recs.filter { $0["kind"] as? String == "feed" }.count, 3)
+        XCTAssertEqual(recs.last?["source"] as? String, "\(dir.path)/c.xml")
+    }
+
+    func testStandardInputAndGzip() throws {
+        let xml = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/rss1-rdf.xml"))
+        let plain = try run(["convert", "-q", "-"], stdin: xml)
+        XCTAssertEqual(plain.status, 0, plain.err)
+        XCTAssertEqual(plain.err, "")
+        let recs = try lines(plain.out)
+        XCTAssertEqual(recs.count, 3)
+        XCTAssertEqual(recs.first?["source"] as? String, "-")
+
+        let dir = try tempDir()
+        let gz = dir.appendingPathComponent("feed.data")   // gzip detected by content, not name
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "gzip -c corpus/feeds/rss1-rdf.xml > '\(gz.path)'"]
+        p.currentDirectoryURL = Self.repo
+        try p.run()
+        p.waitUntilExit()
+        let fromGz = try run(["convert", "-q", gz.path])
+        XCTAssertEqual(fromGz.status, 0, fromGz.err)
+        XCTAssertEqual(fromGz.out.replacingOccurrences(of: gz.path, with: "-"), plain.out)
+    }
+
+    func testOutputFileIsWrittenWholeOrNotAtAll() throws {
+        let dir = try tempDir()
+        let out = dir.appendingPathComponent("out.jsonl")
+        let r = try run(["convert", "-q", "corpus/feeds/atom-basic.xml", "-o", out.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(r.out, "")
+        XCTAssertEqual(try lines(String(contentsOf: out, encoding: .utf8)).count, 4)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["out.jsonl"])   // no temporary left
+
+        let bad = try run(["convert", "corpus/feeds/atom-basic.xml", "-o", "/nonexistent-dir/out.jsonl"])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.err.contains("cannot write"), bad.err)
+    }
+
+    func testUsageErrorsExitWith2() throws {
+        let r = try run(["convert", "no/such/file.xml"])
+        XCTAssertEqual(r.status, 2)
+        XCTAssertTrue(r.err.contains("no/such/file.xml"), r.err)
+        XCTAssertEqual(try run(["convert", "--backend", "nope", "corpus/feeds"]).status, 64)   // ArgumentParser's usage status
+    }
+}

@@ -1,0 +1,94 @@
+@testable import FeedStream
+import Foundation
+import XCTest
+
+/// JSON escaping straight from bytes, valid UTF-8 out, and the record shapes.
+final class JSONLinesWriterTests: XCTestCase {
+    private func escaped(_ input: [UInt8]) -> [UInt8] {
+        var b = ByteBuffer(capacity: 16)
+        input.withUnsafeBytes { b.appendJSONString($0) }
+        return Array(b.bytes)
+    }
+
+    private func escaped(_ s: String) -> String { String(decoding: escaped(Array(s.utf8)), as: UTF8.self) }
+
+    func testEscapesWhatJSONRequires() {
+        XCTAssertEqual(escaped("plain ascii text that is longer than eight bytes"),
+                       "\"plain ascii text that is longer than eight bytes\"")
+        XCTAssertEqual(escaped("a\"b\\c"), #""a\"b\\c""#)
+        XCTAssertEqual(escaped("l1\nl2\r\tx\u{8}\u{c}"), #""l1\nl2\r\tx\b\f""#)
+        XCTAssertEqual(escaped("\u{1}\u{1f}"), #""\u0001\u001f""#)
+        XCTAssertEqual(escaped("caf\u{e9} 日本 😀 \u{7f}"), "\"caf\u{e9} 日本 😀 \u{7f}\"")
+        // Specials at every position relative to the 8-byte stride.
+        for pos in 0..<17 {
+            var s = Array(repeating: UInt8(ascii: "x"), count: 17)
+            s[pos] = UInt8(ascii: "\"")
+            let out = String(decoding: escaped(s), as: UTF8.self)
+            XCTAssertEqual(try JSONSerialization.jsonObject(with: Data(out.utf8), options: .fragmentsAllowed) as? String,
+                           String(decoding: s, as: UTF8.self))
+        }
+    }
+
+    func testInvalidUTF8BecomesReplacementCharacter() {
+        let cases: [([UInt8], String)] = [
+            ([0x61, 0xFF, 0x62], "a\u{FFFD}b"),                 // never-valid byte
+            ([0x61, 0x80, 0x62], "a\u{FFFD}b"),                 // stray continuation
+            ([0xC3], "\u{FFFD}"),                               // truncated sequence at the end
+            ([0xE2, 0x82, 0x61], "\u{FFFD}\u{FFFD}a"),          // truncated 3-byte sequence
+            ([0xC0, 0xAF], "\u{FFFD}\u{FFFD}"),                 // overlong
+            ([0xED, 0xA0, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}"),   // UTF-16 surrogate
+            ([0xF4, 0x90, 0x80, 0x80], "\u{FFFD}\u{FFFD}\u{FFFD}\u{FFFD}"),  // > U+10FFFF
+            ([0xF0, 0x9F, 0x98, 0x80], "😀"),
+        ]
+        for (input, expected) in cases {
+            let out = escaped(input)
+            XCTAssertNotNil(String(validatingUTF8: out.map { CChar(bitPattern: $0) } + [0]), "\(input)")
+            XCTAssertEqual(String(decoding: out, as: UTF8.self), "\"\(expected)\"", "\(input)")
+        }
+    }
+
+    func testItemLinesCarryFeedFieldsAndFeedLinesCarryErrors() throws {
+        let doc = """
+            <rss version="2.0"><channel><title> Ch </title><link>https://example.com/</link><language>en</language>
+            <item><title>One</title><guid>1</guid><pubDate>Tue, 04 Mar 2025 17:30:00 +0000</pubDate></item>
+            <item><title>Two</title><pubDate>someday</pubDate></item><item><title>Three</oops>
+            """
+        let (text, summary) = try jsonLines(.bytes(bytes(doc)), source: "dir/a \"b\".xml")
+        XCTAssertEqual(summary.items, 2)
+        let lines = try text.split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+        XCTAssertEqual(lines.count, 3)
+        XCTAssertEqual(lines.map { $0["kind"] as? String }, ["item", "item", "feed"])
+        XCTAssertEqual(lines[0]["source"] as? String, "dir/a \"b\".xml")
+        let feed = try XCTUnwrap(lines[0]["feed"] as? [String: Any])
+        XCTAssertEqual(feed["title"] as? String, "Ch")   // trimmed
+        XCTAssertEqual(feed["link"] as? String, "https://example.com/")
+        XCTAssertEqual(feed["format"] as? String, "rss20")
+        XCTAssertEqual(lines[0]["published"] as? String, "2025-03-04T17:30:00Z")
+        XCTAssertEqual(lines[0]["guid_is_permalink"] as? Bool, true)
+        // An unparsable date keeps only its raw text.
+        XCTAssertNil(lines[1]["published"])
+        XCTAssertEqual(lines[1]["published_raw"] as? String, "someday")
+        let error = try XCTUnwrap(lines[2]["error"] as? [String: Any])
+        XCTAssertEqual(error["code"] as? String, "xml")
+        XCTAssertEqual(error["message"] as? String, "mismatched tag")
+        XCTAssertEqual(error["line"] as? Int, 3)
+        XCTAssertEqual(lines[2]["items"] as? Int, 2)
+    }
+
+    func testFlushesOnlyAtLineBoundaries() throws {
+        final class Chunks: ByteOutput {
+            var writes: [[UInt8]] = []
+            func write(_ bytes: UnsafeRawBufferPointer) throws { writes.append(Array(bytes)) }
+        }
+        let out = Chunks()
+        let writer = JSONLinesWriter(output: out, bufferSize: 64)
+        try ExpatFeedParser().parse(.bytes(bytes(rss("a", items: 20))), handler: writer)
+        try writer.flush()
+        XCTAssertGreaterThan(out.writes.count, 5)
+        for w in out.writes { XCTAssertEqual(w.last, 0x0A) }
+        XCTAssertEqual(writer.itemLines, 20)
+        XCTAssertEqual(writer.feedLines, 1)
+    }
+}
