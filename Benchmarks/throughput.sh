@@ -21,7 +21,7 @@ swift build -c release --product feedstream >/dev/null
 bin=.build/release/feedstream
 tok=.build/tokenize-baseline
 cc -O2 -o "$tok" Benchmarks/baseline/tokenize.c $(pkg-config --cflags --libs expat)
-bytes=$(stat -c %s "$xml")
+bytes=$(stat -L -c %s "$xml")
 
 now() { date +%s.%N; }
 timeit() { local t0 t1; t0=$(now); "$@" >/dev/null 2>&1; t1=$(now); echo "$t0 $t1" | awk -v b="$bytes" '{printf "%.1f\n", b/1e6/($2-$1)}'; }
