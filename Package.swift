@@ -34,11 +34,12 @@ let package = Package(
             name: "CZlib", path: "CSources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
 
-        // The C core: input stage (plain/gzip, concatenated documents), expat tokenizer,
-        // feed state machine, arena. One public header: include/feedstream.h.
+        // The C core: input stage (plain/gzip, concatenated documents), expat and
+        // libxml2 tokenizers, feed state machine, arena. One public header:
+        // include/feedstream.h.
         .target(
             name: "CFeedStream",
-            dependencies: ["CExpat", "CZlib"],
+            dependencies: ["CExpat", "CLibXML2", "CZlib"],
             path: "CSources/CFeedStream"),
 
         // The Swift library.

@@ -92,8 +92,11 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
     cfs_parser *p = calloc(1, sizeof *p);
     if (p == NULL) return NULL;
     if (options) p->opt = *options;
-    if (p->opt.backend != CFS_BACKEND_EXPAT) { free(p); return NULL; }
-    p->ops = &cfs_expat_ops;
+    switch (p->opt.backend) {
+    case CFS_BACKEND_EXPAT: p->ops = &cfs_expat_ops; break;
+    case CFS_BACKEND_LIBXML2: p->ops = &cfs_libxml2_ops; break;
+    default: free(p); return NULL;
+    }
     if (!cfs_machine_init(&p->m, p->opt.max_item_bytes)) goto fail;
     if (callbacks) p->m.cb = *callbacks;
     p->m.ctx = ctx;
@@ -209,7 +212,9 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, size_t con
     return CFS_OK;
 }
 
-static int is_space(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+/* Between documents: XML whitespace, and NUL (the other half of a UTF-16 newline;
+   never valid XML, so skipping it loses nothing). */
+static int is_space(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0; }
 
 /* Uncompressed bytes in caller memory: split into documents and parse. */
 static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {

@@ -7,7 +7,8 @@
  *              It knows nothing about expat or libxml2: any SAX-style tokenizer that
  *              can report (namespace URI, local name, attributes), text and end tags
  *              drives it through the fsm_* functions below.
- *   expat.c    the expat tokenizer adapter and the document-boundary logic
+ *   expat.c    the expat tokenizer adapter
+ *   libxml2.c  the libxml2 (SAX2 push) tokenizer adapter
  *   input.c    the public API: gzip detection, inflate, fd reading
  */
 #ifndef CFS_INTERNAL_H
@@ -206,5 +207,6 @@ typedef struct cfs_tokenizer_ops {
 } cfs_tokenizer_ops;
 
 extern const cfs_tokenizer_ops cfs_expat_ops;
+extern const cfs_tokenizer_ops cfs_libxml2_ops;
 
 #endif

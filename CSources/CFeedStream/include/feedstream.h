@@ -89,7 +89,10 @@ typedef enum cfs_format {
 
 /** Tokenizer backends. */
 typedef enum cfs_backend {
-    CFS_BACKEND_EXPAT = 0
+    /** expat (default): inflated bytes go straight into its buffer. */
+    CFS_BACKEND_EXPAT = 0,
+    /** libxml2's SAX2 push parser. */
+    CFS_BACKEND_LIBXML2 = 1
 } cfs_backend;
 
 /** A borrowed slice of UTF-8 bytes. Not NUL-terminated; see "Ownership" above.

@@ -1,0 +1,316 @@
+/*
+ * libxml2.c -- the libxml2 tokenizer adapter: the SAX2 push parser
+ * (xmlCreatePushParserCtxt / xmlParseChunk) drives the same feed machine as expat.
+ *
+ * Safety: XML_PARSE_NONET always; never XML_PARSE_NOENT or XML_PARSE_DTDLOAD, so no
+ * external entity or DTD is ever loaded (libxml2 only loads external parsed entities
+ * under NOENT or DTDVALID). Internal entities are substituted (replaceEntities = 1,
+ * set on the context, not through NOENT) so that text and attribute values come out
+ * decoded exactly as expat delivers them; libxml2's entity-amplification checks stay
+ * on (no XML_PARSE_HUGE). Errors go to a structured handler on this context, never to
+ * the global one. Namespace errors, which libxml2 treats as recoverable, stop the
+ * document as they do in expat, so both backends agree on what is well-formed.
+ */
+#include "internal.h"
+
+#include <libxml/parser.h>
+#include <libxml/parserInternals.h>
+#include <libxml/SAX2.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MAX_ATTRS 64
+#define OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+
+typedef struct lx_tok {
+    xmlParserCtxtPtr ctxt;
+    cfs_machine *m;
+    int root_closed;
+    int aborted;
+    int error;             /* an error stopped the document */
+    cfs_error err;
+    char message[160];
+    uint8_t head[4];       /* libxml2 needs 4 bytes to sniff the encoding */
+    size_t head_len;
+    int started;
+    int cdata_cr;          /* the last CDATA block ended with CR */
+    long root_end;         /* bytes of the document up to the root's end tag */
+    long chunk_base;       /* document bytes before the current chunk */
+} lx_tok;
+
+/* Callbacks receive the parser context (the xmlSAX2* entity handlers need it as
+   their user data); our state hangs off its _private. */
+static inline lx_tok *tok_of(void *ctx) { return ((xmlParserCtxtPtr)ctx)->_private; }
+
+static void stop(lx_tok *t) {
+    t->aborted = 1;
+    xmlStopParser(t->ctxt);
+}
+
+static void on_start(void *ud, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri,
+                     int nb_namespaces, const xmlChar **namespaces, int nb_attributes,
+                     int nb_defaulted, const xmlChar **attributes) {
+    (void)prefix; (void)nb_namespaces; (void)namespaces; (void)nb_defaulted;
+    lx_tok *t = tok_of(ud);
+    if (t->root_closed || t->error) return;
+    if (cfs_machine_skipping(t->m)) {
+        cfs_machine_skip_start(t->m);
+        return;
+    }
+    cfs_attr attrs[MAX_ATTRS];
+    size_t n = 0;
+    for (int i = 0; i < nb_attributes && n < MAX_ATTRS; i++, n++) {
+        const xmlChar **a = attributes + 5 * i;
+        attrs[n].local = (const char *)a[0];
+        attrs[n].local_len = strlen((const char *)a[0]);
+        attrs[n].uri = a[2] ? (const char *)a[2] : "";
+        attrs[n].uri_len = a[2] ? strlen((const char *)a[2]) : 0;
+        attrs[n].value = (const char *)a[3];
+        attrs[n].value_len = (size_t)(a[4] - a[3]);
+    }
+    const char *u = uri ? (const char *)uri : "";
+    if (cfs_machine_start(t->m, u, strlen(u), (const char *)localname, strlen((const char *)localname),
+                          attrs, n))
+        stop(t);
+}
+
+static void check_root_end(lx_tok *t) {
+    if (t->m->root_closed && !t->root_closed) {
+        t->root_closed = 1;
+        t->root_end = xmlByteConsumed(t->ctxt);
+        xmlStopParser(t->ctxt);
+    }
+}
+
+static void on_end(void *ud, const xmlChar *localname, const xmlChar *prefix, const xmlChar *uri) {
+    (void)prefix; (void)uri;
+    lx_tok *t = tok_of(ud);
+    if (t->root_closed || t->error) return;
+    if (cfs_machine_skipping(t->m)) {
+        cfs_machine_skip_end(t->m);
+    } else if (cfs_machine_end(t->m, (const char *)localname, strlen((const char *)localname))) {
+        stop(t);
+        return;
+    }
+    check_root_end(t);
+}
+
+static void on_text(void *ud, const xmlChar *s, int len) {
+    lx_tok *t = tok_of(ud);
+    if (t->root_closed || t->error || !cfs_machine_wants_text(t->m)) return;
+    if (cfs_machine_text(t->m, (const char *)s, (size_t)len)) stop(t);
+}
+
+/* libxml2 passes CDATA sections without the XML line-end normalization the spec
+   requires (CR LF and lone CR become LF), which expat applies: do it here. */
+static void on_cdata(void *ud, const xmlChar *s, int len) {
+    lx_tok *t = tok_of(ud);
+    if (t->root_closed || t->error || !cfs_machine_wants_text(t->m)) return;
+    const char *p = (const char *)s, *end = p + len, *run = p;
+    if (t->cdata_cr && p < end && *p == '\n') run = ++p;
+    t->cdata_cr = 0;
+    for (; p < end; p++) {
+        if (*p != '\r') continue;
+        if ((p > run && cfs_machine_text(t->m, run, (size_t)(p - run))) || cfs_machine_text(t->m, "\n", 1)) {
+            stop(t);
+            return;
+        }
+        if (p + 1 < end && p[1] == '\n') p++;
+        else if (p + 1 == end) t->cdata_cr = 1;
+        run = p + 1;
+    }
+    if (end > run && cfs_machine_text(t->m, run, (size_t)(end - run))) stop(t);
+}
+
+/* The namespace errors expat rejects too (not, e.g., a namespace name that is not a
+   valid URI, which libxml2 reports and expat accepts). */
+static int namespace_error(const xmlError *e) {
+    if (e->domain != XML_FROM_NAMESPACE) return 0;
+    switch (e->code) {
+    case XML_NS_ERR_UNDEFINED_NAMESPACE:
+    case XML_NS_ERR_XML_NAMESPACE:
+    case XML_NS_ERR_QNAME:
+    case XML_NS_ERR_ATTRIBUTE_REDEFINED:
+    case XML_NS_ERR_EMPTY:
+    case XML_NS_ERR_COLON:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* The first error (or namespace error) of the document stops it. */
+static void on_error(void *ud, xmlErrorPtr e) {
+    lx_tok *t = tok_of(ud);
+    if (e == NULL || t->error || t->root_closed || t->aborted) return;
+    /* Fatal errors stop the document, and so do namespace errors (libxml2 would
+       recover from those; expat does not). Other errors are the recoverable kind
+       expat does not report either, such as an undeclared entity in a document whose
+       external DTD is not read. */
+    if (e->level < XML_ERR_FATAL && !namespace_error(e)) return;
+    t->error = 1;
+    size_t n = e->message ? strlen(e->message) : 0;
+    while (n > 0 && (e->message[n - 1] == '\n' || e->message[n - 1] == ' ')) n--;
+    if (n >= sizeof t->message) n = sizeof t->message - 1;
+    if (n) memcpy(t->message, e->message, n);
+    t->message[n] = 0;
+    t->err.code = CFS_ERR_XML;
+    t->err.message = n ? t->message : "not well-formed";
+    t->err.line = e->line > 0 ? (unsigned long)e->line : 0;
+    t->err.column = e->int2 > 0 ? (unsigned long)e->int2 : 0;
+    long at = xmlByteConsumed(t->ctxt);
+    t->err.offset = at > 0 ? (uint64_t)at : 0;
+    xmlStopParser(t->ctxt);
+}
+
+static xmlSAXHandler sax_handler(void) {
+    xmlSAXHandler sax;
+    memset(&sax, 0, sizeof sax);
+    sax.initialized = XML_SAX2_MAGIC;
+    sax.startElementNs = on_start;
+    sax.endElementNs = on_end;
+    sax.characters = on_text;
+    sax.cdataBlock = on_cdata;
+    sax.ignorableWhitespace = on_text;
+    sax.serror = on_error;
+    /* Keep internal-subset entity declarations so that they can be expanded; nothing
+       here loads an external subset or entity. */
+    sax.startDocument = xmlSAX2StartDocument;
+    sax.internalSubset = xmlSAX2InternalSubset;
+    sax.entityDecl = xmlSAX2EntityDecl;
+    sax.getEntity = xmlSAX2GetEntity;
+    sax.getParameterEntity = xmlSAX2GetParameterEntity;
+    return sax;
+}
+
+static pthread_once_t init_once = PTHREAD_ONCE_INIT;
+static void init_library(void) { xmlInitParser(); }
+
+static void *lx_create(cfs_machine *m) {
+    pthread_once(&init_once, init_library);   /* xmlInitParser is not thread-safe itself */
+    lx_tok *t = calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    t->m = m;
+    xmlSAXHandler sax = sax_handler();
+    t->ctxt = xmlCreatePushParserCtxt(&sax, NULL, NULL, 0, NULL);
+    if (t->ctxt == NULL) {
+        free(t);
+        return NULL;
+    }
+    t->ctxt->_private = t;
+    return t;
+}
+
+static void lx_destroy(void *tok) {
+    lx_tok *t = tok;
+    if (t == NULL) return;
+    if (t->ctxt->myDoc) xmlFreeDoc(t->ctxt->myDoc);
+    t->ctxt->myDoc = NULL;
+    xmlFreeParserCtxt(t->ctxt);
+    free(t);
+}
+
+/* Starts the document on the context with its first bytes, from which libxml2 sniffs
+   the encoding (and skips a byte order mark). */
+static int start_document(lx_tok *t) {
+    if (t->ctxt->myDoc) xmlFreeDoc(t->ctxt->myDoc);
+    t->ctxt->myDoc = NULL;
+    /* UTF-16 without a byte order mark or declaration: libxml2 only recognizes it
+       before "<?"; expat (and real feeds) go further. */
+    const char *encoding = NULL;
+    const uint8_t *h = t->head;
+    if (t->head_len == 4 && h[0] == 0 && h[1] == '<' && h[2] == 0 && h[3] != 0) encoding = "UTF-16BE";
+    if (t->head_len == 4 && h[0] == '<' && h[1] == 0 && h[2] != 0 && h[3] == 0) encoding = "UTF-16LE";
+    if (xmlCtxtResetPush(t->ctxt, (const char *)t->head, (int)t->head_len, NULL, encoding) != 0) return 0;
+    xmlCtxtUseOptions(t->ctxt, OPTIONS);
+    t->ctxt->_private = t;
+    t->ctxt->replaceEntities = 1;   /* decode like expat; NOENT stays off: nothing external loads */
+    t->started = 1;
+    return 1;
+}
+
+static int lx_begin(void *tok) {
+    lx_tok *t = tok;
+    t->root_closed = 0;
+    t->aborted = 0;
+    t->error = 0;
+    t->root_end = 0;
+    t->chunk_base = 0;
+    t->head_len = 0;
+    t->started = 0;
+    t->cdata_cr = 0;
+    memset(&t->err, 0, sizeof t->err);
+    return 1;
+}
+
+/* Encoding errors are reported by libxml2 through the thread's generic error
+   function, outside the context: silence them while we parse (the failure itself
+   reaches us through the context's structured handler). */
+static void quiet(void *ctx, const char *msg, ...) { (void)ctx; (void)msg; }
+
+static int parse_chunk(lx_tok *t, const uint8_t *data, size_t len, int final) {
+    xmlGenericErrorFunc saved = xmlGenericError;
+    void *saved_ctx = xmlGenericErrorContext;
+    xmlSetGenericErrorFunc(NULL, quiet);
+    int rc = xmlParseChunk(t->ctxt, (const char *)data, (int)len, final);
+    xmlSetGenericErrorFunc(saved_ctx, saved);
+    return rc;
+}
+
+static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int final,
+                               size_t *consumed, cfs_error *err) {
+    lx_tok *t = tok;
+    long base = t->chunk_base;
+    size_t total = len;
+    t->chunk_base += (long)len;
+    int rc = 0;
+    if (!t->started) {
+        /* Give libxml2 its first 4 bytes at once (BOM and encoding sniffing). */
+        size_t take = sizeof t->head - t->head_len;
+        if (take > len) take = len;
+        memcpy(t->head + t->head_len, data, take);
+        t->head_len += take;
+        data += take;
+        len -= take;
+        if (t->head_len < sizeof t->head && !final) {
+            *consumed = total;
+            return TOK_OK;
+        }
+        if (!start_document(t)) return TOK_NOMEM;
+    }
+    if (len > 0 || final) rc = parse_chunk(t, data, len, final);
+    *consumed = total;
+    len = total;
+    if (t->m->nomem) return TOK_NOMEM;
+    if (t->aborted) return TOK_ABORT;
+    if (t->root_closed) {
+        long used = t->root_end - base;
+        *consumed = used < 0 ? 0 : (size_t)used > len ? len : (size_t)used;
+        return TOK_ROOT_END;
+    }
+    if (t->error || (rc != 0 && !t->ctxt->wellFormed)) {
+        if (!t->error) {
+            t->err.code = CFS_ERR_XML;
+            t->err.message = "not well-formed";
+        }
+        *err = t->err;
+        long at = (long)t->err.offset - base;
+        *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
+        return TOK_ERROR;
+    }
+    if (final) {
+        /* The input ended before the root element closed. */
+        err->code = CFS_ERR_XML;
+        err->message = "no element found";
+        err->line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+        err->column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+        err->offset = (uint64_t)t->chunk_base;
+        return TOK_ERROR;
+    }
+    return TOK_OK;
+}
+
+const cfs_tokenizer_ops cfs_libxml2_ops = {
+    lx_create, lx_destroy, lx_begin, lx_parse, NULL, NULL,
+};

@@ -1,0 +1,39 @@
+internal import CFeedStream
+
+/// The libxml2 backend: libxml2's SAX2 push parser driving the same C feed state
+/// machine as ``ExpatFeedParser``, behind the ``FeedParser`` protocol. On well-formed
+/// input its output is byte-identical to expat's (checked by `feedstream diff`).
+///
+/// Never loads an external entity or DTD (`XML_PARSE_NONET`, no `XML_PARSE_NOENT`,
+/// no `XML_PARSE_DTDLOAD`). Reuse one parser for many inputs; not thread-safe.
+public final class LibXML2FeedParser: FeedParser {
+    public static let backendName = "libxml2"
+
+    private let native: NativeParser
+
+    /// - Parameter maxItemBytes: upper bound on the text kept per item; 0 for 64 MiB.
+    public init(maxItemBytes: Int = 0) {
+        native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes)
+    }
+
+    @discardableResult
+    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        try native.parse(input, handler: handler)
+    }
+}
+
+/// The parser backends this build provides, by the names the command line uses.
+public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    case expat
+    case libxml2
+
+    /// A new parser of this backend.
+    public func makeParser(maxItemBytes: Int = 0) -> any FeedParser {
+        switch self {
+        case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes)
+        case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes)
+        }
+    }
+
+    public var description: String { rawValue }
+}
