@@ -12,7 +12,7 @@ struct FeedStreamCommand: ParsableCommand {
         commandName: "feedstream",
         abstract: "Convert RSS and Atom feeds (plain or gzip, single or concatenated) to JSON Lines.",
         version: "0.1.0",
-        subcommands: [Convert.self],
+        subcommands: [Convert.self, Diff.self],
         defaultSubcommand: Convert.self)
 }
 
@@ -22,15 +22,7 @@ enum ExitStatus {
     static let usageOrOutput = ExitCode(2)
 }
 
-enum Backend: String, ExpressibleByArgument, CaseIterable {
-    case expat
-
-    func makeParser() -> any FeedParser {
-        switch self {
-        case .expat: ExpatFeedParser()
-        }
-    }
-}
+extension FeedBackend: ExpressibleByArgument {}
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -50,8 +42,8 @@ struct Convert: ParsableCommand {
     @Option(name: .shortAndLong, help: "Write to this file instead of standard output (written to a temporary file and renamed into place on success).")
     var output: String?
 
-    @Option(help: "Parser backend.")
-    var backend: Backend = .expat
+    @Option(help: "Parser backend: \(FeedBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
+    var backend: FeedBackend = .expat
 
     @Flag(name: .shortAndLong, help: "Print no summary.")
     var quiet = false

@@ -111,4 +111,15 @@ final class CLITests: XCTestCase {
         XCTAssertTrue(r.err.contains("no/such/file.xml"), r.err)
         XCTAssertEqual(try run(["convert", "--backend", "nope", "corpus/feeds"]).status, 64)   // ArgumentParser's usage status
     }
+
+    func testDiffComparesBackendsAndLibxml2ConvertsTheSame() throws {
+        let r = try run(["diff", "--backends", "expat,libxml2", "corpus/feeds", "corpus/bad"])
+        XCTAssertEqual(r.status, 0, r.out + r.err)
+        XCTAssertTrue(r.out.contains("0 differences"), r.out)
+        let expat = try run(["convert", "-q", "--backend", "expat", "corpus/feeds"])
+        let libxml2 = try run(["convert", "-q", "--backend", "libxml2", "corpus/feeds"])
+        XCTAssertEqual(expat.status, 0)
+        XCTAssertEqual(libxml2.out, expat.out)
+        XCTAssertEqual(try run(["diff", "--backends", "expat", "corpus/feeds"]).status, 2)
+    }
 }

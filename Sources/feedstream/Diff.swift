@@ -1,0 +1,69 @@
+import ArgumentParser
+import FeedStream
+#if canImport(Glibc)
+import Glibc
+#endif
+import Foundation
+
+/// `feedstream diff`: converts every input with each backend and reports every record
+/// that differs, member by member (the check behind the test suite's DifferentialTests).
+struct Diff: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        abstract: "Compare backends: report every record whose JSON differs between them.",
+        discussion: """
+            On a well-formed document every line must be byte-identical; on a document a \
+            backend rejects, every backend must reject it, and they must agree on every item \
+            completed before the first error (docs/SCHEMA.md, "Backends").
+
+            Exit status: 0 no difference, 1 differences found, 2 usage error.
+            """)
+
+    @Option(help: "Comma-separated backends to compare (the first is the reference).")
+    var backends: String = FeedBackend.allCases.map(\.rawValue).joined(separator: ",")
+
+    @Option(help: "Print at most this many differences.")
+    var limit: Int = 50
+
+    @Argument(help: "Files, folders, or - for standard input.")
+    var inputs: [String]
+
+    mutating func run() throws {
+        let names = backends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
+        let chosen = names.compactMap { FeedBackend(rawValue: $0) }
+        guard chosen.count == names.count, chosen.count >= 2 else {
+            printError("feedstream diff: --backends needs two or more of: "
+                       + FeedBackend.allCases.map(\.rawValue).joined(separator: ", "))
+            throw ExitStatus.usageOrOutput
+        }
+        let files: [String]
+        do {
+            files = try InputList.expand(inputs)
+        } catch let error as InputList.Error {
+            printError(error.description)
+            throw ExitStatus.usageOrOutput
+        }
+        let diff = BackendDiff(backends: chosen)
+        var report = BackendDiff.Report()
+        for file in files {
+            let input: FeedInput = file == "-" ? .bytes(readStandardInput()) : .file(path: file)
+            try diff.compare(input, source: file, into: &report)
+        }
+        for d in report.differences.prefix(limit) { print(d) }
+        if report.differences.count > limit { print("… \(report.differences.count - limit) more") }
+        print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(report.inputs) inputs, \(report.documents) documents, "
+              + "\(report.records) records compared (\(report.rejectedDocuments) rejected documents compared up to "
+              + "their first error), \(report.differences.count) differences")
+        if !report.differences.isEmpty { throw ExitStatus.inputsFailed }
+    }
+}
+
+/// Standard input, read whole (each backend must see the same bytes).
+private func readStandardInput() -> [UInt8] {
+    var out: [UInt8] = []
+    var buf = [UInt8](repeating: 0, count: 1 << 16)
+    while true {
+        let n = buf.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+        if n <= 0 { return out }
+        out.append(contentsOf: buf[0..<n])
+    }
+}
