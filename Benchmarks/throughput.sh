@@ -5,6 +5,7 @@
 #   gzip -dc        inflate only, to /dev/null
 #   convert .xml    feedstream convert from plain XML to JSON Lines (/dev/null)
 #   convert .gz     feedstream convert from the gzipped dump
+#   libxml2 .xml    feedstream convert --backend libxml2 from plain XML
 # and each convert's ratio to tokenize-only, plus convert's peak RSS.
 #
 # Usage: Benchmarks/throughput.sh [DUMP.xml.gz] [ROUNDS]
@@ -32,6 +33,7 @@ for ((r = 1; r <= rounds; r++)); do
   runs[gz]+="$(timeit sh -c "gzip -dc '$gz' > /dev/null") "
   runs[plain]+="$(timeit "$bin" convert -q "$xml") "
   runs[cgz]+="$(timeit "$bin" convert -q "$gz") "
+  runs[lx]+="$(timeit "$bin" convert -q --backend libxml2 "$xml") "
 done
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 t=$(echo "${runs[tok]}" | median)
@@ -42,5 +44,7 @@ p=$(echo "${runs[plain]}" | median)
 g=$(echo "${runs[cgz]}" | median)
 printf "%-16s %8s  %s  (%.2fx tokenize-only)\n" "convert .xml" "$p" "${runs[plain]}" "$(echo "$p $t" | awk '{print $1/$2}')"
 printf "%-16s %8s  %s  (%.2fx tokenize-only)\n" "convert .gz" "$g" "${runs[cgz]}" "$(echo "$g $t" | awk '{print $1/$2}')"
+l=$(echo "${runs[lx]}" | median)
+printf "%-16s %8s  %s  (%.2fx tokenize-only, %.2fx expat convert .xml)\n" "libxml2 .xml" "$l" "${runs[lx]}" "$(echo "$l $t" | awk '{print $1/$2}')" "$(echo "$l $p" | awk '{print $1/$2}')"
 /usr/bin/time -f "peak RSS convert .gz: %M KB" "$bin" convert -q "$gz" > /dev/null
 /usr/bin/time -f "peak RSS convert .xml: %M KB" "$bin" convert -q "$xml" > /dev/null
