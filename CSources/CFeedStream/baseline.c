@@ -1,0 +1,239 @@
+/*
+ * baseline.c -- benchmarking helpers (include/feedstream_baseline.h): "tokenize only"
+ * and "inflate only", the limits `feedstream bench` measures the parsers against.
+ * Nothing here is used by the parser itself.
+ *
+ * The tokenizer loop is Benchmarks/baseline/tokenize.c's, with the parser's input path:
+ * bytes are read straight into expat's buffer; when a root element closes, the bytes
+ * after it are moved out and fed to the reset parser.
+ */
+#define _POSIX_C_SOURCE 200809L   /* sigset_t, pthread_sigmask, sigtimedwait under -std=c11 */
+
+#include "include/feedstream_baseline.h"
+
+#include <errno.h>
+#include <expat.h>
+#include <pthread.h>
+#include <signal.h>
+#include <time.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zlib.h>
+
+#define CHUNK ((size_t)256 << 10)
+#define ZCHUNK ((size_t)64 << 10)
+
+typedef struct {
+    XML_Parser xp;
+    long depth;
+    int done;
+    XML_Index end;     /* byte index just past the root's end tag */
+    XML_Index base;    /* byte index of the next chunk within the document */
+} tok_state;
+
+static void XMLCALL on_start(void *ud, const XML_Char *n, const XML_Char **a) {
+    (void)n;
+    (void)a;
+    ((tok_state *)ud)->depth++;
+}
+
+static void XMLCALL on_end(void *ud, const XML_Char *n) {
+    (void)n;
+    tok_state *s = ud;
+    if (--s->depth == 0) {
+        s->done = 1;
+        s->end = XML_GetCurrentByteIndex(s->xp) + XML_GetCurrentByteCount(s->xp);
+        XML_StopParser(s->xp, XML_FALSE);
+    }
+}
+
+static void XMLCALL on_text(void *ud, const XML_Char *t, int len) {
+    (void)ud;
+    (void)t;
+    (void)len;
+}
+
+static int begin(tok_state *s) {
+    if (!XML_ParserReset(s->xp, NULL)) return 0;
+    XML_SetUserData(s->xp, s);
+    XML_SetElementHandler(s->xp, on_start, on_end);
+    XML_SetCharacterDataHandler(s->xp, on_text);
+    XML_SetParamEntityParsing(s->xp, XML_PARAM_ENTITY_PARSING_NEVER);
+    s->depth = 0;
+    s->done = 0;
+    s->end = 0;
+    s->base = 0;
+    return 1;
+}
+
+static ssize_t read_full(int fd, void *buf, size_t len) {
+    for (;;) {
+        ssize_t n = read(fd, buf, len);
+        if (n >= 0 || errno != EINTR) return n;
+    }
+}
+
+static int fail(cfs_baseline_stats *st, const char *why) {
+    st->error = why;
+    return -1;
+}
+
+static int is_space(char c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t'; }
+
+/* Bytes in caller memory (what follows a root end): split into documents and parse. */
+static int tokenize_rest(tok_state *s, const char *p, size_t len, cfs_baseline_stats *st) {
+    while (len > 0) {
+        if (s->depth == 0 && !s->done && s->base == 0) {
+            while (len > 0 && is_space(*p)) { p++; len--; }
+            if (len == 0) return 0;
+        }
+        if (XML_Parse(s->xp, p, (int)len, 0) == XML_STATUS_ERROR) {
+            if (!s->done) return fail(st, XML_ErrorString(XML_GetErrorCode(s->xp)));
+            size_t used = (size_t)(s->end - s->base);
+            st->documents++;
+            p += used;
+            len -= used;
+            if (!begin(s)) return fail(st, "out of memory");
+            continue;
+        }
+        s->base += (XML_Index)len;
+        len = 0;
+    }
+    return 0;
+}
+
+int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
+    memset(st, 0, sizeof *st);
+    tok_state s = { XML_ParserCreateNS(NULL, '\x01'), 0, 0, 0, 0 };
+    char *carry = malloc(CHUNK);
+    int rc = 0;
+    if (s.xp == NULL || carry == NULL || !begin(&s)) {
+        rc = fail(st, "out of memory");
+        goto out;
+    }
+    int first = 1;
+    for (;;) {
+        char *buf = XML_GetBuffer(s.xp, (int)CHUNK);
+        if (buf == NULL) { rc = fail(st, "out of memory"); goto out; }
+        ssize_t n = read_full(fd, buf, CHUNK);
+        if (n < 0) { rc = fail(st, "read error"); goto out; }
+        if (n == 0) break;
+        if (first && n >= 2 && (uint8_t)buf[0] == 0x1f && (uint8_t)buf[1] == 0x8b) {
+            rc = fail(st, "gzip input: tokenize-only reads plain XML");
+            goto out;
+        }
+        first = 0;
+        st->bytes_in += (uint64_t)n;
+        st->bytes_xml += (uint64_t)n;
+        if (s.depth == 0 && !s.done && s.base == 0) {
+            /* Between documents: skip whitespace, then parse the rest from memory. */
+            size_t skip = 0;
+            while (skip < (size_t)n && is_space(buf[skip])) skip++;
+            if (skip > 0) {
+                memcpy(carry, buf + skip, (size_t)n - skip);
+                if (tokenize_rest(&s, carry, (size_t)n - skip, st)) { rc = -1; goto out; }
+                continue;
+            }
+        }
+        if (XML_ParseBuffer(s.xp, (int)n, 0) == XML_STATUS_ERROR) {
+            if (!s.done) { rc = fail(st, XML_ErrorString(XML_GetErrorCode(s.xp))); goto out; }
+            /* A root closed inside this chunk: the rest starts the next document. */
+            size_t used = (size_t)(s.end - s.base);
+            size_t rest = (size_t)n - used;
+            memcpy(carry, buf + used, rest);
+            st->documents++;
+            if (!begin(&s)) { rc = fail(st, "out of memory"); goto out; }
+            if (tokenize_rest(&s, carry, rest, st)) { rc = -1; goto out; }
+            continue;
+        }
+        s.base += (XML_Index)n;
+    }
+    if (s.depth != 0 || s.base != 0) rc = fail(st, "truncated document at end of input");
+out:
+    if (s.xp) XML_ParserFree(s.xp);
+    free(carry);
+    return rc;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t len) {
+    while (len > 0) {
+        ssize_t n = write(fd, p, len);
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            return -1;
+        }
+        p += n;
+        len -= (size_t)n;
+    }
+    return 0;
+}
+
+int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *st) {
+    memset(st, 0, sizeof *st);
+    /* A reader that goes away must end the run with EPIPE, not kill the process: block
+       SIGPIPE in this thread, and consume a pending one before restoring the mask. */
+    sigset_t pipe_set, old_set;
+    sigemptyset(&pipe_set);
+    sigaddset(&pipe_set, SIGPIPE);
+    if (out_fd >= 0) pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
+    uint8_t *in = malloc(ZCHUNK), *out = malloc(CHUNK);
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    int z_ready = 0, rc = 0, gzip = -1;   /* -1 undecided, 0 plain, 1 gzip */
+    int member_open = 0;
+    if (in == NULL || out == NULL) { rc = fail(st, "out of memory"); goto out; }
+    for (;;) {
+        ssize_t n = read_full(in_fd, in, ZCHUNK);
+        if (n < 0) { rc = fail(st, "read error"); goto out; }
+        if (n == 0) break;
+        st->bytes_in += (uint64_t)n;
+        if (gzip < 0) gzip = n >= 2 && in[0] == 0x1f && in[1] == 0x8b;
+        if (!gzip) {
+            st->bytes_xml += (uint64_t)n;
+            if (out_fd >= 0 && write_all(out_fd, in, (size_t)n)) {
+                if (errno != EPIPE) rc = fail(st, "write error");
+                goto out;
+            }
+            continue;
+        }
+        z.next_in = in;
+        z.avail_in = (uInt)n;
+        int full = 0;   /* the last inflate filled `out`: zlib may hold more output */
+        while (z.avail_in > 0 || full) {
+            if (!member_open) {
+                /* Between members: padding zeros are allowed. */
+                while (z.avail_in > 0 && z.next_in[0] == 0) { z.next_in++; z.avail_in--; }
+                if (z.avail_in == 0) break;
+                int zr = z_ready ? inflateReset2(&z, 16 + MAX_WBITS) : inflateInit2(&z, 16 + MAX_WBITS);
+                if (zr != Z_OK) { rc = fail(st, "zlib init failed"); goto out; }
+                z_ready = 1;
+                member_open = 1;
+            }
+            z.next_out = out;
+            z.avail_out = (uInt)CHUNK;
+            int zr = inflate(&z, Z_NO_FLUSH);
+            if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) { rc = fail(st, "corrupt gzip data"); goto out; }
+            size_t got = CHUNK - z.avail_out;
+            full = z.avail_out == 0;
+            st->bytes_xml += got;
+            if (out_fd >= 0 && got > 0 && write_all(out_fd, out, got)) {
+                if (errno != EPIPE) rc = fail(st, "write error");
+                goto out;
+            }
+            if (zr == Z_STREAM_END) member_open = 0;
+            else if (got == 0 && zr == Z_BUF_ERROR) break;
+        }
+    }
+    if (gzip == 1 && member_open) rc = fail(st, "truncated gzip data");
+out:
+    if (out_fd >= 0) {
+        struct timespec zero = { 0, 0 };
+        while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {}
+        pthread_sigmask(SIG_SETMASK, &old_set, NULL);
+    }
+    if (z_ready) inflateEnd(&z);
+    free(in);
+    free(out);
+    return rc;
+}

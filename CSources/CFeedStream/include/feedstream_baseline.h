@@ -1,0 +1,66 @@
+/*
+ * feedstream_baseline.h -- benchmarking helpers: the two physical limits a feed parser
+ * is measured against. Not part of the parsing API (feedstream.h); `feedstream bench`
+ * and the benchmark suite use them so that the baselines run in the same process, on
+ * the same bytes, in the same run as the parsers they bound.
+ *
+ *   tokenize only   expat, namespace-aware, with empty callbacks (start, end, character
+ *                   data), over a plain XML stream of concatenated documents: the
+ *                   tokenizer is reset at each root end tag, as the parser does. Bytes
+ *                   are read straight into expat's buffer (XML_GetBuffer), the parser's
+ *                   own input path, so the baseline is the fastest this tokenizer goes.
+ *   inflate only    zlib, every member of a gzip stream, nothing parsed.
+ */
+#ifndef FEEDSTREAM_BASELINE_H
+#define FEEDSTREAM_BASELINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/** What a baseline run saw. */
+typedef struct cfs_baseline_stats {
+    /** Bytes read from the input descriptor (compressed, for gzip). */
+    uint64_t bytes_in;
+    /** Uncompressed bytes: tokenized (tokenize) or produced (inflate). */
+    uint64_t bytes_xml;
+    /** Documents whose root element closed (tokenize only; 0 for inflate). */
+    uint64_t documents;
+    /** 0, or why the run stopped: a static English string. */
+    const char *error;
+} cfs_baseline_stats;
+
+/**
+ * Tokenize only: reads `fd` to end of file and runs expat over it with empty
+ * callbacks, one document after another (whitespace between documents is skipped).
+ * The input must be plain XML; gzip input is refused (inflate it first, e.g. through a
+ * pipe fed by cfs_baseline_inflate_fd on another thread).
+ * @param fd     an open descriptor; read to its end, not closed.
+ * @param stats  filled in; must not be NULL.
+ * @return 0 on success, -1 on a read error, ill-formed XML or gzip input
+ *         (stats->error says which).
+ * @warning Allocates one expat parser per call; thread-safe (no shared state).
+ */
+int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *stats);
+
+/**
+ * Inflate only: reads `in_fd` to end of file and inflates every gzip member. The
+ * output is written to `out_fd` when it is >= 0 (e.g. the write end of a pipe; a
+ * closed reader ends the run without an error) and dropped otherwise. Input that is
+ * not gzip is passed through unchanged (counted as read and, with out_fd, copied).
+ * @param in_fd  an open descriptor; read to its end, not closed.
+ * @param out_fd -1 to drop the output; otherwise written to, not closed.
+ * @param stats  filled in; must not be NULL.
+ * @return 0 on success, -1 on a read or write error or corrupt gzip data.
+ * @warning Thread-safe (no shared state).
+ */
+int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* FEEDSTREAM_BASELINE_H */

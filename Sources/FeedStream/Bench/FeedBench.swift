@@ -1,0 +1,376 @@
+internal import CFeedStream
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The benchmark runner behind `feedstream bench`: every backend on the same inputs,
+/// run after run alternating contenders in one process, against two baselines measured
+/// in the same runs:
+///
+/// - *inflate only*: zlib inflating the workload's gzip files, nothing parsed (plain
+///   files are only read);
+/// - *tokenize only*: expat, namespace-aware, with empty callbacks, over the
+///   uncompressed XML (gzip files are inflated on a second thread and piped in, so the
+///   figure is the tokenizer's own speed while inflate is the faster of the two).
+///
+/// Each backend converts the workload to JSON Lines (``JSONLinesWriter`` to
+/// `/dev/null`), reading every file from disk each run as `feedstream convert` does;
+/// for a workload with gzip files it also runs with inflate on a second thread (the
+/// parser reading a pipe, as in `zcat dump.gz | feedstream convert -`).
+///
+/// A warm-up round (not counted) comes first, which also warms the page cache. Timing
+/// thresholds belong to benchmarks, never to tests: the report only says what was seen.
+public enum FeedBench {
+    /// The files of one input, benchmarked as a whole.
+    public struct Workload: Sendable, Equatable {
+        /// The input as given (a file or a folder).
+        public var name: String
+        /// Its files, in order.
+        public var files: [String]
+
+        public init(name: String, files: [String]) {
+            self.name = name
+            self.files = files
+        }
+    }
+
+    public struct Options: Sendable {
+        /// Backends to run, in this order.
+        public var backends: [FeedBackend] = FeedBackend.allCases
+        /// Timed runs per contender.
+        public var runs = 5
+        /// Run a round before the timed ones (page cache, parser buffers).
+        public var warmUp = true
+        /// For workloads with gzip files, also run each backend with inflate on a
+        /// second thread.
+        public var inflateThread = true
+        /// Measures one contender's peak memory (e.g. in a child process); nil to skip.
+        /// Arguments: the contender's id and the workload.
+        public var peakMemory: (@Sendable (String, Workload) -> UInt64?)?
+        /// How peak memory is measured, for the report ("child process").
+        public var peakMemoryMethod = "not measured"
+        /// Called with a line of progress now and then.
+        public var progress: (@Sendable (String) -> Void)?
+
+        public init() {}
+    }
+
+    /// What one run of one contender did.
+    public struct Measurement: Sendable, Equatable {
+        public var seconds: Double
+        /// Uncompressed XML bytes processed.
+        public var bytesXML: UInt64
+        public var bytesIn: UInt64
+        public var documents: Int
+        public var items: Int
+        /// Why the run stopped early, if it did (a baseline refusing ill-formed XML).
+        public var error: String?
+
+        public init(seconds: Double, bytesXML: UInt64, bytesIn: UInt64, documents: Int, items: Int, error: String? = nil) {
+            self.seconds = seconds
+            self.bytesXML = bytesXML
+            self.bytesIn = bytesIn
+            self.documents = documents
+            self.items = items
+            self.error = error
+        }
+
+        public var megabytesPerSecond: Double { seconds > 0 ? Double(bytesXML) / 1e6 / seconds : 0 }
+    }
+
+    /// The ids of the contenders for a workload: `inflate-only`, `tokenize-only`, then
+    /// each backend, then (for gzip workloads) each backend with `+inflate-thread`.
+    public static func contenderIDs(for workload: Workload, options: Options) -> [String] {
+        contenders(for: workload, options: options).map(\.id)
+    }
+
+    /// Runs every contender on every workload and reports.
+    public static func run(_ workloads: [Workload], options: Options = Options()) throws -> BenchReport {
+        precondition(options.runs >= 1, "runs must be at least 1")
+        let machine = BenchMachine.current()
+        var results: [BenchWorkloadResult] = []
+        for workload in workloads {
+            results.append(try run(workload, options: options))
+        }
+        var report = BenchReport(machine: machine, runs: options.runs, peakMemoryMethod: options.peakMemoryMethod,
+                                 workloads: results)
+        if let first = workloads.first { report.idleMemoryBytes = options.peakMemory?(idleID, first) }
+        return report
+    }
+
+    /// One run of one contender by id: what a child process does to measure the peak
+    /// memory of that contender alone.
+    /// The id `idle` runs nothing: its peak is the process's own floor.
+    public static func runOnce(contenderID: String, workload: Workload) throws -> Measurement {
+        if contenderID == idleID { return Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0) }
+        guard let contender = Contender(id: contenderID) else {
+            throw FeedError(code: .init(rawValue: "usage"), message: "unknown contender \(contenderID)")
+        }
+        let runner = Runner(contender)
+        return try runner.run(workload.files)
+    }
+
+    /// The pseudo-contender that does nothing (see ``BenchReport/idleMemoryBytes``).
+    public static let idleID = "idle"
+
+    // MARK: - Internals
+
+    static func contenders(for workload: Workload, options: Options) -> [Contender] {
+        let gzip = workload.files.contains(where: isGzip)
+        var list: [Contender] = [.inflateOnly, .tokenizeOnly]
+        list += options.backends.map { .backend($0, inflateThread: false) }
+        if gzip && options.inflateThread {
+            list += options.backends.map { .backend($0, inflateThread: true) }
+        }
+        return list
+    }
+
+    static func run(_ workload: Workload, options: Options) throws -> BenchWorkloadResult {
+        let contenders = contenders(for: workload, options: options)
+        let runners = contenders.map(Runner.init)
+        let gzipFiles = workload.files.filter(isGzip).count
+        var measured = Array(repeating: [Measurement](), count: runners.count)
+        let rounds = options.runs + (options.warmUp ? 1 : 0)
+        for round in 0..<rounds {
+            let counted = !options.warmUp || round > 0
+            // Start each round at a different contender, so none always runs first.
+            for k in 0..<runners.count {
+                let i = (k + round) % runners.count
+                let m = try runners[i].run(workload.files)
+                if counted { measured[i].append(m) }
+                options.progress?("\(workload.name): \(contenders[i].id) \(counted ? "run \(measured[i].count)" : "warm-up"): "
+                                  + "\(format1(m.megabytesPerSecond)) MB/s")
+            }
+        }
+
+        let tokenize = contenders.firstIndex(of: .tokenizeOnly)!
+        let inflate = contenders.firstIndex(of: .inflateOnly)!
+        let firstBackend = contenders.firstIndex { $0.backend != nil }
+        let reference = firstBackend.map { measured[$0].first! } ?? measured[inflate].first!
+        var results: [BenchResult] = []
+        for (i, contender) in contenders.enumerated() {
+            let runs = measured[i]
+            let mbps = runs.map(\.megabytesPerSecond)
+            func ratio(to j: Int) -> Double? {
+                let r = zip(runs, measured[j]).compactMap { a, b -> Double? in
+                    let d = b.megabytesPerSecond
+                    return d > 0 ? a.megabytesPerSecond / d : nil
+                }
+                return r.isEmpty ? nil : median(r.sorted())
+            }
+            let medianMBps = median(mbps.sorted())
+            var itemsPerSecond: Double?
+            if contender.backend != nil, let r = runs.first, r.bytesXML > 0 {
+                itemsPerSecond = Double(r.items) * medianMBps * 1e6 / Double(r.bytesXML)
+            }
+            let peak = options.peakMemory?(contender.id, workload)
+            results.append(BenchResult(
+                id: contender.id, label: contender.label(gzip: gzipFiles > 0), kind: contender.backend == nil ? "baseline" : "backend",
+                backend: contender.backend?.rawValue, threads: contender.threads(gzip: gzipFiles > 0), runsMBps: mbps,
+                itemsPerSecond: itemsPerSecond, ratioToTokenizeOnly: ratio(to: tokenize), ratioToInflateOnly: ratio(to: inflate),
+                peakMemoryBytes: peak, error: runs.compactMap(\.error).first))
+        }
+        return BenchWorkloadResult(
+            name: workload.name, files: workload.files.count, gzipFiles: gzipFiles, bytesIn: reference.bytesIn,
+            bytesXML: reference.bytesXML, documents: firstBackend == nil ? nil : reference.documents,
+            items: firstBackend == nil ? nil : reference.items, results: results)
+    }
+
+    enum Contender: Equatable {
+        case inflateOnly
+        case tokenizeOnly
+        case backend(FeedBackend, inflateThread: Bool)
+
+        static let threadSuffix = "+inflate-thread"
+
+        var id: String {
+            switch self {
+            case .inflateOnly: "inflate-only"
+            case .tokenizeOnly: "tokenize-only"
+            case .backend(let b, let t): b.rawValue + (t ? Contender.threadSuffix : "")
+            }
+        }
+
+        init?(id: String) {
+            switch id {
+            case "inflate-only": self = .inflateOnly
+            case "tokenize-only": self = .tokenizeOnly
+            default:
+                let threaded = id.hasSuffix(Contender.threadSuffix)
+                let name = threaded ? String(id.dropLast(Contender.threadSuffix.count)) : id
+                guard let b = FeedBackend(rawValue: name) else { return nil }
+                self = .backend(b, inflateThread: threaded)
+            }
+        }
+
+        var backend: FeedBackend? {
+            if case .backend(let b, _) = self { return b }
+            return nil
+        }
+
+        func threads(gzip: Bool) -> Int {
+            switch self {
+            case .inflateOnly: 1
+            case .tokenizeOnly: gzip ? 2 : 1
+            case .backend(_, let t): t ? 2 : 1
+            }
+        }
+
+        func label(gzip: Bool) -> String {
+            switch self {
+            case .inflateOnly:
+                gzip ? "inflate only (zlib, nothing parsed)" : "read only (plain input, nothing to inflate)"
+            case .tokenizeOnly:
+                "tokenize only (expat, empty callbacks)" + (gzip ? ", inflate on a 2nd thread" : "")
+            case .backend(let b, let t):
+                "\(b.rawValue) → JSON Lines" + (t ? ", inflate on a 2nd thread" : gzip ? ", one thread" : "")
+            }
+        }
+    }
+
+    /// Runs one contender; keeps its parser and writer between runs, as a user
+    /// converting many inputs would.
+    final class Runner {
+        let contender: Contender
+        private var parser: (any FeedParser)?
+        private var writer: JSONLinesWriter?
+        private let devNull: Int32
+
+        init(_ contender: Contender) {
+            self.contender = contender
+            devNull = open("/dev/null", O_WRONLY)
+            if let b = contender.backend {
+                parser = b.makeParser()
+                writer = JSONLinesWriter(output: FileDescriptorOutput(fd: devNull))
+            }
+        }
+
+        deinit { close(devNull) }
+
+        func run(_ files: [String]) throws -> Measurement {
+            var m = Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0, error: nil)
+            let clock = ContinuousClock()
+            let start = clock.now
+            for file in files {
+                try runFile(file, into: &m)
+            }
+            if let writer { try writer.flush() }
+            let d = clock.now - start
+            m.seconds = Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
+            return m
+        }
+
+        private func runFile(_ file: String, into m: inout Measurement) throws {
+            switch contender {
+            case .inflateOnly:
+                let fd = open(file, O_RDONLY)
+                guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
+                defer { close(fd) }
+                var st = cfs_baseline_stats()
+                if cfs_baseline_inflate_fd(fd, -1, &st) != 0 { noteError(&m, "\(file): \(String(cString: st.error))") }
+                m.bytesIn += st.bytes_in
+                m.bytesXML += st.bytes_xml
+
+            case .tokenizeOnly:
+                var st = cfs_baseline_stats()
+                let rc: Int32
+                if isGzip(file) {
+                    let (r, inflated) = try withInflateThread(file) { fd in cfs_baseline_tokenize_fd(fd, &st) }
+                    rc = r
+                    m.bytesIn += inflated.bytes_in
+                } else {
+                    let fd = open(file, O_RDONLY)
+                    guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
+                    defer { close(fd) }
+                    rc = cfs_baseline_tokenize_fd(fd, &st)
+                    m.bytesIn += st.bytes_in
+                }
+                if rc != 0 { noteError(&m, "\(file): \(String(cString: st.error))") }
+                m.bytesXML += st.bytes_xml
+                m.documents += Int(st.documents)
+
+            case .backend(_, let threaded):
+                guard let parser, let writer else { return }
+                writer.source = file
+                let summary: ParseSummary
+                if threaded && isGzip(file) {
+                    let (s, inflated) = try withInflateThread(file) { fd in
+                        try parser.parse(.fileDescriptor(fd), handler: writer)
+                    }
+                    summary = s
+                    m.bytesIn += inflated.bytes_in
+                } else {
+                    summary = try parser.parse(.file(path: file), handler: writer)
+                    m.bytesIn += summary.bytesIn
+                }
+                m.bytesXML += summary.bytesXML
+                m.documents += summary.documents
+                m.items += summary.items
+            }
+        }
+
+        private func noteError(_ m: inout Measurement, _ message: String) {
+            if m.error == nil { m.error = message }
+        }
+    }
+}
+
+/// True when the file starts with the gzip magic bytes.
+func isGzip(_ path: String) -> Bool {
+    let fd = open(path, O_RDONLY)
+    guard fd >= 0 else { return false }
+    defer { close(fd) }
+    var magic: (UInt8, UInt8) = (0, 0)
+    let n = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
+    return n == 2 && magic.0 == 0x1f && magic.1 == 0x8b
+}
+
+/// The inflate thread's side of a pipe.
+private final class InflateFeeder {
+    let inFD: Int32
+    let outFD: Int32
+    var stats = cfs_baseline_stats()
+    init(inFD: Int32, outFD: Int32) {
+        self.inFD = inFD
+        self.outFD = outFD
+    }
+}
+
+/// Runs `body` with the read end of a pipe that a second thread fills with `path`
+/// inflated (cfs_baseline_inflate_fd). Returns body's result and the inflate stats.
+private func withInflateThread<T>(_ path: String, _ body: (Int32) throws -> T) throws -> (T, cfs_baseline_stats) {
+    let inFD = open(path, O_RDONLY)
+    guard inFD >= 0 else { throw FeedError(code: .io, message: "\(path): cannot open") }
+    defer { close(inFD) }
+    var fds: [Int32] = [-1, -1]
+    guard pipe(&fds) == 0 else { throw FeedError(code: .io, message: "pipe failed") }
+    #if os(Linux)
+    _ = fcntl(fds[0], 1031 /* F_SETPIPE_SZ */, Int32(1 << 20))
+    #endif
+    let feeder = InflateFeeder(inFD: inFD, outFD: fds[1])
+    var thread = pthread_t()
+    let started = pthread_create(&thread, nil, { raw in
+        let feeder = Unmanaged<InflateFeeder>.fromOpaque(raw!).takeUnretainedValue()
+        _ = cfs_baseline_inflate_fd(feeder.inFD, feeder.outFD, &feeder.stats)
+        close(feeder.outFD)
+        return nil
+    }, Unmanaged.passUnretained(feeder).toOpaque())
+    guard started == 0 else {
+        close(fds[0]); close(fds[1])
+        throw FeedError(code: .io, message: "cannot start the inflate thread")
+    }
+    let result: Result<T, any Error>
+    do { result = .success(try body(fds[0])) } catch { result = .failure(error) }
+    close(fds[0])   // a reader that stopped early makes the writer end with EPIPE
+    pthread_join(thread, nil)
+    return (try result.get(), withExtendedLifetime(feeder) { feeder.stats })
+}
+
+func format1(_ v: Double) -> String {
+    let r = (v * 10).rounded() / 10
+    return String(r)
+}
