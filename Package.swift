@@ -45,7 +45,7 @@ let package = Package(
         // The Swift library.
         .target(
             name: "FeedStream",
-            dependencies: ["CFeedStream"],
+            dependencies: ["CFeedStream", "CZlib"],
             path: "Sources/FeedStream"),
 
         // The command-line tool.

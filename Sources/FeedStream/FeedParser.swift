@@ -40,6 +40,8 @@ public enum FeedInput: Sendable, Equatable {
     case fileDescriptor(Int32)
     /// Bytes in memory.
     case bytes([UInt8])
+    /// Bytes pulled chunk by chunk (from another thread, a decompressor, a socket).
+    case chunks(FeedChunks)
 
     /// The process's standard input.
     public static var standardInput: FeedInput { .fileDescriptor(0) }

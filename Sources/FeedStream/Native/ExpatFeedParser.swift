@@ -85,6 +85,8 @@ final class NativeParser {
             _ = cfs_parser_feed_fd(handle, fd)
         case .bytes(let bytes):
             _ = bytes.withUnsafeBytes { cfs_parser_feed(handle, $0.baseAddress, $0.count) }
+        case .chunks(let chunks):
+            while let chunk = try chunks.next(), cfs_parser_feed(handle, chunk.baseAddress, chunk.count) == CFS_OK {}
         }
         if let error = sink.error { throw error }
         let status = cfs_parser_finish(handle)

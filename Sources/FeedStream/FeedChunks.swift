@@ -1,0 +1,36 @@
+/// Bytes that arrive in pieces — from another thread, a decompressor, a socket — as the
+/// input of ``FeedInput/chunks(_:)``.
+///
+/// The parser calls ``next()`` until it returns `nil`, on the thread that called
+/// `parse`, and feeds each chunk on (plain XML or gzip is still decided by the first
+/// bytes; chunks may be split anywhere). A chunk is borrowed: it must stay valid only
+/// until the following call to `next()` or until `parse` returns, so a producer can
+/// hand out its own buffers and reuse them.
+///
+/// An error thrown by `next()` stops the parse and `parse` rethrows it, as it does a
+/// handler's.
+///
+/// ```swift
+/// var buffer = [UInt8](repeating: 0, count: 1 << 16)
+/// let chunks = FeedChunks { ... fill a buffer, return a view of it, or nil at the end ... }
+/// try parser.parse(.chunks(chunks), handler: writer)
+/// ```
+public struct FeedChunks: Sendable, Equatable {
+    private let source: Source
+
+    /// - Parameter next: returns the next chunk, or `nil` at the end of the stream.
+    public init(_ next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?) {
+        source = Source(next: next)
+    }
+
+    /// The next chunk, or `nil` at the end of the stream.
+    public func next() throws -> UnsafeRawBufferPointer? { try source.next() }
+
+    /// Two values are equal when they are the same source.
+    public static func == (a: FeedChunks, b: FeedChunks) -> Bool { a.source === b.source }
+
+    private final class Source: Sendable {
+        let next: @Sendable () throws -> UnsafeRawBufferPointer?
+        init(next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?) { self.next = next }
+    }
+}
