@@ -232,6 +232,37 @@ static int XMLCALL unknown_encoding(void *ud, const XML_Char *name, XML_Encoding
     return XML_STATUS_OK;
 }
 
+static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
+                               const XML_Char *pubid, int has_internal_subset) {
+    (void)name; (void)has_internal_subset;
+    expat_tok *t = ud;
+    cfs_machine_doctype(t->m, pubid, sysid);
+}
+
+/* The document is parsed as if it had an external DTD (XML_UseForeignDTD), which this
+   handler declines to read: nothing is ever loaded. Per the XML spec, references to
+   entities such a DTD might declare are then not errors, and expat reports them here;
+   HTML named entities (&nbsp; ...) are decoded, others dropped. */
+static int XMLCALL on_external_entity(XML_Parser p, const XML_Char *context, const XML_Char *base,
+                                      const XML_Char *sysid, const XML_Char *pubid) {
+    (void)base; (void)sysid; (void)pubid;
+    if (context != NULL) return XML_STATUS_OK;   /* an external general entity: skipped */
+    /* The external DTD subset: read as empty (expat must see it read to treat
+       undeclared entities as declared there). */
+    XML_Parser dtd = XML_ExternalEntityParserCreate(p, context, NULL);
+    if (dtd == NULL) return XML_STATUS_ERROR;
+    enum XML_Status st = XML_Parse(dtd, "", 0, XML_TRUE);
+    XML_ParserFree(dtd);
+    return st == XML_STATUS_ERROR ? XML_STATUS_ERROR : XML_STATUS_OK;
+}
+
+static void XMLCALL on_skipped_entity(void *ud, const XML_Char *name, int is_parameter_entity) {
+    expat_tok *t = ud;
+    if (is_parameter_entity || !cfs_machine_wants_text(t->m)) return;
+    const char *text = cfs_html_entity(name, strlen(name));
+    if (text && cfs_machine_text(t->m, text, strlen(text))) stop(t);
+}
+
 static void *expat_create(cfs_machine *m) {
     expat_tok *t = calloc(1, sizeof *t);
     if (t == NULL) return NULL;
@@ -258,7 +289,11 @@ static int expat_begin(void *tok) {
     XML_SetUserData(t->xp, t);
     XML_SetElementHandler(t->xp, on_start, on_end);
     XML_SetCharacterDataHandler(t->xp, NULL);
-    XML_SetParamEntityParsing(t->xp, XML_PARAM_ENTITY_PARSING_NEVER);
+    XML_SetStartDoctypeDeclHandler(t->xp, on_doctype);
+    XML_SetParamEntityParsing(t->xp, XML_PARAM_ENTITY_PARSING_UNLESS_STANDALONE);
+    XML_UseForeignDTD(t->xp, XML_TRUE);
+    XML_SetExternalEntityRefHandler(t->xp, on_external_entity);
+    XML_SetSkippedEntityHandler(t->xp, on_skipped_entity);
     XML_SetUnknownEncodingHandler(t->xp, unknown_encoding, NULL);
 #ifdef XML_DTD
     XML_SetBillionLaughsAttackProtectionMaximumAmplification(t->xp, 100.0f);

@@ -72,7 +72,8 @@ const char *cfs_status_string(cfs_status s) {
 const char *cfs_format_name(cfs_format f) {
     switch (f) {
     case CFS_FORMAT_RSS090: return "rss090";
-    case CFS_FORMAT_RSS091: return "rss091";
+    case CFS_FORMAT_RSS091U: return "rss091u";
+    case CFS_FORMAT_RSS091N: return "rss091n";
     case CFS_FORMAT_RSS092: return "rss092";
     case CFS_FORMAT_RSS093: return "rss093";
     case CFS_FORMAT_RSS094: return "rss094";

@@ -72,82 +72,84 @@ typedef struct cfs_attr {
     const char *value; size_t value_len;
 } cfs_attr;
 
-/* Scalar slots of a record (item or feed). */
-enum {
-    SLOT_ID, SLOT_PERMALINK, SLOT_TITLE, SLOT_TITLE_TYPE, SLOT_SUMMARY, SLOT_SUMMARY_TYPE,
-    SLOT_CONTENT, SLOT_CONTENT_TYPE, SLOT_CONTENT_SRC, SLOT_PUBLISHED, SLOT_UPDATED,
-    SLOT_LANGUAGE, SLOT_VERSION,
-    SLOT_COUNT
-};
-
-/* Vectors of a record, and their strides. */
-enum { VEC_LINKS, VEC_AUTHORS, VEC_CATEGORIES, VEC_ENCLOSURES, VEC_COUNT };
-enum { LINK_HREF, LINK_REL, LINK_TYPE, LINK_HREFLANG, LINK_TITLE, LINK_LENGTH, LINK_STRIDE };
-enum { PERSON_NAME, PERSON_EMAIL, PERSON_URI, PERSON_STRIDE };
-enum { CAT_TERM, CAT_SCHEME, CAT_LABEL, CAT_STRIDE };
-enum { ENC_URL, ENC_TYPE, ENC_LENGTH, ENC_STRIDE };
-
-/** An item or feed under construction: an arena and refs into it. */
-typedef struct cfs_record {
+/** An item or feed under construction: an arena, refs into it per field, and lists
+    of rows of refs. */
+typedef struct cfs_rec {
     cfs_arena arena;
-    cfs_ref slot[SLOT_COUNT];
-    uint8_t prio[SLOT_COUNT];         /* 0 = unset; lower wins; ties: first wins */
-    cfs_refvec vec[VEC_COUNT];
-} cfs_record;
+    cfs_ref field[CFS_FIELD_COUNT];
+    uint8_t prio[CFS_FIELD_COUNT];    /* 0 = unset; lower wins; ties: first wins */
+    cfs_refvec list[CFS_LIST_COUNT];
+} cfs_rec;
+
+/** The public form of a record; its row arrays keep their capacity. */
+typedef struct cfs_pub {
+    cfs_record record;
+    cfs_span *rows[CFS_LIST_COUNT];
+    size_t cap[CFS_LIST_COUNT];
+} cfs_pub;
 
 #define CFS_MAX_FRAMES 32
 
 typedef struct cfs_frame {
-    uint8_t scope;      /* scope to restore when this element ends */
+    uint16_t scope;     /* scope to restore when this element ends */
+    uint8_t item;       /* 1: the record in scope before was the item */
     uint8_t action;     /* what to do when it ends */
-    uint8_t slot;       /* capture target slot (ACTION_CAPTURE_SLOT) */
-    uint8_t prio;
+    uint8_t target;     /* field or list */
+    uint8_t col;        /* column, or priority for fields */
+    uint32_t row;       /* row for list captures */
 } cfs_frame;
+
+/** xml:lang and xml:base in scope: pushed by elements that carry them. */
+typedef struct cfs_scope_attrs {
+    unsigned long depth;
+    cfs_ref lang;       /* into the machine's scope arena */
+    cfs_ref base;       /* the chain, outermost first, 0x01-separated */
+} cfs_scope_attrs;
 
 typedef struct cfs_machine {
     cfs_callbacks cb;
     void *ctx;
 
-    cfs_record item;
-    cfs_record feed;
-
-    /* The public views handed to callbacks; their arrays keep their capacity. */
-    cfs_item pub_item;
-    cfs_feed pub_feed;
-    cfs_link *pub_links;        size_t pub_links_cap;
-    cfs_person *pub_persons;    size_t pub_persons_cap;
-    cfs_category *pub_cats;     size_t pub_cats_cap;
-    cfs_enclosure *pub_encls;   size_t pub_encls_cap;
-    cfs_link *pub_feed_links;   size_t pub_feed_links_cap;
+    cfs_rec item;
+    cfs_rec feed;
+    cfs_rec *cur;               /* the record rules write into */
+    cfs_pub pub_item, pub_feed;
+    cfs_item item_view;
+    cfs_feed feed_view;
+    int feed_dirty;
 
     /* Document state. */
     size_t document;
     size_t items;
     cfs_format format;
+    int netscape;               /* a Netscape RSS 0.91 DOCTYPE was seen */
     int root_seen;
     int root_closed;
     int not_feed;
+    int in_item;
     unsigned long depth;        /* element depth in the document */
-    uint8_t scope;
+    uint16_t scope;
+    uint8_t person_list;        /* authors or contributors, in person scope */
+    uint32_t itcat_row;         /* the enclosing itunes:category row, + 1 */
 
     cfs_frame frames[CFS_MAX_FRAMES];
     unsigned nframes;
     unsigned long skip_depth;   /* > 0: inside an ignored subtree */
 
+    cfs_arena scope_arena;
+    cfs_scope_attrs *scopes;
+    size_t nscopes, scopes_cap;
+
     /* Text capture. */
-    int capturing;              /* text goes to the arena of `cap_rec` */
-    cfs_record *cap_rec;
+    int capturing;
+    cfs_rec *cap_rec;
     uint32_t cap_start;
-    cfs_ref *cap_ref;           /* where the finished text goes (vector fields) */
     int markup;                 /* children are serialized as markup */
     int markup_pending_gt;      /* a start tag awaits its '>' */
     unsigned long markup_depth; /* depth of children inside the captured element */
-    int xhtml_strip_div;        /* 1: the wrapping xhtml div is not serialized */
-    unsigned long xhtml_div_depth;
+    int xhtml_strip_div;        /* 1: the wrapping xhtml div may come; 2: inside it */
 
     int nomem;
-    int item_truncated;
-    int feed_truncated_reported;
 } cfs_machine;
 
 int  cfs_machine_init(cfs_machine *m, size_t max_item_bytes);
@@ -164,17 +166,20 @@ int cfs_machine_text(cfs_machine *m, const char *s, size_t len);
 int cfs_machine_finish(cfs_machine *m, const cfs_error *error);
 /** The feed as known now. */
 const cfs_feed *cfs_machine_feed(cfs_machine *m);
+/** A DOCTYPE declaration (identifiers NUL-terminated or NULL). */
+void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *system_id);
+
+/** The UTF-8 text of an HTML 4 named entity (nbsp, mdash, ...), or NULL. Feeds use
+    them without declaring them; both tokenizers decode them through this table. */
+const char *cfs_html_entity(const char *name, size_t len);
 
 /** True while text is wanted (tokenizers may skip character data otherwise). */
 static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->capturing; }
 /** True while inside an ignored subtree: start/end may go to the _skip variants. */
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
 static inline void cfs_machine_skip_start(cfs_machine *m) { m->skip_depth++; m->depth++; }
-/** Returns 1 when the skipped subtree ended with this tag. */
-static inline int cfs_machine_skip_end(cfs_machine *m) {
-    if (--m->depth == 0 && m->root_seen) m->root_closed = 1;
-    return --m->skip_depth == 0;
-}
+/** An end tag inside an ignored subtree; returns 1 when the subtree ended. */
+int cfs_machine_skip_end(cfs_machine *m);
 
 /* ---- tokenizers ---------------------------------------------------------------- */
 

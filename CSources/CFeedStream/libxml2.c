@@ -35,6 +35,8 @@ typedef struct lx_tok {
     size_t head_len;
     int started;
     int cdata_cr;          /* the last CDATA block ended with CR */
+    xmlDocPtr entities;    /* HTML named entities made on demand */
+    xmlEntityPtr nothing;  /* an empty entity, for references that are dropped */
     long root_end;         /* bytes of the document up to the root's end tag */
     long chunk_base;       /* document bytes before the current chunk */
 } lx_tok;
@@ -164,6 +166,34 @@ static void on_error(void *ud, xmlErrorPtr e) {
     xmlStopParser(t->ctxt);
 }
 
+static void on_internal_subset(void *ctx, const xmlChar *name, const xmlChar *external_id,
+                               const xmlChar *system_id) {
+    cfs_machine_doctype(tok_of(ctx)->m, (const char *)external_id, (const char *)system_id);
+    xmlSAX2InternalSubset(ctx, name, external_id, system_id);
+}
+
+/* Entities the document does not declare: as expat does (see expat.c), HTML named
+   entities in text are decoded and every other reference is dropped, never an error;
+   references in attribute values are dropped too (expat skips them there). */
+static xmlEntityPtr on_get_entity(void *ctx, const xmlChar *name) {
+    xmlEntityPtr e = xmlSAX2GetEntity(ctx, name);
+    if (e != NULL) return e;
+    xmlParserCtxtPtr ctxt = ctx;
+    if (ctxt->inSubset) return NULL;
+    lx_tok *t = tok_of(ctx);
+    if (t->entities == NULL) {
+        t->entities = xmlNewDoc(BAD_CAST "1.0");
+        if (t->entities == NULL || xmlCreateIntSubset(t->entities, BAD_CAST "html", NULL, NULL) == NULL) return NULL;
+        t->nothing = xmlAddDocEntity(t->entities, BAD_CAST " ", XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST "");
+    }
+    if (ctxt->instate != XML_PARSER_CONTENT) return t->nothing;
+    const char *text = cfs_html_entity((const char *)name, strlen((const char *)name));
+    if (text == NULL) return t->nothing;
+    e = xmlGetDocEntity(t->entities, name);
+    if (e == NULL) e = xmlAddDocEntity(t->entities, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST text);
+    return e;
+}
+
 static xmlSAXHandler sax_handler(void) {
     xmlSAXHandler sax;
     memset(&sax, 0, sizeof sax);
@@ -177,9 +207,9 @@ static xmlSAXHandler sax_handler(void) {
     /* Keep internal-subset entity declarations so that they can be expanded; nothing
        here loads an external subset or entity. */
     sax.startDocument = xmlSAX2StartDocument;
-    sax.internalSubset = xmlSAX2InternalSubset;
+    sax.internalSubset = on_internal_subset;
     sax.entityDecl = xmlSAX2EntityDecl;
-    sax.getEntity = xmlSAX2GetEntity;
+    sax.getEntity = on_get_entity;
     sax.getParameterEntity = xmlSAX2GetParameterEntity;
     return sax;
 }
@@ -208,6 +238,7 @@ static void lx_destroy(void *tok) {
     if (t->ctxt->myDoc) xmlFreeDoc(t->ctxt->myDoc);
     t->ctxt->myDoc = NULL;
     xmlFreeParserCtxt(t->ctxt);
+    if (t->entities) xmlFreeDoc(t->entities);
     free(t);
 }
 

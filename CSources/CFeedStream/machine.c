@@ -4,175 +4,514 @@
  * Tokenizer events (start element with namespace URI, local name and attributes;
  * character data; end element) come in; finished items go out through on_item, once
  * per item, as spans into a per-item arena. The machine never sees the tokenizer:
- * expat and libxml2 adapters drive it through the same four functions.
+ * expat and libxml2 adapters drive it through the same functions.
  *
- * Only the text of fields that are kept is gathered; every other subtree is skipped
- * by counting depth (the adapters do not even split names while skipping).
+ * What each element means is data, not code: RULES below maps (namespace family,
+ * local name, scopes) to an action on a field or list of the record in scope (the
+ * item, or the feed). Only the text of fields that are kept is gathered; every
+ * other subtree is skipped by counting depth.
  */
 #include "internal.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
-/* ---- namespaces and names ----------------------------------------------------- */
-
-enum ns {
-    NS_NONE, NS_RSS10, NS_RSS090, NS_USERLAND, NS_ATOM10, NS_ATOM03, NS_DC, NS_DCTERMS,
-    NS_CONTENT, NS_RDF, NS_XHTML, NS_XML, NS_OTHER
-};
+/* ---- namespaces ---------------------------------------------------------------- */
 
 /* Families: namespaces whose elements mean the same thing. */
-enum fam { F_RSS, F_ATOM, F_DC, F_DCTERMS, F_CONTENT, F_RDF, F_XHTML, F_XML, F_OTHER };
+enum fam {
+    F_RSS, F_ATOM, F_DC, F_CONTENT, F_RDF, F_XHTML, F_XML, F_ITUNES, F_MEDIA, F_PODCAST,
+    F_SLASH, F_WFW, F_GEORSS, F_GEO, F_SY, F_OTHER
+};
 
-static const struct { const char *uri; size_t len; uint8_t ns, fam; } NAMESPACES[] = {
+enum ns { NS_NONE, NS_RSS10, NS_RSS090, NS_ATOM10, NS_ATOM03, NS_RDF, NS_XHTML, NS_XML, NS_OTHER, NS_MISC };
+
+static const struct { const char *uri; uint8_t len, ns, fam; } NAMESPACES[] = {
 #define NS_ENTRY(u, n, f) { u, sizeof(u) - 1, n, f }
     NS_ENTRY("http://www.w3.org/2005/Atom", NS_ATOM10, F_ATOM),
     NS_ENTRY("http://purl.org/rss/1.0/", NS_RSS10, F_RSS),
-    NS_ENTRY("http://purl.org/dc/elements/1.1/", NS_DC, F_DC),
-    NS_ENTRY("http://purl.org/rss/1.0/modules/content/", NS_CONTENT, F_CONTENT),
+    NS_ENTRY("http://purl.org/dc/elements/1.1/", NS_MISC, F_DC),
+    NS_ENTRY("http://purl.org/rss/1.0/modules/content/", NS_MISC, F_CONTENT),
     NS_ENTRY("http://www.w3.org/1999/02/22-rdf-syntax-ns#", NS_RDF, F_RDF),
-    NS_ENTRY("http://purl.org/dc/terms/", NS_DCTERMS, F_DCTERMS),
+    NS_ENTRY("http://www.itunes.com/dtds/podcast-1.0.dtd", NS_MISC, F_ITUNES),
+    NS_ENTRY("http://search.yahoo.com/mrss/", NS_MISC, F_MEDIA),
+    NS_ENTRY("http://purl.org/dc/terms/", NS_MISC, F_DC),
+    NS_ENTRY("https://podcastindex.org/namespace/1.0", NS_MISC, F_PODCAST),
+    NS_ENTRY("http://purl.org/rss/1.0/modules/slash/", NS_MISC, F_SLASH),
+    NS_ENTRY("http://wellformedweb.org/CommentAPI/", NS_MISC, F_WFW),
+    NS_ENTRY("http://purl.org/rss/1.0/modules/syndication/", NS_MISC, F_SY),
+    NS_ENTRY("http://www.georss.org/georss", NS_MISC, F_GEORSS),
+    NS_ENTRY("http://www.w3.org/2003/01/geo/wgs84_pos#", NS_MISC, F_GEO),
     NS_ENTRY("http://www.w3.org/1999/xhtml", NS_XHTML, F_XHTML),
     NS_ENTRY("http://www.w3.org/XML/1998/namespace", NS_XML, F_XML),
     NS_ENTRY("http://purl.org/atom/ns#", NS_ATOM03, F_ATOM),
     NS_ENTRY("http://my.netscape.com/rdf/simple/0.9/", NS_RSS090, F_RSS),
-    NS_ENTRY("http://backend.userland.com/rss2", NS_USERLAND, F_RSS),
-    NS_ENTRY("http://backend.userland.com/rss", NS_USERLAND, F_RSS),
+    /* Wrong, but used. */
+    NS_ENTRY("http://backend.userland.com/rss2", NS_NONE, F_RSS),
+    NS_ENTRY("http://backend.userland.com/rss", NS_NONE, F_RSS),
+    NS_ENTRY("http://www.itunes.com/DTDs/Podcast-1.0.dtd", NS_MISC, F_ITUNES),
+    NS_ENTRY("http://www.itunes.com/DTDs/PodCast-1.0.dtd", NS_MISC, F_ITUNES),
+    NS_ENTRY("https://www.itunes.com/dtds/podcast-1.0.dtd", NS_MISC, F_ITUNES),
+    NS_ENTRY("http://search.yahoo.com/mrss", NS_MISC, F_MEDIA),
+    NS_ENTRY("https://search.yahoo.com/mrss/", NS_MISC, F_MEDIA),
+    NS_ENTRY("http://video.search.yahoo.com/mrss", NS_MISC, F_MEDIA),
+    NS_ENTRY("http://podcastindex.org/namespace/1.0", NS_MISC, F_PODCAST),
+    NS_ENTRY("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", NS_MISC, F_PODCAST),
+    NS_ENTRY("http://purl.org/dc/elements/1.0/", NS_MISC, F_DC),
+    NS_ENTRY("http://wellformedweb.org/CommentAPI", NS_MISC, F_WFW),
 #undef NS_ENTRY
 };
 
-static uint8_t classify_ns(const char *uri, size_t len) {
-    if (len == 0) return NS_NONE;
+typedef struct { uint8_t ns, fam; } ns_class;
+
+static ns_class classify(const char *uri, size_t len) {
+    if (len == 0) return (ns_class){ NS_NONE, F_RSS };
     for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++)
         if (NAMESPACES[i].len == len && memcmp(NAMESPACES[i].uri, uri, len) == 0)
-            return NAMESPACES[i].ns;
-    return NS_OTHER;
+            return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
+    return (ns_class){ NS_OTHER, F_OTHER };
 }
 
-static uint8_t fam_of(uint8_t ns) {
-    if (ns == NS_NONE) return F_RSS;
-    for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++)
-        if (NAMESPACES[i].ns == ns) return NAMESPACES[i].fam;
-    return F_OTHER;
+static int is_xml_ns(const cfs_attr *a) {
+    return a->uri_len == 36 && memcmp(a->uri, "http://www.w3.org/XML/1998/namespace", 36) == 0;
 }
 
-enum el {
-    E_UNKNOWN, E_RSS, E_RDF, E_CHANNEL, E_ITEM, E_FEED, E_ENTRY, E_TITLE, E_LINK,
-    E_DESCRIPTION, E_LANGUAGE, E_PUBDATE, E_LASTBUILDDATE, E_GUID, E_AUTHOR, E_CATEGORY,
-    E_ENCLOSURE, E_ID, E_UPDATED, E_PUBLISHED, E_SUMMARY, E_CONTENT, E_SUBTITLE,
-    E_TAGLINE, E_MODIFIED, E_ISSUED, E_NAME, E_EMAIL, E_URI, E_URL, E_ENCODED, E_CREATOR,
-    E_DATE, E_SUBJECT, E_IDENTIFIER, E_DIV
+/* ---- scopes, actions, rules ------------------------------------------------------ */
+
+/* Scopes, as bits so that a rule can apply in several. The root-level scopes (before
+   the feed element) are handled in start_root. */
+enum {
+    SC_FEED = 1 << 0, SC_ITEM = 1 << 1, SC_PERSON = 1 << 2, SC_IMAGE = 1 << 3,
+    SC_TEXTINPUT = 1 << 4, SC_SKIPHOURS = 1 << 5, SC_SKIPDAYS = 1 << 6, SC_OWNER = 1 << 7,
+    SC_ITCAT = 1 << 8, SC_MGROUP = 1 << 9, SC_MCONTENT = 1 << 10, SC_SOURCE = 1 << 11,
+    SC_DOC = 1 << 12, SC_RSS = 1 << 13, SC_RDF = 1 << 14
+};
+#define FI (SC_FEED | SC_ITEM)
+#define MEDIA (SC_FEED | SC_ITEM | SC_MGROUP | SC_MCONTENT)
+
+enum action {
+    R_TEXT,      /* capture text into a field */
+    R_TEXTC,     /* a text construct: value, type, lang, base, mode */
+    R_LTEXT,     /* push a row, capture text into a column, map attributes */
+    R_LATTR,     /* push a row from attributes; enter `scope` if set, else skip */
+    R_FATTR,     /* set fields from attributes; capture text into `target` if set */
+    R_SCOPE,     /* enter a sub-scope */
+    R_ITEM,      /* an item (RSS item, Atom entry) */
+    R_ALINK,     /* an Atom link */
+    R_GUID,      /* RSS guid */
+    R_CONTENT,   /* Atom content */
+    R_PERSON     /* Atom author/contributor: `target` is the list */
 };
 
-static const struct { const char *name; uint8_t len, el; } NAMES[] = {
-#define N(s, e) { s, sizeof(s) - 1, e }
-    N("title", E_TITLE), N("link", E_LINK), N("description", E_DESCRIPTION),
-    N("item", E_ITEM), N("entry", E_ENTRY), N("guid", E_GUID), N("pubDate", E_PUBDATE),
-    N("category", E_CATEGORY), N("author", E_AUTHOR), N("id", E_ID),
-    N("updated", E_UPDATED), N("published", E_PUBLISHED), N("summary", E_SUMMARY),
-    N("content", E_CONTENT), N("encoded", E_ENCODED), N("creator", E_CREATOR),
-    N("date", E_DATE), N("subject", E_SUBJECT), N("enclosure", E_ENCLOSURE),
-    N("name", E_NAME), N("email", E_EMAIL), N("uri", E_URI), N("url", E_URL),
-    N("channel", E_CHANNEL), N("language", E_LANGUAGE), N("lastBuildDate", E_LASTBUILDDATE),
-    N("subtitle", E_SUBTITLE), N("tagline", E_TAGLINE), N("modified", E_MODIFIED),
-    N("issued", E_ISSUED), N("identifier", E_IDENTIFIER), N("rss", E_RSS),
-    N("RDF", E_RDF), N("feed", E_FEED), N("div", E_DIV),
-#undef N
+#define NONE 0xFF
+
+/* Attribute maps: attribute (no namespace) -> column of the row, or field. */
+typedef struct { const char *name; uint8_t index; } attr_map;
+
+static const attr_map AM_RSS_CATEGORY[] = { { "domain", 1 }, { 0, 0 } };
+static const attr_map AM_ATOM_CATEGORY[] = { { "term", 0 }, { "scheme", 1 }, { "label", 2 }, { 0, 0 } };
+static const attr_map AM_ENCLOSURE[] = { { "url", 0 }, { "type", 1 }, { "length", 2 }, { 0, 0 } };
+static const attr_map AM_LINK[] = {
+    { "href", 0 }, { "rel", 1 }, { "type", 2 }, { "hreflang", 3 }, { "title", 4 }, { "length", 5 }, { 0, 0 } };
+static const attr_map AM_MEDIA[] = {
+    { "url", 0 }, { "type", 1 }, { "medium", 2 }, { "isDefault", 3 }, { "expression", 4 }, { "bitrate", 5 },
+    { "framerate", 6 }, { "samplingrate", 7 }, { "channels", 8 }, { "duration", 9 }, { "height", 10 },
+    { "width", 11 }, { "lang", 12 }, { "fileSize", 13 }, { 0, 0 } };
+static const attr_map AM_THUMB[] = { { "url", 0 }, { "width", 1 }, { "height", 2 }, { "time", 3 }, { 0, 0 } };
+static const attr_map AM_CREDIT[] = { { "role", 1 }, { "scheme", 2 }, { 0, 0 } };
+static const attr_map AM_CLOUD[] = {
+    { "domain", CFS_FIELD_CLOUD_DOMAIN }, { "port", CFS_FIELD_CLOUD_PORT }, { "path", CFS_FIELD_CLOUD_PATH },
+    { "registerProcedure", CFS_FIELD_CLOUD_PROCEDURE }, { "protocol", CFS_FIELD_CLOUD_PROTOCOL }, { 0, 0 } };
+static const attr_map AM_ITUNES_IMAGE[] = { { "href", CFS_FIELD_ITUNES_IMAGE }, { 0, 0 } };
+static const attr_map AM_ITUNES_CATEGORY[] = { { "text", 0 }, { 0, 0 } };
+static const attr_map AM_PERSON[] = { { "role", 1 }, { "group", 2 }, { "img", 3 }, { "href", 4 }, { 0, 0 } };
+static const attr_map AM_TRANSCRIPT[] = { { "url", 0 }, { "type", 1 }, { "language", 2 }, { "rel", 3 }, { 0, 0 } };
+static const attr_map AM_FUNDING[] = { { "url", 0 }, { 0, 0 } };
+static const attr_map AM_CHAPTERS[] = {
+    { "url", CFS_FIELD_PODCAST_CHAPTERS_URL }, { "type", CFS_FIELD_PODCAST_CHAPTERS_TYPE }, { 0, 0 } };
+static const attr_map AM_LOCKED[] = { { "owner", CFS_FIELD_PODCAST_LOCKED_OWNER }, { 0, 0 } };
+static const attr_map AM_GENERATOR[] = {
+    { "uri", CFS_FIELD_GENERATOR_URI }, { "url", CFS_FIELD_GENERATOR_URI }, { "version", CFS_FIELD_GENERATOR_VERSION },
+    { 0, 0 } };
+static const attr_map AM_RSS_SOURCE[] = { { "url", CFS_FIELD_SOURCE_URL }, { 0, 0 } };
+
+typedef struct rule {
+    uint8_t fam;
+    const char *name;
+    uint16_t scopes;
+    uint8_t action;
+    uint8_t target;     /* field or list (NONE: none) */
+    uint8_t col;        /* column for R_LTEXT; priority for fields */
+    const attr_map *attrs;
+    uint16_t enter;     /* scope entered (R_SCOPE, R_LATTR) */
+    const char *type;   /* R_TEXTC: the type when the element has no type attribute */
+} rule;
+
+/* Priorities for fields: lower wins; on a tie the first occurrence wins. */
+enum { P1 = 1, P2 = 2, P3 = 3 };
+
+static const rule RULES[] = {
+    /* RSS 0.9x, 1.0, 2.0 */
+    { F_RSS, "title", FI, R_TEXTC, CFS_FIELD_TITLE, P1, 0, 0, "text" },
+    { F_RSS, "link", FI, R_LTEXT, CFS_LIST_LINKS, 0, 0, 0, 0 },
+    { F_RSS, "description", FI, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, "html" },
+    { F_RSS, "category", FI, R_LTEXT, CFS_LIST_CATEGORIES, 0, AM_RSS_CATEGORY, 0, 0 },
+    { F_RSS, "author", FI, R_LTEXT, CFS_LIST_AUTHORS, 0, 0, 0, 0 },
+    { F_RSS, "language", SC_FEED, R_TEXT, CFS_FIELD_LANGUAGE, P1, 0, 0, 0 },
+    { F_RSS, "copyright", FI, R_TEXTC, CFS_FIELD_RIGHTS, P1, 0, 0, "text" },
+    { F_RSS, "managingEditor", SC_FEED, R_TEXT, CFS_FIELD_MANAGING_EDITOR, P1, 0, 0, 0 },
+    { F_RSS, "webMaster", SC_FEED, R_TEXT, CFS_FIELD_WEBMASTER, P1, 0, 0, 0 },
+    { F_RSS, "pubDate", FI, R_TEXT, CFS_FIELD_PUBLISHED, P1, 0, 0, 0 },
+    { F_RSS, "lastBuildDate", SC_FEED, R_TEXT, CFS_FIELD_UPDATED, P1, 0, 0, 0 },
+    { F_RSS, "generator", SC_FEED, R_TEXT, CFS_FIELD_GENERATOR, P1, 0, 0, 0 },
+    { F_RSS, "docs", SC_FEED, R_TEXT, CFS_FIELD_DOCS, P1, 0, 0, 0 },
+    { F_RSS, "ttl", SC_FEED, R_TEXT, CFS_FIELD_TTL, P1, 0, 0, 0 },
+    { F_RSS, "cloud", SC_FEED, R_FATTR, NONE, P1, AM_CLOUD, 0, 0 },
+    { F_RSS, "image", SC_FEED, R_SCOPE, NONE, 0, 0, SC_IMAGE, 0 },
+    { F_RSS, "textInput", SC_FEED, R_SCOPE, NONE, 0, 0, SC_TEXTINPUT, 0 },
+    { F_RSS, "textinput", SC_FEED, R_SCOPE, NONE, 0, 0, SC_TEXTINPUT, 0 },
+    { F_RSS, "skipHours", SC_FEED, R_SCOPE, NONE, 0, 0, SC_SKIPHOURS, 0 },
+    { F_RSS, "skipDays", SC_FEED, R_SCOPE, NONE, 0, 0, SC_SKIPDAYS, 0 },
+    { F_RSS, "item", SC_FEED, R_ITEM, NONE, 0, 0, 0, 0 },
+    { F_RSS, "guid", SC_ITEM, R_GUID, CFS_FIELD_ID, P1, 0, 0, 0 },
+    { F_RSS, "comments", SC_ITEM, R_TEXT, CFS_FIELD_COMMENTS, P1, 0, 0, 0 },
+    { F_RSS, "enclosure", SC_ITEM, R_LATTR, CFS_LIST_ENCLOSURES, 0, AM_ENCLOSURE, 0, 0 },
+    { F_RSS, "source", SC_ITEM, R_FATTR, CFS_FIELD_SOURCE_TITLE, P1, AM_RSS_SOURCE, 0, 0 },
+    { F_RSS, "url", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_URL, P1, 0, 0, 0 },
+    { F_RSS, "title", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_TITLE, P1, 0, 0, 0 },
+    { F_RSS, "link", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_LINK, P1, 0, 0, 0 },
+    { F_RSS, "width", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_WIDTH, P1, 0, 0, 0 },
+    { F_RSS, "height", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_HEIGHT, P1, 0, 0, 0 },
+    { F_RSS, "description", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_DESCRIPTION, P1, 0, 0, 0 },
+    { F_RSS, "title", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_TITLE, P1, 0, 0, 0 },
+    { F_RSS, "description", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_DESCRIPTION, P1, 0, 0, 0 },
+    { F_RSS, "name", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_NAME, P1, 0, 0, 0 },
+    { F_RSS, "link", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_LINK, P1, 0, 0, 0 },
+    { F_RSS, "hour", SC_SKIPHOURS, R_LTEXT, CFS_LIST_SKIP_HOURS, 0, 0, 0, 0 },
+    { F_RSS, "day", SC_SKIPDAYS, R_LTEXT, CFS_LIST_SKIP_DAYS, 0, 0, 0, 0 },
+
+    /* Atom 1.0 and 0.3 */
+    { F_ATOM, "title", FI, R_TEXTC, CFS_FIELD_TITLE, P1, 0, 0, 0 },
+    { F_ATOM, "subtitle", SC_FEED, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, 0 },
+    { F_ATOM, "tagline", SC_FEED, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, 0 },
+    { F_ATOM, "summary", SC_ITEM, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, 0 },
+    { F_ATOM, "content", SC_ITEM, R_CONTENT, CFS_FIELD_CONTENT, P1, 0, 0, 0 },
+    { F_ATOM, "rights", FI, R_TEXTC, CFS_FIELD_RIGHTS, P1, 0, 0, 0 },
+    { F_ATOM, "copyright", FI, R_TEXTC, CFS_FIELD_RIGHTS, P1, 0, 0, 0 },
+    { F_ATOM, "id", FI, R_TEXT, CFS_FIELD_ID, P1, 0, 0, 0 },
+    { F_ATOM, "updated", FI, R_TEXT, CFS_FIELD_UPDATED, P1, 0, 0, 0 },
+    { F_ATOM, "modified", FI, R_TEXT, CFS_FIELD_UPDATED, P1, 0, 0, 0 },
+    { F_ATOM, "published", SC_ITEM, R_TEXT, CFS_FIELD_PUBLISHED, P1, 0, 0, 0 },
+    { F_ATOM, "issued", SC_ITEM, R_TEXT, CFS_FIELD_PUBLISHED, P2, 0, 0, 0 },
+    { F_ATOM, "created", SC_ITEM, R_TEXT, CFS_FIELD_CREATED, P1, 0, 0, 0 },
+    { F_ATOM, "link", FI | SC_SOURCE, R_ALINK, CFS_LIST_LINKS, 0, AM_LINK, 0, 0 },
+    { F_ATOM, "author", FI, R_PERSON, CFS_LIST_AUTHORS, 0, 0, SC_PERSON, 0 },
+    { F_ATOM, "contributor", FI, R_PERSON, CFS_LIST_CONTRIBUTORS, 0, 0, SC_PERSON, 0 },
+    { F_ATOM, "category", FI, R_LATTR, CFS_LIST_CATEGORIES, 0, AM_ATOM_CATEGORY, 0, 0 },
+    { F_ATOM, "generator", SC_FEED, R_FATTR, CFS_FIELD_GENERATOR, P1, AM_GENERATOR, 0, 0 },
+    { F_ATOM, "icon", SC_FEED, R_TEXT, CFS_FIELD_ICON, P1, 0, 0, 0 },
+    { F_ATOM, "logo", SC_FEED, R_TEXT, CFS_FIELD_LOGO, P1, 0, 0, 0 },
+    { F_ATOM, "entry", SC_FEED, R_ITEM, NONE, 0, 0, 0, 0 },
+    { F_ATOM, "source", SC_ITEM, R_SCOPE, NONE, 0, 0, SC_SOURCE, 0 },
+    { F_ATOM, "name", SC_PERSON, R_LTEXT, NONE, 0, 0, 0, 0 },
+    { F_ATOM, "email", SC_PERSON, R_LTEXT, NONE, 1, 0, 0, 0 },
+    { F_ATOM, "uri", SC_PERSON, R_LTEXT, NONE, 2, 0, 0, 0 },
+    { F_ATOM, "url", SC_PERSON, R_LTEXT, NONE, 2, 0, 0, 0 },
+    { F_ATOM, "id", SC_SOURCE, R_TEXT, CFS_FIELD_SOURCE_ID, P1, 0, 0, 0 },
+    { F_ATOM, "title", SC_SOURCE, R_TEXT, CFS_FIELD_SOURCE_TITLE, P1, 0, 0, 0 },
+    { F_ATOM, "updated", SC_SOURCE, R_TEXT, CFS_FIELD_SOURCE_UPDATED, P1, 0, 0, 0 },
+
+    /* Dublin Core elements and terms */
+    { F_DC, "title", FI, R_TEXTC, CFS_FIELD_TITLE, P2, 0, 0, "text" },
+    { F_DC, "description", FI, R_TEXTC, CFS_FIELD_SUMMARY, P2, 0, 0, "text" },
+    { F_DC, "creator", FI, R_LTEXT, CFS_LIST_AUTHORS, 0, 0, 0, 0 },
+    { F_DC, "contributor", FI, R_LTEXT, CFS_LIST_CONTRIBUTORS, 0, 0, 0, 0 },
+    { F_DC, "subject", FI, R_LTEXT, CFS_LIST_CATEGORIES, 0, 0, 0, 0 },
+    { F_DC, "date", SC_ITEM, R_TEXT, CFS_FIELD_PUBLISHED, P3, 0, 0, 0 },
+    { F_DC, "date", SC_FEED, R_TEXT, CFS_FIELD_UPDATED, P2, 0, 0, 0 },
+    { F_DC, "modified", FI, R_TEXT, CFS_FIELD_UPDATED, P2, 0, 0, 0 },
+    { F_DC, "issued", FI, R_TEXT, CFS_FIELD_PUBLISHED, P2, 0, 0, 0 },
+    { F_DC, "created", FI, R_TEXT, CFS_FIELD_CREATED, P2, 0, 0, 0 },
+    { F_DC, "language", FI, R_TEXT, CFS_FIELD_LANGUAGE, P2, 0, 0, 0 },
+    { F_DC, "rights", FI, R_TEXTC, CFS_FIELD_RIGHTS, P2, 0, 0, "text" },
+    { F_DC, "identifier", FI, R_TEXT, CFS_FIELD_ID, P2, 0, 0, 0 },
+    { F_DC, "publisher", FI, R_TEXT, CFS_FIELD_DC_PUBLISHER, P1, 0, 0, 0 },
+    { F_DC, "source", FI, R_TEXT, CFS_FIELD_DC_SOURCE, P1, 0, 0, 0 },
+    { F_DC, "relation", FI, R_TEXT, CFS_FIELD_DC_RELATION, P1, 0, 0, 0 },
+    { F_DC, "coverage", FI, R_TEXT, CFS_FIELD_DC_COVERAGE, P1, 0, 0, 0 },
+    { F_DC, "format", FI, R_TEXT, CFS_FIELD_DC_FORMAT, P1, 0, 0, 0 },
+    { F_DC, "type", FI, R_TEXT, CFS_FIELD_DC_TYPE, P1, 0, 0, 0 },
+
+    { F_CONTENT, "encoded", SC_ITEM, R_TEXTC, CFS_FIELD_CONTENT, P1, 0, 0, "html" },
+    { F_SLASH, "comments", SC_ITEM, R_TEXT, CFS_FIELD_COMMENT_COUNT, P1, 0, 0, 0 },
+    { F_WFW, "commentRss", SC_ITEM, R_TEXT, CFS_FIELD_COMMENT_RSS, P1, 0, 0, 0 },
+    { F_WFW, "commentRSS", SC_ITEM, R_TEXT, CFS_FIELD_COMMENT_RSS, P1, 0, 0, 0 },
+    { F_SY, "updatePeriod", SC_FEED, R_TEXT, CFS_FIELD_SY_PERIOD, P1, 0, 0, 0 },
+    { F_SY, "updateFrequency", SC_FEED, R_TEXT, CFS_FIELD_SY_FREQUENCY, P1, 0, 0, 0 },
+    { F_SY, "updateBase", SC_FEED, R_TEXT, CFS_FIELD_SY_BASE, P1, 0, 0, 0 },
+    { F_GEORSS, "point", FI, R_TEXT, CFS_FIELD_GEO_POINT, P1, 0, 0, 0 },
+    { F_GEO, "lat", FI, R_TEXT, CFS_FIELD_GEO_LAT, P1, 0, 0, 0 },
+    { F_GEO, "long", FI, R_TEXT, CFS_FIELD_GEO_LONG, P1, 0, 0, 0 },
+
+    /* iTunes podcasts */
+    { F_ITUNES, "author", FI, R_TEXT, CFS_FIELD_ITUNES_AUTHOR, P1, 0, 0, 0 },
+    { F_ITUNES, "duration", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_DURATION, P1, 0, 0, 0 },
+    { F_ITUNES, "explicit", FI, R_TEXT, CFS_FIELD_ITUNES_EXPLICIT, P1, 0, 0, 0 },
+    { F_ITUNES, "image", FI, R_FATTR, NONE, P1, AM_ITUNES_IMAGE, 0, 0 },
+    { F_ITUNES, "episode", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_EPISODE, P1, 0, 0, 0 },
+    { F_ITUNES, "season", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_SEASON, P1, 0, 0, 0 },
+    { F_ITUNES, "episodeType", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_EPISODE_TYPE, P1, 0, 0, 0 },
+    { F_ITUNES, "summary", FI, R_TEXT, CFS_FIELD_ITUNES_SUMMARY, P1, 0, 0, 0 },
+    { F_ITUNES, "subtitle", FI, R_TEXT, CFS_FIELD_ITUNES_SUBTITLE, P1, 0, 0, 0 },
+    { F_ITUNES, "title", FI, R_TEXT, CFS_FIELD_ITUNES_TITLE, P1, 0, 0, 0 },
+    { F_ITUNES, "type", SC_FEED, R_TEXT, CFS_FIELD_ITUNES_TYPE, P1, 0, 0, 0 },
+    { F_ITUNES, "block", FI, R_TEXT, CFS_FIELD_ITUNES_BLOCK, P1, 0, 0, 0 },
+    { F_ITUNES, "complete", SC_FEED, R_TEXT, CFS_FIELD_ITUNES_COMPLETE, P1, 0, 0, 0 },
+    { F_ITUNES, "new-feed-url", SC_FEED, R_TEXT, CFS_FIELD_ITUNES_NEW_FEED_URL, P1, 0, 0, 0 },
+    { F_ITUNES, "keywords", FI, R_TEXT, CFS_FIELD_ITUNES_KEYWORDS, P1, 0, 0, 0 },
+    { F_ITUNES, "owner", SC_FEED, R_SCOPE, NONE, 0, 0, SC_OWNER, 0 },
+    { F_ITUNES, "name", SC_OWNER, R_TEXT, CFS_FIELD_ITUNES_OWNER_NAME, P1, 0, 0, 0 },
+    { F_ITUNES, "email", SC_OWNER, R_TEXT, CFS_FIELD_ITUNES_OWNER_EMAIL, P1, 0, 0, 0 },
+    { F_ITUNES, "category", SC_FEED | SC_ITCAT, R_LATTR, CFS_LIST_ITUNES_CATEGORIES, 0, AM_ITUNES_CATEGORY, SC_ITCAT, 0 },
+
+    /* Media RSS */
+    { F_MEDIA, "content", MEDIA, R_LATTR, CFS_LIST_MEDIA, 0, AM_MEDIA, SC_MCONTENT, 0 },
+    { F_MEDIA, "group", FI, R_SCOPE, NONE, 0, 0, SC_MGROUP, 0 },
+    { F_MEDIA, "thumbnail", MEDIA, R_LATTR, CFS_LIST_THUMBNAILS, 0, AM_THUMB, 0, 0 },
+    { F_MEDIA, "title", MEDIA, R_TEXT, CFS_FIELD_MEDIA_TITLE, P1, 0, 0, 0 },
+    { F_MEDIA, "description", MEDIA, R_TEXT, CFS_FIELD_MEDIA_DESCRIPTION, P1, 0, 0, 0 },
+    { F_MEDIA, "keywords", MEDIA, R_TEXT, CFS_FIELD_MEDIA_KEYWORDS, P1, 0, 0, 0 },
+    { F_MEDIA, "rating", MEDIA, R_TEXT, CFS_FIELD_MEDIA_RATING, P1, 0, 0, 0 },
+    { F_MEDIA, "credit", MEDIA, R_LTEXT, CFS_LIST_CREDITS, 0, AM_CREDIT, 0, 0 },
+
+    /* Podcasting 2.0 */
+    { F_PODCAST, "guid", SC_FEED, R_TEXT, CFS_FIELD_PODCAST_GUID, P1, 0, 0, 0 },
+    { F_PODCAST, "locked", SC_FEED, R_FATTR, CFS_FIELD_PODCAST_LOCKED, P1, AM_LOCKED, 0, 0 },
+    { F_PODCAST, "medium", SC_FEED, R_TEXT, CFS_FIELD_PODCAST_MEDIUM, P1, 0, 0, 0 },
+    { F_PODCAST, "transcript", SC_ITEM, R_LATTR, CFS_LIST_TRANSCRIPTS, 0, AM_TRANSCRIPT, 0, 0 },
+    { F_PODCAST, "chapters", SC_ITEM, R_FATTR, NONE, P1, AM_CHAPTERS, 0, 0 },
+    { F_PODCAST, "person", FI, R_LTEXT, CFS_LIST_PERSONS, 0, AM_PERSON, 0, 0 },
+    { F_PODCAST, "funding", FI, R_LTEXT, CFS_LIST_FUNDING, 1, AM_FUNDING, 0, 0 },
+    { F_PODCAST, "season", SC_ITEM, R_TEXT, CFS_FIELD_PODCAST_SEASON, P1, 0, 0, 0 },
+    { F_PODCAST, "episode", SC_ITEM, R_TEXT, CFS_FIELD_PODCAST_EPISODE, P1, 0, 0, 0 },
 };
 
-static uint8_t lookup_name(const char *s, size_t len) {
-    for (size_t i = 0; i < sizeof NAMES / sizeof NAMES[0]; i++)
-        if (NAMES[i].len == len && NAMES[i].name[0] == s[0] && memcmp(NAMES[i].name, s, len) == 0)
-            return NAMES[i].el;
-    return E_UNKNOWN;
+#define NRULES (sizeof RULES / sizeof RULES[0])
+#define HASH_SIZE 512
+
+/* Rules by (family, name): chains through `next`, built once. */
+static uint16_t rule_head[HASH_SIZE];
+static uint16_t rule_next[NRULES];
+static uint8_t rule_len[NRULES];
+static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
+
+static uint32_t hash_name(uint8_t fam, const char *s, size_t len) {
+    uint32_t h = 2166136261u ^ fam;
+    for (size_t i = 0; i < len; i++) h = (h ^ (uint8_t)s[i]) * 16777619u;
+    return h & (HASH_SIZE - 1);
 }
 
-static const cfs_attr *find_attr(const cfs_attr *attrs, size_t n, uint8_t ns, const char *local) {
-    size_t llen = strlen(local);
-    for (size_t i = 0; i < n; i++) {
-        if (attrs[i].local_len != llen || memcmp(attrs[i].local, local, llen) != 0) continue;
-        if (classify_ns(attrs[i].uri, attrs[i].uri_len) == ns) return &attrs[i];
+static void build_rules(void) {
+    for (size_t i = 0; i < HASH_SIZE; i++) rule_head[i] = 0xFFFF;
+    for (size_t i = NRULES; i-- > 0;) {
+        rule_len[i] = (uint8_t)strlen(RULES[i].name);
+        uint32_t h = hash_name(RULES[i].fam, RULES[i].name, rule_len[i]);
+        rule_next[i] = rule_head[h];
+        rule_head[h] = (uint16_t)i;
+    }
+}
+
+static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint16_t scope) {
+    for (uint16_t i = rule_head[hash_name(fam, name, len)]; i != 0xFFFF; i = rule_next[i]) {
+        const rule *r = &RULES[i];
+        if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && memcmp(r->name, name, len) == 0)
+            return r;
     }
     return NULL;
 }
 
-/* ---- scopes and actions ------------------------------------------------------- */
-
-enum scope { S_DOC, S_RSS, S_RDF, S_FEED, S_ITEM, S_PERSON };
-enum action {
-    A_NONE, A_CAPTURE_SLOT, A_CAPTURE_VEC, A_END_ITEM, A_END_PERSON
+static const size_t LIST_COLUMNS[CFS_LIST_COUNT] = {
+    [CFS_LIST_LINKS] = 7, [CFS_LIST_AUTHORS] = 4, [CFS_LIST_CONTRIBUTORS] = 4,
+    [CFS_LIST_CATEGORIES] = 3, [CFS_LIST_ENCLOSURES] = 4, [CFS_LIST_MEDIA] = 14,
+    [CFS_LIST_THUMBNAILS] = 4, [CFS_LIST_CREDITS] = 3, [CFS_LIST_ITUNES_CATEGORIES] = 2,
+    [CFS_LIST_PERSONS] = 5, [CFS_LIST_TRANSCRIPTS] = 4, [CFS_LIST_FUNDING] = 2,
+    [CFS_LIST_SKIP_HOURS] = 1, [CFS_LIST_SKIP_DAYS] = 1,
 };
 
-/* Priorities: lower wins; on a tie the first occurrence wins. */
-enum { P_NATIVE = 1, P_SECOND = 2, P_THIRD = 3 };
+size_t cfs_list_columns(cfs_list list) {
+    return (unsigned)list < CFS_LIST_COUNT ? LIST_COLUMNS[list] : 0;
+}
 
-/* ---- records ------------------------------------------------------------------ */
+/* The column holding the xml:base chain in lists that resolve URLs. */
+static int base_column(int list) {
+    switch (list) {
+    case CFS_LIST_LINKS: return 6;
+    case CFS_LIST_AUTHORS:
+    case CFS_LIST_CONTRIBUTORS:
+    case CFS_LIST_ENCLOSURES: return 3;
+    default: return -1;
+    }
+}
 
-static int record_init(cfs_record *r, size_t limit) {
-    static const size_t strides[VEC_COUNT] = { LINK_STRIDE, PERSON_STRIDE, CAT_STRIDE, ENC_STRIDE };
-    for (int i = 0; i < VEC_COUNT; i++) cfs_refvec_init(&r->vec[i], strides[i]);
+/* ---- records ------------------------------------------------------------------- */
+
+static int rec_init(cfs_rec *r, size_t limit) {
+    for (int i = 0; i < CFS_LIST_COUNT; i++) cfs_refvec_init(&r->list[i], LIST_COLUMNS[i]);
     return cfs_arena_init(&r->arena, 16384, limit);
 }
 
-static void record_free(cfs_record *r) {
+static void rec_free(cfs_rec *r) {
     cfs_arena_free(&r->arena);
-    for (int i = 0; i < VEC_COUNT; i++) cfs_refvec_free(&r->vec[i]);
+    for (int i = 0; i < CFS_LIST_COUNT; i++) cfs_refvec_free(&r->list[i]);
 }
 
-static void record_reset(cfs_record *r) {
+static void rec_reset(cfs_rec *r) {
     cfs_arena_reset(&r->arena);
-    for (int i = 0; i < SLOT_COUNT; i++) {
-        r->slot[i] = (cfs_ref){ CFS_REF_ABSENT, 0 };
+    for (int i = 0; i < CFS_FIELD_COUNT; i++) {
+        r->field[i] = (cfs_ref){ CFS_REF_ABSENT, 0 };
         r->prio[i] = 0;
     }
-    for (int i = 0; i < VEC_COUNT; i++) r->vec[i].count = 0;
+    for (int i = 0; i < CFS_LIST_COUNT; i++) r->list[i].count = 0;
 }
 
-static cfs_ref copy_attr(cfs_record *r, const cfs_attr *a) {
-    if (a == NULL) return (cfs_ref){ CFS_REF_ABSENT, 0 };
-    return cfs_arena_copy(&r->arena, a->value, a->value_len);
+static cfs_ref copy(cfs_rec *r, const char *s, size_t len) { return cfs_arena_copy(&r->arena, s, len); }
+
+static const cfs_attr *find_attr(const cfs_attr *attrs, size_t n, const char *local) {
+    size_t llen = strlen(local);
+    for (size_t i = 0; i < n; i++)
+        if (attrs[i].uri_len == 0 && attrs[i].local_len == llen && memcmp(attrs[i].local, local, llen) == 0)
+            return &attrs[i];
+    return NULL;
 }
 
-/* Sets a slot from an attribute value, obeying priority. */
-static void set_slot_attr(cfs_record *r, int slot, uint8_t prio, const cfs_attr *a) {
-    if (a == NULL) return;
-    if (r->prio[slot] && r->prio[slot] <= prio) return;
-    r->slot[slot] = copy_attr(r, a);
-    r->prio[slot] = prio;
+static const cfs_attr *find_ns_attr(const cfs_attr *attrs, size_t n, uint8_t ns, const char *local) {
+    size_t llen = strlen(local);
+    for (size_t i = 0; i < n; i++)
+        if (attrs[i].local_len == llen && memcmp(attrs[i].local, local, llen) == 0 &&
+            classify(attrs[i].uri, attrs[i].uri_len).ns == ns)
+            return &attrs[i];
+    return NULL;
 }
 
-/* ---- the machine -------------------------------------------------------------- */
+static int attr_is(const cfs_attr *a, const char *v) {
+    size_t n = strlen(v);
+    return a && a->value_len == n && memcmp(a->value, v, n) == 0;
+}
+
+static void set_field(cfs_rec *r, int field, uint8_t prio, cfs_ref ref) {
+    if (r->prio[field] && r->prio[field] <= prio) return;
+    r->field[field] = ref;
+    r->prio[field] = prio;
+}
+
+static void set_field_attr(cfs_rec *r, int field, uint8_t prio, const cfs_attr *a) {
+    if (a == NULL || (r->prio[field] && r->prio[field] <= prio)) return;
+    set_field(r, field, prio, copy(r, a->value, a->value_len));
+}
+
+/* ---- xml:lang and xml:base ---------------------------------------------------- */
+
+static const cfs_scope_attrs *scope_top(const cfs_machine *m) {
+    return m->nscopes ? &m->scopes[m->nscopes - 1] : NULL;
+}
+
+static cfs_ref current_lang(const cfs_machine *m) {
+    const cfs_scope_attrs *s = scope_top(m);
+    return s ? s->lang : (cfs_ref){ CFS_REF_ABSENT, 0 };
+}
+
+static cfs_ref current_base(const cfs_machine *m) {
+    const cfs_scope_attrs *s = scope_top(m);
+    return s ? s->base : (cfs_ref){ CFS_REF_ABSENT, 0 };
+}
+
+/* Pushes the element's xml:lang / xml:base, if it has either. */
+static void push_scope_attrs(cfs_machine *m, const cfs_attr *attrs, size_t n) {
+    const cfs_attr *lang = NULL, *base = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (!is_xml_ns(&attrs[i])) continue;
+        if (attrs[i].local_len == 4 && memcmp(attrs[i].local, "lang", 4) == 0) lang = &attrs[i];
+        if (attrs[i].local_len == 4 && memcmp(attrs[i].local, "base", 4) == 0) base = &attrs[i];
+    }
+    if (lang == NULL && base == NULL) return;
+    if (m->nscopes == m->scopes_cap) {
+        size_t cap = m->scopes_cap ? m->scopes_cap * 2 : 16;
+        cfs_scope_attrs *ns = realloc(m->scopes, cap * sizeof *ns);
+        if (ns == NULL) { m->nomem = 1; return; }
+        m->scopes = ns;
+        m->scopes_cap = cap;
+    }
+    cfs_scope_attrs s = { m->depth, current_lang(m), current_base(m) };
+    cfs_arena *a = &m->scope_arena;
+    if (lang) s.lang = cfs_arena_copy(a, lang->value, lang->value_len);
+    if (base) {
+        cfs_ref outer = s.base;
+        uint32_t start = (uint32_t)a->len;
+        if (outer.off != CFS_REF_ABSENT) {
+            cfs_arena_reserve(a, outer.len);
+            cfs_arena_append(a, a->buf + outer.off, outer.len);
+            cfs_arena_append(a, "\x01", 1);
+        }
+        cfs_arena_append(a, base->value, base->value_len);
+        s.base = (cfs_ref){ start, (uint32_t)(a->len - start) };
+    }
+    m->scopes[m->nscopes++] = s;
+}
+
+static void pop_scope_attrs(cfs_machine *m) {
+    if (m->nscopes && m->scopes[m->nscopes - 1].depth == m->depth) m->nscopes--;
+}
+
+static cfs_ref copy_scope_ref(cfs_machine *m, cfs_rec *r, cfs_ref ref) {
+    if (ref.off == CFS_REF_ABSENT) return ref;
+    cfs_arena_reserve(&r->arena, ref.len);
+    return copy(r, (const char *)m->scope_arena.buf + ref.off, ref.len);
+}
+
+/* ---- the machine ----------------------------------------------------------------- */
 
 int cfs_machine_init(cfs_machine *m, size_t max_item_bytes) {
+    pthread_once(&rules_once, build_rules);
     memset(m, 0, sizeof *m);
     if (max_item_bytes == 0) max_item_bytes = CFS_DEFAULT_MAX_ITEM_BYTES;
     if (max_item_bytes > (size_t)UINT32_MAX - 1) max_item_bytes = (size_t)UINT32_MAX - 1;
-    int ok = record_init(&m->item, max_item_bytes);
-    ok &= record_init(&m->feed, max_item_bytes);
-    record_reset(&m->item);
-    record_reset(&m->feed);
+    int ok = rec_init(&m->item, max_item_bytes);
+    ok &= rec_init(&m->feed, max_item_bytes);
+    ok &= cfs_arena_init(&m->scope_arena, 1024, max_item_bytes);
+    rec_reset(&m->item);
+    rec_reset(&m->feed);
     return ok;
 }
 
+static void pub_free(cfs_pub *p) {
+    for (int i = 0; i < CFS_LIST_COUNT; i++) free(p->rows[i]);
+}
+
 void cfs_machine_free(cfs_machine *m) {
-    record_free(&m->item);
-    record_free(&m->feed);
-    free(m->pub_links);
-    free(m->pub_persons);
-    free(m->pub_cats);
-    free(m->pub_encls);
-    free(m->pub_feed_links);
+    rec_free(&m->item);
+    rec_free(&m->feed);
+    cfs_arena_free(&m->scope_arena);
+    free(m->scopes);
+    pub_free(&m->pub_item);
+    pub_free(&m->pub_feed);
 }
 
 void cfs_machine_begin(cfs_machine *m, size_t document) {
-    record_reset(&m->feed);
-    record_reset(&m->item);
+    rec_reset(&m->feed);
+    rec_reset(&m->item);
+    cfs_arena_reset(&m->scope_arena);
+    m->nscopes = 0;
+    m->cur = &m->feed;
+    m->feed_dirty = 1;
     m->document = document;
     m->items = 0;
     m->format = CFS_FORMAT_UNKNOWN;
-    m->root_seen = m->root_closed = m->not_feed = 0;
+    m->netscape = 0;
+    m->root_seen = m->root_closed = m->not_feed = m->in_item = 0;
     m->depth = 0;
-    m->scope = S_DOC;
+    m->scope = SC_DOC;
     m->nframes = 0;
     m->skip_depth = 0;
     m->capturing = 0;
@@ -180,11 +519,24 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->markup_pending_gt = 0;
     m->markup_depth = 0;
     m->xhtml_strip_div = 0;
+    m->itcat_row = 0;
 }
 
-static int push_frame(cfs_machine *m, uint8_t action, uint8_t slot, uint8_t prio) {
+void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *system_id) {
+    const char *ids[2] = { public_id, system_id };
+    for (int i = 0; i < 2; i++) {
+        const char *s = ids[i];
+        if (s == NULL) continue;
+        for (; *s; s++)
+            if ((s[0] | 0x20) == 'n' && strncasecmp(s, "netscape", 8) == 0) m->netscape = 1;
+    }
+}
+
+enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM };
+
+static int push_frame(cfs_machine *m, uint8_t action, uint8_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;
-    m->frames[m->nframes++] = (cfs_frame){ m->scope, action, slot, prio };
+    m->frames[m->nframes++] = (cfs_frame){ m->scope, m->cur == &m->item, action, target, col, row };
     return 1;
 }
 
@@ -194,7 +546,7 @@ static int skip(cfs_machine *m) {
     return 0;
 }
 
-static void begin_capture(cfs_machine *m, cfs_record *r, int markup) {
+static void begin_capture(cfs_machine *m, cfs_rec *r, int markup) {
     m->capturing = 1;
     m->cap_rec = r;
     m->cap_start = (uint32_t)r->arena.len;
@@ -204,78 +556,160 @@ static void begin_capture(cfs_machine *m, cfs_record *r, int markup) {
     m->xhtml_strip_div = markup ? 1 : 0;
 }
 
-/* Starts capturing the element's text into a scalar slot, unless a value of equal or
-   better priority is already there (then the element is skipped). */
-static int capture_slot(cfs_machine *m, cfs_record *r, int slot, uint8_t prio) {
-    if (r->prio[slot] && r->prio[slot] <= prio) return skip(m);
-    if (!push_frame(m, A_CAPTURE_SLOT, (uint8_t)slot, prio)) return skip(m);
+static int capture_field(cfs_machine *m, int field, uint8_t prio) {
+    cfs_rec *r = m->cur;
+    if (r->prio[field] && r->prio[field] <= prio) return skip(m);
+    if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
     begin_capture(m, r, 0);
     return 0;
 }
 
-/* Starts capturing into field `field` of the last record of vector `vec`. */
-static int capture_vec(cfs_machine *m, cfs_record *r, int vec, int field) {
-    if (!push_frame(m, A_CAPTURE_VEC, (uint8_t)vec, (uint8_t)field)) return skip(m);
+static int capture_row(cfs_machine *m, int list, int col) {
+    cfs_rec *r = m->cur;
+    if (r->list[list].count == 0) return skip(m);
+    if (!push_frame(m, A_CAP_ROW, (uint8_t)list, (uint8_t)col, (uint32_t)(r->list[list].count - 1)))
+        return skip(m);
     begin_capture(m, r, 0);
     return 0;
 }
 
-/* A text construct (title, summary, content, subtitle): its type attribute, and
-   markup capture for type="xhtml". */
-static int capture_text_construct(cfs_machine *m, cfs_record *r, int slot, int type_slot,
-                                  uint8_t prio, const cfs_attr *type) {
-    if (r->prio[slot] && r->prio[slot] <= prio) return skip(m);
-    if (!push_frame(m, A_CAPTURE_SLOT, (uint8_t)slot, prio)) return skip(m);
-    r->slot[type_slot] = copy_attr(r, type);
-    r->prio[type_slot] = prio;
-    int xhtml = type && type->value_len == 5 && memcmp(type->value, "xhtml", 5) == 0;
+/* A text construct: value, type, lang, base, mode at field .. field + 4. */
+static int capture_text(cfs_machine *m, int field, uint8_t prio, const char *deftype, const cfs_attr *attrs,
+                        size_t n) {
+    cfs_rec *r = m->cur;
+    if (r->prio[field] && r->prio[field] <= prio) return skip(m);
+    if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
+    const cfs_attr *type = find_attr(attrs, n, "type"), *mode = find_attr(attrs, n, "mode");
+    for (int k = 1; k <= 4; k++) {
+        r->field[field + k] = (cfs_ref){ CFS_REF_ABSENT, 0 };
+        r->prio[field + k] = prio;
+    }
+    if (type) r->field[field + 1] = copy(r, type->value, type->value_len);
+    else if (deftype) r->field[field + 1] = copy(r, deftype, strlen(deftype));
+    r->field[field + 2] = copy_scope_ref(m, r, current_lang(m));
+    r->field[field + 3] = copy_scope_ref(m, r, current_base(m));
+    if (mode) r->field[field + 4] = copy(r, mode->value, mode->value_len);
+    int xhtml = attr_is(type, "xhtml") || attr_is(mode, "xml");
     begin_capture(m, r, xhtml);
     return 0;
 }
 
-static int push_link(cfs_machine *m, cfs_record *r, const cfs_attr *attrs, size_t n, int item) {
-    cfs_ref *l = cfs_refvec_push(&r->vec[VEC_LINKS]);
-    if (l == NULL) { m->nomem = 1; return 1; }
-    l[LINK_HREF] = copy_attr(r, find_attr(attrs, n, NS_NONE, "href"));
-    l[LINK_REL] = copy_attr(r, find_attr(attrs, n, NS_NONE, "rel"));
-    l[LINK_TYPE] = copy_attr(r, find_attr(attrs, n, NS_NONE, "type"));
-    l[LINK_HREFLANG] = copy_attr(r, find_attr(attrs, n, NS_NONE, "hreflang"));
-    l[LINK_TITLE] = copy_attr(r, find_attr(attrs, n, NS_NONE, "title"));
-    l[LINK_LENGTH] = copy_attr(r, find_attr(attrs, n, NS_NONE, "length"));
-    cfs_ref rel = l[LINK_REL];
-    if (item && rel.off != CFS_REF_ABSENT && rel.len == 9 &&
-        memcmp(r->arena.buf + rel.off, "enclosure", 9) == 0) {
-        cfs_ref href = l[LINK_HREF], type = l[LINK_TYPE], length = l[LINK_LENGTH];
-        cfs_ref *e = cfs_refvec_push(&r->vec[VEC_ENCLOSURES]);
-        if (e == NULL) { m->nomem = 1; return 1; }
-        e[ENC_URL] = href;
-        e[ENC_TYPE] = type;
-        e[ENC_LENGTH] = length;
+/* Pushes a row and fills it from attributes (and the base column). */
+static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cfs_attr *attrs, size_t n) {
+    cfs_rec *r = m->cur;
+    cfs_ref *row = cfs_refvec_push(&r->list[list]);
+    if (row == NULL) {
+        m->nomem = 1;
+        return NULL;
+    }
+    for (const attr_map *a = map; a && a->name; a++) {
+        const cfs_attr *v = find_attr(attrs, n, a->name);
+        if (v) row[a->index] = copy(r, v->value, v->value_len);
+    }
+    int bc = base_column(list);
+    if (bc >= 0) row[bc] = copy_scope_ref(m, r, current_base(m));
+    return row;
+}
+
+static void set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n) {
+    for (const attr_map *a = map; a && a->name; a++)
+        set_field_attr(m->cur, a->index, prio, find_attr(attrs, n, a->name));
+}
+
+static int enter(cfs_machine *m, uint16_t scope) {
+    if (!push_frame(m, A_NONE, 0, 0, 0)) return skip(m);
+    m->scope = scope;
+    return 0;
+}
+
+static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
+    if (!push_frame(m, A_END_ITEM, 0, 0, 0)) return skip(m);
+    rec_reset(&m->item);
+    m->cur = &m->item;
+    m->in_item = 1;
+    m->scope = SC_ITEM;
+    set_field_attr(&m->item, CFS_FIELD_ID, P3, find_ns_attr(attrs, n, NS_RDF, "about"));
+    set_field(&m->item, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->item, current_lang(m)));
+    m->item.field[CFS_FIELD_BASE] = copy_scope_ref(m, &m->item, current_base(m));
+    return 0;
+}
+
+static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n) {
+    cfs_rec *r = m->cur;
+    cfs_ref *row;
+    switch (ru->action) {
+    case R_TEXT:
+        return capture_field(m, ru->target, ru->col);
+    case R_TEXTC:
+        return capture_text(m, ru->target, ru->col, ru->type, attrs, n);
+    case R_LTEXT: {
+        int list = ru->target == NONE ? m->person_list : ru->target;
+        if (ru->target != NONE && push_row(m, list, ru->attrs, attrs, n) == NULL) return 1;
+        return capture_row(m, list, ru->col);
+    }
+    case R_LATTR:
+        if ((row = push_row(m, ru->target, ru->attrs, attrs, n)) == NULL) return 1;
+        if (ru->target == CFS_LIST_ITUNES_CATEGORIES) {
+            /* Nested categories: the row names its parent; the frame keeps the outer
+               category to restore. */
+            if (m->itcat_row) row[1] = r->list[ru->target].v[(m->itcat_row - 1) * 2];
+            if (!push_frame(m, A_NONE, 0, 0, m->itcat_row)) return skip(m);
+            m->scope = SC_ITCAT;
+            m->itcat_row = (uint32_t)r->list[ru->target].count;
+            return 0;
+        }
+        return ru->enter ? enter(m, ru->enter) : skip(m);
+    case R_FATTR:
+        set_fields_from(m, ru->attrs, ru->col, attrs, n);
+        return ru->target == NONE ? skip(m) : capture_field(m, ru->target, ru->col);
+    case R_SCOPE:
+        return enter(m, ru->enter);
+    case R_ITEM:
+        return begin_item(m, attrs, n);
+    case R_PERSON:
+        if (push_row(m, ru->target, NULL, attrs, n) == NULL) return 1;
+        m->person_list = ru->target;
+        return enter(m, SC_PERSON);
+    case R_GUID: {
+        if (r->prio[CFS_FIELD_ID] && r->prio[CFS_FIELD_ID] <= P1) return skip(m);
+        const cfs_attr *pl = find_attr(attrs, n, "isPermaLink");
+        r->field[CFS_FIELD_GUID_PERMALINK] = pl ? copy(r, pl->value, pl->value_len) : copy(r, "true", 4);
+        return capture_field(m, CFS_FIELD_ID, P1);
+    }
+    case R_CONTENT:
+        if (r->prio[CFS_FIELD_CONTENT] && r->prio[CFS_FIELD_CONTENT] <= P1) return skip(m);
+        r->field[CFS_FIELD_CONTENT_SRC] = (cfs_ref){ CFS_REF_ABSENT, 0 };
+        set_field_attr(r, CFS_FIELD_CONTENT_SRC, P1, find_attr(attrs, n, "src"));
+        return capture_text(m, CFS_FIELD_CONTENT, P1, NULL, attrs, n);
+    case R_ALINK: {
+        const cfs_attr *rel = find_attr(attrs, n, "rel");
+        if (m->scope == SC_SOURCE) {
+            if (rel == NULL || attr_is(rel, "alternate"))
+                set_field_attr(r, CFS_FIELD_SOURCE_URL, P1, find_attr(attrs, n, "href"));
+            return skip(m);
+        }
+        if ((row = push_row(m, CFS_LIST_LINKS, AM_LINK, attrs, n)) == NULL) return 1;
+        if (m->scope == SC_ITEM && attr_is(rel, "enclosure")) {
+            cfs_ref href = row[0], type = row[2], length = row[5], base = row[6];
+            cfs_ref *e = cfs_refvec_push(&r->list[CFS_LIST_ENCLOSURES]);
+            if (e == NULL) { m->nomem = 1; return 1; }
+            e[0] = href;
+            e[1] = type;
+            e[2] = length;
+            e[3] = base;
+        }
+        return skip(m);
+    }
     }
     return skip(m);
 }
 
-static cfs_ref *push_rec(cfs_machine *m, cfs_record *r, int vec) {
-    cfs_ref *rec = cfs_refvec_push(&r->vec[vec]);
-    if (rec == NULL) m->nomem = 1;
-    return rec;
-}
-
-static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
-    if (!push_frame(m, A_END_ITEM, 0, 0)) return skip(m);
-    record_reset(&m->item);
-    m->item_truncated = 0;
-    m->scope = S_ITEM;
-    set_slot_attr(&m->item, SLOT_ID, P_THIRD, find_attr(attrs, n, NS_RDF, "about"));
-    return 0;
-}
-
-static uint8_t rss_version(const char *v, size_t len) {
+static uint8_t rss_version(const char *v, size_t len, int netscape) {
     if (len >= 2 && v[0] == '2' && v[1] == '.') return CFS_FORMAT_RSS20;
     if (len == 1 && v[0] == '2') return CFS_FORMAT_RSS20;
     if (len == 4 && memcmp(v, "0.9", 3) == 0) {
         switch (v[3]) {
-        case '1': return CFS_FORMAT_RSS091;
+        case '1': return netscape ? CFS_FORMAT_RSS091N : CFS_FORMAT_RSS091U;
         case '2': return CFS_FORMAT_RSS092;
         case '3': return CFS_FORMAT_RSS093;
         case '4': return CFS_FORMAT_RSS094;
@@ -284,165 +718,45 @@ static uint8_t rss_version(const char *v, size_t len) {
     return CFS_FORMAT_RSS;
 }
 
-static int start_root(cfs_machine *m, uint8_t ns, uint8_t el, const cfs_attr *attrs, size_t n) {
+static int start_root(cfs_machine *m, ns_class c, const char *local, size_t len, const cfs_attr *attrs, size_t n) {
     m->root_seen = 1;
-    uint8_t fam = fam_of(ns);
-    const cfs_attr *version = find_attr(attrs, n, NS_NONE, "version");
-    if (el == E_RSS && fam == F_RSS) {
-        m->format = version ? rss_version(version->value, version->value_len) : CFS_FORMAT_RSS;
-        m->scope = S_RSS;
-    } else if (el == E_RDF && fam == F_RDF) {
+    const cfs_attr *version = find_attr(attrs, n, "version");
+    if (c.fam == F_RSS && len == 3 && memcmp(local, "rss", 3) == 0) {
+        m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
+        m->scope = SC_RSS;
+    } else if (c.fam == F_RDF && len == 3 && memcmp(local, "RDF", 3) == 0) {
         m->format = CFS_FORMAT_RSS10;   /* refined by the channel's namespace */
-        m->scope = S_RDF;
-    } else if (el == E_FEED && fam == F_ATOM) {
-        m->format = ns == NS_ATOM03 ? CFS_FORMAT_ATOM03 : CFS_FORMAT_ATOM10;
-        m->scope = S_FEED;
+        m->scope = SC_RDF;
+    } else if (c.fam == F_ATOM && len == 4 && memcmp(local, "feed", 4) == 0) {
+        m->format = c.ns == NS_ATOM03 ? CFS_FORMAT_ATOM03 : CFS_FORMAT_ATOM10;
+        m->scope = SC_FEED;
     } else {
         m->not_feed = 1;
         return skip(m);
     }
-    push_frame(m, A_NONE, 0, 0);
-    set_slot_attr(&m->feed, SLOT_VERSION, P_NATIVE, version);
-    set_slot_attr(&m->feed, SLOT_LANGUAGE, P_THIRD, find_attr(attrs, n, NS_XML, "lang"));
+    push_frame(m, A_NONE, 0, 0, 0);
+    m->cur = &m->feed;
+    set_field_attr(&m->feed, CFS_FIELD_VERSION, P1, version);
+    set_field(&m->feed, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->feed, current_lang(m)));
+    m->feed.field[CFS_FIELD_BASE] = copy_scope_ref(m, &m->feed, current_base(m));
     return 0;
 }
 
-/* Feed-level children (RSS channel, Atom feed). */
-static int start_in_feed(cfs_machine *m, uint8_t ns, uint8_t el, const cfs_attr *attrs, size_t n) {
-    cfs_record *f = &m->feed;
-    switch (fam_of(ns)) {
-    case F_RSS:
-        switch (el) {
-        case E_TITLE: return capture_text_construct(m, f, SLOT_TITLE, SLOT_TITLE_TYPE, P_NATIVE, NULL);
-        case E_DESCRIPTION: return capture_text_construct(m, f, SLOT_SUMMARY, SLOT_SUMMARY_TYPE, P_NATIVE, NULL);
-        case E_LINK: return push_rec(m, f, VEC_LINKS) ? capture_vec(m, f, VEC_LINKS, LINK_HREF) : 1;
-        case E_LANGUAGE: return capture_slot(m, f, SLOT_LANGUAGE, P_NATIVE);
-        case E_PUBDATE: return capture_slot(m, f, SLOT_PUBLISHED, P_NATIVE);
-        case E_LASTBUILDDATE: return capture_slot(m, f, SLOT_UPDATED, P_NATIVE);
-        case E_ITEM: return begin_item(m, attrs, n);
-        default: return skip(m);
-        }
-    case F_ATOM: {
-        const cfs_attr *type = find_attr(attrs, n, NS_NONE, "type");
-        switch (el) {
-        case E_TITLE: return capture_text_construct(m, f, SLOT_TITLE, SLOT_TITLE_TYPE, P_NATIVE, type);
-        case E_SUBTITLE:
-        case E_TAGLINE: return capture_text_construct(m, f, SLOT_SUMMARY, SLOT_SUMMARY_TYPE, P_NATIVE, type);
-        case E_LINK: return push_link(m, f, attrs, n, 0);
-        case E_ID: return capture_slot(m, f, SLOT_ID, P_NATIVE);
-        case E_UPDATED:
-        case E_MODIFIED: return capture_slot(m, f, SLOT_UPDATED, P_NATIVE);
-        case E_ENTRY: return begin_item(m, attrs, n);
-        default: return skip(m);
-        }
+/* Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements. */
+static int start_in_root(cfs_machine *m, ns_class c, const char *local, size_t len, const cfs_attr *attrs, size_t n) {
+    if (c.fam != F_RSS) return skip(m);
+    m->cur = &m->feed;
+    if (len == 7 && memcmp(local, "channel", 7) == 0) {
+        if (c.ns == NS_RSS090) m->format = CFS_FORMAT_RSS090;
+        if (m->scope == SC_RDF) set_field_attr(&m->feed, CFS_FIELD_ID, P2, find_ns_attr(attrs, n, NS_RDF, "about"));
+        return enter(m, SC_FEED);
     }
-    case F_DC:
-        switch (el) {
-        case E_TITLE: return capture_text_construct(m, f, SLOT_TITLE, SLOT_TITLE_TYPE, P_SECOND, NULL);
-        case E_DESCRIPTION: return capture_text_construct(m, f, SLOT_SUMMARY, SLOT_SUMMARY_TYPE, P_SECOND, NULL);
-        case E_LANGUAGE: return capture_slot(m, f, SLOT_LANGUAGE, P_SECOND);
-        case E_DATE: return capture_slot(m, f, SLOT_UPDATED, P_SECOND);
-        case E_IDENTIFIER: return capture_slot(m, f, SLOT_ID, P_SECOND);
-        default: return skip(m);
-        }
-    case F_DCTERMS:
-        if (el == E_MODIFIED) return capture_slot(m, f, SLOT_UPDATED, P_SECOND);
-        return skip(m);
-    default:
-        return skip(m);
+    if (len == 4 && memcmp(local, "item", 4) == 0) return begin_item(m, attrs, n);
+    if (m->scope == SC_RDF) {
+        if (len == 5 && memcmp(local, "image", 5) == 0) return enter(m, SC_IMAGE);
+        if (len == 9 && memcmp(local, "textinput", 9) == 0) return enter(m, SC_TEXTINPUT);
     }
-}
-
-static int start_in_item(cfs_machine *m, uint8_t ns, uint8_t el, const cfs_attr *attrs, size_t n) {
-    cfs_record *r = &m->item;
-    cfs_ref *rec;
-    switch (fam_of(ns)) {
-    case F_RSS:
-        switch (el) {
-        case E_TITLE: return capture_text_construct(m, r, SLOT_TITLE, SLOT_TITLE_TYPE, P_NATIVE, NULL);
-        case E_DESCRIPTION: return capture_text_construct(m, r, SLOT_SUMMARY, SLOT_SUMMARY_TYPE, P_NATIVE, NULL);
-        case E_LINK: return push_rec(m, r, VEC_LINKS) ? capture_vec(m, r, VEC_LINKS, LINK_HREF) : 1;
-        case E_PUBDATE: return capture_slot(m, r, SLOT_PUBLISHED, P_NATIVE);
-        case E_GUID:
-            if (r->prio[SLOT_ID] && r->prio[SLOT_ID] <= P_NATIVE) return skip(m);
-            {
-                const cfs_attr *pl = find_attr(attrs, n, NS_NONE, "isPermaLink");
-                r->slot[SLOT_PERMALINK] = pl ? copy_attr(r, pl) : cfs_arena_copy(&r->arena, "true", 4);
-            }
-            return capture_slot(m, r, SLOT_ID, P_NATIVE);
-        case E_AUTHOR: return push_rec(m, r, VEC_AUTHORS) ? capture_vec(m, r, VEC_AUTHORS, PERSON_NAME) : 1;
-        case E_CATEGORY:
-            if ((rec = push_rec(m, r, VEC_CATEGORIES)) == NULL) return 1;
-            rec[CAT_SCHEME] = copy_attr(r, find_attr(attrs, n, NS_NONE, "domain"));
-            return capture_vec(m, r, VEC_CATEGORIES, CAT_TERM);
-        case E_ENCLOSURE:
-            if ((rec = push_rec(m, r, VEC_ENCLOSURES)) == NULL) return 1;
-            rec[ENC_URL] = copy_attr(r, find_attr(attrs, n, NS_NONE, "url"));
-            rec[ENC_TYPE] = copy_attr(r, find_attr(attrs, n, NS_NONE, "type"));
-            rec[ENC_LENGTH] = copy_attr(r, find_attr(attrs, n, NS_NONE, "length"));
-            return skip(m);
-        default: return skip(m);
-        }
-    case F_ATOM: {
-        const cfs_attr *type = find_attr(attrs, n, NS_NONE, "type");
-        switch (el) {
-        case E_TITLE: return capture_text_construct(m, r, SLOT_TITLE, SLOT_TITLE_TYPE, P_NATIVE, type);
-        case E_SUMMARY: return capture_text_construct(m, r, SLOT_SUMMARY, SLOT_SUMMARY_TYPE, P_NATIVE, type);
-        case E_CONTENT:
-            if (r->prio[SLOT_CONTENT] && r->prio[SLOT_CONTENT] <= P_NATIVE) return skip(m);
-            r->slot[SLOT_CONTENT_SRC] = copy_attr(r, find_attr(attrs, n, NS_NONE, "src"));
-            return capture_text_construct(m, r, SLOT_CONTENT, SLOT_CONTENT_TYPE, P_NATIVE, type);
-        case E_LINK: return push_link(m, r, attrs, n, 1);
-        case E_ID: return capture_slot(m, r, SLOT_ID, P_NATIVE);
-        case E_PUBLISHED: return capture_slot(m, r, SLOT_PUBLISHED, P_NATIVE);
-        case E_ISSUED: return capture_slot(m, r, SLOT_PUBLISHED, P_SECOND);
-        case E_UPDATED:
-        case E_MODIFIED: return capture_slot(m, r, SLOT_UPDATED, P_NATIVE);
-        case E_AUTHOR:
-            if (push_rec(m, r, VEC_AUTHORS) == NULL) return 1;
-            if (!push_frame(m, A_END_PERSON, 0, 0)) return skip(m);
-            m->scope = S_PERSON;
-            return 0;
-        case E_CATEGORY:
-            if ((rec = push_rec(m, r, VEC_CATEGORIES)) == NULL) return 1;
-            rec[CAT_TERM] = copy_attr(r, find_attr(attrs, n, NS_NONE, "term"));
-            rec[CAT_SCHEME] = copy_attr(r, find_attr(attrs, n, NS_NONE, "scheme"));
-            rec[CAT_LABEL] = copy_attr(r, find_attr(attrs, n, NS_NONE, "label"));
-            return skip(m);
-        default: return skip(m);
-        }
-    }
-    case F_CONTENT:
-        if (el == E_ENCODED) return capture_text_construct(m, r, SLOT_CONTENT, SLOT_CONTENT_TYPE, P_NATIVE, NULL);
-        return skip(m);
-    case F_DC:
-        switch (el) {
-        case E_TITLE: return capture_text_construct(m, r, SLOT_TITLE, SLOT_TITLE_TYPE, P_SECOND, NULL);
-        case E_DESCRIPTION: return capture_text_construct(m, r, SLOT_SUMMARY, SLOT_SUMMARY_TYPE, P_SECOND, NULL);
-        case E_CREATOR: return push_rec(m, r, VEC_AUTHORS) ? capture_vec(m, r, VEC_AUTHORS, PERSON_NAME) : 1;
-        case E_DATE: return capture_slot(m, r, SLOT_PUBLISHED, P_THIRD);
-        case E_SUBJECT: return push_rec(m, r, VEC_CATEGORIES) ? capture_vec(m, r, VEC_CATEGORIES, CAT_TERM) : 1;
-        case E_IDENTIFIER: return capture_slot(m, r, SLOT_ID, P_SECOND);
-        default: return skip(m);
-        }
-    case F_DCTERMS:
-        if (el == E_MODIFIED) return capture_slot(m, r, SLOT_UPDATED, P_SECOND);
-        if (el == E_ISSUED) return capture_slot(m, r, SLOT_PUBLISHED, P_SECOND);
-        return skip(m);
-    default:
-        return skip(m);
-    }
-}
-
-static int start_in_person(cfs_machine *m, uint8_t ns, uint8_t el) {
-    if (fam_of(ns) != F_ATOM) return skip(m);
-    switch (el) {
-    case E_NAME: return capture_vec(m, &m->item, VEC_AUTHORS, PERSON_NAME);
-    case E_EMAIL: return capture_vec(m, &m->item, VEC_AUTHORS, PERSON_EMAIL);
-    case E_URI:
-    case E_URL: return capture_vec(m, &m->item, VEC_AUTHORS, PERSON_URI);
-    default: return skip(m);
-    }
+    return skip(m);
 }
 
 /* ---- markup inside captured text --------------------------------------------- */
@@ -477,12 +791,10 @@ static void switch_to_markup(cfs_machine *m) {
     m->markup = 1;
     m->xhtml_strip_div = 0;
     if (specials == 0) return;
-    /* Escape a copy appended at the end, then move it down over the original. */
     if (!cfs_arena_reserve(a, len + specials * 4)) return;
     size_t copy_at = a->len;
-    char *tmp = (char *)a->buf + from;
     a->len = copy_at;
-    append_escaped(a, tmp, len, 0);
+    append_escaped(a, (const char *)a->buf + from, len, 0);
     size_t esc_len = a->len - copy_at;
     memmove(a->buf + from, a->buf + copy_at, esc_len);
     a->len = from + esc_len;
@@ -502,7 +814,7 @@ static void markup_start(cfs_machine *m, const char *uri, size_t uri_len, const 
     m->markup_depth++;
     if (m->xhtml_strip_div == 1) {
         if (m->markup_depth == 1 && local_len == 3 && memcmp(local, "div", 3) == 0 &&
-            classify_ns(uri, uri_len) == NS_XHTML) {
+            classify(uri, uri_len).ns == NS_XHTML) {
             m->xhtml_strip_div = 2;   /* the wrapper: not serialized */
             return;
         }
@@ -513,7 +825,7 @@ static void markup_start(cfs_machine *m, const char *uri, size_t uri_len, const 
     cfs_arena_append(a, local, local_len);
     for (size_t i = 0; i < n; i++) {
         cfs_arena_append(a, " ", 1);
-        if (classify_ns(attrs[i].uri, attrs[i].uri_len) == NS_XML) cfs_arena_append(a, "xml:", 4);
+        if (is_xml_ns(&attrs[i])) cfs_arena_append(a, "xml:", 4);
         cfs_arena_append(a, attrs[i].local, attrs[i].local_len);
         cfs_arena_append(a, "=\"", 2);
         append_escaped(a, attrs[i].value, attrs[i].value_len, 1);
@@ -542,54 +854,33 @@ static void markup_end(cfs_machine *m, const char *local, size_t local_len) {
 
 int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const char *local,
                       size_t local_len, const cfs_attr *attrs, size_t nattrs) {
+    m->depth++;
     if (m->capturing) {
-        m->depth++;
         markup_start(m, uri, uri_len, local, local_len, attrs, nattrs);
         return m->cap_rec->arena.nomem ? (m->nomem = 1) : 0;
     }
-    m->depth++;
+    if (nattrs) push_scope_attrs(m, attrs, nattrs);
     if (local_len == 0) return skip(m);
-    uint8_t ns = classify_ns(uri, uri_len);
-    uint8_t el = lookup_name(local, local_len);
+    ns_class c = classify(uri, uri_len);
     int rc;
-    switch (m->scope) {
-    case S_DOC:
-        if (m->root_seen) return skip(m);
-        rc = start_root(m, ns, el, attrs, nattrs);
-        break;
-    case S_RSS:
-        if (fam_of(ns) == F_RSS && el == E_CHANNEL) {
-            push_frame(m, A_NONE, 0, 0);
-            m->scope = S_FEED;
-            rc = 0;
-        } else if (fam_of(ns) == F_RSS && el == E_ITEM) {
-            rc = begin_item(m, attrs, nattrs);
-        } else {
-            rc = skip(m);
-        }
-        break;
-    case S_RDF:
-        if (fam_of(ns) == F_RSS && (el == E_CHANNEL || el == E_ITEM)) {
-            if (ns == NS_RSS090) m->format = CFS_FORMAT_RSS090;
-            if (el == E_ITEM) {
-                rc = begin_item(m, attrs, nattrs);
-            } else {
-                push_frame(m, A_NONE, 0, 0);
-                m->scope = S_FEED;
-                set_slot_attr(&m->feed, SLOT_ID, P_SECOND, find_attr(attrs, nattrs, NS_RDF, "about"));
-                rc = 0;
-            }
-        } else {
-            rc = skip(m);
-        }
-        break;
-    case S_FEED: rc = start_in_feed(m, ns, el, attrs, nattrs); break;
-    case S_ITEM: rc = start_in_item(m, ns, el, attrs, nattrs); break;
-    case S_PERSON: rc = start_in_person(m, ns, el); break;
-    default: rc = skip(m); break;
+    if (m->scope == SC_DOC) {
+        rc = m->root_seen ? skip(m) : start_root(m, c, local, local_len, attrs, nattrs);
+    } else if (m->scope == SC_RSS || m->scope == SC_RDF) {
+        rc = start_in_root(m, c, local, local_len, attrs, nattrs);
+    } else {
+        const rule *ru = find_rule(c.fam, local, local_len, m->scope);
+        rc = ru ? apply(m, ru, attrs, nattrs) : skip(m);
+        if (m->cur == &m->feed) m->feed_dirty = 1;
     }
-    if (m->item.arena.nomem || m->feed.arena.nomem) m->nomem = 1;
+    if (m->item.arena.nomem || m->feed.arena.nomem || m->scope_arena.nomem) m->nomem = 1;
     return rc || m->nomem;
+}
+
+int cfs_machine_skip_end(cfs_machine *m) {
+    int done = --m->skip_depth == 0;
+    if (done) pop_scope_attrs(m);   /* the element that started the skip may have pushed */
+    if (--m->depth == 0 && m->root_seen) m->root_closed = 1;
+    return done;
 }
 
 int cfs_machine_text(cfs_machine *m, const char *s, size_t len) {
@@ -604,142 +895,98 @@ int cfs_machine_text(cfs_machine *m, const char *s, size_t len) {
     return a->nomem ? (m->nomem = 1) : 0;
 }
 
-static cfs_span span_of(const cfs_record *r, cfs_ref ref) {
+static cfs_span span_of(const cfs_rec *r, cfs_ref ref) {
     if (ref.off == CFS_REF_ABSENT) return (cfs_span){ NULL, 0 };
     return (cfs_span){ r->arena.buf + ref.off, ref.len };
 }
 
-static int ensure_cap(void **arr, size_t *cap, size_t need, size_t elem) {
-    if (need <= *cap) return 1;
-    size_t c = *cap ? *cap : 8;
-    while (c < need) c *= 2;
-    void *n = realloc(*arr, c * elem);
-    if (n == NULL) return 0;
-    *arr = n;
-    *cap = c;
+/* Converts a record under construction to its public form. */
+static int publish(const cfs_rec *r, cfs_pub *p) {
+    for (int i = 0; i < CFS_FIELD_COUNT; i++) p->record.fields[i] = span_of(r, r->field[i]);
+    for (int l = 0; l < CFS_LIST_COUNT; l++) {
+        const cfs_refvec *v = &r->list[l];
+        size_t cells = v->count * v->stride;
+        p->record.counts[l] = v->count;
+        p->record.rows[l] = p->rows[l];
+        if (cells == 0) continue;
+        if (cells > p->cap[l]) {
+            size_t cap = p->cap[l] ? p->cap[l] : 16;
+            while (cap < cells) cap *= 2;
+            cfs_span *nr = realloc(p->rows[l], cap * sizeof *nr);
+            if (nr == NULL) return 0;
+            p->rows[l] = nr;
+            p->cap[l] = cap;
+            p->record.rows[l] = nr;
+        }
+        for (size_t k = 0; k < cells; k++) p->rows[l][k] = span_of(r, v->v[k]);
+    }
     return 1;
 }
 
-static const cfs_link *build_links(const cfs_record *r, cfs_link **arr, size_t *cap, int *ok) {
-    const cfs_refvec *v = &r->vec[VEC_LINKS];
-    if (!ensure_cap((void **)arr, cap, v->count, sizeof(cfs_link))) { *ok = 0; return NULL; }
-    for (size_t i = 0; i < v->count; i++) {
-        const cfs_ref *x = v->v + i * LINK_STRIDE;
-        (*arr)[i] = (cfs_link){ span_of(r, x[LINK_HREF]), span_of(r, x[LINK_REL]),
-                                span_of(r, x[LINK_TYPE]), span_of(r, x[LINK_HREFLANG]),
-                                span_of(r, x[LINK_TITLE]), span_of(r, x[LINK_LENGTH]) };
-    }
-    return *arr;
-}
-
 const cfs_feed *cfs_machine_feed(cfs_machine *m) {
-    const cfs_record *f = &m->feed;
-    cfs_feed *p = &m->pub_feed;
-    int ok = 1;
-    p->document = m->document;
-    p->format = m->format;
-    p->version = span_of(f, f->slot[SLOT_VERSION]);
-    p->title = (cfs_text){ span_of(f, f->slot[SLOT_TITLE]), span_of(f, f->slot[SLOT_TITLE_TYPE]) };
-    p->subtitle = (cfs_text){ span_of(f, f->slot[SLOT_SUMMARY]), span_of(f, f->slot[SLOT_SUMMARY_TYPE]) };
-    p->id = span_of(f, f->slot[SLOT_ID]);
-    p->language = span_of(f, f->slot[SLOT_LANGUAGE]);
-    p->updated = span_of(f, f->slot[SLOT_UPDATED]);
-    p->published = span_of(f, f->slot[SLOT_PUBLISHED]);
-    p->links = build_links(f, &m->pub_feed_links, &m->pub_feed_links_cap, &ok);
-    p->links_count = ok ? f->vec[VEC_LINKS].count : 0;
-    p->items_count = m->items;
-    if (!ok) m->nomem = 1;
-    return p;
+    if (m->feed_dirty) {
+        if (!publish(&m->feed, &m->pub_feed)) m->nomem = 1;
+        m->feed_view.record = m->pub_feed.record;
+        m->feed_dirty = 0;
+    }
+    m->feed_view.document = m->document;
+    m->feed_view.format = m->format;
+    m->feed_view.items_count = m->items;
+    return &m->feed_view;
 }
 
 static int emit_item(cfs_machine *m) {
-    const cfs_record *r = &m->item;
-    cfs_item *it = &m->pub_item;
-    int ok = 1;
-    it->index = m->items;
-    it->id = span_of(r, r->slot[SLOT_ID]);
-    it->guid_is_permalink = span_of(r, r->slot[SLOT_PERMALINK]);
-    it->title = (cfs_text){ span_of(r, r->slot[SLOT_TITLE]), span_of(r, r->slot[SLOT_TITLE_TYPE]) };
-    it->summary = (cfs_text){ span_of(r, r->slot[SLOT_SUMMARY]), span_of(r, r->slot[SLOT_SUMMARY_TYPE]) };
-    it->content = (cfs_text){ span_of(r, r->slot[SLOT_CONTENT]), span_of(r, r->slot[SLOT_CONTENT_TYPE]) };
-    it->content_src = span_of(r, r->slot[SLOT_CONTENT_SRC]);
-    it->published = span_of(r, r->slot[SLOT_PUBLISHED]);
-    it->updated = span_of(r, r->slot[SLOT_UPDATED]);
-    it->links = build_links(r, &m->pub_links, &m->pub_links_cap, &ok);
-    it->links_count = r->vec[VEC_LINKS].count;
-
-    const cfs_refvec *v = &r->vec[VEC_AUTHORS];
-    if (ensure_cap((void **)&m->pub_persons, &m->pub_persons_cap, v->count, sizeof(cfs_person))) {
-        for (size_t i = 0; i < v->count; i++) {
-            const cfs_ref *x = v->v + i * PERSON_STRIDE;
-            m->pub_persons[i] = (cfs_person){ span_of(r, x[PERSON_NAME]), span_of(r, x[PERSON_EMAIL]),
-                                              span_of(r, x[PERSON_URI]) };
-        }
-    } else ok = 0;
-    it->authors = m->pub_persons;
-    it->authors_count = v->count;
-
-    v = &r->vec[VEC_CATEGORIES];
-    if (ensure_cap((void **)&m->pub_cats, &m->pub_cats_cap, v->count, sizeof(cfs_category))) {
-        for (size_t i = 0; i < v->count; i++) {
-            const cfs_ref *x = v->v + i * CAT_STRIDE;
-            m->pub_cats[i] = (cfs_category){ span_of(r, x[CAT_TERM]), span_of(r, x[CAT_SCHEME]),
-                                             span_of(r, x[CAT_LABEL]) };
-        }
-    } else ok = 0;
-    it->categories = m->pub_cats;
-    it->categories_count = v->count;
-
-    v = &r->vec[VEC_ENCLOSURES];
-    if (ensure_cap((void **)&m->pub_encls, &m->pub_encls_cap, v->count, sizeof(cfs_enclosure))) {
-        for (size_t i = 0; i < v->count; i++) {
-            const cfs_ref *x = v->v + i * ENC_STRIDE;
-            m->pub_encls[i] = (cfs_enclosure){ span_of(r, x[ENC_URL]), span_of(r, x[ENC_TYPE]),
-                                               span_of(r, x[ENC_LENGTH]) };
-        }
-    } else ok = 0;
-    it->enclosures = m->pub_encls;
-    it->enclosures_count = v->count;
-    it->truncated = r->arena.truncated;
-
-    if (!ok) { m->nomem = 1; return 1; }
+    if (!publish(&m->item, &m->pub_item)) {
+        m->nomem = 1;
+        return 1;
+    }
+    m->item_view.index = m->items;
+    m->item_view.truncated = m->item.arena.truncated;
+    m->item_view.record = m->pub_item.record;
     const cfs_feed *feed = cfs_machine_feed(m);
     m->items++;
-    if (m->cb.on_item && m->cb.on_item(m->ctx, it, feed)) return 1;
+    if (m->cb.on_item && m->cb.on_item(m->ctx, &m->item_view, feed)) return 1;
     return 0;
 }
 
 static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
-    cfs_record *r = m->cap_rec;
+    cfs_rec *r = m->cap_rec;
     close_pending_gt(m);
     cfs_ref ref = { m->cap_start, (uint32_t)(r->arena.len - m->cap_start) };
-    if (fr->action == A_CAPTURE_SLOT) {
-        r->slot[fr->slot] = ref;
-        r->prio[fr->slot] = fr->prio;
+    if (fr->action == A_CAP_FIELD) {
+        r->field[fr->target] = ref;
+        r->prio[fr->target] = fr->col;
     } else {
-        cfs_refvec *v = &r->vec[fr->slot];
-        if (v->count) v->v[(v->count - 1) * v->stride + fr->prio] = ref;
+        cfs_refvec *v = &r->list[fr->target];
+        if (fr->row < v->count) v->v[fr->row * v->stride + fr->col] = ref;
     }
     m->capturing = 0;
     m->markup = 0;
+    if (r == &m->feed) m->feed_dirty = 1;
 }
 
 int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
-    m->depth--;
-    if (m->depth == 0 && m->root_seen) m->root_closed = 1;
     if (m->capturing && m->markup_depth > 0) {
         markup_end(m, local, local_len);
+        m->depth--;
         return m->cap_rec->arena.nomem ? (m->nomem = 1) : 0;
     }
+    pop_scope_attrs(m);
+    m->depth--;
+    if (m->depth == 0 && m->root_seen) m->root_closed = 1;
     if (m->nframes == 0) return 0;
     cfs_frame fr = m->frames[--m->nframes];
+    if (m->scope == SC_ITCAT) m->itcat_row = fr.row;
     m->scope = fr.scope;
+    m->cur = fr.item ? &m->item : &m->feed;
     switch (fr.action) {
-    case A_CAPTURE_SLOT:
-    case A_CAPTURE_VEC:
+    case A_CAP_FIELD:
+    case A_CAP_ROW:
         finish_capture(m, &fr);
         return 0;
     case A_END_ITEM:
+        m->in_item = 0;
+        m->cur = &m->feed;
         return emit_item(m);
     default:
         return 0;
@@ -748,5 +995,6 @@ int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
 
 int cfs_machine_finish(cfs_machine *m, const cfs_error *error) {
     if (m->cb.on_document_end == NULL) return 0;
+    m->feed_dirty = 1;
     return m->cb.on_document_end(m->ctx, cfs_machine_feed(m), error);
 }

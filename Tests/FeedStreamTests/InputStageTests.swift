@@ -150,7 +150,9 @@ final class InputStageTests: XCTestCase {
             func s(_ span: cfs_span) -> String {
                 span.ptr == nil ? "-" : String(decoding: UnsafeRawBufferPointer(start: span.ptr, count: span.len), as: UTF8.self)
             }
-            box.lines.append("item \(feed!.pointee.document).\(it.index) \(s(it.id)) \(s(it.title.value)) \(s(it.summary.value)) \(s(it.content.value))")
+            let fields = withUnsafeBytes(of: it.record.fields) { Array($0.bindMemory(to: cfs_span.self)) }
+            func f(_ x: cfs_field) -> String { s(fields[Int(x.rawValue)]) }
+            box.lines.append("item \(feed!.pointee.document).\(it.index) \(f(CFS_FIELD_ID)) \(f(CFS_FIELD_TITLE)) \(f(CFS_FIELD_SUMMARY)) \(f(CFS_FIELD_CONTENT))")
             return box.lines.count >= box.stopAfter ? 1 : 0
         }
         cb.on_document_end = { ctx, feed, error in

@@ -76,7 +76,8 @@ typedef enum cfs_status {
 typedef enum cfs_format {
     CFS_FORMAT_UNKNOWN = 0,
     CFS_FORMAT_RSS090,   /* RDF root, Netscape RSS 0.90 namespace          */
-    CFS_FORMAT_RSS091,   /* <rss version="0.91">                            */
+    CFS_FORMAT_RSS091U,  /* <rss version="0.91">, UserLand (no Netscape DTD) */
+    CFS_FORMAT_RSS091N,  /* <rss version="0.91"> with the Netscape DOCTYPE   */
     CFS_FORMAT_RSS092,
     CFS_FORMAT_RSS093,
     CFS_FORMAT_RSS094,
@@ -102,94 +103,115 @@ typedef struct cfs_span {
     size_t len;
 } cfs_span;
 
-/** A text construct: its value and declared type. For Atom, type is the `type`
-    attribute as written ("text", "html", "xhtml" or a MIME type; empty when absent,
-    which Atom defines as "text"). For RSS description/content:encoded the type is
-    empty (RSS does not say; the Swift layer applies the format's rule). For
-    type="xhtml" the value is the serialized markup inside the element. */
-typedef struct cfs_text {
-    cfs_span value;
-    cfs_span type;
-} cfs_text;
+/**
+ * Fields. A record (an item, or a feed's channel-level data) is an array of spans
+ * indexed by cfs_field, plus lists (cfs_list) of rows of spans. Which elements of
+ * which formats fill each field, and in what order of precedence, is specified in
+ * docs/SCHEMA.md; the values here are raw (as the tokenizer delivered them).
+ *
+ * Text constructs take five consecutive fields: the value, then its `type`
+ * attribute, the in-scope xml:lang, the in-scope xml:base chain, and the Atom 0.3
+ * `mode` attribute (for xhtml the value is the serialized child markup).
+ *
+ * An xml:base chain is every xml:base in scope, outermost first, separated by the
+ * byte 0x01 (each may be relative to the one before).
+ */
+typedef enum cfs_field {
+    CFS_FIELD_ID,
+    CFS_FIELD_GUID_PERMALINK,   /* isPermaLink as written, or "true" for a guid without it */
+    /* Text constructs: the type is the type attribute, or for elements that have
+       none the type their format gives them ("html" for RSS description and
+       content:encoded, "text" for other RSS and Dublin Core text; absent for Atom,
+       whose default is "text"). */
+    CFS_FIELD_TITLE, CFS_FIELD_TITLE_TYPE, CFS_FIELD_TITLE_LANG, CFS_FIELD_TITLE_BASE, CFS_FIELD_TITLE_MODE,
+    CFS_FIELD_SUMMARY, CFS_FIELD_SUMMARY_TYPE, CFS_FIELD_SUMMARY_LANG, CFS_FIELD_SUMMARY_BASE, CFS_FIELD_SUMMARY_MODE,
+    CFS_FIELD_CONTENT, CFS_FIELD_CONTENT_TYPE, CFS_FIELD_CONTENT_LANG, CFS_FIELD_CONTENT_BASE, CFS_FIELD_CONTENT_MODE,
+    CFS_FIELD_RIGHTS, CFS_FIELD_RIGHTS_TYPE, CFS_FIELD_RIGHTS_LANG, CFS_FIELD_RIGHTS_BASE, CFS_FIELD_RIGHTS_MODE,
+    CFS_FIELD_CONTENT_SRC,
+    CFS_FIELD_PUBLISHED, CFS_FIELD_UPDATED, CFS_FIELD_CREATED,
+    CFS_FIELD_LANGUAGE,         /* language element, or the record element's xml:lang */
+    CFS_FIELD_BASE,             /* the record element's xml:base chain */
+    CFS_FIELD_VERSION,          /* the root's version attribute */
+    CFS_FIELD_COMMENTS,
+    CFS_FIELD_SOURCE_URL, CFS_FIELD_SOURCE_TITLE, CFS_FIELD_SOURCE_ID, CFS_FIELD_SOURCE_UPDATED,
+    CFS_FIELD_GENERATOR, CFS_FIELD_GENERATOR_URI, CFS_FIELD_GENERATOR_VERSION,
+    CFS_FIELD_DOCS, CFS_FIELD_TTL, CFS_FIELD_MANAGING_EDITOR, CFS_FIELD_WEBMASTER,
+    CFS_FIELD_ICON, CFS_FIELD_LOGO,
+    CFS_FIELD_IMAGE_URL, CFS_FIELD_IMAGE_TITLE, CFS_FIELD_IMAGE_LINK, CFS_FIELD_IMAGE_WIDTH,
+    CFS_FIELD_IMAGE_HEIGHT, CFS_FIELD_IMAGE_DESCRIPTION,
+    CFS_FIELD_TEXTINPUT_TITLE, CFS_FIELD_TEXTINPUT_DESCRIPTION, CFS_FIELD_TEXTINPUT_NAME,
+    CFS_FIELD_TEXTINPUT_LINK,
+    CFS_FIELD_CLOUD_DOMAIN, CFS_FIELD_CLOUD_PORT, CFS_FIELD_CLOUD_PATH, CFS_FIELD_CLOUD_PROCEDURE,
+    CFS_FIELD_CLOUD_PROTOCOL,
+    CFS_FIELD_COMMENT_RSS,      /* wfw:commentRss */
+    CFS_FIELD_COMMENT_COUNT,    /* slash:comments */
+    CFS_FIELD_SY_PERIOD, CFS_FIELD_SY_FREQUENCY, CFS_FIELD_SY_BASE,
+    CFS_FIELD_GEO_POINT, CFS_FIELD_GEO_LAT, CFS_FIELD_GEO_LONG,
+    CFS_FIELD_DC_PUBLISHER, CFS_FIELD_DC_SOURCE, CFS_FIELD_DC_RELATION, CFS_FIELD_DC_COVERAGE,
+    CFS_FIELD_DC_FORMAT, CFS_FIELD_DC_TYPE,
+    CFS_FIELD_ITUNES_AUTHOR, CFS_FIELD_ITUNES_DURATION, CFS_FIELD_ITUNES_EXPLICIT, CFS_FIELD_ITUNES_IMAGE,
+    CFS_FIELD_ITUNES_EPISODE, CFS_FIELD_ITUNES_SEASON, CFS_FIELD_ITUNES_EPISODE_TYPE,
+    CFS_FIELD_ITUNES_SUMMARY, CFS_FIELD_ITUNES_SUBTITLE, CFS_FIELD_ITUNES_TITLE,
+    CFS_FIELD_ITUNES_OWNER_NAME, CFS_FIELD_ITUNES_OWNER_EMAIL, CFS_FIELD_ITUNES_TYPE,
+    CFS_FIELD_ITUNES_BLOCK, CFS_FIELD_ITUNES_COMPLETE, CFS_FIELD_ITUNES_NEW_FEED_URL,
+    CFS_FIELD_ITUNES_KEYWORDS,
+    CFS_FIELD_MEDIA_TITLE, CFS_FIELD_MEDIA_DESCRIPTION, CFS_FIELD_MEDIA_KEYWORDS, CFS_FIELD_MEDIA_RATING,
+    CFS_FIELD_PODCAST_GUID, CFS_FIELD_PODCAST_LOCKED, CFS_FIELD_PODCAST_LOCKED_OWNER,
+    CFS_FIELD_PODCAST_CHAPTERS_URL, CFS_FIELD_PODCAST_CHAPTERS_TYPE, CFS_FIELD_PODCAST_SEASON,
+    CFS_FIELD_PODCAST_EPISODE, CFS_FIELD_PODCAST_MEDIUM,
+    CFS_FIELD_COUNT
+} cfs_field;
 
-/** A link: Atom <link> attributes, or an RSS <link> (href from its text, rel empty). */
-typedef struct cfs_link {
-    cfs_span href, rel, type, hreflang, title, length;
-} cfs_link;
+/** Lists of rows. The columns of each list, in order, are given in the comments and
+    by cfs_list_columns(). */
+typedef enum cfs_list {
+    CFS_LIST_LINKS,             /* href rel type hreflang title length base */
+    CFS_LIST_AUTHORS,           /* name email uri base */
+    CFS_LIST_CONTRIBUTORS,      /* name email uri base */
+    CFS_LIST_CATEGORIES,        /* term scheme label */
+    CFS_LIST_ENCLOSURES,        /* url type length base */
+    CFS_LIST_MEDIA,             /* url type medium is_default expression bitrate framerate
+                                   samplingrate channels duration height width lang file_size */
+    CFS_LIST_THUMBNAILS,        /* url width height time */
+    CFS_LIST_CREDITS,           /* name role scheme */
+    CFS_LIST_ITUNES_CATEGORIES, /* text parent */
+    CFS_LIST_PERSONS,           /* podcast:person: name role group img href */
+    CFS_LIST_TRANSCRIPTS,       /* url type language rel */
+    CFS_LIST_FUNDING,           /* url text */
+    CFS_LIST_SKIP_HOURS,        /* value */
+    CFS_LIST_SKIP_DAYS,         /* value */
+    CFS_LIST_COUNT
+} cfs_list;
 
-/** A person: Atom author/contributor; RSS author and dc:creator fill `name` only,
-    with the element's raw text. */
-typedef struct cfs_person {
-    cfs_span name, email, uri;
-} cfs_person;
+/** Columns per row of a list. */
+size_t cfs_list_columns(cfs_list list);
 
-/** A category: Atom term/scheme/label; RSS <category> text as term and its
-    `domain` as scheme; dc:subject text as term. */
-typedef struct cfs_category {
-    cfs_span term, scheme, label;
-} cfs_category;
-
-/** An enclosure: RSS <enclosure url length type>, or an Atom link rel="enclosure"
-    (which also appears in links). */
-typedef struct cfs_enclosure {
-    cfs_span url, type, length;
-} cfs_enclosure;
+/** A record: fields and lists. rows[l] holds counts[l] rows of cfs_list_columns(l)
+    spans each, row after row. */
+typedef struct cfs_record {
+    cfs_span fields[CFS_FIELD_COUNT];
+    const cfs_span *rows[CFS_LIST_COUNT];
+    size_t counts[CFS_LIST_COUNT];
+} cfs_record;
 
 /** One finished item (RSS <item>, Atom <entry>). Valid during on_item only. */
 typedef struct cfs_item {
     /** 0-based position of the item in its document. */
     size_t index;
-    /** RSS <guid>, Atom <id>, or RSS 1.0 rdf:about, in that order of preference. */
-    cfs_span id;
-    /** When the id came from an RSS <guid>: its isPermaLink attribute as written, or
-        "true" when the attribute is absent (the RSS default). Absent otherwise. */
-    cfs_span guid_is_permalink;
-    cfs_text title;
-    /** RSS <description>, Atom <summary>. */
-    cfs_text summary;
-    /** content:encoded, Atom <content>. */
-    cfs_text content;
-    /** Atom <content src>. */
-    cfs_span content_src;
-    /** RSS <pubDate>, Atom <published>, dc:date (lower precedence); raw. */
-    cfs_span published;
-    /** Atom <updated>, dcterms:modified; raw. */
-    cfs_span updated;
-    const cfs_link *links;
-    size_t links_count;
-    const cfs_person *authors;
-    size_t authors_count;
-    const cfs_category *categories;
-    size_t categories_count;
-    const cfs_enclosure *enclosures;
-    size_t enclosures_count;
     /** Non-zero when this item's text hit max_item_bytes and was truncated. */
     int truncated;
+    cfs_record record;
 } cfs_item;
 
-/** The feed-level fields of a document. In on_item, the fields that appeared in the
-    document before that item; in on_document_end, all of them. */
+/** The feed-level data of a document. In on_item, what appeared in the document
+    before that item; in on_document_end, all of it. */
 typedef struct cfs_feed {
     /** 1-based index of the document in the stream. */
     size_t document;
     cfs_format format;
-    /** The root's `version` attribute as written (RSS, Atom 0.3). */
-    cfs_span version;
-    cfs_text title;
-    /** RSS <description>, Atom <subtitle>, Atom 0.3 <tagline>. */
-    cfs_text subtitle;
-    /** Atom <id>, RSS 1.0 channel rdf:about. */
-    cfs_span id;
-    /** RSS <language>, dc:language, or the root's xml:lang (lowest precedence). */
-    cfs_span language;
-    /** Atom <updated>, RSS <lastBuildDate>, dc:date; raw. */
-    cfs_span updated;
-    /** RSS <pubDate>; raw. */
-    cfs_span published;
-    const cfs_link *links;
-    size_t links_count;
     /** Items delivered so far in this document. */
     size_t items_count;
+    cfs_record record;
 } cfs_feed;
 
 /** Where and why parsing failed. */

@@ -3,7 +3,10 @@ internal import CFeedStream
 /// The format of a feed document, detected from its root element, namespace and
 /// `version` attribute. Raw values are the names used in the JSON output.
 public enum FeedFormat: String, Sendable, Codable, CaseIterable {
-    case rss090, rss091, rss092, rss093, rss094, rss20, rss10
+    case rss090
+    /// RSS 0.91 as UserLand published it, and Netscape's (with the Netscape DOCTYPE).
+    case rss091u, rss091n
+    case rss092, rss093, rss094, rss20, rss10
     /// An `rss` root whose version is missing or unknown.
     case rss
     case atom03, atom10
@@ -13,7 +16,8 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     init(_ f: cfs_format) {
         switch f {
         case CFS_FORMAT_RSS090: self = .rss090
-        case CFS_FORMAT_RSS091: self = .rss091
+        case CFS_FORMAT_RSS091U: self = .rss091u
+        case CFS_FORMAT_RSS091N: self = .rss091n
         case CFS_FORMAT_RSS092: self = .rss092
         case CFS_FORMAT_RSS093: self = .rss093
         case CFS_FORMAT_RSS094: self = .rss094
@@ -30,7 +34,8 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     public var name: StaticString {
         switch self {
         case .rss090: "rss090"
-        case .rss091: "rss091"
+        case .rss091u: "rss091u"
+        case .rss091n: "rss091n"
         case .rss092: "rss092"
         case .rss093: "rss093"
         case .rss094: "rss094"

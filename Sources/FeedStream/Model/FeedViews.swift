@@ -1,26 +1,34 @@
 internal import CFeedStream
 
 // Zero-copy views over a parser's current item and feed. They apply the normalization
-// rules of docs/SCHEMA.md (whitespace trimming, type defaults, rel defaults, the
-// primary link, permalink flags, date normalization) by slicing and pointing, never by
-// copying, so every backend gets the same policy from this one place.
+// rules of docs/SCHEMA.md that slicing and pointing can express (whitespace trimming,
+// type names, rel defaults, the primary link, permalink flags, date parsing), so every
+// backend gets the same policy from this one place. What needs new bytes (URL
+// resolution, base64) is done by the writers, into their own buffers.
 //
 // A view is valid only during the handler call that received it.
 
-/// A text construct: value and type ("text", "html", "xhtml" or a MIME type).
+/// A text construct: value, type ("text", "html", "xhtml" or a MIME type), and the
+/// xml:lang and xml:base in scope.
 public struct FeedTextView {
     public let value: FeedBytes
     public let type: FeedBytes
+    public let language: FeedBytes
+    /// The xml:base chain in scope (outermost first, separated by 0x01).
+    public let baseChain: FeedBytes
+    /// True when the value is base64 (Atom 0.3 `mode="base64"`) and must be decoded.
+    public let isBase64: Bool
 }
 
-/// A link. `rel` defaults to "alternate" when the feed gave none.
+/// A link. `rel` defaults to "alternate" when the feed gave none; `href` as written
+/// (resolve it against ``baseChain`` with ``FeedURL/resolve(_:baseChain:)``).
 public struct FeedLinkView {
-    public let href, rel, type, hreflang, title, length: FeedBytes
+    public let href, rel, type, hreflang, title, length, baseChain: FeedBytes
 }
 
-/// A person (author). RSS `author` and `dc:creator` fill `name` with the raw text.
+/// A person (author, contributor). RSS `author`, `dc:creator` fill `name` with the raw text.
 public struct FeedPersonView {
-    public let name, email, uri: FeedBytes
+    public let name, email, uri, baseChain: FeedBytes
 }
 
 /// A category: term, scheme (RSS `domain`), label.
@@ -30,7 +38,7 @@ public struct FeedCategoryView {
 
 /// An enclosure: url, MIME type, length in bytes (as written).
 public struct FeedEnclosureView {
-    public let url, type, length: FeedBytes
+    public let url, type, length, baseChain: FeedBytes
 }
 
 /// A date as written, and its normalization (see ``FeedDate``).
@@ -41,97 +49,157 @@ public struct FeedDateView {
     public let date: FeedDate?
 }
 
-/// A random-access collection over an array the parser owns.
-public struct FeedViewCollection<Element>: RandomAccessCollection {
-    @usableFromInline let base: UnsafeRawPointer?
-    @usableFromInline let stride: Int
+/// One row of a list: its columns by index (see ``FeedList``).
+public struct FeedRowView {
+    let base: UnsafePointer<cfs_span>
     public let count: Int
-    @usableFromInline let make: @Sendable (UnsafeRawPointer) -> Element
 
-    init(base: UnsafeRawPointer?, count: Int, stride: Int, make: @escaping @Sendable (UnsafeRawPointer) -> Element) {
-        self.base = base
-        self.count = base == nil ? 0 : count
-        self.stride = stride
-        self.make = make
+    /// Column `i`, trimmed.
+
+    public subscript(i: Int) -> FeedBytes {
+        precondition(i >= 0 && i < count, "column out of range")
+        return bytes(base[i])
     }
+}
+
+/// The rows of one list of a record.
+public struct FeedRowsView: RandomAccessCollection {
+    let base: UnsafePointer<cfs_span>?
+    let columns: Int
+    public let count: Int
 
     public var startIndex: Int { 0 }
     public var endIndex: Int { count }
-    @inlinable
-    public subscript(i: Int) -> Element {
+
+    public subscript(i: Int) -> FeedRowView {
         precondition(i >= 0 && i < count, "index out of range")
-        return make(base! + i * stride)
+        return FeedRowView(base: base! + i * columns, count: columns)
+    }
+}
+
+extension FeedList {
+    /// Columns per row.
+    public var columns: Int { FeedList.columnCounts[rawValue] }
+    static let columnCounts: [Int] = FeedList.allCases.map { cfs_list_columns(cfs_list(UInt32($0.rawValue))) }
+}
+
+/// A record: the fields and lists of an item or of a feed.
+public struct FeedRecordView {
+    let fields: UnsafePointer<cfs_span>
+    let rowBases: UnsafePointer<UnsafePointer<cfs_span>?>
+    let counts: UnsafePointer<Int>
+
+    init(raw: UnsafePointer<cfs_record>) {
+        let p = UnsafeRawPointer(raw)
+        fields = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: cfs_span.self)
+        rowBases = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.rows)!)
+            .assumingMemoryBound(to: UnsafePointer<cfs_span>?.self)
+        counts = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.counts)!).assumingMemoryBound(to: Int.self)
+    }
+
+    /// A field, trimmed; absent when the feed did not have it.
+
+    public subscript(field: FeedField) -> FeedBytes { bytes(fields[field.rawValue]) }
+
+    /// The rows of a list.
+
+    public func rows(_ list: FeedList) -> FeedRowsView {
+        let base = rowBases[list.rawValue]
+        return FeedRowsView(base: base, columns: list.columns, count: base == nil ? 0 : counts[list.rawValue])
+    }
+
+    /// A text construct starting at `field` (title, summary, content, rights).
+    public func text(_ field: FeedField) -> FeedTextView {
+        let value = self[field]
+        guard value.isPresent else {
+            return FeedTextView(value: .absent, type: .absent, language: .absent, baseChain: .absent, isBase64: false)
+        }
+        let type = self[FeedField(rawValue: field.rawValue + 1)!]
+        let mode = self[FeedField(rawValue: field.rawValue + 4)!]
+        return FeedTextView(value: value, type: normalizedTextType(type),
+                            language: self[FeedField(rawValue: field.rawValue + 2)!],
+                            baseChain: self[FeedField(rawValue: field.rawValue + 3)!],
+                            isBase64: mode.equalsIgnoringCase("base64"))
+    }
+
+    /// A date field: raw and parsed.
+    public func date(_ field: FeedField) -> FeedDateView {
+        let raw = self[field]
+        return FeedDateView(raw: raw, date: raw.isPresent ? FeedDate.parse(raw.buffer) : nil)
+    }
+
+    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> {
+        rows(.links).lazy.map { r in
+            let rel = r[1]
+            return FeedLinkView(href: r[0], rel: rel.isPresent && !rel.isEmpty ? rel : FeedBytes("alternate"),
+                                type: r[2], hreflang: r[3], title: r[4], length: r[5], baseChain: r[6])
+        }
+    }
+
+    /// The first link whose rel is "alternate" (after defaulting) and that has an href.
+    public var primaryLink: FeedLinkView? {
+        links.first { $0.rel.equals("alternate") && $0.href.isPresent }
+    }
+
+    func persons(_ list: FeedList) -> LazyMapCollection<FeedRowsView, FeedPersonView> {
+        rows(list).lazy.map { FeedPersonView(name: $0[0], email: $0[1], uri: $0[2], baseChain: $0[3]) }
+    }
+    public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.authors) }
+    public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }
+    public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> {
+        rows(.categories).lazy.map { FeedCategoryView(term: $0[0], scheme: $0[1], label: $0[2]) }
+    }
+    public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> {
+        rows(.enclosures).lazy.map { FeedEnclosureView(url: $0[0], type: $0[1], length: $0[2], baseChain: $0[3]) }
     }
 }
 
 @inline(__always)
+
 func bytes(_ s: cfs_span) -> FeedBytes {
     FeedBytes(UnsafeRawBufferPointer(start: s.ptr, count: s.len)).trimmed
 }
 
+/// Type names: as written, with Atom 0.3's MIME types mapped to Atom 1.0's names, and
+/// "text" when absent (Atom's default; C supplies RSS's defaults).
 @inline(__always)
-func isRSSFamily(_ f: cfs_format) -> Bool {
-    f != CFS_FORMAT_ATOM03 && f != CFS_FORMAT_ATOM10
+func normalizedTextType(_ t: FeedBytes) -> FeedBytes {
+    guard t.isPresent, !t.isEmpty else { return FeedBytes("text") }
+    if t.equalsIgnoringCase("text/plain") { return FeedBytes("text") }
+    if t.equalsIgnoringCase("text/html") { return FeedBytes("html") }
+    if t.equalsIgnoringCase("application/xhtml+xml") { return FeedBytes("xhtml") }
+    return t
 }
 
-/// Type of a text construct: as written (Atom), else the format's default.
-@inline(__always)
-func textType(_ t: cfs_text, rssDefault: StaticString, format: cfs_format) -> FeedBytes {
-    let value = bytes(t.value)
-    guard value.isPresent else { return .absent }
-    let written = bytes(t.type)
-    if written.isPresent && !written.isEmpty { return written }
-    return isRSSFamily(format) ? FeedBytes(rssDefault) : FeedBytes("text")
-}
-
-private let makeLink: @Sendable (UnsafeRawPointer) -> FeedLinkView = { p in
-    let l = p.assumingMemoryBound(to: cfs_link.self).pointee
-    let rel = bytes(l.rel)
-    return FeedLinkView(href: bytes(l.href), rel: rel.isPresent && !rel.isEmpty ? rel : FeedBytes("alternate"),
-                        type: bytes(l.type), hreflang: bytes(l.hreflang), title: bytes(l.title),
-                        length: bytes(l.length))
-}
-
-private func links(_ base: UnsafePointer<cfs_link>?, _ count: Int) -> FeedViewCollection<FeedLinkView> {
-    FeedViewCollection(base: UnsafeRawPointer(base), count: count, stride: MemoryLayout<cfs_link>.stride, make: makeLink)
-}
-
-/// The href of the first link whose rel is "alternate" (after defaulting).
-private func primaryLink(_ links: FeedViewCollection<FeedLinkView>) -> FeedBytes {
-    for l in links where l.rel.equals("alternate") && l.href.isPresent { return l.href }
-    return .absent
-}
-
-/// The feed-level fields of a document: in ``FeedHandler/didParseItem(_:)`` (through
-/// ``FeedItemView/feed``) those seen before the item; in
-/// ``FeedHandler/didParseFeedInfo(_:)`` all of them.
+/// The feed-level data of a document: in ``FeedHandler/didParseItem(_:)`` (through
+/// ``FeedItemView/feed``) what appeared before the item; in
+/// ``FeedHandler/didParseFeedInfo(_:)`` all of it.
 public struct FeedInfoView {
     let raw: UnsafePointer<cfs_feed>
 
+    /// All fields and lists.
+    public var record: FeedRecordView {
+        FeedRecordView(raw: (UnsafeRawPointer(raw) + MemoryLayout<cfs_feed>.offset(of: \cfs_feed.record)!)
+            .assumingMemoryBound(to: cfs_record.self))
+    }
     /// 1-based index of the document in the input stream.
     public var document: Int { raw.pointee.document }
     /// "rss20", "rss10", "atom10", ... (see docs/SCHEMA.md).
     public var format: FeedFormat { FeedFormat(raw.pointee.format) }
-    /// The root's `version` attribute as written.
-    public var version: FeedBytes { bytes(raw.pointee.version) }
-    public var title: FeedTextView {
-        FeedTextView(value: bytes(raw.pointee.title.value),
-                     type: textType(raw.pointee.title, rssDefault: "text", format: raw.pointee.format))
-    }
-    /// RSS `description`, Atom `subtitle` (0.3: `tagline`).
-    public var subtitle: FeedTextView {
-        FeedTextView(value: bytes(raw.pointee.subtitle.value),
-                     type: textType(raw.pointee.subtitle, rssDefault: "html", format: raw.pointee.format))
-    }
-    public var id: FeedBytes { bytes(raw.pointee.id) }
-    public var language: FeedBytes { bytes(raw.pointee.language) }
-    public var updated: FeedDateView { dateView(raw.pointee.updated) }
-    public var published: FeedDateView { dateView(raw.pointee.published) }
-    public var links: FeedViewCollection<FeedLinkView> { FeedStream.links(raw.pointee.links, raw.pointee.links_count) }
-    /// The first alternate link.
-    public var link: FeedBytes { primaryLink(links) }
     /// Items delivered so far in this document.
     public var itemCount: Int { raw.pointee.items_count }
+
+    public var version: FeedBytes { record[.version] }
+    public var title: FeedTextView { record.text(.title) }
+    /// RSS `description`, Atom `subtitle` (0.3: `tagline`).
+    public var subtitle: FeedTextView { record.text(.summary) }
+    public var id: FeedBytes { record[.id] }
+    public var language: FeedBytes { record[.language] }
+    public var updated: FeedDateView { record.date(.updated) }
+    public var published: FeedDateView { record.date(.published) }
+    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
+    /// The first alternate link's href, as written.
+    public var link: FeedBytes { record.primaryLink?.href ?? .absent }
 }
 
 /// One finished item (RSS `item`, Atom `entry`), borrowed from the parser.
@@ -139,67 +207,38 @@ public struct FeedItemView {
     let raw: UnsafePointer<cfs_item>
     let rawFeed: UnsafePointer<cfs_feed>
 
-    private var format: cfs_format { rawFeed.pointee.format }
-
-    /// The feed fields that appeared before this item.
+    /// All fields and lists.
+    public var record: FeedRecordView {
+        FeedRecordView(raw: (UnsafeRawPointer(raw) + MemoryLayout<cfs_item>.offset(of: \cfs_item.record)!)
+            .assumingMemoryBound(to: cfs_record.self))
+    }
+    /// The feed data that appeared before this item.
     public var feed: FeedInfoView { FeedInfoView(raw: rawFeed) }
     /// 0-based position of the item in its document.
     public var index: Int { raw.pointee.index }
-    /// RSS `guid`, Atom `id`, `dc:identifier`, RSS 1.0 `rdf:about` (in that order).
-    public var id: FeedBytes { bytes(raw.pointee.id) }
-    /// For an id from an RSS `guid`: whether it is a permalink (RSS default: true).
-    public var guidIsPermalink: Bool? {
-        let p = bytes(raw.pointee.guid_is_permalink)
-        return p.isPresent ? !p.equalsIgnoringCase("false") : nil
-    }
-    public var title: FeedTextView {
-        FeedTextView(value: bytes(raw.pointee.title.value),
-                     type: textType(raw.pointee.title, rssDefault: "text", format: format))
-    }
-    /// RSS `description`, Atom `summary`.
-    public var summary: FeedTextView {
-        FeedTextView(value: bytes(raw.pointee.summary.value),
-                     type: textType(raw.pointee.summary, rssDefault: "html", format: format))
-    }
-    /// `content:encoded`, Atom `content`.
-    public var content: FeedTextView {
-        FeedTextView(value: bytes(raw.pointee.content.value),
-                     type: textType(raw.pointee.content, rssDefault: "html", format: format))
-    }
-    /// Atom `content/@src`.
-    public var contentSource: FeedBytes { bytes(raw.pointee.content_src) }
-    public var published: FeedDateView { dateView(raw.pointee.published) }
-    public var updated: FeedDateView { dateView(raw.pointee.updated) }
-    public var links: FeedViewCollection<FeedLinkView> { FeedStream.links(raw.pointee.links, raw.pointee.links_count) }
-    /// The first alternate link.
-    public var link: FeedBytes { primaryLink(links) }
-    public var authors: FeedViewCollection<FeedPersonView> {
-        FeedViewCollection(base: UnsafeRawPointer(raw.pointee.authors), count: raw.pointee.authors_count,
-                           stride: MemoryLayout<cfs_person>.stride) { p in
-            let x = p.assumingMemoryBound(to: cfs_person.self).pointee
-            return FeedPersonView(name: bytes(x.name), email: bytes(x.email), uri: bytes(x.uri))
-        }
-    }
-    public var categories: FeedViewCollection<FeedCategoryView> {
-        FeedViewCollection(base: UnsafeRawPointer(raw.pointee.categories), count: raw.pointee.categories_count,
-                           stride: MemoryLayout<cfs_category>.stride) { p in
-            let x = p.assumingMemoryBound(to: cfs_category.self).pointee
-            return FeedCategoryView(term: bytes(x.term), scheme: bytes(x.scheme), label: bytes(x.label))
-        }
-    }
-    public var enclosures: FeedViewCollection<FeedEnclosureView> {
-        FeedViewCollection(base: UnsafeRawPointer(raw.pointee.enclosures), count: raw.pointee.enclosures_count,
-                           stride: MemoryLayout<cfs_enclosure>.stride) { p in
-            let x = p.assumingMemoryBound(to: cfs_enclosure.self).pointee
-            return FeedEnclosureView(url: bytes(x.url), type: bytes(x.type), length: bytes(x.length))
-        }
-    }
     /// True when the item's text exceeded the parser's per-item limit and was cut.
     public var isTruncated: Bool { raw.pointee.truncated != 0 }
-}
 
-@inline(__always)
-func dateView(_ s: cfs_span) -> FeedDateView {
-    let raw = bytes(s)
-    return FeedDateView(raw: raw, date: raw.isPresent ? FeedDate.parse(raw.buffer) : nil)
+    /// RSS `guid`, Atom `id`, `dc:identifier`, RSS 1.0 `rdf:about` (in that order).
+    public var id: FeedBytes { record[.id] }
+    /// For an id from an RSS `guid`: whether it is a permalink (RSS default: true).
+    public var guidIsPermalink: Bool? {
+        let p = record[.guidPermalink]
+        return p.isPresent ? !p.equalsIgnoringCase("false") : nil
+    }
+    public var title: FeedTextView { record.text(.title) }
+    /// RSS `description`, Atom `summary`.
+    public var summary: FeedTextView { record.text(.summary) }
+    /// `content:encoded`, Atom `content`.
+    public var content: FeedTextView { record.text(.content) }
+    /// Atom `content/@src`, as written.
+    public var contentSource: FeedBytes { record[.contentSrc] }
+    public var published: FeedDateView { record.date(.published) }
+    public var updated: FeedDateView { record.date(.updated) }
+    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
+    /// The first alternate link's href, as written.
+    public var link: FeedBytes { record.primaryLink?.href ?? .absent }
+    public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { record.authors }
+    public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> { record.categories }
+    public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> { record.enclosures }
 }

@@ -69,6 +69,9 @@ struct ByteBuffer: ~Copyable {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
     private(set) var capacity: Int
+    /// JSON nesting state for the record walker (see JSONLinesWriter.swift).
+    var depth = 0
+    var commas: UInt64 = 0
 
     init(capacity: Int) {
         self.capacity = capacity

@@ -93,74 +93,16 @@ extension ByteBuffer {
     fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer) {
         header(kind: "item", document: item.feed.document, source: source)
         key("index"); append(decimal: UInt64(item.index))
-        let feed = item.feed
+        let feed = item.feed.record
         append(",\"feed\":{\"format\":\"")
-        append(feed.format.name)
+        append(item.feed.format.name)
         append(0x22)
-        string("title", feed.title.value)
-        string("link", feed.link)
-        string("id", feed.id)
-        string("language", feed.language)
+        beginLine(depth: 1)
+        if feed[.title].isPresent { string("title", feed[.title].buffer) }
+        feed.walk([.primaryLink, .string("id", .id), .string("language", .language)], into: &self)
         append(0x7D)
-
-        string("id", item.id)
-        if let p = item.guidIsPermalink {
-            key("guid_is_permalink")
-            append(p ? "true" : "false")
-        }
-        text("title", item.title)
-        string("link", item.link)
-        links(item.links)
-        date("published", item.published)
-        date("updated", item.updated)
-        let authors = item.authors
-        if !authors.isEmpty {
-            key("authors")
-            append(0x5B)
-            for (i, a) in authors.enumerated() {
-                if i > 0 { append(0x2C) }
-                append(0x7B)
-                var first = true
-                string("name", a.name, &first)
-                string("email", a.email, &first)
-                string("uri", a.uri, &first)
-                append(0x7D)
-            }
-            append(0x5D)
-        }
-        text("summary", item.summary)
-        text("content", item.content)
-        string("content_src", item.contentSource)
-        let categories = item.categories
-        if !categories.isEmpty {
-            key("categories")
-            append(0x5B)
-            for (i, c) in categories.enumerated() {
-                if i > 0 { append(0x2C) }
-                append(0x7B)
-                var first = true
-                string("term", c.term, &first)
-                string("scheme", c.scheme, &first)
-                string("label", c.label, &first)
-                append(0x7D)
-            }
-            append(0x5D)
-        }
-        let enclosures = item.enclosures
-        if !enclosures.isEmpty {
-            key("enclosures")
-            append(0x5B)
-            for (i, e) in enclosures.enumerated() {
-                if i > 0 { append(0x2C) }
-                append(0x7B)
-                var first = true
-                string("url", e.url, &first)
-                string("type", e.type, &first)
-                string("length", e.length, &first)
-                append(0x7D)
-            }
-            append(0x5D)
-        }
+        beginLine(depth: 0)
+        item.record.walk(RecordLayout.item, into: &self)
         if item.isTruncated { append(",\"truncated\":true") }
         append("}\n")
     }
@@ -170,15 +112,8 @@ extension ByteBuffer {
         append(",\"format\":\"")
         append(feed.format.name)
         append(0x22)
-        string("version", feed.version)
-        text("title", feed.title)
-        text("subtitle", feed.subtitle)
-        string("id", feed.id)
-        string("link", feed.link)
-        links(feed.links)
-        string("language", feed.language)
-        date("updated", feed.updated)
-        date("published", feed.published)
+        beginLine(depth: 0)
+        feed.record.walk(RecordLayout.feed, into: &self)
         key("items"); append(decimal: UInt64(feed.itemCount))
     }
 
@@ -195,8 +130,6 @@ extension ByteBuffer {
         append(0x7D)
     }
 
-    // MARK: Pieces
-
     private mutating func header(kind: StaticString, document: Int, source: UnsafeRawBufferPointer) {
         append("{\"schema\":1,\"kind\":\"")
         append(kind)
@@ -211,66 +144,76 @@ extension ByteBuffer {
         append(k)
         append("\":")
     }
+}
 
-    @inline(__always)
-    private mutating func string(_ k: StaticString, _ v: FeedBytes) {
-        guard v.isPresent else { return }
-        key(k)
-        appendJSONString(v.buffer)
+// The layout walker writes JSON through these: `commas` has bit d set when the next
+// member at nesting depth d needs a comma before it.
+extension ByteBuffer: RecordSink {
+    mutating func beginLine(depth: Int) {
+        self.depth = depth
+        commas |= 1 << UInt64(depth)
     }
 
-    /// A member of an object being written; `first` tracks the comma.
     @inline(__always)
-    private mutating func string(_ k: StaticString, _ v: FeedBytes, _ first: inout Bool) {
-        guard v.isPresent else { return }
-        if !first { append(0x2C) }
-        first = false
+    private mutating func member(_ key: StaticString) {
+        let bit: UInt64 = 1 << UInt64(depth)
+        if commas & bit != 0 { append(0x2C) }
+        commas |= bit
         append(0x22)
-        append(k)
+        append(key)
         append("\":")
-        appendJSONString(v.buffer)
     }
 
-    private mutating func text(_ k: StaticString, _ t: FeedTextView) {
-        guard t.value.isPresent else { return }
-        key(k)
-        appendJSONString(t.value.buffer)
-        append(",\"")
-        append(k)
-        append("_type\":")
-        appendJSONString(t.type.buffer)
+    @inline(__always)
+    private mutating func open(_ c: UInt8) {
+        append(c)
+        depth += 1
+        commas &= ~(1 << UInt64(depth))
     }
 
-    private mutating func date(_ k: StaticString, _ d: FeedDateView) {
-        guard d.raw.isPresent else { return }
-        if let date = d.date {
-            key(k)
-            append(0x22)
-            write(upTo: FeedDate.maxLength) { date.write(to: $0) }
-            append(0x22)
-        }
-        append(",\"")
-        append(k)
-        append("_raw\":")
-        appendJSONString(d.raw.buffer)
+    @inline(__always)
+    private mutating func close(_ c: UInt8) {
+        append(c)
+        depth -= 1
     }
 
-    private mutating func links(_ links: FeedViewCollection<FeedLinkView>) {
-        guard !links.isEmpty else { return }
-        key("links")
-        append(0x5B)
-        for (i, l) in links.enumerated() {
-            if i > 0 { append(0x2C) }
-            append(0x7B)
-            var first = true
-            string("href", l.href, &first)
-            string("rel", l.rel, &first)
-            string("type", l.type, &first)
-            string("hreflang", l.hreflang, &first)
-            string("title", l.title, &first)
-            string("length", l.length, &first)
-            append(0x7D)
-        }
-        append(0x5D)
+    mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
+        member(key)
+        appendJSONString(value)
     }
+
+    mutating func literal(_ key: StaticString, _ value: StaticString) {
+        member(key)
+        append(value)
+    }
+
+    mutating func beginObject(_ key: StaticString) {
+        member(key)
+        open(0x7B)
+    }
+
+    mutating func endObject() { close(0x7D) }
+
+    mutating func beginArray(_ key: StaticString) {
+        member(key)
+        open(0x5B)
+    }
+
+    mutating func beginElement() {
+        let bit: UInt64 = 1 << UInt64(depth)
+        if commas & bit != 0 { append(0x2C) }
+        commas |= bit
+        open(0x7B)
+    }
+
+    mutating func endElement() { close(0x7D) }
+
+    mutating func element(_ value: UnsafeRawBufferPointer) {
+        let bit: UInt64 = 1 << UInt64(depth)
+        if commas & bit != 0 { append(0x2C) }
+        commas |= bit
+        appendJSONString(value)
+    }
+
+    mutating func endArray() { close(0x5D) }
 }

@@ -1,0 +1,126 @@
+// Generated from CSources/CFeedStream/include/feedstream.h (cfs_field, cfs_list): the
+// cases mirror the C enums in order; FieldEnumTests checks that they stay in step.
+
+/// A field of a record (an item, or a feed's own data). See docs/SCHEMA.md for the
+/// elements that fill each one.
+public enum FeedField: Int, CaseIterable, Sendable {
+    case id
+    case guidPermalink
+    case title
+    case titleType
+    case titleLang
+    case titleBase
+    case titleMode
+    case summary
+    case summaryType
+    case summaryLang
+    case summaryBase
+    case summaryMode
+    case content
+    case contentType
+    case contentLang
+    case contentBase
+    case contentMode
+    case rights
+    case rightsType
+    case rightsLang
+    case rightsBase
+    case rightsMode
+    case contentSrc
+    case published
+    case updated
+    case created
+    case language
+    case base
+    case version
+    case comments
+    case sourceUrl
+    case sourceTitle
+    case sourceId
+    case sourceUpdated
+    case generator
+    case generatorUri
+    case generatorVersion
+    case docs
+    case ttl
+    case managingEditor
+    case webmaster
+    case icon
+    case logo
+    case imageUrl
+    case imageTitle
+    case imageLink
+    case imageWidth
+    case imageHeight
+    case imageDescription
+    case textinputTitle
+    case textinputDescription
+    case textinputName
+    case textinputLink
+    case cloudDomain
+    case cloudPort
+    case cloudPath
+    case cloudProcedure
+    case cloudProtocol
+    case commentRss
+    case commentCount
+    case syPeriod
+    case syFrequency
+    case syBase
+    case geoPoint
+    case geoLat
+    case geoLong
+    case dcPublisher
+    case dcSource
+    case dcRelation
+    case dcCoverage
+    case dcFormat
+    case dcType
+    case itunesAuthor
+    case itunesDuration
+    case itunesExplicit
+    case itunesImage
+    case itunesEpisode
+    case itunesSeason
+    case itunesEpisodeType
+    case itunesSummary
+    case itunesSubtitle
+    case itunesTitle
+    case itunesOwnerName
+    case itunesOwnerEmail
+    case itunesType
+    case itunesBlock
+    case itunesComplete
+    case itunesNewFeedUrl
+    case itunesKeywords
+    case mediaTitle
+    case mediaDescription
+    case mediaKeywords
+    case mediaRating
+    case podcastGuid
+    case podcastLocked
+    case podcastLockedOwner
+    case podcastChaptersUrl
+    case podcastChaptersType
+    case podcastSeason
+    case podcastEpisode
+    case podcastMedium
+}
+
+/// A list of rows in a record; ``columns`` gives the width of a row.
+public enum FeedList: Int, CaseIterable, Sendable {
+    case links
+    case authors
+    case contributors
+    case categories
+    case enclosures
+    case media
+    case thumbnails
+    case credits
+    case itunesCategories
+    case persons
+    case transcripts
+    case funding
+    case skipHours
+    case skipDays
+}

@@ -1,0 +1,171 @@
+/// Reference resolution (RFC 3986 §5.2) for `xml:base`: links, enclosures, person
+/// URIs and content `src` are resolved against the chain of `xml:base` attributes in
+/// scope, each of which may itself be relative to the one outside it.
+public enum FeedURL {
+    /// Resolves `reference` against an `xml:base` chain (outermost first, 0x01-separated,
+    /// as in ``FeedTextView/baseChain``). With no chain the reference is returned as is.
+    public static func resolve(_ reference: FeedBytes, baseChain: FeedBytes) -> [UInt8] {
+        let ref = Array(reference.buffer)
+        guard baseChain.isPresent, !baseChain.isEmpty else { return ref }
+        var base: [UInt8]? = nil
+        for part in baseChain.buffer.split(separator: 0x01, omittingEmptySubsequences: false) {
+            let p = Array(part).trimmingXMLSpace()
+            base = base.map { resolve(p, against: $0) } ?? p
+        }
+        return resolve(ref, against: base ?? [])
+    }
+
+    /// Resolves `reference` against `base` (RFC 3986 §5.2.2, strict).
+    public static func resolve(_ reference: String, against base: String) -> String {
+        String(decoding: resolve(Array(reference.utf8), against: Array(base.utf8)), as: UTF8.self)
+    }
+
+    static func resolve(_ r: [UInt8], against b: [UInt8]) -> [UInt8] {
+        let R = Parts(r), B = Parts(b)
+        var T = Parts()
+        if R.scheme != nil {
+            T = R
+            T.path = removeDotSegments(R.path)
+        } else {
+            if R.authority != nil {
+                T.authority = R.authority
+                T.path = removeDotSegments(R.path)
+                T.query = R.query
+            } else {
+                if R.path.isEmpty {
+                    T.path = B.path
+                    T.query = R.query ?? B.query
+                } else {
+                    T.path = R.path.first == 0x2F ? removeDotSegments(R.path) : removeDotSegments(merge(B, R.path))
+                    T.query = R.query
+                }
+                T.authority = B.authority
+            }
+            T.scheme = B.scheme
+        }
+        T.fragment = R.fragment
+        return T.recomposed
+    }
+
+    private static func merge(_ base: Parts, _ path: [UInt8]) -> [UInt8] {
+        if base.authority != nil && base.path.isEmpty { return [0x2F] + path }
+        guard let slash = base.path.lastIndex(of: 0x2F) else { return path }
+        return Array(base.path[...slash]) + path
+    }
+
+    /// RFC 3986 §5.2.4.
+    static func removeDotSegments(_ path: [UInt8]) -> [UInt8] {
+        var input = path[...]
+        var output: [UInt8] = []
+        func starts(_ s: String) -> Bool { input.starts(with: s.utf8) }
+        func dropLastSegment() {
+            if let i = output.lastIndex(of: 0x2F) { output.removeSubrange(i...) } else { output.removeAll() }
+        }
+        while !input.isEmpty {
+            if starts("../") { input = input.dropFirst(3) }
+            else if starts("./") { input = input.dropFirst(2) }
+            else if starts("/./") { input = input.dropFirst(2) }
+            else if input.elementsEqual("/.".utf8) { input = [0x2F][...] }
+            else if starts("/../") { input = input.dropFirst(3); dropLastSegment() }
+            else if input.elementsEqual("/..".utf8) { input = [0x2F][...]; dropLastSegment() }
+            else if input.elementsEqual(".".utf8) || input.elementsEqual("..".utf8) { input = [][...] }
+            else {
+                var end = input.startIndex
+                if input[end] == 0x2F { end += 1 }
+                while end < input.endIndex && input[end] != 0x2F { end += 1 }
+                output.append(contentsOf: input[input.startIndex..<end])
+                input = input[end...]
+            }
+        }
+        return output
+    }
+
+    /// The five components of a URI reference (RFC 3986 appendix B).
+    struct Parts {
+        var scheme: [UInt8]?
+        var authority: [UInt8]?
+        var path: [UInt8] = []
+        var query: [UInt8]?
+        var fragment: [UInt8]?
+
+        init() {}
+
+        init(_ s: [UInt8]) {
+            var rest = s[...]
+            if let hash = rest.firstIndex(of: 0x23) {
+                fragment = Array(rest[(hash + 1)...])
+                rest = rest[..<hash]
+            }
+            if let q = rest.firstIndex(of: 0x3F) {
+                query = Array(rest[(q + 1)...])
+                rest = rest[..<q]
+            }
+            if let colon = rest.firstIndex(of: 0x3A), colon > rest.startIndex,
+               rest[..<colon].allSatisfy({ Parts.isSchemeChar($0) }), Parts.isAlpha(rest[rest.startIndex]),
+               !rest[..<colon].contains(0x2F) {
+                scheme = Array(rest[..<colon])
+                rest = rest[(colon + 1)...]
+            }
+            if rest.starts(with: [0x2F, 0x2F]) {
+                rest = rest.dropFirst(2)
+                let end = rest.firstIndex(of: 0x2F) ?? rest.endIndex
+                authority = Array(rest[..<end])
+                rest = rest[end...]
+            }
+            path = Array(rest)
+        }
+
+        static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+        static func isSchemeChar(_ c: UInt8) -> Bool {
+            isAlpha(c) || (c >= 0x30 && c <= 0x39) || c == 0x2B || c == 0x2D || c == 0x2E
+        }
+
+        var recomposed: [UInt8] {
+            var out: [UInt8] = []
+            if let scheme { out += scheme; out.append(0x3A) }
+            if let authority { out += [0x2F, 0x2F]; out += authority }
+            out += path
+            if let query { out.append(0x3F); out += query }
+            if let fragment { out.append(0x23); out += fragment }
+            return out
+        }
+    }
+}
+
+extension Array where Element == UInt8 {
+    func trimmingXMLSpace() -> [UInt8] {
+        var lo = startIndex, hi = endIndex
+        while lo < hi, isXMLSpace(self[lo]) { lo += 1 }
+        while hi > lo, isXMLSpace(self[hi - 1]) { hi -= 1 }
+        return Array(self[lo..<hi])
+    }
+}
+
+/// Base64 (RFC 4648), tolerant of whitespace and missing padding: Atom 0.3
+/// `mode="base64"` content. Returns nil when the text is not base64.
+enum Base64 {
+    static func decode(_ text: UnsafeRawBufferPointer) -> [UInt8]? {
+        var out: [UInt8] = []
+        out.reserveCapacity(text.count * 3 / 4)
+        var acc: UInt32 = 0, bits = 0
+        for c in text {
+            let v: UInt32
+            switch c {
+            case 0x41...0x5A: v = UInt32(c - 0x41)
+            case 0x61...0x7A: v = UInt32(c - 0x61 + 26)
+            case 0x30...0x39: v = UInt32(c - 0x30 + 52)
+            case 0x2B, 0x2D: v = 62
+            case 0x2F, 0x5F: v = 63
+            case 0x3D, 0x20, 0x09, 0x0A, 0x0D: continue
+            default: return nil
+            }
+            acc = acc << 6 | v
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                out.append(UInt8((acc >> UInt32(bits)) & 0xFF))
+            }
+        }
+        return out
+    }
+}

@@ -1,0 +1,284 @@
+// The shape of a JSON line: which member holds which field or list, in which order
+// (docs/SCHEMA.md is the same information in prose). The JSON Lines writer and the
+// value model both walk these tables, so the output and `FeedItem`/`Feed` cannot
+// drift apart.
+
+/// One member of a line, and where its value comes from.
+indirect enum Member {
+    /// A string from a field.
+    case string(StaticString, FeedField)
+    /// A URL from a field, resolved against the xml:base chain in `base`.
+    case url(StaticString, FeedField, base: FeedField)
+    /// `key` (normalized, when the date parses) and `key_raw` (the second key).
+    case date(StaticString, StaticString, FeedField)
+    /// A text construct: `key`, `key_type`, and `key_lang` when it differs from the
+    /// record's language (the three keys, then the field).
+    case text(StaticString, StaticString, StaticString, FeedField)
+    /// `guid_is_permalink`.
+    case permalink
+    /// `link`: the first alternate link, resolved.
+    case primaryLink
+    /// An array of objects, one per row.
+    case rows(StaticString, FeedList, [Column])
+    /// An array of strings: column 0 of each row.
+    case strings(StaticString, FeedList)
+    /// A nested object, written only when one of its members is present.
+    case object(StaticString, [Member])
+}
+
+/// A column of a list written as a member of each row's object.
+struct Column {
+    let key: StaticString
+    let index: Int
+    /// The column holding the xml:base chain to resolve this one against.
+    let base: Int?
+
+    init(_ key: StaticString, _ index: Int, base: Int? = nil) {
+        self.key = key
+        self.index = index
+        self.base = base
+    }
+}
+
+enum RecordLayout {
+    static let links = Member.rows("links", .links, [
+        Column("href", 0, base: 6), Column("rel", 1), Column("type", 2), Column("hreflang", 3), Column("title", 4),
+        Column("length", 5),
+    ])
+    static let persons: [Column] = [Column("name", 0), Column("email", 1), Column("uri", 2, base: 3)]
+    static let categories = Member.rows("categories", .categories, [Column("term", 0), Column("scheme", 1), Column("label", 2)])
+    static let geo = Member.object("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
+    static let dc = Member.object("dc", [
+        .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
+        .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
+    ])
+    static let media = Member.object("media", [
+        .string("title", .mediaTitle), .string("description", .mediaDescription),
+        .string("keywords", .mediaKeywords), .string("rating", .mediaRating),
+        .rows("content", .media, [
+            Column("url", 0), Column("type", 1), Column("medium", 2), Column("is_default", 3),
+            Column("expression", 4), Column("bitrate", 5), Column("framerate", 6), Column("samplingrate", 7),
+            Column("channels", 8), Column("duration", 9), Column("height", 10), Column("width", 11),
+            Column("lang", 12), Column("file_size", 13),
+        ]),
+        .rows("thumbnails", .thumbnails, [Column("url", 0), Column("width", 1), Column("height", 2), Column("time", 3)]),
+        .rows("credits", .credits, [Column("name", 0), Column("role", 1), Column("scheme", 2)]),
+    ])
+    static let podcastPeople = Member.rows("persons", .persons, [
+        Column("name", 0), Column("role", 1), Column("group", 2), Column("img", 3), Column("href", 4),
+    ])
+    static let podcastFunding = Member.rows("funding", .funding, [Column("url", 0), Column("text", 1)])
+
+    /// An item line, after its common members (schema, kind, source, document).
+    static let item: [Member] = [
+        .string("id", .id),
+        .permalink,
+        .string("language", .language),
+        .text("title", "title_type", "title_lang", .title),
+        .primaryLink,
+        links,
+        .date("published", "published_raw", .published),
+        .date("updated", "updated_raw", .updated),
+        .date("created", "created_raw", .created),
+        .rows("authors", .authors, persons),
+        .rows("contributors", .contributors, persons),
+        .text("summary", "summary_type", "summary_lang", .summary),
+        .text("content", "content_type", "content_lang", .content),
+        .url("content_src", .contentSrc, base: .contentBase),
+        .text("rights", "rights_type", "rights_lang", .rights),
+        categories,
+        .rows("enclosures", .enclosures, [Column("url", 0, base: 3), Column("type", 1), Column("length", 2)]),
+        .string("comments", .comments),
+        .string("comments_feed", .commentRss),
+        .string("comment_count", .commentCount),
+        .object("source", [
+            .string("title", .sourceTitle), .string("url", .sourceUrl), .string("id", .sourceId),
+            .string("updated", .sourceUpdated),
+        ]),
+        dc,
+        geo,
+        .object("itunes", [
+            .string("author", .itunesAuthor), .string("duration", .itunesDuration),
+            .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("episode", .itunesEpisode), .string("season", .itunesSeason),
+            .string("episode_type", .itunesEpisodeType), .string("title", .itunesTitle),
+            .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
+            .string("block", .itunesBlock), .string("keywords", .itunesKeywords),
+        ]),
+        media,
+        .object("podcast", [
+            .string("season", .podcastSeason), .string("episode", .podcastEpisode),
+            .string("chapters_url", .podcastChaptersUrl), .string("chapters_type", .podcastChaptersType),
+            .rows("transcripts", .transcripts, [Column("url", 0), Column("type", 1), Column("language", 2), Column("rel", 3)]),
+            podcastPeople,
+            podcastFunding,
+        ]),
+    ]
+
+    /// A feed line, after its common members and `format`.
+    static let feed: [Member] = [
+        .string("version", .version),
+        .text("title", "title_type", "title_lang", .title),
+        .text("subtitle", "subtitle_type", "subtitle_lang", .summary),
+        .string("id", .id),
+        .primaryLink,
+        links,
+        .string("language", .language),
+        .date("updated", "updated_raw", .updated),
+        .date("published", "published_raw", .published),
+        .text("rights", "rights_type", "rights_lang", .rights),
+        .rows("authors", .authors, persons),
+        .rows("contributors", .contributors, persons),
+        categories,
+        .object("generator", [
+            .string("name", .generator), .url("uri", .generatorUri, base: .base), .string("version", .generatorVersion),
+        ]),
+        .url("icon", .icon, base: .base),
+        .url("logo", .logo, base: .base),
+        .object("image", [
+            .string("url", .imageUrl), .string("title", .imageTitle), .string("link", .imageLink),
+            .string("width", .imageWidth), .string("height", .imageHeight), .string("description", .imageDescription),
+        ]),
+        .object("text_input", [
+            .string("title", .textinputTitle), .string("description", .textinputDescription),
+            .string("name", .textinputName), .string("link", .textinputLink),
+        ]),
+        .object("cloud", [
+            .string("domain", .cloudDomain), .string("port", .cloudPort), .string("path", .cloudPath),
+            .string("register_procedure", .cloudProcedure), .string("protocol", .cloudProtocol),
+        ]),
+        .string("ttl", .ttl),
+        .string("docs", .docs),
+        .string("managing_editor", .managingEditor),
+        .string("webmaster", .webmaster),
+        .strings("skip_hours", .skipHours),
+        .strings("skip_days", .skipDays),
+        .object("sy", [
+            .string("update_period", .syPeriod), .string("update_frequency", .syFrequency),
+            .string("update_base", .syBase),
+        ]),
+        dc,
+        geo,
+        .object("itunes", [
+            .string("author", .itunesAuthor), .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
+            .string("type", .itunesType), .string("block", .itunesBlock), .string("complete", .itunesComplete),
+            .string("new_feed_url", .itunesNewFeedUrl), .string("keywords", .itunesKeywords),
+            .string("owner_name", .itunesOwnerName), .string("owner_email", .itunesOwnerEmail),
+            .rows("categories", .itunesCategories, [Column("text", 0), Column("parent", 1)]),
+        ]),
+        media,
+        .object("podcast", [
+            .string("guid", .podcastGuid), .string("locked", .podcastLocked),
+            .string("locked_owner", .podcastLockedOwner), .string("medium", .podcastMedium),
+            podcastPeople,
+            podcastFunding,
+        ]),
+    ]
+}
+
+/// Receives a record's members as the layout is walked.
+protocol RecordSink: ~Copyable {
+    mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer)
+    mutating func literal(_ key: StaticString, _ value: StaticString)
+    mutating func beginObject(_ key: StaticString)
+    mutating func endObject()
+    mutating func beginArray(_ key: StaticString)
+    mutating func beginElement()
+    mutating func endElement()
+    mutating func element(_ value: UnsafeRawBufferPointer)
+    mutating func endArray()
+}
+
+extension FeedRecordView {
+    /// True when `member` would write anything for this record.
+    func has(_ member: Member) -> Bool {
+        switch member {
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): return self[f].isPresent
+        case .permalink: return self[.guidPermalink].isPresent
+        case .primaryLink: return primaryLink != nil
+        case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
+        case .object(_, let members): return members.contains { has($0) }
+        }
+    }
+
+    /// Walks `members`, handing what is present to `sink`.
+    func walk<S: RecordSink & ~Copyable>(_ members: [Member], into sink: inout S) {
+        for m in members { walk(m, into: &sink) }
+    }
+
+    private func walk<S: RecordSink & ~Copyable>(_ member: Member, into sink: inout S) {
+        switch member {
+        case .string(let key, let f):
+            let v = self[f]
+            if v.isPresent { sink.string(key, v.buffer) }
+        case .url(let key, let f, let base):
+            let v = self[f]
+            if v.isPresent { resolved(v, base: self[base]) { sink.string(key, $0) } }
+        case .date(let key, let rawKey, let f):
+            let d = date(f)
+            guard d.raw.isPresent else { return }
+            if let parsed = d.date {
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: FeedDate.maxLength) { buf in
+                    let n = parsed.write(to: buf.baseAddress!)
+                    sink.string(key, UnsafeRawBufferPointer(start: buf.baseAddress, count: n))
+                }
+            }
+            sink.string(rawKey, d.raw.buffer)
+        case .text(let key, let typeKey, let langKey, let f):
+            let t = text(f)
+            guard t.value.isPresent else { return }
+            if t.isBase64, let decoded = Base64.decode(t.value.buffer) {
+                decoded.withUnsafeBytes { sink.string(key, $0) }
+            } else {
+                sink.string(key, t.value.buffer)
+            }
+            sink.string(typeKey, t.type.buffer)
+            let lang = self[.language]
+            if t.language.isPresent && !(lang.isPresent && lang.buffer.elementsEqual(t.language.buffer)) {
+                sink.string(langKey, t.language.buffer)
+            }
+        case .permalink:
+            let p = self[.guidPermalink]
+            if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }
+        case .primaryLink:
+            if let l = primaryLink { resolved(l.href, base: l.baseChain) { sink.string("link", $0) } }
+        case .rows(let key, let list, let columns):
+            let rows = rows(list)
+            guard !rows.isEmpty else { return }
+            sink.beginArray(key)
+            for row in rows {
+                sink.beginElement()
+                for c in columns {
+                    var v = row[c.index]
+                    if list == .links && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
+                    guard v.isPresent else { continue }
+                    if let b = c.base { resolved(v, base: row[b]) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
+                }
+                sink.endElement()
+            }
+            sink.endArray()
+        case .strings(let key, let list):
+            let rows = rows(list)
+            guard !rows.isEmpty else { return }
+            sink.beginArray(key)
+            for row in rows where row[0].isPresent { sink.element(row[0].buffer) }
+            sink.endArray()
+        case .object(let key, let members):
+            guard members.contains(where: { has($0) }) else { return }
+            sink.beginObject(key)
+            walk(members, into: &sink)
+            sink.endObject()
+        }
+    }
+
+    /// Calls `body` with `value` resolved against `base` (no copy when there is no base).
+    private func resolved(_ value: FeedBytes, base: FeedBytes, _ body: (UnsafeRawBufferPointer) -> Void) {
+        if base.isPresent && !base.isEmpty {
+            FeedURL.resolve(value, baseChain: base).withUnsafeBytes(body)
+        } else {
+            body(value.buffer)
+        }
+    }
+}
+
