@@ -1,0 +1,161 @@
+import CFeedStream
+import FeedStream
+import Foundation
+import XCTest
+
+/// The rules of docs/SCHEMA.md that fixtures show less directly: precedence, scopes,
+/// xml:base and xml:lang, entities, formats. Every check runs on both C backends.
+final class SemanticsTests: XCTestCase {
+    /// The JSON lines of `xml`, parsed, from every backend (which must agree).
+    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        var outputs: [String] = []
+        for backend in FeedBackend.allCases {
+            outputs.append(try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser()).text)
+        }
+        for o in outputs.dropFirst() { XCTAssertEqual(o, outputs[0], "backends differ", file: file, line: line) }
+        return try outputs[0].split(separator: "\n").map {
+            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+        }
+    }
+
+    func testFieldEnumsMirrorTheCHeader() {
+        XCTAssertEqual(FeedField.allCases.count, Int(CFS_FIELD_COUNT.rawValue))
+        XCTAssertEqual(FeedList.allCases.count, Int(CFS_LIST_COUNT.rawValue))
+        XCTAssertEqual(FeedField.podcastMedium.rawValue, Int(CFS_FIELD_PODCAST_MEDIUM.rawValue))
+        XCTAssertEqual(FeedField.contentSrc.rawValue, Int(CFS_FIELD_CONTENT_SRC.rawValue))
+        XCTAssertEqual(FeedList.skipDays.rawValue, Int(CFS_LIST_SKIP_DAYS.rawValue))
+        XCTAssertEqual(FeedList.media.columns, 14)
+    }
+
+    func testPrecedenceNativeBeatsDublinCoreWhateverTheOrder() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>c</title>
+            <item><dc:date>2020-01-01</dc:date><pubDate>Tue, 04 Mar 2025 17:30:00 GMT</pubDate>
+            <dc:title>dc title</dc:title><title>native title</title><guid>g</guid><dc:identifier>d</dc:identifier></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l[0]["published"] as? String, "2025-03-04T17:30:00Z")
+        XCTAssertEqual(l[0]["title"] as? String, "native title")
+        XCTAssertEqual(l[0]["id"] as? String, "g")
+    }
+
+    func testChannelImageTitleDoesNotBecomeTheFeedTitle() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel><image><title>logo title</title><url>https://e.com/i.png</url>
+            <link>https://e.com/</link></image><title>Feed title</title></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["title"] as? String, "Feed title")
+        XCTAssertEqual((l[0]["image"] as? [String: Any])?["title"] as? String, "logo title")
+    }
+
+    func testXMLBaseChainsResolveLinksEnclosuresAndPersons() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="https://example.org/a/b/">
+            <title>t</title><link href="../"/><icon>/favicon.ico</icon>
+            <entry xml:base="posts/"><id>x</id><title>e</title>
+            <link href="one.html?q=1#frag"/><link rel="enclosure" href="../media/m.mp3" length="3" type="audio/mpeg"/>
+            <author><name>n</name><uri>./me</uri></author>
+            <content src="./c.mp3" type="audio/mpeg"/></entry></feed>
+            """)
+        XCTAssertEqual(l[0]["link"] as? String, "https://example.org/a/b/posts/one.html?q=1#frag")
+        XCTAssertEqual((l[0]["enclosures"] as? [[String: Any]])?.first?["url"] as? String, "https://example.org/a/b/media/m.mp3")
+        XCTAssertEqual((l[0]["authors"] as? [[String: Any]])?.first?["uri"] as? String, "https://example.org/a/b/posts/me")
+        XCTAssertEqual(l[0]["content_src"] as? String, "https://example.org/a/b/posts/c.mp3")
+        XCTAssertEqual(l[1]["link"] as? String, "https://example.org/a/")
+        XCTAssertEqual(l[1]["icon"] as? String, "https://example.org/favicon.ico")
+    }
+
+    func testRFC3986Examples() {
+        let base = "http://a/b/c/d;p?q"
+        let cases = ["g:h": "g:h", "g": "http://a/b/c/g", "./g": "http://a/b/c/g", "g/": "http://a/b/c/g/",
+                     "/g": "http://a/g", "//g": "http://g", "?y": "http://a/b/c/d;p?y", "g?y": "http://a/b/c/g?y",
+                     "#s": "http://a/b/c/d;p?q#s", "": "http://a/b/c/d;p?q", "..": "http://a/b/", "../g": "http://a/b/g",
+                     "../..": "http://a/", "../../../g": "http://a/g", "g;x=1/../y": "http://a/b/c/y"]
+        for (r, expected) in cases { XCTAssertEqual(FeedURL.resolve(r, against: base), expected, r) }
+    }
+
+    func testXMLLangIsInheritedAndWrittenWhereItDiffers() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:lang="en"><title>t</title>
+            <entry><id>1</id><title xml:lang="fr">Bonjour</title><summary>Hello</summary></entry>
+            <entry xml:lang="de"><id>2</id><title>Hallo</title></entry></feed>
+            """)
+        XCTAssertEqual(l[0]["language"] as? String, "en")
+        XCTAssertEqual(l[0]["title_lang"] as? String, "fr")
+        XCTAssertNil(l[0]["summary_lang"])
+        XCTAssertEqual(l[1]["language"] as? String, "de")
+        XCTAssertNil(l[1]["title_lang"])
+        XCTAssertEqual(l[2]["language"] as? String, "en")
+    }
+
+    func testHTMLEntitiesDecodedUnknownOnesDroppedNeverFatal() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel><title>A&nbsp;&mdash;&nbsp;B &eacute;t&eacute; &bogus;end</title>
+            <item><title>x &hellip;</title><category domain="a&nbsp;b">c</category></item></channel></rss>
+            """)
+        XCTAssertEqual(l[1]["title"] as? String, "A\u{a0}\u{2014}\u{a0}B \u{e9}t\u{e9} end")
+        XCTAssertEqual(l[0]["title"] as? String, "x \u{2026}")
+        XCTAssertEqual((l[0]["categories"] as? [[String: Any]])?.first?["scheme"] as? String, "ab")
+        XCTAssertNil(l[1]["error"])
+    }
+
+    func testFormatsAreDetected() throws {
+        let netscape = "<!DOCTYPE rss PUBLIC \"-//Netscape Communications//DTD RSS 0.91//EN\" \"http://my.netscape.com/publish/formats/rss-0.91.dtd\">"
+        let cases: [(String, String)] = [
+            ("<rss version=\"2.0\"><channel/></rss>", "rss20"),
+            ("<rss version=\"0.91\"><channel/></rss>", "rss091u"),
+            (netscape + "<rss version=\"0.91\"><channel/></rss>", "rss091n"),
+            ("<rss version=\"0.92\"><channel/></rss>", "rss092"),
+            ("<rss version=\"0.93\"><channel/></rss>", "rss093"),
+            ("<rss version=\"0.94\"><channel/></rss>", "rss094"),
+            ("<rss><channel/></rss>", "rss"),
+            ("<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns=\"http://purl.org/rss/1.0/\"><channel/></rdf:RDF>", "rss10"),
+            ("<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns=\"http://my.netscape.com/rdf/simple/0.9/\"><channel/></rdf:RDF>", "rss090"),
+            ("<feed xmlns=\"http://www.w3.org/2005/Atom\"/>", "atom10"),
+            ("<feed version=\"0.3\" xmlns=\"http://purl.org/atom/ns#\"/>", "atom03"),
+        ]
+        for (xml, format) in cases { XCTAssertEqual(try lines(xml).last?["format"] as? String, format, xml) }
+    }
+
+    func testAtom03ModesAndTypes() throws {
+        let b64 = Data("Hello <b>world</b>".utf8).base64EncodedString()
+        let l = try lines("""
+            <feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>t</title>
+            <entry><id>1</id><title type="text/plain">T</title>
+            <content type="text/html" mode="escaped">&lt;p&gt;hi&lt;/p&gt;</content></entry>
+            <entry><id>2</id><content type="text/html" mode="base64">\(b64)</content></entry>
+            <entry><id>3</id><content type="application/xhtml+xml" mode="xml"><div xmlns="http://www.w3.org/1999/xhtml"><p>x</p></div></content></entry>
+            </feed>
+            """)
+        XCTAssertEqual(l[0]["title_type"] as? String, "text")
+        XCTAssertEqual(l[0]["content"] as? String, "<p>hi</p>")
+        XCTAssertEqual(l[0]["content_type"] as? String, "html")
+        XCTAssertEqual(l[1]["content"] as? String, "Hello <b>world</b>")
+        XCTAssertEqual(l[2]["content"] as? String, "<p>x</p>")
+        XCTAssertEqual(l[2]["content_type"] as? String, "xhtml")
+    }
+
+    func testNestedITunesCategoriesNameTheirParent() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>p</title>
+            <itunes:category text="Technology"><itunes:category text="Podcasting"/></itunes:category>
+            <itunes:category text="News"/><itunes:owner><itunes:name>O</itunes:name><itunes:email>o@e.com</itunes:email></itunes:owner>
+            </channel></rss>
+            """)
+        let itunes = try XCTUnwrap(l[0]["itunes"] as? [String: Any])
+        let cats = try XCTUnwrap(itunes["categories"] as? [[String: String]])
+        XCTAssertEqual(cats, [["text": "Technology"], ["text": "Podcasting", "parent": "Technology"], ["text": "News"]])
+        XCTAssertEqual(itunes["owner_email"] as? String, "o@e.com")
+    }
+
+    func testValueModelCarriesEveryMember() throws {
+        let docs = try ExpatFeedParser().documents(from: .bytes(Array("""
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>p</title>
+            <ttl>60</ttl><item><title>e</title><comments>https://e.com/c</comments><itunes:duration>1:00</itunes:duration></item>
+            </channel></rss>
+            """.utf8)))
+        XCTAssertEqual(docs[0].feed.extensions["ttl"], "60")
+        XCTAssertEqual(docs[0].items[0].extensions["comments"], "https://e.com/c")
+        XCTAssertEqual(docs[0].items[0].extensions["itunes.duration"], "1:00")
+    }
+}
