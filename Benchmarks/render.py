@@ -1,0 +1,228 @@
+#!/usr/bin/env python3
+"""Renders a `feedstream bench --json` report for people.
+
+    python3 Benchmarks/render.py readme RESULTS.json README.md   # rewrite the Results section
+    python3 Benchmarks/render.py table RESULTS.json               # print that section
+    python3 Benchmarks/render.py plot RESULTS.json docs/bench.png # MB/s per contender (needs matplotlib)
+
+The README section lives between the markers
+<!-- bench-results:begin --> and <!-- bench-results:end -->; everything between them is
+replaced. Standard library only, except `plot`, which needs matplotlib
+(`pip install matplotlib`); CI needs neither.
+"""
+import json
+import sys
+
+BEGIN = "<!-- bench-results:begin -->"
+END = "<!-- bench-results:end -->"
+
+# Short names for the standard inputs (see Benchmarks/results.sh); others keep their path.
+def workload_name(w):
+    name = w["name"].rstrip("/")
+    if name.endswith("feedstream-dump.xml"):
+        return "dump, plain XML"
+    if name.endswith("feedstream-dump.xml.gz"):
+        return "dump, gzip"
+    if name.endswith("feedstream-files"):
+        return "%s single-feed files" % f"{w['files']:,}"
+    if name.endswith("corpus/real"):
+        return "real feeds (%s files)" % f"{w['files']:,}"
+    return name
+
+
+def mb(b):
+    return f"{b / 1e6:,.1f}"
+
+
+def cell(r):
+    if r is None:
+        return "–"
+    s = f"{r['medianMBps']:.1f}"
+    if r.get("ratioToTokenizeOnly") is not None and r["id"] != "tokenize-only":
+        s += f" ({r['ratioToTokenizeOnly']:.2f}×)"
+    if r.get("error"):
+        s += " ⚠"
+    return s
+
+
+def contender_ids(report):
+    ids = []
+    for w in report["workloads"]:
+        for r in w["results"]:
+            if r["id"] not in ids:
+                ids.append(r["id"])
+    return ids
+
+
+def label_for(report, cid):
+    names = {
+        "inflate-only": "inflate only (zlib, nothing parsed; plain input: read only)",
+        "tokenize-only": "**tokenize only** (expat, empty callbacks)",
+    }
+    if cid in names:
+        return names[cid]
+    if cid.endswith("+inflate-thread"):
+        return f"`{cid[:-len('+inflate-thread')]}` → JSON Lines, inflate on a 2nd thread"
+    return f"`{cid}` → JSON Lines"
+
+
+def section(report):
+    m = report["machine"]
+    ws = report["workloads"]
+    out = []
+    out.append(
+        f"Measured {m['date'][:10]} on {m['cpu']}, {m['cores']} cores, {m['system']} "
+        f"(the project's shared build machine) with `Benchmarks/results.sh`: "
+        f"`feedstream bench`, {report['runs']} timed runs per contender after a warm-up, "
+        "contenders alternating run after run in one process."
+    )
+    out.append("")
+    out.append("**Throughput**: MB/s of uncompressed XML, median of the runs; in brackets the ratio to "
+               "*tokenize only* (median of the per-run ratios).")
+    out.append("")
+    out.append("| contender | " + " | ".join(workload_name(w) for w in ws) + " |")
+    out.append("|---|" + "---:|" * len(ws))
+    for cid in contender_ids(report):
+        cells = [cell(next((r for r in w["results"] if r["id"] == cid), None)) for w in ws]
+        out.append(f"| {label_for(report, cid)} | " + " | ".join(cells) + " |")
+    out.append("")
+    out.append("| input | files | XML | on disk | documents | items |")
+    out.append("|---|---:|---:|---:|---:|---:|")
+    for w in ws:
+        out.append(f"| {workload_name(w)} | {w['files']:,} | {mb(w['bytesXML'])} MB | {mb(w['bytesIn'])} MB | "
+                   f"{(w.get('documents') or 0):,} | {(w.get('items') or 0):,} |")
+    out.append("")
+    out.append("**Items per second** and **peak resident memory** (each contender run once alone in a child "
+               "process; " + (f"the same child doing nothing peaks at {mb(report['idleMemoryBytes'])} MB"
+                              if report.get("idleMemoryBytes") else "not measured") + "):")
+    out.append("")
+    out.append("| contender | " + " | ".join(workload_name(w) for w in ws) + " |")
+    out.append("|---|" + "---:|" * len(ws))
+    for cid in contender_ids(report):
+        cells = []
+        for w in ws:
+            r = next((r for r in w["results"] if r["id"] == cid), None)
+            if r is None:
+                cells.append("–")
+                continue
+            parts = []
+            if r.get("itemsPerSecond"):
+                parts.append(f"{r['itemsPerSecond']:,.0f} items/s")
+            if r.get("peakMemoryBytes"):
+                parts.append(f"{mb(r['peakMemoryBytes'])} MB")
+            cells.append(", ".join(parts) or "–")
+        out.append(f"| {label_for(report, cid)} | " + " | ".join(cells) + " |")
+    out.append("")
+    spreads = [(workload_name(w), r["id"], r["spreadPercent"]) for w in ws for r in w["results"]]
+    worst = max(spreads, key=lambda s: s[2]) if spreads else None
+    if worst:
+        out.append(f"Spread (max − min over median) is up to {worst[2]:.0f}% ({worst[1]}, {worst[0]}): this "
+                   "machine is shared and noisy, which is why ratios pair runs made moments apart. "
+                   "Every run's figure is in `Benchmarks/results.json`.")
+        out.append("")
+    out.append("**Targets** (the issue's; benchmarks, never timed tests):")
+    out.append("")
+    out.extend(targets(report))
+    out.append("")
+    out.append("![MB/s per contender against the limits](docs/bench.png)")
+    return "\n".join(out)
+
+
+def find(report, suffix, cid):
+    for w in report["workloads"]:
+        if w["name"].rstrip("/").endswith(suffix):
+            return next((r for r in w["results"] if r["id"] == cid), None)
+    return None
+
+
+def targets(report):
+    lines = []
+    def check(text, r, goal):
+        if r is None or r.get("ratioToTokenizeOnly") is None:
+            lines.append(f"- {text}: not measured")
+            return
+        ratio = r["ratioToTokenizeOnly"]
+        lines.append(f"- {text}: **{ratio:.2f}×** tokenize only ({r['medianMBps']:.1f} MB/s), target ≥ {goal:.2f}× — "
+                     + ("met" if ratio >= goal else "**not met**"))
+    check("expat, plain XML → JSON Lines, one core", find(report, "feedstream-dump.xml", "expat"), 0.8)
+    check("expat, `.gz` dump → JSON Lines, inflate on the second core",
+          find(report, "feedstream-dump.xml.gz", "expat+inflate-thread"), 0.8)
+    check("expat, `.gz` dump → JSON Lines, one thread (what `feedstream convert dump.gz` does today)",
+          find(report, "feedstream-dump.xml.gz", "expat"), 0.8)
+    lines.append("- zero allocations per item on the fast path: measured by the benchmark suite "
+                 "(`cd Benchmarks && swift package benchmark`, metric `mallocs/1k items`), see below.")
+    return lines
+
+
+def readme(report, path):
+    text = open(path, encoding="utf-8").read()
+    if BEGIN not in text or END not in text:
+        sys.exit(f"{path}: markers {BEGIN} / {END} not found")
+    head, rest = text.split(BEGIN, 1)
+    _, tail = rest.split(END, 1)
+    open(path, "w", encoding="utf-8").write(head + BEGIN + "\n" + section(report) + "\n" + END + tail)
+
+
+def plot(report, path):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    ws = report["workloads"]
+    colors = {"inflate-only": "#9e9e9e", "tokenize-only": "#424242"}
+    palette = ["#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b"]
+    backend_color = {}
+    fig, axes = plt.subplots(len(ws), 1, figsize=(9, 1.0 + 1.9 * len(ws)), squeeze=False)
+    for ax, w in zip(axes[:, 0], ws):
+        rs = list(reversed(w["results"]))
+        names, vals, lo, hi, cols = [], [], [], [], []
+        for r in rs:
+            names.append(r["label"].replace(" → JSON Lines", " → JSONL"))
+            vals.append(r["medianMBps"])
+            lo.append(r["medianMBps"] - r["minMBps"])
+            hi.append(r["maxMBps"] - r["medianMBps"])
+            if r["id"] in colors:
+                cols.append(colors[r["id"]])
+            else:
+                b = r["backend"]
+                backend_color.setdefault(b, palette[len(backend_color) % len(palette)])
+                cols.append(backend_color[b])
+        y = range(len(rs))
+        hatches = ["//" if r["id"].endswith("+inflate-thread") else "" for r in rs]
+        bars = ax.barh(list(y), vals, xerr=[lo, hi], color=cols, error_kw={"elinewidth": 0.8, "capsize": 2})
+        for b, h in zip(bars, hatches):
+            b.set_hatch(h)
+        tok = w["results"][[r["id"] for r in w["results"]].index("tokenize-only")]["medianMBps"]
+        ax.axvline(tok, color="#424242", linestyle="--", linewidth=0.8)
+        ax.axvline(0.8 * tok, color="#c62828", linestyle=":", linewidth=1.0)
+        ax.set_yticks(list(y))
+        ax.set_yticklabels(names, fontsize=7.5)
+        for yi, v in zip(y, vals):
+            ax.text(v + max(vals) * 0.01, yi, f"{v:.0f}", va="center", fontsize=7.5)
+        ax.set_title(f"{workload_name(w)}: {mb(w['bytesXML'])} MB XML", fontsize=9, loc="left")
+        ax.set_xlim(0, max(r["maxMBps"] for r in w["results"]) * 1.12)
+        ax.tick_params(axis="x", labelsize=7.5)
+        ax.grid(axis="x", linewidth=0.3)
+    axes[-1, 0].set_xlabel("MB/s of uncompressed XML (median, bars: min–max over runs); "
+                           "dashed: tokenize only, dotted: 0.8 × tokenize only (target)", fontsize=7.5)
+    m = report["machine"]
+    fig.suptitle(f"feedstream bench, {m['date'][:10]}, {m['cpu']}, {m['cores']} cores, {report['runs']} runs",
+                 fontsize=9)
+    fig.tight_layout()
+    fig.savefig(path, dpi=90)
+
+
+def main(argv):
+    if len(argv) < 3 or argv[1] not in ("readme", "table", "plot"):
+        sys.exit(__doc__)
+    report = json.load(open(argv[2], encoding="utf-8"))
+    if argv[1] == "table":
+        print(section(report))
+    elif argv[1] == "readme":
+        readme(report, argv[3])
+    else:
+        plot(report, argv[3])
+
+
+if __name__ == "__main__":
+    main(sys.argv)
