@@ -1,105 +1,189 @@
 import ArgumentParser
 import FeedStream
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#endif
+import Foundation
 
 struct Convert: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Convert feeds to JSON Lines: one line per item and one per feed document.",
         discussion: """
             INPUT is a file (plain XML or gzip, detected by content; it may hold several \
-            concatenated documents), a folder (searched recursively, files in sorted order), \
-            or - for standard input. Errors go to standard error, one line per failed \
-            document or file; the other inputs go on.
+            concatenated documents), a folder (searched recursively; files in byte order of \
+            their paths, hidden ones skipped), or - for standard input. Inputs are converted \
+            on -j threads; the output keeps the input order unless --unordered.
 
-            Exit status: 0 all inputs converted, 1 some inputs failed, 2 usage or output error.
+            Errors go to standard error, one line per failed document or file (and, with \
+            --errors, one JSON record each); the other inputs go on. A progress bar is shown \
+            when standard error is a terminal.
+
+            Exit status: 0 all inputs converted, 1 some inputs failed, 2 usage or output \
+            error, 130 (143) interrupted by SIGINT (SIGTERM): the output file is then not \
+            written.
             """)
 
-    @Argument(help: "Files, folders, or - for standard input.")
-    var inputs: [String]
+    enum Per: String, ExpressibleByArgument, CaseIterable {
+        case item, feed
+    }
 
-    @Option(name: .shortAndLong, help: "Write to this file instead of standard output (written to a temporary file and renamed into place on success).")
+    @Argument(help: "Files, folders, or - for standard input.")
+    var inputs: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Also convert the paths listed in LIST, one per line (- for standard input).",
+                                          valueName: "LIST"))
+    var filesFrom: String?
+
+    @Option(name: .long, help: ArgumentHelp("In folders, convert only files matching this glob (fnmatch(3), on the path relative to the folder or on the name; repeatable).",
+                                          valueName: "GLOB"))
+    var include: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("In folders, skip files matching this glob (repeatable).", valueName: "GLOB"))
+    var exclude: [String] = []
+
+    @Option(name: .long, help: ArgumentHelp("Convert only shard K of N: the inputs whose path hashes to K (1-based), so N processes or machines split a list with no coordination.",
+                                          valueName: "K/N"))
+    var shard: String?
+
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output: through a temporary file renamed into place when the run completes; gzip-compressed when FILE ends in .gz.",
+                                                  valueName: "FILE"))
     var output: String?
+
+    @Option(help: "One line per item (and one per feed document), or one line per feed document holding its items.")
+    var per: Per = .item
+
+    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Convert N inputs at a time (default: the number of cores).", valueName: "N"))
+    var jobs: Int?
+
+    @Flag(help: "Write each input's lines as they are ready, not in input order (lines of big inputs may interleave; each line stays whole).")
+    var unordered = false
+
+    @Flag(name: .customLong("no-pipeline"), help: "Do not read and inflate big gzip inputs on a second thread.")
+    var noPipeline = false
+
+    @Option(name: .long, help: ArgumentHelp("Also write each error as a JSON record to FILE.", valueName: "FILE"))
+    var errors: String?
+
+    @Option(name: .long, help: ArgumentHelp("Write the run's totals as JSON to FILE.", valueName: "FILE"))
+    var stats: String?
 
     @Option(help: "Parser backend: \(FeedBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
     var backend: FeedBackend = .expat
 
-    @Flag(name: .shortAndLong, help: "Print no summary.")
+    @Flag(name: .shortAndLong, help: "No progress bar and no summary.")
     var quiet = false
 
     mutating func run() throws {
-        let files: [String]
+        let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let shard = try self.shard.map { text in
+            guard let s = Shard(text) else { throw usage("--shard takes K/N with 1 <= K <= N, e.g. 3/8") }
+            return s
+        }
+        guard jobs >= 1 else { throw usage("-j takes a number of at least 1") }
+        guard !inputs.isEmpty || filesFrom != nil else { throw usage("give inputs, or --files-from LIST") }
+        let stdinUses = inputs.filter { $0 == "-" }.count + (filesFrom == "-" ? 1 : 0)
+        guard stdinUses <= 1 else { throw usage("standard input (-) can be read only once") }
         do {
-            files = try InputList.expand(inputs)
+            try InputList.check(inputs)
+        } catch let error as InputList.Error {
+            printError(error.description)
+            throw ExitStatus.usageOrOutput
+        }
+        let list: LineReader?
+        do {
+            list = try filesFrom.map { try LineReader(path: $0) }
         } catch let error as InputList.Error {
             printError(error.description)
             throw ExitStatus.usageOrOutput
         }
 
+        let backend = self.backend
+        let converter = BatchConverter(options: .init(
+            jobs: jobs, ordered: !unordered, layout: per == .item ? .items : .documents, pipeline: !noPipeline,
+            makeParser: { backend.makeParser() }))
+        // Before any temporary file exists, so none is left behind by a signal.
+        Interrupt.shared.install { converter.cancel() }
+
         let sink: OutputFile
+        let errorsFile: OutputFile?
         do {
             sink = try OutputFile(path: output)
         } catch {
-            printError("cannot write \(output ?? "-"): \(error)")
+            printError("feedstream: cannot write \(output ?? "-"): \(error)")
             throw ExitStatus.usageOrOutput
         }
-
-        let parser = backend.makeParser()
-        let writer = JSONLinesWriter(output: sink.output)
-        let report = ErrorReporter()
-        let handler = FeedHandlerGroup(writer, report)
-        var totals = ParseSummary()
-        var failedInputs = 0
-        let clock = ContinuousClock()
-        let start = clock.now
-
         do {
-            for file in files {
-                writer.source = file
-                report.source = file
-                let input: FeedInput = file == "-" ? .standardInput : .file(path: file)
-                let summary = try parser.parse(input, handler: handler)
-                totals.bytesIn += summary.bytesIn
-                totals.bytesXML += summary.bytesXML
-                totals.documents += summary.documents
-                totals.items += summary.items
-                totals.failedDocuments += summary.failedDocuments
-                if !summary.succeeded { failedInputs += 1 }
-            }
-            try writer.flush()
-            try sink.commit()
+            errorsFile = try errors.map { try OutputFile(path: $0) }
         } catch {
             sink.abandon()
-            printError("output error: \(error)")
+            printError("feedstream: cannot write \(errors ?? ""): \(error)")
             throw ExitStatus.usageOrOutput
         }
 
-        if !quiet {
-            let seconds = Double((clock.now - start).components.attoseconds) / 1e18
-                + Double((clock.now - start).components.seconds)
-            let mb = Double(totals.bytesXML) / 1e6
-            printError(
-                "feedstream: \(files.count - failedInputs)/\(files.count) inputs ok, "
-                    + "\(totals.documents) documents (\(totals.failedDocuments) failed), \(totals.items) items, "
-                    + "\(format(mb)) MB XML in \(format(seconds)) s (\(format(seconds > 0 ? mb / seconds : 0)) MB/s)")
+        let filter = PathFilter(include: include, exclude: exclude)
+        let walker = InputWalker(Roots(arguments: inputs, list: list), filter: filter)
+        let terminal = Terminal()
+        let reporter = RunReporter(terminal: terminal, errorsFile: errorsFile)
+        let bar = !quiet && isatty(2) != 0
+            ? ProgressBar(converter: converter, terminal: terminal,
+                          census: InputCensus(roots: inputs, listPath: filesFrom, filter: filter, shard: shard))
+            : nil
+        let start = ContinuousClock.now
+
+        let summary: BatchSummary
+        do {
+            summary = try converter.run(walker.lazy.filter { shard?.contains($0) ?? true }, to: sink.output,
+                                        observer: reporter)
+            if let error = reporter.writeError { throw error }
+        } catch {
+            bar?.stop()
+            sink.abandon()
+            errorsFile?.abandon()
+            printError("feedstream: output error: \(error)")
+            throw ExitStatus.usageOrOutput
         }
-        if failedInputs > 0 { throw ExitStatus.inputsFailed }
+        bar?.stop()
+        let elapsed = seconds(since: start)
+
+        if summary.interrupted {
+            sink.abandon()
+            errorsFile?.abandon()
+        } else {
+            do {
+                try sink.commit()
+                try errorsFile?.output.flush()
+                try errorsFile?.commit()
+            } catch {
+                sink.abandon()
+                errorsFile?.abandon()
+                printError("feedstream: output error: \(error)")
+                throw ExitStatus.usageOrOutput
+            }
+        }
+
+        let report = RunReport(summary: summary, bytesOut: sink.compressedBytes ?? summary.bytesOut, seconds: elapsed,
+                               jobs: jobs, ordered: !unordered, per: per.rawValue, shard: shard)
+        if let stats {
+            do {
+                try Data(report.json.utf8).write(to: URL(fileURLWithPath: stats), options: .atomic)
+            } catch {
+                printError("feedstream: cannot write \(stats): \(error.localizedDescription)")
+                throw ExitStatus.usageOrOutput
+            }
+        }
+        if !quiet { terminal.line(report.line) }
+        if let failure = list?.failure {
+            printError("feedstream: \(filesFrom ?? "-"): \(failure)")
+            throw ExitStatus.usageOrOutput
+        }
+        if summary.interrupted {
+            let sig = Interrupt.shared.received
+            printError("feedstream: interrupted; " + (output == nil || output == "-"
+                ? "the output ends at a line boundary" : "\(output!) not written"))
+            throw ExitCode(128 + (sig == 0 ? SIGINT : sig))
+        }
+        if summary.failedInputs > 0 { throw ExitStatus.inputsFailed }
     }
-}
 
-private func format(_ v: Double) -> String {
-    let r = (v * 10).rounded() / 10
-    return String(r)
-}
-
-/// Prints one line per failed document or input to standard error:
-/// `feedstream: PATH: document N, line L, column C: reason`.
-final class ErrorReporter: FeedHandler {
-    var source = ""
-    func didFail(_ error: FeedError) {
-        printError("feedstream: \(source): \(error)")
+    private func usage(_ message: String) -> ExitCode {
+        printError("feedstream convert: " + message)
+        return ExitStatus.usageOrOutput
     }
 }

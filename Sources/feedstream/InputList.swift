@@ -1,78 +1,116 @@
 import FeedStream
 import Foundation
 
-/// Expands command-line inputs into the list of files to convert.
+/// The command line's inputs: roots given as arguments and, with `--files-from`, read
+/// from a list, expanded by the library's ``InputWalker`` (folders walked lazily).
 enum InputList {
     struct Error: Swift.Error, CustomStringConvertible {
         var description: String
     }
 
-    /// Files as given; folders expanded recursively (regular files, sorted by path,
-    /// hidden files and folders skipped); "-" kept for standard input.
-    static func expand(_ inputs: [String]) throws -> [String] {
-        var out: [String] = []
-        let fm = FileManager.default
-        for input in inputs {
-            if input == "-" {
-                out.append(input)
-                continue
+    /// Checks that every root given as an argument exists (`-` aside): a typo is a
+    /// usage error before anything starts, not a failed input at the end.
+    static func check(_ roots: [String]) throws {
+        for root in roots where root != "-" {
+            var st = stat()
+            if stat(root, &st) != 0 {
+                throw Error(description: "feedstream: \(root): no such file or folder")
             }
-            var isDir: ObjCBool = false
-            guard fm.fileExists(atPath: input, isDirectory: &isDir) else {
-                throw Error(description: "feedstream: \(input): no such file or folder")
-            }
-            if !isDir.boolValue {
-                out.append(input)
-                continue
-            }
-            var found: [String] = []
-            let base = URL(fileURLWithPath: input)
-            guard let e = fm.enumerator(at: base, includingPropertiesForKeys: [.isRegularFileKey],
-                                        options: [.skipsHiddenFiles]) else { continue }
-            for case let url as URL in e {
-                if (try? url.resourceValues(forKeys: [.isRegularFileKey]))?.isRegularFile == true {
-                    let rel = url.path.hasPrefix(base.path) ? String(url.path.dropFirst(base.path.count)) : url.lastPathComponent
-                    found.append(input.hasSuffix("/") ? input + rel.drop(while: { $0 == "/" }) : input + (rel.hasPrefix("/") ? rel : "/" + rel))
-                }
-            }
-            out.append(contentsOf: found.sorted())
         }
-        return out
+    }
+
+    /// Every file the roots stand for, in order (for the commands that take a list).
+    static func expand(_ roots: [String]) throws -> [String] {
+        try check(roots)
+        return InputWalker(roots).map(\.name)
     }
 }
 
-/// The output file: standard output, or a temporary file beside the target that is
-/// renamed into place only when the run finished, so an interrupted run never leaves
-/// a partial file under the final name.
-final class OutputFile {
-    let output: FileDescriptorOutput
-    private let path: String?
-    private let temporary: String?
+/// Arguments first, then the lines of a `--files-from` list, read as they are needed.
+struct Roots: Sequence, IteratorProtocol {
+    private var arguments: IndexingIterator<[String]>
+    private let list: LineReader?
 
-    init(path: String?) throws {
-        guard let path, path != "-" else {
-            self.path = nil
-            temporary = nil
-            output = .standardOutput
+    init(arguments: [String], list: LineReader?) {
+        self.arguments = arguments.makeIterator()
+        self.list = list
+    }
+
+    mutating func next() -> String? {
+        if let a = arguments.next() { return a }
+        return list?.next()
+    }
+}
+
+/// Reads a list of paths, one per line (a trailing `\r` dropped, blank lines skipped),
+/// lazily, from a file or standard input. Waiting on a pipe gives up when the run is
+/// interrupted.
+final class LineReader {
+    private let fd: Int32
+    private let closeWhenDone: Bool
+    private let isPipe: Bool
+    private var buffer: [UInt8] = []
+    private var start = 0
+    private var ended = false
+    /// Why reading the list stopped early, if it did.
+    private(set) var failure: String?
+    let path: String
+
+    init(path: String) throws {
+        self.path = path
+        if path == "-" {
+            fd = 0
+            closeWhenDone = false
+        } else {
+            fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 { throw InputList.Error(description: "feedstream: \(path): \(String(cString: strerror(errno)))") }
+            closeWhenDone = true
+        }
+        var st = stat()
+        isPipe = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG
+    }
+
+    deinit { if closeWhenDone { close(fd) } }
+
+    func next() -> String? {
+        while true {
+            if let nl = buffer[start...].firstIndex(of: 0x0A) {
+                var line = buffer[start..<nl]
+                start = nl + 1
+                if line.last == 0x0D { line = line.dropLast() }
+                if line.isEmpty { continue }
+                return String(decoding: line, as: UTF8.self)
+            }
+            if ended {
+                guard start < buffer.count else { return nil }
+                var line = buffer[start...]
+                start = buffer.count
+                if line.last == 0x0D { line = line.dropLast() }
+                return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+            }
+            fill()
+        }
+    }
+
+    private func fill() {
+        buffer.removeFirst(start)
+        start = 0
+        var chunk = [UInt8](repeating: 0, count: 64 << 10)
+        while true {
+            if isPipe {
+                if Interrupt.shared.isPending { ended = true; return }
+                var pfd = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+                if poll(&pfd, 1, 100) == 0 { continue }
+            }
+            let n = chunk.withUnsafeMutableBytes { read(fd, $0.baseAddress, $0.count) }
+            if n < 0 && (errno == EINTR || errno == EAGAIN) { continue }
+            if n < 0 { failure = String(cString: strerror(errno)) }
+            if n <= 0 {
+                ended = true
+                return
+            }
+            buffer.append(contentsOf: chunk[0..<n])
             return
         }
-        let tmp = path + ".partial-\(getpid())"
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
-        if fd < 0 { throw OutputError(errno: errno) }
-        self.path = path
-        temporary = tmp
-        output = FileDescriptorOutput(fd: fd)
-    }
-
-    func commit() throws {
-        guard let path, let temporary else { return }
-        if close(output.fd) != 0 { throw OutputError(errno: errno) }
-        if rename(temporary, path) != 0 { throw OutputError(errno: errno) }
-    }
-
-    func abandon() {
-        guard let temporary else { return }
-        close(output.fd)
-        unlink(temporary)
     }
 }

@@ -50,7 +50,7 @@ final class CLITests: XCTestCase {
         let recs = try lines(r.out)
         XCTAssertEqual(recs.filter { $0["kind"] as? String == "feed" }.count, 10)   // 7 files, one holding 3 documents
         XCTAssertEqual(Set(recs.compactMap { $0["source"] as? String }).count, 8)
-        XCTAssertTrue(r.err.contains("8/8 inputs ok"), r.err)
+        XCTAssertTrue(r.err.contains("8/8 files ok"), r.err)
     }
 
     func testABadFileInTheMiddleFailsAloneWithExitStatus1() throws {

@@ -80,8 +80,10 @@ private final class DocumentAssembler: ByteOutput {
         guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         var start = 0
         while start < bytes.count {
-            let rest = bytes.count - start
-            let nl = memchr(base + start, 0x0A, rest).map { $0.assumingMemoryBound(to: UInt8.self) - base } ?? bytes.count
+            var nl = bytes.count
+            if let p = memchr(base + start, 0x0A, bytes.count - start) {
+                nl = UnsafePointer(p.assumingMemoryBound(to: UInt8.self)) - base
+            }
             try line(UnsafeBufferPointer(start: base + start, count: nl - start))
             start = nl + 1
         }

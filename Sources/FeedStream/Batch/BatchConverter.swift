@@ -1,0 +1,408 @@
+import Dispatch
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Converts many inputs to JSON Lines on several threads into one output — what
+/// `feedstream convert` runs.
+///
+/// Each worker thread has its own parser and its own writer, takes the next input,
+/// and writes that input's lines in blocks of whole lines; an ``OutputSequencer``
+/// puts the blocks out in input order (or as they come), holding at most
+/// ``Options/maxBufferedBytes`` for inputs that finished ahead of an earlier one. A big
+/// gzip input is read and inflated on a second thread (``ReadAheadPipeline``). Ill-formed
+/// inputs are reported, in the results, and the run goes on.
+///
+/// ```swift
+/// let converter = BatchConverter(options: .init(jobs: 8))
+/// let summary = try converter.run(InputWalker(["archive/"]), to: FileDescriptorOutput.standardOutput)
+/// ```
+///
+/// The output is the same whatever `jobs` and pipelining are, and, when ordered, the
+/// same as converting the inputs one after another with one ``JSONLinesWriter``.
+public final class BatchConverter: Sendable {
+    public struct Options: Sendable {
+        /// One line per item and one per document (``JSONLinesWriter``), or one line per
+        /// document holding its items (``DocumentLinesWriter``).
+        public enum Layout: Sendable { case items, documents }
+
+        /// Worker threads, each converting one input at a time.
+        public var jobs: Int
+        /// Output in input order (true), or in completion order.
+        public var ordered: Bool
+        public var layout: Layout
+        /// Read and inflate big gzip inputs (and standard input) on a second thread.
+        /// Never with one job.
+        public var pipeline: Bool
+        /// Gzip files from this size (compressed) are pipelined.
+        public var pipelineMinimumBytes: Int
+        /// Ordered runs: output held in memory for inputs that finished before an
+        /// earlier one; workers past it wait.
+        public var maxBufferedBytes: Int
+        /// A worker hands its output on in blocks of about this many bytes (whole
+        /// lines): what one worker holds, and the grain at which unordered inputs
+        /// interleave.
+        public var blockBytes: Int
+        /// Makes each worker's parser.
+        public var makeParser: @Sendable () -> any FeedParser
+
+        public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
+                    pipelineMinimumBytes: Int = 1 << 20, maxBufferedBytes: Int = 32 << 20, blockBytes: Int = 256 << 10,
+                    makeParser: @escaping @Sendable () -> any FeedParser = { ExpatFeedParser() }) {
+            precondition(jobs >= 1, "at least one job")
+            self.jobs = jobs
+            self.ordered = ordered
+            self.layout = layout
+            self.pipeline = pipeline
+            self.pipelineMinimumBytes = pipelineMinimumBytes
+            self.maxBufferedBytes = maxBufferedBytes
+            self.blockBytes = blockBytes
+            self.makeParser = makeParser
+        }
+    }
+
+    public let options: Options
+    private let live: LiveState
+
+    public init(options: Options) {
+        self.options = options
+        live = LiveState(workers: options.jobs)
+    }
+
+    /// Converts every input of `inputs` into `output`, then flushes it. Blocks until
+    /// done; one run at a time per converter.
+    ///
+    /// - Returns: the totals; ``BatchSummary/interrupted`` when ``cancel()`` stopped it.
+    /// - Throws: the first error writing `output` (the run stops at once).
+    public func run<S: Sequence>(_ inputs: S, to output: any ByteOutput, observer: (any BatchObserver)? = nil)
+        throws -> BatchSummary where S.Element == BatchInput
+    {
+        live.reset()
+        let dispatcher = Dispatcher(AnyIterator(inputs.makeIterator()))
+        let totals = RunTotals()
+        let sequencer = OutputSequencer(
+            output: output, ordered: options.ordered, budget: options.maxBufferedBytes,
+            window: max(4096, options.jobs * 4)
+        ) { result in
+            // Under the sequencer's write lock: one call at a time, in output order.
+            totals.add(result)
+            observer?.didFinishInput(result)
+        }
+        live.attach(sequencer)
+        defer { live.attach(nil) }
+
+        let group = DispatchGroup()
+        for w in 0..<options.jobs {
+            // Queues of their own get threads of their own (an overcommitting pool):
+            // workers block on I/O and on each other, which a width-limited pool must not see.
+            DispatchQueue(label: "feedstream.worker.\(w)").async(group: group) { [options, live] in
+                let worker = Worker(number: w, options: options, live: live, sequencer: sequencer)
+                do {
+                    try worker.run(dispatcher)
+                } catch is BatchCancelled {
+                    sequencer.stop()
+                } catch {
+                    totals.fail(error)
+                    live.cancel()
+                }
+            }
+        }
+        group.wait()
+
+        if let error = totals.error { throw error }
+        var summary = totals.summary
+        summary.interrupted = live.isCancelled
+        if !summary.interrupted { try sequencer.flush() }
+        return summary
+    }
+
+    /// Stops a run from any thread (a signal handler's queue, a UI): no input is started
+    /// after it, inputs being converted are abandoned, and ``run(_:to:observer:)``
+    /// returns with ``BatchSummary/interrupted`` set. What was written out is whole
+    /// lines; inputs after the last one written are missing, and the last one may be cut.
+    public func cancel() {
+        live.cancel()
+    }
+
+    /// A live view of the current run: safe from any thread, cheap enough to poll.
+    public func progress() -> BatchProgress { live.snapshot() }
+
+}
+
+/// The totals of a run, and its first fatal error.
+///
+/// `@unchecked Sendable`: both stored properties are only touched under `lock`.
+private final class RunTotals: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var _summary = BatchSummary()
+    private var _error: (any Error)?
+
+    func add(_ result: BatchInputResult) { lock.withLock { _summary.add(result) } }
+    func fail(_ error: any Error) { lock.withLock { if _error == nil { _error = error } } }
+    var summary: BatchSummary { lock.withLock { _summary } }
+    var error: (any Error)? { lock.withLock { _error } }
+}
+
+/// Hands out inputs, in order, numbered.
+///
+/// `@unchecked Sendable`: the iterator is only advanced under `lock`.
+private final class Dispatcher: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private let iterator: AnyIterator<BatchInput>
+    private var index = 0
+
+    init(_ iterator: AnyIterator<BatchInput>) { self.iterator = iterator }
+
+    func next() -> (Int, BatchInput)? {
+        lock.withLock {
+            guard let input = iterator.next() else { return nil }
+            defer { index += 1 }
+            return (index, input)
+        }
+    }
+}
+
+/// What a progress display reads while a run goes on, and the cancellation flag.
+///
+/// `@unchecked Sendable`: every stored property is only touched under `lock`.
+final class LiveState: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var progress = BatchProgress()
+    private var cancelled = false
+    private var sequencer: OutputSequencer?
+    /// Per worker: the descriptor being parsed in place (its read position is the bytes
+    /// read), or the bytes a reading stage has read.
+    private var openFile: [Int32]
+    private var reading: [UInt64]
+
+    init(workers: Int) {
+        openFile = Array(repeating: -1, count: workers)
+        reading = Array(repeating: 0, count: workers)
+    }
+
+    func reset() {
+        lock.withLock {
+            progress = BatchProgress()
+            cancelled = false
+            for i in openFile.indices { openFile[i] = -1; reading[i] = 0 }
+        }
+    }
+
+    /// The run's sequencer, stopped by ``cancel()``.
+    func attach(_ sequencer: OutputSequencer?) { lock.withLock { self.sequencer = sequencer } }
+
+    var isCancelled: Bool { lock.withLock { cancelled } }
+
+    func cancel() {
+        let s: OutputSequencer? = lock.withLock {
+            cancelled = true
+            return sequencer
+        }
+        s?.stop()
+    }
+
+    /// Items and documents parsed since the last call; returns false when cancelled.
+    func add(items: Int, documents: Int) -> Bool {
+        lock.withLock {
+            progress.items += items
+            progress.documents += documents
+            return !cancelled
+        }
+    }
+
+    func parsing(fd: Int32, worker: Int) { lock.withLock { openFile[worker] = fd } }
+    func read(_ bytes: UInt64, worker: Int) { lock.withLock { reading[worker] = bytes } }
+
+    /// The worker is done reading its input; with the input's summary once converted.
+    func endInput(worker: Int, summary: ParseSummary? = nil) {
+        lock.withLock {
+            openFile[worker] = -1
+            reading[worker] = 0
+            if let summary {
+                progress.inputsDone += 1
+                if !summary.succeeded { progress.inputsFailed += 1 }
+                progress.bytesIn += summary.bytesIn
+            }
+        }
+    }
+
+    func snapshot() -> BatchProgress {
+        lock.withLock {
+            var p = progress
+            for (fd, bytes) in zip(openFile, reading) {
+                // A registered descriptor is still open (the worker unregisters it under
+                // this lock before closing it), so its offset is this input's.
+                p.bytesIn += fd >= 0 ? UInt64(max(0, lseek(fd, 0, SEEK_CUR))) : bytes
+            }
+            return p
+        }
+    }
+}
+
+/// Writers a worker can use: JSON lines per item or per document.
+protocol BatchLineWriter: FeedHandler {
+    var source: String { get set }
+    var bytesWritten: UInt64 { get }
+    func flush() throws
+}
+
+extension JSONLinesWriter: BatchLineWriter {}
+extension DocumentLinesWriter: BatchLineWriter {}
+
+/// One worker thread: a parser, a writer and a meter, reused for every input it takes.
+private final class Worker {
+    let number: Int
+    let options: BatchConverter.Options
+    let live: LiveState
+    let sequencer: OutputSequencer
+    let parser: any FeedParser
+    let sink: SequencerOutput
+    var writer: any BatchLineWriter
+    let meter: InputMeter
+    let handler: FeedHandlerGroup
+
+    init(number: Int, options: BatchConverter.Options, live: LiveState, sequencer: OutputSequencer) {
+        self.number = number
+        self.options = options
+        self.live = live
+        self.sequencer = sequencer
+        parser = options.makeParser()
+        sink = SequencerOutput(sequencer)
+        switch options.layout {
+        case .items: writer = JSONLinesWriter(output: sink, bufferSize: options.blockBytes)
+        case .documents: writer = DocumentLinesWriter(output: sink, bufferSize: options.blockBytes)
+        }
+        meter = InputMeter(live)
+        handler = FeedHandlerGroup(writer, meter)
+    }
+
+    func run(_ dispatcher: Dispatcher) throws {
+        while !live.isCancelled, let (index, input) = dispatcher.next() {
+            guard sequencer.admit(index) else { break }
+            sink.index = index
+            writer.source = input.name
+            meter.reset()
+            let writtenBefore = writer.bytesWritten
+            let summary = try convert(input)
+            try writer.flush()
+            try meter.publish()
+            live.endInput(worker: number, summary: summary)
+            let result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
+                                          droppedErrors: meter.droppedErrors,
+                                          bytesOut: writer.bytesWritten - writtenBefore)
+            try sequencer.finish(index, result: result)
+        }
+    }
+
+    private func convert(_ input: BatchInput) throws -> ParseSummary {
+        let cancelled: @Sendable () -> Bool = { [live] in live.isCancelled }
+        let worker = number
+        let progress: @Sendable (UInt64) -> Void = { [live] in live.read($0, worker: worker) }
+        switch input {
+        case .standardInput:
+            return try readStream(fd: 0, isCancelled: cancelled, didRead: progress)
+        case .file(let path):
+            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            if fd < 0 {
+                // As FeedParser.parse(.file) reports it.
+                let error = FeedError(code: .io, message: String(cString: strerror(errno)))
+                try handler.didFail(error)
+                var summary = ParseSummary()
+                summary.firstError = error
+                return summary
+            }
+            defer {
+                live.endInput(worker: number)   // before close: the snapshot reads its offset
+                close(fd)
+            }
+            var st = stat()
+            guard fstat(fd, &st) == 0 else { return try parser.parse(.fileDescriptor(fd), handler: handler) }
+            switch st.st_mode & S_IFMT {
+            case S_IFREG:
+                if pipelining && Int(st.st_size) >= options.pipelineMinimumBytes && isGzip(fd) {
+                    return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
+                }
+            case S_IFDIR:
+                break   // the parser reports the read error
+            default:
+                // A pipe or a device: read so that cancelling does not wait on it.
+                return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
+            }
+            live.parsing(fd: fd, worker: number)
+            return try parser.parse(.fileDescriptor(fd), handler: handler)
+        }
+    }
+
+    private var pipelining: Bool { options.pipeline && options.jobs > 1 }
+
+    /// A stream read by a ChunkReader: on a second thread (inflating) when pipelining,
+    /// else on this one (the parser inflates).
+    private func readStream(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+                            didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
+        if pipelining {
+            return try ReadAheadPipeline().parse(fileDescriptor: fd, with: parser, handler: handler,
+                                                 isCancelled: isCancelled, didRead: didRead)
+        }
+        return try parseReading(fileDescriptor: fd, with: parser, handler: handler, isCancelled: isCancelled,
+                                didRead: didRead)
+    }
+
+    private func isGzip(_ fd: Int32) -> Bool {
+        var magic: (UInt8, UInt8) = (0, 0)
+        return withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2 && magic == (0x1F, 0x8B)
+    }
+}
+
+/// The worker's writer output: blocks go to the sequencer for the current input.
+private final class SequencerOutput: ByteOutput {
+    let sequencer: OutputSequencer
+    var index = 0
+
+    init(_ sequencer: OutputSequencer) { self.sequencer = sequencer }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try sequencer.write(bytes, for: index) }
+}
+
+/// Per input: its errors, and live counts published every few hundred items (which is
+/// also where a cancelled run stops a long input).
+private final class InputMeter: FeedHandler {
+    private let live: LiveState
+    private var items = 0
+    private var documents = 0
+    private(set) var errors: [FeedError] = []
+    private(set) var droppedErrors = 0
+
+    init(_ live: LiveState) { self.live = live }
+
+    func reset() {
+        items = 0
+        documents = 0
+        errors.removeAll(keepingCapacity: true)
+        droppedErrors = 0
+    }
+
+    func publish() throws {
+        let ok = live.add(items: items, documents: documents)
+        items = 0
+        documents = 0
+        if !ok { throw BatchCancelled() }
+    }
+
+    func didStartDocument(_ document: Int) throws {
+        documents += 1
+        if documents >= 16 { try publish() }
+    }
+
+    func didParseItem(_ item: FeedItemView) throws {
+        items += 1
+        if items >= 256 { try publish() }
+    }
+
+    func didFail(_ error: FeedError) throws {
+        if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
+    }
+}

@@ -1,0 +1,101 @@
+/// One input of a batch: a file, or the process's standard input.
+public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
+    case file(String)
+    case standardInput
+
+    /// The name written as `source` in every line: the path as given, or `-`.
+    public var name: String {
+        switch self {
+        case .file(let path): path
+        case .standardInput: "-"
+        }
+    }
+
+    public var description: String { name }
+}
+
+/// What became of one input.
+public struct BatchInputResult: Sendable {
+    /// 0-based position of the input in the run's input sequence.
+    public var index: Int
+    public var input: BatchInput
+    /// Counts, and the input's first error.
+    public var summary: ParseSummary
+    /// Every error of the input, in order (documents that failed, and errors not tied to
+    /// a document such as an unreadable or empty file), up to ``maxErrors``.
+    public var errors: [FeedError]
+    /// Errors past ``maxErrors``, counted but not kept.
+    public var droppedErrors: Int
+    /// JSON bytes written for this input.
+    public var bytesOut: UInt64
+
+    /// How many errors a result keeps.
+    public static let maxErrors = 10_000
+
+    /// True when every document was a well-formed feed and the input was readable.
+    public var succeeded: Bool { summary.succeeded }
+}
+
+/// Totals of a batch run.
+public struct BatchSummary: Sendable, Equatable {
+    /// Inputs converted (to their end, whether or not they had errors).
+    public var inputs = 0
+    /// Inputs with at least one error.
+    public var failedInputs = 0
+    public var documents = 0
+    public var failedDocuments = 0
+    public var items = 0
+    /// Bytes read (compressed bytes, for gzip inputs).
+    public var bytesIn: UInt64 = 0
+    /// Uncompressed XML bytes parsed.
+    public var bytesXML: UInt64 = 0
+    /// JSON bytes handed to the output.
+    public var bytesOut: UInt64 = 0
+    /// True when the run was cancelled before every input was converted.
+    public var interrupted = false
+
+    public init() {}
+
+    mutating func add(_ r: BatchInputResult) {
+        inputs += 1
+        if !r.succeeded { failedInputs += 1 }
+        documents += r.summary.documents
+        failedDocuments += r.summary.failedDocuments
+        items += r.summary.items
+        bytesIn += r.summary.bytesIn
+        bytesXML += r.summary.bytesXML
+        bytesOut += r.bytesOut
+    }
+}
+
+/// A live view of a run, for progress displays. Counts include the inputs being
+/// converted, so they move during one big input too.
+public struct BatchProgress: Sendable, Equatable {
+    /// Inputs finished (converted or failed).
+    public var inputsDone = 0
+    public var inputsFailed = 0
+    public var documents = 0
+    public var items = 0
+    /// Bytes read so far, including the current position in inputs being converted.
+    public var bytesIn: UInt64 = 0
+
+    public init() {}
+}
+
+/// Told about each finished input. Every method has a no-op default.
+///
+/// Calls come from the converter's worker threads, one at a time (never concurrently),
+/// in input order — in completion order when the run is unordered.
+public protocol BatchObserver: AnyObject, Sendable {
+    func didFinishInput(_ result: BatchInputResult)
+}
+
+extension BatchObserver {
+    public func didFinishInput(_ result: BatchInputResult) {}
+}
+
+/// Thrown inside a run's workers when the run is cancelled; ``BatchConverter/run(_:to:observer:)``
+/// itself returns normally, with ``BatchSummary/interrupted`` set.
+public struct BatchCancelled: Error, Sendable, Equatable {
+    public init() {}
+}

@@ -1,0 +1,228 @@
+import Dispatch
+
+/// Two-stage parsing of one input, so that one big `.gz` keeps two cores busy: a
+/// second thread reads the file and inflates it (zlib) into a few fixed-size buffers
+/// passed through a small bounded queue, while the calling thread feeds the plain bytes
+/// to the parser (``FeedInput/chunks(_:)``).
+///
+/// The outcome is the same as `parser.parse(.fileDescriptor(fd), handler:)` — the same
+/// events, the same errors (corrupt, truncated or trailing gzip data, read errors) at
+/// the same documents, and the same ``ParseSummary`` — only faster when inflating and
+/// parsing each take a core's worth of time.
+///
+/// Memory: `depth` buffers of `chunkSize` bytes, plus zlib's window.
+///
+/// ```swift
+/// let fd = open("dump.xml.gz", O_RDONLY)
+/// let summary = try ReadAheadPipeline().parse(fileDescriptor: fd, with: ExpatFeedParser(), handler: writer)
+/// ```
+public struct ReadAheadPipeline: Sendable {
+    /// Bytes per buffer handed from the reading thread to the parsing thread.
+    public var chunkSize: Int
+    /// Buffers in flight (2–4 is plenty: the queue only absorbs jitter).
+    public var depth: Int
+
+    public init(chunkSize: Int = 256 << 10, depth: Int = 3) {
+        precondition(chunkSize > 0 && depth > 0)
+        self.chunkSize = chunkSize
+        self.depth = depth
+    }
+
+    /// Parses what `fd` holds (plain XML or gzip, by content), reading and inflating
+    /// on a second thread. Does not close `fd`.
+    @discardableResult
+    public func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: some FeedHandler) throws
+        -> ParseSummary
+    {
+        try parse(fileDescriptor: fd, with: parser, handler: handler, isCancelled: { false }, didRead: { _ in })
+    }
+
+    func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
+               isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) throws
+        -> ParseSummary
+    {
+        let queue = ChunkQueue(chunkSize: chunkSize, depth: depth)
+        let done = DispatchGroup()
+        // A queue of its own: it targets an overcommitting pool, so the reader gets a
+        // thread even when every worker of a batch is busy parsing.
+        DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
+            let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
+                                     didRead: didRead)
+            while let buffer = queue.takeFree() {
+                let n = reader.read(into: buffer)
+                if n == 0 {
+                    queue.recycle(buffer)
+                    break
+                }
+                queue.put(buffer, count: n)
+            }
+            queue.finish(failure: reader.failure, bytesIn: reader.bytesIn)
+        }
+        defer {
+            queue.close()   // stops the reader if the parse ended early
+            done.wait()
+        }
+        return try parseChunks(from: queue, with: parser, handler: handler)
+    }
+}
+
+/// Parses `fd` as read, on the calling thread, without inflating (the parser does): a
+/// read that can be cancelled while it waits on a pipe.
+func parseReading(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
+                  isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping (UInt64) -> Void) throws
+    -> ParseSummary
+{
+    let source = ReaderChunks(ChunkReader(fd: fd, inflate: false, isCancelled: isCancelled, didRead: didRead))
+    return try parseChunks(from: source, with: parser, handler: handler)
+}
+
+/// Where a chunked parse gets its bytes.
+protocol ChunkSource: AnyObject {
+    /// The next chunk, borrowed until the next call; nil at the end.
+    func nextChunk() -> UnsafeRawBufferPointer?
+    /// Why the stream ended early, once ``nextChunk()`` has returned nil.
+    var failure: StreamFailure? { get }
+    /// Bytes read from the input.
+    var bytesIn: UInt64 { get }
+}
+
+/// Feeds `source` to `parser` through a ``StreamFailureRelay``.
+private func parseChunks(from source: any ChunkSource, with parser: any FeedParser, handler: any FeedHandler)
+    throws -> ParseSummary
+{
+    let relay = StreamFailureRelay(handler)
+    let feed = ChunkFeed(source: source, relay: relay)
+    let summary = try parser.parse(.chunks(FeedChunks { try feed.next() }), handler: relay)
+    return try relay.finish(summary, bytesIn: source.bytesIn)
+}
+
+/// The closure state of a chunked parse.
+///
+/// `@unchecked Sendable`: ``FeedChunks`` needs a sendable closure, but the parser calls
+/// it only on the thread that called `parse`, the thread that owns everything here.
+private final class ChunkFeed: @unchecked Sendable {
+    let source: any ChunkSource
+    let relay: StreamFailureRelay
+    var parsed: UInt64 = 0
+
+    init(source: any ChunkSource, relay: StreamFailureRelay) {
+        self.source = source
+        self.relay = relay
+    }
+
+    func next() throws -> UnsafeRawBufferPointer? {
+        if let chunk = source.nextChunk() {
+            parsed += UInt64(chunk.count)
+            return chunk
+        }
+        if source.failure?.kind == .cancelled { throw BatchCancelled() }
+        relay.sourceDidEnd(failure: source.failure, bytesParsed: parsed)
+        return nil
+    }
+}
+
+/// A ``ChunkReader`` read on the parsing thread, into one buffer.
+private final class ReaderChunks: ChunkSource {
+    private let reader: ChunkReader
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 256 << 10, alignment: 16)
+
+    init(_ reader: ChunkReader) { self.reader = reader }
+    deinit { buffer.deallocate() }
+
+    func nextChunk() -> UnsafeRawBufferPointer? {
+        let n = reader.read(into: buffer)
+        return n > 0 ? UnsafeRawBufferPointer(rebasing: buffer[0..<n]) : nil
+    }
+
+    var failure: StreamFailure? { reader.failure }
+    var bytesIn: UInt64 { reader.bytesIn }
+}
+
+/// The buffers between the reading thread (producer) and the parsing thread
+/// (consumer): `depth` buffers, each either free, full and queued, or held by one side.
+///
+/// `@unchecked Sendable`: every stored property is read and written under `lock`, and
+/// a buffer's bytes are touched only by the one side that took it from the queue.
+final class ChunkQueue: @unchecked Sendable, ChunkSource {
+    private let lock = ConditionLock()
+    private let storage: UnsafeMutableRawBufferPointer
+    private var free: [UnsafeMutableRawBufferPointer]
+    private var full: [(buffer: UnsafeMutableRawBufferPointer, count: Int)] = []
+    private var current: UnsafeMutableRawBufferPointer?   // the consumer's chunk
+    private var producerDone = false
+    private var closed = false
+    private var endFailure: StreamFailure?
+    private var endBytesIn: UInt64 = 0
+
+    init(chunkSize: Int, depth: Int) {
+        let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize * depth, alignment: 16)
+        self.storage = storage
+        free = (0..<depth).map { UnsafeMutableRawBufferPointer(rebasing: storage[($0 * chunkSize)..<(($0 + 1) * chunkSize)]) }
+    }
+
+    deinit { storage.deallocate() }
+
+    var isClosed: Bool { lock.withLock { closed } }
+
+    // MARK: Producer
+
+    /// A free buffer to fill; nil when the consumer has gone.
+    func takeFree() -> UnsafeMutableRawBufferPointer? {
+        lock.lock()
+        defer { lock.unlock() }
+        while free.isEmpty && !closed { lock.wait() }
+        return closed ? nil : free.removeLast()
+    }
+
+    func put(_ buffer: UnsafeMutableRawBufferPointer, count: Int) {
+        lock.withLock {
+            full.append((buffer, count))
+            lock.broadcast()
+        }
+    }
+
+    func recycle(_ buffer: UnsafeMutableRawBufferPointer) {
+        lock.withLock {
+            free.append(buffer)
+            lock.broadcast()
+        }
+    }
+
+    /// No more chunks.
+    func finish(failure: StreamFailure?, bytesIn: UInt64) {
+        lock.withLock {
+            producerDone = true
+            endFailure = failure
+            endBytesIn = bytesIn
+            lock.broadcast()
+        }
+    }
+
+    // MARK: Consumer
+
+    func nextChunk() -> UnsafeRawBufferPointer? {
+        lock.lock()
+        defer { lock.unlock() }
+        if let current {
+            free.append(current)
+            self.current = nil
+            lock.broadcast()
+        }
+        while full.isEmpty && !producerDone { lock.wait() }
+        guard !full.isEmpty else { return nil }
+        let (buffer, count) = full.removeFirst()
+        current = buffer
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+    }
+
+    var failure: StreamFailure? { lock.withLock { endFailure } }
+    var bytesIn: UInt64 { lock.withLock { endBytesIn } }
+
+    /// The consumer is done (at the end, or early): the producer stops at its next step.
+    func close() {
+        lock.withLock {
+            closed = true
+            lock.broadcast()
+        }
+    }
+}

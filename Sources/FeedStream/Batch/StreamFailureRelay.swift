@@ -1,0 +1,82 @@
+/// Sits between a parser fed plain bytes by a ``ChunkReader`` and the real handler, and
+/// makes a gzip or read failure of the original stream come out exactly as the C core
+/// reports it when it reads the stream itself (`cfs_parser_finish` in `input.c`):
+///
+/// - the document open when the stream broke off is closed with the failure's code and
+///   message (at the tokenizer's position, which is the same: it saw the same bytes);
+/// - a failure outside any document is reported alone, as document 0, instead of the
+///   plain parser's "empty input";
+/// - the failure becomes the summary's first error where the C core makes it so, and
+///   `bytesIn` counts the bytes read, not the bytes parsed.
+///
+/// The parsing thread calls everything here.
+final class StreamFailureRelay: FeedHandler {
+    private let base: any FeedHandler
+    private var openDocument = 0
+    private var ended = false
+    private var failure: StreamFailure?
+    private var openAtEnd = 0
+    private var bytesParsed: UInt64 = 0
+    private var reportedAlone = false
+    private var rewritten: (original: FeedError, replacement: FeedError)?
+
+    init(_ base: any FeedHandler) { self.base = base }
+
+    /// The source has given its last chunk; the parser is about to finish.
+    func sourceDidEnd(failure: StreamFailure?, bytesParsed: UInt64) {
+        ended = true
+        self.failure = failure
+        self.bytesParsed = bytesParsed
+        openAtEnd = openDocument
+    }
+
+    /// The summary the C core would have returned.
+    func finish(_ parsed: ParseSummary, bytesIn: UInt64) throws -> ParseSummary {
+        var summary = parsed
+        summary.bytesIn = bytesIn
+        guard let failure, failure.kind != .cancelled else { return summary }
+        let stream = FeedError(code: failure.code, message: failure.fatalMessage, document: openAtEnd,
+                               offset: bytesParsed)
+        if openAtEnd == 0 || failure.kind == .fatal {
+            // The C core's stream error (set_fatal): reported alone when no document
+            // carried it, and the first error of the stream.
+            if openAtEnd == 0 && !reportedAlone { try base.didFail(stream) }
+            summary.firstError = stream
+        } else if let rewritten, summary.firstError == rewritten.original {
+            summary.firstError = rewritten.replacement
+        }
+        return summary
+    }
+
+    func didStartDocument(_ document: Int) throws {
+        openDocument = document
+        try base.didStartDocument(document)
+    }
+
+    func didParseItem(_ item: FeedItemView) throws { try base.didParseItem(item) }
+    func didParseFeedInfo(_ feed: FeedInfoView) throws { try base.didParseFeedInfo(feed) }
+
+    func didFinishDocument(_ document: Int) throws {
+        openDocument = 0
+        try base.didFinishDocument(document)
+    }
+
+    func didFail(_ error: FeedError) throws {
+        var error = error
+        if ended, let failure, failure.kind != .cancelled {
+            if error.document > 0 && error.document == openAtEnd && (error.line != 0 || error.column != 0) {
+                // The tokenizer's error on the cut-off document (a synthesized "no element
+                // found" at line 0 keeps its own code in the C core too).
+                let original = error
+                error.code = failure.code
+                error.message = failure.message
+                rewritten = (original, error)
+            } else if error.document == 0 {
+                error = FeedError(code: failure.code, message: failure.fatalMessage, offset: bytesParsed)
+                reportedAlone = true
+            }
+        }
+        if error.document > 0 && error.document == openDocument { openDocument = 0 }
+        try base.didFail(error)
+    }
+}

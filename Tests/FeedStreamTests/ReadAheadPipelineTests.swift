@@ -1,0 +1,131 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// The two-stage pipeline (read + inflate on a second thread) must be indistinguishable
+/// from the parser reading the file itself: same events, same errors, same summary —
+/// also on corrupt, truncated and odd gzip. And `.chunks` must parse like `.bytes`.
+final class ReadAheadPipelineTests: XCTestCase {
+    private func dump() throws -> [UInt8] {
+        let three = try [UInt8](Data(contentsOf: Paths.corpus.appendingPathComponent("feeds/dump-three.xml")))
+        var d: [UInt8] = []
+        for i in 0..<40 { d += bytes(rss("feed\(i)", items: i % 7)) + three }
+        return d
+    }
+
+    /// Writes `data` to a temporary file and returns an open descriptor.
+    private func file(_ data: [UInt8]) throws -> Int32 {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UUID().uuidString)")
+        try Data(data).write(to: url)
+        let fd = open(url.path, O_RDONLY)
+        unlink(url.path)
+        XCTAssertGreaterThanOrEqual(fd, 0)
+        return fd
+    }
+
+    /// Events and summary of parsing `data` directly and through the pipeline.
+    private func assertSame(_ data: [UInt8], _ label: String, pipeline: ReadAheadPipeline = ReadAheadPipeline(),
+                            file: StaticString = #filePath, line: UInt = #line) throws {
+        let fd = try self.file(data)
+        defer { close(fd) }
+        let direct = EventLog()
+        let expected = try ExpatFeedParser().parse(.fileDescriptor(fd), handler: direct)
+        lseek(fd, 0, SEEK_SET)
+        let piped = EventLog()
+        let got = try pipeline.parse(fileDescriptor: fd, with: ExpatFeedParser(), handler: piped)
+        XCTAssertEqual(piped.events, direct.events, label, file: file, line: line)
+        XCTAssertEqual(piped.errors, direct.errors, label, file: file, line: line)
+        XCTAssertEqual(got, expected, label, file: file, line: line)
+    }
+
+    func testWellFormedPlainAndGzipInputs() throws {
+        let d = try dump()
+        try assertSame(d, "plain")
+        try assertSame(gzip(d), "gzip")
+        try assertSame(gzip(Array(d[0..<(d.count / 2)])) + gzip(Array(d[(d.count / 2)...])), "two members")
+        try assertSame(gzip(d) + [0, 0, 0, 0], "zero padding after the member")
+        try assertSame(gzip([]) + gzip(d), "an empty member first")
+        try assertSame([], "empty file")
+        try assertSame(gzip([]), "gzip of nothing")
+        try assertSame(bytes("  \n"), "whitespace only")
+        try assertSame([0x1F], "one byte")
+        // Tiny buffers and one in flight: every hand-over path of the queue.
+        try assertSame(gzip(d), "small buffers", pipeline: ReadAheadPipeline(chunkSize: 1000, depth: 1))
+    }
+
+    func testTruncatedGzipAtManyPoints() throws {
+        let gz = gzip(try dump())
+        for cut in [1, 2, 10, 11, 40, gz.count / 3, gz.count / 2, gz.count - 9, gz.count - 4, gz.count - 1] {
+            try assertSame(Array(gz[0..<cut]), "cut at \(cut) of \(gz.count)")
+        }
+        // Cut inside a document, and cut between documents (after a root end tag).
+        let doc = bytes(rss("a", items: 3)) + bytes(rss("b", items: 2))
+        let between = gzip(doc)
+        try assertSame(Array(between[0..<(between.count - 8)]), "cut in the trailer: every document complete")
+    }
+
+    func testCorruptGzipAndTrailingGarbage() throws {
+        let d = try dump()
+        let gz = gzip(d)
+        for at in [12, gz.count / 4, gz.count / 2] {
+            var bad = gz
+            for k in 0..<16 { bad[at + k] ^= 0x5A }
+            try assertSame(bad, "corrupt at \(at)")
+        }
+        try assertSame(gz + bytes("garbage"), "trailing garbage")
+        try assertSame(gzip(bytes("<rss><channel>")) + bytes("x"), "garbage after an unfinished document")
+        try assertSame([0x1F, 0x8B, 0x08, 0xFF, 0xFF], "corrupt header")
+    }
+
+    func testChunksParseLikeBytes() throws {
+        let d = try dump()
+        for input in [d, gzip(d)] {
+            let expected = try jsonLines(.bytes(input), source: "x")
+            for size in [1, 7, 4096, 1 << 20] {
+                let chunks = ChunkList(input, size: size)
+                let got = try jsonLines(.chunks(FeedChunks { chunks.next() }), source: "x")
+                XCTAssertEqual(got.text, expected.text, "chunks of \(size)")
+                XCTAssertEqual(got.summary, expected.summary, "chunks of \(size)")
+            }
+        }
+    }
+
+    func testAnErrorFromTheChunkSourceStopsTheParse() throws {
+        struct Boom: Error {}
+        let d = bytes(rss("a", items: 3))
+        let calls = ChunkList(d, size: 10)
+        XCTAssertThrowsError(try ExpatFeedParser().parse(.chunks(FeedChunks {
+            if calls.delivered > 30 { throw Boom() }
+            return calls.next()
+        }), handler: EventLog())) { XCTAssertTrue($0 is Boom) }
+        // The parser is still usable afterwards.
+        XCTAssertEqual(try ExpatFeedParser().parse(.bytes(d), handler: EventLog()).items, 3)
+    }
+}
+
+/// Hands out `data` in chunks of `size` bytes.
+private final class ChunkList: @unchecked Sendable {   // used on one thread
+    private let data: UnsafeMutableRawBufferPointer
+    private let size: Int
+    private var offset = 0
+    private(set) var delivered = 0
+
+    init(_ bytes: [UInt8], size: Int) {
+        let data = UnsafeMutableRawBufferPointer.allocate(byteCount: max(bytes.count, 1), alignment: 1)
+        bytes.withUnsafeBytes { data.copyMemory(from: $0) }
+        self.data = data
+        self.size = size
+        count = bytes.count
+    }
+
+    private let count: Int
+
+    deinit { data.deallocate() }
+
+    func next() -> UnsafeRawBufferPointer? {
+        guard offset < count else { return nil }
+        let n = min(size, count - offset)
+        defer { offset += n; delivered += n }
+        return UnsafeRawBufferPointer(rebasing: data[offset..<(offset + n)])
+    }
+}
