@@ -359,6 +359,7 @@ static int base_column(int list) {
 
 static int rec_init(cfs_rec *r, size_t limit) {
     for (int i = 0; i < CFS_LIST_COUNT; i++) cfs_refvec_init(&r->list[i], LIST_COLUMNS[i]);
+    for (int i = 0; i < CFS_FIELD_COUNT; i++) r->field[i] = (cfs_ref){ CFS_REF_ABSENT, 0 };
     return cfs_arena_init(&r->arena, 16384, limit);
 }
 
@@ -367,11 +368,22 @@ static void rec_free(cfs_rec *r) {
     for (int i = 0; i < CFS_LIST_COUNT; i++) cfs_refvec_free(&r->list[i]);
 }
 
+/* Every write to a field goes through put(), which marks it in `set`, so that resets
+   and publishing touch only the few fields a record uses. */
+static inline void put(cfs_rec *r, int field, cfs_ref ref) {
+    r->field[field] = ref;
+    r->set[field >> 6] |= (uint64_t)1 << (field & 63);
+}
+
 static void rec_reset(cfs_rec *r) {
     cfs_arena_reset(&r->arena);
-    for (int i = 0; i < CFS_FIELD_COUNT; i++) {
-        r->field[i] = (cfs_ref){ CFS_REF_ABSENT, 0 };
-        r->prio[i] = 0;
+    for (int w = 0; w < 2; w++) {
+        for (uint64_t bits = r->set[w]; bits; bits &= bits - 1) {
+            int i = w * 64 + __builtin_ctzll(bits);
+            r->field[i] = (cfs_ref){ CFS_REF_ABSENT, 0 };
+            r->prio[i] = 0;
+        }
+        r->set[w] = 0;
     }
     for (int i = 0; i < CFS_LIST_COUNT; i++) r->list[i].count = 0;
 }
@@ -402,7 +414,7 @@ static int attr_is(const cfs_attr *a, const char *v) {
 
 static void set_field(cfs_rec *r, int field, uint8_t prio, cfs_ref ref) {
     if (r->prio[field] && r->prio[field] <= prio) return;
-    r->field[field] = ref;
+    put(r, field, ref);
     r->prio[field] = prio;
 }
 
@@ -581,14 +593,14 @@ static int capture_text(cfs_machine *m, int field, uint8_t prio, const char *def
     if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
     const cfs_attr *type = find_attr(attrs, n, "type"), *mode = find_attr(attrs, n, "mode");
     for (int k = 1; k <= 4; k++) {
-        r->field[field + k] = (cfs_ref){ CFS_REF_ABSENT, 0 };
+        put(r, field + k, (cfs_ref){ CFS_REF_ABSENT, 0 });
         r->prio[field + k] = prio;
     }
-    if (type) r->field[field + 1] = copy(r, type->value, type->value_len);
-    else if (deftype) r->field[field + 1] = copy(r, deftype, strlen(deftype));
-    r->field[field + 2] = copy_scope_ref(m, r, current_lang(m));
-    r->field[field + 3] = copy_scope_ref(m, r, current_base(m));
-    if (mode) r->field[field + 4] = copy(r, mode->value, mode->value_len);
+    if (type) put(r, field + 1, copy(r, type->value, type->value_len));
+    else if (deftype) put(r, field + 1, copy(r, deftype, strlen(deftype)));
+    put(r, field + 2, copy_scope_ref(m, r, current_lang(m)));
+    put(r, field + 3, copy_scope_ref(m, r, current_base(m)));
+    if (mode) put(r, field + 4, copy(r, mode->value, mode->value_len));
     int xhtml = attr_is(type, "xhtml") || attr_is(mode, "xml");
     begin_capture(m, r, xhtml);
     return 0;
@@ -630,7 +642,7 @@ static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
     m->scope = SC_ITEM;
     set_field_attr(&m->item, CFS_FIELD_ID, P3, find_ns_attr(attrs, n, NS_RDF, "about"));
     set_field(&m->item, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->item, current_lang(m)));
-    m->item.field[CFS_FIELD_BASE] = copy_scope_ref(m, &m->item, current_base(m));
+    put(&m->item, CFS_FIELD_BASE, copy_scope_ref(m, &m->item, current_base(m)));
     return 0;
 }
 
@@ -673,12 +685,12 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
     case R_GUID: {
         if (r->prio[CFS_FIELD_ID] && r->prio[CFS_FIELD_ID] <= P1) return skip(m);
         const cfs_attr *pl = find_attr(attrs, n, "isPermaLink");
-        r->field[CFS_FIELD_GUID_PERMALINK] = pl ? copy(r, pl->value, pl->value_len) : copy(r, "true", 4);
+        put(r, CFS_FIELD_GUID_PERMALINK, pl ? copy(r, pl->value, pl->value_len) : copy(r, "true", 4));
         return capture_field(m, CFS_FIELD_ID, P1);
     }
     case R_CONTENT:
         if (r->prio[CFS_FIELD_CONTENT] && r->prio[CFS_FIELD_CONTENT] <= P1) return skip(m);
-        r->field[CFS_FIELD_CONTENT_SRC] = (cfs_ref){ CFS_REF_ABSENT, 0 };
+        put(r, CFS_FIELD_CONTENT_SRC, (cfs_ref){ CFS_REF_ABSENT, 0 });
         set_field_attr(r, CFS_FIELD_CONTENT_SRC, P1, find_attr(attrs, n, "src"));
         return capture_text(m, CFS_FIELD_CONTENT, P1, NULL, attrs, n);
     case R_ALINK: {
@@ -738,7 +750,7 @@ static int start_root(cfs_machine *m, ns_class c, const char *local, size_t len,
     m->cur = &m->feed;
     set_field_attr(&m->feed, CFS_FIELD_VERSION, P1, version);
     set_field(&m->feed, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->feed, current_lang(m)));
-    m->feed.field[CFS_FIELD_BASE] = copy_scope_ref(m, &m->feed, current_base(m));
+    put(&m->feed, CFS_FIELD_BASE, copy_scope_ref(m, &m->feed, current_base(m)));
     return 0;
 }
 
@@ -902,7 +914,15 @@ static cfs_span span_of(const cfs_rec *r, cfs_ref ref) {
 
 /* Converts a record under construction to its public form. */
 static int publish(const cfs_rec *r, cfs_pub *p) {
-    for (int i = 0; i < CFS_FIELD_COUNT; i++) p->record.fields[i] = span_of(r, r->field[i]);
+    /* Fields set now or at the last publish (those must be cleared). */
+    for (int w = 0; w < 2; w++) {
+        for (uint64_t bits = r->set[w] | p->shown[w]; bits; bits &= bits - 1) {
+            int i = w * 64 + __builtin_ctzll(bits);
+            p->record.fields[i] = span_of(r, r->field[i]);
+        }
+        p->shown[w] = r->set[w];
+        p->record.present[w] = r->set[w];
+    }
     for (int l = 0; l < CFS_LIST_COUNT; l++) {
         const cfs_refvec *v = &r->list[l];
         size_t cells = v->count * v->stride;
@@ -954,7 +974,7 @@ static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
     close_pending_gt(m);
     cfs_ref ref = { m->cap_start, (uint32_t)(r->arena.len - m->cap_start) };
     if (fr->action == A_CAP_FIELD) {
-        r->field[fr->target] = ref;
+        put(r, fr->target, ref);
         r->prio[fr->target] = fr->col;
     } else {
         cfs_refvec *v = &r->list[fr->target];

@@ -190,6 +190,9 @@ size_t cfs_list_columns(cfs_list list);
     spans each, row after row. */
 typedef struct cfs_record {
     cfs_span fields[CFS_FIELD_COUNT];
+    /** Bit i of present[i / 64] is set when fields[i] may be present (clear: absent),
+        so that readers can skip absent fields quickly. */
+    uint64_t present[2];
     const cfs_span *rows[CFS_LIST_COUNT];
     size_t counts[CFS_LIST_COUNT];
 } cfs_record;

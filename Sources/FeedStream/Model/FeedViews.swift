@@ -88,13 +88,23 @@ public struct FeedRecordView {
     let fields: UnsafePointer<cfs_span>
     let rowBases: UnsafePointer<UnsafePointer<cfs_span>?>
     let counts: UnsafePointer<Int>
+    let presentBits: UnsafePointer<UInt64>
 
     init(raw: UnsafePointer<cfs_record>) {
         let p = UnsafeRawPointer(raw)
+        presentBits = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.present)!).assumingMemoryBound(to: UInt64.self)
         fields = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: cfs_span.self)
         rowBases = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.rows)!)
             .assumingMemoryBound(to: UnsafePointer<cfs_span>?.self)
         counts = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.counts)!).assumingMemoryBound(to: Int.self)
+    }
+
+    /// The presence bits of the fields (bit i: field i may be present).
+    var presence: (UInt64, UInt64) { (presentBits[0], presentBits[1]) }
+
+    /// False when `field` is certainly absent (a quick check before reading it).
+    func isSet(_ field: FeedField) -> Bool {
+        presentBits[field.rawValue >> 6] & (1 << UInt64(field.rawValue & 63)) != 0
     }
 
     /// A field, trimmed; absent when the feed did not have it.

@@ -22,9 +22,38 @@ indirect enum Member {
     case rows(StaticString, FeedList, [Column])
     /// An array of strings: column 0 of each row.
     case strings(StaticString, FeedList)
-    /// A nested object, written only when one of its members is present.
-    case object(StaticString, [Member])
+    /// A nested object, written only when one of its members is present (the mask
+    /// says which fields and lists it draws on).
+    case object(StaticString, [Member], FieldMask)
 }
+
+/// Fields (bits) and lists (bits) a member draws on, for quick presence checks.
+struct FieldMask {
+    var words: (UInt64, UInt64) = (0, 0)
+    var lists: UInt32 = 0
+
+    init(_ members: [Member]) {
+        for m in members { add(m) }
+    }
+
+    private mutating func add(_ field: FeedField) {
+        let f = field.rawValue
+        if f < 64 { words.0 |= 1 << UInt64(f) } else { words.1 |= 1 << UInt64(f - 64) }
+    }
+
+    private mutating func add(_ m: Member) {
+        switch m {
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): add(f)
+        case .permalink: add(.guidPermalink)
+        case .primaryLink: lists |= 1 << UInt32(FeedList.links.rawValue)
+        case .rows(_, let l, _), .strings(_, let l): lists |= 1 << UInt32(l.rawValue)
+        case .object(_, let members, _): for x in members { add(x) }
+        }
+    }
+}
+
+/// A nested object member.
+func obj(_ key: StaticString, _ members: [Member]) -> Member { .object(key, members, FieldMask(members)) }
 
 /// A column of a list written as a member of each row's object.
 struct Column {
@@ -47,12 +76,12 @@ enum RecordLayout {
     ])
     static let persons: [Column] = [Column("name", 0), Column("email", 1), Column("uri", 2, base: 3)]
     static let categories = Member.rows("categories", .categories, [Column("term", 0), Column("scheme", 1), Column("label", 2)])
-    static let geo = Member.object("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
-    static let dc = Member.object("dc", [
+    static let geo = obj("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
+    static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
         .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
     ])
-    static let media = Member.object("media", [
+    static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),
         .string("keywords", .mediaKeywords), .string("rating", .mediaRating),
         .rows("content", .media, [
@@ -91,13 +120,13 @@ enum RecordLayout {
         .string("comments", .comments),
         .string("comments_feed", .commentRss),
         .string("comment_count", .commentCount),
-        .object("source", [
+        obj("source", [
             .string("title", .sourceTitle), .string("url", .sourceUrl), .string("id", .sourceId),
             .string("updated", .sourceUpdated),
         ]),
         dc,
         geo,
-        .object("itunes", [
+        obj("itunes", [
             .string("author", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .string("image", .itunesImage),
             .string("episode", .itunesEpisode), .string("season", .itunesSeason),
@@ -106,7 +135,7 @@ enum RecordLayout {
             .string("block", .itunesBlock), .string("keywords", .itunesKeywords),
         ]),
         media,
-        .object("podcast", [
+        obj("podcast", [
             .string("season", .podcastSeason), .string("episode", .podcastEpisode),
             .string("chapters_url", .podcastChaptersUrl), .string("chapters_type", .podcastChaptersType),
             .rows("transcripts", .transcripts, [Column("url", 0), Column("type", 1), Column("language", 2), Column("rel", 3)]),
@@ -130,20 +159,20 @@ enum RecordLayout {
         .rows("authors", .authors, persons),
         .rows("contributors", .contributors, persons),
         categories,
-        .object("generator", [
+        obj("generator", [
             .string("name", .generator), .url("uri", .generatorUri, base: .base), .string("version", .generatorVersion),
         ]),
         .url("icon", .icon, base: .base),
         .url("logo", .logo, base: .base),
-        .object("image", [
+        obj("image", [
             .string("url", .imageUrl), .string("title", .imageTitle), .string("link", .imageLink),
             .string("width", .imageWidth), .string("height", .imageHeight), .string("description", .imageDescription),
         ]),
-        .object("text_input", [
+        obj("text_input", [
             .string("title", .textinputTitle), .string("description", .textinputDescription),
             .string("name", .textinputName), .string("link", .textinputLink),
         ]),
-        .object("cloud", [
+        obj("cloud", [
             .string("domain", .cloudDomain), .string("port", .cloudPort), .string("path", .cloudPath),
             .string("register_procedure", .cloudProcedure), .string("protocol", .cloudProtocol),
         ]),
@@ -153,13 +182,13 @@ enum RecordLayout {
         .string("webmaster", .webmaster),
         .strings("skip_hours", .skipHours),
         .strings("skip_days", .skipDays),
-        .object("sy", [
+        obj("sy", [
             .string("update_period", .syPeriod), .string("update_frequency", .syFrequency),
             .string("update_base", .syBase),
         ]),
         dc,
         geo,
-        .object("itunes", [
+        obj("itunes", [
             .string("author", .itunesAuthor), .string("explicit", .itunesExplicit), .string("image", .itunesImage),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
             .string("type", .itunesType), .string("block", .itunesBlock), .string("complete", .itunesComplete),
@@ -168,7 +197,7 @@ enum RecordLayout {
             .rows("categories", .itunesCategories, [Column("text", 0), Column("parent", 1)]),
         ]),
         media,
-        .object("podcast", [
+        obj("podcast", [
             .string("guid", .podcastGuid), .string("locked", .podcastLocked),
             .string("locked_owner", .podcastLockedOwner), .string("medium", .podcastMedium),
             podcastPeople,
@@ -191,14 +220,23 @@ protocol RecordSink: ~Copyable {
 }
 
 extension FeedRecordView {
+    /// False when none of the mask's fields and lists can be present.
+    func mayHave(_ mask: FieldMask) -> Bool {
+        let (w0, w1) = presence
+        if w0 & mask.words.0 != 0 || w1 & mask.words.1 != 0 { return true }
+        guard mask.lists != 0 else { return false }
+        for l in FeedList.allCases where mask.lists & (1 << UInt32(l.rawValue)) != 0 && !rows(l).isEmpty { return true }
+        return false
+    }
+
     /// True when `member` would write anything for this record.
     func has(_ member: Member) -> Bool {
         switch member {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): return self[f].isPresent
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
-        case .object(_, let members): return members.contains { has($0) }
+        case .object(_, let members, let mask): return mayHave(mask) && members.contains { has($0) }
         }
     }
 
@@ -210,6 +248,7 @@ extension FeedRecordView {
     private func walk<S: RecordSink & ~Copyable>(_ member: Member, into sink: inout S) {
         switch member {
         case .string(let key, let f):
+            guard isSet(f) else { return }
             let v = self[f]
             if v.isPresent { sink.string(key, v.buffer) }
         case .url(let key, let f, let base):
@@ -264,8 +303,8 @@ extension FeedRecordView {
             sink.beginArray(key)
             for row in rows where row[0].isPresent { sink.element(row[0].buffer) }
             sink.endArray()
-        case .object(let key, let members):
-            guard members.contains(where: { has($0) }) else { return }
+        case .object(let key, let members, let mask):
+            guard mayHave(mask), members.contains(where: { has($0) }) else { return }
             sink.beginObject(key)
             walk(members, into: &sink)
             sink.endObject()
