@@ -47,6 +47,21 @@ final class JSONLinesWriterTests: XCTestCase {
         }
     }
 
+    func testC1ControlsBecomeTheirWindows1252Characters() throws {
+        XCTAssertEqual(String(decoding: escaped([0x61, 0xC2, 0x80, 0xC2, 0x93, 0x62, 0xC2, 0x94, 0xC2, 0x81]), as: UTF8.self),
+                       "\"a\u{20AC}\u{201C}b\u{201D}\u{81}\"")
+        // A feed that declares ISO-8859-1 but is written in windows-1252.
+        var doc = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>".utf8)
+        doc += [0x93, 0x51, 0x94, 0x20, 0x80, 0x35, 0x20, 0xE9]   // “Q” €5 é
+        doc += Array("</title></channel></rss>".utf8)
+        for backend in FeedBackend.allCases {
+            let (text, _) = try jsonLines(.bytes(doc), source: "s", parser: backend.makeParser())
+            XCTAssertTrue(text.contains("\"title\":\"\u{201C}Q\u{201D} \u{20AC}5 \u{e9}\""), "\(backend): \(text)")
+            let docs = try backend.makeParser().documents(from: .bytes(doc))
+            XCTAssertEqual(docs.first?.feed.title?.value, "\u{201C}Q\u{201D} \u{20AC}5 \u{e9}")
+        }
+    }
+
     func testItemLinesCarryFeedFieldsAndFeedLinesCarryErrors() throws {
         let doc = """
             <rss version="2.0"><channel><title> Ch </title><link>https://example.com/</link><language>en</language>

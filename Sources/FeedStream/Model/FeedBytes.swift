@@ -23,9 +23,21 @@ public struct FeedBytes {
     @inlinable public var count: Int { buffer.count }
     @inlinable public var isEmpty: Bool { buffer.isEmpty }
 
-    /// The bytes as a `String` (allocates), or nil when absent.
+    /// The bytes as a `String` (allocates), or nil when absent. Applies the writers'
+    /// text rules: invalid UTF-8 becomes U+FFFD, C1 controls their windows-1252 characters.
     public var string: String? {
-        isPresent ? String(decoding: buffer, as: UTF8.self) : nil
+        guard isPresent else { return nil }
+        let s = String(decoding: buffer, as: UTF8.self)
+        guard buffer.contains(0xC2) else { return s }
+        var out = String.UnicodeScalarView()
+        for u in s.unicodeScalars {
+            if u.value >= 0x80 && u.value < 0xA0, let w = windows1252[Int(u.value & 0x1F)], let scalar = Unicode.Scalar(w) {
+                out.append(scalar)
+            } else {
+                out.append(u)
+            }
+        }
+        return String(out)
     }
 
     /// Byte-wise comparison with an ASCII literal.
