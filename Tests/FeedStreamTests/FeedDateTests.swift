@@ -22,6 +22,19 @@ final class FeedDateTests: XCTestCase {
         XCTAssertEqual(norm("1 september 2024 10:00 UT"), "2024-09-01T10:00:00Z")
     }
 
+    func testOtherRealWorldForms() {
+        XCTAssertEqual(norm("Fri May 30 2014 00:00:00 GMT"), "2014-05-30T00:00:00Z")                  // JavaScript
+        XCTAssertEqual(norm("Fri May 30 2014 10:00:00 GMT+0200 (CEST)"), "2014-05-30T08:00:00Z")
+        XCTAssertEqual(norm("Sun Nov  6 08:49:37 1994"), "1994-11-06T08:49:37Z")                        // asctime
+        XCTAssertEqual(norm("2020/1/10 14:16:00"), "2020-01-10T14:16:00Z")
+        XCTAssertEqual(norm("Mon, 21 Jan 2008 8:56 am PST"), "2008-01-21T16:56:00Z")
+        XCTAssertEqual(norm("Mon, 21 Jan 2008 8:56 pm PST"), "2008-01-22T04:56:00Z")
+        XCTAssertEqual(norm("Mon, 21 Jan 2008 12:05 am GMT"), "2008-01-21T00:05:00Z")
+        XCTAssertEqual(norm("03 Apr 02 1500 GMT"), "2002-04-03T15:00:00Z")
+        XCTAssertNil(norm("Fri, 11 Mar 2016 01:15:00 +3000"))
+        XCTAssertNil(norm("Do, 22 Dez 2016 17:36:00 +0000"))   // not English: unparsed, never guessed
+    }
+
     func testISO8601Variants() {
         XCTAssertEqual(norm("2025-03-06T09:00:00Z"), "2025-03-06T09:00:00Z")
         XCTAssertEqual(norm("2025-02-27T16:00:00-08:00"), "2025-02-28T00:00:00Z")

@@ -65,10 +65,16 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
         var s = Scanner(bytes)
         s.skipSpaces()
         guard !s.atEnd else { return nil }
-        if s.peekIsDigit(), let d = parseISO(&s) { return d }
-        s = Scanner(bytes)
-        s.skipSpaces()
-        return parseRFC822(&s)
+        let start = s.position
+        if s.peekIsDigit() {
+            if let d = parseISO(&s) { return d }
+            s.position = start
+            if let d = parseSlashed(&s) { return d }
+            s.position = start
+        }
+        if let d = parseRFC822(&s) { return d }
+        s.position = start
+        return parseMonthFirst(&s)
     }
 
     // MARK: - ISO 8601 / W3C-DTF
@@ -138,13 +144,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
         var offset = 0
         s.skipSpaces()
         if !s.atEnd {
-            guard let h = s.digits(min: 1, max: 2), s.eat(0x3A), let mi = s.digits(exactly: 2) else { return nil }
-            d.hour = h
-            d.minute = mi
-            if s.eat(0x3A) {
-                guard let sec = s.digits(exactly: 2) else { return nil }
-                d.second = sec
-            }
+            guard parseTime(&s, into: &d) else { return nil }
             s.skipSpaces()
             if !s.atEnd {
                 if s.peek == 0x2B || s.peek == 0x2D {
@@ -178,6 +178,98 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
 
     static func key(_ s: StaticString) -> UInt64 {
         key(UnsafeRawBufferPointer(start: s.utf8Start, count: s.utf8CodeUnitCount))
+    }
+
+    /// `h:mm[:ss]` (12-hour with `am`/`pm` too) or `hhmm`.
+    private static func parseTime(_ s: inout Scanner, into d: inout FeedDate) -> Bool {
+        let start = s.position
+        if let hm = s.digits(exactly: 4) {   // "1500"
+            d.hour = hm / 100
+            d.minute = hm % 100
+            return true
+        }
+        s.position = start
+        guard let h = s.digits(min: 1, max: 2), s.eat(0x3A), let mi = s.digits(exactly: 2) else { return false }
+        d.hour = h
+        d.minute = mi
+        if s.eat(0x3A) {
+            guard let sec = s.digits(exactly: 2) else { return false }
+            d.second = sec
+        }
+        let beforeMeridiem = s.position
+        s.skipSpaces()
+        let word = s.letterRun()
+        let key = FeedDate.key(word)
+        if key == FeedDate.key("am") || key == FeedDate.key("pm") {
+            guard (1...12).contains(h) else { return false }
+            d.hour = h % 12 + (key == FeedDate.key("pm") ? 12 : 0)
+        } else {
+            s.position = beforeMeridiem
+        }
+        return true
+    }
+
+    /// `YYYY/M/D[ h:mm[:ss]]`, taken as UTC.
+    private static func parseSlashed(_ s: inout Scanner) -> FeedDate? {
+        guard let y = s.digits(exactly: 4), s.eat(0x2F), let m = s.digits(min: 1, max: 2), s.eat(0x2F),
+              let day = s.digits(min: 1, max: 2) else { return nil }
+        var d = FeedDate(year: y, month: m, day: day, hour: 0, minute: 0, second: 0, fraction: "")
+        s.skipSpaces()
+        if !s.atEnd { guard parseTime(&s, into: &d) else { return nil } }
+        s.skipSpaces()
+        return s.atEnd && d.isValid ? d : nil
+    }
+
+    /// JavaScript's and asctime's month-first forms: `Fri May 30 2014 00:00:00 GMT[+hhmm] [(zone name)]`,
+    /// `Sun Nov  6 08:49:37 1994`.
+    private static func parseMonthFirst(_ s: inout Scanner) -> FeedDate? {
+        if s.peekIsLetter() {
+            guard weekday(s.letterRun()) else { return nil }
+            _ = s.eat(0x2C)
+            s.skipSpaces()
+        }
+        guard let month = monthNumber(s.letterRun()) else { return nil }
+        s.skipSpaces()
+        guard let day = s.digits(min: 1, max: 2) else { return nil }
+        _ = s.eat(0x2C)
+        s.skipSpaces()
+        var d = FeedDate(year: 0, month: month, day: day, hour: 0, minute: 0, second: 0, fraction: "")
+        var offset = 0
+        let afterDay = s.position
+        if let y = s.digits(exactly: 4) {           // JavaScript: year, then time and zone
+            d.year = y
+            s.skipSpaces()
+            if !s.atEnd { guard parseTime(&s, into: &d) else { return nil } }
+            s.skipSpaces()
+            if !s.atEnd && s.peek != 0x28 {
+                if s.peek == 0x2B || s.peek == 0x2D {
+                    guard let o = s.numericZone() else { return nil }
+                    offset = o
+                } else {
+                    guard let o = s.namedZone() else { return nil }
+                    offset = o
+                }
+                if s.peek == 0x2B || s.peek == 0x2D {
+                    guard let o = s.numericZone() else { return nil }
+                    offset += o
+                }
+                s.skipSpaces()
+            }
+            if s.eat(0x28) {                          // "(Central European Summer Time)"
+                while !s.atEnd && s.peek != 0x29 { s.advance() }
+                guard s.eat(0x29) else { return nil }
+                s.skipSpaces()
+            }
+        } else {                                      // asctime: time, then year
+            s.position = afterDay
+            guard parseTime(&s, into: &d) else { return nil }
+            s.skipSpaces()
+            guard let y = s.digits(exactly: 4) else { return nil }
+            d.year = y
+            s.skipSpaces()
+        }
+        guard s.atEnd, d.isValid else { return nil }
+        return d.shifted(bySeconds: -offset)
     }
 
     private static let weekdayKeys: Set<UInt64> = Set(
