@@ -7,28 +7,58 @@ import Foundation
 /// 128 + the signal number (130, 143). A second one exits at once, after removing the
 /// temporary files.
 ///
-/// The signals are ignored at the process level and handled from a dispatch source,
-/// so no system call is ever interrupted half-way (a write always completes whole).
+/// The handler is installed with `sigaction` (SA_RESTART) and only writes the signal
+/// number to a pipe that a dedicated thread reads. Not a `DispatchSource`: on Linux,
+/// libdispatch registers signal sources later, on its manager thread, so a signal
+/// arriving just after start-up could be lost (or kill the process) in between.
 ///
 /// `@unchecked Sendable`: every stored property is only touched under `lock`.
 final class Interrupt: @unchecked Sendable {
     static let shared = Interrupt()
 
     private let lock = NSLock()
-    private var sources: [any DispatchSourceSignal] = []
     private var signal: Int32 = 0
     private var onFirst: (@Sendable () -> Void)?
     private var temporaries: Set<String> = []
+    private var installed = false
 
-    /// Installs the handlers; `onFirst` runs on the first signal (on a dispatch thread).
+    /// Installs the handlers; `onFirst` runs on the first signal (on another thread).
     func install(onFirst: @escaping @Sendable () -> Void) {
-        lock.withLock { self.onFirst = onFirst }
+        let first = lock.withLock {
+            self.onFirst = onFirst
+            defer { installed = true }
+            return !installed
+        }
+        guard first else { return }
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { return }
+        _ = fcntl(fds[0], F_SETFD, FD_CLOEXEC)
+        _ = fcntl(fds[1], F_SETFD, FD_CLOEXEC)
+        signalPipe = fds[1]
+        let reader = fds[0]
+        DispatchQueue(label: "feedstream.signals").async { [self] in
+            var sig: UInt8 = 0
+            while true {
+                let n = read(reader, &sig, 1)
+                if n == 1 { received(Int32(sig)) } else if n < 0 && errno == EINTR { continue } else { return }
+            }
+        }
         for sig in [SIGINT, SIGTERM] {
-            Foundation.signal(sig, SIG_IGN)
-            let source = DispatchSource.makeSignalSource(signal: sig, queue: .global())
-            source.setEventHandler { [self] in received(sig) }
-            source.resume()
-            lock.withLock { sources.append(source) }
+            var action = sigaction()
+            #if canImport(Glibc)
+            action.__sigaction_handler.sa_handler = { sig in
+                var b = UInt8(truncatingIfNeeded: sig)
+                _ = write(signalPipe, &b, 1)
+            }
+            #else
+            action.__sigaction_u.__sa_handler = { sig in
+                var b = UInt8(truncatingIfNeeded: sig)
+                _ = write(signalPipe, &b, 1)
+            }
+            #endif
+            action.sa_flags = SA_RESTART
+            sigemptyset(&action.sa_mask)
+            sigaction(sig, &action, nil)
         }
     }
 
@@ -54,3 +84,6 @@ final class Interrupt: @unchecked Sendable {
         }
     }
 }
+
+/// Where the signal handler writes; set once, before the handler is installed.
+nonisolated(unsafe) private var signalPipe: Int32 = -1

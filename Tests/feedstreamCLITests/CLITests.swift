@@ -2,48 +2,7 @@ import Foundation
 import XCTest
 
 /// `feedstream convert` as a user runs it: the built binary, real files, exit status.
-final class CLITests: XCTestCase {
-    private static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-
-    /// The built `feedstream`, next to the test bundle.
-    private var binary: URL {
-        var dir = Bundle(for: CLITests.self).bundleURL
-        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("feedstream").path) && dir.path != "/" {
-            dir = dir.deletingLastPathComponent()
-        }
-        return dir.appendingPathComponent("feedstream")
-    }
-
-    private func run(_ args: [String], stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = args
-        p.currentDirectoryURL = Self.repo
-        let out = Pipe(), err = Pipe(), inp = Pipe()
-        p.standardOutput = out
-        p.standardError = err
-        p.standardInput = inp
-        try p.run()
-        if let stdin { inp.fileHandleForWriting.write(stdin) }
-        try inp.fileHandleForWriting.close()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        let e = err.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: e, as: UTF8.self))
-    }
-
-    private func tempDir() throws -> URL {
-        let d = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-cli-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
-        addTeardownBlock { try? FileManager.default.removeItem(at: d) }
-        return d
-    }
-
-    private func lines(_ s: String) throws -> [[String: Any]] {
-        try s.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-    }
-
+final class CLITests: CLITestCase {
     func testConvertsTheBundledCorpusFolder() throws {
         let r = try run(["convert", "corpus/feeds"])
         XCTAssertEqual(r.status, 0, r.err)

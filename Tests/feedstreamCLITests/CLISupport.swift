@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// Runs the built `feedstream` as a user does: real files, real exit statuses.
+class CLITestCase: XCTestCase {
+    static let repo = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+        .deletingLastPathComponent()
+
+    /// The built `feedstream`, next to the test bundle.
+    var binary: URL {
+        var dir = Bundle(for: CLITestCase.self).bundleURL
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("feedstream").path) && dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        return dir.appendingPathComponent("feedstream")
+    }
+
+    /// Runs the binary to its end; standard output and error are read concurrently.
+    func run(_ args: [String], stdin: Data? = nil) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args
+        p.currentDirectoryURL = Self.repo
+        let out = Pipe(), err = Pipe(), inp = Pipe()
+        p.standardOutput = out
+        p.standardError = err
+        p.standardInput = inp
+        try p.run()
+        // Feed standard input and drain standard error on other threads, so that no
+        // pipe fills up while this one waits on another.
+        let errData = ErrorData()
+        let group = DispatchGroup()
+        DispatchQueue.global().async(group: group) { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        let writer = inp.fileHandleForWriting
+        DispatchQueue.global().async(group: group) {
+            if let stdin { writer.write(stdin) }
+            try? writer.close()
+        }
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        group.wait()
+        p.waitUntilExit()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self), String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// Runs a shell command in the repository; fails the test if it fails.
+    func sh(_ command: String, file: StaticString = #filePath, line: UInt = #line) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", command]
+        p.currentDirectoryURL = Self.repo
+        try p.run()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, command, file: file, line: line)
+    }
+
+    func tempDir() throws -> URL {
+        let d = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-cli-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)
+        addTeardownBlock { try? FileManager.default.removeItem(at: d) }
+        return d
+    }
+
+    func lines(_ s: String) throws -> [[String: Any]] {
+        try s.split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+    }
+}
+
+private final class ErrorData: @unchecked Sendable {   // set once, read after the group's wait
+    private var data = Data()
+    func set(_ d: Data) { data = d }
+    func get() -> Data { data }
+}

@@ -1,0 +1,295 @@
+import Foundation
+import XCTest
+
+/// `feedstream convert`'s batch flags, each as a user would run it.
+final class ConvertTests: CLITestCase {
+    private var feeds: URL { Self.repo.appendingPathComponent("corpus/feeds") }
+
+    /// A folder of `count` feeds (every third gzipped), named 00.xml, 01.xml.gz, ...
+    private func folder(count: Int) throws -> (dir: URL, names: [String]) {
+        let dir = try tempDir()
+        let sources = ["rss2-basic.xml", "atom-basic.xml", "rss1-rdf.xml", "dump-three.xml"]
+        var names: [String] = []
+        for i in 0..<count {
+            let src = feeds.appendingPathComponent(sources[i % sources.count]).path
+            let name = String(format: "%02d.xml", i) + (i % 3 == 2 ? ".gz" : "")
+            try sh(i % 3 == 2 ? "gzip -c '\(src)' > '\(dir.path)/\(name)'" : "cp '\(src)' '\(dir.path)/\(name)'")
+            names.append(name)
+        }
+        return (dir, names)
+    }
+
+    private func sources(_ out: String) throws -> [String] {
+        var seen: [String] = []
+        for r in try lines(out) {
+            if let s = r["source"] as? String, seen.last != s { seen.append(s) }
+        }
+        return seen
+    }
+
+    func testJobsKeepInputOrderAndUnorderedKeepsTheLines() throws {
+        let one = try run(["convert", "-q", "-j", "1", "corpus/feeds", "corpus/bad"])
+        XCTAssertEqual(one.status, 1)
+        for j in ["2", "4"] {
+            let r = try run(["convert", "-q", "-j", j, "corpus/feeds", "corpus/bad"])
+            XCTAssertEqual(r.status, 1)
+            XCTAssertEqual(r.out, one.out, "-j \(j)")
+            XCTAssertEqual(r.err, one.err, "-j \(j): errors in input order too")
+        }
+        let unordered = try run(["convert", "-q", "-j", "4", "--unordered", "corpus/feeds", "corpus/bad"])
+        XCTAssertEqual(unordered.out.split(separator: "\n").sorted(), one.out.split(separator: "\n").sorted())
+    }
+
+    func testACorruptFileInTheMiddleOfAFolderFailsAloneAndIsReported() throws {
+        let (dir, names) = try folder(count: 9)
+        // 04: gzip cut in half; the others are fine.
+        try sh("gzip -c corpus/feeds/rss2-basic.xml | head -c 300 > '\(dir.path)/04.xml'")
+        let errors = dir.appendingPathComponent("errors.jsonl").path
+        let r = try run(["convert", "-j", "2", "--errors", errors, dir.path])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssertTrue(r.err.contains("\(dir.path)/04.xml: document 1, "), r.err)
+        XCTAssertTrue(r.err.contains("truncated gzip data"), r.err)
+        XCTAssertTrue(r.err.contains("8/9 files ok, 1 failed"), r.err)
+        // Every file has its lines, in order; the broken one keeps what came before the cut.
+        XCTAssertEqual(try sources(r.out), names.map { "\(dir.path)/\($0)" }.filter { !$0.hasSuffix("04.xml") || r.out.contains($0) })
+        let feedsBySource = Dictionary(grouping: try lines(r.out).filter { $0["kind"] as? String == "feed" }) { $0["source"] as! String }
+        for name in names where name != "04.xml" {
+            XCTAssertNotNil(feedsBySource["\(dir.path)/\(name)"], name)
+        }
+        let records = try lines(String(contentsOfFile: errors, encoding: .utf8))
+        XCTAssertEqual(records.count, 1)
+        let rec = try XCTUnwrap(records.first)
+        XCTAssertEqual(rec["file"] as? String, "\(dir.path)/04.xml")
+        XCTAssertEqual(rec["document"] as? Int, 1)
+        XCTAssertEqual(rec["code"] as? String, "gzip")
+        XCTAssertEqual(rec["reason"] as? String, "truncated gzip data")
+        XCTAssertGreaterThan(rec["line"] as? Int ?? 0, 0)
+        XCTAssertGreaterThan(rec["column"] as? Int ?? 0, 0)
+        XCTAssertNotNil(rec["offset"] as? Int)
+    }
+
+    func testErrorsFileRecordsEveryKindOfError() throws {
+        let dir = try tempDir()
+        let errors = dir.appendingPathComponent("errors.jsonl").path
+        let r = try run(["convert", "-q", "--errors", errors, "corpus/bad"])
+        XCTAssertEqual(r.status, 1)
+        let records = try lines(String(contentsOfFile: errors, encoding: .utf8))
+        XCTAssertEqual(records.map { $0["file"] as? String }, ["corpus/bad/empty.xml", "corpus/bad/mismatched.xml",
+                                                             "corpus/bad/not-xml.txt", "corpus/bad/truncated.xml"])
+        XCTAssertEqual(records.map { $0["code"] as? String }, ["empty", "xml", "xml", "xml"])
+        XCTAssertEqual(records[0]["document"] as? Int, 0)
+        XCTAssertEqual(records[1]["line"] as? Int, 22)
+        XCTAssertEqual(records[1]["column"] as? Int, 68)
+        XCTAssertEqual(records[1]["reason"] as? String, "mismatched tag")
+        XCTAssertEqual(r.err.split(separator: "\n").count, 4, "one stderr line per error, no summary with -q")
+    }
+
+    func testStatsFileHasTheRunsTotals() throws {
+        let dir = try tempDir()
+        let stats = dir.appendingPathComponent("stats.json")
+        let out = dir.appendingPathComponent("out.jsonl")
+        let r = try run(["convert", "-q", "-j", "2", "--stats", stats.path, "-o", out.path, "corpus/feeds", "corpus/bad"])
+        XCTAssertEqual(r.status, 1)
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["files"] as? Int, 12)
+        XCTAssertEqual(s["files_ok"] as? Int, 8)
+        XCTAssertEqual(s["files_failed"] as? Int, 4)
+        XCTAssertEqual(s["feeds"] as? Int, 13)
+        XCTAssertEqual(s["feeds_failed"] as? Int, 3)
+        let recs = try lines(String(contentsOf: out, encoding: .utf8))
+        XCTAssertEqual(s["items"] as? Int, recs.filter { $0["kind"] as? String == "item" }.count)
+        XCTAssertEqual(s["bytes_out"] as? Int, try FileManager.default.attributesOfItem(atPath: out.path)[.size] as? Int)
+        XCTAssertGreaterThan(s["bytes_in"] as? Int ?? 0, 0)
+        XCTAssertEqual(s["bytes_in"] as? Int, s["bytes_xml"] as? Int, "plain inputs: read = parsed")
+        for key in ["mb_in", "mb_xml", "mb_out", "seconds", "mb_per_s"] { XCTAssertNotNil(s[key] as? Double, key) }
+        XCTAssertEqual(s["jobs"] as? Int, 2)
+        XCTAssertEqual(s["ordered"] as? Bool, true)
+        XCTAssertEqual(s["per"] as? String, "item")
+        XCTAssertTrue(s["shard"] is NSNull)
+        XCTAssertEqual(s["interrupted"] as? Bool, false)
+    }
+
+    func testPerFeedWritesOneLinePerDocumentWithItsItems() throws {
+        let items = try run(["convert", "-q", "corpus/feeds/dump-three.xml"])
+        let docs = try run(["convert", "-q", "--per", "feed", "corpus/feeds/dump-three.xml"])
+        XCTAssertEqual(docs.status, 0, docs.err)
+        let recs = try lines(docs.out)
+        XCTAssertEqual(recs.map { $0["kind"] as? String }, ["document", "document", "document"])
+        XCTAssertEqual(recs.map { ($0["items"] as? [Any])?.count }, [2, 1, 1])
+        let feedLines = try lines(items.out).filter { $0["kind"] as? String == "feed" }
+        let itemLines = try lines(items.out).filter { $0["kind"] as? String == "item" }
+        for (doc, feed) in zip(recs, feedLines) {
+            var d = doc, f = feed
+            d["kind"] = nil; f["kind"] = nil; d["items"] = nil; f["items"] = nil
+            XCTAssertEqual(d as NSDictionary, f as NSDictionary)
+        }
+        let first = try XCTUnwrap((recs[0]["items"] as? [[String: Any]])?.first)
+        var expected = itemLines[0]
+        for common in ["schema", "kind", "source", "document"] { expected[common] = nil }
+        XCTAssertEqual(first as NSDictionary, expected as NSDictionary)
+        XCTAssertEqual(try run(["convert", "--per", "entry", "corpus/feeds"]).status, 64)
+    }
+
+    func testGzipOutputByExtension() throws {
+        let dir = try tempDir()
+        let plain = try run(["convert", "-q", "corpus/feeds"])
+        let gz = dir.appendingPathComponent("out.jsonl.gz")
+        let r = try run(["convert", "-q", "-o", gz.path, "corpus/feeds"])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try Data(contentsOf: gz).prefix(2), Data([0x1F, 0x8B]))
+        try sh("gzip -t '\(gz.path)' && gzip -dc '\(gz.path)' > '\(dir.path)/back.jsonl'")
+        XCTAssertEqual(try String(contentsOfFile: dir.path + "/back.jsonl", encoding: .utf8), plain.out)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["back.jsonl", "out.jsonl.gz"])
+    }
+
+    func testIncludeAndExcludeGlobsFilterFolders() throws {
+        let dir = try tempDir()
+        try sh("""
+            cd '\(dir.path)' && mkdir -p a b/skip .hidden && cp '\(feeds.path)/rss2-basic.xml' a/x.xml \
+            && gzip -c '\(feeds.path)/atom-basic.xml' > a/y.xml.gz && cp '\(feeds.path)/rss1-rdf.xml' b/skip/z.xml \
+            && cp '\(feeds.path)/rss1-rdf.xml' b/w.rss && cp '\(feeds.path)/rss1-rdf.xml' .hidden/h.xml && echo notes > c.txt
+            """)
+        func converted(_ args: [String]) throws -> [String] {
+            let r = try run(["convert", "-q"] + args + [dir.path])
+            XCTAssertEqual(r.status, 0, r.err)
+            return try sources(r.out).map { String($0.dropFirst(dir.path.count + 1)) }
+        }
+        XCTAssertEqual(try converted(["--include", "*.xml", "--include", "*.gz"]), ["a/x.xml", "a/y.xml.gz", "b/skip/z.xml"])
+        XCTAssertEqual(try converted(["--exclude", "b/skip/*", "--exclude", "*.txt"]), ["a/x.xml", "a/y.xml.gz", "b/w.rss"])
+        XCTAssertEqual(try converted(["--include", "a/*"]), ["a/x.xml", "a/y.xml.gz"])
+        XCTAssertEqual(try converted(["--include", "?.xml*", "--exclude", "y.*"]), ["a/x.xml", "b/skip/z.xml"])
+        // A file named on the command line is converted whatever the globs say.
+        let r = try run(["convert", "-q", "--include", "*.gz", dir.path + "/a/x.xml"])
+        XCTAssertEqual(try sources(r.out), [dir.path + "/a/x.xml"])
+    }
+
+    func testFilesFromAListOrStandardInput() throws {
+        let dir = try tempDir()
+        let list = dir.appendingPathComponent("list.txt")
+        try "corpus/feeds/rss1-rdf.xml\r\n\ncorpus/bad\ncorpus/feeds/atom-basic.xml\n".write(to: list, atomically: true, encoding: .utf8)
+        let expected = try run(["convert", "-q", "corpus/feeds/rss1-rdf.xml", "corpus/bad", "corpus/feeds/atom-basic.xml"])
+        let fromFile = try run(["convert", "-q", "--files-from", list.path])
+        XCTAssertEqual(fromFile.status, 1)
+        XCTAssertEqual(fromFile.out, expected.out)
+        let fromStdin = try run(["convert", "-q", "--files-from", "-"], stdin: try Data(contentsOf: list))
+        XCTAssertEqual(fromStdin.out, expected.out)
+        // Arguments come first; a listed path that does not exist fails as an input.
+        let mixed = try run(["convert", "-q", "--files-from", "-", "corpus/feeds/rss2-basic.xml"],
+                            stdin: Data("corpus/feeds/rss1-rdf.xml\nno/such.xml\n".utf8))
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(try sources(mixed.out), ["corpus/feeds/rss2-basic.xml", "corpus/feeds/rss1-rdf.xml"])
+        XCTAssertTrue(mixed.err.contains("no/such.xml: No such file or directory"), mixed.err)
+    }
+
+    func testShardsCoverEveryInputExactlyOnce() throws {
+        let (dir, names) = try folder(count: 30)
+        let all = Set(names.map { "\(dir.path)/\($0)" })
+        for n in [1, 3, 7] {
+            var covered: [String] = []
+            var files = 0
+            for k in 1...n {
+                let stats = dir.appendingPathComponent("stats-\(k).json").path
+                let r = try run(["convert", "-q", "--shard", "\(k)/\(n)", "--stats", stats, "--include", "??.xml*", dir.path])
+                XCTAssertEqual(r.status, 0, r.err)
+                covered += try sources(r.out)
+                let s = try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any]
+                files += s?["files"] as? Int ?? 0
+                XCTAssertEqual(s?["shard"] as? String, "\(k)/\(n)")
+            }
+            XCTAssertEqual(covered.count, all.count, "\(n) shards: each input once")
+            XCTAssertEqual(Set(covered), all, "\(n) shards: every input")
+            XCTAssertEqual(files, all.count)
+        }
+    }
+
+    func testPipelineStandardInputAndOneJobGiveTheSameOutput() throws {
+        let dir = try tempDir()
+        let dump = dir.appendingPathComponent("dump.xml.gz")
+        // Over the 1 MiB pipelining threshold once compressed.
+        try sh("python3 corpus/generate.py dump --size-mb 4 --seed 7 -o '\(dump.path)' > /dev/null")
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: dump.path)[.size] as? Int)
+        XCTAssertGreaterThan(size, 1 << 20)
+        let piped = try run(["convert", "-q", "-j", "2", dump.path])
+        XCTAssertEqual(piped.status, 0, piped.err)
+        XCTAssertEqual(try run(["convert", "-q", "-j", "2", "--no-pipeline", dump.path]).out, piped.out)
+        XCTAssertEqual(try run(["convert", "-q", "-j", "1", dump.path]).out, piped.out)
+        let stdin = try run(["convert", "-q", "-"], stdin: try Data(contentsOf: dump))
+        XCTAssertEqual(stdin.out, piped.out.replacingOccurrences(of: "\"source\":\"\(dump.path)\"", with: "\"source\":\"-\""))
+    }
+
+    /// Starts `feedstream convert ARGS -` reading a pipe we keep open, waits until it has
+    /// created the temporary file `.NAME.partial-PID` in `dir` (its signal handlers are
+    /// installed by then), and interrupts it.
+    private func interrupt(_ args: [String], temporary name: String, in dir: URL, feed: Data) throws
+        -> (status: Int32, out: String)
+    {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert"] + args + ["-"]
+        p.currentDirectoryURL = Self.repo
+        let inp = Pipe(), out = Pipe()
+        p.standardInput = inp
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        inp.fileHandleForWriting.write(feed)   // the rest never comes
+        let marker = dir.appendingPathComponent(".\(name).partial-\(p.processIdentifier)")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
+        p.interrupt()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try? inp.fileHandleForWriting.close()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self))
+    }
+
+    func testAnInterruptedRunLeavesNoOutputFile() throws {
+        let dir = try tempDir()
+        let out = dir.appendingPathComponent("out.jsonl")
+        let stats = dir.appendingPathComponent("stats.json")
+        let half = try Data(contentsOf: feeds.appendingPathComponent("rss2-basic.xml")).prefix(900)
+        for jobs in ["1", "2"] {
+            let errors = dir.appendingPathComponent("errors.jsonl")
+            let r = try interrupt(["-j", jobs, "-o", out.path, "--errors", errors.path, "--stats", stats.path],
+                                  temporary: "errors.jsonl", in: dir, feed: half)
+            XCTAssertEqual(r.status, 130, "-j \(jobs)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["stats.json"],
+                           "-j \(jobs): no output, no errors file, no temporary")
+            let s = try JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any]
+            XCTAssertEqual(s?["interrupted"] as? Bool, true)
+            try FileManager.default.removeItem(at: stats)
+        }
+    }
+
+    func testAnInterruptedRunToStandardOutputEndsAtALineBoundary() throws {
+        let dir = try tempDir()
+        let errors = dir.appendingPathComponent("errors.jsonl")
+        var feed = try Data(contentsOf: feeds.appendingPathComponent("rss2-basic.xml"))
+        feed += try Data(contentsOf: feeds.appendingPathComponent("atom-basic.xml")).prefix(700)
+        let r = try interrupt(["--errors", errors.path], temporary: "errors.jsonl", in: dir, feed: feed)
+        XCTAssertEqual(r.status, 130)
+        XCTAssertTrue(r.out.isEmpty || r.out.hasSuffix("\n"))
+        XCTAssertNoThrow(try lines(r.out))
+    }
+
+    func testNoProgressBarWhenStandardErrorIsNotATerminal() throws {
+        let r = try run(["convert", "corpus/feeds"])
+        XCTAssertFalse(r.err.contains("\r"), r.err)
+        XCTAssertEqual(r.err.split(separator: "\n").count, 1, "the summary only")
+        XCTAssertEqual(try run(["convert", "-q", "corpus/feeds"]).err, "")
+    }
+
+    func testUsageErrorsExitWith2() throws {
+        for args in [["--shard", "0/3"], ["--shard", "4/3"], ["--shard", "x"], ["-j", "0"], ["-", "-"],
+                     ["--files-from", "-", "-"], ["--files-from", "no/such/list"], []] {
+            let r = try run(["convert"] + args + (args.contains("-") || args.first == "--files-from" || args.isEmpty
+                                                  ? [] : ["corpus/feeds"]))
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertFalse(r.err.isEmpty, "\(args)")
+        }
+    }
+}
