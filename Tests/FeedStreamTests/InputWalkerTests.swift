@@ -1,0 +1,92 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// Folders are walked lazily in byte order of the full paths, hidden entries skipped,
+/// globs applied to folder contents; shards split any list into disjoint parts.
+final class InputWalkerTests: XCTestCase {
+    private var root: URL!
+
+    override func setUpWithError() throws {
+        root = FileManager.default.temporaryDirectory.appendingPathComponent("walker-\(UUID().uuidString)")
+        let fm = FileManager.default
+        for dir in ["b", "b/c", "B", ".hidden", "linkme"] {
+            try fm.createDirectory(at: root.appendingPathComponent(dir), withIntermediateDirectories: true)
+        }
+        for file in ["a.xml", "b.xml", "b/c/d.xml.gz", "b/e.xml", "B/f.xml", ".h.xml", ".hidden/g.xml", "b-x.xml",
+                     "linkme/l.xml", "notes.txt"] {
+            try Data("x".utf8).write(to: root.appendingPathComponent(file))
+        }
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("b/to-a.xml").path, withDestinationPath: "../a.xml")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("b/loop").path, withDestinationPath: "..")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("dangling.xml").path, withDestinationPath: "nowhere")
+    }
+
+    override func tearDownWithError() throws {
+        try? FileManager.default.removeItem(at: root)
+    }
+
+    private func walk(_ roots: [String], _ filter: PathFilter = PathFilter()) -> [String] {
+        InputWalker(roots, filter: filter).map { input in
+            input.name.hasPrefix(root.path) ? String(input.name.dropFirst(root.path.count + 1)) : input.name
+        }
+    }
+
+    func testFoldersInTheOrderOfTheirSortedPaths() {
+        let all = walk([root.path])
+        XCTAssertEqual(all, ["B/f.xml", "a.xml", "b-x.xml", "b.xml", "b/c/d.xml.gz", "b/e.xml", "b/to-a.xml",
+                             "linkme/l.xml", "notes.txt"])
+        XCTAssertEqual(all, all.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
+        // A trailing slash changes nothing but the spelling.
+        XCTAssertEqual(walk([root.path + "/"]).map { $0.hasPrefix("/") ? String($0.dropFirst()) : $0 }, all)
+    }
+
+    func testRootsKeepTheirOrderAndSpelling() {
+        XCTAssertEqual(InputWalker(["-", "x/y.xml", root.path + "/b/c"]).map(\.self),
+                       [.standardInput, .file("x/y.xml"), .file(root.path + "/b/c/d.xml.gz")])
+    }
+
+    func testGlobsMatchTheRelativePathOrTheName() {
+        XCTAssertEqual(walk([root.path], PathFilter(include: ["*.xml"])),
+                       ["B/f.xml", "a.xml", "b-x.xml", "b.xml", "b/e.xml", "b/to-a.xml", "linkme/l.xml"])
+        XCTAssertEqual(walk([root.path], PathFilter(include: ["b/*"])), ["b/c/d.xml.gz", "b/e.xml", "b/to-a.xml"])
+        XCTAssertEqual(walk([root.path], PathFilter(exclude: ["b/*", "*.txt", "[AB]/*"])),
+                       ["a.xml", "b-x.xml", "b.xml", "linkme/l.xml"])
+        XCTAssertEqual(walk([root.path], PathFilter(include: ["*.gz", "?.xml"], exclude: ["a.*"])),
+                       ["B/f.xml", "b.xml", "b/c/d.xml.gz", "b/e.xml", "linkme/l.xml"])
+    }
+
+    func testAFolderThatCannotBeListedIsYieldedToFail() throws {
+        try XCTSkipIf(getuid() == 0, "root lists every folder")
+        let locked = root.appendingPathComponent("b/c")
+        chmod(locked.path, 0)
+        defer { chmod(locked.path, 0o755) }
+        XCTAssertTrue(walk([root.path]).contains("b/c"))
+    }
+
+    func testShardsPartitionAnyList() {
+        let names = (0..<1000).map { "archive/\($0 % 17)/feed-\($0).xml.gz" }.map { BatchInput.file($0) } + [.standardInput]
+        for n in [1, 2, 3, 8, 50] {
+            var seen: [BatchInput: Int] = [:]
+            for k in 1...n {
+                let shard = Shard(index: k, count: n)!
+                for input in names where shard.contains(input) { seen[input, default: 0] += 1 }
+            }
+            XCTAssertEqual(seen.count, names.count, "\(n) shards cover every input")
+            XCTAssertTrue(seen.values.allSatisfy { $0 == 1 }, "\(n) shards: each input once")
+        }
+        // Roughly even: no shard of 8 holds more than twice its share.
+        let counts = (1...8).map { k in names.filter { Shard(index: k, count: 8)!.contains($0) }.count }
+        XCTAssertLessThan(counts.max()!, 2 * names.count / 8, "\(counts)")
+    }
+
+    func testShardSpellingAndHash() {
+        XCTAssertEqual(Shard("3/8"), Shard(index: 3, count: 8))
+        XCTAssertEqual(Shard("3/8")?.description, "3/8")
+        for bad in ["0/8", "9/8", "1/0", "a/b", "3", "3/8/1", ""] { XCTAssertNil(Shard(bad), bad) }
+        // FNV-1a 64 reference values (the empty string is the offset basis).
+        XCTAssertEqual(Shard.hash(""), 0xcbf2_9ce4_8422_2325)
+        XCTAssertEqual(Shard.hash("a"), 0xaf63_dc4c_8601_ec8c)
+        XCTAssertEqual(Shard.hash("foobar"), 0x85944171f73967e8)
+    }
+}
