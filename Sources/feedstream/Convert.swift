@@ -162,9 +162,12 @@ struct Convert: ParsableCommand {
                                jobs: jobs, ordered: !unordered, per: per.rawValue, shard: shard)
         if let stats {
             do {
-                try Data(report.json.utf8).write(to: URL(fileURLWithPath: stats), options: .atomic)
+                let file = try OutputFile(path: stats)
+                var json = report.json
+                try json.withUTF8 { try file.output.write(UnsafeRawBufferPointer($0)) }
+                try file.commit()
             } catch {
-                printError("feedstream: cannot write \(stats): \(error.localizedDescription)")
+                printError("feedstream: cannot write \(stats): \(error)")
                 throw ExitStatus.usageOrOutput
             }
         }

@@ -5,7 +5,8 @@ import Foundation
 /// renamed into place only when the run completed, so an interrupted run never leaves
 /// a partial file under the final name. The temporary is hidden
 /// (`.NAME.partial-PID`), so converting the folder the output goes to never picks it
-/// up. A name ending in `.gz` is written gzip-compressed.
+/// up. A name ending in `.gz` is written gzip-compressed. A device or a pipe
+/// (`/dev/null`, a FIFO) is written directly.
 final class OutputFile {
     /// Where to write.
     let output: any ByteOutput
@@ -21,6 +22,18 @@ final class OutputFile {
             file = .standardOutput
             gzip = nil
             output = file
+            return
+        }
+        var st = stat()
+        if stat(path, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG {
+            // A device or a pipe (/dev/null, a FIFO): written as it is, never replaced.
+            let fd = open(path, O_WRONLY | O_CLOEXEC)
+            if fd < 0 { throw OutputError(errno: errno) }
+            self.path = nil
+            temporary = nil
+            file = FileDescriptorOutput(fd: fd)
+            gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
+            output = gzip ?? file
             return
         }
         let url = URL(fileURLWithPath: path)

@@ -155,6 +155,14 @@ final class ConvertTests: CLITestCase {
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["back.jsonl", "out.jsonl.gz"])
     }
 
+    func testAnOutputDeviceIsWrittenInPlace() throws {
+        let r = try run(["convert", "-q", "-o", "/dev/null", "--stats", "/dev/null", "corpus/feeds"])
+        XCTAssertEqual(r.status, 0, r.err)
+        var st = stat()
+        XCTAssertEqual(stat("/dev/null", &st), 0)
+        XCTAssertEqual(st.st_mode & S_IFMT, S_IFCHR, "/dev/null is still a device")
+    }
+
     func testIncludeAndExcludeGlobsFilterFolders() throws {
         let dir = try tempDir()
         try sh("""
