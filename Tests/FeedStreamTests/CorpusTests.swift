@@ -27,6 +27,7 @@ final class CorpusTests: XCTestCase {
 
     func testFeedsConvertToExpectedJSON() throws { try check("feeds") }
     func testBadInputsKeepItemsAndReportErrors() throws { try check("bad") }
+    func testEncodingsDecodeToTheSameText() throws { try check("encodings") }
 
     func testValueModelMatchesFixture() throws {
         let docs = try ExpatFeedParser().documents(from: .file(path: Paths.corpus.appendingPathComponent("feeds/atom-basic.xml").path))

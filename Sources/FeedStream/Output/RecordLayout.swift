@@ -120,7 +120,7 @@ enum RecordLayout {
         .string("comments", .comments),
         .string("comments_feed", .commentRss),
         .string("comment_count", .commentCount),
-        obj("source", [
+        obj("source_feed", [
             .string("title", .sourceTitle), .string("url", .sourceUrl), .string("id", .sourceId),
             .string("updated", .sourceUpdated),
         ]),
