@@ -147,20 +147,9 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
             guard parseTime(&s, into: &d) else { return nil }
             s.skipSpaces()
             if !s.atEnd {
-                if s.peek == 0x2B || s.peek == 0x2D {
-                    guard let o = s.numericZone() else { return nil }
-                    offset = o
-                } else {
-                    guard let o = s.namedZone() else { return nil }
-                    offset = o
-                }
+                guard let o = s.zone() else { return nil }
+                offset = o
                 s.skipSpaces()
-                // "GMT+0100" style: a named zone followed by a numeric one.
-                if s.peek == 0x2B || s.peek == 0x2D {
-                    guard let o = s.numericZone() else { return nil }
-                    offset += o
-                    s.skipSpaces()
-                }
             }
         }
         guard s.atEnd, d.isValid else { return nil }
@@ -242,17 +231,8 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
             if !s.atEnd { guard parseTime(&s, into: &d) else { return nil } }
             s.skipSpaces()
             if !s.atEnd && s.peek != 0x28 {
-                if s.peek == 0x2B || s.peek == 0x2D {
-                    guard let o = s.numericZone() else { return nil }
-                    offset = o
-                } else {
-                    guard let o = s.namedZone() else { return nil }
-                    offset = o
-                }
-                if s.peek == 0x2B || s.peek == 0x2D {
-                    guard let o = s.numericZone() else { return nil }
-                    offset += o
-                }
+                guard let o = s.zone() else { return nil }
+                offset = o
                 s.skipSpaces()
             }
             if s.eat(0x28) {                          // "(Central European Summer Time)"
@@ -403,6 +383,25 @@ private struct Scanner {
         while k < max, peekIsDigit() { v = v * 10 + Int(b[position] - 0x30); position += 1; k += 1 }
         return k < min ? nil : v
     }
+    /// A numeric or named zone, or a named zone followed by a numeric one ("GMT+0100");
+    /// seconds east of UTC.
+    mutating func zone() -> Int? {
+        var offset: Int
+        if peek == 0x2B || peek == 0x2D {
+            guard let o = numericZone() else { return nil }
+            offset = o
+        } else {
+            guard let o = namedZone() else { return nil }
+            offset = o
+            skipSpaces()
+            if peek == 0x2B || peek == 0x2D {
+                guard let o2 = numericZone() else { return nil }
+                offset += o2
+            }
+        }
+        return offset
+    }
+
     /// "+hhmm", "+hh:mm", "+hh"; seconds east of UTC.
     mutating func numericZone() -> Int? {
         let sign = b[position] == 0x2D ? -1 : 1
