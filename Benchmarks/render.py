@@ -62,7 +62,7 @@ def label_for(report, cid):
     if cid in names:
         return names[cid]
     if cid.endswith("+inflate-thread"):
-        return f"`{cid[:-len('+inflate-thread')]}` → JSON Lines, inflate on a 2nd thread"
+        return f"`{cid[:-len('+inflate-thread')]}` → JSON Lines, inflate on a 2nd thread (`ReadAheadPipeline`)"
     return f"`{cid}` → JSON Lines"
 
 
