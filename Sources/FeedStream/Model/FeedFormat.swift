@@ -1,5 +1,3 @@
-internal import CFeedStream
-
 /// The format of a feed document, detected from its root element, namespace and
 /// `version` attribute. Raw values are the names used in the JSON output.
 public enum FeedFormat: String, Sendable, Codable, CaseIterable {
@@ -12,23 +10,6 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     case atom03, atom10
     /// Not a feed (the root element is something else) or not known yet.
     case unknown
-
-    init(_ f: cfs_format) {
-        switch f {
-        case CFS_FORMAT_RSS090: self = .rss090
-        case CFS_FORMAT_RSS091U: self = .rss091u
-        case CFS_FORMAT_RSS091N: self = .rss091n
-        case CFS_FORMAT_RSS092: self = .rss092
-        case CFS_FORMAT_RSS093: self = .rss093
-        case CFS_FORMAT_RSS094: self = .rss094
-        case CFS_FORMAT_RSS20: self = .rss20
-        case CFS_FORMAT_RSS: self = .rss
-        case CFS_FORMAT_RSS10: self = .rss10
-        case CFS_FORMAT_ATOM03: self = .atom03
-        case CFS_FORMAT_ATOM10: self = .atom10
-        default: self = .unknown
-        }
-    }
 
     /// The name as static bytes, for writers that never build a `String`.
     public var name: StaticString {

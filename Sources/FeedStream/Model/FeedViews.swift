@@ -1,5 +1,3 @@
-internal import CFeedStream
-
 // Zero-copy views over a parser's current item and feed. They apply the normalization
 // rules of docs/SCHEMA.md that slicing and pointing can express (whitespace trimming,
 // type names, rel defaults, the primary link, permalink flags, date parsing), so every
@@ -51,7 +49,7 @@ public struct FeedDateView {
 
 /// One row of a list: its columns by index (see ``FeedList``).
 public struct FeedRowView {
-    let base: UnsafePointer<cfs_span>
+    let base: UnsafePointer<RawSpan>
     public let count: Int
 
     /// Column `i`, trimmed.
@@ -64,7 +62,7 @@ public struct FeedRowView {
 
 /// The rows of one list of a record.
 public struct FeedRowsView: RandomAccessCollection {
-    let base: UnsafePointer<cfs_span>?
+    let base: UnsafePointer<RawSpan>?
     let columns: Int
     public let count: Int
 
@@ -78,26 +76,28 @@ public struct FeedRowsView: RandomAccessCollection {
 }
 
 extension FeedList {
-    /// Columns per row.
+    /// Columns per row (the comments of ``FeedList``'s cases name them).
     public var columns: Int { FeedList.columnCounts[rawValue] }
-    static let columnCounts: [Int] = FeedList.allCases.map { cfs_list_columns(cfs_list(UInt32($0.rawValue))) }
+    static let columnCounts: [Int] = [7, 4, 4, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1]
 }
 
 /// A record: the fields and lists of an item or of a feed.
 public struct FeedRecordView {
-    let fields: UnsafePointer<cfs_span>
-    let rowBases: UnsafePointer<UnsafePointer<cfs_span>?>
-    let counts: UnsafePointer<Int>
-    let presentBits: UnsafePointer<UInt64>
+    let raw: RawRecord
 
-    init(raw: UnsafePointer<cfs_record>) {
-        let p = UnsafeRawPointer(raw)
-        presentBits = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.present)!).assumingMemoryBound(to: UInt64.self)
-        fields = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: cfs_span.self)
-        rowBases = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.rows)!)
-            .assumingMemoryBound(to: UnsafePointer<cfs_span>?.self)
-        counts = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.counts)!).assumingMemoryBound(to: Int.self)
+    init(_ raw: RawRecord) { self.raw = raw }
+
+    private var fields: UnsafePointer<RawSpan> { raw.fields }
+    private var presentBits: UnsafePointer<UInt64> { raw.present }
+
+    /// The rows of a list.
+    public func rows(_ list: FeedList) -> FeedRowsView {
+        let base = raw.rows[list.rawValue]
+        return FeedRowsView(base: base, columns: list.columns, count: base == nil ? 0 : raw.counts[list.rawValue])
     }
+
+    /// A field, trimmed; absent when the feed did not have it.
+    public subscript(field: FeedField) -> FeedBytes { bytes(fields[field.rawValue]) }
 
     /// The presence bits of the fields (bit i: field i may be present).
     var presence: (UInt64, UInt64) { (presentBits[0], presentBits[1]) }
@@ -105,17 +105,6 @@ public struct FeedRecordView {
     /// False when `field` is certainly absent (a quick check before reading it).
     func isSet(_ field: FeedField) -> Bool {
         presentBits[field.rawValue >> 6] & (1 << UInt64(field.rawValue & 63)) != 0
-    }
-
-    /// A field, trimmed; absent when the feed did not have it.
-
-    public subscript(field: FeedField) -> FeedBytes { bytes(fields[field.rawValue]) }
-
-    /// The rows of a list.
-
-    public func rows(_ list: FeedList) -> FeedRowsView {
-        let base = rowBases[list.rawValue]
-        return FeedRowsView(base: base, columns: list.columns, count: base == nil ? 0 : counts[list.rawValue])
     }
 
     /// A text construct starting at `field` (title, summary, content, rights).
@@ -166,7 +155,7 @@ public struct FeedRecordView {
 
 @inline(__always)
 
-func bytes(_ s: cfs_span) -> FeedBytes {
+func bytes(_ s: RawSpan) -> FeedBytes {
     FeedBytes(UnsafeRawBufferPointer(start: s.ptr, count: s.len)).trimmed
 }
 
@@ -185,19 +174,21 @@ func normalizedTextType(_ t: FeedBytes) -> FeedBytes {
 /// ``FeedItemView/feed``) what appeared before the item; in
 /// ``FeedHandler/didParseFeedInfo(_:)`` all of it.
 public struct FeedInfoView {
-    let raw: UnsafePointer<cfs_feed>
-
-    /// All fields and lists.
-    public var record: FeedRecordView {
-        FeedRecordView(raw: (UnsafeRawPointer(raw) + MemoryLayout<cfs_feed>.offset(of: \cfs_feed.record)!)
-            .assumingMemoryBound(to: cfs_record.self))
-    }
     /// 1-based index of the document in the input stream.
-    public var document: Int { raw.pointee.document }
+    public let document: Int
     /// "rss20", "rss10", "atom10", ... (see docs/SCHEMA.md).
-    public var format: FeedFormat { FeedFormat(raw.pointee.format) }
+    public let format: FeedFormat
     /// Items delivered so far in this document.
-    public var itemCount: Int { raw.pointee.items_count }
+    public let itemCount: Int
+    /// All fields and lists.
+    public let record: FeedRecordView
+
+    init(document: Int, format: FeedFormat, itemCount: Int, record: RawRecord) {
+        self.document = document
+        self.format = format
+        self.itemCount = itemCount
+        self.record = FeedRecordView(record)
+    }
 
     public var version: FeedBytes { record[.version] }
     public var title: FeedTextView { record.text(.title) }
@@ -214,20 +205,21 @@ public struct FeedInfoView {
 
 /// One finished item (RSS `item`, Atom `entry`), borrowed from the parser.
 public struct FeedItemView {
-    let raw: UnsafePointer<cfs_item>
-    let rawFeed: UnsafePointer<cfs_feed>
-
-    /// All fields and lists.
-    public var record: FeedRecordView {
-        FeedRecordView(raw: (UnsafeRawPointer(raw) + MemoryLayout<cfs_item>.offset(of: \cfs_item.record)!)
-            .assumingMemoryBound(to: cfs_record.self))
-    }
-    /// The feed data that appeared before this item.
-    public var feed: FeedInfoView { FeedInfoView(raw: rawFeed) }
     /// 0-based position of the item in its document.
-    public var index: Int { raw.pointee.index }
+    public let index: Int
     /// True when the item's text exceeded the parser's per-item limit and was cut.
-    public var isTruncated: Bool { raw.pointee.truncated != 0 }
+    public let isTruncated: Bool
+    /// All fields and lists.
+    public let record: FeedRecordView
+    /// The feed data that appeared before this item.
+    public let feed: FeedInfoView
+
+    init(index: Int, isTruncated: Bool, record: RawRecord, feed: FeedInfoView) {
+        self.index = index
+        self.isTruncated = isTruncated
+        self.record = FeedRecordView(record)
+        self.feed = feed
+    }
 
     /// RSS `guid`, Atom `id`, `dc:identifier`, RSS 1.0 `rdf:about` (in that order).
     public var id: FeedBytes { record[.id] }
@@ -251,4 +243,20 @@ public struct FeedItemView {
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { record.authors }
     public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> { record.categories }
     public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> { record.enclosures }
+}
+
+/// A run of bytes as records hold it (the C core's `cfs_span` has the same layout).
+struct RawSpan {
+    var ptr: UnsafePointer<UInt8>?
+    var len: Int
+}
+
+/// Where a record's fields and lists live, whichever backend made them: `fields` has
+/// one span per ``FeedField``, `present` two words of presence bits, `rows` and
+/// `counts` one entry per ``FeedList`` (rows of ``FeedList/columns`` spans each).
+struct RawRecord {
+    let fields: UnsafePointer<RawSpan>
+    let present: UnsafePointer<UInt64>
+    let rows: UnsafePointer<UnsafePointer<RawSpan>?>
+    let counts: UnsafePointer<Int>
 }

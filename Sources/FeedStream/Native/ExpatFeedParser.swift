@@ -42,12 +42,12 @@ final class NativeParser {
                 NativeSink.from(ctx).call { try $0.didStartDocument(document) }
             },
             on_item: { ctx, item, feed in
-                NativeSink.from(ctx).call { try $0.didParseItem(FeedItemView(raw: item!, rawFeed: feed!)) }
+                NativeSink.from(ctx).call { try $0.didParseItem(FeedItemView(item!, feed: feed!)) }
             },
             on_document_end: { ctx, feed, error in
                 let sink = NativeSink.from(ctx)
                 return sink.call { handler in
-                    try handler.didParseFeedInfo(FeedInfoView(raw: feed!))
+                    try handler.didParseFeedInfo(FeedInfoView(feed!))
                     if let error {
                         try handler.didFail(FeedError(error.pointee))
                     } else {
