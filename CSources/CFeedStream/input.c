@@ -22,6 +22,10 @@
 
 enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER };
 enum doc_state { D_AWAIT, D_IN, D_SKIP };
+/* Between documents, after the first: what follows a root element may be the XML
+   spec's Misc (white space, comments, processing instructions), which belongs to the
+   document that ended, not the start of another. */
+enum await_state { AW_SPACE, AW_LT, AW_BANG, AW_BANG_DASH, AW_COMMENT, AW_PI_TARGET, AW_PI };
 
 static const char XML_DECL[] = "<?xml";
 #define XML_DECL_LEN 5
@@ -43,6 +47,10 @@ struct cfs_parser {
 
     enum doc_state doc;
     size_t skip_match;           /* bytes of "<?xml" matched so far while skipping */
+    enum await_state aw;         /* Misc skipping between documents */
+    uint8_t pend[XML_DECL_LEN];  /* bytes held while deciding Misc or a new document */
+    size_t pend_len;
+    int aw_run;                  /* comment: dashes seen; PI: 1 after '?' */
     uint64_t xml_offset;         /* uncompressed bytes seen so far */
     uint64_t doc_offset;         /* where the current document started */
 
@@ -128,6 +136,8 @@ void cfs_parser_reset(cfs_parser *p) {
     p->head_len = 0;
     p->doc = D_AWAIT;
     p->skip_match = 0;
+    p->aw = AW_SPACE;
+    p->pend_len = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
     p->has_error = p->has_fatal = 0;
@@ -185,6 +195,8 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     p->stats.items += p->m.items;
     p->doc = err && err->code == CFS_ERR_XML ? D_SKIP : D_AWAIT;
     p->skip_match = 0;
+    p->aw = AW_SPACE;
+    p->pend_len = 0;
     if (cfs_machine_finish(&p->m, err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     return CFS_OK;
 }
@@ -213,9 +225,88 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, size_t con
     return CFS_OK;
 }
 
+
 /* Between documents: XML whitespace, and NUL (the other half of a UTF-16 newline;
    never valid XML, so skipping it loses nothing). */
 static int is_space(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == 0; }
+
+/* Skips what may come between documents: white space and, once a document has ended,
+   comments and processing instructions other than an XML declaration (the Misc that
+   may follow a root element). Returns 1 when a document starts at data[*used]; bytes
+   of its beginning already consumed are held in pend. */
+static int skip_misc(cfs_parser *p, const uint8_t *data, size_t len, size_t *used) {
+    size_t i = 0;
+    int after_doc = p->stats.documents > 0;
+    while (i < len) {
+        uint8_t c = data[i];
+        switch (p->aw) {
+        case AW_SPACE:
+            if (is_space(c)) break;
+            if (c != '<' || !after_doc) goto start;
+            p->pend[0] = c;
+            p->pend_len = 1;
+            p->aw = AW_LT;
+            break;
+        case AW_LT:
+            if (c == '!') p->aw = AW_BANG;
+            else if (c == '?') p->aw = AW_PI_TARGET;
+            else goto start;
+            p->pend[p->pend_len++] = c;
+            break;
+        case AW_BANG:
+            if (c != '-') goto start;
+            p->pend[p->pend_len++] = c;
+            p->aw = AW_BANG_DASH;
+            break;
+        case AW_BANG_DASH:
+            if (c != '-') goto start;
+            p->pend_len = 0;
+            p->aw = AW_COMMENT;
+            p->aw_run = 0;
+            break;
+        case AW_COMMENT:
+            if (c == '>' && p->aw_run >= 2) p->aw = AW_SPACE;
+            else p->aw_run = c == '-' ? p->aw_run + 1 : 0;
+            break;
+        case AW_PI_TARGET: {
+            size_t k = p->pend_len - 2;   /* bytes of "xml" matched */
+            if (k < 3 && c == (uint8_t)"xml"[k]) {
+                p->pend[p->pend_len++] = c;
+                break;
+            }
+            if (k == 3 && (is_space(c) || c == '?')) goto start;   /* an XML declaration */
+            p->pend_len = 0;
+            p->aw = AW_PI;
+            p->aw_run = c == '?';
+            break;
+        }
+        case AW_PI:
+            if (c == '>' && p->aw_run) p->aw = AW_SPACE;
+            else p->aw_run = c == '?';
+            break;
+        }
+        i++;
+    }
+    *used = i;
+    return 0;
+start:
+    *used = i;
+    return 1;
+}
+
+/* Starts the document whose first bytes skip_misc held back, and feeds them. */
+static cfs_status start_held_document(cfs_parser *p) {
+    size_t held = p->pend_len;
+    p->aw = AW_SPACE;
+    p->pend_len = 0;
+    cfs_status st = begin_document(p);
+    if (st != CFS_OK || held == 0) return st;
+    p->doc_offset -= held;
+    size_t consumed = 0, u;
+    cfs_error err = {0};
+    cfs_tok_result r = p->ops->parse(p->tok, p->pend, held, 0, &consumed, &err);
+    return handle(p, r, held, consumed, &err, &u);
+}
 
 /* Uncompressed bytes in caller memory: split into documents and parse. */
 static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
@@ -223,15 +314,12 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
     while (len > 0 && st == CFS_OK) {
         size_t used = 0;
         if (p->doc == D_AWAIT) {
-            while (used < len && is_space(data[used])) used++;
-            if (used == len) {
-                p->xml_offset += used;
-                return CFS_OK;
-            }
+            int start = skip_misc(p, data, len, &used);
             p->xml_offset += used;
             data += used;
             len -= used;
-            st = begin_document(p);
+            if (!start) return CFS_OK;
+            st = start_held_document(p);
             continue;
         }
         if (p->doc == D_SKIP) {
@@ -432,6 +520,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
+    if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;

@@ -57,6 +57,28 @@ final class InputStageTests: XCTestCase {
         }
     }
 
+    func testMiscAfterTheRootBelongsToTheDocumentThatEnded() throws {
+        // Comments and processing instructions after a root element (a cache's
+        // "generated in" note, a stray PHP tag) are not another document; an XML
+        // declaration is, even right after a comment.
+        let dump = rss("a", items: 1) + "\n<!-- generated in 0.2 s -- cached -->\n<?php echo 1 ?><?xml-stylesheet href=\"s\"?>"
+            + rss("b", items: 2) + "<!--x-->" + rss("c", items: 1, declaration: false) + "\n<!-- end -->\n"
+        for backend in FeedBackend.allCases {
+            for input in [FeedInput.bytes(bytes(dump)), .bytes(gzip(bytes(dump)))] {
+                let log = EventLog()
+                let summary = try backend.makeParser().parse(input, handler: log)
+                XCTAssertEqual(summary.documents, 3, "\(backend)")
+                XCTAssertEqual(summary.items, 4, "\(backend)")
+                XCTAssertTrue(summary.succeeded, "\(backend): \(String(describing: summary.firstError))")
+            }
+            // What is not Misc still starts a document, and its error is reported.
+            let log = EventLog()
+            let summary = try backend.makeParser().parse(.bytes(bytes(rss("a", items: 1) + "\n<")), handler: log)
+            XCTAssertEqual(summary.documents, 2, "\(backend)")
+            XCTAssertEqual(log.errors.map(\.document), [2], "\(backend)")
+        }
+    }
+
     func testTruncatedGzipKeepsWhatWasParsed() throws {
         let gz = gzip(bytes(rss("a", items: 50)))
         let (log, summary) = try events(.bytes(Array(gz[0..<(gz.count * 2 / 3)])))
