@@ -1,0 +1,871 @@
+// The pure-Swift backend's feed state machine: tokenizer events in (start element with
+// namespace URI, local name and attributes; character data; end element), finished
+// items out through the handler, once per item, as spans into a per-item arena.
+//
+// A faithful port of the C core's machine.c (with arena.c's limits): the output must be
+// byte-identical to it for every input. What each element means is data (SwiftRules):
+// (namespace family, local name, scope) -> an action on a field or list of the record in
+// scope. Only the text of fields that are kept is gathered; every other subtree is
+// skipped by counting depth (the driver calls skipStart/skipEnd while isSkipping).
+//
+// Performance: the state lives in a struct behind a pointer allocated once (no
+// exclusivity checks, no ARC on the hot path); arenas, ref vectors and the published
+// records keep their capacity, so after the first items nothing is allocated.
+
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+final class SwiftFeedMachine {
+    let core: UnsafeMutablePointer<SwiftFeedMachineCore>
+
+    /// Set by the driver for each parse.
+    var handler: (any FeedHandler)?
+
+    /// - Parameter maxItemBytes: per-record byte limit; 0 for the default (64 MiB).
+    init(maxItemBytes: Int) {
+        var limit = maxItemBytes == 0 ? SFM.defaultMaxItemBytes : maxItemBytes
+        if limit < 0 || limit > Int(UInt32.max) - 1 { limit = Int(UInt32.max) - 1 }
+        core = .allocate(capacity: 1)
+        core.initialize(to: SwiftFeedMachineCore(limit: limit))
+    }
+
+    deinit {
+        core.pointee.free()
+        core.deinitialize(count: 1)
+        core.deallocate()
+    }
+
+    /// Starts document number `document` (1-based).
+    func begin(document: Int) { core.pointee.begin(document) }
+
+    /// A DOCTYPE declaration: a Netscape RSS 0.91 one makes `<rss version="0.91">` rss091n.
+    func doctype(publicID: UnsafeRawBufferPointer?, systemID: UnsafeRawBufferPointer?) {
+        if SwiftFeedMachineCore.mentionsNetscape(publicID) || SwiftFeedMachineCore.mentionsNetscape(systemID) {
+            core.pointee.netscape = true
+        }
+    }
+
+    /// True while inside an ignored subtree: start/end go to skipStart/skipEnd.
+    var isSkipping: Bool {
+        @inline(__always) get { core.pointee.skipDepth > 0 }
+    }
+
+    @inline(__always)
+    func skipStart() {
+        core.pointee.skipDepth += 1
+        core.pointee.depth += 1
+    }
+
+    /// An end tag inside an ignored subtree.
+    @inline(__always)
+    func skipEnd() { core.pointee.skipEnd() }
+
+    /// True while text is wanted (the tokenizer may skip character data otherwise).
+    var wantsText: Bool {
+        @inline(__always) get { core.pointee.capturing }
+    }
+
+    func start(uri: UnsafeRawBufferPointer, local: UnsafeRawBufferPointer,
+               attributes: UnsafeBufferPointer<XMLAttribute>) throws {
+        core.pointee.start(uri, local, attributes)
+    }
+
+    /// An end tag; may deliver an item to the handler (whose errors propagate).
+    func end(local: UnsafeRawBufferPointer) throws {
+        if core.pointee.end(local) { try emitItem() }
+    }
+
+    @inline(__always)
+    func text(_ bytes: UnsafeRawBufferPointer) { core.pointee.text(bytes) }
+
+    var rootClosed: Bool { core.pointee.rootClosed }
+    var notFeed: Bool { core.pointee.notFeed }
+    var items: Int { core.pointee.items }
+    var document: Int { core.pointee.document }
+    var format: FeedFormat { core.pointee.format }
+
+    /// Ends the current document: publishes the feed and calls didParseFeedInfo, then
+    /// didFail(error) if error is not nil, else didFinishDocument.
+    func finish(error: FeedError?) throws {
+        guard let handler else { return }
+        core.pointee.feedDirty = true
+        try handler.didParseFeedInfo(feedInfo())
+        if let error {
+            try handler.didFail(error)
+        } else {
+            try handler.didFinishDocument(core.pointee.document)
+        }
+    }
+
+    /// The feed as known now.
+    func feedInfo() -> FeedInfoView {
+        let c = core
+        if c.pointee.feedDirty {
+            c.pointee.pubFeed.publish(c.pointee.feed)
+            c.pointee.feedDirty = false
+        }
+        return FeedInfoView(document: c.pointee.document, format: c.pointee.format, itemCount: c.pointee.items,
+                            record: c.pointee.pubFeed.raw)
+    }
+
+    private func emitItem() throws {
+        let c = core
+        c.pointee.pubItem.publish(c.pointee.item)
+        let index = c.pointee.items
+        let truncated = c.pointee.item.pointee.arena.truncated
+        let feed = feedInfo()
+        c.pointee.items += 1
+        guard let handler else { return }
+        try handler.didParseItem(FeedItemView(index: index, isTruncated: truncated, record: c.pointee.pubItem.raw,
+                                              feed: feed))
+    }
+}
+
+/// The machine's state and logic (see SwiftFeedMachine). Mutating methods on a struct at
+/// a fixed address: field access costs a load or a store, nothing more.
+struct SwiftFeedMachineCore {
+    let item: UnsafeMutablePointer<SFMRecord>
+    let feed: UnsafeMutablePointer<SFMRecord>
+    var cur: UnsafeMutablePointer<SFMRecord>       // the record rules write into
+    let pubItem = SFMPub()
+    let pubFeed = SFMPub()
+    var feedDirty = true
+
+    // Document state.
+    var document = 0
+    var items = 0
+    var format: FeedFormat = .unknown
+    var netscape = false          // a Netscape RSS 0.91 DOCTYPE was seen
+    var rootSeen = false
+    var rootClosed = false
+    var notFeed = false
+    var inItem = false
+    var depth = 0                 // element depth in the document
+    var scope: UInt16 = SFM.scDoc
+    var personList: UInt8 = 0     // authors or contributors, in person scope
+    var itcatRow: UInt32 = 0      // the enclosing itunes:category row, + 1
+
+    let frames: UnsafeMutablePointer<SFMFrame>
+    var nframes = 0
+    var skipDepth = 0             // > 0: inside an ignored subtree
+
+    var scopeArena: SFMArena
+    var scopes: UnsafeMutablePointer<SFMScopeAttrs>
+    var nscopes = 0
+    var scopesCap = 16
+
+    // Text capture.
+    var capturing = false
+    var capRec: UnsafeMutablePointer<SFMRecord>
+    var capStart: UInt32 = 0
+    var markup = false            // children are serialized as markup
+    var markupPendingGT = false   // a start tag awaits its '>'
+    var markupDepth = 0           // depth of children inside the captured element
+    var xhtmlStripDiv: UInt8 = 0  // 1: the wrapping xhtml div may come; 2: inside it
+
+    // Tables.
+    let rules: UnsafeMutablePointer<SFMRule>
+    let ruleHead: UnsafeMutablePointer<UInt16>
+    let ruleNext: UnsafeMutablePointer<UInt16>
+    let mapEntries: UnsafeMutablePointer<SFMAttrEntry>
+    let mapStart: UnsafeMutablePointer<Int>
+    let mapCount: UnsafeMutablePointer<Int>
+    let namespaces: UnsafeMutablePointer<SFMNamespace>
+    let namespaceCount: Int
+
+    // The last namespace URI classified (the same few repeat).
+    static let nsCacheCapacity = 256
+    let nsCache: UnsafeMutablePointer<UInt8>
+    var nsCacheLen = -1
+    var nsCacheNS: UInt8 = 0
+    var nsCacheFam: UInt8 = 0
+
+    init(limit: Int) {
+        let t = SwiftRules.shared
+        item = .allocate(capacity: 1)
+        item.initialize(to: SFMRecord(limit: limit, columns: t.listColumns))
+        feed = .allocate(capacity: 1)
+        feed.initialize(to: SFMRecord(limit: limit, columns: t.listColumns))
+        cur = feed
+        capRec = feed
+        frames = .allocate(capacity: SFM.maxFrames)
+        scopeArena = SFMArena(initial: 1024, limit: limit)
+        scopes = .allocate(capacity: 16)
+        rules = t.rules
+        ruleHead = t.head
+        ruleNext = t.next
+        mapEntries = t.mapEntries
+        mapStart = t.mapStart
+        mapCount = t.mapCount
+        namespaces = t.namespaces
+        namespaceCount = t.namespaceCount
+        nsCache = .allocate(capacity: SwiftFeedMachineCore.nsCacheCapacity)
+    }
+
+    func free() {
+        item.pointee.free()
+        item.deinitialize(count: 1)
+        item.deallocate()
+        feed.pointee.free()
+        feed.deinitialize(count: 1)
+        feed.deallocate()
+        pubItem.free()
+        pubFeed.free()
+        frames.deallocate()
+        scopeArena.free()
+        scopes.deallocate()
+        nsCache.deallocate()
+    }
+
+    mutating func begin(_ document: Int) {
+        feed.pointee.reset()
+        item.pointee.reset()
+        scopeArena.reset()
+        nscopes = 0
+        cur = feed
+        feedDirty = true
+        self.document = document
+        items = 0
+        format = .unknown
+        netscape = false
+        rootSeen = false
+        rootClosed = false
+        notFeed = false
+        inItem = false
+        depth = 0
+        scope = SFM.scDoc
+        nframes = 0
+        skipDepth = 0
+        capturing = false
+        markup = false
+        markupPendingGT = false
+        markupDepth = 0
+        xhtmlStripDiv = 0
+        itcatRow = 0
+    }
+
+    /// A case-insensitive "netscape" in an identifier (up to a NUL, as C strings end).
+    static func mentionsNetscape(_ id: UnsafeRawBufferPointer?) -> Bool {
+        guard let id, let p = id.baseAddress else { return false }
+        let b = p.assumingMemoryBound(to: UInt8.self)
+        var n = 0
+        while n < id.count && b[n] != 0 { n += 1 }
+        let word: StaticString = "netscape"
+        let w = word.utf8Start
+        var i = 0
+        while i + 8 <= n {
+            var k = 0
+            while k < 8 && (b[i + k] | 0x20) == w[k] { k += 1 }
+            if k == 8 { return true }
+            i += 1
+        }
+        return false
+    }
+
+    // ---- namespaces ----------------------------------------------------------------
+
+    @inline(__always)
+    mutating func classify(_ uri: UnsafeRawBufferPointer) -> (ns: UInt8, fam: UInt8) {
+        let n = uri.count
+        if n == 0 { return (SFM.nsNone, SFM.fRSS) }
+        let p = uri.baseAddress!
+        if n == nsCacheLen && memcmp(p, nsCache, n) == 0 { return (nsCacheNS, nsCacheFam) }
+        return classifySlow(p, n)
+    }
+
+    @inline(never)
+    mutating func classifySlow(_ p: UnsafeRawPointer, _ n: Int) -> (ns: UInt8, fam: UInt8) {
+        var ns = SFM.nsOther, fam = SFM.fOther
+        for i in 0..<namespaceCount {
+            let e = namespaces[i]
+            if e.len == n && memcmp(e.uri, p, n) == 0 {
+                ns = e.ns
+                fam = e.fam
+                break
+            }
+        }
+        if n <= SwiftFeedMachineCore.nsCacheCapacity {
+            memcpy(nsCache, p, n)
+            nsCacheLen = n
+            nsCacheNS = ns
+            nsCacheFam = fam
+        }
+        return (ns, fam)
+    }
+
+    @inline(__always)
+    static func isXMLNS(_ a: UnsafePointer<XMLAttribute>) -> Bool {
+        a.pointee.uri.count == 36 && a.pointee.uri.equals("http://www.w3.org/XML/1998/namespace")
+    }
+
+    // ---- attributes ------------------------------------------------------------------
+
+    @inline(__always)
+    static func findAttr(_ attrs: UnsafeBufferPointer<XMLAttribute>, _ name: UnsafePointer<UInt8>, _ len: Int)
+        -> UnsafePointer<XMLAttribute>?
+    {
+        guard let base = attrs.baseAddress else { return nil }
+        for i in 0..<attrs.count {
+            let a = base + i
+            if a.pointee.uri.count == 0 && a.pointee.local.count == len
+                && memcmp(a.pointee.local.baseAddress!, name, len) == 0
+            {
+                return a
+            }
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func findAttr(_ attrs: UnsafeBufferPointer<XMLAttribute>, _ name: StaticString)
+        -> UnsafePointer<XMLAttribute>?
+    {
+        findAttr(attrs, name.utf8Start, name.utf8CodeUnitCount)
+    }
+
+    /// An attribute of the given namespace (RSS 1.0's rdf:about).
+    mutating func findNSAttr(_ attrs: UnsafeBufferPointer<XMLAttribute>, _ ns: UInt8, _ name: StaticString)
+        -> UnsafePointer<XMLAttribute>?
+    {
+        guard let base = attrs.baseAddress else { return nil }
+        for i in 0..<attrs.count {
+            let a = base + i
+            if a.pointee.local.equals(name) && classify(a.pointee.uri).ns == ns { return a }
+        }
+        return nil
+    }
+
+    @inline(__always)
+    static func attrIs(_ a: UnsafePointer<XMLAttribute>?, _ v: StaticString) -> Bool {
+        guard let a else { return false }
+        return a.pointee.value.equals(v)
+    }
+
+    // ---- xml:lang and xml:base --------------------------------------------------------
+
+    @inline(__always)
+    var currentLang: SFMRef { nscopes > 0 ? scopes[nscopes - 1].lang : .absent }
+
+    @inline(__always)
+    var currentBase: SFMRef { nscopes > 0 ? scopes[nscopes - 1].base : .absent }
+
+    /// Pushes the element's xml:lang / xml:base, if it has either.
+    mutating func pushScopeAttrs(_ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        var lang: UnsafePointer<XMLAttribute>? = nil, base: UnsafePointer<XMLAttribute>? = nil
+        let p = attrs.baseAddress!
+        for i in 0..<attrs.count {
+            let a = p + i
+            if !SwiftFeedMachineCore.isXMLNS(a) { continue }
+            if a.pointee.local.equals("lang") { lang = a }
+            if a.pointee.local.equals("base") { base = a }
+        }
+        if lang == nil && base == nil { return }
+        if nscopes == scopesCap {
+            let c = scopesCap * 2
+            scopes = realloc(scopes, c * MemoryLayout<SFMScopeAttrs>.stride)!.assumingMemoryBound(to: SFMScopeAttrs.self)
+            scopesCap = c
+        }
+        var s = SFMScopeAttrs(depth: depth, lang: currentLang, base: currentBase)
+        if let lang { s.lang = scopeArena.copy(lang.pointee.value.baseAddress, lang.pointee.value.count) }
+        if let base {
+            let outer = s.base
+            let start = scopeArena.len
+            if !outer.isAbsent {
+                _ = scopeArena.reserve(Int(outer.len))
+                scopeArena.appendSelf(Int(outer.off), Int(outer.len))
+                scopeArena.appendByte(1)
+            }
+            scopeArena.append(base.pointee.value.baseAddress, base.pointee.value.count)
+            s.base = SFMRef(off: UInt32(truncatingIfNeeded: start), len: UInt32(truncatingIfNeeded: scopeArena.len - start))
+        }
+        scopes[nscopes] = s
+        nscopes += 1
+    }
+
+    @inline(__always)
+    mutating func popScopeAttrs() {
+        if nscopes > 0 && scopes[nscopes - 1].depth == depth { nscopes -= 1 }
+    }
+
+    /// Copies a ref of the scope arena into a record's arena.
+    @inline(__always)
+    func copyScopeRef(_ r: UnsafeMutablePointer<SFMRecord>, _ ref: SFMRef) -> SFMRef {
+        if ref.isAbsent { return ref }
+        _ = r.pointee.arena.reserve(Int(ref.len))
+        return r.pointee.arena.copy(scopeArena.buf + Int(ref.off), Int(ref.len))
+    }
+
+    // ---- frames and captures ------------------------------------------------------------
+
+    @inline(__always)
+    mutating func pushFrame(_ action: UInt8, _ target: UInt8, _ col: UInt8, _ row: UInt32) -> Bool {
+        if nframes == SFM.maxFrames { return false }
+        frames[nframes] = SFMFrame(row: row, scope: scope, item: cur == item, action: action, target: target, col: col)
+        nframes += 1
+        return true
+    }
+
+    /// Skips the subtree of the element just started.
+    @inline(__always)
+    mutating func skip() { skipDepth = 1 }
+
+    @inline(__always)
+    mutating func beginCapture(_ r: UnsafeMutablePointer<SFMRecord>, _ markup: Bool) {
+        capturing = true
+        capRec = r
+        capStart = UInt32(truncatingIfNeeded: r.pointee.arena.len)
+        self.markup = markup
+        markupPendingGT = false
+        markupDepth = 0
+        xhtmlStripDiv = markup ? 1 : 0
+    }
+
+    mutating func captureField(_ field: Int, _ prio: UInt8) {
+        let r = cur
+        if r.pointee.taken(field, prio) { return skip() }
+        if !pushFrame(SFM.aCapField, UInt8(field), prio, 0) { return skip() }
+        beginCapture(r, false)
+    }
+
+    mutating func captureRow(_ list: Int, _ col: UInt8) {
+        let r = cur
+        let count = r.pointee.lists[list].count
+        if count == 0 { return skip() }
+        if !pushFrame(SFM.aCapRow, UInt8(list), col, UInt32(truncatingIfNeeded: count - 1)) { return skip() }
+        beginCapture(r, false)
+    }
+
+    /// A text construct: value, type, lang, base, mode at field ... field + 4.
+    mutating func captureText(_ field: Int, _ prio: UInt8, _ deftype: UInt8,
+                              _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        let r = cur
+        if r.pointee.taken(field, prio) { return skip() }
+        if !pushFrame(SFM.aCapField, UInt8(field), prio, 0) { return skip() }
+        let type = SwiftFeedMachineCore.findAttr(attrs, "type")
+        let mode = SwiftFeedMachineCore.findAttr(attrs, "mode")
+        for k in 1...4 {
+            r.pointee.put(field + k, .absent)
+            r.pointee.prio[field + k] = prio
+        }
+        if let type {
+            r.pointee.put(field + 1, r.pointee.copy(type.pointee.value))
+        } else if deftype == 1 {
+            let s: StaticString = "text"
+            r.pointee.put(field + 1, r.pointee.copy(s.utf8Start, 4))
+        } else if deftype == 2 {
+            let s: StaticString = "html"
+            r.pointee.put(field + 1, r.pointee.copy(s.utf8Start, 4))
+        }
+        r.pointee.put(field + 2, copyScopeRef(r, currentLang))
+        r.pointee.put(field + 3, copyScopeRef(r, currentBase))
+        if let mode { r.pointee.put(field + 4, r.pointee.copy(mode.pointee.value)) }
+        let xhtml = SwiftFeedMachineCore.attrIs(type, "xhtml") || SwiftFeedMachineCore.attrIs(mode, "xml")
+        beginCapture(r, xhtml)
+    }
+
+    /// The column holding the xml:base chain in lists that resolve URLs.
+    @inline(__always)
+    static func baseColumn(_ list: Int) -> Int {
+        switch list {
+        case 0: return 6              // links
+        case 1, 2, 4: return 3        // authors, contributors, enclosures
+        default: return -1
+        }
+    }
+
+    /// Pushes a row and fills it from attributes (and the base column).
+    mutating func pushRow(_ list: Int, _ map: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>)
+        -> UnsafeMutablePointer<SFMRef>
+    {
+        let r = cur
+        let row = r.pointee.lists[list].push()
+        if map != SFM.none {
+            let start = mapStart[Int(map)]
+            for k in start..<(start + mapCount[Int(map)]) {
+                let e = mapEntries[k]
+                if let v = SwiftFeedMachineCore.findAttr(attrs, e.name, e.len) {
+                    row[Int(e.index)] = r.pointee.copy(v.pointee.value)
+                }
+            }
+        }
+        let bc = SwiftFeedMachineCore.baseColumn(list)
+        if bc >= 0 { row[bc] = copyScopeRef(r, currentBase) }
+        return row
+    }
+
+    mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        guard map != SFM.none else { return }
+        let start = mapStart[Int(map)]
+        for k in start..<(start + mapCount[Int(map)]) {
+            let e = mapEntries[k]
+            cur.pointee.setFieldAttr(Int(e.index), prio, SwiftFeedMachineCore.findAttr(attrs, e.name, e.len))
+        }
+    }
+
+    @inline(__always)
+    mutating func enter(_ s: UInt16) {
+        if !pushFrame(SFM.aNone, 0, 0, 0) { return skip() }
+        scope = s
+    }
+
+    mutating func beginItem(_ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        if !pushFrame(SFM.aEndItem, 0, 0, 0) { return skip() }
+        item.pointee.reset()
+        cur = item
+        inItem = true
+        scope = SFM.scItem
+        item.pointee.setFieldAttr(SFM.fieldID, SFM.p3, findNSAttr(attrs, SFM.nsRDF, "about"))
+        item.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(item, currentLang))
+        item.pointee.put(SFM.fieldBase, copyScopeRef(item, currentBase))
+    }
+
+    // ---- rules ---------------------------------------------------------------------------
+
+    /// The first rule in table order for (family, name) that applies in `scope`.
+    @inline(__always)
+    func findRule(_ fam: UInt8, _ name: UnsafeRawBufferPointer, _ scope: UInt16) -> UnsafePointer<SFMRule>? {
+        let len = name.count
+        let p = name.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        var i = ruleHead[SwiftRules.hash(fam, p, len)]
+        while i != 0xFFFF {
+            let r = UnsafePointer(rules + Int(i))
+            if r.pointee.fam == fam && r.pointee.nameLen == len && (r.pointee.scopes & scope) != 0
+                && memcmp(r.pointee.name, p, len) == 0
+            {
+                return r
+            }
+            i = ruleNext[Int(i)]
+        }
+        return nil
+    }
+
+    mutating func apply(_ ru: SFMRule, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        let r = cur
+        switch ru.action {
+        case SFM.rText:
+            captureField(Int(ru.target), ru.col)
+        case SFM.rTextC:
+            captureText(Int(ru.target), ru.col, ru.deftype, attrs)
+        case SFM.rLText:
+            let list = Int(ru.target == SFM.none ? personList : ru.target)
+            if ru.target != SFM.none { _ = pushRow(list, ru.map, attrs) }
+            captureRow(list, ru.col)
+        case SFM.rLAttr:
+            let target = Int(ru.target)
+            let row = pushRow(target, ru.map, attrs)
+            if target == SFM.listITunesCategories {
+                // Nested categories: the row names its parent; the frame keeps the outer
+                // category to restore.
+                if itcatRow != 0 { row[1] = r.pointee.lists[target].v![Int(itcatRow - 1) * 2] }
+                if !pushFrame(SFM.aNone, 0, 0, itcatRow) { return skip() }
+                scope = SFM.scITCat
+                itcatRow = UInt32(truncatingIfNeeded: r.pointee.lists[target].count)
+                return
+            }
+            if ru.enter != 0 { enter(ru.enter) } else { skip() }
+        case SFM.rFAttr:
+            setFieldsFrom(ru.map, ru.col, attrs)
+            if ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }
+        case SFM.rScope:
+            enter(ru.enter)
+        case SFM.rItem:
+            beginItem(attrs)
+        case SFM.rPerson:
+            _ = pushRow(Int(ru.target), SFM.none, attrs)
+            personList = ru.target
+            enter(SFM.scPerson)
+        case SFM.rGUID:
+            if r.pointee.taken(SFM.fieldID, SFM.p1) { return skip() }
+            if let pl = SwiftFeedMachineCore.findAttr(attrs, "isPermaLink") {
+                r.pointee.put(SFM.fieldGuidPermalink, r.pointee.copy(pl.pointee.value))
+            } else {
+                let t: StaticString = "true"
+                r.pointee.put(SFM.fieldGuidPermalink, r.pointee.copy(t.utf8Start, 4))
+            }
+            captureField(SFM.fieldID, SFM.p1)
+        case SFM.rContent:
+            if r.pointee.taken(SFM.fieldContent, SFM.p1) { return skip() }
+            r.pointee.put(SFM.fieldContentSrc, .absent)
+            r.pointee.setFieldAttr(SFM.fieldContentSrc, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "src"))
+            captureText(SFM.fieldContent, SFM.p1, 0, attrs)
+        case SFM.rALink:
+            let rel = SwiftFeedMachineCore.findAttr(attrs, "rel")
+            if scope == SFM.scSource {
+                if rel == nil || SwiftFeedMachineCore.attrIs(rel, "alternate") {
+                    r.pointee.setFieldAttr(SFM.fieldSourceURL, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "href"))
+                }
+                return skip()
+            }
+            let row = pushRow(SFM.listLinks, ru.map, attrs)
+            if scope == SFM.scItem && SwiftFeedMachineCore.attrIs(rel, "enclosure") {
+                let href = row[0], type = row[2], length = row[5], base = row[6]
+                let e = r.pointee.lists[SFM.listEnclosures].push()
+                e[0] = href
+                e[1] = type
+                e[2] = length
+                e[3] = base
+            }
+            skip()
+        default:
+            skip()
+        }
+    }
+
+    static func rssVersion(_ v: UnsafeRawBufferPointer, _ netscape: Bool) -> FeedFormat {
+        let n = v.count
+        if n == 0 { return .rss }
+        let b = v.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        if n >= 2 && b[0] == UInt8(ascii: "2") && b[1] == UInt8(ascii: ".") { return .rss20 }
+        if n == 1 && b[0] == UInt8(ascii: "2") { return .rss20 }
+        if n == 4 && b[0] == UInt8(ascii: "0") && b[1] == UInt8(ascii: ".") && b[2] == UInt8(ascii: "9") {
+            switch b[3] {
+            case UInt8(ascii: "1"): return netscape ? .rss091n : .rss091u
+            case UInt8(ascii: "2"): return .rss092
+            case UInt8(ascii: "3"): return .rss093
+            case UInt8(ascii: "4"): return .rss094
+            default: break
+            }
+        }
+        return .rss
+    }
+
+    mutating func startRoot(_ c: (ns: UInt8, fam: UInt8), _ local: UnsafeRawBufferPointer,
+                            _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        rootSeen = true
+        let version = SwiftFeedMachineCore.findAttr(attrs, "version")
+        if c.fam == SFM.fRSS && local.equals("rss") {
+            format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
+            scope = SFM.scRSS
+        } else if c.fam == SFM.fRDF && local.equals("RDF") {
+            format = .rss10   // refined by the channel's namespace
+            scope = SFM.scRDF
+        } else if c.fam == SFM.fAtom && local.equals("feed") {
+            format = c.ns == SFM.nsAtom03 ? .atom03 : .atom10
+            scope = SFM.scFeed
+        } else {
+            notFeed = true
+            return skip()
+        }
+        _ = pushFrame(SFM.aNone, 0, 0, 0)
+        cur = feed
+        feed.pointee.setFieldAttr(SFM.fieldVersion, SFM.p1, version)
+        feed.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(feed, currentLang))
+        feed.pointee.put(SFM.fieldBase, copyScopeRef(feed, currentBase))
+    }
+
+    /// Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements.
+    mutating func startInRoot(_ c: (ns: UInt8, fam: UInt8), _ local: UnsafeRawBufferPointer,
+                              _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        if c.fam != SFM.fRSS { return skip() }
+        cur = feed
+        if local.equals("channel") {
+            if c.ns == SFM.nsRSS090 { format = .rss090 }
+            if scope == SFM.scRDF {
+                feed.pointee.setFieldAttr(SFM.fieldID, SFM.p2, findNSAttr(attrs, SFM.nsRDF, "about"))
+            }
+            return enter(SFM.scFeed)
+        }
+        if local.equals("item") { return beginItem(attrs) }
+        if scope == SFM.scRDF {
+            if local.equals("image") { return enter(SFM.scImage) }
+            if local.equals("textinput") { return enter(SFM.scTextInput) }
+        }
+        skip()
+    }
+
+    // ---- markup inside captured text ------------------------------------------------------
+
+    static func appendEscaped(_ a: inout SFMArena, _ s: UnsafePointer<UInt8>, _ len: Int, _ attr: Bool) {
+        var start = 0
+        var i = 0
+        while i < len {
+            let c = s[i]
+            if c == UInt8(ascii: "&") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">") || c == UInt8(ascii: "\"") {
+                var rep: StaticString? = nil
+                switch c {
+                case UInt8(ascii: "&"): rep = "&amp;"
+                case UInt8(ascii: "<"): rep = "&lt;"
+                case UInt8(ascii: ">"): if !attr { rep = "&gt;" }
+                default: if attr { rep = "&quot;" }
+                }
+                if let rep {
+                    a.append(s + start, i - start)
+                    a.append(rep)
+                    start = i + 1
+                }
+            }
+            i += 1
+        }
+        a.append(s + start, len - start)
+    }
+
+    /// The captured element turned out to have child elements: what was captured as plain
+    /// text so far becomes escaped markup text.
+    mutating func switchToMarkup() {
+        let r = capRec
+        let from = Int(capStart)
+        let len = r.pointee.arena.len - from
+        var specials = 0
+        let buf = r.pointee.arena.buf
+        for i in from..<r.pointee.arena.len {
+            let c = buf[i]
+            if c == UInt8(ascii: "&") || c == UInt8(ascii: "<") || c == UInt8(ascii: ">") { specials += 1 }
+        }
+        markup = true
+        xhtmlStripDiv = 0
+        if specials == 0 { return }
+        if !r.pointee.arena.reserve(len + specials * 4) { return }
+        let copyAt = r.pointee.arena.len
+        SwiftFeedMachineCore.appendEscaped(&r.pointee.arena, r.pointee.arena.buf + from, len, false)
+        let escLen = r.pointee.arena.len - copyAt
+        memmove(r.pointee.arena.buf + from, r.pointee.arena.buf + copyAt, escLen)
+        r.pointee.arena.len = from + escLen
+    }
+
+    @inline(__always)
+    mutating func closePendingGT() {
+        if markupPendingGT {
+            capRec.pointee.arena.appendByte(UInt8(ascii: ">"))
+            markupPendingGT = false
+        }
+    }
+
+    mutating func markupStart(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
+                              _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        if !markup { switchToMarkup() }
+        closePendingGT()
+        markupDepth += 1
+        if xhtmlStripDiv == 1 {
+            if markupDepth == 1 && local.equals("div") && classify(uri).ns == SFM.nsXHTML {
+                xhtmlStripDiv = 2   // the wrapper: not serialized
+                return
+            }
+            xhtmlStripDiv = 0
+        }
+        let r = capRec
+        r.pointee.arena.appendByte(UInt8(ascii: "<"))
+        r.pointee.arena.append(local.baseAddress, local.count)
+        if let p = attrs.baseAddress {
+            for i in 0..<attrs.count {
+                let a = p + i
+                r.pointee.arena.appendByte(UInt8(ascii: " "))
+                if SwiftFeedMachineCore.isXMLNS(a) { r.pointee.arena.append("xml:") }
+                r.pointee.arena.append(a.pointee.local.baseAddress, a.pointee.local.count)
+                r.pointee.arena.append("=\"")
+                let v = a.pointee.value
+                if v.count > 0 {
+                    SwiftFeedMachineCore.appendEscaped(&r.pointee.arena, v.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                                       v.count, true)
+                }
+                r.pointee.arena.appendByte(UInt8(ascii: "\""))
+            }
+        }
+        markupPendingGT = true
+    }
+
+    mutating func markupEnd(_ local: UnsafeRawBufferPointer) {
+        if markupDepth == 1 && xhtmlStripDiv == 2 {
+            xhtmlStripDiv = 0
+            closePendingGT()
+        } else if markupPendingGT {
+            capRec.pointee.arena.append("/>")
+            markupPendingGT = false
+        } else {
+            let r = capRec
+            r.pointee.arena.append("</")
+            r.pointee.arena.append(local.baseAddress, local.count)
+            r.pointee.arena.appendByte(UInt8(ascii: ">"))
+        }
+        markupDepth -= 1
+    }
+
+    // ---- events ------------------------------------------------------------------------------
+
+    mutating func start(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
+                        _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        depth += 1
+        if capturing { return markupStart(uri, local, attrs) }
+        if attrs.count > 0 { pushScopeAttrs(attrs) }
+        if local.count == 0 { return skip() }
+        let c = classify(uri)
+        if scope == SFM.scDoc {
+            if rootSeen { skip() } else { startRoot(c, local, attrs) }
+        } else if scope == SFM.scRSS || scope == SFM.scRDF {
+            startInRoot(c, local, attrs)
+        } else {
+            if let ru = findRule(c.fam, local, scope) { apply(ru.pointee, attrs) } else { skip() }
+            if cur == feed { feedDirty = true }
+        }
+    }
+
+    @inline(__always)
+    mutating func skipEnd() {
+        skipDepth -= 1
+        if skipDepth == 0 { popScopeAttrs() }   // the element that started the skip may have pushed
+        depth -= 1
+        if depth == 0 && rootSeen { rootClosed = true }
+    }
+
+    @inline(__always)
+    mutating func text(_ s: UnsafeRawBufferPointer) {
+        if !capturing { return }
+        if markup {
+            closePendingGT()
+            if s.count == 0 { return }
+            SwiftFeedMachineCore.appendEscaped(&capRec.pointee.arena, s.baseAddress!.assumingMemoryBound(to: UInt8.self),
+                                               s.count, false)
+        } else {
+            capRec.pointee.arena.append(s.baseAddress, s.count)
+        }
+    }
+
+    mutating func finishCapture(_ fr: SFMFrame) {
+        let r = capRec
+        closePendingGT()
+        let ref = SFMRef(off: capStart, len: UInt32(truncatingIfNeeded: r.pointee.arena.len - Int(capStart)))
+        if fr.action == SFM.aCapField {
+            r.pointee.put(Int(fr.target), ref)
+            r.pointee.prio[Int(fr.target)] = fr.col
+        } else {
+            let v = r.pointee.lists[Int(fr.target)]
+            if Int(fr.row) < v.count { v.v![Int(fr.row) * v.stride + Int(fr.col)] = ref }
+        }
+        capturing = false
+        markup = false
+        if r == feed { feedDirty = true }
+    }
+
+    /// An end tag; returns true when an item ended (the caller delivers it).
+    mutating func end(_ local: UnsafeRawBufferPointer) -> Bool {
+        if capturing && markupDepth > 0 {
+            markupEnd(local)
+            depth -= 1
+            return false
+        }
+        popScopeAttrs()
+        depth -= 1
+        if depth == 0 && rootSeen { rootClosed = true }
+        if nframes == 0 { return false }
+        nframes -= 1
+        let fr = frames[nframes]
+        if scope == SFM.scITCat { itcatRow = fr.row }
+        scope = fr.scope
+        cur = fr.item ? item : feed
+        switch fr.action {
+        case SFM.aCapField, SFM.aCapRow:
+            finishCapture(fr)
+            return false
+        case SFM.aEndItem:
+            inItem = false
+            cur = feed
+            return true
+        default:
+            return false
+        }
+    }
+}
