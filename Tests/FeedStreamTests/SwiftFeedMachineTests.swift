@@ -365,10 +365,13 @@ func replay(_ events: [MiniXML.Event], machine: SwiftFeedMachine, handler: any F
 }
 
 /// The machine's dump of a document, or nil when MiniXML cannot read it.
-func swiftDump(_ xml: [UInt8], maxItemBytes: Int = 0, textPiece: Int = .max) throws -> RawDump? {
+func swiftDump(_ xml: [UInt8], maxItemBytes: Int = 0, textPiece: Int = .max, machine: SwiftFeedMachine? = nil)
+    throws -> RawDump?
+{
     guard let events = MiniXML.events(xml) else { return nil }
     let dump = RawDump()
-    try replay(events, machine: SwiftFeedMachine(maxItemBytes: maxItemBytes), handler: dump, textPiece: textPiece)
+    try replay(events, machine: machine ?? SwiftFeedMachine(maxItemBytes: maxItemBytes), handler: dump,
+               textPiece: textPiece)
     return dump
 }
 
@@ -376,6 +379,11 @@ func expatDump(_ xml: [UInt8], maxItemBytes: Int = 0) throws -> RawDump {
     let dump = RawDump()
     try ExpatFeedParser(maxItemBytes: maxItemBytes).parse(.bytes(xml), handler: dump)
     return dump
+}
+
+func firstDifference(_ a: [String], _ b: [String]) -> String {
+    for (x, y) in zip(a, b) where x != y { return "\n swift: \(x)\n     c: \(y)" }
+    return "\(a.count) lines vs \(b.count)"
 }
 
 // MARK: - Tests
@@ -602,7 +610,7 @@ final class SwiftFeedMachineTests: XCTestCase {
             let c = try expatDump(bytes)
             // Dumps hold a single document; multi-document files differ in shape.
             if c.lines.filter({ $0.hasPrefix("start") }).count != 1 { continue }
-            XCTAssertEqual(mine.lines, c.lines, url.lastPathComponent)
+            if mine.lines != c.lines { XCTFail("\(url.lastPathComponent): \(firstDifference(mine.lines, c.lines))") }
             compared += 1
         }
         XCTAssertGreaterThan(compared, 10)
@@ -613,17 +621,165 @@ final class SwiftFeedMachineTests: XCTestCase {
         let files = Paths.files(in: Paths.sharedReal)
         try XCTSkipIf(files.isEmpty, "no shared corpus")
         var compared = 0, differing: [String] = []
+        // One machine for every document, as a driver reuses it: nothing may leak across.
+        let machine = SwiftFeedMachine(maxItemBytes: 0)
         for url in files {
             let bytes = try [UInt8](Data(contentsOf: url))
             if bytes.count > 2_000_000 { continue }
-            guard let mine = try swiftDump(bytes) else { continue }
+            guard let mine = try swiftDump(bytes, machine: machine) else { continue }
             let c = try expatDump(bytes)
             if c.lines.filter({ $0.hasPrefix("start") }).count != 1 { continue }
             if c.lines.last?.hasPrefix("fail") == true && c.lines.last?.hasSuffix("not_feed") != true { continue }
             compared += 1
-            if mine.lines != c.lines { differing.append(url.lastPathComponent) }
+            if mine.lines != c.lines {
+                differing.append(url.lastPathComponent)
+                if differing.count <= 3 { print("\(url.lastPathComponent): \(firstDifference(mine.lines, c.lines))") }
+            }
         }
         print("SwiftFeedMachine vs C: \(compared) real documents compared, \(differing.count) differ")
+        XCTAssertEqual(differing, [])
+    }
+}
+
+// MARK: - Benchmark (opt-in: SFM_BENCH=1, meaningful in release builds)
+
+/// A document's events flattened into one block, so that replaying costs nothing but
+/// the machine.
+final class FlatDocument {
+    struct Event {
+        var kind: UInt8   // 0 start, 1 end, 2 text
+        var uri: UnsafeRawBufferPointer
+        var local: UnsafeRawBufferPointer
+        var attrs: UnsafeBufferPointer<XMLAttribute>
+    }
+    let block: UnsafeMutableRawPointer
+    let attrBlock: UnsafeMutablePointer<XMLAttribute>
+    var events: [Event] = []
+
+    init(_ evs: [MiniXML.Event]) {
+        var total = 1, nattrs = 0
+        for e in evs {
+            switch e {
+            case .start(let u, let l, let a):
+                total += u.count + l.count + a.prefix(64).reduce(0) { $0 + $1.uri.count + $1.local.count + $1.value.count }
+                nattrs += min(a.count, 64)
+            case .end(let l): total += l.count
+            case .text(let t): total += t.count
+            case .doctype: break
+            }
+        }
+        block = .allocate(byteCount: total, alignment: 1)
+        attrBlock = .allocate(capacity: max(nattrs, 1))
+        var off = 0, ai = 0
+        func put(_ a: [UInt8]) -> UnsafeRawBufferPointer {
+            a.withUnsafeBytes { if let b = $0.baseAddress { (block + off).copyMemory(from: b, byteCount: a.count) } }
+            defer { off += a.count }
+            return UnsafeRawBufferPointer(start: block + off, count: a.count)
+        }
+        let empty = UnsafeBufferPointer<XMLAttribute>(start: attrBlock, count: 0)
+        for e in evs {
+            switch e {
+            case .start(let u, let l, let a):
+                let ub = put(u), lb = put(l)
+                let first = ai
+                for x in a.prefix(64) {
+                    (attrBlock + ai).initialize(to: XMLAttribute(uri: put(x.uri), local: put(x.local), value: put(x.value)))
+                    ai += 1
+                }
+                events.append(Event(kind: 0, uri: ub, local: lb,
+                                    attrs: UnsafeBufferPointer(start: attrBlock + first, count: ai - first)))
+            case .end(let l):
+                events.append(Event(kind: 1, uri: .emptyBytes, local: put(l), attrs: empty))
+            case .text(let t):
+                events.append(Event(kind: 2, uri: .emptyBytes, local: put(t), attrs: empty))
+            case .doctype: break
+            }
+        }
+    }
+
+    deinit {
+        block.deallocate()
+        attrBlock.deallocate()
+    }
+
+    func run(_ m: SwiftFeedMachine) throws {
+        m.begin(document: 1)
+        for e in events {
+            switch e.kind {
+            case 0:
+                if m.isSkipping { m.skipStart() } else { try m.start(uri: e.uri, local: e.local, attributes: e.attrs) }
+            case 1:
+                if m.isSkipping { m.skipEnd() } else { try m.end(local: e.local) }
+            default:
+                if m.wantsText { m.text(e.local) }
+            }
+            if m.rootClosed { break }
+        }
+        try m.finish(error: nil)
+    }
+}
+
+final class CountingHandler: FeedHandler {
+    var items = 0, bytes = 0
+    func didParseItem(_ item: FeedItemView) { items += 1; bytes &+= item.record.raw.fields[2].len }
+}
+
+extension SwiftFeedMachineTests {
+    func testBenchmarkMachineAgainstExpat() throws {
+        try XCTSkipUnless(ProcessInfo.processInfo.environment["SFM_BENCH"] != nil, "set SFM_BENCH=1 (release build)")
+        var docs: [(FlatDocument, [UInt8])] = []
+        var xmlBytes = 0, nevents = 0
+        for url in Paths.files(in: Paths.sharedReal) {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            guard let evs = MiniXML.events(bytes) else { continue }
+            docs.append((FlatDocument(evs), bytes))
+            xmlBytes += bytes.count
+            nevents += evs.count
+        }
+        let rounds = 5
+        let machine = SwiftFeedMachine(maxItemBytes: 0)
+        let h1 = CountingHandler()
+        machine.handler = h1
+        let t0 = DispatchTime.now().uptimeNanoseconds
+        for _ in 0..<rounds { for (d, _) in docs { try d.run(machine) } }
+        let t1 = DispatchTime.now().uptimeNanoseconds
+        let parser = ExpatFeedParser()
+        let h2 = CountingHandler()
+        for _ in 0..<rounds { for (_, b) in docs { try parser.parse(.bytes(b), handler: h2) } }
+        let t2 = DispatchTime.now().uptimeNanoseconds
+        let mb = Double(xmlBytes * rounds) / 1e6
+        let sm = Double(t1 - t0) / 1e9, se = Double(t2 - t1) / 1e9
+        print(String(format: "SwiftFeedMachine: %d docs, %.1f MB, %d events x %d: machine alone %.3f s (%.0f MB/s, %.1f ns/event); expat+C machine %.3f s (%.0f MB/s); items %d vs %d",
+                     docs.count, mb / Double(rounds), nevents, rounds, sm, mb / sm, Double(t1 - t0) / Double(nevents * rounds),
+                     se, mb / se, h1.items, h2.items))
+    }
+}
+
+extension SwiftFeedMachineTests {
+    /// Real documents under a per-item limit above the arenas' initial capacity (where
+    /// what is kept does not depend on how text is split): truncation, markup switching
+    /// at the limit and xml:base copies must cut exactly where the C core cuts.
+    func testRealCorpusUnderLimitMatchesC() throws {
+        let files = Paths.files(in: Paths.sharedReal)
+        try XCTSkipIf(files.isEmpty, "no shared corpus")
+        let limit = 20000
+        var compared = 0, truncated = 0, differing: [String] = []
+        let machine = SwiftFeedMachine(maxItemBytes: limit)
+        for url in files {
+            let bytes = try [UInt8](Data(contentsOf: url))
+            if bytes.count < limit || bytes.count > 2_000_000 { continue }
+            guard let mine = try swiftDump(bytes, textPiece: 4096, machine: machine) else { continue }
+            let c = try expatDump(bytes, maxItemBytes: limit)
+            if c.lines.filter({ $0.hasPrefix("start") }).count != 1 { continue }
+            if c.lines.last?.hasPrefix("fail") == true && c.lines.last?.hasSuffix("not_feed") != true { continue }
+            compared += 1
+            truncated += mine.items.filter(\.isTruncated).count
+            if mine.lines != c.lines {
+                differing.append(url.lastPathComponent)
+                if differing.count <= 3 { print("\(url.lastPathComponent): \(firstDifference(mine.lines, c.lines))") }
+            }
+        }
+        print("SwiftFeedMachine vs C at \(limit) bytes per item: \(compared) documents, \(truncated) truncated items, \(differing.count) differ")
         XCTAssertEqual(differing, [])
     }
 }
