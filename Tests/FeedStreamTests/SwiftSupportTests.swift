@@ -253,6 +253,31 @@ final class SwiftSupportTests: XCTestCase {
         XCTAssertGreaterThan(compared, 1000)
     }
 
+    /// UTF-16 corner cases (surrogates, non-characters), both byte orders, against expat.
+    func testUTF16AgreesWithExpat() throws {
+        let cases: [[UInt16]] = [[0xD83D, 0xDE00], [0xD800, 0x0041], [0xDBFF, 0x003C], [0xD800, 0xD800], [0xDC00],
+                                 [0xFFFE], [0xFFFF], [0x0001], [0x0085], [0xFEFF], [0xFFFD], [0x00E9, 0x4E2D]]
+        for bigEndian in [true, false] {
+            for units in cases {
+                func encode(_ us: [UInt16]) -> [UInt8] {
+                    us.flatMap { bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+                }
+                let decl = encode(Array("<?xml version=\"1.0\" encoding=\"UTF-16\"?>".utf16))
+                let body = encode(Array("<rss version=\"2.0\"><channel><item><title>X".utf16) + units
+                    + Array("X</title></item></channel></rss>".utf16))
+                let expat = try expatTitle(encode([0xFEFF]) + decl + body)
+                let r = transcode(.utf16(bigEndian: bigEndian), body)
+                let label = "\(bigEndian ? "BE" : "LE") \(units.map { String($0, radix: 16) })"
+                if r.invalidAt != nil {
+                    XCTAssertNil(expat, "\(label): transcoder invalid, expat accepts")
+                    continue
+                }
+                XCTAssertNotNil(expat, label)
+                XCTAssertEqual(try expatTitle(Array("<?xml version=\"1.0\" encoding=\"UTF-8\"?>".utf8) + r.utf8), expat, label)
+            }
+        }
+    }
+
     // MARK: - HTML entities
 
     func testHTMLEntities() throws {

@@ -303,14 +303,18 @@ struct XMLTranscoder {
                     continue
                 }
             }
-            let e = entries[Int(p[i])]
-            let len = e >> 24
-            if len &- 1 < 3 {   // 1...3: a character (0 wraps around)
+            // Then up to eight bytes one at a time, before trying a word again.
+            let stop = min(n, i + 8)
+            var e: UInt32 = 0
+            while i < stop {
+                e = entries[Int(p[i])]
+                guard e >> 24 &- 1 < 3 else { break }   // 1...3: a character (0 wraps around)
                 raw.storeBytes(of: e.littleEndian, toByteOffset: o, as: UInt32.self)
-                o += Int(len)
+                o += Int(e >> 24)
                 i += 1
-                continue
             }
+            if i == stop { continue }
+            let len = e >> 24
             if len == 0 { return Result(consumed: i, written: o, invalid: true) }
             // Lead byte of a `need`-byte sequence.
             let need = Int(len & 0x7F)
