@@ -7,6 +7,8 @@ import Darwin
 // GENERATED FILE: do not edit. The exact table of CSources/CFeedStream/html_entities.c (the 248
 // HTML 4 named entities: name -> UTF-8 text), made by this Python script, run from the package root:
 //     python3 gen_entities.py > Sources/FeedStream/SwiftParser/HTMLEntities.swift
+// The script is the "// |" lines below; get it back with
+//     sed -n 's/^\/\/ | \{0,1\}//p' Sources/FeedStream/SwiftParser/HTMLEntities.swift > gen_entities.py
 //
 // | # Generates Sources/FeedStream/SwiftParser/HTMLEntities.swift from CSources/CFeedStream/html_entities.c.
 // | # Run from the package root: python3 gen_entities.py > Sources/FeedStream/SwiftParser/HTMLEntities.swift
@@ -45,6 +47,8 @@ import Darwin
 // | w("// GENERATED FILE: do not edit. The exact table of CSources/CFeedStream/html_entities.c (the 248\n")
 // | w("// HTML 4 named entities: name -> UTF-8 text), made by this Python script, run from the package root:\n")
 // | w("//     python3 gen_entities.py > Sources/FeedStream/SwiftParser/HTMLEntities.swift\n")
+// | w("// The script is the \"// |\" lines below; get it back with\n")
+// | w("//     sed -n 's/^\\/\\/ | \\{0,1\\}//p' Sources/FeedStream/SwiftParser/HTMLEntities.swift > gen_entities.py\n")
 // | w("//\n")
 // | for line in script.split("\n"):
 // |     w(("// | " + line).rstrip() + "\n")
