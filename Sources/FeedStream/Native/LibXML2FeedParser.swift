@@ -26,12 +26,15 @@ public final class LibXML2FeedParser: FeedParser {
 public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     case expat
     case libxml2
+    /// The pure-Swift parser (``SwiftFeedParser``).
+    case swift
 
     /// A new parser of this backend.
     public func makeParser(maxItemBytes: Int = 0) -> any FeedParser {
         switch self {
         case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes)
         case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes)
+        case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes)
         }
     }
 

@@ -1,0 +1,325 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+#if canImport(Glibc)
+private let systemRead = Glibc.read
+#elseif canImport(Darwin)
+private let systemRead = Darwin.read
+#elseif canImport(Musl)
+private let systemRead = Musl.read
+#endif
+
+/// The pure-Swift backend: its own XML tokenizer and feed state machine, written in
+/// Swift over byte buffers, behind the ``FeedParser`` protocol. It shares nothing with
+/// the C core but decompression (zlib), and gives the same output on every input (see
+/// docs/SCHEMA.md, "Backends"; `feedstream diff --backends expat,swift` checks it).
+///
+/// Reuse one parser for many inputs: it keeps its buffers. Not thread-safe.
+public final class SwiftFeedParser: FeedParser {
+    public static let backendName = "swift"
+
+    private let machine: SwiftFeedMachine
+    private let tokenizer: SwiftXMLTokenizer
+    private let gzip = GzipStage()
+    private let readSize = 256 << 10
+    private let readBuffer: UnsafeMutableRawPointer
+
+    // The stream: documents one after another (as input.c splits them).
+    private enum DocumentState { case between, open, skip }
+    private var state = DocumentState.between
+    private var skipMatch = 0
+    private enum BetweenState { case space, lt, bang, bangDash, comment, piTarget, pi }
+    private var between = BetweenState.space
+    private var held: [UInt8] = []
+    private var run = 0
+    private var xmlOffset: UInt64 = 0
+    private var documentOffset: UInt64 = 0
+    private var summary = ParseSummary()
+    private var fatal: FeedError?
+
+    /// - Parameter maxItemBytes: upper bound on the text kept per item (text past it is
+    ///   dropped and the item marked truncated); 0 for the default, 64 MiB.
+    public init(maxItemBytes: Int = 0) {
+        machine = SwiftFeedMachine(maxItemBytes: maxItemBytes)
+        tokenizer = SwiftXMLTokenizer(machine: machine)
+        readBuffer = .allocate(byteCount: readSize, alignment: 16)
+        held.reserveCapacity(8)
+    }
+
+    deinit { readBuffer.deallocate() }
+
+    @discardableResult
+    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        reset()
+        machine.handler = handler
+        defer { machine.handler = nil }
+        switch input {
+        case .file(let path):
+            let fd = open(path, O_RDONLY)
+            if fd < 0 {
+                let error = FeedError(code: .io, message: String(cString: strerror(errno)))
+                try handler.didFail(error)
+                var summary = ParseSummary()
+                summary.firstError = error
+                return summary
+            }
+            defer { close(fd) }
+            try read(fd)
+        case .fileDescriptor(let fd):
+            try read(fd)
+        case .bytes(let bytes):
+            try bytes.withUnsafeBytes { try push($0) }
+        case .chunks(let chunks):
+            while fatal == nil, let chunk = try chunks.next() { try push(chunk) }
+        }
+        try finish(handler)
+        summary.bytesIn = gzip.bytesIn
+        summary.bytesXML = gzip.bytesXML
+        return summary
+    }
+
+    private func reset() {
+        gzip.reset()
+        state = .between
+        skipMatch = 0
+        between = .space
+        held.removeAll(keepingCapacity: true)
+        xmlOffset = 0
+        documentOffset = 0
+        summary = ParseSummary()
+        fatal = nil
+    }
+
+    private func read(_ fd: Int32) throws {
+        while fatal == nil {
+            let n = systemRead(fd, readBuffer, readSize)
+            if n < 0 {
+                if errno == EINTR { continue }
+                setFatal(FeedError(code: .io, message: "read error: " + String(cString: strerror(errno))))
+                return
+            }
+            if n == 0 { return }
+            try push(UnsafeRawBufferPointer(start: readBuffer, count: n))
+        }
+    }
+
+    private func push(_ bytes: UnsafeRawBufferPointer) throws {
+        guard fatal == nil else { return }
+        if let failure = try gzip.push(bytes, sink: { try xmlInput($0) }) { streamFailed(failure) }
+    }
+
+    private func streamFailed(_ failure: StreamFailure) {
+        if failure.kind == .fatal { setFatal(FeedError(code: failure.code, message: failure.fatalMessage)) }
+    }
+
+    private func setFatal(_ error: FeedError) {
+        guard fatal == nil else { return }
+        var e = error
+        e.document = state == .open ? machine.document : 0
+        e.offset = xmlOffset
+        fatal = e
+    }
+
+    // ---- documents --------------------------------------------------------------------
+
+    private func beginDocument() throws {
+        summary.documents += 1
+        machine.begin(document: summary.documents)
+        tokenizer.begin()
+        state = .open
+        documentOffset = xmlOffset
+        try machine.handler?.didStartDocument(summary.documents)
+    }
+
+    private func endDocument(_ error: FeedError?) throws {
+        var err = error
+        if err == nil && machine.notFeed {
+            err = FeedError(code: .notAFeed, message: "root element is not rss, rdf:RDF or feed",
+                            document: machine.document, line: 1, column: 1, offset: documentOffset)
+        }
+        if err != nil {
+            err!.document = machine.document
+            summary.failedDocuments += 1
+            if summary.firstError == nil { summary.firstError = err }
+        }
+        summary.items += machine.items
+        state = err?.code == .malformedXML ? .skip : .between
+        skipMatch = 0
+        between = .space
+        held.removeAll(keepingCapacity: true)
+        try machine.finish(error: err)
+    }
+
+    /// Handles what the tokenizer said about `len` bytes; returns how many belonged to
+    /// the document (the rest starts anew).
+    private func handle(_ r: XMLTokOutcome, _ len: Int) throws -> Int {
+        switch r {
+        case .ok:
+            return len
+        case .rootEnd(let consumed):
+            try endDocument(nil)
+            // A root cannot end before the first byte of the input that ended it; never
+            // hand the same bytes to the next document.
+            return max(consumed, 1)
+        case .error(let e, let consumed):
+            try endDocument(FeedError(code: .malformedXML, message: e.message, document: machine.document,
+                                      line: e.line, column: e.column, offset: documentOffset + UInt64(e.offset)))
+            return consumed < len ? consumed + 1 : len
+        }
+    }
+
+    /// Uncompressed bytes: split into documents and parse.
+    private func xmlInput(_ chunk: UnsafeRawBufferPointer) throws {
+        guard var data = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+        var len = chunk.count
+        while len > 0 {
+            var used = 0
+            switch state {
+            case .between:
+                let start = skipMisc(data, len, &used)
+                xmlOffset += UInt64(used)
+                data += used
+                len -= used
+                if !start { return }
+                try startHeldDocument()
+            case .skip:
+                // Look for "<?xml"; a match may straddle chunks.
+                let decl: [UInt8] = [0x3C, 0x3F, 0x78, 0x6D, 0x6C]
+                var i = 0
+                while i < len && skipMatch < 5 {
+                    if data[i] == decl[skipMatch] { skipMatch += 1 } else { skipMatch = data[i] == 0x3C ? 1 : 0 }
+                    i += 1
+                }
+                if skipMatch < 5 {
+                    xmlOffset += UInt64(len)
+                    return
+                }
+                let inThis = min(i, 5)
+                let before = 5 - inThis
+                xmlOffset += UInt64(i - inThis)
+                xmlOffset -= UInt64(before)
+                data += i - inThis
+                len -= i - inThis
+                skipMatch = 0
+                state = .between
+                try beginDocument()
+                if before > 0 {
+                    let r = try decl.withUnsafeBytes {
+                        try tokenizer.parse(UnsafeRawBufferPointer(rebasing: $0[0..<before]), final: false)
+                    }
+                    xmlOffset += UInt64(before)
+                    _ = try handle(r, before)
+                }
+            case .open:
+                let r = try tokenizer.parse(UnsafeRawBufferPointer(start: data, count: len), final: false)
+                used = try handle(r, len)
+                xmlOffset += UInt64(used)
+                data += used
+                len -= used
+            }
+        }
+    }
+
+    /// Between documents: white space and NUL; once a document has ended, also the
+    /// comments and processing instructions that may follow a root element. Returns true
+    /// when a document starts at data[used]; bytes of it already consumed are in `held`.
+    private func skipMisc(_ data: UnsafePointer<UInt8>, _ len: Int, _ used: inout Int) -> Bool {
+        var i = 0
+        let afterDocument = summary.documents > 0
+        while i < len {
+            let c = data[i]
+            switch between {
+            case .space:
+                if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0 { break }
+                if c != 0x3C || !afterDocument { used = i; return true }
+                held = [c]
+                between = .lt
+            case .lt:
+                if c == 0x21 { between = .bang } else if c == 0x3F { between = .piTarget } else { used = i; return true }
+                held.append(c)
+            case .bang:
+                if c != 0x2D { used = i; return true }
+                held.append(c)
+                between = .bangDash
+            case .bangDash:
+                if c != 0x2D { used = i; return true }
+                held.removeAll(keepingCapacity: true)
+                between = .comment
+                run = 0
+            case .comment:
+                if c == 0x3E && run >= 2 { between = .space } else { run = c == 0x2D ? run + 1 : 0 }
+            case .piTarget:
+                let k = held.count - 2
+                let xml: [UInt8] = [0x78, 0x6D, 0x6C]
+                if k < 3 && c == xml[k] {
+                    held.append(c)
+                    break
+                }
+                if k == 3 && (c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x3F) { used = i; return true }
+                held.removeAll(keepingCapacity: true)
+                between = .pi
+                run = c == 0x3F ? 1 : 0
+            case .pi:
+                if c == 0x3E && run != 0 { between = .space } else { run = c == 0x3F ? 1 : 0 }
+            }
+            i += 1
+        }
+        used = i
+        return false
+    }
+
+    /// Starts the document whose first bytes skipMisc held back, and feeds them.
+    private func startHeldDocument() throws {
+        let bytes = held
+        held.removeAll(keepingCapacity: true)
+        between = .space
+        try beginDocument()
+        guard !bytes.isEmpty else { return }
+        documentOffset -= UInt64(bytes.count)
+        let r = try bytes.withUnsafeBytes { try tokenizer.parse($0, final: false) }
+        _ = try handle(r, bytes.count)
+    }
+
+    private func finish(_ handler: some FeedHandler) throws {
+        var truncated = false
+        if fatal == nil, let failure = try gzip.finish(sink: { try xmlInput($0) }) {
+            if failure.kind == .truncated { truncated = true } else { streamFailed(failure) }
+        }
+        if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
+        var reported = false
+        if state == .open {
+            reported = true
+            var r = try tokenizer.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
+            if case .error(var e, let consumed) = r, truncated || fatal != nil {
+                let code: FeedError.Code = truncated ? .gzip : fatal!.code
+                e.message = truncated ? "truncated gzip data" : fatal!.message
+                try endDocument(FeedError(code: code, message: e.message, document: machine.document,
+                                          line: e.line, column: e.column, offset: documentOffset + UInt64(e.offset)))
+                _ = consumed
+                r = .ok
+            } else {
+                _ = try handle(r, 0)
+            }
+        }
+        if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }
+        if let fatal {
+            summary.firstError = fatal
+            if fatal.document == 0 { try handler.didFail(fatal) }
+            return
+        }
+        if truncated {
+            if summary.firstError == nil { summary.firstError = FeedError(code: .gzip, message: "truncated gzip data") }
+            return
+        }
+        if summary.documents == 0 {
+            let e = FeedError(code: .empty, message: "empty input: no XML document")
+            summary.firstError = e
+            try handler.didFail(e)
+        }
+    }
+}

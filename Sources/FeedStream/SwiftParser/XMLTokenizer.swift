@@ -1,0 +1,1393 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// The pure-Swift backend's XML tokenizer: one document at a time, fed in chunks split
+// anywhere, driving a SwiftFeedMachine. It checks well-formedness as XML 1.0 with
+// Namespaces defines it (what expat checks, so that both backends reject the same
+// documents), decodes the document's encoding to UTF-8 first when it is not UTF-8,
+// replaces references, normalizes line ends and attribute white space, and never
+// loads anything a document points at.
+//
+// Speed comes from scanning bytes, not characters: character data is searched eight
+// bytes at a time for the few bytes that need attention (`<`, `&`, `]`, CR, control
+// characters, non-ASCII), and nothing is copied that need not be — names, values and
+// text reach the machine as pointers into the input, except across chunk boundaries,
+// where the unfinished construct is carried over.
+
+/// How a call to ``SwiftXMLTokenizer/parse(_:final:)`` ended.
+enum XMLTokOutcome {
+    /// Everything was consumed; the document goes on.
+    case ok
+    /// The root element closed; this many bytes of the input belonged to the document.
+    case rootEnd(consumed: Int)
+    /// Not well-formed. `consumed`: input bytes before the error (where to resume).
+    case error(XMLTokError, consumed: Int)
+}
+
+/// A well-formedness error, positioned in the document (1-based line and column in
+/// UTF-8 bytes, and byte offset from the document's start).
+struct XMLTokError {
+    var message: String
+    var line: Int
+    var column: Int
+    var offset: Int
+}
+
+final class SwiftXMLTokenizer {
+    /// Only the first this many attributes of an element reach the machine (as in the
+    /// C core); all are checked.
+    static let maxMachineAttributes = 64
+
+    private let machine: SwiftFeedMachine
+    // The byte tables, held here so hot loops do not go through lazy globals.
+    private let textTable = textClass
+    private let cdataTable = cdataClass
+    private let nameTable = nameClass
+    private let nameStartTable = nameStartClass
+    private let lineFeed = newline
+
+    // ---- document state ----
+    private enum Phase { case start, declInUTF16, prolog, content, cdata }
+    @exclusivity(unchecked) private var phase = Phase.start
+    @exclusivity(unchecked) private var depth = 0
+    @exclusivity(unchecked) private var rootSeen = false
+    @exclusivity(unchecked) private var doctypeSeen = false
+    @exclusivity(unchecked) private var standalone = false
+
+    // ---- positions (in the UTF-8 the tokenizer sees) ----
+    @exclusivity(unchecked) private var processed = 0      // bytes of the document processed before the current buffer
+    @exclusivity(unchecked) private var line = 1
+    @exclusivity(unchecked) private var lineStart = 0      // document offset of the current line's first byte
+
+    // ---- buffers ----
+    @exclusivity(unchecked) private var carry = ScratchBytes(capacity: 1 << 16)
+    @exclusivity(unchecked) private var names = ScratchBytes(capacity: 4096)        // qualified names of open elements
+    @exclusivity(unchecked) private var frames: UnsafeMutablePointer<Frame>
+    @exclusivity(unchecked) private var framesCapacity = 64
+    @exclusivity(unchecked) private var nsBytes = ScratchBytes(capacity: 1024)      // prefixes and URIs of bindings
+    @exclusivity(unchecked) private var bindings: UnsafeMutablePointer<Binding>
+    @exclusivity(unchecked) private var bindingsCount = 0
+    @exclusivity(unchecked) private var bindingsCapacity = 32
+    @exclusivity(unchecked) private var raw: UnsafeMutablePointer<RawAttr>
+    @exclusivity(unchecked) private var rawCapacity = 64
+    @exclusivity(unchecked) private var values = ScratchBytes(capacity: 4096)       // decoded attribute values
+    @exclusivity(unchecked) private var attrs: UnsafeMutablePointer<XMLAttribute>
+    @exclusivity(unchecked) private var text = ScratchBytes(capacity: 64)           // a reference's replacement
+
+    // ---- encodings ----
+    @exclusivity(unchecked) private var transcoder: XMLTranscoder?
+    @exclusivity(unchecked) private var rawPending = ScratchBytes(capacity: 1 << 14)
+    private let decoded = TranscodeBuffer()
+
+    // ---- entities declared in the internal DTD subset ----
+    private struct Entity { var value: [UInt8]?; var external: Bool }
+    @exclusivity(unchecked) private var entities: [[UInt8]: Entity] = [:]
+    @exclusivity(unchecked) private var entityDepth = 0
+    @exclusivity(unchecked) private var expandedBytes = 0
+
+    private struct Frame {
+        var nameOffset: Int32
+        var nameLength: Int32
+        var localOffset: Int32    // from nameOffset
+        var bindings: Int32       // bindingsCount before the element's declarations
+    }
+
+    private struct Binding {
+        var prefixOffset: Int32, prefixLength: Int32
+        var uriOffset: Int32, uriLength: Int32
+    }
+
+    private struct RawAttr {
+        var name: Int32, nameLength: Int32, colon: Int32     // colon: index in name, or -1
+        var value: Int32, valueLength: Int32
+        var needsDecoding: Bool
+        var uri: UnsafeRawBufferPointer = .emptyBytes
+        var decoded = -1                                     // offset in `values`
+    }
+
+    init(machine: SwiftFeedMachine) {
+        self.machine = machine
+        frames = .allocate(capacity: framesCapacity)
+        bindings = .allocate(capacity: bindingsCapacity)
+        raw = .allocate(capacity: rawCapacity)
+        attrs = .allocate(capacity: Self.maxMachineAttributes)
+    }
+
+    deinit {
+        carry.free(); names.free(); nsBytes.free(); values.free(); text.free(); rawPending.free()
+        frames.deallocate(); bindings.deallocate(); raw.deallocate(); attrs.deallocate()
+    }
+
+    /// Prepares for a new document.
+    func begin() {
+        phase = .start
+        depth = 0
+        rootSeen = false
+        doctypeSeen = false
+        standalone = false
+        processed = 0
+        line = 1
+        lineStart = 0
+        carry.removeAll()
+        names.removeAll()
+        nsBytes.removeAll()
+        bindingsCount = 0
+        transcoder = nil
+        rawPending.removeAll()
+        if !entities.isEmpty { entities.removeAll() }
+        entityDepth = 0
+        expandedBytes = 0
+    }
+
+    /// Parses the next bytes of the document (`final`: there are no more).
+    func parse(_ data: UnsafeRawBufferPointer, final: Bool) throws -> XMLTokOutcome {
+        if transcoder != nil { return try parseTranscoded(data, final: final) }
+        let r = try parseUTF8(data, final: final)
+        guard case .switchEncoding(let at) = r else { return r.outcome }
+        // The rest of this input is in the declared encoding.
+        let rest = at < data.count ? UnsafeRawBufferPointer(rebasing: data[at...]) : UnsafeRawBufferPointer(start: nil, count: 0)
+        switch try parseTranscoded(rest, final: final) {
+        case .ok: return .ok
+        case .rootEnd(let n): return .rootEnd(consumed: at + n)
+        case .error(let e, let n): return .error(e, consumed: at + n)
+        }
+    }
+
+    // ---- the chunk layer ------------------------------------------------------------
+
+    private enum Stop {
+        case more(Int)                  // bytes before this offset are processed
+        case rootEnd(Int)
+        case error(Int, String)
+        case switchEncoding(Int)        // bytes from here on are in another encoding
+    }
+
+    private enum UTF8Outcome {
+        case ok, rootEnd(Int), error(XMLTokError, Int)
+        /// The bytes from this offset of the input on are in another encoding (bytes
+        /// carried over from before the input, if any, are in `rawPending`).
+        case switchEncoding(Int)
+        var outcome: XMLTokOutcome {
+            switch self {
+            case .ok, .switchEncoding: .ok
+            case .rootEnd(let n): .rootEnd(consumed: n)
+            case .error(let e, let n): .error(e, consumed: n)
+            }
+        }
+    }
+
+    /// UTF-8 in: scans what is complete, carries over what is not. A construct cut by
+    /// the end of the previous chunk is completed from the start of this one, taking
+    /// only as many bytes as it needs (doubling), so whole chunks are never copied.
+    private func parseUTF8(_ data: UnsafeRawBufferPointer, final: Bool) throws -> UTF8Outcome {
+        let dataBase = data.baseAddress?.assumingMemoryBound(to: UInt8.self)
+        let dataCount = data.count
+        var off = 0
+        if carry.count > 0 {
+            var oldLength = carry.count
+            var k = min(dataCount, max(256, oldLength))
+            while true {
+                if k > 0 { carry.append(dataBase!, k) }
+                let whole = k == dataCount
+                let base = UnsafePointer(carry.base)
+                let stop = try scan(base, carry.count, final: final && whole)
+                switch stop {
+                case .more(let q):
+                    advance(base, q)
+                    if whole {
+                        carry.removeFirst(q)
+                        return final ? finish() : .ok
+                    }
+                    if q >= oldLength {
+                        off = q - oldLength
+                        carry.removeAll()
+                    } else {
+                        carry.removeFirst(q)
+                        carry.removeLast(k)
+                        oldLength -= q
+                        k = min(dataCount, k * 2)
+                        continue
+                    }
+                case .rootEnd(let q):
+                    advance(base, q)
+                    carry.removeAll()
+                    return .rootEnd(max(q - oldLength, 0))
+                case .error(let q, let message):
+                    let e = error(message, base, q)
+                    carry.removeAll()
+                    return .error(e, max(q - oldLength, 0))
+                case .switchEncoding(let q):
+                    advance(base, q)
+                    rawPending.removeAll()
+                    if q < oldLength { rawPending.append(base + q, oldLength - q) }
+                    carry.removeAll()
+                    return .switchEncoding(max(q - oldLength, 0))
+                }
+                break
+            }
+        }
+        guard let dataBase, off < dataCount else {
+            return final ? finish() : .ok
+        }
+        let base = dataBase + off
+        let count = dataCount - off
+        let stop = try scan(base, count, final: final)
+        switch stop {
+        case .more(let q):
+            advance(base, q)
+            if q < count { carry.append(base + q, count - q) }
+            return final ? finish() : .ok
+        case .rootEnd(let q):
+            advance(base, q)
+            return .rootEnd(off + q)
+        case .error(let q, let message):
+            return .error(error(message, base, q), off + q)
+        case .switchEncoding(let q):
+            advance(base, q)
+            rawPending.removeAll()
+            return .switchEncoding(off + q)
+        }
+    }
+
+    /// The end of the document's bytes, with the root not closed.
+    private func finish() -> UTF8Outcome {
+        let e = error(carry.count > 0 ? "unclosed token" : "no element found", nil, 0)
+        carry.removeAll()
+        return .error(e, 0)
+    }
+
+    /// Another encoding: decoded to UTF-8 in slices, then scanned. Consumption is
+    /// counted in bytes of `data` (bytes still pending from earlier calls come first).
+    private func parseTranscoded(_ data: UnsafeRawBufferPointer, final: Bool) throws -> XMLTokOutcome {
+        var off = 0
+        let slice = 1 << 15
+        let pendingAtEntry = rawPending.count
+        var dropped = 0   // bytes removed from the front of rawPending since entry
+        repeat {
+            let take = min(data.count - off, slice)
+            let last = off + take == data.count
+            if take > 0 { rawPending.append(data.baseAddress!.assumingMemoryBound(to: UInt8.self) + off, take) }
+            decoded.removeAll()
+            let input = rawPending.bytes(0, rawPending.count)
+            let (consumed, invalidAt) = transcoder!.decode(input, final: final && last, into: decoded)
+            let r = try parseUTF8(decoded.bytes, final: final && last && invalidAt == nil)
+            switch r {
+            case .ok, .switchEncoding:
+                if invalidAt != nil {
+                    let e = error("not well-formed (invalid token)", nil, 0)
+                    return .error(e, consumed: max(dropped + consumed - pendingAtEntry, 0))
+                }
+                rawPending.removeFirst(consumed)
+                dropped += consumed
+            case .rootEnd(let q):
+                let n = inputBytes(producing: q, from: input)
+                rawPending.removeAll()
+                return .rootEnd(consumed: max(dropped + n - pendingAtEntry, 0))
+            case .error(let e, _):
+                rawPending.removeAll()
+                return .error(e, consumed: max(dropped - pendingAtEntry, 0))
+            }
+            off += take
+        } while off < data.count
+        return .ok
+    }
+
+    /// The fewest input bytes whose decoding yields at least `output` bytes.
+    private func inputBytes(producing output: Int, from input: UnsafeRawBufferPointer) -> Int {
+        var lo = 0, hi = input.count
+        let scratch = TranscodeBuffer(capacity: 4 * input.count + 16)
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            scratch.removeAll()
+            var t = transcoder!
+            _ = t.decode(UnsafeRawBufferPointer(rebasing: input[0..<mid]), final: false, into: scratch)
+            if scratch.count >= output { hi = mid } else { lo = mid + 1 }
+        }
+        return lo
+    }
+
+    /// Counts the lines of processed bytes.
+    private func advance(_ base: UnsafePointer<UInt8>, _ n: Int) {
+        var p = UnsafeRawPointer(base)
+        let end = p + n
+        while p < end, let nl = memchr(p, 0x0A, end - p) {
+            line += 1
+            p = UnsafeRawPointer(nl) + 1
+            lineStart = processed + (p - UnsafeRawPointer(base))
+        }
+        processed += n
+    }
+
+    private func error(_ message: String, _ base: UnsafePointer<UInt8>?, _ at: Int) -> XMLTokError {
+        var line = self.line, lineStart = self.lineStart
+        if let base {
+            for k in 0..<at where base[k] == 0x0A {
+                line += 1
+                lineStart = processed + k + 1
+            }
+        }
+        let offset = processed + at
+        return XMLTokError(message: message, line: line, column: offset - lineStart + 1, offset: offset)
+    }
+
+    // ---- the scanner ----------------------------------------------------------------
+
+    private func scan(_ s: UnsafePointer<UInt8>, _ n: Int, final: Bool) throws -> Stop {
+        var i = 0
+        if phase == .start || phase == .declInUTF16 {
+            switch startOfDocument(s, n, final: final) {
+            case .next(let j): i = j
+            case .stop(let stop): return stop
+            }
+        }
+        while i < n {
+            if phase == .cdata {
+                switch cdata(s, i, n, final: final) {
+                case .next(let j): i = j; continue
+                case .stop(let stop): return stop
+                }
+            }
+            if depth == 0 {
+                // Prolog (the epilog is never scanned: the root's end stops the document).
+                let c = s[i]
+                if c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D { i += 1; continue }
+                if c != 0x3C { return .error(i, "syntax error") }
+                switch try markup(s, i, n, final: final) {
+                case .next(let j): i = j
+                case .stop(let stop): return stop
+                }
+                continue
+            }
+            // Character data, up to the next markup or reference.
+            let runStart = i
+            var stopByte: UInt8 = 0
+            scanning: while true {
+                while i &+ 8 <= n {
+                    let x = UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self)
+                    let m = attentionMask(x)
+                    if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
+                    i &+= 8
+                }
+                while i < n && textTable[Int(s[i])] == 0 { i &+= 1 }
+                if i >= n { break scanning }
+                let c = s[i]
+                switch c {
+                case 0x09, 0x0A:
+                    i &+= 1
+                case 0x3C, 0x26:
+                    stopByte = c
+                    break scanning
+                case 0x0D:
+                    stopByte = c
+                    break scanning
+                case 0x5D:   // "]]>" may not appear in text
+                    if i + 2 >= n && !final {
+                        deliver(s + runStart, i - runStart)
+                        return .more(i)
+                    }
+                    if i + 2 < n && s[i + 1] == 0x5D && s[i + 2] == 0x3E { return .error(i, "not well-formed (invalid token)") }
+                    i &+= 1
+                default:
+                    if c >= 0x80 {
+                        let len = utf8Length(s, i, n)
+                        if len > 0 { i &+= len; continue }
+                        if len == 0 && !final {
+                            deliver(s + runStart, i - runStart)
+                            return .more(i)
+                        }
+                    }
+                    return .error(i, "not well-formed (invalid token)")
+                }
+            }
+            deliver(s + runStart, i - runStart)
+            if i >= n { return .more(n) }
+            switch stopByte {
+            case 0x0D:
+                if i + 1 >= n {
+                    if !final { return .more(i) }
+                    deliver(lineFeed, 1)
+                    i += 1
+                } else {
+                    if s[i + 1] != 0x0A { deliver(lineFeed, 1) }   // CR LF: the LF follows as text
+                    i += 1
+                }
+            case 0x26:
+                switch try reference(s, i, n, final: final, inAttribute: false) {
+                case .next(let j): i = j
+                case .stop(let stop): return stop
+                }
+            default:
+                switch try markup(s, i, n, final: final) {
+                case .next(let j): i = j
+                case .stop(let stop): return stop
+                }
+            }
+        }
+        return .more(n)
+    }
+
+    private enum Step { case next(Int), stop(Stop) }
+
+    @inline(__always)
+    private func deliver(_ p: UnsafePointer<UInt8>, _ n: Int) {
+        if n > 0 && machine.wantsText { machine.text(UnsafeRawBufferPointer(start: p, count: n)) }
+    }
+
+    // ---- start of a document: byte order marks, the XML declaration ------------------
+
+    private func startOfDocument(_ s: UnsafePointer<UInt8>, _ n: Int, final: Bool) -> Step {
+        var i = 0
+        if phase == .start {
+            if n < 4 && !final { return .stop(.more(0)) }
+            if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
+                i = 3
+            } else if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
+                transcoder = .utf16(bigEndian: s[0] == 0xFE)
+                phase = .declInUTF16
+                return .stop(.switchEncoding(2))
+            } else if n >= 2 && s[0] == 0 && s[1] == 0x3C {   // UTF-16 without a mark, as expat sniffs it
+                transcoder = .utf16(bigEndian: true)
+                phase = .declInUTF16
+                return .stop(.switchEncoding(0))
+            } else if n >= 2 && s[0] == 0x3C && s[1] == 0 {
+                transcoder = .utf16(bigEndian: false)
+                phase = .declInUTF16
+                return .stop(.switchEncoding(0))
+            }
+        }
+        // "<?xml" and white space: the declaration.
+        if n - i < 6 && !final { return .stop(.more(i)) }
+        let utf16 = phase == .declInUTF16
+        phase = .prolog
+        guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else { return .next(i) }
+        guard let close = find2(s, i + 5, n, 0x3F, 0x3E) else {
+            phase = utf16 ? .declInUTF16 : .start
+            if final { return .stop(.error(i, "unclosed token")) }
+            return .stop(.more(0))
+        }
+        let end = close + 2
+        guard let decl = parseDeclaration(s, i + 5, close) else { return .stop(.error(i, "XML declaration not well-formed")) }
+        standalone = decl.standalone
+        if let enc = decl.encoding {
+            let name = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
+            let isUTF16 = name.count >= 6 && asciiLowercased(name.prefix(6)) == Array("utf-16".utf8)
+            if utf16 {
+                if !isUTF16 { return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect")) }
+            } else if isUTF16 {
+                return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
+            } else if asciiLowercased(name) != Array("utf-8".utf8) {
+                guard let t = XMLTranscoder.named(name) else { return .stop(.error(enc.0, "unknown encoding")) }
+                if !t.isPassthrough {
+                    transcoder = t
+                    return .stop(.switchEncoding(end))
+                }
+            }
+        }
+        return .next(end)
+    }
+
+    private struct Declaration { var encoding: (Int, Int)?; var standalone: Bool }
+
+    /// The pseudo-attributes of an XML declaration: version (required), encoding,
+    /// standalone, in that order.
+    private func parseDeclaration(_ s: UnsafePointer<UInt8>, _ from: Int, _ end: Int) -> Declaration? {
+        var i = from
+        var decl = Declaration(encoding: nil, standalone: false)
+        var seen = 0   // 1 version, 2 encoding, 3 standalone
+        while true {
+            let hadSpace = i < end && isSpace(s[i])
+            while i < end && isSpace(s[i]) { i += 1 }
+            if i >= end { break }
+            if !hadSpace { return nil }
+            let nameStart = i
+            while i < end && s[i] != 0x3D && !isSpace(s[i]) { i += 1 }
+            let name = UnsafeRawBufferPointer(start: s + nameStart, count: i - nameStart)
+            while i < end && isSpace(s[i]) { i += 1 }
+            guard i < end, s[i] == 0x3D else { return nil }
+            i += 1
+            while i < end && isSpace(s[i]) { i += 1 }
+            guard i < end, s[i] == 0x22 || s[i] == 0x27 else { return nil }
+            let q = s[i]
+            i += 1
+            let vStart = i
+            while i < end && s[i] != q { i += 1 }
+            guard i < end else { return nil }
+            let vLen = i - vStart
+            i += 1
+            if name.equals("version") && seen == 0 {
+                seen = 1
+                if vLen == 0 { return nil }
+            } else if name.equals("encoding") && seen == 1 {
+                seen = 2
+                guard vLen > 0, isASCIILetter(s[vStart]) else { return nil }
+                for k in vStart..<(vStart + vLen) {
+                    let c = s[k]
+                    guard isASCIILetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x5F || c == 0x2D else { return nil }
+                }
+                decl.encoding = (vStart, vLen)
+            } else if name.equals("standalone") && (seen == 1 || seen == 2) {
+                seen = 3
+                let v = UnsafeRawBufferPointer(start: s + vStart, count: vLen)
+                if v.equals("yes") { decl.standalone = true } else if !v.equals("no") { return nil }
+            } else {
+                return nil
+            }
+        }
+        return seen >= 1 ? decl : nil
+    }
+
+    // ---- markup -----------------------------------------------------------------------
+
+    private func markup(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
+        guard i + 1 < n else { return needMore(i, final) }
+        let c = s[i + 1]
+        if c == 0x2F { return try endTag(s, i, n, final: final) }
+        if c == 0x21 { return try declarationOrComment(s, i, n, final: final) }
+        if c == 0x3F { return processingInstruction(s, i, n, final: final) }
+        return try startTag(s, i, n, final: final)
+    }
+
+    @inline(__always)
+    private func needMore(_ i: Int, _ final: Bool) -> Step {
+        .stop(final ? .error(i, "unclosed token") : .more(i))
+    }
+
+    /// Scans a name from `i`; returns its end, or -1 when the input ends first, -2 when
+    /// there is no valid name.
+    @inline(__always)
+    private func name(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+        var i = from
+        guard i < n else { return -1 }
+        let first = s[i]
+        if first < 0x80 {
+            if nameStartTable[Int(first)] == 0 { return -2 }
+            i += 1
+        }
+        while i < n {
+            let c = s[i]
+            if c < 0x80 {
+                if nameTable[Int(c)] == 0 { return i }
+                i += 1
+            } else {
+                let len = utf8Length(s, i, n)
+                if len == 0 { return -1 }
+                if len < 0 { return -2 }
+                i += len
+            }
+        }
+        return -1
+    }
+
+    private func startTag(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
+        if rootSeen && depth == 0 { return .stop(.error(i, "junk after document element")) }
+        let nameStart = i + 1
+        var j = name(s, nameStart, n)
+        if j == -1 { return needMore(i, final) }
+        if j == -2 { return .stop(.error(nameStart, "not well-formed (invalid token)")) }
+        let nameEnd = j
+        var count = 0
+        var empty = false
+        while true {
+            let ws = j
+            while j < n && isSpace(s[j]) { j += 1 }
+            guard j < n else { return needMore(i, final) }
+            let c = s[j]
+            if c == 0x3E { j += 1; break }
+            if c == 0x2F {
+                guard j + 1 < n else { return needMore(i, final) }
+                guard s[j + 1] == 0x3E else { return .stop(.error(j, "not well-formed (invalid token)")) }
+                j += 2
+                empty = true
+                break
+            }
+            if ws == j { return .stop(.error(j, "not well-formed (invalid token)")) }
+            // An attribute.
+            let an = j
+            let ae = name(s, an, n)
+            if ae == -1 { return needMore(i, final) }
+            if ae == -2 { return .stop(.error(an, "not well-formed (invalid token)")) }
+            j = ae
+            while j < n && isSpace(s[j]) { j += 1 }
+            guard j < n else { return needMore(i, final) }
+            guard s[j] == 0x3D else { return .stop(.error(j, "not well-formed (invalid token)")) }
+            j += 1
+            while j < n && isSpace(s[j]) { j += 1 }
+            guard j < n else { return needMore(i, final) }
+            let quote = s[j]
+            guard quote == 0x22 || quote == 0x27 else { return .stop(.error(j, "not well-formed (invalid token)")) }
+            j += 1
+            let vs = j
+            var decode = false
+            while true {
+                guard j < n else { return needMore(i, final) }
+                let v = s[j]
+                if v == quote { break }
+                if v < 0x20 {
+                    if v == 0x09 || v == 0x0A || v == 0x0D { decode = true; j += 1; continue }
+                    return .stop(.error(j, "not well-formed (invalid token)"))
+                }
+                if v == 0x26 { decode = true; j += 1; continue }
+                if v == 0x3C { return .stop(.error(j, "not well-formed (invalid token)")) }
+                if v >= 0x80 {
+                    let len = utf8Length(s, j, n)
+                    if len == 0 { return needMore(i, final) }
+                    if len < 0 { return .stop(.error(j, "not well-formed (invalid token)")) }
+                    j += len
+                    continue
+                }
+                j += 1
+            }
+            if count == rawCapacity { growRaw() }
+            var colon: Int32 = -1
+            if let c = memchr(s + an, 0x3A, ae - an) { colon = Int32(UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + an)) }
+            raw[count] = RawAttr(name: Int32(an), nameLength: Int32(ae - an), colon: colon, value: Int32(vs),
+                                 valueLength: Int32(j - vs), needsDecoding: decode)
+            count += 1
+            j += 1
+        }
+        if let stop = try element(s, i, nameStart, nameEnd, count, empty: empty) { return .stop(stop) }
+        if empty && depth == 0 { return .stop(.rootEnd(j)) }
+        return .next(j)
+    }
+
+    private func growRaw() {
+        let nr = UnsafeMutablePointer<RawAttr>.allocate(capacity: rawCapacity * 2)
+        nr.moveInitialize(from: raw, count: rawCapacity)
+        raw.deallocate()
+        raw = nr
+        rawCapacity *= 2
+    }
+
+    /// A complete start tag: namespaces, attribute values, the machine.
+    private func element(_ s: UnsafePointer<UInt8>, _ tagStart: Int, _ nameStart: Int, _ nameEnd: Int, _ count: Int,
+                         empty: Bool) throws -> Stop? {
+        let bindingsBefore = bindingsCount
+        values.removeAll()
+        // Values that need it are decoded first (declarations may use references).
+        for k in 0..<count where raw[k].needsDecoding {
+            let start = values.count
+            if let stop = try attributeValue(s, Int(raw[k].value), Int(raw[k].valueLength)) { return stop }
+            raw[k].decoded = start
+            raw[k].valueLength = Int32(values.count - start)
+        }
+        // Namespace declarations.
+        var declared = false
+        for k in 0..<count {
+            let a = raw[k]
+            let nm = s + Int(a.name)
+            if a.colon == 5 && matches(nm, "xmlns") {
+                let prefix = UnsafeRawBufferPointer(start: nm + 6, count: Int(a.nameLength) - 6)
+                let value = attributeValueBytes(s, a)
+                if value.count == 0 { return .error(Int(a.name), "must not undeclare prefix") }
+                if prefix.equals("xmlns") { return .error(Int(a.name), "reserved prefix (xmlns) must not be declared or undeclared") }
+                if prefix.equals("xml") != value.equals(xmlNamespace) {
+                    return .error(Int(a.name), "reserved prefix (xml) must not be undeclared or bound to another namespace name")
+                }
+                bind(prefix, value)
+                declared = true
+            } else if a.colon == -1 && a.nameLength == 5 && matches(nm, "xmlns") {
+                let value = attributeValueBytes(s, a)
+                if value.equals(xmlNamespace) { return .error(Int(a.name), "reserved prefix (xml) must not be undeclared or bound to another namespace name") }
+                bind(UnsafeRawBufferPointer(start: nm, count: 0), value)
+                declared = true
+            }
+        }
+        _ = declared
+        // The element's namespace.
+        let qname = UnsafeRawBufferPointer(start: s + nameStart, count: nameEnd - nameStart)
+        var localOffset = 0
+        var uri = UnsafeRawBufferPointer.emptyBytes
+        if let c = memchr(s + nameStart, 0x3A, nameEnd - nameStart) {
+            localOffset = UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + nameStart) + 1
+            let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
+            guard let u = lookup(prefix) else { return .error(tagStart + 1, "unbound prefix") }
+            uri = u
+        } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
+            uri = u
+        }
+        // Attributes: namespaces, duplicates.
+        var reported = 0
+        for k in 0..<count {
+            let a = raw[k]
+            let nm = s + Int(a.name)
+            if a.colon == 5 && matches(nm, "xmlns") { continue }
+            if a.colon == -1 && a.nameLength == 5 && matches(nm, "xmlns") { continue }
+            if a.colon >= 0 {
+                let prefix = UnsafeRawBufferPointer(start: nm, count: Int(a.colon))
+                if prefix.equals("xml") {
+                    raw[k].uri = xmlNamespaceBytes
+                } else {
+                    guard let u = lookup(prefix) else { return .error(Int(a.name), "unbound prefix") }
+                    raw[k].uri = u
+                }
+            }
+            // Duplicates: the same name, or the same namespace and local name.
+            for m in 0..<k {
+                let b = raw[m]
+                if b.nameLength == a.nameLength && memcmp(s + Int(b.name), nm, Int(a.nameLength)) == 0 {
+                    return .error(Int(a.name), "duplicate attribute")
+                }
+                if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(s + Int(b.name), "xmlns"))
+                    && raw[m].uri.equals(raw[k].uri)
+                    && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
+                    && memcmp(nm + Int(a.colon), s + Int(b.name) + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
+                    return .error(Int(a.name), "duplicate attribute")
+                }
+            }
+            if reported < Self.maxMachineAttributes {
+                let local = a.colon >= 0
+                    ? UnsafeRawBufferPointer(start: nm + Int(a.colon) + 1, count: Int(a.nameLength - a.colon) - 1)
+                    : UnsafeRawBufferPointer(start: nm, count: Int(a.nameLength))
+                attrs[reported] = XMLAttribute(uri: raw[k].uri, local: local, value: attributeValueBytes(s, raw[k]))
+                reported += 1
+            }
+        }
+        // Push the element.
+        if depth == 0 {
+            rootSeen = true
+            phase = .content
+        }
+        pushFrame(qname, localOffset, bindingsBefore)
+        depth += 1
+        let local = UnsafeRawBufferPointer(rebasing: qname[localOffset...])
+        if machine.isSkipping {
+            machine.skipStart()
+        } else {
+            try machine.start(uri: uri, local: local,
+                              attributes: UnsafeBufferPointer(start: attrs, count: reported))
+        }
+        if empty { try endElement(local) }
+        return nil
+    }
+
+    @inline(__always)
+    private func attributeValueBytes(_ s: UnsafePointer<UInt8>, _ a: RawAttr) -> UnsafeRawBufferPointer {
+        a.decoded >= 0 ? values.bytes(a.decoded, Int(a.valueLength))
+            : UnsafeRawBufferPointer(start: s + Int(a.value), count: Int(a.valueLength))
+    }
+
+    /// Decodes an attribute value into `values`: references replaced, each white space
+    /// character (CR LF as one) a space.
+    private func attributeValue(_ s: UnsafePointer<UInt8>, _ from: Int, _ length: Int) throws -> Stop? {
+        var i = from
+        let end = from + length
+        while i < end {
+            let c = s[i]
+            switch c {
+            case 0x0D:
+                values.append(0x20)
+                i += (i + 1 < end && s[i + 1] == 0x0A) ? 2 : 1
+            case 0x09, 0x0A:
+                values.append(0x20)
+                i += 1
+            case 0x26:
+                switch try reference(s, i, end, final: true, inAttribute: true) {
+                case .next(let j): i = j
+                case .stop(let stop): return stop
+                }
+            default:
+                values.append(c)
+                i += 1
+            }
+        }
+        return nil
+    }
+
+    private func pushFrame(_ qname: UnsafeRawBufferPointer, _ localOffset: Int, _ bindingsBefore: Int) {
+        if depth == framesCapacity {
+            let nf = UnsafeMutablePointer<Frame>.allocate(capacity: framesCapacity * 2)
+            nf.moveInitialize(from: frames, count: framesCapacity)
+            frames.deallocate()
+            frames = nf
+            framesCapacity *= 2
+        }
+        frames[depth] = Frame(nameOffset: Int32(names.count), nameLength: Int32(qname.count),
+                              localOffset: Int32(localOffset), bindings: Int32(bindingsBefore))
+        names.append(qname)
+    }
+
+    private func endTag(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
+        let nameStart = i + 2
+        let nameEnd = name(s, nameStart, n)
+        if nameEnd == -1 { return needMore(i, final) }
+        if nameEnd == -2 { return .stop(.error(nameStart, "not well-formed (invalid token)")) }
+        var j = nameEnd
+        while j < n && isSpace(s[j]) { j += 1 }
+        guard j < n else { return needMore(i, final) }
+        guard s[j] == 0x3E else { return .stop(.error(j, "not well-formed (invalid token)")) }
+        guard depth > 0 else { return .stop(.error(i, "syntax error")) }
+        let f = frames[depth - 1]
+        guard Int(f.nameLength) == nameEnd - nameStart,
+              memcmp(names.base + Int(f.nameOffset), s + nameStart, nameEnd - nameStart) == 0 else {
+            return .stop(.error(nameStart, "mismatched tag"))
+        }
+        let local = names.bytes(Int(f.nameOffset + f.localOffset), Int(f.nameLength - f.localOffset))
+        try endElement(local)
+        if depth == 0 { return .stop(.rootEnd(j + 1)) }
+        return .next(j + 1)
+    }
+
+    /// Ends the innermost element (its name is `local`, in `names`).
+    private func endElement(_ local: UnsafeRawBufferPointer) throws {
+        if machine.isSkipping {
+            machine.skipEnd()
+        } else {
+            try machine.end(local: local)
+        }
+        depth -= 1
+        let f = frames[depth]
+        if Int(f.bindings) < bindingsCount {
+            nsBytes.removeLast(nsBytes.count - Int(bindings[Int(f.bindings)].prefixOffset))
+            bindingsCount = Int(f.bindings)
+        }
+        names.removeLast(Int(f.nameLength))
+    }
+
+    // ---- namespaces -------------------------------------------------------------------
+
+    private func bind(_ prefix: UnsafeRawBufferPointer, _ uri: UnsafeRawBufferPointer) {
+        if bindingsCount == bindingsCapacity {
+            let nb = UnsafeMutablePointer<Binding>.allocate(capacity: bindingsCapacity * 2)
+            nb.moveInitialize(from: bindings, count: bindingsCapacity)
+            bindings.deallocate()
+            bindings = nb
+            bindingsCapacity *= 2
+        }
+        let po = nsBytes.count
+        nsBytes.append(prefix)
+        let uo = nsBytes.count
+        nsBytes.append(uri)
+        bindings[bindingsCount] = Binding(prefixOffset: Int32(po), prefixLength: Int32(prefix.count),
+                                          uriOffset: Int32(uo), uriLength: Int32(uri.count))
+        bindingsCount += 1
+    }
+
+    /// The namespace bound to `prefix` (empty prefix: the default namespace), nil if none.
+    @inline(__always)
+    private func lookup(_ prefix: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        var k = bindingsCount - 1
+        while k >= 0 {
+            let b = bindings[k]
+            if Int(b.prefixLength) == prefix.count
+                && (prefix.count == 0 || memcmp(nsBytes.base + Int(b.prefixOffset), prefix.baseAddress!, prefix.count) == 0) {
+                return b.uriLength == 0 ? nil : nsBytes.bytes(Int(b.uriOffset), Int(b.uriLength))
+            }
+            k -= 1
+        }
+        return nil
+    }
+
+    // ---- references -----------------------------------------------------------------
+
+    /// A reference at `i` (`&`): replaced and delivered (in text) or appended to
+    /// `values` (in attribute values).
+    private func reference(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool, inAttribute: Bool) throws -> Step {
+        guard i + 1 < n else { return needMore(i, final) }
+        if s[i + 1] == 0x23 {
+            // A character reference.
+            var j = i + 2
+            var hex = false
+            if j < n && s[j] == 0x78 { hex = true; j += 1 }
+            var v: UInt32 = 0
+            let digits = j
+            while j < n {
+                let c = s[j]
+                var d: UInt32
+                if c >= 0x30 && c <= 0x39 { d = UInt32(c - 0x30) }
+                else if hex && c >= 0x61 && c <= 0x66 { d = UInt32(c - 0x61 + 10) }
+                else if hex && c >= 0x41 && c <= 0x46 { d = UInt32(c - 0x41 + 10) }
+                else { break }
+                v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + d
+                j += 1
+            }
+            guard j < n else { return needMore(i, final) }
+            guard s[j] == 0x3B, j > digits else { return .stop(.error(i, "not well-formed (invalid token)")) }
+            guard isXMLChar(v) else { return .stop(.error(i, "reference to invalid character number")) }
+            if inAttribute {
+                values.appendScalar(v)
+            } else if machine.wantsText {
+                text.removeAll()
+                text.appendScalar(v)
+                machine.text(text.bytes(0, text.count))
+            }
+            return .next(j + 1)
+        }
+        let ne = name(s, i + 1, n)
+        if ne == -1 { return needMore(i, final) }
+        if ne == -2 || s[ne] != 0x3B { return .stop(.error(i + 1, "not well-formed (invalid token)")) }
+        let nm = UnsafeRawBufferPointer(start: s + i + 1, count: ne - i - 1)
+        if let c = predefinedEntity(nm) {
+            if inAttribute {
+                values.append(c)
+            } else if machine.wantsText {
+                text.removeAll()
+                text.append(c)
+                machine.text(text.bytes(0, text.count))
+            }
+            return .next(ne + 1)
+        }
+        if !entities.isEmpty, let entity = entities[Array(nm)] {
+            if let stop = try expand(entity, s, i, inAttribute: inAttribute) { return .stop(stop) }
+            return .next(ne + 1)
+        }
+        // Not declared: the document may have an external DTD we never read.
+        if standalone { return .stop(.error(i, "undefined entity")) }
+        if !inAttribute && machine.wantsText, let t = HTMLEntities.utf8(named: nm) {
+            machine.text(t)
+        }
+        return .next(ne + 1)
+    }
+
+    /// An entity declared in the internal subset.
+    private func expand(_ entity: Entity, _ s: UnsafePointer<UInt8>, _ at: Int, inAttribute: Bool) throws -> Stop? {
+        guard let value = entity.value else { return nil }   // external: not read
+        entityDepth += 1
+        defer { entityDepth -= 1 }
+        if entityDepth > 40 { return .error(at, "recursive entity reference") }
+        expandedBytes += value.count
+        if expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + at + 1) {
+            return .error(at, "limit on input amplification factor (from DTD and entities) breached")
+        }
+        return try value.withUnsafeBufferPointer { b -> Stop? in
+            guard let p = b.baseAddress, b.count > 0 else { return nil }
+            if inAttribute {
+                if memchr(p, 0x3C, b.count) != nil { return .error(at, "not well-formed (invalid token)") }
+                return try attributeValue(p, 0, b.count)
+            }
+            let depthBefore = depth, phaseBefore = phase
+            let stop = try scan(p, b.count, final: true)
+            switch stop {
+            case .more(let q) where q == b.count:
+                if depth != depthBefore || phase != phaseBefore { return .error(at, "asynchronous entity") }
+                return nil
+            case .error(_, let message):
+                return .error(at, message)
+            default:
+                return .error(at, "asynchronous entity")
+            }
+        }
+    }
+
+    // ---- comments, processing instructions, CDATA, DOCTYPE ----------------------------
+
+    private func declarationOrComment(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
+        guard i + 3 < n else { return needMore(i, final) }
+        if s[i + 2] == 0x2D {
+            guard s[i + 3] == 0x2D else { return .stop(.error(i, "not well-formed (invalid token)")) }
+            return comment(s, i, n, final: final)
+        }
+        if s[i + 2] == 0x5B {
+            guard i + 9 <= n else { return needMore(i, final) }
+            guard matches(s + i, "<![CDATA["), depth > 0 else { return .stop(.error(i, "not well-formed (invalid token)")) }
+            phase = .cdata
+            return .next(i + 9)
+        }
+        guard i + 9 <= n else { return needMore(i, final) }
+        guard matches(s + i, "<!DOCTYPE"), depth == 0, !rootSeen, !doctypeSeen else {
+            return .stop(.error(i, "syntax error"))
+        }
+        return doctype(s, i, n, final: final)
+    }
+
+    /// Checks the characters of a comment or PI body; returns the offset of the first
+    /// invalid one, or -1 when the input ends inside a character.
+    @inline(__always)
+    private func checkChars(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+        var k = from
+        while k < to {
+            let c = s[k]
+            if c >= 0x80 {
+                let len = utf8Length(s, k, to)
+                if len <= 0 { return k }
+                k += len
+            } else {
+                if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return k }
+                k += 1
+            }
+        }
+        return nil
+    }
+
+    private func comment(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
+        var j = i + 4
+        while true {
+            guard let d = find2(s, j, n, 0x2D, 0x2D) else { return needMore(i, final) }
+            guard d + 2 < n else { return needMore(i, final) }
+            if let bad = checkChars(s, i + 4, d) { return .stop(.error(bad, "not well-formed (invalid token)")) }
+            guard s[d + 2] == 0x3E else { return .stop(.error(d, "not well-formed (invalid token)")) }
+            j = d + 3
+            return .next(j)
+        }
+    }
+
+    private func processingInstruction(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
+        let ts = i + 2
+        let te = name(s, ts, n)
+        if te == -1 { return needMore(i, final) }
+        if te == -2 { return .stop(.error(ts, "not well-formed (invalid token)")) }
+        let target = UnsafeRawBufferPointer(start: s + ts, count: te - ts)
+        if target.count == 3 && asciiLowercased(target) == Array("xml".utf8) {
+            return .stop(.error(i, target.equals("xml") ? "XML or text declaration not at start of entity"
+                                                     : "not well-formed (invalid token)"))
+        }
+        guard let close = find2(s, te, n, 0x3F, 0x3E) else { return needMore(i, final) }
+        if close > te && !isSpace(s[te]) { return .stop(.error(te, "not well-formed (invalid token)")) }
+        if let bad = checkChars(s, te, close) { return .stop(.error(bad, "not well-formed (invalid token)")) }
+        return .next(close + 2)
+    }
+
+    /// Inside a CDATA section: text up to "]]>".
+    private func cdata(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, final: Bool) -> Step {
+        var i = from
+        var run = from
+        while true {
+            while i &+ 8 <= n {
+                let m = cdataMask(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
+                if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
+                i &+= 8
+            }
+            while i < n && cdataTable[Int(s[i])] == 0 { i &+= 1 }
+            if i >= n { break }
+            let c = s[i]
+            if c == 0x5D {
+                if i + 2 >= n {
+                    if final { return .stop(.error(i, "unclosed CDATA section")) }
+                    deliver(s + run, i - run)
+                    return .stop(.more(i))
+                }
+                if s[i + 1] == 0x5D && s[i + 2] == 0x3E {
+                    deliver(s + run, i - run)
+                    phase = .content
+                    return .next(i + 3)
+                }
+                i &+= 1
+            } else if c == 0x0D {
+                deliver(s + run, i - run)
+                if i + 1 >= n {
+                    if final { return .stop(.error(i, "unclosed CDATA section")) }
+                    return .stop(.more(i))
+                }
+                if s[i + 1] != 0x0A { deliver(lineFeed, 1) }
+                i &+= 1
+                run = i
+            } else if c >= 0x80 {
+                let len = utf8Length(s, i, n)
+                if len > 0 { i &+= len; continue }
+                if len == 0 && !final {
+                    deliver(s + run, i - run)
+                    return .stop(.more(i))
+                }
+                return .stop(.error(i, "not well-formed (invalid token)"))
+            } else if c == 0x09 || c == 0x0A {
+                i &+= 1
+            } else {
+                return .stop(.error(i, "not well-formed (invalid token)"))
+            }
+        }
+        deliver(s + run, n - run)
+        if final { return .stop(.error(n, "unclosed CDATA section")) }
+        return .stop(.more(n))
+    }
+
+    /// `<!DOCTYPE name [SYSTEM "x" | PUBLIC "p" "x"] [[ internal subset ]]>`: the
+    /// identifiers go to the machine; general entities declared in the internal subset
+    /// are kept (their replacement text is used, nothing external is ever read).
+    private func doctype(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
+        var j = i + 9
+        func ws() { while j < n && isSpace(s[j]) { j += 1 } }
+        func literal() -> (Int, Int)? {
+            guard j < n, s[j] == 0x22 || s[j] == 0x27 else { return nil }
+            let q = s[j]
+            let start = j + 1
+            guard let e = memchr(s + start, Int32(q), n - start) else { j = n; return nil }
+            let end = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
+            j = end + 1
+            return (start, end - start)
+        }
+        guard j < n else { return needMore(i, final) }
+        guard isSpace(s[j]) else { return .stop(.error(j, "syntax error")) }
+        ws()
+        let ne = name(s, j, n)
+        if ne == -1 { return needMore(i, final) }
+        if ne == -2 { return .stop(.error(j, "syntax error")) }
+        j = ne
+        ws()
+        var publicID: (Int, Int)?, systemID: (Int, Int)?
+        guard j + 6 <= n else { return needMore(i, final) }
+        if matches(s + j, "PUBLIC") {
+            j += 6
+            ws()
+            guard let p = literal() else { return j >= n ? needMore(i, final) : .stop(.error(j, "syntax error")) }
+            publicID = p
+            ws()
+            guard let sy = literal() else { return j >= n ? needMore(i, final) : .stop(.error(j, "syntax error")) }
+            systemID = sy
+        } else if matches(s + j, "SYSTEM") {
+            j += 6
+            ws()
+            guard let sy = literal() else { return j >= n ? needMore(i, final) : .stop(.error(j, "syntax error")) }
+            systemID = sy
+        }
+        ws()
+        guard j < n else { return needMore(i, final) }
+        var subset: (Int, Int)?
+        if s[j] == 0x5B {
+            // The internal subset ends at the first "]" outside literals and comments.
+            let start = j + 1
+            var k = start
+            var quote: UInt8 = 0
+            var inComment = false
+            while k < n {
+                let c = s[k]
+                if inComment {
+                    if c == 0x2D && k + 2 < n && s[k + 1] == 0x2D && s[k + 2] == 0x3E { inComment = false; k += 3; continue }
+                } else if quote != 0 {
+                    if c == quote { quote = 0 }
+                } else if c == 0x22 || c == 0x27 {
+                    quote = c
+                } else if c == 0x3C && k + 3 < n && s[k + 1] == 0x21 && s[k + 2] == 0x2D && s[k + 3] == 0x2D {
+                    inComment = true
+                    k += 4
+                    continue
+                } else if c == 0x5D {
+                    break
+                }
+                k += 1
+            }
+            guard k < n else { return needMore(i, final) }
+            subset = (start, k - start)
+            j = k + 1
+            ws()
+            guard j < n else { return needMore(i, final) }
+        }
+        guard s[j] == 0x3E else { return .stop(.error(j, "syntax error")) }
+        if let bad = checkChars(s, i, j) { return .stop(.error(bad, "not well-formed (invalid token)")) }
+        doctypeSeen = true
+        machine.doctype(publicID: publicID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) },
+                        systemID: systemID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) })
+        if let subset { declareEntities(s + subset.0, subset.1) }
+        return .next(j + 1)
+    }
+
+    /// `<!ENTITY name "value">` and `<!ENTITY name SYSTEM "uri">` of the internal subset.
+    /// Character references in a value are replaced when it is declared (as XML says);
+    /// the first declaration of a name wins.
+    private func declareEntities(_ s: UnsafePointer<UInt8>, _ n: Int) {
+        var i = 0
+        while i + 8 < n {
+            guard let p = memchr(s + i, 0x3C, n - i) else { return }
+            i = UnsafePointer<UInt8>(p.assumingMemoryBound(to: UInt8.self)) - s
+            guard i + 8 < n, matches(s + i, "<!ENTITY"), isSpace(s[i + 8]) else { i += 1; continue }
+            var j = i + 8
+            while j < n && isSpace(s[j]) { j += 1 }
+            if j < n && s[j] == 0x25 { i = j; continue }   // a parameter entity: not used
+            let ne = name(s, j, n)
+            guard ne > j else { i = j; continue }
+            let key = Array(UnsafeRawBufferPointer(start: s + j, count: ne - j))
+            j = ne
+            while j < n && isSpace(s[j]) { j += 1 }
+            guard j < n else { return }
+            var entity = Entity(value: nil, external: true)
+            if s[j] == 0x22 || s[j] == 0x27 {
+                let q = s[j]
+                let vs = j + 1
+                guard let e = memchr(s + vs, Int32(q), n - vs) else { return }
+                let ve = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
+                entity = Entity(value: replaceCharacterReferences(s + vs, ve - vs), external: false)
+                j = ve + 1
+            }
+            if entities[key] == nil { entities[key] = entity }
+            i = j
+        }
+    }
+
+    private func replaceCharacterReferences(_ s: UnsafePointer<UInt8>, _ n: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        out.reserveCapacity(n)
+        var i = 0
+        while i < n {
+            if s[i] == 0x26 && i + 2 < n && s[i + 1] == 0x23 {
+                var j = i + 2
+                var hex = false
+                if s[j] == 0x78 { hex = true; j += 1 }
+                var v: UInt32 = 0
+                let d0 = j
+                while j < n, let d = hexValue(s[j], hex) { v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + d; j += 1 }
+                if j < n && s[j] == 0x3B && j > d0 && isXMLChar(v) {
+                    var tmp = ScratchBytes(capacity: 4)
+                    tmp.appendScalar(v)
+                    out.append(contentsOf: UnsafeBufferPointer(start: tmp.base, count: tmp.count))
+                    tmp.free()
+                    i = j + 1
+                    continue
+                }
+            }
+            out.append(s[i])
+            i += 1
+        }
+        return out
+    }
+}
+
+// ---- byte classes and small helpers ----------------------------------------------------
+
+/// Bytes that stop a run of character data: `<`, `&`, `]`, control characters (tab
+/// and LF included, to keep the test cheap) and every byte of a multi-byte character.
+@inline(__always)
+private func attentionMask(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let lt = x ^ (ones &* 0x3C), amp = x ^ (ones &* 0x26), rb = x ^ (ones &* 0x5D)
+    let zeroLT = (lt &- ones) & ~lt
+    let zeroAmp = (amp &- ones) & ~amp
+    let zeroRB = (rb &- ones) & ~rb
+    let control = (x &- (ones &* 0x20)) & ~x
+    return ((zeroLT | zeroAmp | zeroRB | control) & high) | (x & high)
+}
+
+/// Bytes that need attention inside CDATA: `]`, control characters, non-ASCII.
+@inline(__always)
+private func cdataMask(_ x: UInt64) -> UInt64 {
+    let ones: UInt64 = 0x0101_0101_0101_0101
+    let high: UInt64 = 0x8080_8080_8080_8080
+    let rb = x ^ (ones &* 0x5D)
+    return ((((rb &- ones) & ~rb) | ((x &- (ones &* 0x20)) & ~x)) & high) | (x & high)
+}
+
+private nonisolated(unsafe) let cdataClass: UnsafePointer<UInt8> = table { c in c < 0x20 || c >= 0x80 || c == 0x5D }
+
+private nonisolated(unsafe) let newline: UnsafePointer<UInt8> = {
+    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
+    p.pointee = 0x0A
+    return UnsafePointer(p)
+}()
+
+private let xmlNamespace: StaticString = "http://www.w3.org/XML/1998/namespace"
+private nonisolated(unsafe) let xmlNamespaceBytes = UnsafeRawBufferPointer(
+    start: xmlNamespace.utf8Start, count: xmlNamespace.utf8CodeUnitCount)
+
+/// 1 for bytes that stop character data (see attentionMask).
+private nonisolated(unsafe) let textClass: UnsafePointer<UInt8> = table { c in
+    c < 0x20 || c >= 0x80 || c == 0x3C || c == 0x26 || c == 0x5D
+}
+
+/// ASCII name characters (non-ASCII bytes are checked as UTF-8 and allowed).
+private nonisolated(unsafe) let nameClass: UnsafePointer<UInt8> = table { c in
+    isASCIILetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x3A || c >= 0x80
+}
+
+private nonisolated(unsafe) let nameStartClass: UnsafePointer<UInt8> = table { c in
+    isASCIILetter(c) || c == 0x5F || c == 0x3A || c >= 0x80
+}
+
+private func table(_ f: (UInt8) -> Bool) -> UnsafePointer<UInt8> {
+    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for c in 0..<256 { p[c] = f(UInt8(c)) ? 1 : 0 }
+    return UnsafePointer(p)
+}
+
+@inline(__always)
+private func isASCIILetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+
+@inline(__always)
+private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
+
+@inline(__always)
+private func matches(_ p: UnsafePointer<UInt8>, _ s: StaticString) -> Bool {
+    memcmp(p, s.utf8Start, s.utf8CodeUnitCount) == 0
+}
+
+private func asciiLowercased<C: Collection>(_ b: C) -> [UInt8] where C.Element == UInt8 {
+    b.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+}
+
+@inline(__always)
+private func hexValue(_ c: UInt8, _ hex: Bool) -> UInt32? {
+    if c >= 0x30 && c <= 0x39 { return UInt32(c - 0x30) }
+    if hex && c >= 0x61 && c <= 0x66 { return UInt32(c - 0x61 + 10) }
+    if hex && c >= 0x41 && c <= 0x46 { return UInt32(c - 0x41 + 10) }
+    return nil
+}
+
+/// The first `a b` pair at or after `from`, or nil.
+@inline(__always)
+private func find2(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, _ a: UInt8, _ b: UInt8) -> Int? {
+    var i = from
+    while i + 1 < n {
+        guard let p = memchr(s + i, Int32(a), n - 1 - i) else { return nil }
+        let k = UnsafePointer<UInt8>(p.assumingMemoryBound(to: UInt8.self)) - s
+        if s[k + 1] == b { return k }
+        i = k + 1
+    }
+    return nil
+}
+
+/// Characters XML allows.
+@inline(__always)
+private func isXMLChar(_ v: UInt32) -> Bool {
+    switch v {
+    case 0x09, 0x0A, 0x0D: true
+    case 0x20...0xD7FF, 0xE000...0xFFFD, 0x10000...0x10FFFF: true
+    default: false
+    }
+}
+
+/// The XML predefined entities.
+@inline(__always)
+private func predefinedEntity(_ name: UnsafeRawBufferPointer) -> UInt8? {
+    switch name.count {
+    case 2:
+        if name[1] != 0x74 { return nil }
+        if name[0] == 0x6C { return 0x3C }   // lt
+        if name[0] == 0x67 { return 0x3E }   // gt
+    case 3:
+        if name.equals("amp") { return 0x26 }
+    case 4:
+        if name.equals("quot") { return 0x22 }
+        if name.equals("apos") { return 0x27 }
+    default: break
+    }
+    return nil
+}
+
+/// The length of the valid UTF-8 sequence starting at `i` (a byte ≥ 0x80), 0 when the
+/// input ends inside it, -1 when it is not valid or not an XML character (surrogates,
+/// U+FFFE, U+FFFF).
+@inline(__always)
+private func utf8Length(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
+    let c = s[i]
+    if c < 0xC2 { return -1 }
+    if c < 0xE0 {
+        guard i + 1 < n else { return 0 }
+        return s[i + 1] & 0xC0 == 0x80 ? 2 : -1
+    }
+    if c < 0xF0 {
+        guard i + 1 < n else { return 0 }
+        let c1 = s[i + 1]
+        if c1 & 0xC0 != 0x80 { return -1 }
+        if c == 0xE0 && c1 < 0xA0 { return -1 }
+        if c == 0xED && c1 >= 0xA0 { return -1 }
+        guard i + 2 < n else { return 0 }
+        let c2 = s[i + 2]
+        if c2 & 0xC0 != 0x80 { return -1 }
+        if c == 0xEF && c1 == 0xBF && c2 >= 0xBE { return -1 }
+        return 3
+    }
+    if c < 0xF5 {
+        guard i + 1 < n else { return 0 }
+        let c1 = s[i + 1]
+        if c1 & 0xC0 != 0x80 { return -1 }
+        if c == 0xF0 && c1 < 0x90 { return -1 }
+        if c == 0xF4 && c1 >= 0x90 { return -1 }
+        guard i + 2 < n else { return 0 }
+        if s[i + 2] & 0xC0 != 0x80 { return -1 }
+        guard i + 3 < n else { return 0 }
+        return s[i + 3] & 0xC0 == 0x80 ? 4 : -1
+    }
+    return -1
+}

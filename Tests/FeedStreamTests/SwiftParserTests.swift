@@ -1,0 +1,145 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// The pure-Swift backend: the same output as the C core on every corpus file, however
+/// the input is cut into chunks, and the same verdict on ill-formed documents.
+final class SwiftParserTests: XCTestCase {
+    /// Feeds `data` in chunks of `size` bytes.
+    private func chunked(_ data: [UInt8], _ size: Int) -> FeedInput {
+        final class Cursor: @unchecked Sendable {
+            let data: UnsafeMutableRawBufferPointer
+            var offset = 0
+            init(_ bytes: [UInt8]) {
+                data = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+                data.copyBytes(from: bytes)
+            }
+            deinit { data.deallocate() }
+        }
+        let cursor = Cursor(data)
+        let count = data.count
+        return .chunks(FeedChunks {
+            guard cursor.offset < count else { return nil }
+            let n = min(size, count - cursor.offset)
+            defer { cursor.offset += n }
+            return UnsafeRawBufferPointer(rebasing: cursor.data[cursor.offset..<(cursor.offset + n)])
+        })
+    }
+
+    private var corpusFiles: [URL] {
+        ["feeds", "bad", "encodings"].flatMap { Paths.files(in: Paths.corpus.appendingPathComponent($0)) }
+    }
+
+    func testSameOutputAsExpatOnEveryCorpusFile() throws {
+        for file in corpusFiles {
+            let data = try [UInt8](Data(contentsOf: file))
+            let name = file.lastPathComponent
+            let expat = try jsonLines(.bytes(data), source: name, parser: ExpatFeedParser())
+            let swift = try jsonLines(.bytes(data), source: name, parser: SwiftFeedParser())
+            if expat.summary.failedDocuments == 0 {
+                XCTAssertEqual(swift.text, expat.text, name)
+            } else {
+                // Ill-formed: rejected too, with the same items before the error.
+                XCTAssertEqual(swift.summary.failedDocuments, expat.summary.failedDocuments, name)
+                XCTAssertEqual(swift.summary.items, expat.summary.items, name)
+            }
+            XCTAssertEqual(swift.summary.documents, expat.summary.documents, name)
+        }
+    }
+
+    func testChunkBoundariesAnywhereGiveTheSameOutput() throws {
+        // Splits fall inside tags, references, CDATA sections, comments, the XML
+        // declaration and multi-byte characters (of every encoding in the corpus).
+        for file in corpusFiles {
+            let data = try [UInt8](Data(contentsOf: file))
+            let name = file.lastPathComponent
+            let whole = try jsonLines(.bytes(data), source: name, parser: SwiftFeedParser())
+            for size in [1, 2, 3, 7, 64, 64 << 10] {
+                let cut = try jsonLines(chunked(data, size), source: name, parser: SwiftFeedParser())
+                XCTAssertEqual(cut.text, whole.text, "\(name), chunks of \(size)")
+                XCTAssertEqual(cut.summary.items, whole.summary.items, "\(name), chunks of \(size)")
+            }
+        }
+    }
+
+    private func verdicts(_ xml: String) throws -> (expat: ParseSummary, swift: ParseSummary, swiftText: String,
+                                                   expatText: String) {
+        let data = bytes(xml)
+        let e = try jsonLines(.bytes(data), source: "t", parser: ExpatFeedParser())
+        let s = try jsonLines(.bytes(data), source: "t", parser: SwiftFeedParser())
+        return (e.summary, s.summary, s.text, e.text)
+    }
+
+    func testIllFormedDocumentsAreRejectedLikeExpatDoes() throws {
+        let item = "<item><title>kept</title></item>"
+        let cases: [(String, String)] = [
+            ("mismatched tag", "<rss><channel>\(item)<item><title>x</wrong></item></channel></rss>"),
+            ("unbound prefix", "<rss><channel>\(item)<item><a:title>x</a:title></item></channel></rss>"),
+            ("unbound attribute prefix", "<rss><channel>\(item)<item a:b=\"1\"/></channel></rss>"),
+            ("duplicate attribute", "<rss><channel>\(item)<item a=\"1\" a=\"2\"/></channel></rss>"),
+            ("duplicate expanded attribute",
+             "<rss xmlns:x=\"u\" xmlns:y=\"u\"><channel>\(item)<item x:a=\"1\" y:a=\"2\"/></channel></rss>"),
+            ("invalid UTF-8", "<rss><channel>\(item)<item><title>\u{00}</title></item></channel></rss>"),
+            ("control character", "<rss><channel>\(item)<item><title>a\u{01}b</title></item></channel></rss>"),
+            ("]]> in text", "<rss><channel>\(item)<item><title>a]]>b</title></item></channel></rss>"),
+            ("< in attribute", "<rss><channel>\(item)<item a=\"<\"/></channel></rss>"),
+            ("bare &", "<rss><channel>\(item)<item><title>a & b</title></item></channel></rss>"),
+            ("bad character reference", "<rss><channel>\(item)<item><title>&#0;</title></item></channel></rss>"),
+            ("undefined entity when standalone",
+             "<?xml version=\"1.0\" standalone=\"yes\"?><rss><channel>\(item)<item><title>&nbsp;</title></item></channel></rss>"),
+            ("-- in comment", "<rss><channel>\(item)<!-- a -- b --><item/></channel></rss>"),
+            ("misplaced declaration", "<rss><channel>\(item)<?xml version=\"1.0\"?></channel></rss>"),
+            ("text before the root", "hello<rss/>"),
+            ("unclosed CDATA", "<rss><channel>\(item)<item><title><![CDATA[x</title></item></channel></rss>"),
+            ("unknown encoding", "<?xml version=\"1.0\" encoding=\"x-no-such-charset\"?><rss/>"),
+            ("UTF-16 declared, 8-bit found", "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss/>"),
+            ("truncated", "<rss><channel>\(item)<item><title>x</title>"),
+            ("attribute without value", "<rss><channel>\(item)<item a/></channel></rss>"),
+            ("attributes without space", "<rss><channel>\(item)<item a=\"1\"b=\"2\"/></channel></rss>"),
+        ]
+        for (name, xml) in cases {
+            let v = try verdicts(xml)
+            XCTAssertEqual(v.expat.failedDocuments, 1, "\(name): expat accepted it")
+            XCTAssertEqual(v.swift.failedDocuments, 1, "\(name): swift accepted it\n\(v.swiftText)")
+            XCTAssertEqual(v.swift.items, v.expat.items, "\(name): items before the error")
+        }
+    }
+
+    func testWellFormedCornersGiveExpatsOutput() throws {
+        let cases: [(String, String)] = [
+            ("HTML entities", "<rss><channel><item><title>a&nbsp;b&mdash;c&eacute;&unknown;</title></item></channel></rss>"),
+            ("internal entities",
+             "<!DOCTYPE rss [<!ENTITY me \"Me &amp; &#233;\"><!ENTITY b \"<b>bold</b>\">]><rss><channel><item><title>&me;</title><description>x&b;y</description></item></channel></rss>"),
+            ("line ends", "<rss><channel><item><title>a\r\nb\rc\n</title><description><![CDATA[x\r\ny\rz]]></description></item></channel></rss>"),
+            ("attribute white space", "<rss><channel><item><category domain=\"a\tb\r\nc\nd&#10;e\">x</category></item></channel></rss>"),
+            ("references", "<rss><channel><item><title>&#x1F600;&#233;&lt;&gt;&amp;&quot;&apos;</title></item></channel></rss>"),
+            ("BOM", "\u{FEFF}<?xml version=\"1.0\"?><rss><channel><title>t</title></channel></rss>"),
+            ("comments and PIs", "<?xml version='1.0' encoding='utf-8' ?><!--c--><?pi x?><rss><!--c--><channel><?p?><title>t<!--x-->u</title></channel></rss>"),
+            ("namespaces", "<feed xmlns=\"http://www.w3.org/2005/Atom\" xmlns:a=\"http://www.w3.org/2005/Atom\"><a:title type=\"html\">T</a:title><entry xml:lang=\"fr\" xml:base=\"http://x/\"><title>e</title><link href=\"p\"/></entry></feed>"),
+            ("default namespace undeclared", "<rss><channel xmlns=\"http://example.com/\"><title xmlns=\"\">t</title></channel></rss>"),
+            ("empty root", "<rss version=\"2.0\"/>"),
+            ("xhtml content", "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><content type=\"xhtml\"><div xmlns=\"http://www.w3.org/1999/xhtml\"><p class=\"a\">x &amp; <b>y</b><br/></p></div></content></entry></feed>"),
+            ("latin-1", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><channel><title>caf\u{E9}</title></channel></rss>"),
+        ]
+        for (name, xml) in cases {
+            var data = bytes(xml)
+            if name == "latin-1" { data = Array(xml.unicodeScalars.map { UInt8($0.value) }) }
+            let e = try jsonLines(.bytes(data), source: "t", parser: ExpatFeedParser())
+            let s = try jsonLines(.bytes(data), source: "t", parser: SwiftFeedParser())
+            XCTAssertEqual(e.summary.failedDocuments, 0, "\(name): \(e.text)")
+            XCTAssertEqual(s.text, e.text, name)
+        }
+    }
+
+    func testUTF16DocumentsWithAndWithoutByteOrderMark() throws {
+        let xml = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss><channel><title>日本 😀</title></channel></rss>"
+        let le = Array(xml.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] })
+        let be = Array(xml.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] })
+        for data in [[0xFF, 0xFE] + le, [0xFE, 0xFF] + be, le, be] {
+            let e = try jsonLines(.bytes(data), source: "t", parser: ExpatFeedParser())
+            let s = try jsonLines(.bytes(data), source: "t", parser: SwiftFeedParser())
+            XCTAssertEqual(e.summary.failedDocuments, 0)
+            XCTAssertEqual(s.text, e.text)
+        }
+    }
+}
