@@ -241,7 +241,9 @@ static int skip_misc(cfs_parser *p, const uint8_t *data, size_t len, size_t *use
         uint8_t c = data[i];
         switch (p->aw) {
         case AW_SPACE:
-            if (is_space(c)) break;
+            /* NUL only after a document (the other half of a UTF-16LE line end): before
+               the first, "00 3C" is how a UTF-16BE document without a mark begins. */
+            if (is_space(c) && (c != 0 || after_doc)) break;
             if (c != '<' || !after_doc) goto start;
             p->pend[0] = c;
             p->pend_len = 1;

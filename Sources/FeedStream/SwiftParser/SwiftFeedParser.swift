@@ -235,7 +235,9 @@ public final class SwiftFeedParser: FeedParser {
             let c = data[i]
             switch between {
             case .space:
-                if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0 { break }
+                // NUL only after a document (the other half of a UTF-16LE line end):
+                // before the first, "00 3C" begins a UTF-16BE document without a mark.
+                if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || (c == 0 && afterDocument) { break }
                 if c != 0x3C || !afterDocument { used = i; return true }
                 held = [c]
                 between = .lt
