@@ -119,6 +119,8 @@ final class SwiftParserTests: XCTestCase {
             ("default namespace undeclared", "<rss><channel xmlns=\"http://example.com/\"><title xmlns=\"\">t</title></channel></rss>"),
             ("empty root", "<rss version=\"2.0\"/>"),
             ("xhtml content", "<feed xmlns=\"http://www.w3.org/2005/Atom\"><entry><content type=\"xhtml\"><div xmlns=\"http://www.w3.org/1999/xhtml\"><p class=\"a\">x &amp; <b>y</b><br/></p></div></content></entry></feed>"),
+            ("attribute defaults",
+             "<!DOCTYPE rss [<!ATTLIST guid isPermaLink CDATA \"false\"><!ATTLIST rss xmlns:dc CDATA #FIXED \"http://purl.org/dc/elements/1.1/\" version CDATA \"2.0\">]><rss><channel><item><guid>g</guid><dc:creator>me</dc:creator></item><item><guid isPermaLink=\"true\">h</guid></item></channel></rss>"),
             ("latin-1", "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss><channel><title>caf\u{E9}</title></channel></rss>"),
         ]
         for (name, xml) in cases {

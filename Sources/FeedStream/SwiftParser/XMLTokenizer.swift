@@ -103,12 +103,21 @@ final class SwiftXMLTokenizer {
     }
 
     private struct RawAttr {
-        var name: Int32, nameLength: Int32, colon: Int32     // colon: index in name, or -1
-        var value: Int32, valueLength: Int32
+        var name: UnsafePointer<UInt8>, nameLength: Int32, colon: Int32   // colon: index in name, or -1
+        var value: UnsafePointer<UInt8>, valueLength: Int32
+        var position: Int32                                  // in the buffer, for errors
         var needsDecoding: Bool
         var uri: UnsafeRawBufferPointer = .emptyBytes
         var decoded = -1                                     // offset in `values`
     }
+
+    /// A default attribute value declared in the internal subset (`<!ATTLIST`).
+    private struct AttributeDefault {
+        var element: [UInt8]
+        var name: UnsafeMutableBufferPointer<UInt8>
+        var value: UnsafeMutableBufferPointer<UInt8>
+    }
+    private var defaults: [AttributeDefault] = []
 
     init(machine: SwiftFeedMachine) {
         self.machine = machine
@@ -140,6 +149,8 @@ final class SwiftXMLTokenizer {
         transcoder = nil
         rawPending.removeAll()
         if !entities.isEmpty { entities.removeAll() }
+        for d in defaults { d.name.deallocate(); d.value.deallocate() }
+        defaults.removeAll()
         entityDepth = 0
         expandedBytes = 0
     }
@@ -645,8 +656,8 @@ final class SwiftXMLTokenizer {
             if count == rawCapacity { growRaw() }
             var colon: Int32 = -1
             if let c = memchr(s + an, 0x3A, ae - an) { colon = Int32(UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + an)) }
-            raw[count] = RawAttr(name: Int32(an), nameLength: Int32(ae - an), colon: colon, value: Int32(vs),
-                                 valueLength: Int32(j - vs), needsDecoding: decode)
+            raw[count] = RawAttr(name: s + an, nameLength: Int32(ae - an), colon: colon, value: s + vs,
+                                 valueLength: Int32(j - vs), position: Int32(an), needsDecoding: decode)
             count += 1
             j += 1
         }
@@ -668,10 +679,12 @@ final class SwiftXMLTokenizer {
                          empty: Bool) throws -> Stop? {
         let bindingsBefore = bindingsCount
         values.removeAll()
+        var count = count
+        if !defaults.isEmpty { count = applyDefaults(s + nameStart, nameEnd - nameStart, count, tagStart) }
         // Values that need it are decoded first (declarations may use references).
         for k in 0..<count where raw[k].needsDecoding {
             let start = values.count
-            if let stop = try attributeValue(s, Int(raw[k].value), Int(raw[k].valueLength)) { return stop }
+            if let stop = try attributeValue(raw[k].value, 0, Int(raw[k].valueLength)) { return stop }
             raw[k].decoded = start
             raw[k].valueLength = Int32(values.count - start)
         }
@@ -679,20 +692,20 @@ final class SwiftXMLTokenizer {
         var declared = false
         for k in 0..<count {
             let a = raw[k]
-            let nm = s + Int(a.name)
+            let nm = a.name
             if a.colon == 5 && matches(nm, "xmlns") {
                 let prefix = UnsafeRawBufferPointer(start: nm + 6, count: Int(a.nameLength) - 6)
                 let value = attributeValueBytes(s, a)
-                if value.count == 0 { return .error(Int(a.name), "must not undeclare prefix") }
-                if prefix.equals("xmlns") { return .error(Int(a.name), "reserved prefix (xmlns) must not be declared or undeclared") }
+                if value.count == 0 { return .error(Int(a.position), "must not undeclare prefix") }
+                if prefix.equals("xmlns") { return .error(Int(a.position), "reserved prefix (xmlns) must not be declared or undeclared") }
                 if prefix.equals("xml") != value.equals(xmlNamespace) {
-                    return .error(Int(a.name), "reserved prefix (xml) must not be undeclared or bound to another namespace name")
+                    return .error(Int(a.position), "reserved prefix (xml) must not be undeclared or bound to another namespace name")
                 }
                 bind(prefix, value)
                 declared = true
             } else if a.colon == -1 && a.nameLength == 5 && matches(nm, "xmlns") {
                 let value = attributeValueBytes(s, a)
-                if value.equals(xmlNamespace) { return .error(Int(a.name), "reserved prefix (xml) must not be undeclared or bound to another namespace name") }
+                if value.equals(xmlNamespace) { return .error(Int(a.position), "reserved prefix (xml) must not be undeclared or bound to another namespace name") }
                 bind(UnsafeRawBufferPointer(start: nm, count: 0), value)
                 declared = true
             }
@@ -714,7 +727,7 @@ final class SwiftXMLTokenizer {
         var reported = 0
         for k in 0..<count {
             let a = raw[k]
-            let nm = s + Int(a.name)
+            let nm = a.name
             if a.colon == 5 && matches(nm, "xmlns") { continue }
             if a.colon == -1 && a.nameLength == 5 && matches(nm, "xmlns") { continue }
             if a.colon >= 0 {
@@ -722,21 +735,21 @@ final class SwiftXMLTokenizer {
                 if prefix.equals("xml") {
                     raw[k].uri = xmlNamespaceBytes
                 } else {
-                    guard let u = lookup(prefix) else { return .error(Int(a.name), "unbound prefix") }
+                    guard let u = lookup(prefix) else { return .error(Int(a.position), "unbound prefix") }
                     raw[k].uri = u
                 }
             }
             // Duplicates: the same name, or the same namespace and local name.
             for m in 0..<k {
                 let b = raw[m]
-                if b.nameLength == a.nameLength && memcmp(s + Int(b.name), nm, Int(a.nameLength)) == 0 {
-                    return .error(Int(a.name), "duplicate attribute")
+                if b.nameLength == a.nameLength && memcmp(b.name, nm, Int(a.nameLength)) == 0 {
+                    return .error(Int(a.position), "duplicate attribute")
                 }
-                if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(s + Int(b.name), "xmlns"))
+                if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(b.name, "xmlns"))
                     && raw[m].uri.equals(raw[k].uri)
                     && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
-                    && memcmp(nm + Int(a.colon), s + Int(b.name) + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
-                    return .error(Int(a.name), "duplicate attribute")
+                    && memcmp(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
+                    return .error(Int(a.position), "duplicate attribute")
                 }
             }
             if reported < Self.maxMachineAttributes {
@@ -765,10 +778,33 @@ final class SwiftXMLTokenizer {
         return nil
     }
 
+    /// Adds the declared defaults of attributes the tag does not specify, after the
+    /// specified ones (as expat does). Returns the new attribute count.
+    private func applyDefaults(_ qname: UnsafePointer<UInt8>, _ qlen: Int, _ count: Int, _ tagStart: Int) -> Int {
+        var n = count
+        for d in defaults where d.element.count == qlen && d.element.withUnsafeBufferPointer({ memcmp($0.baseAddress!, qname, qlen) == 0 }) {
+            var present = false
+            for k in 0..<n where Int(raw[k].nameLength) == d.name.count && memcmp(raw[k].name, d.name.baseAddress!, d.name.count) == 0 {
+                present = true
+            }
+            if present { continue }
+            if n == rawCapacity { growRaw() }
+            var colon: Int32 = -1
+            if let c = memchr(d.name.baseAddress!, 0x3A, d.name.count) {
+                colon = Int32(UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(d.name.baseAddress!))
+            }
+            raw[n] = RawAttr(name: UnsafePointer(d.name.baseAddress!), nameLength: Int32(d.name.count), colon: colon,
+                             value: UnsafePointer(d.value.baseAddress!), valueLength: Int32(d.value.count),
+                             position: Int32(tagStart), needsDecoding: false)
+            n += 1
+        }
+        return n
+    }
+
     @inline(__always)
     private func attributeValueBytes(_ s: UnsafePointer<UInt8>, _ a: RawAttr) -> UnsafeRawBufferPointer {
         a.decoded >= 0 ? values.bytes(a.decoded, Int(a.valueLength))
-            : UnsafeRawBufferPointer(start: s + Int(a.value), count: Int(a.valueLength))
+            : UnsafeRawBufferPointer(start: a.value, count: Int(a.valueLength))
     }
 
     /// Decodes an attribute value into `values`: references replaced, each white space
@@ -1182,6 +1218,10 @@ final class SwiftXMLTokenizer {
         while i + 8 < n {
             guard let p = memchr(s + i, 0x3C, n - i) else { return }
             i = UnsafePointer<UInt8>(p.assumingMemoryBound(to: UInt8.self)) - s
+            if i + 9 < n && matches(s + i, "<!ATTLIST") && isSpace(s[i + 9]) {
+                i = declareAttributes(s, i + 9, n)
+                continue
+            }
             guard i + 8 < n, matches(s + i, "<!ENTITY"), isSpace(s[i + 8]) else { i += 1; continue }
             var j = i + 8
             while j < n && isSpace(s[j]) { j += 1 }
@@ -1206,7 +1246,74 @@ final class SwiftXMLTokenizer {
         }
     }
 
-    private func replaceCharacterReferences(_ s: UnsafePointer<UInt8>, _ n: Int) -> [UInt8] {
+    /// `<!ATTLIST element (name type default)*>`: keeps the literal defaults (also
+    /// `#FIXED` ones), normalized as attribute values are (references replaced, white
+    /// space a space; for types other than CDATA, runs of spaces collapsed and trimmed).
+    /// The first declaration of an attribute wins. Returns where the declaration ends.
+    private func declareAttributes(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+        var j = from
+        func ws() { while j < n && isSpace(s[j]) { j += 1 } }
+        ws()
+        let ee = name(s, j, n)
+        guard ee > j else { return j }
+        let element = Array(UnsafeBufferPointer(start: s + j, count: ee - j))
+        j = ee
+        while true {
+            ws()
+            guard j < n, s[j] != 0x3E else { return j }
+            let ae = name(s, j, n)
+            guard ae > j else { return j }
+            let attribute = UnsafeBufferPointer(start: s + j, count: ae - j)
+            j = ae
+            ws()
+            // The type: a name (NOTATION is followed by a group), or an enumeration.
+            var cdata = false
+            if j < n && s[j] != 0x28 {
+                let te = name(s, j, n)
+                guard te > j else { return j }
+                cdata = te - j == 5 && matches(s + j, "CDATA")
+                j = te
+                ws()
+            }
+            if j < n && s[j] == 0x28 {
+                guard let close = memchr(s + j, 0x29, n - j) else { return n }
+                j = UnsafePointer<UInt8>(close.assumingMemoryBound(to: UInt8.self)) - s + 1
+                ws()
+            }
+            guard j < n else { return j }
+            if s[j] == 0x23 {   // #REQUIRED, #IMPLIED, #FIXED "v"
+                let ke = name(s, j + 1, n)
+                guard ke > j + 1 else { return j }
+                let fixed = ke - j - 1 == 5 && matches(s + j + 1, "FIXED")
+                j = ke
+                if !fixed { continue }
+                ws()
+            }
+            guard j < n, s[j] == 0x22 || s[j] == 0x27 else { return j }
+            let q = s[j]
+            guard let e = memchr(s + j + 1, Int32(q), n - j - 1) else { return n }
+            let ve = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
+            var value = replaceCharacterReferences(s + j + 1, ve - j - 1, predefined: true)
+            for k in value.indices where value[k] == 0x09 || value[k] == 0x0A || value[k] == 0x0D { value[k] = 0x20 }
+            if !cdata {
+                value = value.split(separator: 0x20).map(Array.init).joined(separator: [0x20]).map { $0 }
+            }
+            j = ve + 1
+            let known = defaults.contains { d in
+                d.element == element && d.name.count == attribute.count && memcmp(d.name.baseAddress!, attribute.baseAddress!, attribute.count) == 0
+            }
+            if known { continue }
+            let nameCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(attribute.count, 1))
+            _ = nameCopy.initialize(from: attribute)
+            let valueCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(value.count, 1))
+            _ = valueCopy.initialize(from: value)
+            defaults.append(AttributeDefault(element: element,
+                                             name: UnsafeMutableBufferPointer(rebasing: nameCopy[0..<attribute.count]),
+                                             value: UnsafeMutableBufferPointer(rebasing: valueCopy[0..<value.count])))
+        }
+    }
+
+    private func replaceCharacterReferences(_ s: UnsafePointer<UInt8>, _ n: Int, predefined: Bool = false) -> [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(n)
         var i = 0
@@ -1224,6 +1331,14 @@ final class SwiftXMLTokenizer {
                     out.append(contentsOf: UnsafeBufferPointer(start: tmp.base, count: tmp.count))
                     tmp.free()
                     i = j + 1
+                    continue
+                }
+            }
+            if predefined && s[i] == 0x26, let semi = memchr(s + i, 0x3B, min(n - i, 6)) {
+                let e = UnsafePointer<UInt8>(semi.assumingMemoryBound(to: UInt8.self)) - s
+                if let c = predefinedEntity(UnsafeRawBufferPointer(start: s + i + 1, count: e - i - 1)) {
+                    out.append(c)
+                    i = e + 1
                     continue
                 }
             }
