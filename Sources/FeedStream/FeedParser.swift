@@ -21,7 +21,7 @@ public protocol FeedParser: AnyObject {
     /// Parses `input` to its end, delivering every event to `handler`.
     ///
     /// Problems with the input (ill-formed XML, corrupt gzip, a file that is not a feed,
-    /// an unreadable file) are not thrown: they reach ``FeedHandler/didFail(_:)`` with
+    /// an unreadable file) are not thrown: they reach ``FeedHandler/parser(_:didFail:)`` with
     /// their position, every item parsed before them has already been delivered, and
     /// parsing goes on with the next document of the stream where that is possible.
     ///
@@ -68,31 +68,65 @@ public struct ParseSummary: Sendable, Equatable {
     public var succeeded: Bool { firstError == nil }
 }
 
-/// Receives a parser's events, in this order for each document of the input:
-/// `didStartDocument`, `didParseItem` for each item, `didParseFeedInfo` (the complete
-/// feed-level fields, also for a document that failed), then `didFinishDocument` or
-/// `didFail`. Errors not tied to a document (an empty or unreadable input) arrive as
-/// `didFail` alone.
+/// Receives a parser's events: the delegate of a streaming parse.
+///
+/// For each document of the input the events arrive in this order:
+/// ``parser(_:didStartDocument:)``, ``parser(_:didParseItem:)`` for each item,
+/// ``parser(_:didParseFeedInfo:)`` (the complete feed-level fields, also for a document
+/// that failed), then ``parser(_:didFinishDocument:)`` or ``parser(_:didFail:)``.
+/// Errors not tied to a document (an empty or unreadable input) arrive as
+/// ``parser(_:didFail:)`` alone.
+///
+/// Every callback names the parser that sends it first, as `XMLParserDelegate` does, so
+/// one handler can serve several parsers and tell them apart (`parser === expat`) or
+/// ask the sender for its backend (`type(of: parser).backendName`). Passing the parser
+/// costs nothing: it is a class reference, passed without retaining or boxing.
 ///
 /// Every method has a no-op default; implement the ones you need. The views passed in
 /// borrow the parser's memory and are valid only during the call: copy what you keep
-/// (``FeedItem/init(_:)`` materializes a view into plain values).
+/// (``FeedItem/init(_:)`` materializes a view into plain values). To deliver the
+/// events to several handlers, wrap them in a ``FeedHandlerGroup``.
 ///
-/// Throwing from any method stops the parse; `parse` rethrows the error.
+/// Throwing from any method stops the parse; ``FeedParser/parse(_:handler:)``
+/// rethrows the error once the parser has stopped.
+///
+/// Handlers are called on the thread that called `parse`, one event at a time; a
+/// handler used by one parse at a time needs no locking.
+///
+/// ```swift
+/// final class Titles: FeedHandler {
+///     var titles: [String] = []
+///     func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) {
+///         titles.append(item.title.value.string ?? "")
+///     }
+/// }
+/// ```
 public protocol FeedHandler: AnyObject {
-    func didStartDocument(_ document: Int) throws
-    func didParseItem(_ item: FeedItemView) throws
-    func didParseFeedInfo(_ feed: FeedInfoView) throws
-    func didFinishDocument(_ document: Int) throws
-    func didFail(_ error: FeedError) throws
+    /// A document begins. `document` is its 1-based number in the input.
+    func parser(_ parser: any FeedParser, didStartDocument document: Int) throws
+    /// An item of the current document is complete. `item` is valid during the call only.
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws
+    /// The feed-level fields of the current document, complete; sent once per document,
+    /// after its last item and before it finishes or fails. Valid during the call only.
+    func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws
+    /// Document number `document` ended well-formed.
+    func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws
+    /// A document (``FeedError/document`` > 0) or the input as a whole (`document` 0)
+    /// failed. Parsing goes on with the next document where the input allows it.
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws
 }
 
 extension FeedHandler {
-    public func didStartDocument(_ document: Int) throws {}
-    public func didParseItem(_ item: FeedItemView) throws {}
-    public func didParseFeedInfo(_ feed: FeedInfoView) throws {}
-    public func didFinishDocument(_ document: Int) throws {}
-    public func didFail(_ error: FeedError) throws {}
+    /// Does nothing.
+    public func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {}
+    /// Does nothing.
+    public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {}
+    /// Does nothing.
+    public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {}
+    /// Does nothing.
+    public func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {}
+    /// Does nothing.
+    public func parser(_ parser: any FeedParser, didFail error: FeedError) throws {}
 }
 
 extension FeedParser {

@@ -121,7 +121,7 @@ final class InputStageTests: XCTestCase {
         struct Stop: Error {}
         final class Stopper: FeedHandler {
             var seen = 0
-            func didParseItem(_ item: FeedItemView) throws {
+            func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
                 seen += 1
                 if seen == 2 { throw Stop() }
             }

@@ -37,15 +37,15 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 final class EventLog: FeedHandler {
     var events: [String] = []
     var errors: [FeedError] = []
-    func didStartDocument(_ document: Int) { events.append("start \(document)") }
-    func didParseItem(_ item: FeedItemView) {
+    func parser(_ parser: any FeedParser, didStartDocument document: Int) { events.append("start \(document)") }
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) {
         events.append("item \(item.feed.document).\(item.index) id=\(item.id.string ?? "-") title=\(item.title.value.string ?? "-")")
     }
-    func didParseFeedInfo(_ feed: FeedInfoView) {
+    func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) {
         events.append("feed \(feed.document) \(feed.format.rawValue) title=\(feed.title.value.string ?? "-") items=\(feed.itemCount)")
     }
-    func didFinishDocument(_ document: Int) { events.append("finish \(document)") }
-    func didFail(_ error: FeedError) {
+    func parser(_ parser: any FeedParser, didFinishDocument document: Int) { events.append("finish \(document)") }
+    func parser(_ parser: any FeedParser, didFail error: FeedError) {
         errors.append(error)
         events.append("fail \(error.document) \(error.code)")
     }

@@ -40,8 +40,8 @@ private func transcoder(_ name: String) -> XMLTranscoder? { XMLTranscoder.named(
 private final class TitleLog: FeedHandler {
     var titles: [String] = []
     var errors: [FeedError] = []
-    func didParseItem(_ item: FeedItemView) { titles.append(item.title.value.string ?? "") }
-    func didFail(_ error: FeedError) { errors.append(error) }
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) { titles.append(item.title.value.string ?? "") }
+    func parser(_ parser: any FeedParser, didFail error: FeedError) { errors.append(error) }
 }
 
 /// Parses with the expat backend: an item title, or nil when the document is ill-formed.

@@ -44,7 +44,7 @@ final class NullOutput: ByteOutput {
 /// Counts items, touching nothing else: the parser alone.
 final class ItemCounter: FeedHandler {
     var items = 0
-    func didParseItem(_ item: FeedItemView) { items += 1 }
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) { items += 1 }
 }
 
 func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
@@ -257,8 +257,8 @@ final class RepeatWriter: FeedHandler {
     let times: Int
     var writes = 0
     init(times: Int) { self.times = times }
-    func didParseItem(_ item: FeedItemView) throws {
-        for _ in 0..<times { try writer.didParseItem(item) }
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+        for _ in 0..<times { try writer.parser(parser, didParseItem: item) }
         writes += times
     }
 }

@@ -310,7 +310,7 @@ private final class Worker {
             if fd < 0 {
                 // As FeedParser.parse(.file) reports it.
                 let error = FeedError(code: .io, message: String(cString: strerror(errno)))
-                try handler.didFail(error)
+                try handler.parser(parser, didFail: error)
                 var summary = ParseSummary()
                 summary.firstError = error
                 return summary
@@ -392,17 +392,17 @@ private final class InputMeter: FeedHandler {
         if !ok { throw BatchCancelled() }
     }
 
-    func didStartDocument(_ document: Int) throws {
+    func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
         documents += 1
         if documents >= 16 { try publish() }
     }
 
-    func didParseItem(_ item: FeedItemView) throws {
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         items += 1
         if items >= 256 { try publish() }
     }
 
-    func didFail(_ error: FeedError) throws {
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
     }
 }

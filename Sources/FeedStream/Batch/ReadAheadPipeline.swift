@@ -93,7 +93,7 @@ private func parseChunks(from source: any ChunkSource, with parser: any FeedPars
     let relay = StreamFailureRelay(handler)
     let feed = ChunkFeed(source: source, relay: relay)
     let summary = try parser.parse(.chunks(FeedChunks { try feed.next() }), handler: relay)
-    return try relay.finish(summary, bytesIn: source.bytesIn)
+    return try relay.finish(summary, bytesIn: source.bytesIn, parser: parser)
 }
 
 /// The closure state of a chunked parse.

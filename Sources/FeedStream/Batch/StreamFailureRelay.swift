@@ -30,8 +30,9 @@ final class StreamFailureRelay: FeedHandler {
         openAtEnd = openDocument
     }
 
-    /// The summary the C core would have returned.
-    func finish(_ parsed: ParseSummary, bytesIn: UInt64) throws -> ParseSummary {
+    /// The summary the C core would have returned; a stream failure reported alone is
+    /// sent as from `parser`.
+    func finish(_ parsed: ParseSummary, bytesIn: UInt64, parser: any FeedParser) throws -> ParseSummary {
         var summary = parsed
         summary.bytesIn = bytesIn
         guard let failure, failure.kind != .cancelled else { return summary }
@@ -40,7 +41,7 @@ final class StreamFailureRelay: FeedHandler {
         if openAtEnd == 0 || failure.kind == .fatal {
             // The C core's stream error (set_fatal): reported alone when no document
             // carried it, and the first error of the stream.
-            if openAtEnd == 0 && !reportedAlone { try base.didFail(stream) }
+            if openAtEnd == 0 && !reportedAlone { try base.parser(parser, didFail: stream) }
             summary.firstError = stream
         } else if let rewritten, summary.firstError == rewritten.original {
             summary.firstError = rewritten.replacement
@@ -48,20 +49,25 @@ final class StreamFailureRelay: FeedHandler {
         return summary
     }
 
-    func didStartDocument(_ document: Int) throws {
+    func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
         openDocument = document
-        try base.didStartDocument(document)
+        try base.parser(parser, didStartDocument: document)
     }
 
-    func didParseItem(_ item: FeedItemView) throws { try base.didParseItem(item) }
-    func didParseFeedInfo(_ feed: FeedInfoView) throws { try base.didParseFeedInfo(feed) }
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+        try base.parser(parser, didParseItem: item)
+    }
 
-    func didFinishDocument(_ document: Int) throws {
+    func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
+        try base.parser(parser, didParseFeedInfo: feed)
+    }
+
+    func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
         openDocument = 0
-        try base.didFinishDocument(document)
+        try base.parser(parser, didFinishDocument: document)
     }
 
-    func didFail(_ error: FeedError) throws {
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         var error = error
         if ended, let failure, failure.kind != .cancelled {
             if error.document > 0 && error.document == openAtEnd && (error.line != 0 || error.column != 0) {
@@ -77,6 +83,6 @@ final class StreamFailureRelay: FeedHandler {
             }
         }
         if error.document > 0 && error.document == openDocument { openDocument = 0 }
-        try base.didFail(error)
+        try base.parser(parser, didFail: error)
     }
 }

@@ -24,7 +24,7 @@ public final class ExpatFeedParser: FeedParser {
 
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try native.parse(input, handler: handler)
+        try native.parse(input, parser: self, handler: handler)
     }
 }
 
@@ -39,19 +39,19 @@ final class NativeParser {
         options.max_item_bytes = maxItemBytes
         var callbacks = cfs_callbacks(
             on_document_start: { ctx, document in
-                NativeSink.from(ctx).call { try $0.didStartDocument(document) }
+                NativeSink.from(ctx).call { try $1.parser($0, didStartDocument: document) }
             },
             on_item: { ctx, item, feed in
-                NativeSink.from(ctx).call { try $0.didParseItem(FeedItemView(item!, feed: feed!)) }
+                NativeSink.from(ctx).call { try $1.parser($0, didParseItem: FeedItemView(item!, feed: feed!)) }
             },
             on_document_end: { ctx, feed, error in
                 let sink = NativeSink.from(ctx)
-                return sink.call { handler in
-                    try handler.didParseFeedInfo(FeedInfoView(feed!))
+                return sink.call { parser, handler in
+                    try handler.parser(parser, didParseFeedInfo: FeedInfoView(feed!))
                     if let error {
-                        try handler.didFail(FeedError(error.pointee))
+                        try handler.parser(parser, didFail: FeedError(error.pointee))
                     } else {
-                        try handler.didFinishDocument(feed!.pointee.document)
+                        try handler.parser(parser, didFinishDocument: feed!.pointee.document)
                     }
                 }
             })
@@ -63,18 +63,24 @@ final class NativeParser {
 
     deinit { cfs_parser_destroy(handle) }
 
-    func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+    /// Parses `input` for `parser` (the public object that owns this one, named to the
+    /// handler in every callback).
+    func parse(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler) throws -> ParseSummary {
         cfs_parser_reset(handle)
+        sink.parser = parser
         sink.handler = handler
         sink.error = nil
-        defer { sink.handler = nil }
+        defer {
+            sink.handler = nil
+            sink.parser = nil
+        }
 
         switch input {
         case .file(let path):
             let fd = open(path, O_RDONLY)
             if fd < 0 {
                 let error = FeedError(code: .io, message: String(cString: strerror(errno)))
-                try handler.didFail(error)
+                try handler.parser(parser, didFail: error)
                 var summary = ParseSummary()
                 summary.firstError = error
                 return summary
@@ -104,15 +110,17 @@ final class NativeParser {
             summary.firstError = error
             if error.code == .outOfMemory { throw error }
             // Errors of a document were delivered with it; the others are delivered here.
-            if e.pointee.document == 0 { try handler.didFail(error) }
+            if e.pointee.document == 0 { try handler.parser(parser, didFail: error) }
         }
         return summary
     }
 }
 
-/// The callbacks' context: the current handler, and the error it threw, which waits
-/// here until the C call returns and is then rethrown.
+/// The callbacks' context: the current parser and handler, and the error the handler
+/// threw, which waits here until the C call returns and is then rethrown. `parser` is
+/// set only during a parse (the public parser owns this sink: no cycle outlives a call).
 final class NativeSink {
+    var parser: (any FeedParser)?
     var handler: (any FeedHandler)?
     var error: (any Error)?
 
@@ -121,12 +129,12 @@ final class NativeSink {
         Unmanaged<NativeSink>.fromOpaque(ctx!).takeUnretainedValue()
     }
 
-    /// Runs `body` with the handler; returns non-zero (stop) if it threw.
+    /// Runs `body` with the parser and the handler; returns non-zero (stop) if it threw.
     @inline(__always)
-    func call(_ body: (any FeedHandler) throws -> Void) -> Int32 {
-        guard let handler else { return 0 }
+    func call(_ body: (any FeedParser, any FeedHandler) throws -> Void) -> Int32 {
+        guard let handler, let parser else { return 0 }
         do {
-            try body(handler)
+            try body(parser, handler)
             return 0
         } catch {
             self.error = error

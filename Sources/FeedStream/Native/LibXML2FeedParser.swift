@@ -18,7 +18,7 @@ public final class LibXML2FeedParser: FeedParser {
 
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try native.parse(input, handler: handler)
+        try native.parse(input, parser: self, handler: handler)
     }
 }
 

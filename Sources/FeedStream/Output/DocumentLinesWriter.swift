@@ -43,17 +43,32 @@ public final class DocumentLinesWriter: FeedHandler {
         try assembler.flushOutput()
     }
 
-    public func didStartDocument(_ document: Int) throws { try lines.didStartDocument(document) }
-    public func didParseItem(_ item: FeedItemView) throws { try lines.didParseItem(item) }
-    public func didParseFeedInfo(_ feed: FeedInfoView) throws { try lines.didParseFeedInfo(feed) }
+    /// Starts holding a new document's items.
+    public func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
+        try lines.parser(parser, didStartDocument: document)
+    }
 
-    public func didFinishDocument(_ document: Int) throws {
-        try lines.didFinishDocument(document)
+    /// Adds the item's object to the current document.
+    public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+        try lines.parser(parser, didParseItem: item)
+    }
+
+    /// Records the document's feed members.
+    public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
+        try lines.parser(parser, didParseFeedInfo: feed)
+    }
+
+    /// Writes the document's line.
+
+    public func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
+        try lines.parser(parser, didFinishDocument: document)
         try lines.flush()   // the feed line is closed: the document can be assembled
     }
 
-    public func didFail(_ error: FeedError) throws {
-        try lines.didFail(error)
+    /// Writes the failed document's line, with its error (errors without a document
+    /// write nothing).
+    public func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        try lines.parser(parser, didFail: error)
         try lines.flush()
     }
 }

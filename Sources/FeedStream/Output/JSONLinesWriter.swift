@@ -55,26 +55,31 @@ public final class JSONLinesWriter: FeedHandler {
     // Each method makes one mutating call on the buffer, so the whole record is
     // written under a single exclusive access.
 
-    public func didParseItem(_ item: FeedItemView) throws {
+    /// Writes the item's line.
+    public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         closeFeed()
         sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0) }
         itemLines += 1
         try flushIfFull()
     }
 
-    public func didParseFeedInfo(_ feed: FeedInfoView) throws {
+    /// Writes the document's feed line (closed when the document finishes or fails).
+    public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
         closeFeed()
         sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0) }
         // Closed by didFinishDocument or didFail, which may add the error.
         feedOpen = true
     }
 
-    public func didFinishDocument(_ document: Int) throws {
+    /// Closes the feed line.
+    public func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
         closeFeed()
         try flushIfFull()
     }
 
-    public func didFail(_ error: FeedError) throws {
+    /// Closes the feed line with the document's error (errors without a document write
+    /// nothing).
+    public func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         guard feedOpen else { return }   // errors without a document have no line
         buffer.writeError(error)
         closeFeed()

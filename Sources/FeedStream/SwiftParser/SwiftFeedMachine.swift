@@ -23,8 +23,10 @@ import Musl
 final class SwiftFeedMachine {
     let core: UnsafeMutablePointer<SwiftFeedMachineCore>
 
-    /// Set by the driver for each parse.
+    /// Set by the driver for each parse: the handler, and the parser named to it in
+    /// every callback (unset between parses, so the owning parser is not retained).
     var handler: (any FeedHandler)?
+    var parser: (any FeedParser)?
 
     /// - Parameter maxItemBytes: per-record byte limit; 0 for the default (64 MiB).
     init(maxItemBytes: Int) {
@@ -90,15 +92,15 @@ final class SwiftFeedMachine {
     var format: FeedFormat { core.pointee.format }
 
     /// Ends the current document: publishes the feed and calls didParseFeedInfo, then
-    /// didFail(error) if error is not nil, else didFinishDocument.
+    /// didFail if error is not nil, else didFinishDocument.
     func finish(error: FeedError?) throws {
-        guard let handler else { return }
+        guard let handler, let parser else { return }
         core.pointee.feedDirty = true
-        try handler.didParseFeedInfo(feedInfo())
+        try handler.parser(parser, didParseFeedInfo: feedInfo())
         if let error {
-            try handler.didFail(error)
+            try handler.parser(parser, didFail: error)
         } else {
-            try handler.didFinishDocument(core.pointee.document)
+            try handler.parser(parser, didFinishDocument: core.pointee.document)
         }
     }
 
@@ -120,9 +122,9 @@ final class SwiftFeedMachine {
         let truncated = c.pointee.item.pointee.arena.truncated
         let feed = feedInfo()
         c.pointee.items += 1
-        guard let handler else { return }
-        try handler.didParseItem(FeedItemView(index: index, isTruncated: truncated, record: c.pointee.pubItem.raw,
-                                              feed: feed))
+        guard let handler, let parser else { return }
+        try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated,
+                                                              record: c.pointee.pubItem.raw, feed: feed))
     }
 }
 

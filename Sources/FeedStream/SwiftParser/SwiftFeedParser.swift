@@ -57,13 +57,17 @@ public final class SwiftFeedParser: FeedParser {
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
         reset()
         machine.handler = handler
-        defer { machine.handler = nil }
+        machine.parser = self
+        defer {
+            machine.handler = nil
+            machine.parser = nil
+        }
         switch input {
         case .file(let path):
             let fd = open(path, O_RDONLY)
             if fd < 0 {
                 let error = FeedError(code: .io, message: String(cString: strerror(errno)))
-                try handler.didFail(error)
+                try handler.parser(self, didFail: error)
                 var summary = ParseSummary()
                 summary.firstError = error
                 return summary
@@ -133,7 +137,7 @@ public final class SwiftFeedParser: FeedParser {
         tokenizer.begin()
         state = .open
         documentOffset = xmlOffset
-        try machine.handler?.didStartDocument(summary.documents)
+        try machine.handler?.parser(self, didStartDocument: summary.documents)
     }
 
     private func endDocument(_ error: FeedError?) throws {
@@ -311,7 +315,7 @@ public final class SwiftFeedParser: FeedParser {
         if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }
         if let fatal {
             summary.firstError = fatal
-            if fatal.document == 0 { try handler.didFail(fatal) }
+            if fatal.document == 0 { try handler.parser(self, didFail: fatal) }
             return
         }
         if truncated {
@@ -321,7 +325,7 @@ public final class SwiftFeedParser: FeedParser {
         if summary.documents == 0 {
             let e = FeedError(code: .empty, message: "empty input: no XML document")
             summary.firstError = e
-            try handler.didFail(e)
+            try handler.parser(self, didFail: e)
         }
     }
 }
