@@ -26,6 +26,7 @@ typedef struct expat_tok {
     int aborted;            /* a callback asked to stop */
     XML_Index root_end;     /* byte index just past the root's end tag */
     XML_Index chunk_base;   /* byte index of the first byte of the current chunk */
+    cfs_error limit_err;    /* where the machine's limit stopped the document */
 } expat_tok;
 
 static void split_name(const char *name, const char **uri, size_t *uri_len,
@@ -53,8 +54,18 @@ static void sync_text_handler(expat_tok *t) {
     }
 }
 
+/* The machine asked to stop: a limit (the position is the current event's, taken
+   now), out of memory, or a callback. */
 static void stop(expat_tok *t) {
-    t->aborted = 1;
+    if (t->m->limit) {
+        XML_Index at = XML_GetCurrentByteIndex(t->xp);
+        t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
+                                    (unsigned long)XML_GetCurrentLineNumber(t->xp),
+                                    (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1,
+                                    at < 0 ? 0 : (uint64_t)at, 0 };
+    } else {
+        t->aborted = 1;
+    }
     XML_StopParser(t->xp, XML_FALSE);
 }
 
@@ -68,8 +79,16 @@ static void check_root_end(expat_tok *t) {
 
 static void on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
     expat_tok *t = ud;
+    if (atts[0]) {
+        size_t total = 0;
+        while (atts[2 * total]) total++;
+        if (cfs_machine_check_attributes(t->m, total)) {
+            stop(t);
+            return;
+        }
+    }
     if (cfs_machine_skipping(t->m)) {
-        cfs_machine_skip_start(t->m);
+        if (cfs_machine_skip_start(t->m)) stop(t);
         return;
     }
     cfs_attr attrs[MAX_ATTRS];
@@ -318,6 +337,13 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, size_
     enum XML_Error code = XML_GetErrorCode(t->xp);
     if (code == XML_ERROR_ABORTED) {
         if (t->m->nomem) return TOK_NOMEM;
+        if (t->m->limit) {
+            *err = t->limit_err;
+            XML_Index at = (XML_Index)t->limit_err.offset;
+            *consumed = at < base ? 0 : (size_t)(at - base);
+            if (*consumed > len) *consumed = len;
+            return TOK_ERROR;
+        }
         if (t->aborted) return TOK_ABORT;
         if (t->root_closed) {
             *consumed = (size_t)(t->root_end - base);

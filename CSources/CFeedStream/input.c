@@ -11,6 +11,7 @@
 #include "internal.h"
 
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -32,6 +33,8 @@ static const char XML_DECL[] = "<?xml";
 
 struct cfs_parser {
     cfs_options opt;
+    cfs_limits lim;              /* opt.limits, defaults resolved */
+    char limit_message[96];      /* the message of a document-size or ratio error */
     cfs_machine m;
     const cfs_tokenizer_ops *ops;
     void *tok;
@@ -53,6 +56,14 @@ struct cfs_parser {
     int aw_run;                  /* comment: dashes seen; PI: 1 after '?' */
     uint64_t xml_offset;         /* uncompressed bytes seen so far */
     uint64_t doc_offset;         /* where the current document started */
+    /* Gzip ratio: compressed bytes inflate consumed, in all and up to the last
+       checkpoint (every CHUNK of output, counted from the start of the stream, so that
+       checkpoints do not depend on how the input was cut), and where the window (from
+       the start of the last document begun) started: output offset, checkpoint input. */
+    uint64_t z_consumed;
+    uint64_t z_checkpoint;
+    uint64_t ratio_in;
+    uint64_t ratio_out;
 
     cfs_error first_error;
     int has_error;
@@ -73,6 +84,7 @@ const char *cfs_status_string(cfs_status s) {
     case CFS_ERR_EMPTY: return "empty input: no XML document";
     case CFS_ERR_IO: return "read error";
     case CFS_ERR_MISUSE: return "API misuse";
+    case CFS_ERR_LIMIT: return "limit exceeded";
     }
     return "unknown status";
 }
@@ -106,7 +118,8 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
     case CFS_BACKEND_LIBXML2: p->ops = &cfs_libxml2_ops; break;
     default: free(p); return NULL;
     }
-    if (!cfs_machine_init(&p->m, p->opt.max_item_bytes)) goto fail;
+    p->lim = cfs_limits_resolve(&p->opt.limits);
+    if (!cfs_machine_init(&p->m, p->opt.max_item_bytes, &p->lim)) goto fail;
     if (callbacks) p->m.cb = *callbacks;
     p->m.ctx = ctx;
     p->tok = p->ops->create(&p->m);
@@ -140,6 +153,7 @@ void cfs_parser_reset(cfs_parser *p) {
     p->pend_len = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
+    p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = 0;
     p->has_error = p->has_fatal = 0;
     p->finished = 0;
     memset(&p->stats, 0, sizeof p->stats);
@@ -165,12 +179,19 @@ static cfs_status set_fatal(cfs_parser *p, cfs_status code, const char *message,
 
 /* ---- documents ---------------------------------------------------------------- */
 
+/* A new ratio window starts (at a document's start). */
+static void ratio_window(cfs_parser *p) {
+    p->ratio_in = p->z_checkpoint;
+    p->ratio_out = p->xml_offset;
+}
+
 static cfs_status begin_document(cfs_parser *p) {
     if (!p->ops->begin(p->tok)) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     p->stats.documents++;
     cfs_machine_begin(&p->m, (size_t)p->stats.documents);
     p->doc = D_IN;
     p->doc_offset = p->xml_offset;
+    ratio_window(p);
     if (p->m.cb.on_document_start && p->m.cb.on_document_start(p->m.ctx, (size_t)p->stats.documents))
         return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     return CFS_OK;
@@ -193,7 +214,7 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
         }
     }
     p->stats.items += p->m.items;
-    p->doc = err && err->code == CFS_ERR_XML ? D_SKIP : D_AWAIT;
+    p->doc = err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_LIMIT) ? D_SKIP : D_AWAIT;
     p->skip_match = 0;
     p->aw = AW_SPACE;
     p->pend_len = 0;
@@ -296,6 +317,22 @@ start:
     return 1;
 }
 
+/* Bytes of the open document that may still be parsed under max_document_bytes. */
+static uint64_t document_room(const cfs_parser *p) {
+    uint64_t in_doc = p->xml_offset - p->doc_offset;
+    return in_doc >= p->lim.max_document_bytes ? 0 : p->lim.max_document_bytes - in_doc;
+}
+
+/* The open document reached max_document_bytes and goes on: it fails there (the
+   position is its byte offset; line and column are not counted outside the
+   tokenizer) and the rest of it is skipped like the rest of an ill-formed one. */
+static cfs_status document_too_big(cfs_parser *p) {
+    snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: document size > %llu bytes",
+             (unsigned long long)p->lim.max_document_bytes);
+    cfs_error err = { CFS_ERR_LIMIT, p->limit_message, p->m.document, 0, 0, p->xml_offset, 0 };
+    return end_document(p, &err);
+}
+
 /* Starts the document whose first bytes skip_misc held back, and feeds them. */
 static cfs_status start_held_document(cfs_parser *p) {
     size_t held = p->pend_len;
@@ -357,13 +394,19 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             continue;
         }
         size_t n = len < MAX_PARSE ? len : MAX_PARSE;
+        uint64_t room = document_room(p);
+        int over = n > room;
+        if (over) n = (size_t)room;
         size_t consumed = 0;
         cfs_error err = {0};
-        cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
-        st = handle(p, r, n, consumed, &err, &used);
+        if (n > 0) {
+            cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
+            st = handle(p, r, n, consumed, &err, &used);
+        }
         p->xml_offset += used;
         data += used;
         len -= used;
+        if (st == CFS_OK && over && p->doc == D_IN) st = document_too_big(p);
     }
     return st;
 }
@@ -373,9 +416,12 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
 static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     size_t consumed = 0, used;
     cfs_error err = {0};
-    cfs_tok_result r = p->ops->parse_buffer(p->tok, n, 0, &consumed, &err);
-    cfs_status st = handle(p, r, n, consumed, &err, &used);
+    uint64_t room = document_room(p);
+    size_t take = n > room ? (size_t)room : n;
+    cfs_tok_result r = p->ops->parse_buffer(p->tok, take, 0, &consumed, &err);
+    cfs_status st = handle(p, r, take, consumed, &err, &used);
     p->xml_offset += used;
+    if (st == CFS_OK && take < n && p->doc == D_IN) st = document_too_big(p);
     if (st != CFS_OK || used == n) return st;
     size_t rest = n - used;
     memcpy(p->carry, buf + used, rest);
@@ -412,10 +458,14 @@ static cfs_status gzip_input(cfs_parser *p) {
         int in_place = p->doc == D_IN && p->ops->buffer != NULL;
         if (in_place) out = p->ops->buffer(p->tok, CHUNK);
         if (out == NULL) { out = p->scratch; in_place = 0; }
+        /* Output stops at every multiple of CHUNK of the stream: the ratio checkpoints. */
+        size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
         p->z.next_out = out;
-        p->z.avail_out = (uInt)CHUNK;
+        p->z.avail_out = (uInt)room;
+        uInt avail_in = p->z.avail_in;
         int zr = inflate(&p->z, Z_NO_FLUSH);
-        size_t n = CHUNK - p->z.avail_out;
+        size_t n = room - p->z.avail_out;
+        p->z_consumed += avail_in - p->z.avail_in;
         if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
             /* Keep what was inflated, then stop. */
             p->stats.bytes_xml += n;
@@ -423,6 +473,18 @@ static cfs_status gzip_input(cfs_parser *p) {
             return set_fatal(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
         }
         if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
+        if (n == room) {
+            /* A checkpoint: the window's output and input up to here. The chunk is not
+               parsed when the ratio is passed. */
+            p->z_checkpoint = p->z_consumed;
+            uint64_t win_out = p->stats.bytes_xml + n - p->ratio_out;
+            uint64_t win_in = p->z_checkpoint - p->ratio_in;
+            if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
+                snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: decompression ratio > %llu",
+                         (unsigned long long)p->lim.max_ratio);
+                return set_fatal(p, CFS_ERR_LIMIT, p->limit_message, 0);
+            }
+        }
         p->stats.bytes_xml += n;
         if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
         if (n == 0 && p->mode == IN_GZIP && p->z.avail_in == 0) return st;

@@ -152,9 +152,22 @@ typedef struct cfs_machine {
     int xhtml_strip_div;        /* 1: the wrapping xhtml div may come; 2: inside it */
 
     int nomem;
+
+    /* Limits (cfs_limits, defaults resolved; depth and items as counts). */
+    unsigned long max_depth;
+    uint64_t max_field_bytes;
+    uint64_t max_attributes;
+    size_t max_items;
+    /* Set when a limit stopped the document: the adapter reports CFS_ERR_LIMIT with
+       this message at the tokenizer's current position. */
+    int limit;
+    char limit_message[96];
 } cfs_machine;
 
-int  cfs_machine_init(cfs_machine *m, size_t max_item_bytes);
+/** cfs_limits with every 0 replaced by its default. */
+cfs_limits cfs_limits_resolve(const cfs_limits *l);
+
+int  cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits);
 void cfs_machine_free(cfs_machine *m);
 /** Starts document number `document` (1-based). */
 void cfs_machine_begin(cfs_machine *m, size_t document);
@@ -179,7 +192,20 @@ const char *cfs_html_entity(const char *name, size_t len);
 static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->capturing; }
 /** True while inside an ignored subtree: start/end may go to the _skip variants. */
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
-static inline void cfs_machine_skip_start(cfs_machine *m) { m->skip_depth++; m->depth++; }
+/** Records a limit error (see cfs_machine.limit); returns 1 (stop). */
+int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max);
+/** A start tag inside an ignored subtree; non-zero when the depth limit stops it. */
+static inline int cfs_machine_skip_start(cfs_machine *m) {
+    m->skip_depth++;
+    if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
+    return 0;
+}
+/** Checks the attribute count of a start tag (before start or skip_start);
+    non-zero when the limit stops it. */
+static inline int cfs_machine_check_attributes(cfs_machine *m, uint64_t count) {
+    if (count > m->max_attributes) return cfs_machine_limit(m, "attributes", count, m->max_attributes);
+    return 0;
+}
 /** An end tag inside an ignored subtree; returns 1 when the subtree ended. */
 int cfs_machine_skip_end(cfs_machine *m);
 

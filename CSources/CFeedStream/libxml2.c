@@ -45,8 +45,20 @@ typedef struct lx_tok {
    their user data); our state hangs off its _private. */
 static inline lx_tok *tok_of(void *ctx) { return ((xmlParserCtxtPtr)ctx)->_private; }
 
+/* The machine asked to stop: a limit (reported as the document's error, at the
+   current position), out of memory, or a callback. */
 static void stop(lx_tok *t) {
-    t->aborted = 1;
+    if (t->m->limit && !t->error) {
+        t->error = 1;
+        t->err.code = CFS_ERR_LIMIT;
+        t->err.message = t->m->limit_message;
+        t->err.line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+        t->err.column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+        long at = xmlByteConsumed(t->ctxt);
+        t->err.offset = at > 0 ? (uint64_t)at : 0;
+    } else {
+        t->aborted = 1;
+    }
     xmlStopParser(t->ctxt);
 }
 
@@ -56,8 +68,12 @@ static void on_start(void *ud, const xmlChar *localname, const xmlChar *prefix, 
     (void)prefix; (void)nb_namespaces; (void)namespaces; (void)nb_defaulted;
     lx_tok *t = tok_of(ud);
     if (t->root_closed || t->error) return;
+    if (nb_attributes > 0 && cfs_machine_check_attributes(t->m, (uint64_t)nb_attributes)) {
+        stop(t);
+        return;
+    }
     if (cfs_machine_skipping(t->m)) {
-        cfs_machine_skip_start(t->m);
+        if (cfs_machine_skip_start(t->m)) stop(t);
         return;
     }
     cfs_attr attrs[MAX_ATTRS];

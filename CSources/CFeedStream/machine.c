@@ -13,7 +13,10 @@
  */
 #include "internal.h"
 
+#include <limits.h>
 #include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -484,9 +487,49 @@ static cfs_ref copy_scope_ref(cfs_machine *m, cfs_rec *r, cfs_ref ref) {
 
 /* ---- the machine ----------------------------------------------------------------- */
 
-int cfs_machine_init(cfs_machine *m, size_t max_item_bytes) {
+cfs_limits cfs_limits_resolve(const cfs_limits *l) {
+    cfs_limits r = { 0 };
+    if (l) r = *l;
+    if (r.max_depth == 0) r.max_depth = CFS_DEFAULT_MAX_DEPTH;
+    if (r.max_field_bytes == 0) r.max_field_bytes = CFS_DEFAULT_MAX_FIELD_BYTES;
+    if (r.max_attributes == 0) r.max_attributes = CFS_DEFAULT_MAX_ATTRIBUTES;
+    if (r.max_items == 0) r.max_items = CFS_DEFAULT_MAX_ITEMS;
+    if (r.max_document_bytes == 0) r.max_document_bytes = CFS_DEFAULT_MAX_DOCUMENT_BYTES;
+    if (r.max_ratio == 0) r.max_ratio = CFS_DEFAULT_MAX_RATIO;
+    return r;
+}
+
+static int limit_message(cfs_machine *m, const char *fmt, ...) {
+    if (!m->limit) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(m->limit_message, sizeof m->limit_message, fmt, ap);
+        va_end(ap);
+        m->limit = 1;
+    }
+    return 1;
+}
+
+int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max) {
+    return limit_message(m, "limit exceeded: %s %llu > %llu", what, (unsigned long long)value,
+                         (unsigned long long)max);
+}
+
+/* The text being gathered passed max_field_bytes. The length reached depends on how
+   the tokenizer cut the text, so the message gives only the limit. */
+static inline int check_field(cfs_machine *m) {
+    if (m->cap_rec->arena.len - m->cap_start <= m->max_field_bytes) return 0;
+    return limit_message(m, "limit exceeded: field text > %llu bytes", (unsigned long long)m->max_field_bytes);
+}
+
+int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits) {
     pthread_once(&rules_once, build_rules);
     memset(m, 0, sizeof *m);
+    cfs_limits l = cfs_limits_resolve(limits);
+    m->max_depth = l.max_depth > ULONG_MAX ? ULONG_MAX : (unsigned long)l.max_depth;
+    m->max_field_bytes = l.max_field_bytes;
+    m->max_attributes = l.max_attributes;
+    m->max_items = l.max_items > SIZE_MAX ? SIZE_MAX : (size_t)l.max_items;
     if (max_item_bytes == 0) max_item_bytes = CFS_DEFAULT_MAX_ITEM_BYTES;
     if (max_item_bytes > (size_t)UINT32_MAX - 1) max_item_bytes = (size_t)UINT32_MAX - 1;
     int ok = rec_init(&m->item, max_item_bytes);
@@ -532,6 +575,8 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->markup_depth = 0;
     m->xhtml_strip_div = 0;
     m->itcat_row = 0;
+    m->limit = 0;
+    m->limit_message[0] = 0;
 }
 
 void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *system_id) {
@@ -635,6 +680,7 @@ static int enter(cfs_machine *m, uint16_t scope) {
 }
 
 static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
+    if (m->items >= m->max_items) return cfs_machine_limit(m, "items", (uint64_t)m->items + 1, m->max_items);
     if (!push_frame(m, A_END_ITEM, 0, 0, 0)) return skip(m);
     rec_reset(&m->item);
     m->cur = &m->item;
@@ -866,10 +912,10 @@ static void markup_end(cfs_machine *m, const char *local, size_t local_len) {
 
 int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const char *local,
                       size_t local_len, const cfs_attr *attrs, size_t nattrs) {
-    m->depth++;
+    if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
     if (m->capturing) {
         markup_start(m, uri, uri_len, local, local_len, attrs, nattrs);
-        return m->cap_rec->arena.nomem ? (m->nomem = 1) : 0;
+        return m->cap_rec->arena.nomem ? (m->nomem = 1) : check_field(m);
     }
     if (nattrs) push_scope_attrs(m, attrs, nattrs);
     if (local_len == 0) return skip(m);
@@ -904,7 +950,7 @@ int cfs_machine_text(cfs_machine *m, const char *s, size_t len) {
     } else {
         cfs_arena_append(a, s, len);
     }
-    return a->nomem ? (m->nomem = 1) : 0;
+    return a->nomem ? (m->nomem = 1) : check_field(m);
 }
 
 static cfs_span span_of(const cfs_rec *r, cfs_ref ref) {
@@ -989,7 +1035,7 @@ int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
     if (m->capturing && m->markup_depth > 0) {
         markup_end(m, local, local_len);
         m->depth--;
-        return m->cap_rec->arena.nomem ? (m->nomem = 1) : 0;
+        return m->cap_rec->arena.nomem ? (m->nomem = 1) : check_field(m);
     }
     pop_scope_attrs(m);
     m->depth--;

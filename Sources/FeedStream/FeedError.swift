@@ -19,6 +19,9 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
         public static let outOfMemory = Code(rawValue: "nomem")
         /// A handler stopped the parse.
         public static let aborted = Code(rawValue: "aborted")
+        /// A document passed one of the ``FeedLimits`` (depth, attributes, field text,
+        /// items, document size, decompression ratio); the message says which.
+        public static let limitExceeded = Code(rawValue: "limit")
 
         public var description: String { rawValue }
     }

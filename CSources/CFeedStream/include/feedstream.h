@@ -33,7 +33,8 @@
  *
  * Safety
  *   No external entity, DTD or other resource is ever loaded because a document asks.
- *   Entity expansion is bounded by the tokenizer's billion-laughs protection.
+ *   Entity expansion is bounded by the tokenizer's billion-laughs protection; depth,
+ *   attributes, field text, items, document size and gzip ratio by cfs_limits.
  */
 #ifndef FEEDSTREAM_H
 #define FEEDSTREAM_H
@@ -69,7 +70,15 @@ typedef enum cfs_status {
     /** Reading the file descriptor failed (errno in cfs_error.sys_errno). */
     CFS_ERR_IO = 7,
     /** API misuse: feed after finish, unsupported backend, ... */
-    CFS_ERR_MISUSE = 8
+    CFS_ERR_MISUSE = 8,
+    /** A document passed one of the limits in cfs_limits (element depth, attributes,
+        field text, items, document size, decompression ratio). Reported per document
+        through on_document_end like CFS_ERR_XML, with the items before it delivered;
+        the message says which limit, e.g. "limit exceeded: element depth 1025 > 1024".
+        The rest of the document is skipped up to the next "<?xml"; a decompression
+        ratio error also abandons the rest of the stream (inflating a bomb to look for
+        the next document is what the limit is there to prevent). */
+    CFS_ERR_LIMIT = 9
 } cfs_status;
 
 /** Feed formats, detected from the root element, its namespace and version. */
@@ -245,12 +254,52 @@ typedef struct cfs_callbacks {
     int (*on_document_end)(void *ctx, const cfs_feed *feed, const cfs_error *error);
 } cfs_callbacks;
 
+/** Limits against hostile or broken input. A document that passes one fails with
+    CFS_ERR_LIMIT (see there); every backend checks them at the same place, so they
+    agree on what is rejected and on the items delivered before. For each member, 0
+    means the default below and CFS_UNLIMITED means no limit. The checks cost a
+    compare per start tag, per item and per text append. */
+typedef struct cfs_limits {
+    /** Element nesting depth (the root is depth 1), checked at each start tag. */
+    uint64_t max_depth;
+    /** Bytes of one kept field's text (the text, or the serialized markup, of one
+        title, description, ...), checked as text is gathered. Text that is skipped
+        is streamed and never held, whatever its size. Unlike max_item_bytes (which
+        truncates), passing it fails the document. */
+    uint64_t max_field_bytes;
+    /** Attributes of one element, namespace declarations not counted, attributes
+        defaulted by the internal DTD subset counted. */
+    uint64_t max_attributes;
+    /** Items (RSS item, Atom entry) per document, checked at the start tag of the
+        item past the limit. */
+    uint64_t max_items;
+    /** Uncompressed bytes of one document: the document fails where its byte
+        max_document_bytes + 1 would be parsed. */
+    uint64_t max_document_bytes;
+    /** Uncompressed ÷ compressed bytes of gzip input, measured over each document
+        (and over the bytes between documents), once it has inflated more than
+        CFS_RATIO_ACTIVATION bytes: a gzip bomb fails there instead of being inflated. */
+    uint64_t max_ratio;
+} cfs_limits;
+
+#define CFS_UNLIMITED UINT64_MAX
+#define CFS_DEFAULT_MAX_DEPTH 1024
+#define CFS_DEFAULT_MAX_FIELD_BYTES ((uint64_t)8 << 20)
+#define CFS_DEFAULT_MAX_ATTRIBUTES 256
+#define CFS_DEFAULT_MAX_ITEMS 1000000
+#define CFS_DEFAULT_MAX_DOCUMENT_BYTES ((uint64_t)1 << 30)
+#define CFS_DEFAULT_MAX_RATIO 200
+/** Uncompressed bytes a ratio window inflates before max_ratio is checked. */
+#define CFS_RATIO_ACTIVATION ((uint64_t)16 << 20)
+
 /** Options; zero-initialize and set what you need, or pass NULL for defaults. */
 typedef struct cfs_options {
     cfs_backend backend;
     /** Upper bound on the text kept per item (and per feed header), in bytes; text
         past it is dropped and the item marked truncated. 0 = default (64 MiB). */
     size_t max_item_bytes;
+    /** Limits; all zero = every default. */
+    cfs_limits limits;
 } cfs_options;
 
 /** Counters over the parser's life (since create or the last reset). */

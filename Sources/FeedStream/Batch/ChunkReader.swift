@@ -58,6 +58,16 @@ final class ChunkReader {
     private var inputCount = 0
     private var z: UnsafeMutablePointer<z_stream>?
 
+    /// The decompression ratio limit (``FeedLimits/maxRatio``; `Int.max`: none). The
+    /// reader does not see documents, so its window is the whole stream: checked every
+    /// 256 KiB of output (as the C core's input stage does) once more than
+    /// ``FeedLimits/ratioActivationBytes`` came out; the chunk that passes it is dropped
+    /// and the stream fails, fatal.
+    var maxRatio = Int.max
+    private static let checkpoint = 256 << 10
+    private var bytesOut: UInt64 = 0
+    private var zConsumed: UInt64 = 0
+
     /// Bytes read from the descriptor.
     private(set) var bytesIn: UInt64 = 0
     /// Why the stream ended early, once ``read(into:)`` has returned 0.
@@ -164,13 +174,22 @@ final class ChunkReader {
             let z = self.z!
             z.pointee.next_in = input + inputStart
             z.pointee.avail_in = UInt32(inputCount)
+            let room = min(count - produced, Self.checkpoint - Int(bytesOut % UInt64(Self.checkpoint)))
             z.pointee.next_out = out + produced
-            z.pointee.avail_out = UInt32(count - produced)
+            z.pointee.avail_out = UInt32(room)
             let status = CZlib.inflate(z, Z_NO_FLUSH)
             let used = inputCount - Int(z.pointee.avail_in)
             inputStart += used
             inputCount -= used
-            produced = count - Int(z.pointee.avail_out)
+            zConsumed += UInt64(used)
+            let n = room - Int(z.pointee.avail_out)
+            bytesOut += UInt64(n)
+            if n > 0 && bytesOut % UInt64(Self.checkpoint) == 0 && bytesOut > UInt64(FeedLimits.ratioActivationBytes)
+                && bytesOut / UInt64(maxRatio) > zConsumed {
+                _ = fail(.fatal, "limit exceeded: decompression ratio > \(maxRatio)", code: .limitExceeded)
+                break
+            }
+            produced += n
             if status == Z_STREAM_END {
                 mode = .trailer
             } else if status != Z_OK && status != Z_BUF_ERROR {

@@ -42,12 +42,15 @@ public struct ReadAheadPipeline: Sendable {
         -> ParseSummary
     {
         let queue = ChunkQueue(chunkSize: chunkSize, depth: depth)
+        // Inflating here, the reader enforces the parser's decompression ratio limit.
+        let maxRatio = FeedLimits.effective((parser as? any LimitedFeedParser)?.limits.maxRatio ?? FeedLimits.defaultMaxRatio)
         let done = DispatchGroup()
         // A queue of its own: it targets an overcommitting pool, so the reader gets a
         // thread even when every worker of a batch is busy parsing.
         DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
             let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
                                      didRead: didRead)
+            reader.maxRatio = maxRatio
             while let buffer = queue.takeFree() {
                 let n = reader.read(into: buffer)
                 if n == 0 {

@@ -16,11 +16,17 @@ public final class ExpatFeedParser: FeedParser {
 
     private let native: NativeParser
 
-    /// - Parameter maxItemBytes: upper bound on the text kept per item (text past it is
-    ///   dropped and the item marked truncated); 0 for the default, 64 MiB.
-    public init(maxItemBytes: Int = 0) {
-        native = NativeParser(backend: CFS_BACKEND_EXPAT, maxItemBytes: maxItemBytes)
+    /// - Parameters:
+    ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
+    ///     and the item marked truncated); 0 for the default, 64 MiB.
+    ///   - limits: the limits a document must stay within (``FeedLimits``).
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default) {
+        native = NativeParser(backend: CFS_BACKEND_EXPAT, maxItemBytes: maxItemBytes, limits: limits)
+        self.limits = limits
     }
+
+    /// The limits this parser enforces.
+    public let limits: FeedLimits
 
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
@@ -33,10 +39,14 @@ final class NativeParser {
     private let handle: OpaquePointer
     private let sink = NativeSink()
 
-    init(backend: cfs_backend, maxItemBytes: Int) {
+    init(backend: cfs_backend, maxItemBytes: Int, limits: FeedLimits) {
         var options = cfs_options()
         options.backend = backend
         options.max_item_bytes = maxItemBytes
+        func c(_ v: Int) -> UInt64 { FeedLimits.effective(v) == .max ? UInt64.max : UInt64(v) }
+        options.limits = cfs_limits(max_depth: c(limits.maxDepth), max_field_bytes: c(limits.maxFieldBytes),
+                                    max_attributes: c(limits.maxAttributes), max_items: c(limits.maxItems),
+                                    max_document_bytes: c(limits.maxDocumentBytes), max_ratio: c(limits.maxRatio))
         var callbacks = cfs_callbacks(
             on_document_start: { ctx, document in
                 NativeSink.from(ctx).call { try $1.parser($0, didStartDocument: document) }
@@ -154,6 +164,7 @@ extension FeedError {
         case CFS_ERR_IO: code = .io
         case CFS_ERR_NOMEM: code = .outOfMemory
         case CFS_ERR_ABORTED: code = .aborted
+        case CFS_ERR_LIMIT: code = .limitExceeded
         default: code = Code(rawValue: "error")
         }
         var message = e.message.map { String(cString: $0) } ?? "error"

@@ -11,10 +11,16 @@ public final class LibXML2FeedParser: FeedParser {
 
     private let native: NativeParser
 
-    /// - Parameter maxItemBytes: upper bound on the text kept per item; 0 for 64 MiB.
-    public init(maxItemBytes: Int = 0) {
-        native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes)
+    /// - Parameters:
+    ///   - maxItemBytes: upper bound on the text kept per item; 0 for 64 MiB.
+    ///   - limits: the limits a document must stay within (``FeedLimits``).
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default) {
+        native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes, limits: limits)
+        self.limits = limits
     }
+
+    /// The limits this parser enforces.
+    public let limits: FeedLimits
 
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
@@ -30,11 +36,11 @@ public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible
     case swift
 
     /// A new parser of this backend.
-    public func makeParser(maxItemBytes: Int = 0) -> any FeedParser {
+    public func makeParser(maxItemBytes: Int = 0, limits: FeedLimits = .default) -> any FeedParser {
         switch self {
-        case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes)
-        case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes)
-        case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes)
+        case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes, limits: limits)
+        case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes, limits: limits)
+        case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits)
         }
     }
 

@@ -18,7 +18,13 @@ import Darwin
 /// - an inflate error is fatal, "corrupt gzip data", and what was inflated before it is
 ///   still given to the sink first;
 /// - the stream ending inside a member is "truncated gzip data", reported by ``finish(sink:)``
-///   (kind `.truncated`).
+///   (kind `.truncated`);
+/// - output stops at every multiple of ``chunkSize`` of the stream (a checkpoint, the same
+///   wherever the input was cut); at a checkpoint, when the ratio window (from
+///   ``startRatioWindow(at:)``) has inflated more than ``FeedLimits/ratioActivationBytes``
+///   and more than ``maxRatio`` times the compressed bytes it consumed, the stream fails,
+///   fatal, "limit exceeded: decompression ratio > N", and that chunk is not given to the
+///   sink (a gzip bomb).
 ///
 /// The sink gets each uncompressed chunk borrowed for the call: at most ``chunkSize``
 /// bytes, inflated into one buffer reused for every chunk (no allocation per chunk).
@@ -51,6 +57,15 @@ final class GzipStage {
     /// The failure that stopped the stream, if any.
     private(set) var failure: StreamFailure?
 
+    /// The decompression ratio limit (`Int.max`: none).
+    var maxRatio = Int.max
+    // Compressed bytes inflate consumed, in all and at the last checkpoint; where the
+    // ratio window started (uncompressed offset, checkpoint input).
+    private var zConsumed: UInt64 = 0
+    private var zCheckpoint: UInt64 = 0
+    private var ratioIn: UInt64 = 0
+    private var ratioOut: UInt64 = 0
+
     init() {}
 
     deinit {
@@ -69,6 +84,16 @@ final class GzipStage {
         bytesIn = 0
         bytesXML = 0
         failure = nil
+        zConsumed = 0
+        zCheckpoint = 0
+        ratioIn = 0
+        ratioOut = 0
+    }
+
+    /// A document begins at this uncompressed offset: the ratio is measured from here.
+    func startRatioWindow(at offset: UInt64) {
+        ratioIn = zCheckpoint
+        ratioOut = offset
     }
 
     /// Pushes bytes; calls `sink` with each uncompressed chunk (borrowed for the call).
@@ -181,10 +206,14 @@ final class GzipStage {
                 }
                 guard beginMember() else { return }
             }
+            // Output stops at every multiple of chunkSize of the stream: the checkpoints.
+            let room = Self.chunkSize - Int(bytesXML % UInt64(Self.chunkSize))
             z.pointee.next_out = out
-            z.pointee.avail_out = UInt32(Self.chunkSize)
+            z.pointee.avail_out = UInt32(room)
+            let availIn = z.pointee.avail_in
             let zr = CZlib.inflate(z, Z_NO_FLUSH)
-            let n = Self.chunkSize - Int(z.pointee.avail_out)
+            let n = room - Int(z.pointee.avail_out)
+            zConsumed += UInt64(availIn - z.pointee.avail_in)
             if zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR {
                 // Keep what was inflated, then stop.
                 fail(.fatal, "corrupt gzip data")
@@ -193,6 +222,15 @@ final class GzipStage {
                 return
             }
             if zr == Z_STREAM_END { mode = .trailer }
+            if n == room {
+                zCheckpoint = zConsumed
+                let windowOut = bytesXML + UInt64(n) - ratioOut
+                let windowIn = zCheckpoint - ratioIn
+                if windowOut > UInt64(FeedLimits.ratioActivationBytes) && windowOut / UInt64(maxRatio) > windowIn {
+                    fail(.fatal, "limit exceeded: decompression ratio > \(maxRatio)", code: .limitExceeded)
+                    return
+                }
+            }
             bytesXML += UInt64(n)
             if n > 0 { try sink(UnsafeRawBufferPointer(start: out, count: n)) }
             if n == 0 && mode == .member && z.pointee.avail_in == 0 { return }

@@ -28,12 +28,29 @@ final class SwiftFeedMachine {
     var handler: (any FeedHandler)?
     var parser: (any FeedParser)?
 
-    /// - Parameter maxItemBytes: per-record byte limit; 0 for the default (64 MiB).
-    init(maxItemBytes: Int) {
+    /// - Parameters:
+    ///   - maxItemBytes: per-record byte limit; 0 for the default (64 MiB).
+    ///   - limits: the field-text and item limits are the machine's (the tokenizer
+    ///     checks depth and attributes).
+    init(maxItemBytes: Int, limits: FeedLimits = .default) {
         var limit = maxItemBytes == 0 ? SFM.defaultMaxItemBytes : maxItemBytes
         if limit < 0 || limit > Int(UInt32.max) - 1 { limit = Int(UInt32.max) - 1 }
         core = .allocate(capacity: 1)
         core.initialize(to: SwiftFeedMachineCore(limit: limit))
+        core.pointee.maxFieldBytes = FeedLimits.effective(limits.maxFieldBytes)
+        core.pointee.maxItems = FeedLimits.effective(limits.maxItems)
+    }
+
+    /// A limit stopped the document (the tokenizer reports it as the document's error).
+    var limitHit: Bool {
+        @inline(__always) get { core.pointee.limit != 0 }
+    }
+
+    /// The message of the limit that stopped the document (as the C core words it).
+    var limitMessage: String {
+        let c = core.pointee
+        if c.limit == SFM.limitItems { return FeedLimits.message("items", c.items + 1, c.maxItems) }
+        return "limit exceeded: field text > \(c.maxFieldBytes) bytes"
     }
 
     deinit {
@@ -148,6 +165,9 @@ struct SwiftFeedMachineCore {
     var notFeed = false
     var inItem = false
     var depth = 0                 // element depth in the document
+    var maxFieldBytes = Int.max   // limits (FeedLimits)
+    var maxItems = Int.max
+    var limit: UInt8 = 0          // 0, or the limit that stopped the document (SFM.limit*)
     var scope: UInt16 = SFM.scDoc
     var personList: UInt8 = 0     // authors or contributors, in person scope
     var itcatRow: UInt32 = 0      // the enclosing itunes:category row, + 1
@@ -240,6 +260,7 @@ struct SwiftFeedMachineCore {
         notFeed = false
         inItem = false
         depth = 0
+        limit = 0
         scope = SFM.scDoc
         nframes = 0
         skipDepth = 0
@@ -516,6 +537,10 @@ struct SwiftFeedMachineCore {
     }
 
     mutating func beginItem(_ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        if items >= maxItems {
+            limit = SFM.limitItems
+            return skip()
+        }
         if !pushFrame(SFM.aEndItem, 0, 0, 0) { return skip() }
         item.pointee.reset()
         cur = item
@@ -791,7 +816,10 @@ struct SwiftFeedMachineCore {
     mutating func start(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                         _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         depth += 1
-        if capturing { return markupStart(uri, local, attrs) }
+        if capturing {
+            markupStart(uri, local, attrs)
+            return checkField()
+        }
         if attrs.count > 0 { pushScopeAttrs(attrs) }
         if local.count == 0 { return skip() }
         let c = classify(uri)
@@ -824,6 +852,13 @@ struct SwiftFeedMachineCore {
         } else {
             capRec.pointee.arena.append(s.baseAddress, s.count)
         }
+        checkField()
+    }
+
+    /// The text being gathered passed maxFieldBytes (machine.c's check_field).
+    @inline(__always)
+    mutating func checkField() {
+        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes { limit = SFM.limitField }
     }
 
     mutating func finishCapture(_ fr: SFMFrame) {
@@ -847,6 +882,7 @@ struct SwiftFeedMachineCore {
         if capturing && markupDepth > 0 {
             markupEnd(local)
             depth -= 1
+            checkField()
             return false
         }
         popScopeAttrs()

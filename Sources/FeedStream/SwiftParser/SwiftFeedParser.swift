@@ -41,12 +41,20 @@ public final class SwiftFeedParser: FeedParser {
     private var documentOffset: UInt64 = 0
     private var summary = ParseSummary()
     private var fatal: FeedError?
+    /// The limits this parser enforces.
+    public let limits: FeedLimits
+    private let maxDocumentBytes: UInt64
 
-    /// - Parameter maxItemBytes: upper bound on the text kept per item (text past it is
-    ///   dropped and the item marked truncated); 0 for the default, 64 MiB.
-    public init(maxItemBytes: Int = 0) {
-        machine = SwiftFeedMachine(maxItemBytes: maxItemBytes)
-        tokenizer = SwiftXMLTokenizer(machine: machine)
+    /// - Parameters:
+    ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
+    ///     and the item marked truncated); 0 for the default, 64 MiB.
+    ///   - limits: the limits a document must stay within (``FeedLimits``).
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default) {
+        machine = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
+        tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
+        self.limits = limits
+        maxDocumentBytes = UInt64(FeedLimits.effective(limits.maxDocumentBytes))
+        gzip.maxRatio = FeedLimits.effective(limits.maxRatio)
         readBuffer = .allocate(byteCount: readSize, alignment: 16)
         held.reserveCapacity(8)
     }
@@ -137,6 +145,7 @@ public final class SwiftFeedParser: FeedParser {
         tokenizer.begin()
         state = .open
         documentOffset = xmlOffset
+        gzip.startRatioWindow(at: xmlOffset)
         try machine.handler?.parser(self, didStartDocument: summary.documents)
     }
 
@@ -152,7 +161,7 @@ public final class SwiftFeedParser: FeedParser {
             if summary.firstError == nil { summary.firstError = err }
         }
         summary.items += machine.items
-        state = err?.code == .malformedXML ? .skip : .between
+        state = err?.code == .malformedXML || err?.code == .limitExceeded ? .skip : .between
         skipMatch = 0
         between = .space
         held.removeAll(keepingCapacity: true)
@@ -171,10 +180,19 @@ public final class SwiftFeedParser: FeedParser {
             // hand the same bytes to the next document.
             return max(consumed, 1)
         case .error(let e, let consumed):
-            try endDocument(FeedError(code: .malformedXML, message: e.message, document: machine.document,
-                                      line: e.line, column: e.column, offset: documentOffset + UInt64(e.offset)))
+            try endDocument(FeedError(code: e.isLimit ? .limitExceeded : .malformedXML, message: e.message,
+                                      document: machine.document, line: e.line, column: e.column,
+                                      offset: documentOffset + UInt64(e.offset)))
             return consumed < len ? consumed + 1 : len
         }
+    }
+
+    /// The open document reached maxDocumentBytes and goes on (input.c's
+    /// document_too_big): it fails there, and the rest of it is skipped.
+    private func documentTooBig() throws {
+        try endDocument(FeedError(code: .limitExceeded,
+                                  message: "limit exceeded: document size > \(maxDocumentBytes) bytes",
+                                  document: machine.document, offset: xmlOffset))
     }
 
     /// Uncompressed bytes: split into documents and parse.
@@ -220,11 +238,18 @@ public final class SwiftFeedParser: FeedParser {
                     _ = try handle(r, before)
                 }
             case .open:
-                let r = try tokenizer.parse(UnsafeRawBufferPointer(start: data, count: len), final: false)
-                used = try handle(r, len)
+                let inDocument = xmlOffset - documentOffset
+                let room = inDocument >= maxDocumentBytes ? 0 : maxDocumentBytes - inDocument
+                let over = UInt64(len) > room
+                let n = over ? Int(room) : len
+                if n > 0 {
+                    let r = try tokenizer.parse(UnsafeRawBufferPointer(start: data, count: n), final: false)
+                    used = try handle(r, n)
+                }
                 xmlOffset += UInt64(used)
                 data += used
                 len -= used
+                if over && state == .open { try documentTooBig() }
             }
         }
     }

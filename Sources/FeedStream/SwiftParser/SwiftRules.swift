@@ -20,6 +20,9 @@ enum SFM {
     static let listCount = 14
     static let maxFrames = 32
     static let defaultMaxItemBytes = 64 << 20
+    // The limit that stopped a document (SwiftFeedMachineCore.limit).
+    static let limitItems: UInt8 = 1
+    static let limitField: UInt8 = 2
     static let absentOff = UInt32.max
 
     // Families: namespaces whose elements mean the same thing.

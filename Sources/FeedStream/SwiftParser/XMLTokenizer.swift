@@ -36,6 +36,8 @@ struct XMLTokError {
     var line: Int
     var column: Int
     var offset: Int
+    /// A ``FeedLimits`` limit, not a well-formedness error.
+    var isLimit = false
 }
 
 final class SwiftXMLTokenizer {
@@ -44,6 +46,10 @@ final class SwiftXMLTokenizer {
     static let maxMachineAttributes = 64
 
     private let machine: SwiftFeedMachine
+    private let maxDepth: Int
+    private let maxAttributes: Int
+    /// The error being reported is a limit's (set with the Stop that reports it).
+    @exclusivity(unchecked) private var limitError = false
     // The byte tables, held here so hot loops do not go through lazy globals.
     private let textTable = textClass
     private let cdataTable = cdataClass
@@ -119,8 +125,10 @@ final class SwiftXMLTokenizer {
     }
     private var defaults: [AttributeDefault] = []
 
-    init(machine: SwiftFeedMachine) {
+    init(machine: SwiftFeedMachine, limits: FeedLimits = .default) {
         self.machine = machine
+        maxDepth = FeedLimits.effective(limits.maxDepth)
+        maxAttributes = FeedLimits.effective(limits.maxAttributes)
         frames = .allocate(capacity: framesCapacity)
         bindings = .allocate(capacity: bindingsCapacity)
         raw = .allocate(capacity: rawCapacity)
@@ -136,6 +144,7 @@ final class SwiftXMLTokenizer {
     func begin() {
         phase = .start
         depth = 0
+        limitError = false
         rootSeen = false
         doctypeSeen = false
         standalone = false
@@ -343,7 +352,8 @@ final class SwiftXMLTokenizer {
             }
         }
         let offset = processed + at
-        return XMLTokError(message: message, line: line, column: offset - lineStart + 1, offset: offset)
+        return XMLTokError(message: message, line: line, column: offset - lineStart + 1, offset: offset,
+                           isLimit: limitError)
     }
 
     // ---- the scanner ----------------------------------------------------------------
@@ -357,6 +367,9 @@ final class SwiftXMLTokenizer {
             }
         }
         while i < n {
+            // Text gathered since the last check (character data, CDATA, references)
+            // may have passed the field limit.
+            if machine.limitHit { return limitStop(i) }
             if phase == .cdata {
                 switch cdata(s, i, n, final: final) {
                 case .next(let j): i = j; continue
@@ -443,6 +456,12 @@ final class SwiftXMLTokenizer {
     }
 
     private enum Step { case next(Int), stop(Stop) }
+
+    /// The machine's limit (field text, items) stopped the document at `i`.
+    private func limitStop(_ i: Int) -> Stop {
+        limitError = true
+        return .error(i, machine.limitMessage)
+    }
 
     @inline(__always)
     private func deliver(_ p: UnsafePointer<UInt8>, _ n: Int) {
@@ -723,6 +742,20 @@ final class SwiftXMLTokenizer {
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
         }
+        // The attribute limit, before the duplicate check (quadratic) meets a hostile count.
+        if count > maxAttributes {
+            var specified = 0
+            for k in 0..<count {
+                let a = raw[k]
+                if a.colon == 5 && matches(a.name, "xmlns") { continue }
+                if a.colon == -1 && a.nameLength == 5 && matches(a.name, "xmlns") { continue }
+                specified += 1
+            }
+            if specified > maxAttributes {
+                limitError = true
+                return .error(tagStart, FeedLimits.message("attributes", specified, maxAttributes))
+            }
+        }
         // Attributes: namespaces, duplicates.
         var reported = 0
         for k in 0..<count {
@@ -760,6 +793,10 @@ final class SwiftXMLTokenizer {
                 reported += 1
             }
         }
+        if depth >= maxDepth {
+            limitError = true
+            return .error(tagStart, FeedLimits.message("element depth", depth + 1, maxDepth))
+        }
         // Push the element.
         if depth == 0 {
             rootSeen = true
@@ -773,8 +810,12 @@ final class SwiftXMLTokenizer {
         } else {
             try machine.start(uri: uri, local: local,
                               attributes: UnsafeBufferPointer(start: attrs, count: reported))
+            if machine.limitHit { return limitStop(tagStart) }
         }
-        if empty { try endElement(local) }
+        if empty {
+            try endElement(local)
+            if machine.limitHit { return limitStop(tagStart) }
+        }
         return nil
     }
 
@@ -864,6 +905,7 @@ final class SwiftXMLTokenizer {
         }
         let local = names.bytes(Int(f.nameOffset + f.localOffset), Int(f.nameLength - f.localOffset))
         try endElement(local)
+        if machine.limitHit { return .stop(limitStop(i)) }
         if depth == 0 { return .stop(.rootEnd(j + 1)) }
         return .next(j + 1)
     }

@@ -1,0 +1,93 @@
+/// Limits against hostile or broken input, enforced by every backend at the same place
+/// (so they agree on what is rejected and on the items delivered before).
+///
+/// A document that passes a limit fails with ``FeedError/Code/limitExceeded`` and a
+/// message naming the limit (`"limit exceeded: element depth 1025 > 1024"`), at the
+/// position where it was passed; the items completed before it are delivered, and the
+/// stream goes on with its next document (after a ``maxRatio`` failure, with the next
+/// input: inflating the rest of a gzip bomb to look for another document is what that
+/// limit prevents). The defaults never trigger on real feeds; the checks cost a compare
+/// per start tag, per item and per text append.
+///
+/// A value of `0` (or less) or `Int.max` means no limit.
+///
+/// ```swift
+/// var limits = FeedLimits()
+/// limits.maxDepth = 64
+/// let parser = SwiftFeedParser(limits: limits)
+/// ```
+public struct FeedLimits: Sendable, Hashable {
+    /// Element nesting depth (the root element is depth 1). Default 1024.
+    public var maxDepth: Int
+    /// Bytes of one kept field's text (a title, a description, the serialized markup of
+    /// an XHTML content, ...), checked as the text is gathered. Text the parser skips is
+    /// streamed and never held, whatever its size. Passing it fails the document; the
+    /// parser's `maxItemBytes` instead truncates an item's text as a whole. Default 8 MiB
+    /// (below libxml2's 10 MB limit on one text token, so every backend stops here first).
+    public var maxFieldBytes: Int
+    /// Attributes of one element: namespace declarations are not counted, attributes
+    /// defaulted by the document's internal DTD subset are. Default 256.
+    public var maxAttributes: Int
+    /// Items (RSS `item`, Atom `entry`) in one document, checked at the start tag of the
+    /// first item past it. Default 1,000,000.
+    public var maxItems: Int
+    /// Uncompressed bytes of one document: it fails where byte `maxDocumentBytes + 1`
+    /// would be parsed. Default 1 GiB.
+    public var maxDocumentBytes: Int
+    /// Uncompressed ÷ compressed bytes of gzip input, measured from the start of the last
+    /// document begun, once that window has inflated more than 16 MiB (checked every
+    /// 256 KiB of output). A gzip bomb fails there instead of being inflated. Default 200
+    /// (XML feeds compress 5 to 20 times).
+    public var maxRatio: Int
+
+    public static let defaultMaxDepth = 1024
+    public static let defaultMaxFieldBytes = 8 << 20
+    public static let defaultMaxAttributes = 256
+    public static let defaultMaxItems = 1_000_000
+    public static let defaultMaxDocumentBytes = 1 << 30
+    public static let defaultMaxRatio = 200
+    /// Uncompressed bytes a ratio window inflates before ``maxRatio`` is checked.
+    public static let ratioActivationBytes = 16 << 20
+
+    /// Every limit at its default.
+    public init(maxDepth: Int = FeedLimits.defaultMaxDepth,
+                maxFieldBytes: Int = FeedLimits.defaultMaxFieldBytes,
+                maxAttributes: Int = FeedLimits.defaultMaxAttributes,
+                maxItems: Int = FeedLimits.defaultMaxItems,
+                maxDocumentBytes: Int = FeedLimits.defaultMaxDocumentBytes,
+                maxRatio: Int = FeedLimits.defaultMaxRatio) {
+        self.maxDepth = maxDepth
+        self.maxFieldBytes = maxFieldBytes
+        self.maxAttributes = maxAttributes
+        self.maxItems = maxItems
+        self.maxDocumentBytes = maxDocumentBytes
+        self.maxRatio = maxRatio
+    }
+
+    /// The defaults.
+    public static let `default` = FeedLimits()
+
+    /// No limit at all (the tokenizers' own protections, such as entity amplification,
+    /// still apply).
+    public static let unlimited = FeedLimits(maxDepth: .max, maxFieldBytes: .max, maxAttributes: .max,
+                                             maxItems: .max, maxDocumentBytes: .max, maxRatio: .max)
+
+    /// A limit as the parsers compare with it: no limit is `Int.max`.
+    @inline(__always)
+    static func effective(_ value: Int) -> Int { value <= 0 ? .max : value }
+
+    /// The message of a limit error, the same from every backend.
+    static func message(_ what: String, _ value: Int, _ max: Int) -> String {
+        "limit exceeded: \(what) \(value) > \(max)"
+    }
+}
+
+/// A parser that enforces ``FeedLimits`` (every backend of this package): stages that
+/// inflate for it (``ReadAheadPipeline``) take its ratio limit from here.
+protocol LimitedFeedParser: FeedParser {
+    var limits: FeedLimits { get }
+}
+
+extension ExpatFeedParser: LimitedFeedParser {}
+extension LibXML2FeedParser: LimitedFeedParser {}
+extension SwiftFeedParser: LimitedFeedParser {}
