@@ -67,6 +67,9 @@ struct Convert: ParsableCommand {
     @Option(help: "Parser backend: \(FeedBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
     var backend: FeedBackend = .expat
 
+    @OptionGroup(title: "Limits (a document that passes one fails with a \"limit\" error; the run goes on)")
+    var limits: LimitOptions
+
     @Flag(name: .shortAndLong, help: "No progress bar and no summary.")
     var quiet = false
 
@@ -95,9 +98,10 @@ struct Convert: ParsableCommand {
         }
 
         let backend = self.backend
+        let limits = self.limits.limits
         let converter = BatchConverter(options: .init(
             jobs: jobs, ordered: !unordered, layout: per == .item ? .items : .documents, pipeline: !noPipeline,
-            makeParser: { backend.makeParser() }))
+            makeParser: { backend.makeParser(limits: limits) }))
         // Before any temporary file exists, so none is left behind by a signal.
         Interrupt.shared.install { converter.cancel() }
 

@@ -21,6 +21,9 @@ struct Diff: ParsableCommand {
     @Option(help: "Comma-separated backends to compare (the first is the reference).")
     var backends: String = FeedBackend.allCases.map(\.rawValue).joined(separator: ",")
 
+    @OptionGroup(title: "Limits (as for convert)")
+    var limits: LimitOptions
+
     @Option(help: "Print at most this many differences.")
     var limit: Int = 50
 
@@ -42,7 +45,7 @@ struct Diff: ParsableCommand {
             printError(error.description)
             throw ExitStatus.usageOrOutput
         }
-        let diff = BackendDiff(backends: chosen)
+        let diff = BackendDiff(backends: chosen, limits: limits.limits)
         var report = BackendDiff.Report()
         for file in files {
             let input: FeedInput = file == "-" ? .bytes(readStandardInput()) : .file(path: file)

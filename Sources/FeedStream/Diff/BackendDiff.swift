@@ -37,10 +37,11 @@ public struct BackendDiff {
     public let backends: [FeedBackend]
     private let parsers: [any FeedParser]
 
-    public init(backends: [FeedBackend]) {
+    /// - Parameter limits: the limits every backend parses with (``FeedLimits``).
+    public init(backends: [FeedBackend], limits: FeedLimits = .default) {
         precondition(backends.count >= 2, "compare at least two backends")
         self.backends = backends
-        parsers = backends.map { $0.makeParser() }
+        parsers = backends.map { $0.makeParser(limits: limits) }
     }
 
     /// Compares the backends on one input and adds to `report`.

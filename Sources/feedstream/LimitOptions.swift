@@ -1,0 +1,45 @@
+import ArgumentParser
+import FeedStream
+
+/// The ``FeedLimits`` flags, shared by the commands that parse (`convert`, `diff`).
+/// 0 means no limit.
+struct LimitOptions: ParsableArguments {
+    @Option(name: .customLong("max-depth"),
+            help: ArgumentHelp("Fail a document whose elements nest deeper than N (0: no limit).", valueName: "N"))
+    var maxDepth: Int = FeedLimits.defaultMaxDepth
+
+    @Option(name: .customLong("max-field-bytes"),
+            help: ArgumentHelp("Fail a document when the text of one kept field (a title, a description, ...) passes N bytes (0: no limit).",
+                               valueName: "N"))
+    var maxFieldBytes: Int = FeedLimits.defaultMaxFieldBytes
+
+    @Option(name: .customLong("max-attributes"),
+            help: ArgumentHelp("Fail a document with an element of more than N attributes (0: no limit).", valueName: "N"))
+    var maxAttributes: Int = FeedLimits.defaultMaxAttributes
+
+    @Option(name: .customLong("max-items"),
+            help: ArgumentHelp("Fail a document at its item number N + 1 (0: no limit).", valueName: "N"))
+    var maxItems: Int = FeedLimits.defaultMaxItems
+
+    @Option(name: .customLong("max-document-bytes"),
+            help: ArgumentHelp("Fail a document past N uncompressed bytes (0: no limit).", valueName: "N"))
+    var maxDocumentBytes: Int = FeedLimits.defaultMaxDocumentBytes
+
+    @Option(name: .customLong("max-ratio"),
+            help: ArgumentHelp("Stop a gzip input that inflates more than R times its compressed size, past 16 MiB (0: no limit).",
+                               valueName: "R"))
+    var maxRatio: Int = FeedLimits.defaultMaxRatio
+
+    func validate() throws {
+        for (flag, value) in [("--max-depth", maxDepth), ("--max-field-bytes", maxFieldBytes),
+                              ("--max-attributes", maxAttributes), ("--max-items", maxItems),
+                              ("--max-document-bytes", maxDocumentBytes), ("--max-ratio", maxRatio)] where value < 0 {
+            throw ValidationError("\(flag) must be 0 (no limit) or more")
+        }
+    }
+
+    var limits: FeedLimits {
+        FeedLimits(maxDepth: maxDepth, maxFieldBytes: maxFieldBytes, maxAttributes: maxAttributes, maxItems: maxItems,
+                   maxDocumentBytes: maxDocumentBytes, maxRatio: maxRatio)
+    }
+}
