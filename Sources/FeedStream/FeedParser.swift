@@ -5,8 +5,12 @@
 /// the same values (see `docs/SCHEMA.md`). Code that consumes feeds should depend on
 /// this protocol, never on a concrete backend.
 ///
-/// A parser keeps its buffers between calls, so reuse one for many inputs. It is not
-/// thread-safe: use one per thread or task.
+/// A parser keeps its buffers between calls, so reuse one for many inputs. A parser is
+/// a single-thread object and none of the backends is `Sendable` (their `Sendable`
+/// conformance is explicitly unavailable): make one per thread or task. Parsers share
+/// no state, so any number of them may run at once on different threads.
+/// The parser *type* is shareable (`SendableMetatype`): generic code can make a parser
+/// of type `P` on another thread.
 ///
 /// ```swift
 /// let parser = ExpatFeedParser()
@@ -14,9 +18,13 @@
 /// let summary = try parser.parse(.file(path: "dump.xml.gz"), handler: collector)
 /// print(summary.items, collector.documents.first?.feed.title ?? "")
 /// ```
-public protocol FeedParser: AnyObject {
+public protocol FeedParser: AnyObject, SendableMetatype {
     /// The backend's name as the command line spells it (`expat`, ...).
     static var backendName: String { get }
+
+    /// A parser with default settings, so generic code over a parser type
+    /// (`P.Type`, for static dispatch) can make one.
+    init()
 
     /// Parses `input` to its end, delivering every event to `handler`.
     ///
@@ -133,28 +141,38 @@ extension FeedParser {
     /// Parses `input` and materializes every document as plain values.
     ///
     /// Convenient for small inputs; for archives, prefer a ``FeedHandler`` that
-    /// processes items as they stream by.
-    public func documents(from input: FeedInput) throws -> [FeedDocument] {
+    /// processes items as they stream by. Lenient: a failed document keeps the items
+    /// parsed before its failure, which is in its ``FeedDocument/error``.
+    ///
+    /// - Returns: the documents in input order; never empty.
+    /// - Throws: ``FeedError`` when the input yields no document at all (unreadable,
+    ///   empty, corrupt from its start), or ``FeedError/Code/outOfMemory``.
+    public func documents(from input: FeedInput) throws(FeedError) -> [FeedDocument] {
         let collector = FeedCollector()
-        try parse(input, handler: collector)
+        let summary: ParseSummary
+        do {
+            summary = try parse(input, handler: collector)
+        } catch let error as FeedError {
+            throw error
+        } catch {
+            // FeedCollector throws nothing; only the parser's own FeedError can get here.
+            throw FeedError(code: .aborted, message: String(describing: error))
+        }
+        if collector.documents.isEmpty {
+            throw summary.firstError ?? collector.streamErrors.first
+                ?? FeedError(code: .empty, message: "empty input: no XML document")
+        }
         return collector.documents
     }
 
-    /// Parses `input` and hands the outcome to `completion`: every document on success,
-    /// or the first error. Ill-formed documents are still returned (with their
-    /// ``FeedDocument/error``) when others succeed; the failure case is for inputs
-    /// that yield no document at all.
-    public func parse(_ input: FeedInput, completion: (Result<[FeedDocument], any Error>) -> Void) {
-        let collector = FeedCollector()
-        do {
-            let summary = try parse(input, handler: collector)
-            if collector.documents.isEmpty, let error = summary.firstError {
-                completion(.failure(error))
-            } else {
-                completion(.success(collector.documents))
-            }
-        } catch {
-            completion(.failure(error))
-        }
+    /// Parses `input` and hands the outcome to `completion` — every document, as
+    /// ``documents(from:)`` returns them, or the error it throws — before returning, on
+    /// the calling thread.
+    ///
+    /// To parse on another thread, use
+    /// ``documents(from:backend:completion:)``: a parser is not `Sendable`, so it
+    /// cannot be handed to one.
+    public func parse(_ input: FeedInput, completion: (Result<[FeedDocument], FeedError>) -> Void) {
+        completion(Result { () throws(FeedError) -> [FeedDocument] in try documents(from: input) })
     }
 }

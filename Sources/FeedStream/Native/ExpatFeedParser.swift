@@ -10,8 +10,10 @@ import Musl
 /// The expat backend: the C core (zlib inflate straight into expat's buffer, the C
 /// feed state machine) behind the ``FeedParser`` protocol.
 ///
-/// Reuse one parser for many inputs: it keeps its buffers. Not thread-safe.
+/// Reuse one parser for many inputs: it keeps its buffers. A parser is used by one
+/// thread at a time and is deliberately not `Sendable`: make one per task or thread.
 public final class ExpatFeedParser: FeedParser {
+    /// `"expat"`.
     public static let backendName = "expat"
 
     private let native: NativeParser
@@ -28,11 +30,19 @@ public final class ExpatFeedParser: FeedParser {
     /// The limits this parser enforces.
     public let limits: FeedLimits
 
+    /// A parser with the default limits.
+    public convenience init() { self.init(maxItemBytes: 0) }
+
+    /// Parses `input` with expat and the C state machine (`cfs_parser_feed`,
+    /// `cfs_parser_feed_fd`, `cfs_parser_finish`); see ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
         try native.parse(input, parser: self, handler: handler)
     }
 }
+
+@available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
+extension ExpatFeedParser: Sendable {}
 
 /// Owns a C parser handle and the sink its callbacks reach. Shared by the C backends.
 final class NativeParser {

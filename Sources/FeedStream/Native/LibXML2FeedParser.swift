@@ -5,8 +5,10 @@ internal import CFeedStream
 /// input its output is byte-identical to expat's (checked by `feedstream diff`).
 ///
 /// Never loads an external entity or DTD (`XML_PARSE_NONET`, no `XML_PARSE_NOENT`,
-/// no `XML_PARSE_DTDLOAD`). Reuse one parser for many inputs; not thread-safe.
+/// no `XML_PARSE_DTDLOAD`). Reuse one parser for many inputs. A parser is used by one
+/// thread at a time and is deliberately not `Sendable`: make one per task or thread.
 public final class LibXML2FeedParser: FeedParser {
+    /// `"libxml2"`.
     public static let backendName = "libxml2"
 
     private let native: NativeParser
@@ -22,15 +24,27 @@ public final class LibXML2FeedParser: FeedParser {
     /// The limits this parser enforces.
     public let limits: FeedLimits
 
+    /// A parser with the default limits.
+    public convenience init() { self.init(maxItemBytes: 0) }
+
+    /// Parses `input` with libxml2's push parser and the C state machine; see
+    /// ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
         try native.parse(input, parser: self, handler: handler)
     }
 }
 
-/// The parser backends this build provides, by the names the command line uses.
+@available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
+extension LibXML2FeedParser: Sendable {}
+
+/// The parser backends this build provides, by the names the command line uses: the
+/// backend as a value, for choosing at run time (the generic functions that take a
+/// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
 public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// expat under the C core (``ExpatFeedParser``): the default.
     case expat
+    /// libxml2's SAX2 push parser under the C core (``LibXML2FeedParser``).
     case libxml2
     /// The pure-Swift parser (``SwiftFeedParser``).
     case swift
@@ -44,5 +58,6 @@ public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible
         }
     }
 
+    /// The backend's name, as the command line spells it.
     public var description: String { rawValue }
 }

@@ -19,8 +19,10 @@ private let systemRead = Musl.read
 /// the C core but decompression (zlib), and gives the same output on every input (see
 /// docs/SCHEMA.md, "Backends"; `feedstream diff --backends expat,swift` checks it).
 ///
-/// Reuse one parser for many inputs: it keeps its buffers. Not thread-safe.
+/// Reuse one parser for many inputs: it keeps its buffers. A parser is used by one
+/// thread at a time and is deliberately not `Sendable`: make one per task or thread.
 public final class SwiftFeedParser: FeedParser {
+    /// `"swift"`.
     public static let backendName = "swift"
 
     private let machine: SwiftFeedMachine
@@ -59,8 +61,13 @@ public final class SwiftFeedParser: FeedParser {
         held.reserveCapacity(8)
     }
 
+    /// A parser with the default limits.
+    public convenience init() { self.init(maxItemBytes: 0) }
+
     deinit { readBuffer.deallocate() }
 
+    /// Parses `input` with the Swift tokenizer and state machine; see
+    /// ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
         reset()
@@ -354,3 +361,6 @@ public final class SwiftFeedParser: FeedParser {
         }
     }
 }
+
+@available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
+extension SwiftFeedParser: Sendable {}
