@@ -69,6 +69,10 @@ static void stop(expat_tok *t) {
     XML_StopParser(t->xp, XML_FALSE);
 }
 
+/* After XML_StopParser expat may still report the rest of the current token (the end
+   of an empty element): the machine must not see it. */
+static inline int stopped(const expat_tok *t) { return t->aborted || t->m->limit || t->m->nomem; }
+
 static void check_root_end(expat_tok *t) {
     if (t->m->root_closed && !t->root_closed) {
         t->root_closed = 1;
@@ -79,6 +83,7 @@ static void check_root_end(expat_tok *t) {
 
 static void on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
     expat_tok *t = ud;
+    if (stopped(t)) return;
     if (atts[0]) {
         size_t total = 0;
         while (atts[2 * total]) total++;
@@ -110,6 +115,7 @@ static void on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
 
 static void on_end(void *ud, const XML_Char *name) {
     expat_tok *t = ud;
+    if (stopped(t)) return;
     if (cfs_machine_skipping(t->m)) {
         cfs_machine_skip_end(t->m);
         check_root_end(t);
@@ -128,6 +134,7 @@ static void on_end(void *ud, const XML_Char *name) {
 
 static void on_text(void *ud, const XML_Char *s, int len) {
     expat_tok *t = ud;
+    if (stopped(t)) return;
     if (cfs_machine_text(t->m, s, (size_t)len)) stop(t);
 }
 
@@ -277,7 +284,7 @@ static int XMLCALL on_external_entity(XML_Parser p, const XML_Char *context, con
 
 static void XMLCALL on_skipped_entity(void *ud, const XML_Char *name, int is_parameter_entity) {
     expat_tok *t = ud;
-    if (is_parameter_entity || !cfs_machine_wants_text(t->m)) return;
+    if (stopped(t) || is_parameter_entity || !cfs_machine_wants_text(t->m)) return;
     const char *text = cfs_html_entity(name, strlen(name));
     if (text && cfs_machine_text(t->m, text, strlen(text))) stop(t);
 }

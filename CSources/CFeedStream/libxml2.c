@@ -37,6 +37,8 @@ typedef struct lx_tok {
     int cdata_cr;          /* the last CDATA block ended with CR */
     xmlDocPtr entities;    /* HTML named entities made on demand */
     xmlEntityPtr nothing;  /* an empty entity, for references that are dropped */
+    xmlEntityPtr no_pe;    /* an empty parameter entity, for external ones (not read) */
+    uint64_t expanded;     /* bytes of internal entity text expanded in the document */
     long root_end;         /* bytes of the document up to the root's end tag */
     long chunk_base;       /* document bytes before the current chunk */
 } lx_tok;
@@ -191,22 +193,63 @@ static void on_internal_subset(void *ctx, const xmlChar *name, const xmlChar *ex
 /* Entities the document does not declare: as expat does (see expat.c), HTML named
    entities in text are decoded and every other reference is dropped, never an error;
    references in attribute values are dropped too (expat skips them there). */
-static xmlEntityPtr on_get_entity(void *ctx, const xmlChar *name) {
-    xmlEntityPtr e = xmlSAX2GetEntity(ctx, name);
-    if (e != NULL) return e;
-    xmlParserCtxtPtr ctxt = ctx;
-    if (ctxt->inSubset) return NULL;
-    lx_tok *t = tok_of(ctx);
+/* The document that owns the entities made here (freed with the tokenizer). */
+static int entities_doc(lx_tok *t) {
     if (t->entities == NULL) {
         t->entities = xmlNewDoc(BAD_CAST "1.0");
-        if (t->entities == NULL || xmlCreateIntSubset(t->entities, BAD_CAST "html", NULL, NULL) == NULL) return NULL;
+        if (t->entities == NULL || xmlCreateIntSubset(t->entities, BAD_CAST "html", NULL, NULL) == NULL) return 0;
         t->nothing = xmlAddDocEntity(t->entities, BAD_CAST " ", XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST "");
+        t->no_pe = xmlAddDocEntity(t->entities, BAD_CAST " ", XML_INTERNAL_PARAMETER_ENTITY, NULL, NULL, BAD_CAST "");
     }
+    return t->nothing != NULL && t->no_pe != NULL;
+}
+
+static xmlEntityPtr on_get_entity(void *ctx, const xmlChar *name) {
+    xmlEntityPtr e = xmlSAX2GetEntity(ctx, name);
+    xmlParserCtxtPtr ctxt = ctx;
+    if (e != NULL) {
+        /* expat's billion-laughs rule, which libxml2 2.9 lacks for flat repetition (one
+           big entity referenced many times): past 8 MiB of expanded text, more than
+           100 times the input read so far is an error. Every reference, nested ones
+           included, comes through here. */
+        lx_tok *t = tok_of(ctx);
+        if (!ctxt->inSubset && e->etype == XML_INTERNAL_GENERAL_ENTITY && !t->error) {
+            t->expanded += (uint64_t)e->length;
+            long read = xmlByteConsumed(ctxt);
+            if (t->expanded > ((uint64_t)8 << 20) && t->expanded > 100 * (uint64_t)(read > 0 ? read + 1 : 1)) {
+                t->error = 1;
+                t->err.code = CFS_ERR_XML;
+                t->err.message = "limit on input amplification factor (from DTD and entities) breached";
+                t->err.line = (unsigned long)xmlSAX2GetLineNumber(ctxt);
+                t->err.column = (unsigned long)xmlSAX2GetColumnNumber(ctxt);
+                t->err.offset = read > 0 ? (uint64_t)read : 0;
+                xmlStopParser(ctxt);
+                return NULL;
+            }
+        }
+        return e;
+    }
+    if (ctxt->inSubset) return NULL;
+    lx_tok *t = tok_of(ctx);
+    if (!entities_doc(t)) return NULL;
     if (ctxt->instate != XML_PARSER_CONTENT) return t->nothing;
     const char *text = cfs_html_entity((const char *)name, strlen((const char *)name));
     if (text == NULL) return t->nothing;
     e = xmlGetDocEntity(t->entities, name);
     if (e == NULL) e = xmlAddDocEntity(t->entities, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST text);
+    return e;
+}
+
+/* Parameter entities: an external one reads as empty. With replaceEntities set,
+   libxml2 2.9 loads an external parameter entity it is given (file:// included: NONET
+   only stops the network), and the declarations of that file would reach the
+   document; expat does not read it, and neither does this. */
+static xmlEntityPtr on_get_parameter_entity(void *ctx, const xmlChar *name) {
+    xmlEntityPtr e = xmlSAX2GetParameterEntity(ctx, name);
+    if (e != NULL && e->etype == XML_EXTERNAL_PARAMETER_ENTITY) {
+        lx_tok *t = tok_of(ctx);
+        return entities_doc(t) ? t->no_pe : NULL;
+    }
     return e;
 }
 
@@ -226,7 +269,7 @@ static xmlSAXHandler sax_handler(void) {
     sax.internalSubset = on_internal_subset;
     sax.entityDecl = xmlSAX2EntityDecl;
     sax.getEntity = on_get_entity;
-    sax.getParameterEntity = xmlSAX2GetParameterEntity;
+    sax.getParameterEntity = on_get_parameter_entity;
     return sax;
 }
 
@@ -287,6 +330,7 @@ static int lx_begin(void *tok) {
     t->head_len = 0;
     t->started = 0;
     t->cdata_cr = 0;
+    t->expanded = 0;
     memset(&t->err, 0, sizeof t->err);
     return 1;
 }
