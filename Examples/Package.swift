@@ -1,0 +1,36 @@
+// swift-tools-version: 6.0
+//
+// Small programs using FeedStream as another package would: a package of its own that
+// depends on the library by path, so building it proves the library links from outside.
+// Built and run by .ci/run (Examples/run.sh):
+//
+//     swift build --package-path Examples
+//     Examples/.build/debug/feed-oneshot corpus/feeds/rss2-basic.xml
+//
+//   feed-oneshot   one call to plain values (FeedStream.documents), JSON out via Codable,
+//                  the completion-handler variant, and a backend chosen as a type
+//   feed-stream    async: `for try await` over FeedStream.items / FeedStream.events,
+//                  stopping early (leaving the loop cancels the parse)
+//   feed-titles    delegate style: FeedHandler conformers, two at once in a
+//                  FeedHandlerGroup, each callback naming its parser
+import PackageDescription
+
+let package = Package(
+    name: "FeedStreamExamples",
+    dependencies: [
+        // The name matters: a plain path dependency would be named after the checkout folder.
+        .package(name: "FeedStream", path: ".."),
+    ],
+    targets: [
+        .executableTarget(
+            name: "feed-oneshot",
+            dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
+        .executableTarget(
+            name: "feed-stream",
+            dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
+        .executableTarget(
+            name: "feed-titles",
+            dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
+    ],
+    swiftLanguageModes: [.v6]
+)

@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Builds the examples as another package and a C project would, runs them on the
+# corpus and checks what they print. Called by .ci/run; runs alone from anywhere:
+#
+#     Examples/run.sh
+#
+# Scratch paths are inside Examples/.build (ignored), never the root's .build.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch=Examples/.build/ci
+
+expect() {   # expect NAME PATTERN OUTPUT: OUTPUT must contain PATTERN (a fixed string)
+    if ! grep -qF -- "$2" <<<"$3"; then
+        printf 'examples: %s: expected %s in:\n%s\n' "$1" "$2" "$3" >&2
+        exit 1
+    fi
+}
+
+# --- the Swift package (depends on the root by path) -----------------------------------
+swift build --package-path Examples --scratch-path "$scratch/swift"
+bin="$scratch/swift/debug"
+
+out=$("$bin/feed-oneshot" corpus/feeds/dump-three.xml)
+expect feed-oneshot '{"format":"atom10","items":["Two: only entry"],"title":"Dump Feed Two (Atom)"}' "$out"
+expect feed-oneshot 'documents: 3, items: 4, backend: expat (completion and generic agree)' "$out"
+out=$("$bin/feed-oneshot" corpus/bad/mismatched.xml --backend libxml2)
+expect feed-oneshot-error '"error":"document 1, line 22, column 76: Opening and ending tag mismatch' "$out"
+
+out=$("$bin/feed-stream" corpus/feeds/dump-three.xml 2)
+expect feed-stream 'item 2: One: second item' "$out"
+if grep -qF 'item 3:' <<<"$out"; then echo "examples: feed-stream did not stop at its limit" >&2; exit 1; fi
+expect feed-stream 'events: 3 documents, 4 items, 0 failures' "$out"
+out=$("$bin/feed-stream" corpus/bad/mismatched.xml)
+expect feed-stream-error 'stopped: xml: document 1, line 22, column 68: mismatched tag' "$out"
+expect feed-stream-error 'events: 1 documents, 2 items, 1 failures' "$out"
+
+out=$("$bin/feed-titles" corpus/feeds/rss2-basic.xml corpus/feeds/atom-basic.xml)
+expect feed-titles '  2: Release notes: importer 2.4' "$out"
+expect feed-titles 'documents finished: 4' "$out"
+status=0
+out=$("$bin/feed-titles" corpus/bad/truncated.xml) || status=$?
+[ "$status" = 1 ] || { echo "examples: feed-titles on a bad file exited $status, not 1" >&2; exit 1; }
+expect feed-titles-error 'failed (swift): document 1, line 22, column 61: no element found' "$out"
+
+# --- the C example (cc + pkg-config, only the public header) ----------------------------
+feedlist=$(Examples/c/build.sh "$scratch/c/feedlist")
+out=$("$feedlist" corpus/feeds/dump-three.xml)
+expect feedlist '{"document":2,"index":0,"title":"Two: only entry","link":"https://example.org/dump/two/1"}' "$out"
+expect feedlist '{"document":3,"feed":"Dump Feed Three (RSS 1.0, no XML declaration)","format":"rss10","items":1}' "$out"
+gzip -c corpus/feeds/rss2-basic.xml > "$scratch/c/rss2-basic.xml.gz"
+out=$("$feedlist" --backend libxml2 "$scratch/c/rss2-basic.xml.gz")
+expect feedlist-gzip '"title":"Release notes: importer 2.4"' "$out"
+status=0
+err=$("$feedlist" corpus/bad/mismatched.xml 2>&1 >/dev/null) || status=$?
+[ "$status" = 1 ] || { echo "examples: feedlist on a bad file exited $status, not 1" >&2; exit 1; }
+expect feedlist-error '"error":"mismatched tag","line":22,"column":68}' "$err"
+
+echo "examples: all ran as expected"
