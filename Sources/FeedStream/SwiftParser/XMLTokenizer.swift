@@ -429,6 +429,7 @@ final class SwiftXMLTokenizer {
                 }
             }
             deliver(s + runStart, i - runStart)
+            if machine.limitHit { return limitStop(runStart) }   // where the text began, as expat says
             if i >= n { return .more(n) }
             switch stopByte {
             case 0x0D:
@@ -442,7 +443,9 @@ final class SwiftXMLTokenizer {
                 }
             case 0x26:
                 switch try reference(s, i, n, final: final, inAttribute: false) {
-                case .next(let j): i = j
+                case .next(let j):
+                    if machine.limitHit { return limitStop(i) }
+                    i = j
                 case .stop(let stop): return stop
                 }
             default:

@@ -1,0 +1,269 @@
+import CFeedStream
+import FeedStream
+import Foundation
+import XCTest
+
+/// ``FeedLimits``: each limit fails the document that passes it with the same code,
+/// message and items on every backend, at the same place (expat and the Swift backend
+/// also give the same line and column; libxml2's position is its own), and the stream
+/// goes on with its next document.
+final class LimitsTests: XCTestCase {
+    private struct Outcome: Equatable, CustomStringConvertible {
+        var events: [String]
+        var errors: [String]   // "document code: message"
+        var description: String { (events + errors).joined(separator: "\n") }
+    }
+
+    private func run(_ backend: FeedBackend, _ input: FeedInput, _ limits: FeedLimits) throws -> (Outcome, [FeedError]) {
+        let log = EventLog()
+        try backend.makeParser(limits: limits).parse(input, handler: log)
+        let errors = log.errors.map { "\($0.document) \($0.code): \($0.message)" }
+        return (Outcome(events: log.events, errors: errors), log.errors)
+    }
+
+    /// Every backend gives the same events and errors; returns them, and the errors of
+    /// each backend (for positions).
+    @discardableResult
+    private func agree(_ xml: String, _ limits: FeedLimits, file: StaticString = #filePath, line: UInt = #line) throws
+        -> (Outcome, [FeedBackend: [FeedError]])
+    {
+        var reference: Outcome?
+        var errors: [FeedBackend: [FeedError]] = [:]
+        for backend in FeedBackend.allCases {
+            for input in [FeedInput.bytes(bytes(xml)), .bytes(gzip(bytes(xml)))] {
+                let (outcome, errs) = try run(backend, input, limits)
+                errors[backend] = errs
+                if let reference {
+                    XCTAssertEqual(outcome, reference, "\(backend)", file: file, line: line)
+                } else {
+                    reference = outcome
+                }
+            }
+        }
+        // Expat and Swift agree on the position of a limit passed at a start tag (a
+        // field's text is cut differently by each tokenizer: there the position is the
+        // start of the text that passed it, as each delivered it).
+        let expat = errors[.expat] ?? [], swift = errors[.swift] ?? []
+        XCTAssertEqual(expat.count, swift.count, file: file, line: line)
+        for (e, s) in zip(expat, swift) where !e.message.contains("field text") {
+            XCTAssertEqual([e.line, e.column], [s.line, s.column], "positions: \(e.message)", file: file, line: line)
+        }
+        for e in errors[.libxml2] ?? [] where e.code == .limitExceeded && !e.message.contains("document size") {
+            XCTAssertGreaterThan(e.line, 0, "libxml2 gives a position", file: file, line: line)
+        }
+        return (reference!, errors)
+    }
+
+    private func doc(_ body: String, title: String = "a") -> String {
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(title)</title>"
+            + "<item><title>first</title><guid>1</guid></item>\(body)</channel></rss>\n"
+    }
+
+    func testDefaultsAreTheDocumentedOnes() {
+        let l = FeedLimits()
+        XCTAssertEqual([l.maxDepth, l.maxFieldBytes, l.maxAttributes, l.maxItems, l.maxDocumentBytes, l.maxRatio],
+                       [1024, 8 << 20, 256, 1_000_000, 1 << 30, 200])
+        XCTAssertEqual(l, .default)
+        // The C core's defaults are the same numbers.
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_DEPTH), l.maxDepth)
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_ATTRIBUTES), l.maxAttributes)
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_ITEMS), l.maxItems)
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_RATIO), l.maxRatio)
+        XCTAssertEqual(Int(CFS_RATIO_ACTIVATION), FeedLimits.ratioActivationBytes)
+        XCTAssertEqual(String(cString: cfs_status_string(CFS_ERR_LIMIT)), "limit exceeded")
+    }
+
+    func testDepth() throws {
+        var limits = FeedLimits()
+        limits.maxDepth = 8   // rss channel item x x x x x: 8 deep is fine, 9 is not
+        let ok = doc("<item><title>t</title><x><x><x><x><x/></x></x></x></x></item>")
+        let (fine, _) = try agree(ok + doc("", title: "b"), limits)
+        XCTAssertEqual(fine.errors, [])
+        let bad = doc("<item><title>second</title><guid>2</guid></item><item><x><x><x><x><x><x/></x></x></x></x></x></item>")
+        let (outcome, errors) = try agree(bad + doc("", title: "b"), limits)
+        XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: element depth 9 > 8"])
+        XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item 1") }, ["item 1.0 id=1 title=first", "item 1.1 id=2 title=second"])
+        XCTAssertTrue(outcome.events.contains("finish 2"), "the stream goes on: \(outcome)")
+        let e = try XCTUnwrap(errors[.expat]?.first)
+        XCTAssertEqual(e.line, 1)
+        XCTAssertEqual(e.column, bad.range(of: "<x><x><x><x><x><x/>")!.lowerBound.utf16Offset(in: bad) + 1 + 3 * 5)
+        // Inside a kept field (serialized as markup) and inside a skipped element alike.
+        let (inField, _) = try agree(doc("<item><description><b><b><b><b><b><b>x</b></b></b></b></b></b></description></item>"), limits)
+        XCTAssertEqual(inField.errors, ["1 limit: limit exceeded: element depth 9 > 8"])
+    }
+
+    func testAttributesCountWithoutNamespaceDeclarationsAndWithDefaults() throws {
+        var limits = FeedLimits()
+        limits.maxAttributes = 4
+        let four = doc("<item><x xmlns:a=\"urn:a\" xmlns=\"urn:d\" a:p=\"1\" q=\"2\" r=\"3\" s=\"4\"/></item>")
+        XCTAssertEqual(try agree(four, limits).0.errors, [])
+        let five = doc("<item><title>t</title><x p=\"1\" q=\"2\" r=\"3\" s=\"4\" t=\"5\"/></item>")
+        let (outcome, _) = try agree(five, limits)
+        XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: attributes 5 > 4"])
+        XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item") }, ["item 1.0 id=1 title=first"])
+        // An attribute defaulted by the internal subset counts.
+        let defaulted = "<?xml version=\"1.0\"?><!DOCTYPE rss [<!ATTLIST x z CDATA \"d\">]>"
+            + doc("<item><x p=\"1\" q=\"2\" r=\"3\" s=\"4\"/></item>").dropFirst("<?xml version=\"1.0\"?>".count)
+        XCTAssertEqual(try agree(defaulted, limits).0.errors, ["1 limit: limit exceeded: attributes 5 > 4"])
+    }
+
+    func testFieldText() throws {
+        var limits = FeedLimits()
+        limits.maxFieldBytes = 100
+        let exactly = doc("<item><title>\(String(repeating: "a", count: 100))</title></item>")
+        XCTAssertEqual(try agree(exactly, limits).0.errors, [])
+        // Text, references, CDATA and serialized markup all count; so does the feed's own text.
+        for body in ["<item><title>\(String(repeating: "a", count: 101))</title></item>",
+                     "<item><title>\(String(repeating: "&amp;", count: 101))</title></item>",
+                     "<item><description><![CDATA[\(String(repeating: "<p>", count: 40))]]></description></item>",
+                     "<item><description>\(String(repeating: "<br/>", count: 21))</description></item>",
+                     "<description>\(String(repeating: "b", count: 300))</description>"] {
+            let (outcome, _) = try agree(doc(body), limits)
+            XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: field text > 100 bytes"], body)
+            XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item") }, ["item 1.0 id=1 title=first"], body)
+        }
+        // Text that is not kept is never held, whatever its size.
+        XCTAssertEqual(try agree(doc("<x>\(String(repeating: "c", count: 10_000))</x>"), limits).0.errors, [])
+        // maxItemBytes still truncates (it is not an error).
+        let item = FeedLimits(maxFieldBytes: 100_000)
+        for backend in FeedBackend.allCases {
+            let truncated = try backend.makeParser(maxItemBytes: 20_000, limits: item)
+                .documents(from: .bytes(bytes(doc("<item><title>\(String(repeating: "z", count: 30_000))</title></item>"))))
+            XCTAssertEqual(truncated.first?.items.map(\.isTruncated), [false, true], "\(backend)")
+            XCTAssertNil(truncated.first?.error, "\(backend)")
+        }
+    }
+
+    func testItems() throws {
+        var limits = FeedLimits()
+        limits.maxItems = 3
+        var items = ""
+        for i in 2...5 { items += "<item><title>t\(i)</title><guid>\(i)</guid></item>" }
+        let (outcome, _) = try agree(doc(items) + doc("<item><title>next</title></item>", title: "b"), limits)
+        XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: items 4 > 3"])
+        XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item") }, [
+            "item 1.0 id=1 title=first", "item 1.1 id=2 title=t2", "item 1.2 id=3 title=t3",
+            "item 2.0 id=1 title=first", "item 2.1 id=- title=next",
+        ])
+        // Atom entries and RSS 1.0 items (siblings of the channel) count the same.
+        let atom = "<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>f</title>"
+            + String(repeating: "<entry><title>e</title></entry>", count: 4) + "</feed>"
+        XCTAssertEqual(try agree(atom, limits).0.errors, ["1 limit: limit exceeded: items 4 > 3"])
+        let rdf = "<rdf:RDF xmlns:rdf=\"http://www.w3.org/1999/02/22-rdf-syntax-ns#\" xmlns=\"http://purl.org/rss/1.0/\">"
+            + "<channel><title>c</title></channel>" + String(repeating: "<item><title>i</title></item>", count: 4) + "</rdf:RDF>"
+        XCTAssertEqual(try agree(rdf, limits).0.errors, ["1 limit: limit exceeded: items 4 > 3"])
+    }
+
+    func testDocumentSizeFailsTheDocumentAtItsByteAndTheNextOneParses() throws {
+        let first = doc("<item><title>second</title><guid>2</guid></item>" + String(repeating: "<x>filler</x>", count: 50))
+        let second = doc("", title: "b")
+        let cut = first.utf8.count - 200
+        var limits = FeedLimits()
+        limits.maxDocumentBytes = cut
+        let (outcome, errors) = try agree(first + second, limits)
+        XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: document size > \(cut) bytes"])
+        XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item") }, [
+            "item 1.0 id=1 title=first", "item 1.1 id=2 title=second", "item 2.0 id=1 title=first",
+        ])
+        for (backend, errs) in errors {
+            XCTAssertEqual(errs.first?.offset, UInt64(cut), "\(backend): the first byte past the limit")
+        }
+        // Wherever the input is cut.
+        for piece in [1, 7, 4096] {
+            for backend in FeedBackend.allCases {
+                let feeder = Pieces(bytes(first + second), piece: piece)
+                let (o, _) = try run(backend, .chunks(FeedChunks { feeder.next() }), limits)
+                XCTAssertEqual(o, outcome, "\(backend), pieces of \(piece)")
+            }
+        }
+        // A document of exactly the limit is fine.
+        limits.maxDocumentBytes = first.utf8.count
+        XCTAssertEqual(try agree(first + second, limits).0.errors, [])
+    }
+
+    func testGzipRatioStopsABombOnEveryBackend() throws {
+        // 64 MiB of spaces in a skipped element: about 64 KiB compressed.
+        var xml = bytes(doc("<x>"))
+        xml.removeLast("</channel></rss>\n".utf8.count)
+        xml += [UInt8](repeating: 0x20, count: 64 << 20) + bytes("</x></channel></rss>\n")
+        let bomb = gzip(xml, level: 9)
+        XCTAssertLessThan(bomb.count, 200_000)
+        var reference: Outcome?
+        for backend in FeedBackend.allCases {
+            let (outcome, errors) = try run(backend, .bytes(bomb), .default)
+            XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: decompression ratio > 200"], "\(backend)")
+            XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item") }, ["item 1.0 id=1 title=first"], "\(backend)")
+            // Stopped soon after the activation threshold, not at the end of the bomb.
+            let offset = try XCTUnwrap(errors.first?.offset)
+            XCTAssertLessThanOrEqual(offset, UInt64(FeedLimits.ratioActivationBytes + (256 << 10)), "\(backend)")
+            if let reference { XCTAssertEqual(outcome, reference, "\(backend)") } else { reference = outcome }
+            // The same through the read-ahead pipeline (inflate on another thread).
+            let log = EventLog()
+            let fd = try temporaryFile(bomb)
+            defer { close(fd) }
+            try ReadAheadPipeline().parse(fileDescriptor: fd, with: backend.makeParser(), handler: log)
+            XCTAssertEqual(log.errors.map(\.message), ["limit exceeded: decompression ratio > 200"], "\(backend), pipeline")
+            // No limit: the whole bomb is inflated and the document is fine.
+            XCTAssertEqual(try run(backend, .bytes(bomb), FeedLimits(maxRatio: 0)).0.errors, [], "\(backend)")
+        }
+        // Ordinary gzip (the generator's feeds compress about 5 to 10 times) never trips it.
+        var big = ""
+        for i in 0..<250_000 { big += "<item><title>Item \(i) of a feed</title><guid>urn:x:\(i * 7919 % 100_003)</guid></item>" }
+        XCTAssertEqual(try run(.expat, .bytes(gzip(bytes(doc(big)))), .default).0.errors, [])
+    }
+
+    func testUnlimitedAndZeroMeanNoLimit() throws {
+        let deep = doc("<item>" + String(repeating: "<x>", count: 3000) + String(repeating: "</x>", count: 3000) + "</item>")
+        for limits in [FeedLimits.unlimited, FeedLimits(maxDepth: 0)] {
+            XCTAssertEqual(try agree(deep, limits).0.errors, [])
+        }
+        XCTAssertEqual(try agree(deep, .default).0.errors, ["1 limit: limit exceeded: element depth 1025 > 1024"])
+    }
+
+    func testTheCAPIReportsCFSErrLimit() throws {
+        var options = cfs_options()
+        options.limits.max_depth = 3
+        let p = try XCTUnwrap(cfs_parser_create(&options, nil, nil))
+        defer { cfs_parser_destroy(p) }
+        let xml = bytes("<rss><channel><item><title>x</title></item></channel></rss>")
+        XCTAssertEqual(xml.withUnsafeBytes { cfs_parser_feed(p, $0.baseAddress, $0.count) }, CFS_OK)
+        XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_LIMIT)
+        let e = try XCTUnwrap(cfs_parser_error(p)).pointee
+        XCTAssertEqual(String(cString: e.message), "limit exceeded: element depth 4 > 3")
+        XCTAssertEqual(e.document, 1)
+        XCTAssertEqual(e.line, 1)
+        XCTAssertEqual(e.column, 21)
+    }
+
+    private func temporaryFile(_ data: [UInt8]) throws -> Int32 {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-limits-\(UUID().uuidString)").path
+        XCTAssertTrue(FileManager.default.createFile(atPath: path, contents: Data(data)))
+        let fd = open(path, O_RDONLY)
+        unlink(path)
+        return fd
+    }
+}
+
+/// Hands out `data` in pieces of a fixed size (one buffer, reused).
+private final class Pieces: @unchecked Sendable {
+    private let data: [UInt8]
+    private let piece: Int
+    private var offset = 0
+    private let buffer: UnsafeMutableRawBufferPointer
+
+    init(_ data: [UInt8], piece: Int) {
+        self.data = data
+        self.piece = piece
+        buffer = .allocate(byteCount: piece, alignment: 1)
+    }
+
+    deinit { buffer.deallocate() }
+
+    func next() -> UnsafeRawBufferPointer? {
+        guard offset < data.count else { return nil }
+        let n = min(piece, data.count - offset)
+        data.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + offset, byteCount: n) }
+        offset += n
+        return UnsafeRawBufferPointer(start: buffer.baseAddress, count: n)
+    }
+}
