@@ -2,7 +2,9 @@
 public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The kind of failure; an open set of named values.
     public struct Code: RawRepresentable, Sendable, Hashable, CustomStringConvertible {
+        /// The code as the JSON output and the command line spell it, e.g. `"xml"`.
         public let rawValue: String
+        /// A code; the set is open, so values beyond the static members may appear.
         public init(rawValue: String) { self.rawValue = rawValue }
 
         /// The document is not well-formed XML.
@@ -23,20 +25,24 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
         /// items, document size, decompression ratio); the message says which.
         public static let limitExceeded = Code(rawValue: "limit")
 
+        /// The raw value.
         public var description: String { rawValue }
     }
 
+    /// The kind of failure.
     public var code: Code
     /// A short English reason, e.g. "mismatched tag".
     public var message: String
     /// 1-based index of the document in the stream; 0 when not tied to one.
     public var document: Int
-    /// 1-based line and column in that document; 0 when unknown.
+    /// 1-based line of the failure in that document; 0 when unknown.
     public var line: Int
+    /// 1-based column of the failure on ``line``; 0 when unknown.
     public var column: Int
     /// Byte offset in the uncompressed stream.
     public var offset: UInt64
 
+    /// An error; the arguments are stored as given.
     public init(code: Code, message: String, document: Int = 0, line: Int = 0, column: Int = 0,
                 offset: UInt64 = 0) {
         self.code = code

@@ -40,11 +40,17 @@ public struct FeedLimits: Sendable, Hashable {
     /// (XML feeds compress 5 to 20 times).
     public var maxRatio: Int
 
+    /// The default ``maxDepth``: 1024 levels.
     public static let defaultMaxDepth = 1024
+    /// The default ``maxFieldBytes``: 8 MiB.
     public static let defaultMaxFieldBytes = 8 << 20
+    /// The default ``maxAttributes``: 256.
     public static let defaultMaxAttributes = 256
+    /// The default ``maxItems``: one million.
     public static let defaultMaxItems = 1_000_000
+    /// The default ``maxDocumentBytes``: 1 GiB.
     public static let defaultMaxDocumentBytes = 1 << 30
+    /// The default ``maxRatio``: 200.
     public static let defaultMaxRatio = 200
     /// Uncompressed bytes a ratio window inflates before ``maxRatio`` is checked.
     public static let ratioActivationBytes = 16 << 20

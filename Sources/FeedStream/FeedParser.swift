@@ -70,6 +70,7 @@ public struct ParseSummary: Sendable, Equatable {
     /// The first error of the input, if any.
     public var firstError: FeedError?
 
+    /// Zero counts, no error.
     public init() {}
 
     /// True when every document was a well-formed feed and the input was readable.

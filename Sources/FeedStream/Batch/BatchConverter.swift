@@ -25,15 +25,23 @@ import Musl
 /// The output is the same whatever `jobs` and pipelining are, and, when ordered, the
 /// same as converting the inputs one after another with one ``JSONLinesWriter``.
 public final class BatchConverter: Sendable {
+    /// How a run is carried out; the defaults convert one input at a time, in order,
+    /// with expat.
     public struct Options: Sendable {
         /// One line per item and one per document (``JSONLinesWriter``), or one line per
         /// document holding its items (``DocumentLinesWriter``).
-        public enum Layout: Sendable { case items, documents }
+        public enum Layout: Sendable {
+            /// One line per item and one per document (the default).
+            case items
+            /// One line per document, holding its items.
+            case documents
+        }
 
         /// Worker threads, each converting one input at a time.
         public var jobs: Int
         /// Output in input order (true), or in completion order.
         public var ordered: Bool
+        /// The output's layout: lines per item (default) or per document.
         public var layout: Layout
         /// Read and inflate big gzip inputs (and standard input) on a second thread.
         /// Never with one job.
@@ -50,6 +58,7 @@ public final class BatchConverter: Sendable {
         /// Makes each worker's parser.
         public var makeParser: @Sendable () -> any FeedParser
 
+        /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
                     pipelineMinimumBytes: Int = 1 << 20, maxBufferedBytes: Int = 32 << 20, blockBytes: Int = 256 << 10,
                     makeParser: @escaping @Sendable () -> any FeedParser = { ExpatFeedParser() }) {
@@ -65,9 +74,11 @@ public final class BatchConverter: Sendable {
         }
     }
 
+    /// The options the converter was made with.
     public let options: Options
     private let live: LiveState
 
+    /// A converter; reuse it for several runs, one at a time.
     public init(options: Options) {
         self.options = options
         live = LiveState(workers: options.jobs)

@@ -1,6 +1,8 @@
 /// One input of a batch: a file, or the process's standard input.
 public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
+    /// A file, by path.
     case file(String)
+    /// The process's standard input, named `-`.
     case standardInput
 
     /// The name written as `source` in every line: the path as given, or `-`.
@@ -11,6 +13,7 @@ public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// The input's ``name``.
     public var description: String { name }
 }
 
@@ -18,6 +21,7 @@ public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
 public struct BatchInputResult: Sendable {
     /// 0-based position of the input in the run's input sequence.
     public var index: Int
+    /// The input.
     public var input: BatchInput
     /// Counts, and the input's first error.
     public var summary: ParseSummary
@@ -42,8 +46,11 @@ public struct BatchSummary: Sendable, Equatable {
     public var inputs = 0
     /// Inputs with at least one error.
     public var failedInputs = 0
+    /// Documents found in every input.
     public var documents = 0
+    /// Documents that ended with an error.
     public var failedDocuments = 0
+    /// Items converted.
     public var items = 0
     /// Bytes read (compressed bytes, for gzip inputs).
     public var bytesIn: UInt64 = 0
@@ -54,6 +61,7 @@ public struct BatchSummary: Sendable, Equatable {
     /// True when the run was cancelled before every input was converted.
     public var interrupted = false
 
+    /// Zero totals.
     public init() {}
 
     mutating func add(_ r: BatchInputResult) {
@@ -73,12 +81,16 @@ public struct BatchSummary: Sendable, Equatable {
 public struct BatchProgress: Sendable, Equatable {
     /// Inputs finished (converted or failed).
     public var inputsDone = 0
+    /// Inputs finished with at least one error.
     public var inputsFailed = 0
+    /// Documents so far.
     public var documents = 0
+    /// Items so far.
     public var items = 0
     /// Bytes read so far, including the current position in inputs being converted.
     public var bytesIn: UInt64 = 0
 
+    /// Nothing done yet.
     public init() {}
 }
 
@@ -87,15 +99,18 @@ public struct BatchProgress: Sendable, Equatable {
 /// Calls come from the converter's worker threads, one at a time (never concurrently),
 /// in input order — in completion order when the run is unordered.
 public protocol BatchObserver: AnyObject, Sendable {
+    /// An input is finished: converted to its end, with or without errors.
     func didFinishInput(_ result: BatchInputResult)
 }
 
 extension BatchObserver {
+    /// Does nothing.
     public func didFinishInput(_ result: BatchInputResult) {}
 }
 
 /// Thrown inside a run's workers when the run is cancelled; ``BatchConverter/run(_:to:observer:)``
 /// itself returns normally, with ``BatchSummary/interrupted`` set.
 public struct BatchCancelled: Error, Sendable, Equatable {
+    /// The cancellation.
     public init() {}
 }

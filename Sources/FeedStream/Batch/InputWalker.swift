@@ -13,14 +13,19 @@ import Musl
 /// A file is kept when there is no include pattern or one matches, and no exclude
 /// pattern matches.
 public struct PathFilter: Sendable, Equatable {
+    /// Globs a file must match (any of them); empty: every file.
     public var include: [String]
+    /// Globs a file must not match (none of them).
     public var exclude: [String]
 
+    /// A filter; with no patterns, every file is kept.
     public init(include: [String] = [], exclude: [String] = []) {
         self.include = include
         self.exclude = exclude
     }
 
+    /// True when the file at `relativePath` (relative to the folder given), named
+    /// `name`, is kept.
     public func accepts(relativePath: String, name: String) -> Bool {
         func matches(_ pattern: String) -> Bool {
             fnmatch(pattern, relativePath, 0) == 0 || fnmatch(pattern, name, 0) == 0
@@ -62,6 +67,8 @@ public struct InputWalker: Sequence, IteratorProtocol {
         var key: [UInt8]           // the name, with "/" appended for folders: sorts as full paths do
     }
 
+    /// Walks `roots` in order: files as given, folders recursively and sorted, `-` as
+    /// standard input; `filter` applies to files found in folders.
     public init<S: Sequence>(_ roots: S, filter: PathFilter = PathFilter()) where S.Element == String {
         self.roots = AnyIterator(roots.makeIterator())
         self.filter = filter
@@ -141,8 +148,10 @@ public struct InputWalker: Sequence, IteratorProtocol {
 public struct Shard: Sendable, Hashable, CustomStringConvertible {
     /// 1-based.
     public let index: Int
+    /// The number of shards, N.
     public let count: Int
 
+    /// Shard `index` of `count`; nil unless 1 ≤ index ≤ count.
     public init?(index: Int, count: Int) {
         guard count >= 1, index >= 1, index <= count else { return nil }
         self.index = index
@@ -156,8 +165,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         self.init(index: k, count: n)
     }
 
+    /// `K/N`.
     public var description: String { "\(index)/\(count)" }
 
+    /// True when `input` belongs to this shard.
     public func contains(_ input: BatchInput) -> Bool {
         Int(Self.hash(input.name) % UInt64(count)) == index - 1
     }

@@ -22,6 +22,7 @@ public struct ReadAheadPipeline: Sendable {
     /// Buffers in flight (2–4 is plenty: the queue only absorbs jitter).
     public var depth: Int
 
+    /// A pipeline of `depth` buffers of `chunkSize` bytes (both > 0).
     public init(chunkSize: Int = 256 << 10, depth: Int = 3) {
         precondition(chunkSize > 0 && depth > 0)
         self.chunkSize = chunkSize

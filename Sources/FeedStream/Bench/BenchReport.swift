@@ -16,8 +16,10 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// Peak memory of the same child process doing nothing: the floor under every
     /// contender's peak (runtime, libraries). Nil when not measured.
     public var idleMemoryBytes: UInt64?
+    /// One result per workload, in the order given.
     public var workloads: [BenchWorkloadResult]
 
+    /// A report; the arguments are stored as given.
     public init(machine: BenchMachine, runs: Int, peakMemoryMethod: String, workloads: [BenchWorkloadResult]) {
         self.machine = machine
         self.runs = runs
@@ -37,6 +39,7 @@ public struct BenchMachine: Sendable, Codable, Equatable {
     /// When the run started: ISO 8601, UTC.
     public var date: String
 
+    /// A machine description; the arguments are stored as given.
     public init(cpu: String, cores: Int, system: String, date: String) {
         self.cpu = cpu
         self.cores = cores
@@ -49,6 +52,7 @@ public struct BenchMachine: Sendable, Codable, Equatable {
 public struct BenchWorkloadResult: Sendable, Codable, Equatable {
     /// The input as given.
     public var name: String
+    /// Files in the input.
     public var files: Int
     /// Files that are gzip (decided by content).
     public var gzipFiles: Int
@@ -56,11 +60,14 @@ public struct BenchWorkloadResult: Sendable, Codable, Equatable {
     public var bytesIn: UInt64
     /// Uncompressed XML bytes, the scale of every MB/s figure.
     public var bytesXML: UInt64
-    /// Documents and items the first backend found (nil when no backend ran).
+    /// Documents the first backend found (nil when no backend ran).
     public var documents: Int?
+    /// Items the first backend found (nil when no backend ran).
     public var items: Int?
+    /// One result per contender, in the order they ran.
     public var results: [BenchResult]
 
+    /// A workload result; the arguments are stored as given.
     public init(name: String, files: Int, gzipFiles: Int, bytesIn: UInt64, bytesXML: UInt64, documents: Int?,
                 items: Int?, results: [BenchResult]) {
         self.name = name
@@ -92,8 +99,11 @@ public struct BenchResult: Sendable, Codable, Equatable {
     public var threads: Int
     /// MB/s of uncompressed XML, one per timed run, in run order.
     public var runsMBps: [Double]
+    /// The median of ``runsMBps``.
     public var medianMBps: Double
+    /// The lowest of ``runsMBps``.
     public var minMBps: Double
+    /// The highest of ``runsMBps``.
     public var maxMBps: Double
     /// (max - min) / median, in percent.
     public var spreadPercent: Double
@@ -110,6 +120,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
     /// Set when the contender failed on this workload (its figures are then zero).
     public var error: String?
 
+    /// A result; the median, minimum, maximum and spread are computed from `runsMBps`.
     public init(id: String, label: String, kind: String, backend: String?, threads: Int, runsMBps: [Double],
                 itemsPerSecond: Double?, ratioToTokenizeOnly: Double?, ratioToInflateOnly: Double?,
                 peakMemoryBytes: UInt64?, error: String?) {

@@ -32,12 +32,15 @@ public enum FeedBench {
         /// Its files, in order.
         public var files: [String]
 
+        /// A workload; the arguments are stored as given.
         public init(name: String, files: [String]) {
             self.name = name
             self.files = files
         }
     }
 
+    /// What to run and how often; the defaults run every backend five times after a
+    /// warm-up round.
     public struct Options: Sendable {
         /// Backends to run, in this order.
         public var backends: [FeedBackend] = FeedBackend.allCases
@@ -56,20 +59,26 @@ public enum FeedBench {
         /// Called with a line of progress now and then.
         public var progress: (@Sendable (String) -> Void)?
 
+        /// The default options.
         public init() {}
     }
 
     /// What one run of one contender did.
     public struct Measurement: Sendable, Equatable {
+        /// Wall-clock seconds.
         public var seconds: Double
         /// Uncompressed XML bytes processed.
         public var bytesXML: UInt64
+        /// Bytes read from disk.
         public var bytesIn: UInt64
+        /// Documents parsed.
         public var documents: Int
+        /// Items parsed.
         public var items: Int
         /// Why the run stopped early, if it did (a baseline refusing ill-formed XML).
         public var error: String?
 
+        /// A measurement; the arguments are stored as given.
         public init(seconds: Double, bytesXML: UInt64, bytesIn: UInt64, documents: Int, items: Int, error: String? = nil) {
             self.seconds = seconds
             self.bytesXML = bytesXML
@@ -79,6 +88,7 @@ public enum FeedBench {
             self.error = error
         }
 
+        /// Megabytes (10^6 bytes) of uncompressed XML per second; 0 for a zero time.
         public var megabytesPerSecond: Double { seconds > 0 ? Double(bytesXML) / 1e6 / seconds : 0 }
     }
 

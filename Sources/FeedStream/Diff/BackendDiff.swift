@@ -8,15 +8,21 @@
 public struct BackendDiff {
     /// One difference between two backends.
     public struct Difference: Sendable, Equatable, CustomStringConvertible {
+        /// The input, as named in the output's `source`.
         public var source: String
+        /// 1-based index of the document in the input.
         public var document: Int
         /// "item 3", "feed", or "documents" for a stream-level mismatch.
         public var record: String
         /// The member that differs ("" when a whole record is missing on one side).
         public var member: String
+        /// The member's value with the first backend (the whole line when missing on
+        /// the other side).
         public var first: String
+        /// The member's value with the second backend.
         public var second: String
 
+        /// The difference as a small unified diff: where, then `-` first, `+` second.
         public var description: String {
             let m = member.isEmpty ? "" : " \(member)"
             return "\(source): document \(document), \(record)\(m):\n  - \(first)\n  + \(second)"
@@ -25,15 +31,21 @@ public struct BackendDiff {
 
     /// Counts and differences of a run.
     public struct Report: Sendable {
+        /// Inputs compared.
         public var inputs = 0
+        /// Documents compared.
         public var documents = 0
+        /// Records (item and feed lines) compared.
         public var records = 0
         /// Documents rejected by the backends (compared up to their first error).
         public var rejectedDocuments = 0
+        /// Every difference found, in input order.
         public var differences: [Difference] = []
+        /// An empty report.
         public init() {}
     }
 
+    /// The backends compared, the first being the reference.
     public let backends: [FeedBackend]
     private let parsers: [any FeedParser]
 

@@ -4,10 +4,12 @@
 
 /// A text construct.
 public struct FeedText: Sendable, Codable, Equatable, Hashable {
+    /// The text, trimmed; for xhtml, the serialized child markup.
     public var value: String
     /// "text", "html", "xhtml" or a MIME type.
     public var type: String
 
+    /// A text construct of the given type.
     public init(value: String, type: String = "text") {
         self.value = value
         self.type = type
@@ -19,14 +21,23 @@ public struct FeedText: Sendable, Codable, Equatable, Hashable {
     }
 }
 
+/// A link (Atom `link`, RSS `link`, `atom:link` in RSS), its `href` resolved against
+/// the `xml:base` in scope.
 public struct FeedLink: Sendable, Codable, Equatable, Hashable {
+    /// The target, resolved against `xml:base`; nil when the link had none.
     public var href: String?
+    /// The relation: `alternate` (the default), `self`, `enclosure`, `related`, `via`, ...
     public var rel: String
+    /// The target's MIME type, as written.
     public var type: String?
+    /// The target's language.
     public var hreflang: String?
+    /// The link's title.
     public var title: String?
+    /// The target's length in bytes, as written.
     public var length: String?
 
+    /// A link; the arguments are stored as given.
     public init(href: String?, rel: String = "alternate", type: String? = nil, hreflang: String? = nil,
                 title: String? = nil, length: String? = nil) {
         self.href = href
@@ -44,11 +55,17 @@ public struct FeedLink: Sendable, Codable, Equatable, Hashable {
     }
 }
 
+/// A person: an author or a contributor. RSS `author` and `dc:creator` fill `name`
+/// with the text as written (which may hold an email address).
 public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
+    /// The person's name.
     public var name: String?
+    /// The person's email address (Atom `email`).
     public var email: String?
+    /// The person's URI, resolved against `xml:base`.
     public var uri: String?
 
+    /// A person; the arguments are stored as given.
     public init(name: String?, email: String? = nil, uri: String? = nil) {
         self.name = name
         self.email = email
@@ -61,11 +78,16 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
     }
 }
 
+/// A category: RSS `category` (its `domain` as `scheme`), Atom `category`, `dc:subject`.
 public struct FeedCategory: Sendable, Codable, Equatable, Hashable {
+    /// The category itself (RSS: the element's text; Atom: `term`).
     public var term: String?
+    /// The categorization scheme (RSS `domain`, Atom `scheme`).
     public var scheme: String?
+    /// A human-readable label (Atom `label`).
     public var label: String?
 
+    /// A category; the arguments are stored as given.
     public init(term: String?, scheme: String? = nil, label: String? = nil) {
         self.term = term
         self.scheme = scheme
@@ -75,11 +97,17 @@ public struct FeedCategory: Sendable, Codable, Equatable, Hashable {
     init(_ v: FeedCategoryView) { self.init(term: v.term.string, scheme: v.scheme.string, label: v.label.string) }
 }
 
+/// An enclosure: a media file attached to an item (RSS `enclosure`, Atom
+/// `link rel="enclosure"`).
 public struct FeedEnclosure: Sendable, Codable, Equatable, Hashable {
+    /// The file's URL, resolved against `xml:base`.
     public var url: String?
+    /// The file's MIME type, as written.
     public var type: String?
+    /// The file's length in bytes, as written.
     public var length: String?
 
+    /// An enclosure; the arguments are stored as given.
     public init(url: String?, type: String? = nil, length: String? = nil) {
         self.url = url
         self.type = type
@@ -94,9 +122,13 @@ public struct FeedEnclosure: Sendable, Codable, Equatable, Hashable {
 
 /// A date field: as written, and normalized when it parsed.
 public struct FeedDateValue: Sendable, Codable, Equatable, Hashable {
+    /// The date as written, trimmed.
     public var raw: String
+    /// The date normalized to UTC; nil when the text is not a date format the schema
+    /// knows (see docs/SCHEMA.md, "Dates").
     public var date: FeedDate?
 
+    /// A date value; the arguments are stored as given.
     public init(raw: String, date: FeedDate?) {
         self.raw = raw
         self.date = date
@@ -110,23 +142,43 @@ public struct FeedDateValue: Sendable, Codable, Equatable, Hashable {
 
 /// One item (RSS `item`, Atom `entry`).
 public struct FeedItem: Sendable, Codable, Equatable, Hashable {
+    /// 0-based position of the item in its document.
     public var index: Int
+    /// The identifier: RSS `guid`, Atom `id`, `dc:identifier`, RSS 1.0 `rdf:about`.
     public var id: String?
+    /// For an id from an RSS `guid`: whether it is a permalink (RSS's default: true);
+    /// nil for other ids.
     public var guidIsPermalink: Bool?
+    /// The title.
     public var title: FeedText?
+    /// The first alternate link's `href`, resolved against `xml:base`.
     public var link: String?
+    /// Every link, in document order.
     public var links: [FeedLink]
+    /// When the item was published: RSS `pubDate`, Atom `published` (0.3 `issued`),
+    /// `dcterms:issued`, `dc:date`.
     public var published: FeedDateValue?
+    /// When the item was last updated: Atom `updated` (0.3 `modified`), `dcterms:modified`.
     public var updated: FeedDateValue?
+    /// The authors: RSS `author`, `dc:creator`, Atom `author`.
     public var authors: [FeedPerson]
+    /// The summary: RSS `description`, Atom `summary`.
     public var summary: FeedText?
+    /// The full content: `content:encoded`, Atom `content`.
     public var content: FeedText?
+    /// Atom `content`'s `src`: where content kept out of line is.
     public var contentSource: String?
+    /// The categories, in document order.
     public var categories: [FeedCategory]
+    /// The enclosures (media files), in document order.
     public var enclosures: [FeedEnclosure]
+    /// True when the item's text passed the parser's per-item limit and was cut.
     public var isTruncated: Bool
+    /// The item's language (`dc:language`, or its `xml:lang`).
     public var language: String?
+    /// The contributors: Atom `contributor`, `dc:contributor`.
     public var contributors: [FeedPerson]
+    /// The rights: Atom `rights`, `dc:rights`.
     public var rights: FeedText?
     /// Every other member of the item's JSON line (docs/SCHEMA.md), flattened:
     /// "comments", "itunes.duration", "source.url", ...
@@ -171,21 +223,39 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
 
 /// The feed-level fields of one document.
 public struct Feed: Sendable, Codable, Equatable, Hashable {
+    /// 1-based index of the document in its input.
     public var document: Int
+    /// The feed's format, from its root element, namespace and version.
     public var format: FeedFormat
+    /// The root element's `version` attribute, as written.
     public var version: String?
+    /// The feed's title.
     public var title: FeedText?
+    /// The feed's description: RSS `description`, Atom `subtitle` (0.3 `tagline`).
     public var subtitle: FeedText?
+    /// The feed's identifier: Atom `id`, RSS 1.0 `rdf:about`.
     public var id: String?
+    /// The first alternate link's `href`, resolved against `xml:base`: the site.
     public var link: String?
+    /// Every link of the feed, in document order.
     public var links: [FeedLink]
+    /// The feed's language: RSS `language`, `dc:language`, or the root's `xml:lang`.
     public var language: String?
+    /// When the feed last changed: Atom `updated` (0.3 `modified`), RSS `lastBuildDate`,
+    /// `dc:date`, `dcterms:modified`.
     public var updated: FeedDateValue?
+    /// When the feed was published: RSS `pubDate`, `dcterms:issued`.
     public var published: FeedDateValue?
+    /// Items in the document (delivered before any failure).
     public var itemCount: Int
+    /// The feed's rights: RSS `copyright`, Atom `rights`, `dc:rights`.
     public var rights: FeedText?
+    /// The feed's authors: Atom `author`, `dc:creator` (RSS `managingEditor` is in
+    /// ``extensions``).
     public var authors: [FeedPerson]
+    /// The feed's contributors.
     public var contributors: [FeedPerson]
+    /// The feed's categories.
     public var categories: [FeedCategory]
     /// Every other member of the feed's JSON line (docs/SCHEMA.md), flattened:
     /// "generator.name", "image.url", "itunes.owner_email", ...
@@ -227,7 +297,9 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
 
 /// One document of an input: its feed fields, its items, and its error if it had one.
 public struct FeedDocument: Sendable, Equatable {
+    /// The document's feed-level fields.
     public var feed: Feed
+    /// The document's items, in order (for a failed document: those before the failure).
     public var items: [FeedItem]
     /// Why the document stopped early; nil when it was a well-formed feed.
     public var error: FeedError?

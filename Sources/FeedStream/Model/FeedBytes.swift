@@ -7,6 +7,7 @@ public struct FeedBytes {
     /// The bytes; `baseAddress == nil` when the field is absent.
     public let buffer: UnsafeRawBufferPointer
 
+    /// Borrows `buffer`; a nil base address means absent.
     @inlinable
     public init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
 
@@ -19,8 +20,11 @@ public struct FeedBytes {
         buffer = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
     }
 
+    /// True when the field was in the document (possibly empty).
     @inlinable public var isPresent: Bool { buffer.baseAddress != nil }
+    /// The number of bytes.
     @inlinable public var count: Int { buffer.count }
+    /// True when absent, or present and empty.
     @inlinable public var isEmpty: Bool { buffer.isEmpty }
 
     /// The bytes as a `String` (allocates), or nil when absent. Applies the writers'

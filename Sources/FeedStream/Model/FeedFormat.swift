@@ -1,13 +1,28 @@
 /// The format of a feed document, detected from its root element, namespace and
 /// `version` attribute. Raw values are the names used in the JSON output.
 public enum FeedFormat: String, Sendable, Codable, CaseIterable {
+    /// RSS 0.90: an RDF root in the Netscape RSS 0.90 namespace.
     case rss090
-    /// RSS 0.91 as UserLand published it, and Netscape's (with the Netscape DOCTYPE).
-    case rss091u, rss091n
-    case rss092, rss093, rss094, rss20, rss10
+    /// RSS 0.91 as UserLand published it (no Netscape DOCTYPE).
+    case rss091u
+    /// RSS 0.91 as Netscape published it (with the Netscape DOCTYPE).
+    case rss091n
+    /// `<rss version="0.92">`.
+    case rss092
+    /// `<rss version="0.93">`.
+    case rss093
+    /// `<rss version="0.94">`.
+    case rss094
+    /// `<rss version="2.0">` (or 2.0.x).
+    case rss20
+    /// RSS 1.0: an RDF root in the RSS 1.0 namespace.
+    case rss10
     /// An `rss` root whose version is missing or unknown.
     case rss
-    case atom03, atom10
+    /// Atom 0.3: `feed` in the Atom 0.3 namespace.
+    case atom03
+    /// Atom 1.0 (RFC 4287): `feed` in the Atom namespace.
+    case atom10
     /// Not a feed (the root element is something else) or not known yet.
     case unknown
 

@@ -9,8 +9,11 @@
 /// A text construct: value, type ("text", "html", "xhtml" or a MIME type), and the
 /// xml:lang and xml:base in scope.
 public struct FeedTextView {
+    /// The text, trimmed; for xhtml, the serialized child markup.
     public let value: FeedBytes
+    /// "text", "html", "xhtml" or a MIME type.
     public let type: FeedBytes
+    /// The `xml:lang` in scope.
     public let language: FeedBytes
     /// The xml:base chain in scope (outermost first, separated by 0x01).
     public let baseChain: FeedBytes
@@ -21,22 +24,54 @@ public struct FeedTextView {
 /// A link. `rel` defaults to "alternate" when the feed gave none; `href` as written
 /// (resolve it against ``baseChain`` with ``FeedURL/resolve(_:baseChain:)``).
 public struct FeedLinkView {
-    public let href, rel, type, hreflang, title, length, baseChain: FeedBytes
+    /// The target as written (unresolved).
+    public let href: FeedBytes
+    /// The relation; "alternate" when the feed gave none.
+    public let rel: FeedBytes
+    /// The target's MIME type.
+    public let type: FeedBytes
+    /// The target's language.
+    public let hreflang: FeedBytes
+    /// The link's title.
+    public let title: FeedBytes
+    /// The target's length in bytes, as written.
+    public let length: FeedBytes
+    /// The xml:base chain in scope (outermost first, separated by 0x01).
+    public let baseChain: FeedBytes
 }
 
 /// A person (author, contributor). RSS `author`, `dc:creator` fill `name` with the raw text.
 public struct FeedPersonView {
-    public let name, email, uri, baseChain: FeedBytes
+    /// The name (or RSS's raw author text).
+    public let name: FeedBytes
+    /// The email address.
+    public let email: FeedBytes
+    /// The URI, as written (unresolved).
+    public let uri: FeedBytes
+    /// The xml:base chain in scope (outermost first, separated by 0x01).
+    public let baseChain: FeedBytes
 }
 
 /// A category: term, scheme (RSS `domain`), label.
 public struct FeedCategoryView {
-    public let term, scheme, label: FeedBytes
+    /// The category (RSS: the element's text; Atom: `term`).
+    public let term: FeedBytes
+    /// The scheme (RSS `domain`, Atom `scheme`).
+    public let scheme: FeedBytes
+    /// A human-readable label (Atom `label`).
+    public let label: FeedBytes
 }
 
 /// An enclosure: url, MIME type, length in bytes (as written).
 public struct FeedEnclosureView {
-    public let url, type, length, baseChain: FeedBytes
+    /// The file's URL, as written (unresolved).
+    public let url: FeedBytes
+    /// The file's MIME type.
+    public let type: FeedBytes
+    /// The file's length in bytes, as written.
+    public let length: FeedBytes
+    /// The xml:base chain in scope (outermost first, separated by 0x01).
+    public let baseChain: FeedBytes
 }
 
 /// A date as written, and its normalization (see ``FeedDate``).
@@ -50,6 +85,7 @@ public struct FeedDateView {
 /// One row of a list: its columns by index (see ``FeedList``).
 public struct FeedRowView {
     let base: UnsafePointer<RawSpan>
+    /// The number of columns.
     public let count: Int
 
     /// Column `i`, trimmed.
@@ -127,6 +163,7 @@ public struct FeedRecordView {
         return FeedDateView(raw: raw, date: raw.isPresent ? FeedDate.parse(raw.buffer) : nil)
     }
 
+    /// The links, in document order (`rel` defaulted to "alternate").
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> {
         rows(.links).lazy.map { r in
             let rel = r[1]
@@ -143,11 +180,15 @@ public struct FeedRecordView {
     func persons(_ list: FeedList) -> LazyMapCollection<FeedRowsView, FeedPersonView> {
         rows(list).lazy.map { FeedPersonView(name: $0[0], email: $0[1], uri: $0[2], baseChain: $0[3]) }
     }
+    /// The authors, in document order.
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.authors) }
+    /// The contributors, in document order.
     public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }
+    /// The categories, in document order.
     public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> {
         rows(.categories).lazy.map { FeedCategoryView(term: $0[0], scheme: $0[1], label: $0[2]) }
     }
+    /// The enclosures, in document order.
     public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> {
         rows(.enclosures).lazy.map { FeedEnclosureView(url: $0[0], type: $0[1], length: $0[2], baseChain: $0[3]) }
     }
@@ -190,14 +231,21 @@ public struct FeedInfoView {
         self.record = FeedRecordView(record)
     }
 
+    /// The root element's `version` attribute.
     public var version: FeedBytes { record[.version] }
+    /// The feed's title.
     public var title: FeedTextView { record.text(.title) }
     /// RSS `description`, Atom `subtitle` (0.3: `tagline`).
     public var subtitle: FeedTextView { record.text(.summary) }
+    /// The feed's identifier: Atom `id`, RSS 1.0 `rdf:about`.
     public var id: FeedBytes { record[.id] }
+    /// The feed's language: RSS `language`, `dc:language`, or the root's `xml:lang`.
     public var language: FeedBytes { record[.language] }
+    /// When the feed last changed (see ``Feed/updated``).
     public var updated: FeedDateView { record.date(.updated) }
+    /// When the feed was published (see ``Feed/published``).
     public var published: FeedDateView { record.date(.published) }
+    /// The feed's links, in document order.
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
     /// The first alternate link's href, as written.
     public var link: FeedBytes { record.primaryLink?.href ?? .absent }
@@ -228,6 +276,7 @@ public struct FeedItemView {
         let p = record[.guidPermalink]
         return p.isPresent ? !p.equalsIgnoringCase("false") : nil
     }
+    /// The item's title.
     public var title: FeedTextView { record.text(.title) }
     /// RSS `description`, Atom `summary`.
     public var summary: FeedTextView { record.text(.summary) }
@@ -235,13 +284,19 @@ public struct FeedItemView {
     public var content: FeedTextView { record.text(.content) }
     /// Atom `content/@src`, as written.
     public var contentSource: FeedBytes { record[.contentSrc] }
+    /// When the item was published (see ``FeedItem/published``).
     public var published: FeedDateView { record.date(.published) }
+    /// When the item was last updated (see ``FeedItem/updated``).
     public var updated: FeedDateView { record.date(.updated) }
+    /// The item's links, in document order.
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
     /// The first alternate link's href, as written.
     public var link: FeedBytes { record.primaryLink?.href ?? .absent }
+    /// The item's authors: RSS `author`, `dc:creator`, Atom `author`.
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { record.authors }
+    /// The item's categories.
     public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> { record.categories }
+    /// The item's enclosures (media files).
     public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> { record.enclosures }
 }
 

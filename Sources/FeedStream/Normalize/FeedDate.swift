@@ -13,11 +13,17 @@
 ///
 /// Anything else is not a date: the parser returns nil and never guesses.
 public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
+    /// The year (four digits; two-digit years are expanded, see above).
     public var year: Int
+    /// The month, 1–12.
     public var month: Int
+    /// The day of the month, 1–31.
     public var day: Int
+    /// The hour, 0–23, in UTC.
     public var hour: Int
+    /// The minute, 0–59.
     public var minute: Int
+    /// The second, 0–60 (a leap second is kept).
     public var second: Int
     /// Fraction of a second as written, e.g. "123" for ".123"; at most 9 digits.
     public var fraction: String

@@ -15,13 +15,17 @@ public protocol ByteOutput: AnyObject {
 }
 
 extension ByteOutput {
+    /// Does nothing: outputs without a buffer of their own need no flush.
     public func flush() throws {}
 }
 
 /// An error writing output.
 public struct OutputError: Error, Sendable, CustomStringConvertible {
+    /// The `errno` of the failed `write(2)`.
     public var errno: Int32
+    /// An error for `errno`.
     public init(errno: Int32) { self.errno = errno }
+    /// "write failed: " and the system's message for ``errno``.
     public var description: String { "write failed: " + String(cString: strerror(errno)) }
 }
 
@@ -35,11 +39,16 @@ private let systemWrite = Musl.write
 
 /// Writes to a file descriptor (not closed by this object).
 public final class FileDescriptorOutput: ByteOutput {
+    /// The file descriptor written to.
     public let fd: Int32
+    /// Writes to `fd`, which stays open and owned by the caller.
     public init(fd: Int32) { self.fd = fd }
 
+    /// The process's standard output (descriptor 1).
     public static var standardOutput: FileDescriptorOutput { FileDescriptorOutput(fd: 1) }
 
+    /// Writes all of `bytes`, retrying interrupted and partial writes.
+    /// - Throws: ``OutputError`` when `write(2)` fails.
     public func write(_ bytes: UnsafeRawBufferPointer) throws {
         var p = bytes.baseAddress
         var left = bytes.count
@@ -57,8 +66,11 @@ public final class FileDescriptorOutput: ByteOutput {
 
 /// Collects output in memory (tests, small jobs).
 public final class MemoryOutput: ByteOutput {
+    /// Everything written so far.
     public private(set) var bytes: [UInt8] = []
+    /// An empty output.
     public init() {}
+    /// Appends `b`.
     public func write(_ b: UnsafeRawBufferPointer) throws { bytes.append(contentsOf: b) }
     /// The output decoded as UTF-8.
     public var string: String { String(decoding: bytes, as: UTF8.self) }

@@ -21,6 +21,7 @@ public final class DocumentLinesWriter: FeedHandler {
     private let assembler: DocumentAssembler
     private let lines: JSONLinesWriter
 
+    /// A writer buffering up to about `bufferSize` bytes before writing to `output`.
     public init(output: any ByteOutput, bufferSize: Int = 1 << 20) {
         assembler = DocumentAssembler(output: output, bufferSize: bufferSize)
         lines = JSONLinesWriter(output: assembler, bufferSize: 64 << 10)

@@ -15,12 +15,14 @@ public final class JSONLinesWriter: FeedHandler {
     private var sourceJSON: [UInt8] = [0x22, 0x22]   // the source, already a JSON string
     private var feedOpen = false                     // a feed line awaits its error/close
 
-    /// Lines written so far.
+    /// Item lines written so far.
     public private(set) var itemLines = 0
+    /// Feed lines (one per document) written so far.
     public private(set) var feedLines = 0
     /// Bytes handed to the output so far.
     public private(set) var bytesWritten: UInt64 = 0
 
+    /// A writer buffering up to about `bufferSize` bytes before writing to `output`.
     public init(output: any ByteOutput, bufferSize: Int = 1 << 20) {
         self.output = output
         self.bufferSize = bufferSize
