@@ -40,6 +40,7 @@ import sys
 import threading
 import random
 import time
+import zlib
 
 XML_DECL = '<?xml version="1.0" encoding="UTF-8"?>\n'
 
@@ -700,6 +701,119 @@ def cmd_files(args):
     return 0
 
 
+# ---- hostile inputs (corpus/hostile) -------------------------------------------------
+#
+# Small files are committed (corpus/hostile/README.md lists each and its expected
+# outcome); the big ones (--big) are made on demand: the tests build them in memory.
+
+HOSTILE_HEAD = ('<?xml version="1.0" encoding="UTF-8"?>\n<rss version="2.0"><channel><title>hostile</title>'
+                '<item><title>before</title><guid>h-0</guid></item>\n')
+HOSTILE_TAIL = '</channel></rss>\n'
+
+
+def hostile_files():
+    """(name, bytes) of every small hostile input."""
+    h, t = HOSTILE_HEAD, HOSTILE_TAIL
+    f = []
+    # Entity expansion.
+    dtd = '<!ENTITY l0 "haha">' + ''.join(
+        '<!ENTITY l%d "%s">' % (i, ('&l%d;' % (i - 1)) * 10) for i in range(1, 13))
+    f.append(('billion-laughs.xml', '<?xml version="1.0"?>\n<!DOCTYPE rss [%s]>\n' % dtd
+              + h.split('\n', 1)[1] + '<item><title>&l12;</title></item>' + t))
+    big = 'a' * 20000
+    f.append(('quadratic-blowup.xml', '<?xml version="1.0"?>\n<!DOCTYPE rss [<!ENTITY a "%s">]>\n' % big
+              + h.split('\n', 1)[1] + '<item><title>' + '&a;' * 20000 + '</title></item>' + t))
+    # External entities and DTDs: never read, never fetched.
+    f.append(('external-entity-file.xml', '<?xml version="1.0"?>\n'
+              '<!DOCTYPE rss [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>\n'
+              + h.split('\n', 1)[1] + '<item><title>a &xxe; b</title><guid>h-1</guid></item>' + t))
+    f.append(('external-entity-url.xml', '<?xml version="1.0"?>\n'
+              '<!DOCTYPE rss [<!ENTITY xxe SYSTEM "http://127.0.0.1:9/feedstream-must-not-fetch">]>\n'
+              + h.split('\n', 1)[1] + '<item><title>a &xxe; b</title><guid>h-1</guid></item>' + t))
+    f.append(('external-dtd-url.xml', '<?xml version="1.0"?>\n'
+              '<!DOCTYPE rss SYSTEM "http://127.0.0.1:9/feedstream-must-not-fetch.dtd">\n'
+              + h.split('\n', 1)[1] + '<item><title>dtd</title><guid>h-1</guid></item>' + t))
+    f.append(('parameter-entities.xml', '<?xml version="1.0"?>\n'
+              '<!DOCTYPE rss [\n'
+              '  <!ENTITY % ext SYSTEM "file:///etc/passwd">\n'
+              '  %ext;\n'
+              '  <!ENTITY % decl "<!ENTITY pe \'from a parameter entity\'>">\n'
+              '  %decl;\n'
+              ']>\n'
+              + h.split('\n', 1)[1] + '<item><title>a &pe; b</title><guid>h-1</guid></item>' + t))
+    # Structure past the default limits.
+    f.append(('deep-nesting.xml', h + '<x>' * 2000 + '</x>' * 2000 + t))
+    f.append(('many-attributes.xml', h + '<item><title>t</title><x '
+              + ' '.join('a%d="v"' % i for i in range(1000)) + '/></item>' + t))
+    # Bytes that are not well-formed UTF-8 / XML.
+    f.append(('invalid-utf8.xml', (h + '<item><title>caf').encode() + b'\xc3\x28' + ('</title></item>' + t).encode()))
+    f.append(('overlong-utf8.xml', (h + '<item><title>slash ').encode() + b'\xc0\xaf \xe0\x80\xaf'
+              + ('</title></item>' + t).encode()))
+    f.append(('nul-bytes.xml', (h + '<item><title>nul').encode() + b'\x00\x00' + ('</title></item>' + t).encode()))
+    doc16 = '<?xml version="1.0" encoding="UTF-16"?>\n<rss version="2.0"><channel><title>utf16</title>' \
+            '<item><title>caf\u00e9</title><guid>u-1</guid></item></channel></rss>\n'
+    f.append(('utf16le-no-bom.xml', doc16.encode('utf-16-le')))
+    f.append(('utf16be-no-bom.xml', doc16.encode('utf-16-be')))
+    f.append(('bom-utf8-declares-utf16.xml', b'\xef\xbb\xbf' + doc16.encode('utf-8')))
+    f.append(('bom-utf16le-declares-latin1.xml', b'\xff\xfe' + doc16.replace('UTF-16', 'ISO-8859-1').encode('utf-16-le')))
+    # Not feeds at all.
+    f.append(('html-page.html', '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+              '<title>404 Not Found</title><link rel="stylesheet" href="/s.css"></head>\n'
+              '<body><h1>Not Found</h1><p>The requested URL was not found on this server.<br>\n'
+              '<hr><address>Apache Server at example.com Port 80</address></body></html>\n'))
+    f.append(('empty.xml', b''))
+    rnd = random.Random(8)
+    f.append(('binary.bin', b'\x89PNG\r\n\x1a\n' + bytes(rnd.randrange(256) for _ in range(4096))))
+    # gzip damage (one good member to start from).
+    good = gzip.compress((h + ''.join('<item><title>i%d</title><guid>g-%d</guid></item>' % (i, i)
+                                      for i in range(200)) + t).encode(), mtime=0)
+    f.append(('gzip-truncated.xml.gz', good[:len(good) * 2 // 3]))
+    crc = bytearray(good)
+    crc[-8] ^= 0xFF
+    f.append(('gzip-bad-crc.xml.gz', bytes(crc)))
+    hdr = bytearray(good)
+    hdr[2] = 7   # compression method: not deflate
+    f.append(('gzip-bad-header.xml.gz', bytes(hdr)))
+    f.append(('gzip-trailing-garbage.xml.gz', good + b'GARBAGE AFTER THE MEMBER'))
+    return [(n, b if isinstance(b, bytes) else b.encode()) for n, b in f]
+
+
+def hostile_big():
+    """(name, writer) of the big hostile inputs, written in pieces."""
+    def deep(out):
+        out.write(HOSTILE_HEAD.encode())
+        for _ in range(1000): out.write(b'<a>' * 1000)
+        for _ in range(1000): out.write(b'</a>' * 1000)
+        out.write(HOSTILE_TAIL.encode())
+
+    def text(out):
+        out.write((HOSTILE_HEAD + '<item><description>').encode())
+        block = b'0123456789abcdef' * 65536
+        for _ in range(200): out.write(block)
+        out.write(('</description></item>' + HOSTILE_TAIL).encode())
+
+    def bomb(out):
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        out.write(z.compress((HOSTILE_HEAD + '<x>').encode()))
+        block = b' ' * (1 << 20)
+        for _ in range(1024): out.write(z.compress(block))
+        out.write(z.compress(('</x>' + HOSTILE_TAIL).encode()))
+        out.write(z.flush())
+    return [('million-deep.xml', deep), ('text-200mb.xml', text), ('gzip-bomb-1gib.xml.gz', bomb)]
+
+
+def cmd_hostile(args):
+    os.makedirs(args.output, exist_ok=True)
+    for name, data in hostile_files():
+        with open(os.path.join(args.output, name), 'wb') as out:
+            out.write(data)
+    if args.big:
+        for name, write in hostile_big():
+            with open(os.path.join(args.output, name), 'wb') as out:
+                write(out)
+    return 0
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Deterministic synthetic RSS/Atom feed generator for FeedStream.",
@@ -719,6 +833,13 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
     p.add_argument("-o", "--output", required=True, help="output directory")
     p.set_defaults(func=cmd_files)
+
+    p = sub.add_parser("hostile", help="write the hostile inputs of corpus/hostile (see its README)")
+    p.add_argument("-o", "--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile"),
+                   help="output directory (default corpus/hostile)")
+    p.add_argument("--big", action="store_true",
+                   help="also the big ones (million-deep.xml 7 MB, text-200mb.xml, gzip-bomb-1gib.xml.gz), never committed")
+    p.set_defaults(func=cmd_hostile)
 
     args = parser.parse_args(argv)
     return args.func(args)
