@@ -11,7 +11,7 @@ import Musl
 /// `feedstream convert` runs.
 ///
 /// Each worker thread has its own parser and its own writer, takes the next input,
-/// and writes that input's lines in blocks of whole lines; an ``OutputSequencer``
+/// and writes that input's lines in blocks of whole lines; an output sequencer
 /// puts the blocks out in input order (or as they come), holding at most
 /// ``Options/maxBufferedBytes`` for inputs that finished ahead of an earlier one. A big
 /// gzip input is read and inflated on a second thread (``ReadAheadPipeline``). Ill-formed

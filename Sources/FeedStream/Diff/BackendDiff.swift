@@ -49,7 +49,11 @@ public struct BackendDiff {
     public let backends: [FeedBackend]
     private let parsers: [any FeedParser]
 
-    /// - Parameter limits: the limits every backend parses with (``FeedLimits``).
+    /// A comparison of `backends`, each with a parser of its own.
+    ///
+    /// - Parameters:
+    ///   - backends: two or more backends; the first is the reference.
+    ///   - limits: the limits every backend parses with (``FeedLimits``).
     public init(backends: [FeedBackend], limits: FeedLimits = .default) {
         precondition(backends.count >= 2, "compare at least two backends")
         self.backends = backends

@@ -211,9 +211,9 @@ func normalizedTextType(_ t: FeedBytes) -> FeedBytes {
     return t
 }
 
-/// The feed-level data of a document: in ``FeedHandler/didParseItem(_:)`` (through
-/// ``FeedItemView/feed``) what appeared before the item; in
-/// ``FeedHandler/didParseFeedInfo(_:)`` all of it.
+/// The feed-level data of a document: in ``FeedHandler/parser(_:didParseItem:)``
+/// (through ``FeedItemView/feed``) what appeared before the item; in
+/// ``FeedHandler/parser(_:didParseFeedInfo:)`` all of it.
 public struct FeedInfoView {
     /// 1-based index of the document in the input stream.
     public let document: Int

@@ -24,7 +24,11 @@ public final class GzipOutput: ByteOutput {
     /// Compressed bytes handed to the underlying output.
     public private(set) var bytesWritten: UInt64 = 0
 
-    /// - Parameter level: 1 (fastest) to 9 (smallest); 6 is gzip's default.
+    /// A gzip stream written to `base`.
+    ///
+    /// - Parameters:
+    ///   - base: where the compressed bytes go.
+    ///   - level: 1 (fastest) to 9 (smallest); 6 is gzip's default.
     public init(_ base: any ByteOutput, level: Int = 6) {
         precondition((1...9).contains(level), "gzip level is 1...9")
         self.base = base

@@ -12,7 +12,7 @@
 ///
 /// Lenient, as archives need: a document that fails keeps the items parsed before the
 /// failure and carries it in ``FeedDocument/error``, and the documents after it are
-/// parsed too. Use ``document(from:backend:)`` when one well-formed feed is expected.
+/// parsed too. Use ``document(from:backend:)-(FeedInput,_)`` when one well-formed feed is expected.
 ///
 /// ```swift
 /// for document in try FeedStream.documents(from: .file(path: "dump.xml.gz")) {

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# The public API check, run by .ci/run:
+#
+#   - the public surface of the FeedStream module (from its symbol graph) must be the one
+#     listed in api/FeedStream.txt: a change to the public API is a deliberate, reviewed
+#     edit of that file, with a CHANGELOG.md entry saying whether it breaks callers;
+#   - every public symbol has a doc comment;
+#   - the DocC catalog (Sources/FeedStream/FeedStream.docc) and every doc comment's links
+#     build with `docc convert --warnings-as-errors`: the same check as
+#     `swift package generate-documentation`, without the plugin (see README).
+#
+#     api/check.sh             check
+#     api/check.sh --update    rewrite api/FeedStream.txt from the current sources
+#
+# FEEDSTREAM_SCRATCH picks the build folder (default .build, as `swift test` uses).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scratch="${FEEDSTREAM_SCRATCH:-.build}"
+work="$scratch/api-check"
+rm -rf "$work"
+mkdir -p "$work/graphs"
+
+swift package --scratch-path "$scratch" dump-symbol-graph --skip-synthesized-members >"$work/dump.log" 2>&1 ||
+    { cat "$work/dump.log" >&2; exit 1; }
+graphs=$(sed -n 's/^Files written to //p' "$work/dump.log")
+cp "$graphs"/FeedStream.symbols.json "$work/graphs/"
+cp "$graphs"/FeedStream@*.symbols.json "$work/graphs/" 2>/dev/null || true
+
+python3 api/surface.py "$work/graphs" >"$work/FeedStream.txt"
+if [ "${1:-}" = "--update" ]; then
+    cp "$work/FeedStream.txt" api/FeedStream.txt
+    echo "api: api/FeedStream.txt updated ($(wc -l <api/FeedStream.txt) symbols); say what changed in CHANGELOG.md"
+elif ! diff -u api/FeedStream.txt "$work/FeedStream.txt"; then
+    echo "api: the public API differs from api/FeedStream.txt (above: - listed, + now)." >&2
+    echo "api: if intended, run api/check.sh --update and add a CHANGELOG.md entry." >&2
+    exit 1
+fi
+
+python3 api/surface.py "$work/graphs" --undocumented >"$work/undocumented.txt"
+if [ -s "$work/undocumented.txt" ]; then
+    echo "api: public symbols without a doc comment:" >&2
+    cat "$work/undocumented.txt" >&2
+    exit 1
+fi
+
+docc convert Sources/FeedStream/FeedStream.docc \
+    --additional-symbol-graph-dir "$work/graphs" \
+    --output-path "$work/FeedStream.doccarchive" \
+    --fallback-display-name FeedStream --fallback-bundle-identifier FeedStream \
+    --warnings-as-errors >"$work/docc.log" 2>&1 || { cat "$work/docc.log" >&2; exit 1; }
+echo "api: $(wc -l <api/FeedStream.txt) public symbols as listed, all documented; DocC builds without warnings"
