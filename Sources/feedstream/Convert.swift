@@ -74,6 +74,7 @@ struct Convert: ParsableCommand {
     var quiet = false
 
     mutating func run() throws {
+        let limits = try self.limits.limits(for: "convert")
         let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let shard = try self.shard.map { text in
             guard let s = Shard(text) else { throw usage("--shard takes K/N with 1 <= K <= N, e.g. 3/8") }
@@ -98,7 +99,6 @@ struct Convert: ParsableCommand {
         }
 
         let backend = self.backend
-        let limits = self.limits.limits
         let converter = BatchConverter(options: .init(
             jobs: jobs, ordered: !unordered, layout: per == .item ? .items : .documents, pipeline: !noPipeline,
             makeParser: { backend.makeParser(limits: limits) }))

@@ -45,7 +45,7 @@ struct Diff: ParsableCommand {
             printError(error.description)
             throw ExitStatus.usageOrOutput
         }
-        let diff = BackendDiff(backends: chosen, limits: limits.limits)
+        let diff = BackendDiff(backends: chosen, limits: try limits.limits(for: "diff"))
         var report = BackendDiff.Report()
         for file in files {
             let input: FeedInput = file == "-" ? .bytes(readStandardInput()) : .file(path: file)

@@ -30,12 +30,15 @@ struct LimitOptions: ParsableArguments {
                                valueName: "R"))
     var maxRatio: Int = FeedLimits.defaultMaxRatio
 
-    func validate() throws {
+    /// The limits, or a usage error (exit status 2, as the commands' other checks).
+    func limits(for command: String) throws -> FeedLimits {
         for (flag, value) in [("--max-depth", maxDepth), ("--max-field-bytes", maxFieldBytes),
                               ("--max-attributes", maxAttributes), ("--max-items", maxItems),
                               ("--max-document-bytes", maxDocumentBytes), ("--max-ratio", maxRatio)] where value < 0 {
-            throw ValidationError("\(flag) must be 0 (no limit) or more")
+            printError("feedstream \(command): \(flag) takes 0 (no limit) or more")
+            throw ExitStatus.usageOrOutput
         }
+        return limits
     }
 
     var limits: FeedLimits {

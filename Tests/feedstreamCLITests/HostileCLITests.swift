@@ -1,0 +1,108 @@
+import Foundation
+import XCTest
+
+#if canImport(Glibc)
+import Glibc
+#endif
+
+/// The big hostile inputs (corpus/hostile/README.md, "--big") through `feedstream
+/// convert`, each run in a child process whose peak resident memory is measured
+/// (`wait4`): a million-deep nesting, a 200 MB text node and a 1 GiB gzip bomb must
+/// fail with their limit error, and cost no more memory than converting a small feed
+/// does, give or take a few buffers.
+final class HostileCLITests: CLITestCase {
+    private struct Measured {
+        var status: Int32
+        var err: String
+        var peakKB: Int
+    }
+
+    /// Runs the binary with standard output to /dev/null; returns its exit status,
+    /// standard error and peak resident set size.
+    private func measure(_ args: [String]) throws -> Measured {
+        let errPath = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-err-\(UUID().uuidString)").path
+        defer { unlink(errPath) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errPath, O_WRONLY | O_CREAT | O_TRUNC, 0o644)
+        let argv = ([binary.path] + args).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid: pid_t = 0
+        let rc = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        XCTAssertEqual(rc, 0, "posix_spawn")
+        var status: Int32 = 0
+        var usage = rusage()
+        XCTAssertEqual(wait4(pid, &status, 0, &usage), pid)
+        let err = (try? String(contentsOfFile: errPath, encoding: .utf8)) ?? ""
+        let exit = (status & 0x7F) == 0 ? (status >> 8) & 0xFF : 128 + (status & 0x7F)
+        return Measured(status: exit, err: err, peakKB: usage.ru_maxrss)   // kilobytes on Linux
+    }
+
+    func testBigHostileInputsFailWithTheirLimitInFlatMemory() throws {
+        let dir = try tempDir()
+        try sh("python3 corpus/generate.py hostile --big -o '\(dir.path)'")
+        let backends = ["expat", "libxml2", "swift"]
+        var baseline: [String: Int] = [:]
+        for backend in backends {
+            let m = try measure(["convert", "-q", "--backend", backend, "corpus/feeds/rss2-basic.xml"])
+            XCTAssertEqual(m.status, 0, m.err)
+            baseline[backend] = m.peakKB
+        }
+        let cases: [(file: String, extra: [String], message: String, allowanceMB: Int)] = [
+            ("million-deep.xml", [], "limit exceeded: element depth 1025 > 1024", 32),
+            ("text-200mb.xml", [], "limit exceeded: field text > 8388608 bytes", 48),
+            ("gzip-bomb-1gib.xml.gz", ["-j", "1"], "limit exceeded: decompression ratio > 200", 32),
+            ("gzip-bomb-1gib.xml.gz", ["-j", "2"], "limit exceeded: decompression ratio > 200", 32),   // read-ahead pipeline
+        ]
+        for c in cases {
+            for backend in backends {
+                let m = try measure(["convert", "-q", "--backend", backend] + c.extra + [dir.appendingPathComponent(c.file).path])
+                let what = "\(c.file) \(c.extra), \(backend): \(m.err)"
+                print("hostile CLI: \(c.file) \(c.extra.joined(separator: " ")) \(backend): peak \(m.peakKB / 1024) MB "
+                      + "(small feed: \(baseline[backend]! / 1024) MB)")
+                XCTAssertEqual(m.status, 1, what)
+                XCTAssertTrue(m.err.contains(c.message), what)
+                XCTAssertTrue(m.err.contains("document 1, line "), "\(what): a position")
+                XCTAssertLessThan(m.peakKB, baseline[backend]! + c.allowanceMB * 1024, "\(what): peak memory")
+            }
+        }
+        // Without the field limit, the 200 MB text is held only up to the item limit
+        // (64 MiB, then truncated): memory stays bounded, and the document is fine.
+        for backend in backends {
+            let m = try measure(["convert", "-q", "--backend", backend, "--max-field-bytes", "0",
+                                 dir.appendingPathComponent("text-200mb.xml").path])
+            print("hostile CLI: text-200mb.xml --max-field-bytes 0 \(backend): peak \(m.peakKB / 1024) MB")
+            XCTAssertEqual(m.status, 0, "\(backend): \(m.err)")
+            XCTAssertLessThan(m.peakKB, baseline[backend]! + 200 * 1024, "\(backend): peak memory")
+        }
+    }
+
+    func testLimitFlags() throws {
+        let dir = try tempDir()
+        let doc = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>"
+            + "<item><title>one</title></item><item><title>two</title></item><item><title>three</title></item></channel></rss>\n"
+        let file = dir.appendingPathComponent("three.xml")
+        try doc.write(to: file, atomically: true, encoding: .utf8)
+        for (flags, message) in [(["--max-items", "2"], "limit exceeded: items 3 > 2"),
+                                 (["--max-depth", "3"], "limit exceeded: element depth 4 > 3"),
+                                 (["--max-field-bytes", "4"], "limit exceeded: field text > 4 bytes"),
+                                 (["--max-document-bytes", "100"], "limit exceeded: document size > 100 bytes")] {
+            let r = try run(["convert", "-q"] + flags + [file.path])
+            XCTAssertEqual(r.status, 1, "\(flags)")
+            XCTAssertTrue(r.err.contains(message), "\(flags): \(r.err)")
+            let feed = try XCTUnwrap(try lines(r.out).last)
+            let error = try XCTUnwrap(feed["error"] as? [String: Any], "\(flags)")
+            XCTAssertEqual(error["code"] as? String, "limit")
+            XCTAssertEqual(error["message"] as? String, message)
+        }
+        // 0 is no limit; a negative value is a usage error.
+        XCTAssertEqual(try run(["convert", "-q", "--max-items", "0", "--max-depth", "0", file.path]).status, 0)
+        XCTAssertEqual(try run(["convert", "-q", "--max-items=-1", file.path]).status, 2)
+        // diff takes them too, and the backends agree past them.
+        let d = try run(["diff", "--max-items", "2", file.path])
+        XCTAssertEqual(d.status, 0, d.out + d.err)
+    }
+}
