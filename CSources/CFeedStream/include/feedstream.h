@@ -27,9 +27,41 @@
  *   - Strings in cfs_error (message) are static or owned by the parser; valid until
  *     the next call on the parser.
  *
+ *   - The parser owns its memory; cfs_parser_destroy() frees all of it. The library
+ *     never frees, keeps or writes through a pointer the caller passed in (options
+ *     and callbacks are copied at create; `ctx` and the bytes given to feed() are
+ *     only borrowed for the duration of the call).
+ *
+ * Errors
+ *   Every call that can fail returns a cfs_status; CFS_OK is zero. There are two kinds
+ *   of failure:
+ *   - per document (CFS_ERR_XML, CFS_ERR_NOT_FEED, CFS_ERR_LIMIT): reported through
+ *     on_document_end with the document's number, line and column, after every item
+ *     before it; the stream goes on with the next document, and feed() keeps
+ *     returning CFS_OK. cfs_parser_finish() then returns the first of them.
+ *   - fatal (CFS_ERR_GZIP, CFS_ERR_IO, CFS_ERR_ABORTED, CFS_ERR_NOMEM): the call
+ *     returns it and every later feed() returns it again without parsing; still call
+ *     cfs_parser_finish(), which closes the open document (reporting it through
+ *     on_document_end unless the cause was ABORTED or NOMEM).
+ *   The error stays available from cfs_parser_error() (a "sticky" error, as in
+ *   expat) until cfs_parser_reset(): the fatal one if there was one, else the first
+ *   per-document one. After cfs_parser_finish(), feed and
+ *   finish return CFS_ERR_MISUSE until cfs_parser_reset().
+ *
  * Threads
- *   A parser is not thread-safe; use one parser per thread. Different parsers are
- *   independent. Callbacks run on the thread that called feed/finish.
+ *   A parser is not thread-safe: use it from one thread at a time (it may move between
+ *   threads between calls). Different parsers are independent and may run at the same
+ *   time on different threads. Callbacks run on the thread that called
+ *   feed/feed_fd/finish, before that call returns.
+ *   Process-wide state is limited to what is safe to share: libxml2 is initialized
+ *   once (pthread_once; do not call xmlCleanupParser() while a parser may run), the
+ *   field tables are built once (pthread_once), and decoding tables for encodings
+ *   decoded through iconv are cached behind a mutex.
+ *
+ * Reentrancy
+ *   A callback must not call any cfs_parser_* function on the parser that called it
+ *   (not even destroy). To stop early, return non-zero: the current call then returns
+ *   CFS_ERR_ABORTED. Callbacks may use other parsers freely.
  *
  * Safety
  *   No external entity, DTD or other resource is ever loaded because a document asks.
@@ -192,7 +224,9 @@ typedef enum cfs_list {
     CFS_LIST_COUNT
 } cfs_list;
 
-/** Columns per row of a list. */
+/** Columns per row of a list (the names in the comments above, in order).
+    @param list a list; CFS_LIST_COUNT or more returns 0.
+    @return the number of spans in each row. Thread-safe. */
 size_t cfs_list_columns(cfs_list list);
 
 /** A record: fields and lists. rows[l] holds counts[l] rows of cfs_list_columns(l)
@@ -315,10 +349,12 @@ typedef struct cfs_parser cfs_parser;
 
 /**
  * Creates a parser.
- * @param options   NULL for defaults; copied.
+ * @param options   NULL for defaults; copied (the caller's struct may go away).
  * @param callbacks NULL for none; copied.
- * @param ctx       passed back to every callback; not owned.
+ * @param ctx       passed back to every callback; not owned, never dereferenced.
  * @return a parser, or NULL when out of memory or the backend is unsupported.
+ *         Free it with cfs_parser_destroy(). Thread-safe: parsers may be created
+ *         concurrently.
  */
 cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks,
                               void *ctx);
@@ -327,7 +363,13 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
  * Feeds the next chunk of the stream (any size, split anywhere). The first bytes
  * decide between gzip (magic 1f 8b) and plain XML. Chunks of plain XML are parsed in
  * place where the tokenizer allows; gzip is inflated straight into its buffer.
- * @return CFS_OK, or a fatal status (CFS_ERR_GZIP, CFS_ERR_ABORTED, CFS_ERR_NOMEM).
+ * Callbacks for everything the chunk completes run before this returns.
+ * @param parser the parser.
+ * @param data   `len` bytes, borrowed for the call only (not NUL-terminated; may be
+ *               NULL when len is 0).
+ * @param len    any size, including 0.
+ * @return CFS_OK, or a fatal status (CFS_ERR_GZIP, CFS_ERR_ABORTED, CFS_ERR_NOMEM),
+ *         also returned by every later feed; CFS_ERR_MISUSE after finish.
  *         Per-document XML errors are not fatal: see on_document_end.
  */
 cfs_status cfs_parser_feed(cfs_parser *parser, const void *data, size_t len);
@@ -336,34 +378,47 @@ cfs_status cfs_parser_feed(cfs_parser *parser, const void *data, size_t len);
  * Reads `fd` to end of file and feeds everything. Plain XML is read straight into
  * the tokenizer's buffer and gzip inflated straight into it: no intermediate copy.
  * Does not close `fd`. Call cfs_parser_finish() afterwards.
+ * @param parser the parser.
+ * @param fd     an open descriptor (file, pipe, socket); read with read(2), EINTR
+ *               retried; blocks as read(2) does.
+ * @return as cfs_parser_feed(), plus CFS_ERR_IO when read(2) fails (errno in
+ *         cfs_parser_error()->sys_errno).
  */
 cfs_status cfs_parser_feed_fd(cfs_parser *parser, int fd);
 
 /**
  * Ends the stream: closes the last document (an unfinished one is reported as
- * truncated through on_document_end).
+ * truncated through on_document_end). Call it once per stream, also after a fatal
+ * status from feed.
  * @return CFS_OK when every document was a well-formed feed; otherwise the first
- *         error seen (details in cfs_parser_error()).
+ *         error seen (details in cfs_parser_error()): CFS_ERR_EMPTY for a stream with
+ *         no document; CFS_ERR_MISUSE when called twice without a reset.
  */
 cfs_status cfs_parser_finish(cfs_parser *parser);
 
-/** The first error of the stream, or NULL if none. Valid until the next call. */
+/** The stream's fatal error, else its first per-document error, or NULL if none.
+    @return a pointer owned by the parser, valid until the next call on the parser
+            (its message is static or owned by the parser: copy it to keep it). */
 const cfs_error *cfs_parser_error(const cfs_parser *parser);
 
-/** Counters since create or the last reset. */
+/** Counters since create or the last reset, by value. */
 cfs_stats cfs_parser_stats(const cfs_parser *parser);
 
 /** Makes the parser ready for a new stream, keeping its buffers (cheaper than
-    destroy + create when parsing many files). */
+    destroy + create when parsing many files): clears the error, the counters and the
+    finished state; the options, callbacks and ctx stay. Not from a callback. */
 void cfs_parser_reset(cfs_parser *parser);
 
-/** Frees the parser. NULL is allowed. */
+/** Frees the parser and everything it owns; pointers it handed out become invalid.
+    NULL is allowed. Not from a callback. */
 void cfs_parser_destroy(cfs_parser *parser);
 
-/** A static English name for a status, e.g. "not well-formed XML". */
+/** A static English name for a status, e.g. "not well-formed XML"; never NULL.
+    Thread-safe. */
 const char *cfs_status_string(cfs_status status);
 
-/** A static name for a format as used in the JSON output, e.g. "rss20", "atom10". */
+/** A static name for a format as used in the JSON output, e.g. "rss20", "atom10";
+    never NULL. Thread-safe. */
 const char *cfs_format_name(cfs_format format);
 
 #ifdef __cplusplus
