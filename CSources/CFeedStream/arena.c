@@ -8,7 +8,10 @@
 int cfs_arena_init(cfs_arena *a, size_t initial, size_t limit) {
     a->buf = malloc(initial);
     a->len = 0;
-    a->cap = a->buf ? initial : 0;
+    /* cap never exceeds the limit: appends that fit in cap skip the limit check, so a
+       larger initial buffer would let a small limit through, by an amount that
+       depended on how earlier items had grown the buffer (found by fuzzing). */
+    a->cap = a->buf ? (initial < limit ? initial : limit) : 0;
     a->limit = limit;
     a->truncated = 0;
     a->nomem = a->buf == NULL;

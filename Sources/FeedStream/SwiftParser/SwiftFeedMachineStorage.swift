@@ -33,7 +33,9 @@ struct SFMArena {
     init(initial: Int, limit: Int) {
         buf = malloc(initial)!.assumingMemoryBound(to: UInt8.self)
         len = 0
-        cap = initial
+        // cap never exceeds the limit, as in arena.c: appends within cap skip the
+        // limit check.
+        cap = min(initial, limit)
         self.limit = limit
         truncated = false
     }

@@ -706,7 +706,13 @@ final class SwiftXMLTokenizer {
         // Values that need it are decoded first (declarations may use references).
         for k in 0..<count where raw[k].needsDecoding {
             let start = values.count
-            if let stop = try attributeValue(raw[k].value, 0, Int(raw[k].valueLength)) { return stop }
+            if let stop = try attributeValue(raw[k].value, 0, Int(raw[k].valueLength)) {
+                // attributeValue positions errors in the value; `s` is the buffer the
+                // error is reported against (found by fuzzing: the position depended on
+                // where the input was cut).
+                if case .error(let at, let message) = stop { return .error(raw[k].value - s + at, message) }
+                return stop
+            }
             raw[k].decoded = start
             raw[k].valueLength = Int32(values.count - start)
         }
