@@ -106,7 +106,7 @@ extension ByteBuffer {
         append(0x22)
         beginLine(depth: 1)
         if feed[.title].isPresent { string("title", feed[.title].buffer) }
-        feed.walk([.primaryLink, .string("id", .id), .string("language", .language)], into: &self)
+        feed.walk(RecordLayout.itemFeed, into: &self)
         append(0x7D)
         beginLine(depth: 0)
         item.record.walk(RecordLayout.item, into: &self)

@@ -145,6 +145,10 @@ enum RecordLayout {
     ]
 
     /// A feed line, after its common members and `format`.
+    /// The feed members repeated in every item line (its `feed` object), after `title`.
+    /// A constant, so writing an item builds no array.
+    static let itemFeed: [Member] = [.primaryLink, .string("id", .id), .string("language", .language)]
+
     static let feed: [Member] = [
         .string("version", .version),
         .text("title", "title_type", "title_lang", .title),
