@@ -6,7 +6,10 @@
 // - Views and FeedBytes borrow a parser's memory and are valid during one handler call:
 //   sending one elsewhere would outlive what it points at. Materialize a value
 //   (FeedItem(view), Feed(view), bytes.string) and send that.
-// - Handlers and writers are single-thread objects driven by one parse at a time.
+// - Handlers and writers are single-thread objects driven by one parse at a time, and so
+//   are outputs with a buffer, the backend comparison (it holds parsers) and the folder
+//   walker (an iterator). The protocols FeedParser, FeedHandler and ByteOutput do not
+//   require Sendable, so conformers can be single-thread classes.
 
 @available(*, unavailable, message: "a view borrows the parser's memory for one call: send FeedItem(view)")
 extension FeedItemView: Sendable {}
@@ -41,3 +44,11 @@ extension FeedHandlerGroup: Sendable {}
 extension JSONLinesWriter: Sendable {}
 @available(*, unavailable, message: "a writer serves one parse at a time on one thread")
 extension DocumentLinesWriter: Sendable {}
+@available(*, unavailable, message: "an output with a buffer serves one writer on one thread")
+extension GzipOutput: Sendable {}
+@available(*, unavailable, message: "an output with a buffer serves one writer on one thread")
+extension MemoryOutput: Sendable {}
+@available(*, unavailable, message: "it holds a parser per backend: make one per task")
+extension BackendDiff: Sendable {}
+@available(*, unavailable, message: "a walker is an iterator over folders being read: use it on one thread")
+extension InputWalker: Sendable {}

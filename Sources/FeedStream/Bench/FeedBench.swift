@@ -24,7 +24,7 @@ import Musl
 ///
 /// A warm-up round (not counted) comes first, which also warms the page cache. Timing
 /// thresholds belong to benchmarks, never to tests: the report only says what was seen.
-public enum FeedBench {
+public enum FeedBench: Sendable {
     /// The files of one input, benchmarked as a whole.
     public struct Workload: Sendable, Equatable {
         /// The input as given (a file or a folder).

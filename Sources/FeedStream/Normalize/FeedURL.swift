@@ -1,7 +1,7 @@
 /// Reference resolution (RFC 3986 §5.2) for `xml:base`: links, enclosures, person
 /// URIs and content `src` are resolved against the chain of `xml:base` attributes in
 /// scope, each of which may itself be relative to the one outside it.
-public enum FeedURL {
+public enum FeedURL: Sendable {
     /// Resolves `reference` against an `xml:base` chain (outermost first, 0x01-separated,
     /// as in ``FeedTextView/baseChain``). With no chain the reference is returned as is.
     public static func resolve(_ reference: FeedBytes, baseChain: FeedBytes) -> [UInt8] {

@@ -38,7 +38,11 @@ private let systemWrite = Musl.write
 #endif
 
 /// Writes to a file descriptor (not closed by this object).
-public final class FileDescriptorOutput: ByteOutput {
+///
+/// `Sendable`: its only state is the descriptor. Writes from several threads at once
+/// are each safe but may interleave, so share one only where that is acceptable
+/// (``BatchConverter`` orders its workers' output itself).
+public final class FileDescriptorOutput: ByteOutput, Sendable {
     /// The file descriptor written to.
     public let fd: Int32
     /// Writes to `fd`, which stays open and owned by the caller.
