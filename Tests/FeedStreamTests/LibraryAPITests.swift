@@ -45,6 +45,16 @@ final class LibraryAPITests: XCTestCase {
 
     // MARK: one call
 
+    /// `FeedStream.X` names the module's X: no type named FeedStream shadows the module
+    /// (this would not compile if one did).
+    func testModuleQualifiedNamesResolve() throws {
+        let feed: FeedStream.Feed? = try FeedStream.documents(from: bytes(rss("q", items: 1))).first?.feed
+        let item: FeedStream.FeedItem? = nil
+        XCTAssertEqual(feed?.title?.value, "q")
+        XCTAssertNil(item)
+        _ = FeedStream.items(from: FeedStream.FeedInput.bytes([]), backend: FeedStream.FeedBackend.swift)
+    }
+
     func testOneCallReturnsWhatTheCollectorCollects() throws {
         for url in fixtures {
             let collector = FeedCollector()

@@ -30,6 +30,10 @@ do {
     print("error: \(error.code): \(error)")
     exit(1)
 }
+// Module-qualified names work: the module has no type named FeedStream to shadow it.
+let feeds: [FeedStream.Feed] = documents.map(\.feed)
+precondition(feeds.count == documents.count)
+
 let summaries = documents.map {
     Summary(title: $0.feed.title?.value, format: $0.feed.format.rawValue,
             items: $0.items.map { $0.title?.value ?? "(untitled)" }, error: $0.error?.description)
