@@ -1,6 +1,8 @@
 // The public types that are deliberately not Sendable, said so explicitly (an
 // unavailable conformance: a diagnostic names the reason instead of leaving the
-// question open). Everything else public is Sendable: values, errors, options, the
+// question open). `~Sendable` would say it more directly, but in Swift 6.3 it still
+// needs `-enable-experimental-feature TildeSendable`, which a package cannot ask of the
+// packages that depend on it. Everything else public is Sendable: values, errors, options, the
 // async sequences and their iterators. The parsers' own markers sit beside them.
 //
 // - Views and FeedBytes borrow a parser's memory and are valid during one handler call:
