@@ -4,7 +4,7 @@
 // drift apart.
 
 /// One member of a line, and where its value comes from.
-indirect enum Member {
+enum Member {
     /// A string from a field.
     case string(StaticString, FeedField)
     /// A URL from a field, resolved against the xml:base chain in `base`.
