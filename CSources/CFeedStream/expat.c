@@ -27,6 +27,8 @@ typedef struct expat_tok {
     XML_Index root_end;     /* byte index just past the root's end tag */
     XML_Index chunk_base;   /* byte index of the first byte of the current chunk */
     cfs_error limit_err;    /* where the machine's limit stopped the document */
+    int in_section;         /* inside a CDATA section or the DOCTYPE (expat streams them) */
+    XML_Index section_start;
 } expat_tok;
 
 static void split_name(const char *name, const char **uri, size_t *uri_len,
@@ -258,10 +260,21 @@ static int XMLCALL unknown_encoding(void *ud, const XML_Char *name, XML_Encoding
     return XML_STATUS_OK;
 }
 
+/* CDATA sections and the DOCTYPE count as one markup construct each (max_markup_bytes)
+   as they do in the other tokenizers, though expat streams them. */
+static void section_start(expat_tok *t) {
+    t->in_section = 1;
+    t->section_start = XML_GetCurrentByteIndex(t->xp);
+}
+
+static void XMLCALL on_section_end(void *ud) { ((expat_tok *)ud)->in_section = 0; }
+static void XMLCALL on_cdata_start(void *ud) { section_start(ud); }
+
 static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
                                const XML_Char *pubid, int has_internal_subset) {
     (void)name; (void)has_internal_subset;
     expat_tok *t = ud;
+    section_start(t);
     cfs_machine_doctype(t->m, pubid, sysid);
 }
 
@@ -315,7 +328,8 @@ static int expat_begin(void *tok) {
     XML_SetUserData(t->xp, t);
     XML_SetElementHandler(t->xp, on_start, on_end);
     XML_SetCharacterDataHandler(t->xp, NULL);
-    XML_SetStartDoctypeDeclHandler(t->xp, on_doctype);
+    XML_SetDoctypeDeclHandler(t->xp, on_doctype, on_section_end);
+    XML_SetCdataSectionHandler(t->xp, on_cdata_start, on_section_end);
     XML_SetParamEntityParsing(t->xp, XML_PARAM_ENTITY_PARSING_UNLESS_STANDALONE);
     XML_UseForeignDTD(t->xp, XML_TRUE);
     XML_SetExternalEntityRefHandler(t->xp, on_external_entity);
@@ -330,15 +344,27 @@ static int expat_begin(void *tok) {
     t->aborted = 0;
     t->root_end = 0;
     t->chunk_base = 0;
+    t->in_section = 0;
     return 1;
 }
 
-static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, size_t *consumed,
+static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
                              cfs_error *err) {
     XML_Index base = t->chunk_base;
     t->chunk_base += (XML_Index)len;
     if (st != XML_STATUS_ERROR) {
         *consumed = len;
+        /* The construct expat holds unfinished (it stops at its start) or the section
+           it is inside: past max_markup_bytes, the document fails there. */
+        XML_Index at = t->in_section ? t->section_start : XML_GetCurrentByteIndex(t->xp);
+        if (!final && at >= 0 && (uint64_t)(t->chunk_base - at) > t->m->max_markup_bytes) {
+            cfs_machine_markup_limit(t->m);
+            *err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
+                                (unsigned long)XML_GetCurrentLineNumber(t->xp),
+                                (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1, (uint64_t)at, 0 };
+            *consumed = at < base ? 0 : (size_t)(at - base);
+            return TOK_ERROR;
+        }
         return TOK_OK;
     }
     enum XML_Error code = XML_GetErrorCode(t->xp);
@@ -373,7 +399,7 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
                                   size_t *consumed, cfs_error *err) {
     expat_tok *t = tok;
     enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
-    return result(t, st, len, consumed, err);
+    return result(t, st, len, final, consumed, err);
 }
 
 static uint8_t *expat_buffer(void *tok, size_t len) {
@@ -385,7 +411,7 @@ static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_
                                          cfs_error *err) {
     expat_tok *t = tok;
     enum XML_Status st = XML_ParseBuffer(t->xp, (int)len, final);
-    return result(t, st, len, consumed, err);
+    return result(t, st, len, final, consumed, err);
 }
 
 const cfs_tokenizer_ops cfs_expat_ops = {

@@ -365,6 +365,11 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             /* Look for "<?xml"; a match may straddle chunks. */
             size_t i = 0;
             while (i < len && p->skip_match < XML_DECL_LEN) {
+                if (p->skip_match == 0) {   /* the next '<' (the rest of a rejected document may be huge) */
+                    const uint8_t *lt = memchr(data + i, '<', len - i);
+                    if (lt == NULL) { i = len; break; }
+                    i = (size_t)(lt - data);
+                }
                 if (data[i] == (uint8_t)XML_DECL[p->skip_match]) p->skip_match++;
                 else p->skip_match = data[i] == '<' ? 1 : 0;
                 i++;
@@ -393,7 +398,9 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             }
             continue;
         }
-        size_t n = len < MAX_PARSE ? len : MAX_PARSE;
+        /* Chunks of CHUNK, whatever the caller gave: limits checked per chunk
+           (max_markup_bytes) then act alike for every input. */
+        size_t n = len < CHUNK ? len : CHUNK;
         uint64_t room = document_room(p);
         int over = n > room;
         if (over) n = (size_t)room;

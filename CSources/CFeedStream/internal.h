@@ -158,6 +158,7 @@ typedef struct cfs_machine {
     uint64_t max_field_bytes;
     uint64_t max_attributes;
     size_t max_items;
+    uint64_t max_markup_bytes;  /* checked by the tokenizer adapters */
     /* Set when a limit stopped the document: the adapter reports CFS_ERR_LIMIT with
        this message at the tokenizer's current position. */
     int limit;
@@ -194,6 +195,8 @@ static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->captu
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
 /** Records a limit error (see cfs_machine.limit); returns 1 (stop). */
 int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max);
+/** Records the markup-construct limit error; returns 1. */
+int cfs_machine_markup_limit(cfs_machine *m);
 /** A start tag inside an ignored subtree; non-zero when the depth limit stops it. */
 static inline int cfs_machine_skip_start(cfs_machine *m) {
     m->skip_depth++;

@@ -160,10 +160,34 @@ static int namespace_error(const xmlError *e) {
     }
 }
 
+/* The document holds a markup construct longer than max_markup_bytes (or than
+   libxml2's own 10,000,000-byte ceiling): the limit error, at libxml2's position. */
+static void markup_limit(lx_tok *t, long read) {
+    cfs_machine_markup_limit(t->m);
+    t->error = 1;
+    t->err.code = CFS_ERR_LIMIT;
+    t->err.message = t->m->limit_message;
+    t->err.line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+    t->err.column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+    t->err.offset = read > 0 ? (uint64_t)read : 0;
+    xmlStopParser(t->ctxt);
+}
+
+/* libxml2's own ceilings on one construct (without XML_PARSE_HUGE, which would also
+   lift its entity checks): the same failure as max_markup_bytes. */
+static int construct_too_big(const xmlError *e) {
+    const char *m = e->message;
+    return m && (strstr(m, "Huge input lookup") || strstr(m, "too big") || strstr(m, "AttValue length too long"));
+}
+
 /* The first error (or namespace error) of the document stops it. */
 static void on_error(void *ud, xmlErrorPtr e) {
     lx_tok *t = tok_of(ud);
     if (e == NULL || t->error || t->root_closed || t->aborted) return;
+    if (construct_too_big(e)) {
+        markup_limit(t, xmlByteConsumed(t->ctxt));
+        return;
+    }
     /* Fatal errors stop the document, and so do namespace errors (libxml2 would
        recover from those; expat does not). Other errors are the recoverable kind
        expat does not report either, such as an undeclared entity in a document whose
@@ -379,6 +403,13 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         long used = t->root_end - base;
         *consumed = used < 0 ? 0 : (size_t)used > len ? len : (size_t)used;
         return TOK_ROOT_END;
+    }
+    if (!t->error && !final) {
+        /* The bytes libxml2 holds unparsed: an unfinished construct (a tag, a comment,
+           a CDATA section, the DOCTYPE). Past max_markup_bytes, the document fails. */
+        long read = xmlByteConsumed(t->ctxt);
+        if (read >= 0 && t->chunk_base - read > 0 && (uint64_t)(t->chunk_base - read) > t->m->max_markup_bytes)
+            markup_limit(t, read);
     }
     if (t->error || (rc != 0 && !t->ctxt->wellFormed)) {
         if (!t->error) {

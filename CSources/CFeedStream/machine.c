@@ -496,6 +496,7 @@ cfs_limits cfs_limits_resolve(const cfs_limits *l) {
     if (r.max_items == 0) r.max_items = CFS_DEFAULT_MAX_ITEMS;
     if (r.max_document_bytes == 0) r.max_document_bytes = CFS_DEFAULT_MAX_DOCUMENT_BYTES;
     if (r.max_ratio == 0) r.max_ratio = CFS_DEFAULT_MAX_RATIO;
+    if (r.max_markup_bytes == 0) r.max_markup_bytes = CFS_DEFAULT_MAX_MARKUP_BYTES;
     return r;
 }
 
@@ -508,6 +509,10 @@ static int limit_message(cfs_machine *m, const char *fmt, ...) {
         m->limit = 1;
     }
     return 1;
+}
+
+int cfs_machine_markup_limit(cfs_machine *m) {
+    return limit_message(m, "limit exceeded: markup construct > %llu bytes", (unsigned long long)m->max_markup_bytes);
 }
 
 int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max) {
@@ -530,6 +535,7 @@ int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *li
     m->max_field_bytes = l.max_field_bytes;
     m->max_attributes = l.max_attributes;
     m->max_items = l.max_items > SIZE_MAX ? SIZE_MAX : (size_t)l.max_items;
+    m->max_markup_bytes = l.max_markup_bytes;
     if (max_item_bytes == 0) max_item_bytes = CFS_DEFAULT_MAX_ITEM_BYTES;
     if (max_item_bytes > (size_t)UINT32_MAX - 1) max_item_bytes = (size_t)UINT32_MAX - 1;
     int ok = rec_init(&m->item, max_item_bytes);

@@ -39,6 +39,14 @@ public struct FeedLimits: Sendable, Hashable {
     /// 256 KiB of output). A gzip bomb fails there instead of being inflated. Default 200
     /// (XML feeds compress 5 to 20 times).
     public var maxRatio: Int
+    /// Bytes of one markup construct the tokenizer must hold whole: a start or end tag
+    /// with its attributes, a comment, a processing instruction, a CDATA section, the
+    /// DOCTYPE declaration with its internal subset. Checked after each chunk (256 KiB)
+    /// parsed, so a construct passes it by less than a chunk before failing; character
+    /// data is streamed and not limited. Without it a huge comment or attribute costs its
+    /// size in memory and quadratic time. Default 8 MiB; libxml2 cannot go past
+    /// 10,000,000 bytes whatever the setting (it fails with this same error there).
+    public var maxMarkupBytes: Int
 
     /// The default ``maxDepth``: 1024 levels.
     public static let defaultMaxDepth = 1024
@@ -52,6 +60,8 @@ public struct FeedLimits: Sendable, Hashable {
     public static let defaultMaxDocumentBytes = 1 << 30
     /// The default ``maxRatio``: 200.
     public static let defaultMaxRatio = 200
+    /// The default ``maxMarkupBytes``: 8 MiB.
+    public static let defaultMaxMarkupBytes = 8 << 20
     /// Uncompressed bytes a ratio window inflates before ``maxRatio`` is checked.
     public static let ratioActivationBytes = 16 << 20
 
@@ -61,13 +71,15 @@ public struct FeedLimits: Sendable, Hashable {
                 maxAttributes: Int = FeedLimits.defaultMaxAttributes,
                 maxItems: Int = FeedLimits.defaultMaxItems,
                 maxDocumentBytes: Int = FeedLimits.defaultMaxDocumentBytes,
-                maxRatio: Int = FeedLimits.defaultMaxRatio) {
+                maxRatio: Int = FeedLimits.defaultMaxRatio,
+                maxMarkupBytes: Int = FeedLimits.defaultMaxMarkupBytes) {
         self.maxDepth = maxDepth
         self.maxFieldBytes = maxFieldBytes
         self.maxAttributes = maxAttributes
         self.maxItems = maxItems
         self.maxDocumentBytes = maxDocumentBytes
         self.maxRatio = maxRatio
+        self.maxMarkupBytes = maxMarkupBytes
     }
 
     /// The defaults.
@@ -76,7 +88,8 @@ public struct FeedLimits: Sendable, Hashable {
     /// No limit at all (the tokenizers' own protections, such as entity amplification,
     /// still apply).
     public static let unlimited = FeedLimits(maxDepth: .max, maxFieldBytes: .max, maxAttributes: .max,
-                                             maxItems: .max, maxDocumentBytes: .max, maxRatio: .max)
+                                             maxItems: .max, maxDocumentBytes: .max, maxRatio: .max,
+                                             maxMarkupBytes: .max)
 
     /// A limit as the parsers compare with it: no limit is `Int.max`.
     @inline(__always)

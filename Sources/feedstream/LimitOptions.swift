@@ -30,11 +30,17 @@ struct LimitOptions: ParsableArguments {
                                valueName: "R"))
     var maxRatio: Int = FeedLimits.defaultMaxRatio
 
+    @Option(name: .customLong("max-markup-bytes"),
+            help: ArgumentHelp("Fail a document holding one tag, comment, processing instruction, CDATA section or DOCTYPE of more than N bytes (0: no limit; libxml2 stops at 10,000,000 whatever N).",
+                               valueName: "N"))
+    var maxMarkupBytes: Int = FeedLimits.defaultMaxMarkupBytes
+
     /// The limits, or a usage error (exit status 2, as the commands' other checks).
     func limits(for command: String) throws -> FeedLimits {
         for (flag, value) in [("--max-depth", maxDepth), ("--max-field-bytes", maxFieldBytes),
                               ("--max-attributes", maxAttributes), ("--max-items", maxItems),
-                              ("--max-document-bytes", maxDocumentBytes), ("--max-ratio", maxRatio)] where value < 0 {
+                              ("--max-document-bytes", maxDocumentBytes), ("--max-ratio", maxRatio),
+                              ("--max-markup-bytes", maxMarkupBytes)] where value < 0 {
             printError("feedstream \(command): \(flag) takes 0 (no limit) or more")
             throw ExitStatus.usageOrOutput
         }
@@ -43,6 +49,6 @@ struct LimitOptions: ParsableArguments {
 
     var limits: FeedLimits {
         FeedLimits(maxDepth: maxDepth, maxFieldBytes: maxFieldBytes, maxAttributes: maxAttributes, maxItems: maxItems,
-                   maxDocumentBytes: maxDocumentBytes, maxRatio: maxRatio)
+                   maxDocumentBytes: maxDocumentBytes, maxRatio: maxRatio, maxMarkupBytes: maxMarkupBytes)
     }
 }

@@ -45,7 +45,7 @@ final class LimitsTests: XCTestCase {
         // start of the text that passed it, as each delivered it).
         let expat = errors[.expat] ?? [], swift = errors[.swift] ?? []
         XCTAssertEqual(expat.count, swift.count, file: file, line: line)
-        for (e, s) in zip(expat, swift) where !e.message.contains("field text") {
+        for (e, s) in zip(expat, swift) where !e.message.contains("field text") && !e.message.contains("markup construct") {
             XCTAssertEqual([e.line, e.column], [s.line, s.column], "positions: \(e.message)", file: file, line: line)
         }
         for e in errors[.libxml2] ?? [] where e.code == .limitExceeded && !e.message.contains("document size") {
@@ -61,8 +61,9 @@ final class LimitsTests: XCTestCase {
 
     func testDefaultsAreTheDocumentedOnes() {
         let l = FeedLimits()
-        XCTAssertEqual([l.maxDepth, l.maxFieldBytes, l.maxAttributes, l.maxItems, l.maxDocumentBytes, l.maxRatio],
-                       [1024, 8 << 20, 256, 1_000_000, 1 << 30, 200])
+        XCTAssertEqual([l.maxDepth, l.maxFieldBytes, l.maxAttributes, l.maxItems, l.maxDocumentBytes, l.maxRatio,
+                        l.maxMarkupBytes],
+                       [1024, 8 << 20, 256, 1_000_000, 1 << 30, 200, 8 << 20])
         XCTAssertEqual(l, .default)
         // The C core's defaults are the same numbers.
         XCTAssertEqual(Int(CFS_DEFAULT_MAX_DEPTH), l.maxDepth)
@@ -210,6 +211,31 @@ final class LimitsTests: XCTestCase {
         var big = ""
         for i in 0..<250_000 { big += "<item><title>Item \(i) of a feed</title><guid>urn:x:\(i * 7919 % 100_003)</guid></item>" }
         XCTAssertEqual(try run(.expat, .bytes(gzip(bytes(doc(big)))), .default).0.errors, [])
+    }
+
+    func testMarkupConstructs() throws {
+        var limits = FeedLimits()
+        limits.maxMarkupBytes = 1 << 20
+        let big = String(repeating: "0123456789abcdef", count: (2 << 20) / 16)
+        let small = String(big.prefix(512 << 10))
+        let constructs = [
+            { (s: String) in "<!--\(s)-->" },
+            { (s: String) in "<?pi \(s)?>" },
+            { (s: String) in "<x a=\"\(s)\"/>" },
+            { (s: String) in "<x><![CDATA[\(s)]]></x>" },
+        ]
+        for (k, construct) in constructs.enumerated() {
+            XCTAssertEqual(try agree(doc(construct(small)), limits).0.errors, [], "construct \(k), 512 KiB")
+            let (outcome, _) = try agree(doc(construct(big)) + doc("", title: "b"), limits)
+            XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: markup construct > 1048576 bytes"], "construct \(k)")
+            XCTAssertEqual(outcome.events.filter { $0.hasPrefix("item") }, ["item 1.0 id=1 title=first", "item 2.0 id=1 title=first"],
+                           "construct \(k)")
+        }
+        // The DOCTYPE with its internal subset is one construct.
+        let doctype = "<?xml version=\"1.0\"?><!DOCTYPE rss [<!-- \(big) -->]>" + doc("").dropFirst("<?xml version=\"1.0\"?>".count)
+        XCTAssertEqual(try agree(doctype, limits).0.errors, ["1 limit: limit exceeded: markup construct > 1048576 bytes"])
+        // Character data is streamed, not limited.
+        XCTAssertEqual(try agree(doc("<x>\(big)</x>"), limits).0.errors, [])
     }
 
     func testUnlimitedAndZeroMeanNoLimit() throws {

@@ -310,10 +310,21 @@ typedef struct cfs_limits {
     /** Uncompressed bytes of one document: the document fails where its byte
         max_document_bytes + 1 would be parsed. */
     uint64_t max_document_bytes;
-    /** Uncompressed ÷ compressed bytes of gzip input, measured over each document
-        (and over the bytes between documents), once it has inflated more than
-        CFS_RATIO_ACTIVATION bytes: a gzip bomb fails there instead of being inflated. */
+    /** Uncompressed ÷ compressed bytes of gzip input, measured from the start of the
+        last document begun, once that has inflated more than CFS_RATIO_ACTIVATION
+        bytes (checked every 256 KiB of output): a gzip bomb fails there instead of
+        being inflated. */
     uint64_t max_ratio;
+    /** Bytes of one markup construct the tokenizer must hold whole or rescan: a start
+        or end tag with its attributes, a comment, a processing instruction, a CDATA
+        section, the DOCTYPE declaration with its internal subset. Checked after each
+        chunk (256 KiB) parsed, so a construct passes it by less than a chunk before
+        failing; character data is streamed and not limited. Without it a huge comment
+        or attribute costs its size in memory and quadratic time (expat rescans an
+        unfinished token from its start at every chunk). libxml2 cannot go past
+        10,000,000 bytes whatever the setting ("Huge input lookup", reported as this
+        limit). */
+    uint64_t max_markup_bytes;
 } cfs_limits;
 
 #define CFS_UNLIMITED UINT64_MAX
@@ -323,6 +334,7 @@ typedef struct cfs_limits {
 #define CFS_DEFAULT_MAX_ITEMS 1000000
 #define CFS_DEFAULT_MAX_DOCUMENT_BYTES ((uint64_t)1 << 30)
 #define CFS_DEFAULT_MAX_RATIO 200
+#define CFS_DEFAULT_MAX_MARKUP_BYTES ((uint64_t)8 << 20)
 /** Uncompressed bytes a ratio window inflates before max_ratio is checked. */
 #define CFS_RATIO_ACTIVATION ((uint64_t)16 << 20)
 

@@ -56,7 +56,8 @@ final class NativeParser {
         func c(_ v: Int) -> UInt64 { FeedLimits.effective(v) == .max ? UInt64.max : UInt64(v) }
         options.limits = cfs_limits(max_depth: c(limits.maxDepth), max_field_bytes: c(limits.maxFieldBytes),
                                     max_attributes: c(limits.maxAttributes), max_items: c(limits.maxItems),
-                                    max_document_bytes: c(limits.maxDocumentBytes), max_ratio: c(limits.maxRatio))
+                                    max_document_bytes: c(limits.maxDocumentBytes), max_ratio: c(limits.maxRatio),
+                                    max_markup_bytes: c(limits.maxMarkupBytes))
         var callbacks = cfs_callbacks(
             on_document_start: { ctx, document in
                 NativeSink.from(ctx).call { try $1.parser($0, didStartDocument: document) }

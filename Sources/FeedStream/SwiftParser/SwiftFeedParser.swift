@@ -221,6 +221,10 @@ public final class SwiftFeedParser: FeedParser {
                 let decl: [UInt8] = [0x3C, 0x3F, 0x78, 0x6D, 0x6C]
                 var i = 0
                 while i < len && skipMatch < 5 {
+                    if skipMatch == 0 {   // the next '<' (the rest of a rejected document may be huge)
+                        guard let lt = memchr(data + i, 0x3C, len - i) else { i = len; break }
+                        i = lt.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: data)
+                    }
                     if data[i] == decl[skipMatch] { skipMatch += 1 } else { skipMatch = data[i] == 0x3C ? 1 : 0 }
                     i += 1
                 }

@@ -48,6 +48,9 @@ final class SwiftXMLTokenizer {
     private let machine: SwiftFeedMachine
     private let maxDepth: Int
     private let maxAttributes: Int
+    private let maxMarkupBytes: Int
+    /// Document offset of the CDATA section being read (phase .cdata).
+    @exclusivity(unchecked) private var cdataStart = 0
     /// The error being reported is a limit's (set with the Stop that reports it).
     @exclusivity(unchecked) private var limitError = false
     // The byte tables, held here so hot loops do not go through lazy globals.
@@ -129,6 +132,7 @@ final class SwiftXMLTokenizer {
         self.machine = machine
         maxDepth = FeedLimits.effective(limits.maxDepth)
         maxAttributes = FeedLimits.effective(limits.maxAttributes)
+        maxMarkupBytes = FeedLimits.effective(limits.maxMarkupBytes)
         frames = .allocate(capacity: framesCapacity)
         bindings = .allocate(capacity: bindingsCapacity)
         raw = .allocate(capacity: rawCapacity)
@@ -221,6 +225,7 @@ final class SwiftXMLTokenizer {
                     advance(base, q)
                     if whole {
                         carry.removeFirst(q)
+                        if !final, let over = markupOverLimit(consumed: max(q - oldLength, 0)) { return over }
                         return final ? finish() : .ok
                     }
                     if q >= oldLength {
@@ -261,6 +266,7 @@ final class SwiftXMLTokenizer {
         case .more(let q):
             advance(base, q)
             if q < count { carry.append(base + q, count - q) }
+            if !final, let over = markupOverLimit(consumed: off + q) { return over }
             return final ? finish() : .ok
         case .rootEnd(let q):
             advance(base, q)
@@ -272,6 +278,18 @@ final class SwiftXMLTokenizer {
             rawPending.removeAll()
             return .switchEncoding(off + q)
         }
+    }
+
+    /// The construct held unfinished (carried over to the next chunk, or the CDATA section
+    /// being read) passed maxMarkupBytes: the document fails where it began (checked
+    /// after each chunk, as the C adapters check after each parse call).
+    private func markupOverLimit(consumed: Int) -> UTF8Outcome? {
+        let pending = phase == .cdata ? processed + carry.count - cdataStart : carry.count
+        guard pending > maxMarkupBytes else { return nil }
+        limitError = true
+        let e = error("limit exceeded: markup construct > \(maxMarkupBytes) bytes", nil, 0)
+        carry.removeAll()
+        return .error(e, consumed)
     }
 
     /// The end of the document's bytes, with the root not closed.
@@ -1072,6 +1090,7 @@ final class SwiftXMLTokenizer {
             guard i + 9 <= n else { return needMore(i, final) }
             guard matches(s + i, "<![CDATA["), depth > 0 else { return .stop(.error(i, "not well-formed (invalid token)")) }
             phase = .cdata
+            cdataStart = processed + i
             return .next(i + 9)
         }
         guard i + 9 <= n else { return needMore(i, final) }
