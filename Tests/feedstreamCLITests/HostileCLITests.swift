@@ -98,6 +98,15 @@ final class HostileCLITests: CLITestCase {
             XCTAssertEqual(error["code"] as? String, "limit")
             XCTAssertEqual(error["message"] as? String, message)
         }
+        // A comment of 400 KB past a 100 KB markup limit (checked every 256 KiB parsed).
+        let comment = dir.appendingPathComponent("comment.xml")
+        try ("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title><item><title>one</title></item><!--"
+             + String(repeating: "x", count: 400_000) + "--></channel></rss>\n").write(to: comment, atomically: true, encoding: .utf8)
+        let m = try run(["convert", "-q", "--max-markup-bytes", "100000", comment.path])
+        XCTAssertEqual(m.status, 1)
+        XCTAssertTrue(m.err.contains("limit exceeded: markup construct > 100000 bytes"), m.err)
+        XCTAssertEqual(try lines(m.out).filter { $0["kind"] as? String == "item" }.count, 1)
+        XCTAssertEqual(try run(["convert", "-q", comment.path]).status, 0)
         // 0 is no limit; a negative value is a usage error.
         XCTAssertEqual(try run(["convert", "-q", "--max-items", "0", "--max-depth", "0", file.path]).status, 0)
         XCTAssertEqual(try run(["convert", "-q", "--max-items=-1", file.path]).status, 2)
