@@ -38,6 +38,12 @@ static int trace;   /* FUZZ_TRACE set: print what each run sees (to study a find
 
 typedef struct digest {
     uint64_t h;
+    /* h as it was when the first document error was digested (0: none yet). After an
+       error the search for the next document resumes just past it, but when the error
+       lies in bytes of an earlier chunk that the tokenizer still holds, both the C core
+       and the Swift backend resume at the current chunk instead (a known limitation,
+       Fuzz/README.md): what follows a failed document may depend on the cuts. */
+    uint64_t h_first_error;
     size_t items, documents, errors;
     int stop_after_first_item;
 } digest;
@@ -122,6 +128,7 @@ static int on_end(void *ctx, const cfs_feed *feed, const cfs_error *error) {
         mix_u64(d, error->line);
         mix_u64(d, error->column);
         mix_u64(d, error->offset);
+        if (d->h_first_error == 0) d->h_first_error = d->h | 1;
     }
     if (trace) {
         fprintf(stderr, "  end of document %zu, format %d, %zu items", feed->document, feed->format,
@@ -251,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     int stop = (h >> 32) % 16 == 0;
     if (trace) fprintf(stderr, "max_item_bytes %zu, stop after the first item %d\n", opt.max_item_bytes, stop);
 
-    digest a = { 0xcbf29ce484222325ULL, 0, 0, 0, stop };
+    digest a = { 0xcbf29ce484222325ULL, 0, 0, 0, 0, stop };
     digest b = a;
     cfs_parser *p = cfs_parser_create(&opt, &callbacks, &a);
     if (p == NULL) abort();
@@ -263,7 +270,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     p = cfs_parser_create(&opt, &callbacks, &b);
     if (p == NULL) abort();
     run(p, &b, variant, data, size, seed);
-    if (a.h != b.h || a.items != b.items || a.documents != b.documents) {
+    int same = a.h_first_error || b.h_first_error
+                   ? a.h_first_error == b.h_first_error   /* up to the first error */
+                   : a.h == b.h && a.items == b.items && a.documents == b.documents;
+    if (!same) {
         fprintf(stderr, "fuzz_core: variant %d differs from one-call feed: items %zu/%zu, documents %zu/%zu\n",
                 variant, a.items, b.items, a.documents, b.documents);
         abort();
@@ -272,12 +282,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         cfs_parser_destroy(p);
         return 0;
     }
+    uint64_t variant_h = b.h;
     cfs_parser_reset(p);
-    digest c = { 0xcbf29ce484222325ULL, 0, 0, 0, stop };
+    digest c = { 0xcbf29ce484222325ULL, 0, 0, 0, 0, stop };
     /* The parser's ctx is fixed at create; reuse b's storage for the third run. */
     b = c;
     run(p, &b, variant, data, size, seed);
-    if (a.h != b.h) {
+    if (b.h != variant_h) {
         fprintf(stderr, "fuzz_core: variant %d after cfs_parser_reset differs from a fresh parser\n", variant);
         abort();
     }

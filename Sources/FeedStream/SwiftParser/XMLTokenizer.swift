@@ -329,9 +329,13 @@ final class SwiftXMLTokenizer {
                 let n = inputBytes(producing: q, from: input)
                 rawPending.removeAll()
                 return .rootEnd(consumed: max(dropped + n - pendingAtEntry, 0))
-            case .error(let e, _):
+            case .error(let e, let q):
+                // Resume just past the error, in input bytes (not at the slice's start,
+                // which made the document search go back over the document; found by
+                // fuzzing).
+                let n = inputBytes(producing: q, from: input)
                 rawPending.removeAll()
-                return .error(e, consumed: max(dropped - pendingAtEntry, 0))
+                return .error(e, consumed: max(dropped + n - pendingAtEntry, 0))
             }
             off += take
         } while off < data.count
