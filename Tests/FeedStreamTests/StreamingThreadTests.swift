@@ -58,4 +58,10 @@ final class StreamingThreadTests: XCTestCase {
         let after = try await iterator.next()
         XCTAssertNil(after)   // stays ended
     }
+
+    func testABufferSizeBelowOneCountsAsOne() async throws {
+        var count = 0
+        for try await _ in FeedStream.items(from: .bytes(Array(rss("a", items: 3).utf8)), bufferSize: 0) { count += 1 }
+        XCTAssertEqual(count, 3)
+    }
 }

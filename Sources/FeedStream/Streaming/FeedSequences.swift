@@ -135,7 +135,7 @@ struct StreamSource: Sendable {
 
     /// A new channel, and a thread parsing into it.
     func start<Sink: StreamSink>(_ sink: Sink.Type) -> EventChannel<Sink.Element> {
-        let channel = EventChannel<Sink.Element>(capacity: bufferSize)
+        let channel = EventChannel<Sink.Element>(capacity: max(1, bufferSize))
         let input = input, run = run
         let started = startThread {
             let sink = Sink(channel)

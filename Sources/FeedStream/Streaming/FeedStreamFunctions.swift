@@ -127,7 +127,8 @@ public func documents(from input: FeedInput, backend: FeedBackend = .expat,
 ///   - input: what to parse. A ``FeedInput/file(path:)`` is read in chunks by the
 ///     stream, so cancelling stops it between two reads.
 ///   - backend: the parser to use; ``FeedBackend/expat`` by default.
-///   - bufferSize: items parsed ahead of the consumer at most (the parser waits beyond).
+///   - bufferSize: items parsed ahead of the consumer at most (the parser waits beyond);
+///     values below 1 count as 1.
 /// - Returns: a sequence that throws the input's first ``FeedError`` after the items
 ///   before it. See ``FeedItemSequence`` for cancellation.
 public func items(from input: FeedInput, backend: FeedBackend = .expat, bufferSize: Int = 64) -> FeedItemSequence {
@@ -157,7 +158,7 @@ public func items<P: FeedParser>(from input: FeedInput, parser: P.Type, bufferSi
 /// - Parameters:
 ///   - input: what to parse (see ``items(from:backend:bufferSize:)-(FeedInput,_,_)``).
 ///   - backend: the parser to use; ``FeedBackend/expat`` by default.
-///   - bufferSize: events parsed ahead of the consumer at most.
+///   - bufferSize: events parsed ahead of the consumer at most; values below 1 count as 1.
 public func events(from input: FeedInput, backend: FeedBackend = .expat, bufferSize: Int = 64) -> FeedEventSequence {
     FeedEventSequence(source: StreamSource(streamInput(input), backend: backend, bufferSize: bufferSize))
 }
