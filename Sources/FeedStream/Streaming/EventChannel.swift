@@ -158,11 +158,19 @@ func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     pthread_attr_init(&attributes)
     defer { pthread_attr_destroy(&attributes) }
     pthread_attr_setdetachstate(&attributes, Int32(PTHREAD_CREATE_DETACHED))
+    #if canImport(Darwin)
+    var thread: pthread_t?
+    let started = pthread_create(&thread, &attributes, { raw in
+        Unmanaged<Body>.fromOpaque(raw).takeRetainedValue().run()
+        return nil
+    }, context)
+    #else
     var thread = pthread_t()
     let started = pthread_create(&thread, &attributes, { raw in
         Unmanaged<Body>.fromOpaque(raw!).takeRetainedValue().run()
         return nil
     }, context)
+    #endif
     if started != 0 {
         Unmanaged<Body>.fromOpaque(context).release()
         return false
