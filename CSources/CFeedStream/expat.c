@@ -28,6 +28,7 @@ typedef struct expat_tok {
     XML_Index chunk_base;   /* byte index of the first byte of the current chunk */
     cfs_error limit_err;    /* where the machine's limit stopped the document */
     int in_section;         /* inside a CDATA section or the DOCTYPE (expat streams them) */
+    uint64_t ns_decls;      /* namespace declarations of the start tag being reported */
     XML_Index section_start;
 } expat_tok;
 
@@ -86,9 +87,11 @@ static void check_root_end(expat_tok *t) {
 static void on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
     expat_tok *t = ud;
     if (stopped(t)) return;
-    if (atts[0]) {
-        size_t total = 0;
-        while (atts[2 * total]) total++;
+    if (atts[0] || t->ns_decls) {
+        /* Attributes and namespace declarations, as the other tokenizers count them. */
+        uint64_t total = t->ns_decls;
+        t->ns_decls = 0;
+        for (size_t i = 0; atts[i]; i += 2) total++;
         if (cfs_machine_check_attributes(t->m, total)) {
             stop(t);
             return;
@@ -268,6 +271,12 @@ static void section_start(expat_tok *t) {
 }
 
 static void XMLCALL on_section_end(void *ud) { ((expat_tok *)ud)->in_section = 0; }
+
+/* Reported before the start tag that makes the declaration (max_attributes counts it). */
+static void XMLCALL on_namespace_decl(void *ud, const XML_Char *prefix, const XML_Char *uri) {
+    (void)prefix; (void)uri;
+    ((expat_tok *)ud)->ns_decls++;
+}
 static void XMLCALL on_cdata_start(void *ud) { section_start(ud); }
 
 static void XMLCALL on_doctype(void *ud, const XML_Char *name, const XML_Char *sysid,
@@ -330,6 +339,7 @@ static int expat_begin(void *tok) {
     XML_SetCharacterDataHandler(t->xp, NULL);
     XML_SetDoctypeDeclHandler(t->xp, on_doctype, on_section_end);
     XML_SetCdataSectionHandler(t->xp, on_cdata_start, on_section_end);
+    XML_SetStartNamespaceDeclHandler(t->xp, on_namespace_decl);
     XML_SetParamEntityParsing(t->xp, XML_PARAM_ENTITY_PARSING_UNLESS_STANDALONE);
     XML_UseForeignDTD(t->xp, XML_TRUE);
     XML_SetExternalEntityRefHandler(t->xp, on_external_entity);
@@ -345,6 +355,7 @@ static int expat_begin(void *tok) {
     t->root_end = 0;
     t->chunk_base = 0;
     t->in_section = 0;
+    t->ns_decls = 0;
     return 1;
 }
 

@@ -70,7 +70,8 @@ static void on_start(void *ud, const xmlChar *localname, const xmlChar *prefix, 
     (void)prefix; (void)nb_namespaces; (void)namespaces; (void)nb_defaulted;
     lx_tok *t = tok_of(ud);
     if (t->root_closed || t->error) return;
-    if (nb_attributes > 0 && cfs_machine_check_attributes(t->m, (uint64_t)nb_attributes)) {
+    if (nb_attributes + nb_namespaces > 0
+        && cfs_machine_check_attributes(t->m, (uint64_t)nb_attributes + (uint64_t)nb_namespaces)) {
         stop(t);
         return;
     }

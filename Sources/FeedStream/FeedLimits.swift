@@ -25,8 +25,8 @@ public struct FeedLimits: Sendable, Hashable {
     /// parser's `maxItemBytes` instead truncates an item's text as a whole. Default 8 MiB
     /// (below libxml2's 10 MB limit on one text token, so every backend stops here first).
     public var maxFieldBytes: Int
-    /// Attributes of one element: namespace declarations are not counted, attributes
-    /// defaulted by the document's internal DTD subset are. Default 256.
+    /// Attributes of one element, namespace declarations and attributes defaulted by the
+    /// document's internal DTD subset included. Default 256.
     public var maxAttributes: Int
     /// Items (RSS `item`, Atom `entry`) in one document, checked at the start tag of the
     /// first item past it. Default 1,000,000.

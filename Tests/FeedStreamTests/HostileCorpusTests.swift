@@ -176,6 +176,28 @@ final class HostileCorpusTests: XCTestCase {
         XCTAssertEqual(poll(&pfd, 1, 200), 0, "a backend connected to \(url)")
     }
 
+    func testNamespaceDeclarations() throws {
+        // Declared twice on one element: not well-formed, in every backend.
+        for dup in ["xmlns:a=\"u1\" xmlns:a=\"u2\"", "xmlns=\"u1\" xmlns=\"u2\""] {
+            let doc = "<rss version=\"2.0\" \(dup)><channel><title>t</title></channel></rss>"
+            for backend in FeedBackend.allCases {
+                let log = EventLog()
+                try backend.makeParser().parse(.bytes(bytes(doc)), handler: log)
+                XCTAssertEqual(log.errors.map(\.code), [.malformedXML], "\(dup), \(backend)")
+            }
+        }
+        // 20,000 on one element (each prefixed name after it would search them all):
+        // the attribute limit, where they are declared.
+        var doc = "<rss version=\"2.0\""
+        for i in 0..<20_000 { doc += " xmlns:p\(i)=\"urn:\(i)\"" }
+        doc += "><channel><title>t</title>" + String(repeating: "<p19999:x/>", count: 20_000) + "</channel></rss>"
+        for backend in FeedBackend.allCases {
+            let log = EventLog()
+            try backend.makeParser().parse(.bytes(bytes(doc)), handler: log)
+            XCTAssertEqual(log.errors.map(\.message), ["limit exceeded: attributes 20001 > 256"], "\(backend)")
+        }
+    }
+
     func testAMillionDeepStopsAtTheDepthLimit() throws {
         var doc = bytes("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title><item><title>kept</title></item>")
         doc.reserveCapacity(7_100_000)

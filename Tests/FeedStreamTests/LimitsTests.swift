@@ -93,11 +93,14 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(inField.errors, ["1 limit: limit exceeded: element depth 9 > 8"])
     }
 
-    func testAttributesCountWithoutNamespaceDeclarationsAndWithDefaults() throws {
+    func testAttributesCountWithNamespaceDeclarationsAndDefaults() throws {
         var limits = FeedLimits()
         limits.maxAttributes = 4
-        let four = doc("<item><x xmlns:a=\"urn:a\" xmlns=\"urn:d\" a:p=\"1\" q=\"2\" r=\"3\" s=\"4\"/></item>")
+        let four = doc("<item><x xmlns:a=\"urn:a\" a:p=\"1\" q=\"2\" r=\"3\"/></item>")
         XCTAssertEqual(try agree(four, limits).0.errors, [])
+        // Namespace declarations count (one element may not bind a hostile number of them).
+        let declarations = doc("<item><x xmlns:a=\"urn:a\" xmlns=\"urn:d\" a:p=\"1\" q=\"2\" r=\"3\"/></item>")
+        XCTAssertEqual(try agree(declarations, limits).0.errors, ["1 limit: limit exceeded: attributes 5 > 4"])
         let five = doc("<item><title>t</title><x p=\"1\" q=\"2\" r=\"3\" s=\"4\" t=\"5\"/></item>")
         let (outcome, _) = try agree(five, limits)
         XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: attributes 5 > 4"])

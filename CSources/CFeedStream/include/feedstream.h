@@ -301,8 +301,9 @@ typedef struct cfs_limits {
         is streamed and never held, whatever its size. Unlike max_item_bytes (which
         truncates), passing it fails the document. */
     uint64_t max_field_bytes;
-    /** Attributes of one element, namespace declarations not counted, attributes
-        defaulted by the internal DTD subset counted. */
+    /** Attributes of one element, namespace declarations and attributes defaulted by
+        the internal DTD subset included (checked before the tokenizer's own duplicate
+        checks meet a hostile count). */
     uint64_t max_attributes;
     /** Items (RSS item, Atom entry) per document, checked at the start tag of the
         item past the limit. */

@@ -728,6 +728,12 @@ final class SwiftXMLTokenizer {
         values.removeAll()
         var count = count
         if !defaults.isEmpty { count = applyDefaults(s + nameStart, nameEnd - nameStart, count, tagStart) }
+        // The attribute limit (namespace declarations count), before the duplicate checks
+        // (quadratic) meet a hostile count.
+        if count > maxAttributes {
+            limitError = true
+            return .error(tagStart, FeedLimits.message("attributes", count, maxAttributes))
+        }
         // Values that need it are decoded first (declarations may use references).
         for k in 0..<count where raw[k].needsDecoding {
             let start = values.count
@@ -754,11 +760,15 @@ final class SwiftXMLTokenizer {
                 if prefix.equals("xml") != value.equals(xmlNamespace) {
                     return .error(Int(a.position), "reserved prefix (xml) must not be undeclared or bound to another namespace name")
                 }
+                if declaresAgain(prefix, since: bindingsBefore) { return .error(Int(a.position), "duplicate attribute") }
                 bind(prefix, value)
                 declared = true
             } else if a.colon == -1 && a.nameLength == 5 && matches(nm, "xmlns") {
                 let value = attributeValueBytes(s, a)
                 if value.equals(xmlNamespace) { return .error(Int(a.position), "reserved prefix (xml) must not be undeclared or bound to another namespace name") }
+                if declaresAgain(UnsafeRawBufferPointer(start: nm, count: 0), since: bindingsBefore) {
+                    return .error(Int(a.position), "duplicate attribute")
+                }
                 bind(UnsafeRawBufferPointer(start: nm, count: 0), value)
                 declared = true
             }
@@ -775,20 +785,6 @@ final class SwiftXMLTokenizer {
             uri = u
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
-        }
-        // The attribute limit, before the duplicate check (quadratic) meets a hostile count.
-        if count > maxAttributes {
-            var specified = 0
-            for k in 0..<count {
-                let a = raw[k]
-                if a.colon == 5 && matches(a.name, "xmlns") { continue }
-                if a.colon == -1 && a.nameLength == 5 && matches(a.name, "xmlns") { continue }
-                specified += 1
-            }
-            if specified > maxAttributes {
-                limitError = true
-                return .error(tagStart, FeedLimits.message("attributes", specified, maxAttributes))
-            }
         }
         // Attributes: namespaces, duplicates.
         var reported = 0
@@ -977,6 +973,19 @@ final class SwiftXMLTokenizer {
         bindings[bindingsCount] = Binding(prefixOffset: Int32(po), prefixLength: Int32(prefix.count),
                                           uriOffset: Int32(uo), uriLength: Int32(uri.count))
         bindingsCount += 1
+    }
+
+    /// True when the element being started already declared `prefix` (bindings from
+    /// `first` on are its own): `xmlns:a` twice is a duplicate attribute.
+    private func declaresAgain(_ prefix: UnsafeRawBufferPointer, since first: Int) -> Bool {
+        for k in first..<bindingsCount {
+            let b = bindings[k]
+            if Int(b.prefixLength) == prefix.count
+                && (prefix.count == 0 || memcmp(nsBytes.base + Int(b.prefixOffset), prefix.baseAddress!, prefix.count) == 0) {
+                return true
+            }
+        }
+        return false
     }
 
     /// The namespace bound to `prefix` (empty prefix: the default namespace), nil if none.
