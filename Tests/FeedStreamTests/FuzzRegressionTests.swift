@@ -19,6 +19,14 @@ import XCTest
 final class FuzzRegressionTests: XCTestCase {
     private static let itemLimits = [0, 142]
 
+    /// Files on which libxml2 is known to part from expat (and the Swift backend, which
+    /// follows expat); only expat and swift are held to them. Each says why.
+    private static let libxml2Differs: [String: String] = [
+        "xml-declaration-errors.xml": "libxml2 rejects version=\"\" (expat accepts it) and places the error of a "
+            + "broken declaration earlier, so its search for the next document can resume inside it (and then "
+            + "depends on where the input was cut, the limitation in Fuzz/README.md)",
+    ]
+
     private var files: [URL] {
         Paths.files(in: Paths.corpus.appendingPathComponent("fuzz-regressions"), extensions: ["xml", "gz", "bin"])
     }
@@ -35,8 +43,9 @@ final class FuzzRegressionTests: XCTestCase {
             let stride = max(1, bytes.count / max(1, maxCuts))
             let isGzip = bytes.starts(with: [0x1F, 0x8B])
             for limit in Self.itemLimits {
+                let compared = Self.libxml2Differs[name] == nil ? FeedBackend.allCases : [.expat, .swift]
                 var outputs: [(FeedBackend, [UInt8])] = []
-                for backend in FeedBackend.allCases {
+                for backend in compared {
                     let parser = backend.makeParser(maxItemBytes: limit)
                     let whole = try convert(parser, .bytes(bytes))
                     let context = "\(name), \(backend), item limit \(limit)"
@@ -62,7 +71,7 @@ final class FuzzRegressionTests: XCTestCase {
                     outputs.append((backend, whole))
                 }
                 if limit == 0 {
-                    let diff = BackendDiff(backends: FeedBackend.allCases)
+                    let diff = BackendDiff(backends: compared)
                     var report = BackendDiff.Report()
                     try diff.compare(.bytes(bytes), source: "regression", into: &report)
                     XCTAssertEqual(report.differences.map(\.description), [], name)

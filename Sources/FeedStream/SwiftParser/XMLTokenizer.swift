@@ -529,7 +529,8 @@ final class SwiftXMLTokenizer {
             return .stop(.more(0))
         }
         let end = close + 2
-        guard let decl = parseDeclaration(s, i + 5, close) else { return .stop(.error(i, "XML declaration not well-formed")) }
+        let (parsed, bad) = parseDeclaration(s, i + 5, close)
+        guard let decl = parsed else { return .stop(.error(bad, "XML declaration not well-formed")) }
         standalone = decl.standalone
         if let enc = decl.encoding {
             let name = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
@@ -551,52 +552,87 @@ final class SwiftXMLTokenizer {
 
     private struct Declaration { var encoding: (Int, Int)?; var standalone: Bool }
 
-    /// The pseudo-attributes of an XML declaration: version (required), encoding,
-    /// standalone, in that order.
-    private func parseDeclaration(_ s: UnsafePointer<UInt8>, _ from: Int, _ end: Int) -> Declaration? {
-        var i = from
-        var decl = Declaration(encoding: nil, standalone: false)
-        var seen = 0   // 1 version, 2 encoding, 3 standalone
-        while true {
-            let hadSpace = i < end && isSpace(s[i])
-            while i < end && isSpace(s[i]) { i += 1 }
-            if i >= end { break }
-            if !hadSpace { return nil }
-            let nameStart = i
-            while i < end && s[i] != 0x3D && !isSpace(s[i]) { i += 1 }
-            let name = UnsafeRawBufferPointer(start: s + nameStart, count: i - nameStart)
-            while i < end && isSpace(s[i]) { i += 1 }
-            guard i < end, s[i] == 0x3D else { return nil }
-            i += 1
-            while i < end && isSpace(s[i]) { i += 1 }
-            guard i < end, s[i] == 0x22 || s[i] == 0x27 else { return nil }
-            let q = s[i]
-            i += 1
-            let vStart = i
-            while i < end && s[i] != q { i += 1 }
-            guard i < end else { return nil }
-            let vLen = i - vStart
-            i += 1
-            if name.equals("version") && seen == 0 {
-                seen = 1
-                if vLen == 0 { return nil }
-            } else if name.equals("encoding") && seen == 1 {
-                seen = 2
-                guard vLen > 0, isASCIILetter(s[vStart]) else { return nil }
-                for k in vStart..<(vStart + vLen) {
-                    let c = s[k]
-                    guard isASCIILetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x5F || c == 0x2D else { return nil }
+    /// The pseudo-attributes of an XML declaration (`from` just after "<?xml", `end` at
+    /// "?>"): version, then optionally encoding, then optionally standalone, checked
+    /// as expat's doParseXmlDecl and parsePseudoAttribute check them, so that the same
+    /// declarations fail, at the same place (`bad`; where the search for the next
+    /// document resumes, so a different place could find a different next document —
+    /// found by the differential fuzzer).
+    private func parseDeclaration(_ s: UnsafePointer<UInt8>, _ from: Int, _ end: Int) -> (Declaration?, bad: Int) {
+        // expat's toAscii: the byte when ASCII, -1 past the end or for other bytes.
+        func ascii(_ k: Int) -> Int { k < end && s[k] < 0x80 ? Int(s[k]) : -1 }
+        func space(_ c: Int) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        func letter(_ c: Int) -> Bool { (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) }
+        struct Pseudo { var name: Int, nameEnd: Int, value: Int, next: Int }
+        enum Parsed { case end, attribute(Pseudo), bad(Int) }
+        // parsePseudoAttribute: white space, name, optional white space, "=", optional
+        // white space, a quoted value of [A-Za-z0-9._-].
+        func pseudo(_ start: Int) -> Parsed {
+            var p = start
+            if p >= end { return .end }
+            if !space(ascii(p)) { return .bad(p) }
+            repeat { p += 1 } while space(ascii(p))
+            if p >= end { return .end }
+            let name = p
+            var nameEnd = p
+            while true {
+                let c = ascii(p)
+                if c == -1 { return .bad(p) }
+                if c == 0x3D { nameEnd = p; break }
+                if space(c) {
+                    nameEnd = p
+                    repeat { p += 1 } while space(ascii(p))
+                    if ascii(p) != 0x3D { return .bad(p) }
+                    break
                 }
-                decl.encoding = (vStart, vLen)
-            } else if name.equals("standalone") && (seen == 1 || seen == 2) {
-                seen = 3
-                let v = UnsafeRawBufferPointer(start: s + vStart, count: vLen)
-                if v.equals("yes") { decl.standalone = true } else if !v.equals("no") { return nil }
-            } else {
-                return nil
+                p += 1
+            }
+            if p == name { return .bad(p) }
+            p += 1
+            while space(ascii(p)) { p += 1 }
+            let open = ascii(p)
+            if open != 0x22 && open != 0x27 { return .bad(p) }
+            p += 1
+            let value = p
+            while true {
+                let c = ascii(p)
+                if c == open { break }
+                guard letter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2E || c == 0x2D || c == 0x5F else { return .bad(p) }
+                p += 1
+            }
+            return .attribute(Pseudo(name: name, nameEnd: nameEnd, value: value, next: p + 1))
+        }
+        func named(_ a: Pseudo, _ keyword: StaticString) -> Bool {
+            UnsafeRawBufferPointer(start: s + a.name, count: a.nameEnd - a.name).equals(keyword)
+        }
+        var decl = Declaration(encoding: nil, standalone: false)
+        var a: Pseudo
+        switch pseudo(from) {
+        case .end: return (nil, from)   // expat leaves its pointer where it was
+        case .bad(let p): return (nil, p)
+        case .attribute(let x): a = x
+        }
+        if !named(a, "version") { return (nil, a.name) }
+        switch pseudo(a.next) {
+        case .end: return (decl, 0)
+        case .bad(let p): return (nil, p)
+        case .attribute(let x): a = x
+        }
+        if named(a, "encoding") {
+            if !letter(ascii(a.value)) { return (nil, a.value) }
+            decl.encoding = (a.value, a.next - 1 - a.value)
+            switch pseudo(a.next) {
+            case .end: return (decl, 0)
+            case .bad(let p): return (nil, p)
+            case .attribute(let x): a = x
             }
         }
-        return seen >= 1 ? decl : nil
+        if !named(a, "standalone") { return (nil, a.name) }
+        let v = UnsafeRawBufferPointer(start: s + a.value, count: a.next - 1 - a.value)
+        if v.equals("yes") { decl.standalone = true } else if !v.equals("no") { return (nil, a.value) }
+        var p = a.next
+        while space(ascii(p)) { p += 1 }
+        return p < end ? (nil, p) : (decl, 0)
     }
 
     // ---- markup -----------------------------------------------------------------------
