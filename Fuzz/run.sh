@@ -18,7 +18,7 @@
 # ../shared/corpus/real/ are read, never written (libFuzzer writes only to the first
 # corpus folder it is given, which is always .build-fuzz/corpus/HARNESS).
 #
-# Environment: CLANG, SWIFTC (default: from PATH), FUZZ_MAX_LEN (65536),
+# Environment: CLANG, SWIFTC (default: from PATH), FUZZ_MAX_LEN (16384),
 # FUZZ_SEEDS (extra seed folders, space-separated), FUZZ_BACKENDS (differential).
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -88,12 +88,16 @@ EOF
     fi
     if stale "$lib" "$root/Sources/FeedStream" "$root/CSources/CFeedStream/include"; then
         echo "building $lib (swiftc -O -sanitize=fuzzer,address; a minute or two)" >&2
+        # From a snapshot of the sources: the compiler refuses a file that changes
+        # while it builds, and the tree may be edited meanwhile.
+        rm -rf "$out/src"
+        cp -R "$root/Sources/FeedStream" "$out/src"
         # shellcheck disable=SC2046
         "$SWIFTC" -emit-library -static -module-name FeedStream -parse-as-library -O -wmo \
             -sanitize=fuzzer,address -swift-version 6 \
             -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" \
             -emit-module -emit-module-path "$out/swift/FeedStream.swiftmodule" \
-            $(find "$root/Sources/FeedStream" -name '*.swift' | sort) -o "$lib.tmp"
+            $(find "$out/src" -name '*.swift' | sort) -o "$lib.tmp"
         mv "$lib.tmp" "$lib"
     fi
 }
@@ -142,18 +146,24 @@ done
 log=$out/logs/$harness-$(date -u +%Y%m%dT%H%M%SZ).log
 before=$(ls "$artifacts" | wc -l)
 echo "fuzzing $harness for $what s; log $log" >&2
+started=$(date +%s)
 set +e
-"$bin" -max_total_time="$what" -max_len="${FUZZ_MAX_LEN:-65536}" -timeout=20 -rss_limit_mb=2560 \
+"$bin" -max_total_time="$what" -max_len="${FUZZ_MAX_LEN:-16384}" -timeout=20 -rss_limit_mb=2560 \
     -dict="$root/Fuzz/xml.dict" -artifact_prefix="$artifacts/" -print_final_stats=1 \
     -reload=0 "$@" "$corpus_dir" "${seeds[@]}" > "$log" 2>&1
 status=$?
 set -e
+elapsed=$(( $(date +%s) - started ))
+# CPU time of the fuzzer (this shell's children: user, then system; `times` in this
+# shell, not in a command substitution's subshell, which has no children).
+times > "$out/logs/.times"
+cpu=$(tail -1 "$out/logs/.times")
 after=$(ls "$artifacts" | wc -l)
 last=$(grep -E '^#[0-9]+' "$log" | tail -1)
 execs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log")
 secs=$(sed -n 's/^stat::\(average_exec_per_sec\): *//p' "$log")
 echo "harness:  $harness"
-echo "time:     $what s (one process, one core)"
+echo "time:     $elapsed s wall of $what s asked (one process); CPU user/sys: $cpu"
 echo "execs:    ${execs:-?} (${secs:-?}/s)"
 echo "last:     ${last:-?}"
 echo "corpus:   $(ls "$corpus_dir" | wc -l) files in $corpus_dir"
