@@ -1,4 +1,5 @@
 @testable import FeedStream
+import Foundation
 import Synchronization
 import XCTest
 
@@ -57,6 +58,57 @@ final class StreamingThreadTests: XCTestCase {
         XCTAssertTrue(iterator.consumer.channel.waitForProducer(seconds: 5))
         let after = try await iterator.next()
         XCTAssertNil(after)   // stays ended
+    }
+
+    /// Items are handed over in batches, but never held back while the parser waits for
+    /// input: a source that stalls after three items (a slow socket, a pipe) still
+    /// lets the consumer have them.
+    func testItemsArriveWhileTheInputStalls() async throws {
+        let head = Array((rss("s", items: 3).components(separatedBy: "</channel>")[0]).utf8)
+        let tail = Array("<item><title>late</title></item></channel></rss>".utf8)
+        for backend in FeedBackend.allCases {
+            // A chunk source: the head, then it waits until the consumer has 3 items.
+            let released = DispatchSemaphore(value: 0)
+            let state = ChunkState(.allocate(byteCount: 4096, alignment: 8))
+            let step = Arc(Atomic(0))
+            let stalled = Arc(Atomic(false))
+            let input = FeedInput.chunks(FeedChunks { [head, tail] in
+                let n = step.value.add(1, ordering: .relaxed).newValue
+                if n == 2 && released.wait(timeout: .now() + 5) == .timedOut { stalled.value.store(true, ordering: .relaxed) }
+                let bytes = n == 1 ? head : n == 2 ? tail : []
+                if bytes.isEmpty { return nil }
+                state.buffer.copyBytes(from: bytes)
+                return UnsafeRawBufferPointer(rebasing: state.buffer[0..<bytes.count])
+            })
+            var titles: [String] = []
+            for try await item in FeedStream.items(from: input, backend: backend) {
+                titles.append(item.title?.value ?? "")
+                if titles.count == 3 { released.signal() }
+            }
+            XCTAssertFalse(stalled.value.load(ordering: .relaxed), "\(backend): items held while the input waited")
+            XCTAssertEqual(titles, ["s 0", "s 1", "s 2", "late"])
+
+            // The same through a pipe, read by the stream itself.
+            var fds: [Int32] = [0, 0]
+            XCTAssertEqual(pipe(&fds), 0)
+            let writer = fds[1]
+            _ = head.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+            var got = 0
+            var iterator = FeedStream.items(from: .fileDescriptor(fds[0]), backend: backend).makeAsyncIterator()
+            let waiting = Task {
+                try await Task.sleep(for: .seconds(5))
+                close(writer)   // unblocks a stalled read, so a failure ends instead of hanging
+            }
+            while got < 3, try await iterator.next() != nil { got += 1 }
+            waiting.cancel()
+            XCTAssertEqual(got, 3, "\(backend)")
+            XCTAssertTrue(waiting.isCancelled)
+            _ = tail.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
+            close(writer)
+            let last = try await iterator.next()
+            XCTAssertEqual(last?.title?.value, "late", "\(backend)")
+            close(fds[0])
+        }
     }
 
     func testABufferSizeBelowOneCountsAsOne() async throws {

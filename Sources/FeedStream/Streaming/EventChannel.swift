@@ -14,10 +14,17 @@ import Musl
 /// does. Cancelling wakes both: the producer's next ``send(_:)`` returns false, which
 /// stops the parse, and the consumer's pending ``next()`` returns nil.
 ///
+/// Wake-ups are batched: a waiting consumer is resumed once `batch` elements are
+/// buffered, not for each one (each resume costs context switches on both sides, more
+/// than a small item takes to parse). The producer calls ``flush()`` before anything
+/// that may block it (reading input), and ``finish(failure:)`` flushes, so an element
+/// never waits on a parser that has stopped producing.
+///
 /// `@unchecked Sendable`: every stored property is read and written under `lock`.
 final class EventChannel<Element: Sendable>: @unchecked Sendable {
     private let lock = ConditionLock()
     private let capacity: Int
+    private let batch: Int
     private var ring: [Element?]
     private var head = 0
     private var count = 0
@@ -30,6 +37,7 @@ final class EventChannel<Element: Sendable>: @unchecked Sendable {
     init(capacity: Int) {
         precondition(capacity > 0, "the buffer holds at least one element")
         self.capacity = capacity
+        batch = min(capacity, 16)
         ring = Array(repeating: nil, count: capacity)
     }
 
@@ -44,16 +52,42 @@ final class EventChannel<Element: Sendable>: @unchecked Sendable {
             lock.unlock()
             return false
         }
-        if let waiter {
-            self.waiter = nil
-            lock.unlock()
-            waiter.resume(returning: .success(element))
-            return true
-        }
         ring[(head + count) % capacity] = element
         count += 1
+        // A full batch wakes the consumer (batch <= capacity: never blocked first).
+        let waiter = count >= batch ? takeWaiterWithElement() : nil
         lock.unlock()
+        if let (continuation, element) = waiter { continuation.resume(returning: .success(element)) }
         return true
+    }
+
+    /// Wakes a waiting consumer if anything is buffered. The producer calls it before
+    /// it may block (reading input).
+    func flush() {
+        lock.lock()
+        let waiter = count > 0 ? takeWaiterWithElement() : nil
+        lock.unlock()
+        if let (continuation, element) = waiter { continuation.resume(returning: .success(element)) }
+    }
+
+    /// With the lock held: the waiting consumer and the element it gets, if one waits.
+    private func takeWaiterWithElement()
+        -> (CheckedContinuation<Result<Element?, FeedError>, Never>, Element?)?
+    {
+        guard let waiter else { return nil }
+        self.waiter = nil
+        return (waiter, pop())
+    }
+
+    /// With the lock held and count > 0: the oldest element; wakes a producer waiting
+    /// for room.
+    private func pop() -> Element? {
+        let element = ring[head]
+        ring[head] = nil
+        head = (head + 1) % capacity
+        count -= 1
+        lock.broadcast()
+        return element
     }
 
     /// True once the consumer has gone.
@@ -68,17 +102,30 @@ final class EventChannel<Element: Sendable>: @unchecked Sendable {
         self.failure = failure
         let waiter = self.waiter
         self.waiter = nil
+        let element = waiter != nil && count > 0 ? pop() : nil
         lock.broadcast()
         lock.unlock()
-        // A waiting consumer means an empty buffer: the end is next.
-        if let waiter { waiter.resume(returning: takeEnd()) }
+        guard let waiter else { return }
+        // What is buffered comes first; an empty buffer means the end is next.
+        if let element { waiter.resume(returning: .success(element)) } else { waiter.resume(returning: takeEnd()) }
     }
 
     // ---- consumer ----------------------------------------------------------------------
 
     /// The next element, nil at the end or once cancelled; throws the stream's failure
     /// once, after the elements sent before it.
-    func next() async throws(FeedError) -> Element? {
+    ///
+    /// Runs on the caller's actor (`isolation`), so a loop on the main actor does not
+    /// hop to the global executor and back for each element; an element already
+    /// buffered is taken without suspending.
+    func next(isolation actor: isolated (any Actor)? = #isolation) async throws(FeedError) -> Element? {
+        lock.lock()
+        if count > 0 && !cancelled && !Task.isCancelled {
+            let element = pop()
+            lock.unlock()
+            return element
+        }
+        lock.unlock()
         let result = await withTaskCancellationHandler {
             await withCheckedContinuation { (continuation: CheckedContinuation<Result<Element?, FeedError>, Never>) in
                 lock.lock()
@@ -86,11 +133,7 @@ final class EventChannel<Element: Sendable>: @unchecked Sendable {
                     lock.unlock()
                     continuation.resume(returning: .success(nil))
                 } else if count > 0 {
-                    let element = ring[head]
-                    ring[head] = nil
-                    head = (head + 1) % capacity
-                    count -= 1
-                    lock.broadcast()
+                    let element = pop()
                     lock.unlock()
                     continuation.resume(returning: .success(element))
                 } else if finished {

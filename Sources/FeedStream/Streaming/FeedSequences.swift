@@ -45,12 +45,12 @@ public struct FeedItemSequence: AsyncSequence, Sendable {
         /// The next item; nil at the end of the input or once the task is cancelled.
         /// - Throws: the first ``FeedError`` of the input, after the items before it.
         public mutating func next() async throws(FeedError) -> FeedItem? {
-            try await consumer.channel.next()
+            try await consumer.channel.next(isolation: nil)
         }
 
         /// The next item; see ``next()``.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(FeedError) -> FeedItem? {
-            try await consumer.channel.next()
+            try await consumer.channel.next(isolation: actor)
         }
     }
 }
@@ -85,12 +85,12 @@ public struct FeedEventSequence: AsyncSequence, Sendable {
 
         /// The next event; nil at the end of the input or once the task is cancelled.
         public mutating func next() async throws(FeedError) -> FeedEvent? {
-            try await consumer.channel.next()
+            try await consumer.channel.next(isolation: nil)
         }
 
         /// The next event; see ``next()``.
         public mutating func next(isolation actor: isolated (any Actor)?) async throws(FeedError) -> FeedEvent? {
-            try await consumer.channel.next()
+            try await consumer.channel.next(isolation: actor)
         }
     }
 }
@@ -205,10 +205,23 @@ final class EventSink: StreamSink {
 /// One parse into `sink`; returns the failure that ends the stream, if the parse threw
 /// one (out of memory), else nil.
 private func runStream<P: FeedParser>(_ input: StreamSource.Input, parser: P, sink: some StreamSink) -> FeedError? {
+    // The channel batches wake-ups: flush what is buffered before anything that may
+    // block this thread, so the consumer never waits on a parser that waits on input.
+    let channel = sink.channel
+    func read(_ fd: Int32) throws {
+        // Read here, in chunks: a read on a pipe can be cancelled, and flushes first.
+        _ = try parseReading(fileDescriptor: fd, with: parser, handler: sink,
+                             isCancelled: { channel.flush(); return channel.isCancelled },
+                             didRead: { _ in channel.flush() })
+    }
     do {
         switch input {
+        case .input(.chunks(let chunks)):
+            try parser.parse(.chunks(FeedChunks { channel.flush(); return try chunks.next() }), handler: sink)
+        case .input(.fileDescriptor(let fd)):
+            try read(fd)
         case .input(let input):
-            try parser.parse(input, handler: sink)
+            try parser.parse(input, handler: sink)   // bytes in memory: nothing blocks
         case .failure(let error):
             try sink.parser(parser, didFail: error)
         case .path(let path):
@@ -218,9 +231,7 @@ private func runStream<P: FeedParser>(_ input: StreamSource.Input, parser: P, si
                 return nil
             }
             defer { close(fd) }
-            let channel = sink.channel
-            _ = try parseReading(fileDescriptor: fd, with: parser, handler: sink,
-                                 isCancelled: { channel.isCancelled }, didRead: { _ in })
+            try read(fd)
         }
         return nil
     } catch let error as FeedError {
