@@ -11,13 +11,16 @@ import Musl
 ///
 /// Each iteration starts a parse on a new thread, which materializes each item as a
 /// ``FeedItem`` into a bounded buffer and blocks while the buffer is full, so a slow
-/// consumer holds the parser back instead of letting memory grow. The first failed
+/// consumer holds the parser back instead of letting memory grow. A waiting consumer
+/// is woken for batches of up to 16 items (fewer at the end, or whenever the parser is
+/// about to wait for input), and `next()` runs on the caller's actor. The first failed
 /// document (or an unreadable or empty input) is thrown as a ``FeedError`` after the
 /// items before it; use ``FeedEventSequence`` to go on past failed documents.
 ///
 /// Cancelling the consuming task, or leaving the loop (dropping the iterator), stops
 /// the parse at its next item or document boundary, or at the next chunk read from a
-/// file, and ends the thread; a pending `next()` returns `nil`.
+/// file or file descriptor (on a pipe, also while waiting for data), and ends the
+/// thread; a pending `next()` returns `nil`.
 ///
 /// The sequence is a value: iterating it twice parses the input twice.
 ///

@@ -124,8 +124,9 @@ public func documents(from input: FeedInput, backend: FeedBackend = .expat,
 /// ```
 ///
 /// - Parameters:
-///   - input: what to parse. A ``FeedInput/file(path:)`` is read in chunks by the
-///     stream, so cancelling stops it between two reads.
+///   - input: what to parse. A ``FeedInput/file(path:)`` or
+///     ``FeedInput/fileDescriptor(_:)`` is read in chunks by the stream, so cancelling
+///     stops it between two reads (on a pipe, also while waiting for data).
 ///   - backend: the parser to use; ``FeedBackend/expat`` by default.
 ///   - bufferSize: items parsed ahead of the consumer at most (the parser waits beyond);
 ///     values below 1 count as 1.
