@@ -661,6 +661,12 @@ final class SwiftXMLTokenizer {
         if first < 0x80 {
             if nameStartTable[Int(first)] == 0 { return -2 }
             i += 1
+        } else {
+            // Beyond ASCII, the characters expat accepts (XMLNameCharacters.swift).
+            let len = utf8Length(s, i, n)
+            if len == 0 { return -1 }
+            if len < 0 || !isExpatNameCharacter(utf8Scalar(s, i, len), first: true) { return -2 }
+            i += len
         }
         while i < n {
             let c = s[i]
@@ -671,6 +677,7 @@ final class SwiftXMLTokenizer {
                 let len = utf8Length(s, i, n)
                 if len == 0 { return -1 }
                 if len < 0 { return -2 }
+                if !isExpatNameCharacter(utf8Scalar(s, i, len), first: false) { return i }
                 i += len
             }
         }
