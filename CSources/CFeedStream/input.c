@@ -480,11 +480,14 @@ static cfs_status gzip_input(cfs_parser *p) {
             return set_fatal(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
         }
         if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
-        if (n == room) {
-            /* A checkpoint: the window's output and input up to here. The chunk is not
-               parsed when the ratio is passed. */
+        p->stats.bytes_xml += n;
+        if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
+        if (n == room && st == CFS_OK) {
+            /* A checkpoint, everything before it parsed (so the window is the document
+               begun last before it, whatever the input's cut): the window's output and
+               input up to here. Past the ratio, nothing after it is inflated. */
             p->z_checkpoint = p->z_consumed;
-            uint64_t win_out = p->stats.bytes_xml + n - p->ratio_out;
+            uint64_t win_out = p->stats.bytes_xml - p->ratio_out;
             uint64_t win_in = p->z_checkpoint - p->ratio_in;
             if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
                 snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: decompression ratio > %llu",
@@ -492,8 +495,6 @@ static cfs_status gzip_input(cfs_parser *p) {
                 return set_fatal(p, CFS_ERR_LIMIT, p->limit_message, 0);
             }
         }
-        p->stats.bytes_xml += n;
-        if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
         if (n == 0 && p->mode == IN_GZIP && p->z.avail_in == 0) return st;
         if (zr == Z_BUF_ERROR && n == 0) return st;
     }

@@ -241,6 +241,34 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(try agree(doc("<x>\(big)</x>"), limits).0.errors, [])
     }
 
+    /// A bomb made of items: where the ratio stops it, and so which items come out, does
+    /// not depend on the backend or on how the compressed input is cut.
+    func testGzipRatioStopsAtTheSameItemWhereverTheInputIsCut() throws {
+        var xml = bytes("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title>")
+        let item = bytes("<item><title>x</title><guid>same</guid></item>")
+        xml.reserveCapacity(item.count * 700_000)
+        for _ in 0..<700_000 { xml += item }
+        xml += bytes("</channel></rss>\n")
+        let bomb = gzip(xml, level: 9)
+        XCTAssertGreaterThan(xml.count / bomb.count, 200, "the test needs a ratio past the limit")
+        var reference: (Outcome, UInt64?)?
+        for backend in FeedBackend.allCases {
+            for piece in [bomb.count, 4_093] {
+                let feeder = Pieces(bomb, piece: piece)
+                let (outcome, errors) = try run(backend, .chunks(FeedChunks { feeder.next() }), .default)
+                XCTAssertEqual(outcome.errors, ["1 limit: limit exceeded: decompression ratio > 200"], "\(backend), \(piece)")
+                let here = (outcome, errors.first?.offset)
+                if let reference {
+                    XCTAssertEqual(here.0.events.count, reference.0.events.count, "\(backend), pieces of \(piece)")
+                    XCTAssertEqual(here.0, reference.0, "\(backend), pieces of \(piece)")
+                } else {
+                    reference = here
+                    XCTAssertGreaterThan(outcome.events.count, 100_000, "items before the checkpoint are delivered")
+                }
+            }
+        }
+    }
+
     func testUnlimitedAndZeroMeanNoLimit() throws {
         let deep = doc("<item>" + String(repeating: "<x>", count: 3000) + String(repeating: "</x>", count: 3000) + "</item>")
         for limits in [FeedLimits.unlimited, FeedLimits(maxDepth: 0)] {

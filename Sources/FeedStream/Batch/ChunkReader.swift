@@ -61,8 +61,8 @@ final class ChunkReader {
     /// The decompression ratio limit (``FeedLimits/maxRatio``; `Int.max`: none). The
     /// reader does not see documents, so its window is the whole stream: checked every
     /// 256 KiB of output (as the C core's input stage does) once more than
-    /// ``FeedLimits/ratioActivationBytes`` came out; the chunk that passes it is dropped
-    /// and the stream fails, fatal.
+    /// ``FeedLimits/ratioActivationBytes`` came out; the stream fails there, fatal, the
+    /// bytes before it handed on.
     var maxRatio = Int.max
     private static let checkpoint = 256 << 10
     private var bytesOut: UInt64 = 0
@@ -184,12 +184,13 @@ final class ChunkReader {
             zConsumed += UInt64(used)
             let n = room - Int(z.pointee.avail_out)
             bytesOut += UInt64(n)
+            produced += n
             if n > 0 && bytesOut % UInt64(Self.checkpoint) == 0 && bytesOut > UInt64(FeedLimits.ratioActivationBytes)
                 && bytesOut / UInt64(maxRatio) > zConsumed {
+                // The bytes up to the checkpoint go on; nothing after it is inflated.
                 _ = fail(.fatal, "limit exceeded: decompression ratio > \(maxRatio)", code: .limitExceeded)
                 break
             }
-            produced += n
             if status == Z_STREAM_END {
                 mode = .trailer
             } else if status != Z_OK && status != Z_BUF_ERROR {

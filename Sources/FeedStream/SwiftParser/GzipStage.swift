@@ -23,8 +23,8 @@ import Darwin
 ///   wherever the input was cut); at a checkpoint, when the ratio window (from
 ///   ``startRatioWindow(at:)``) has inflated more than ``FeedLimits/ratioActivationBytes``
 ///   and more than ``maxRatio`` times the compressed bytes it consumed, the stream fails,
-///   fatal, "limit exceeded: decompression ratio > N", and that chunk is not given to the
-///   sink (a gzip bomb).
+///   fatal, "limit exceeded: decompression ratio > N", after the bytes up to the
+///   checkpoint went to the sink and before anything after it is inflated (a gzip bomb).
 ///
 /// The sink gets each uncompressed chunk borrowed for the call: at most ``chunkSize``
 /// bytes, inflated into one buffer reused for every chunk (no allocation per chunk).
@@ -222,17 +222,18 @@ final class GzipStage {
                 return
             }
             if zr == Z_STREAM_END { mode = .trailer }
+            bytesXML += UInt64(n)
+            if n > 0 { try sink(UnsafeRawBufferPointer(start: out, count: n)) }
             if n == room {
+                // A checkpoint, everything before it given to the sink (input.c).
                 zCheckpoint = zConsumed
-                let windowOut = bytesXML + UInt64(n) - ratioOut
+                let windowOut = bytesXML - ratioOut
                 let windowIn = zCheckpoint - ratioIn
                 if windowOut > UInt64(FeedLimits.ratioActivationBytes) && windowOut / UInt64(maxRatio) > windowIn {
                     fail(.fatal, "limit exceeded: decompression ratio > \(maxRatio)", code: .limitExceeded)
                     return
                 }
             }
-            bytesXML += UInt64(n)
-            if n > 0 { try sink(UnsafeRawBufferPointer(start: out, count: n)) }
             if n == 0 && mode == .member && z.pointee.avail_in == 0 { return }
             if zr == Z_BUF_ERROR && n == 0 { return }
         }
