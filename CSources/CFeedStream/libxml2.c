@@ -385,7 +385,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         /* Give libxml2 its first 4 bytes at once (BOM and encoding sniffing). */
         size_t take = sizeof t->head - t->head_len;
         if (take > len) take = len;
-        memcpy(t->head + t->head_len, data, take);
+        if (take) memcpy(t->head + t->head_len, data, take);   /* data is NULL at finish */
         t->head_len += take;
         data += take;
         len -= take;
