@@ -125,9 +125,15 @@ static int on_end(void *ctx, const cfs_feed *feed, const cfs_error *error) {
         mix(d, error->message, strlen(error->message));
         mix_u64(d, error->code);
         mix_u64(d, error->document);
-        mix_u64(d, error->line);
-        mix_u64(d, error->column);
-        mix_u64(d, error->offset);
+        /* libxml2's push parser places some errors where its cursor is when it notices
+           them, which depends on how much input it was given ("Extra content at the
+           end of the document" with two gzip members): positions are not compared for
+           it (a known difference, Fuzz/README.md). */
+        if (FUZZ_BACKEND != CFS_BACKEND_LIBXML2) {
+            mix_u64(d, error->line);
+            mix_u64(d, error->column);
+            mix_u64(d, error->offset);
+        }
         if (d->h_first_error == 0) d->h_first_error = d->h | 1;
     }
     if (trace) {
