@@ -153,10 +153,10 @@ final class BatchConverterTests: XCTestCase {
         XCTAssertEqual(pipe(&fds), 0)
         let doc = gzip(bytes(rss("piped", items: 4)))
         let writer = fds[1]
-        DispatchQueue.global().async {
+        Thread {   // a thread of its own: Dispatch's pool may be busy with blocked readers
             _ = doc.withUnsafeBytes { write(writer, $0.baseAddress, $0.count) }
             close(writer)
-        }
+        }.start()
         let out = MemoryOutput()
         let summary = try BatchConverter(options: .init(jobs: 2))
             .run([BatchInput.file("/dev/fd/\(fds[0])")], to: out)

@@ -26,16 +26,22 @@ class CLITestCase: XCTestCase {
         p.standardError = err
         p.standardInput = inp
         try p.run()
-        // Feed standard input and drain standard error on other threads, so that no
-        // pipe fills up while this one waits on another.
+        // Feed standard input and drain standard error on threads of their own, so that
+        // no pipe fills up while this one waits on another. Not Dispatch's global queue:
+        // its pool is as wide as the machine has cores (2 here), and two blocked readers
+        // there left the stdin writer waiting for a thread forever (seen under ASan).
         let errData = ErrorData()
         let group = DispatchGroup()
-        DispatchQueue.global().async(group: group) { errData.set(err.fileHandleForReading.readDataToEndOfFile()) }
+        let reader = err.fileHandleForReading
+        group.enter()
+        Thread { errData.set(reader.readDataToEndOfFile()); group.leave() }.start()
         let writer = inp.fileHandleForWriting
-        DispatchQueue.global().async(group: group) {
+        group.enter()
+        Thread {
             if let stdin { writer.write(stdin) }
             try? writer.close()
-        }
+            group.leave()
+        }.start()
         let o = out.fileHandleForReading.readDataToEndOfFile()
         group.wait()
         p.waitUntilExit()
