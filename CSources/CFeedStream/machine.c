@@ -21,50 +21,29 @@
 #include <string.h>
 #include <strings.h>
 
-/* ---- namespaces ---------------------------------------------------------------- */
+/* ---- the rules --------------------------------------------------------------------
+
+   Every namespace, scope, action, field, list, attribute map and element rule is
+   written once, in feed_rules.def; this file expands it (X-macros) into its enums and
+   tables. The Swift machine's tables are generated from the same file
+   (scripts/generate-rules.py). */
 
 /* Families: namespaces whose elements mean the same thing. */
 enum fam {
-    F_RSS, F_ATOM, F_DC, F_CONTENT, F_RDF, F_XHTML, F_XML, F_ITUNES, F_MEDIA, F_PODCAST,
-    F_SLASH, F_WFW, F_GEORSS, F_GEO, F_SY, F_OTHER
+#define CFS_FAMILY(name, label) F_##name,
+#include "feed_rules.def"
+    F_COUNT
 };
 
-enum ns { NS_NONE, NS_RSS10, NS_RSS090, NS_ATOM10, NS_ATOM03, NS_RDF, NS_XHTML, NS_XML, NS_OTHER, NS_MISC };
+enum ns {
+#define CFS_NSKIND(name) NS_##name,
+#include "feed_rules.def"
+    NS_COUNT
+};
 
 static const struct { const char *uri; uint8_t len, ns, fam; } NAMESPACES[] = {
-#define NS_ENTRY(u, n, f) { u, sizeof(u) - 1, n, f }
-    NS_ENTRY("http://www.w3.org/2005/Atom", NS_ATOM10, F_ATOM),
-    NS_ENTRY("http://purl.org/rss/1.0/", NS_RSS10, F_RSS),
-    NS_ENTRY("http://purl.org/dc/elements/1.1/", NS_MISC, F_DC),
-    NS_ENTRY("http://purl.org/rss/1.0/modules/content/", NS_MISC, F_CONTENT),
-    NS_ENTRY("http://www.w3.org/1999/02/22-rdf-syntax-ns#", NS_RDF, F_RDF),
-    NS_ENTRY("http://www.itunes.com/dtds/podcast-1.0.dtd", NS_MISC, F_ITUNES),
-    NS_ENTRY("http://search.yahoo.com/mrss/", NS_MISC, F_MEDIA),
-    NS_ENTRY("http://purl.org/dc/terms/", NS_MISC, F_DC),
-    NS_ENTRY("https://podcastindex.org/namespace/1.0", NS_MISC, F_PODCAST),
-    NS_ENTRY("http://purl.org/rss/1.0/modules/slash/", NS_MISC, F_SLASH),
-    NS_ENTRY("http://wellformedweb.org/CommentAPI/", NS_MISC, F_WFW),
-    NS_ENTRY("http://purl.org/rss/1.0/modules/syndication/", NS_MISC, F_SY),
-    NS_ENTRY("http://www.georss.org/georss", NS_MISC, F_GEORSS),
-    NS_ENTRY("http://www.w3.org/2003/01/geo/wgs84_pos#", NS_MISC, F_GEO),
-    NS_ENTRY("http://www.w3.org/1999/xhtml", NS_XHTML, F_XHTML),
-    NS_ENTRY("http://www.w3.org/XML/1998/namespace", NS_XML, F_XML),
-    NS_ENTRY("http://purl.org/atom/ns#", NS_ATOM03, F_ATOM),
-    NS_ENTRY("http://my.netscape.com/rdf/simple/0.9/", NS_RSS090, F_RSS),
-    /* Wrong, but used. */
-    NS_ENTRY("http://backend.userland.com/rss2", NS_NONE, F_RSS),
-    NS_ENTRY("http://backend.userland.com/rss", NS_NONE, F_RSS),
-    NS_ENTRY("http://www.itunes.com/DTDs/Podcast-1.0.dtd", NS_MISC, F_ITUNES),
-    NS_ENTRY("http://www.itunes.com/DTDs/PodCast-1.0.dtd", NS_MISC, F_ITUNES),
-    NS_ENTRY("https://www.itunes.com/dtds/podcast-1.0.dtd", NS_MISC, F_ITUNES),
-    NS_ENTRY("http://search.yahoo.com/mrss", NS_MISC, F_MEDIA),
-    NS_ENTRY("https://search.yahoo.com/mrss/", NS_MISC, F_MEDIA),
-    NS_ENTRY("http://video.search.yahoo.com/mrss", NS_MISC, F_MEDIA),
-    NS_ENTRY("http://podcastindex.org/namespace/1.0", NS_MISC, F_PODCAST),
-    NS_ENTRY("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", NS_MISC, F_PODCAST),
-    NS_ENTRY("http://purl.org/dc/elements/1.0/", NS_MISC, F_DC),
-    NS_ENTRY("http://wellformedweb.org/CommentAPI", NS_MISC, F_WFW),
-#undef NS_ENTRY
+#define CFS_NAMESPACE(u, kind, family) { u, sizeof(u) - 1, NS_##kind, F_##family },
+#include "feed_rules.def"
 };
 
 typedef struct { uint8_t ns, fam; } ns_class;
@@ -86,26 +65,23 @@ static int is_xml_ns(const cfs_attr *a) {
 /* Scopes, as bits so that a rule can apply in several. The root-level scopes (before
    the feed element) are handled in start_root. */
 enum {
-    SC_FEED = 1 << 0, SC_ITEM = 1 << 1, SC_PERSON = 1 << 2, SC_IMAGE = 1 << 3,
-    SC_TEXTINPUT = 1 << 4, SC_SKIPHOURS = 1 << 5, SC_SKIPDAYS = 1 << 6, SC_OWNER = 1 << 7,
-    SC_ITCAT = 1 << 8, SC_MGROUP = 1 << 9, SC_MCONTENT = 1 << 10, SC_SOURCE = 1 << 11,
-    SC_DOC = 1 << 12, SC_RSS = 1 << 13, SC_RDF = 1 << 14
+#define CFS_SCOPE(name) SCB_##name,
+#include "feed_rules.def"
+    SCB_COUNT
 };
-#define FI (SC_FEED | SC_ITEM)
-#define MEDIA (SC_FEED | SC_ITEM | SC_MGROUP | SC_MCONTENT)
+enum {
+#define CFS_SCOPE(name) SC_##name = 1 << SCB_##name,
+#include "feed_rules.def"
+};
+enum {
+#define CFS_SCOPE_SET(name, scopes) SC_##name = (scopes),
+#include "feed_rules.def"
+};
 
 enum action {
-    R_TEXT,      /* capture text into a field */
-    R_TEXTC,     /* a text construct: value, type, lang, base, mode */
-    R_LTEXT,     /* push a row, capture text into a column, map attributes */
-    R_LATTR,     /* push a row from attributes; enter `scope` if set, else skip */
-    R_FATTR,     /* set fields from attributes; capture text into `target` if set */
-    R_SCOPE,     /* enter a sub-scope */
-    R_ITEM,      /* an item (RSS item, Atom entry) */
-    R_ALINK,     /* an Atom link */
-    R_GUID,      /* RSS guid */
-    R_CONTENT,   /* Atom content */
-    R_PERSON     /* Atom author/contributor: `target` is the list */
+#define CFS_ACTION(name, doc) R_##name,
+#include "feed_rules.def"
+    R_COUNT
 };
 
 #define NONE 0xFF
@@ -113,32 +89,9 @@ enum action {
 /* Attribute maps: attribute (no namespace) -> column of the row, or field. */
 typedef struct { const char *name; uint8_t index; } attr_map;
 
-static const attr_map AM_RSS_CATEGORY[] = { { "domain", 1 }, { 0, 0 } };
-static const attr_map AM_ATOM_CATEGORY[] = { { "term", 0 }, { "scheme", 1 }, { "label", 2 }, { 0, 0 } };
-static const attr_map AM_ENCLOSURE[] = { { "url", 0 }, { "type", 1 }, { "length", 2 }, { 0, 0 } };
-static const attr_map AM_LINK[] = {
-    { "href", 0 }, { "rel", 1 }, { "type", 2 }, { "hreflang", 3 }, { "title", 4 }, { "length", 5 }, { 0, 0 } };
-static const attr_map AM_MEDIA[] = {
-    { "url", 0 }, { "type", 1 }, { "medium", 2 }, { "isDefault", 3 }, { "expression", 4 }, { "bitrate", 5 },
-    { "framerate", 6 }, { "samplingrate", 7 }, { "channels", 8 }, { "duration", 9 }, { "height", 10 },
-    { "width", 11 }, { "lang", 12 }, { "fileSize", 13 }, { 0, 0 } };
-static const attr_map AM_THUMB[] = { { "url", 0 }, { "width", 1 }, { "height", 2 }, { "time", 3 }, { 0, 0 } };
-static const attr_map AM_CREDIT[] = { { "role", 1 }, { "scheme", 2 }, { 0, 0 } };
-static const attr_map AM_CLOUD[] = {
-    { "domain", CFS_FIELD_CLOUD_DOMAIN }, { "port", CFS_FIELD_CLOUD_PORT }, { "path", CFS_FIELD_CLOUD_PATH },
-    { "registerProcedure", CFS_FIELD_CLOUD_PROCEDURE }, { "protocol", CFS_FIELD_CLOUD_PROTOCOL }, { 0, 0 } };
-static const attr_map AM_ITUNES_IMAGE[] = { { "href", CFS_FIELD_ITUNES_IMAGE }, { 0, 0 } };
-static const attr_map AM_ITUNES_CATEGORY[] = { { "text", 0 }, { 0, 0 } };
-static const attr_map AM_PERSON[] = { { "role", 1 }, { "group", 2 }, { "img", 3 }, { "href", 4 }, { 0, 0 } };
-static const attr_map AM_TRANSCRIPT[] = { { "url", 0 }, { "type", 1 }, { "language", 2 }, { "rel", 3 }, { 0, 0 } };
-static const attr_map AM_FUNDING[] = { { "url", 0 }, { 0, 0 } };
-static const attr_map AM_CHAPTERS[] = {
-    { "url", CFS_FIELD_PODCAST_CHAPTERS_URL }, { "type", CFS_FIELD_PODCAST_CHAPTERS_TYPE }, { 0, 0 } };
-static const attr_map AM_LOCKED[] = { { "owner", CFS_FIELD_PODCAST_LOCKED_OWNER }, { 0, 0 } };
-static const attr_map AM_GENERATOR[] = {
-    { "uri", CFS_FIELD_GENERATOR_URI }, { "url", CFS_FIELD_GENERATOR_URI }, { "version", CFS_FIELD_GENERATOR_VERSION },
-    { 0, 0 } };
-static const attr_map AM_RSS_SOURCE[] = { { "url", CFS_FIELD_SOURCE_URL }, { 0, 0 } };
+#define FLD(f) CFS_FIELD_##f
+#define CFS_ATTR_MAP(name, ...) static const attr_map AM_##name[] = { __VA_ARGS__, { 0, 0 } };
+#include "feed_rules.def"
 
 typedef struct rule {
     uint8_t fam;
@@ -155,151 +108,18 @@ typedef struct rule {
 /* Priorities for fields: lower wins; on a tie the first occurrence wins. */
 enum { P1 = 1, P2 = 2, P3 = 3 };
 
+#define LST(l) CFS_LIST_##l
+#define AM(m) AM_##m
+#define NOMAP 0
 static const rule RULES[] = {
-    /* RSS 0.9x, 1.0, 2.0 */
-    { F_RSS, "title", FI, R_TEXTC, CFS_FIELD_TITLE, P1, 0, 0, "text" },
-    { F_RSS, "link", FI, R_LTEXT, CFS_LIST_LINKS, 0, 0, 0, 0 },
-    { F_RSS, "description", FI, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, "html" },
-    { F_RSS, "category", FI, R_LTEXT, CFS_LIST_CATEGORIES, 0, AM_RSS_CATEGORY, 0, 0 },
-    { F_RSS, "author", FI, R_LTEXT, CFS_LIST_AUTHORS, 0, 0, 0, 0 },
-    { F_RSS, "language", SC_FEED, R_TEXT, CFS_FIELD_LANGUAGE, P1, 0, 0, 0 },
-    { F_RSS, "copyright", FI, R_TEXTC, CFS_FIELD_RIGHTS, P1, 0, 0, "text" },
-    { F_RSS, "managingEditor", SC_FEED, R_TEXT, CFS_FIELD_MANAGING_EDITOR, P1, 0, 0, 0 },
-    { F_RSS, "webMaster", SC_FEED, R_TEXT, CFS_FIELD_WEBMASTER, P1, 0, 0, 0 },
-    { F_RSS, "pubDate", FI, R_TEXT, CFS_FIELD_PUBLISHED, P1, 0, 0, 0 },
-    { F_RSS, "lastBuildDate", SC_FEED, R_TEXT, CFS_FIELD_UPDATED, P1, 0, 0, 0 },
-    { F_RSS, "generator", SC_FEED, R_TEXT, CFS_FIELD_GENERATOR, P1, 0, 0, 0 },
-    { F_RSS, "docs", SC_FEED, R_TEXT, CFS_FIELD_DOCS, P1, 0, 0, 0 },
-    { F_RSS, "ttl", SC_FEED, R_TEXT, CFS_FIELD_TTL, P1, 0, 0, 0 },
-    { F_RSS, "cloud", SC_FEED, R_FATTR, NONE, P1, AM_CLOUD, 0, 0 },
-    { F_RSS, "image", SC_FEED, R_SCOPE, NONE, 0, 0, SC_IMAGE, 0 },
-    { F_RSS, "textInput", SC_FEED, R_SCOPE, NONE, 0, 0, SC_TEXTINPUT, 0 },
-    { F_RSS, "textinput", SC_FEED, R_SCOPE, NONE, 0, 0, SC_TEXTINPUT, 0 },
-    { F_RSS, "skipHours", SC_FEED, R_SCOPE, NONE, 0, 0, SC_SKIPHOURS, 0 },
-    { F_RSS, "skipDays", SC_FEED, R_SCOPE, NONE, 0, 0, SC_SKIPDAYS, 0 },
-    { F_RSS, "item", SC_FEED, R_ITEM, NONE, 0, 0, 0, 0 },
-    { F_RSS, "guid", SC_ITEM, R_GUID, CFS_FIELD_ID, P1, 0, 0, 0 },
-    { F_RSS, "comments", SC_ITEM, R_TEXT, CFS_FIELD_COMMENTS, P1, 0, 0, 0 },
-    { F_RSS, "enclosure", SC_ITEM, R_LATTR, CFS_LIST_ENCLOSURES, 0, AM_ENCLOSURE, 0, 0 },
-    { F_RSS, "source", SC_ITEM, R_FATTR, CFS_FIELD_SOURCE_TITLE, P1, AM_RSS_SOURCE, 0, 0 },
-    { F_RSS, "url", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_URL, P1, 0, 0, 0 },
-    { F_RSS, "title", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_TITLE, P1, 0, 0, 0 },
-    { F_RSS, "link", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_LINK, P1, 0, 0, 0 },
-    { F_RSS, "width", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_WIDTH, P1, 0, 0, 0 },
-    { F_RSS, "height", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_HEIGHT, P1, 0, 0, 0 },
-    { F_RSS, "description", SC_IMAGE, R_TEXT, CFS_FIELD_IMAGE_DESCRIPTION, P1, 0, 0, 0 },
-    { F_RSS, "title", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_TITLE, P1, 0, 0, 0 },
-    { F_RSS, "description", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_DESCRIPTION, P1, 0, 0, 0 },
-    { F_RSS, "name", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_NAME, P1, 0, 0, 0 },
-    { F_RSS, "link", SC_TEXTINPUT, R_TEXT, CFS_FIELD_TEXTINPUT_LINK, P1, 0, 0, 0 },
-    { F_RSS, "hour", SC_SKIPHOURS, R_LTEXT, CFS_LIST_SKIP_HOURS, 0, 0, 0, 0 },
-    { F_RSS, "day", SC_SKIPDAYS, R_LTEXT, CFS_LIST_SKIP_DAYS, 0, 0, 0, 0 },
-
-    /* Atom 1.0 and 0.3 */
-    { F_ATOM, "title", FI, R_TEXTC, CFS_FIELD_TITLE, P1, 0, 0, 0 },
-    { F_ATOM, "subtitle", SC_FEED, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, 0 },
-    { F_ATOM, "tagline", SC_FEED, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, 0 },
-    { F_ATOM, "summary", SC_ITEM, R_TEXTC, CFS_FIELD_SUMMARY, P1, 0, 0, 0 },
-    { F_ATOM, "content", SC_ITEM, R_CONTENT, CFS_FIELD_CONTENT, P1, 0, 0, 0 },
-    { F_ATOM, "rights", FI, R_TEXTC, CFS_FIELD_RIGHTS, P1, 0, 0, 0 },
-    { F_ATOM, "copyright", FI, R_TEXTC, CFS_FIELD_RIGHTS, P1, 0, 0, 0 },
-    { F_ATOM, "id", FI, R_TEXT, CFS_FIELD_ID, P1, 0, 0, 0 },
-    { F_ATOM, "updated", FI, R_TEXT, CFS_FIELD_UPDATED, P1, 0, 0, 0 },
-    { F_ATOM, "modified", FI, R_TEXT, CFS_FIELD_UPDATED, P1, 0, 0, 0 },
-    { F_ATOM, "published", SC_ITEM, R_TEXT, CFS_FIELD_PUBLISHED, P1, 0, 0, 0 },
-    { F_ATOM, "issued", SC_ITEM, R_TEXT, CFS_FIELD_PUBLISHED, P2, 0, 0, 0 },
-    { F_ATOM, "created", SC_ITEM, R_TEXT, CFS_FIELD_CREATED, P1, 0, 0, 0 },
-    { F_ATOM, "link", FI | SC_SOURCE, R_ALINK, CFS_LIST_LINKS, 0, AM_LINK, 0, 0 },
-    { F_ATOM, "author", FI, R_PERSON, CFS_LIST_AUTHORS, 0, 0, SC_PERSON, 0 },
-    { F_ATOM, "contributor", FI, R_PERSON, CFS_LIST_CONTRIBUTORS, 0, 0, SC_PERSON, 0 },
-    { F_ATOM, "category", FI, R_LATTR, CFS_LIST_CATEGORIES, 0, AM_ATOM_CATEGORY, 0, 0 },
-    { F_ATOM, "generator", SC_FEED, R_FATTR, CFS_FIELD_GENERATOR, P1, AM_GENERATOR, 0, 0 },
-    { F_ATOM, "icon", SC_FEED, R_TEXT, CFS_FIELD_ICON, P1, 0, 0, 0 },
-    { F_ATOM, "logo", SC_FEED, R_TEXT, CFS_FIELD_LOGO, P1, 0, 0, 0 },
-    { F_ATOM, "entry", SC_FEED, R_ITEM, NONE, 0, 0, 0, 0 },
-    { F_ATOM, "source", SC_ITEM, R_SCOPE, NONE, 0, 0, SC_SOURCE, 0 },
-    { F_ATOM, "name", SC_PERSON, R_LTEXT, NONE, 0, 0, 0, 0 },
-    { F_ATOM, "email", SC_PERSON, R_LTEXT, NONE, 1, 0, 0, 0 },
-    { F_ATOM, "uri", SC_PERSON, R_LTEXT, NONE, 2, 0, 0, 0 },
-    { F_ATOM, "url", SC_PERSON, R_LTEXT, NONE, 2, 0, 0, 0 },
-    { F_ATOM, "id", SC_SOURCE, R_TEXT, CFS_FIELD_SOURCE_ID, P1, 0, 0, 0 },
-    { F_ATOM, "title", SC_SOURCE, R_TEXT, CFS_FIELD_SOURCE_TITLE, P1, 0, 0, 0 },
-    { F_ATOM, "updated", SC_SOURCE, R_TEXT, CFS_FIELD_SOURCE_UPDATED, P1, 0, 0, 0 },
-
-    /* Dublin Core elements and terms */
-    { F_DC, "title", FI, R_TEXTC, CFS_FIELD_TITLE, P2, 0, 0, "text" },
-    { F_DC, "description", FI, R_TEXTC, CFS_FIELD_SUMMARY, P2, 0, 0, "text" },
-    { F_DC, "creator", FI, R_LTEXT, CFS_LIST_AUTHORS, 0, 0, 0, 0 },
-    { F_DC, "contributor", FI, R_LTEXT, CFS_LIST_CONTRIBUTORS, 0, 0, 0, 0 },
-    { F_DC, "subject", FI, R_LTEXT, CFS_LIST_CATEGORIES, 0, 0, 0, 0 },
-    { F_DC, "date", SC_ITEM, R_TEXT, CFS_FIELD_PUBLISHED, P3, 0, 0, 0 },
-    { F_DC, "date", SC_FEED, R_TEXT, CFS_FIELD_UPDATED, P2, 0, 0, 0 },
-    { F_DC, "modified", FI, R_TEXT, CFS_FIELD_UPDATED, P2, 0, 0, 0 },
-    { F_DC, "issued", FI, R_TEXT, CFS_FIELD_PUBLISHED, P2, 0, 0, 0 },
-    { F_DC, "created", FI, R_TEXT, CFS_FIELD_CREATED, P2, 0, 0, 0 },
-    { F_DC, "language", FI, R_TEXT, CFS_FIELD_LANGUAGE, P2, 0, 0, 0 },
-    { F_DC, "rights", FI, R_TEXTC, CFS_FIELD_RIGHTS, P2, 0, 0, "text" },
-    { F_DC, "identifier", FI, R_TEXT, CFS_FIELD_ID, P2, 0, 0, 0 },
-    { F_DC, "publisher", FI, R_TEXT, CFS_FIELD_DC_PUBLISHER, P1, 0, 0, 0 },
-    { F_DC, "source", FI, R_TEXT, CFS_FIELD_DC_SOURCE, P1, 0, 0, 0 },
-    { F_DC, "relation", FI, R_TEXT, CFS_FIELD_DC_RELATION, P1, 0, 0, 0 },
-    { F_DC, "coverage", FI, R_TEXT, CFS_FIELD_DC_COVERAGE, P1, 0, 0, 0 },
-    { F_DC, "format", FI, R_TEXT, CFS_FIELD_DC_FORMAT, P1, 0, 0, 0 },
-    { F_DC, "type", FI, R_TEXT, CFS_FIELD_DC_TYPE, P1, 0, 0, 0 },
-
-    { F_CONTENT, "encoded", SC_ITEM, R_TEXTC, CFS_FIELD_CONTENT, P1, 0, 0, "html" },
-    { F_SLASH, "comments", SC_ITEM, R_TEXT, CFS_FIELD_COMMENT_COUNT, P1, 0, 0, 0 },
-    { F_WFW, "commentRss", SC_ITEM, R_TEXT, CFS_FIELD_COMMENT_RSS, P1, 0, 0, 0 },
-    { F_WFW, "commentRSS", SC_ITEM, R_TEXT, CFS_FIELD_COMMENT_RSS, P1, 0, 0, 0 },
-    { F_SY, "updatePeriod", SC_FEED, R_TEXT, CFS_FIELD_SY_PERIOD, P1, 0, 0, 0 },
-    { F_SY, "updateFrequency", SC_FEED, R_TEXT, CFS_FIELD_SY_FREQUENCY, P1, 0, 0, 0 },
-    { F_SY, "updateBase", SC_FEED, R_TEXT, CFS_FIELD_SY_BASE, P1, 0, 0, 0 },
-    { F_GEORSS, "point", FI, R_TEXT, CFS_FIELD_GEO_POINT, P1, 0, 0, 0 },
-    { F_GEO, "lat", FI, R_TEXT, CFS_FIELD_GEO_LAT, P1, 0, 0, 0 },
-    { F_GEO, "long", FI, R_TEXT, CFS_FIELD_GEO_LONG, P1, 0, 0, 0 },
-
-    /* iTunes podcasts */
-    { F_ITUNES, "author", FI, R_TEXT, CFS_FIELD_ITUNES_AUTHOR, P1, 0, 0, 0 },
-    { F_ITUNES, "duration", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_DURATION, P1, 0, 0, 0 },
-    { F_ITUNES, "explicit", FI, R_TEXT, CFS_FIELD_ITUNES_EXPLICIT, P1, 0, 0, 0 },
-    { F_ITUNES, "image", FI, R_FATTR, NONE, P1, AM_ITUNES_IMAGE, 0, 0 },
-    { F_ITUNES, "episode", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_EPISODE, P1, 0, 0, 0 },
-    { F_ITUNES, "season", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_SEASON, P1, 0, 0, 0 },
-    { F_ITUNES, "episodeType", SC_ITEM, R_TEXT, CFS_FIELD_ITUNES_EPISODE_TYPE, P1, 0, 0, 0 },
-    { F_ITUNES, "summary", FI, R_TEXT, CFS_FIELD_ITUNES_SUMMARY, P1, 0, 0, 0 },
-    { F_ITUNES, "subtitle", FI, R_TEXT, CFS_FIELD_ITUNES_SUBTITLE, P1, 0, 0, 0 },
-    { F_ITUNES, "title", FI, R_TEXT, CFS_FIELD_ITUNES_TITLE, P1, 0, 0, 0 },
-    { F_ITUNES, "type", SC_FEED, R_TEXT, CFS_FIELD_ITUNES_TYPE, P1, 0, 0, 0 },
-    { F_ITUNES, "block", FI, R_TEXT, CFS_FIELD_ITUNES_BLOCK, P1, 0, 0, 0 },
-    { F_ITUNES, "complete", SC_FEED, R_TEXT, CFS_FIELD_ITUNES_COMPLETE, P1, 0, 0, 0 },
-    { F_ITUNES, "new-feed-url", SC_FEED, R_TEXT, CFS_FIELD_ITUNES_NEW_FEED_URL, P1, 0, 0, 0 },
-    { F_ITUNES, "keywords", FI, R_TEXT, CFS_FIELD_ITUNES_KEYWORDS, P1, 0, 0, 0 },
-    { F_ITUNES, "owner", SC_FEED, R_SCOPE, NONE, 0, 0, SC_OWNER, 0 },
-    { F_ITUNES, "name", SC_OWNER, R_TEXT, CFS_FIELD_ITUNES_OWNER_NAME, P1, 0, 0, 0 },
-    { F_ITUNES, "email", SC_OWNER, R_TEXT, CFS_FIELD_ITUNES_OWNER_EMAIL, P1, 0, 0, 0 },
-    { F_ITUNES, "category", SC_FEED | SC_ITCAT, R_LATTR, CFS_LIST_ITUNES_CATEGORIES, 0, AM_ITUNES_CATEGORY, SC_ITCAT, 0 },
-
-    /* Media RSS */
-    { F_MEDIA, "content", MEDIA, R_LATTR, CFS_LIST_MEDIA, 0, AM_MEDIA, SC_MCONTENT, 0 },
-    { F_MEDIA, "group", FI, R_SCOPE, NONE, 0, 0, SC_MGROUP, 0 },
-    { F_MEDIA, "thumbnail", MEDIA, R_LATTR, CFS_LIST_THUMBNAILS, 0, AM_THUMB, 0, 0 },
-    { F_MEDIA, "title", MEDIA, R_TEXT, CFS_FIELD_MEDIA_TITLE, P1, 0, 0, 0 },
-    { F_MEDIA, "description", MEDIA, R_TEXT, CFS_FIELD_MEDIA_DESCRIPTION, P1, 0, 0, 0 },
-    { F_MEDIA, "keywords", MEDIA, R_TEXT, CFS_FIELD_MEDIA_KEYWORDS, P1, 0, 0, 0 },
-    { F_MEDIA, "rating", MEDIA, R_TEXT, CFS_FIELD_MEDIA_RATING, P1, 0, 0, 0 },
-    { F_MEDIA, "credit", MEDIA, R_LTEXT, CFS_LIST_CREDITS, 0, AM_CREDIT, 0, 0 },
-
-    /* Podcasting 2.0 */
-    { F_PODCAST, "guid", SC_FEED, R_TEXT, CFS_FIELD_PODCAST_GUID, P1, 0, 0, 0 },
-    { F_PODCAST, "locked", SC_FEED, R_FATTR, CFS_FIELD_PODCAST_LOCKED, P1, AM_LOCKED, 0, 0 },
-    { F_PODCAST, "medium", SC_FEED, R_TEXT, CFS_FIELD_PODCAST_MEDIUM, P1, 0, 0, 0 },
-    { F_PODCAST, "transcript", SC_ITEM, R_LATTR, CFS_LIST_TRANSCRIPTS, 0, AM_TRANSCRIPT, 0, 0 },
-    { F_PODCAST, "chapters", SC_ITEM, R_FATTR, NONE, P1, AM_CHAPTERS, 0, 0 },
-    { F_PODCAST, "person", FI, R_LTEXT, CFS_LIST_PERSONS, 0, AM_PERSON, 0, 0 },
-    { F_PODCAST, "funding", FI, R_LTEXT, CFS_LIST_FUNDING, 1, AM_FUNDING, 0, 0 },
-    { F_PODCAST, "season", SC_ITEM, R_TEXT, CFS_FIELD_PODCAST_SEASON, P1, 0, 0, 0 },
-    { F_PODCAST, "episode", SC_ITEM, R_TEXT, CFS_FIELD_PODCAST_EPISODE, P1, 0, 0, 0 },
+#define CFS_RULE(family, name, scopes, action, target, col, map, enter, deftype) \
+    { F_##family, name, scopes, R_##action, target, col, map, enter, deftype },
+#include "feed_rules.def"
 };
+#undef FLD
+#undef LST
+#undef AM
+#undef NOMAP
 
 #define NRULES (sizeof RULES / sizeof RULES[0])
 #define HASH_SIZE 512
@@ -335,28 +155,38 @@ static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint16_t
     return NULL;
 }
 
-static const size_t LIST_COLUMNS[CFS_LIST_COUNT] = {
-    [CFS_LIST_LINKS] = 7, [CFS_LIST_AUTHORS] = 4, [CFS_LIST_CONTRIBUTORS] = 4,
-    [CFS_LIST_CATEGORIES] = 3, [CFS_LIST_ENCLOSURES] = 4, [CFS_LIST_MEDIA] = 14,
-    [CFS_LIST_THUMBNAILS] = 4, [CFS_LIST_CREDITS] = 3, [CFS_LIST_ITUNES_CATEGORIES] = 2,
-    [CFS_LIST_PERSONS] = 5, [CFS_LIST_TRANSCRIPTS] = 4, [CFS_LIST_FUNDING] = 2,
-    [CFS_LIST_SKIP_HOURS] = 1, [CFS_LIST_SKIP_DAYS] = 1,
+/* Lists: their column names, space-separated; the counts (and the column holding the
+   xml:base chain, in lists that resolve URLs) are read from them once. */
+static const char *const LIST_COLUMN_NAMES[CFS_LIST_COUNT] = {
+#define CFS_LIST(name, columns, doc) [CFS_LIST_##name] = columns,
+#include "feed_rules.def"
 };
+static size_t LIST_COLUMNS[CFS_LIST_COUNT];
+static int LIST_BASE[CFS_LIST_COUNT];
+static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
+
+static void build_lists(void) {
+    for (int l = 0; l < CFS_LIST_COUNT; l++) {
+        size_t n = 0;
+        LIST_BASE[l] = -1;
+        for (const char *c = LIST_COLUMN_NAMES[l]; *c;) {
+            const char *e = strchr(c, ' ');
+            size_t len = e ? (size_t)(e - c) : strlen(c);
+            if (len == 4 && memcmp(c, "base", 4) == 0) LIST_BASE[l] = (int)n;
+            n++;
+            c += len + (e != NULL);
+        }
+        LIST_COLUMNS[l] = n;
+    }
+}
 
 size_t cfs_list_columns(cfs_list list) {
+    pthread_once(&lists_once, build_lists);
     return (unsigned)list < CFS_LIST_COUNT ? LIST_COLUMNS[list] : 0;
 }
 
-/* The column holding the xml:base chain in lists that resolve URLs. */
-static int base_column(int list) {
-    switch (list) {
-    case CFS_LIST_LINKS: return 6;
-    case CFS_LIST_AUTHORS:
-    case CFS_LIST_CONTRIBUTORS:
-    case CFS_LIST_ENCLOSURES: return 3;
-    default: return -1;
-    }
-}
+/* The column holding the xml:base chain in lists that resolve URLs, or -1. */
+static inline int base_column(int list) { return LIST_BASE[list]; }
 
 /* ---- records ------------------------------------------------------------------- */
 
@@ -529,6 +359,7 @@ static inline int check_field(cfs_machine *m) {
 
 int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits) {
     pthread_once(&rules_once, build_rules);
+    pthread_once(&lists_once, build_lists);
     memset(m, 0, sizeof *m);
     cfs_limits l = cfs_limits_resolve(limits);
     m->max_depth = l.max_depth > ULONG_MAX ? ULONG_MAX : (unsigned long)l.max_depth;

@@ -111,12 +111,6 @@ public struct FeedRowsView: RandomAccessCollection {
     }
 }
 
-extension FeedList {
-    /// Columns per row (the comments of ``FeedList``'s cases name them).
-    public var columns: Int { FeedList.columnCounts[rawValue] }
-    static let columnCounts: [Int] = [7, 4, 4, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1]
-}
-
 /// A record: the fields and lists of an item or of a feed.
 public struct FeedRecordView {
     let raw: RawRecord

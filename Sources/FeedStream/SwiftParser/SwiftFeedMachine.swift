@@ -295,7 +295,7 @@ struct SwiftFeedMachineCore {
     @inline(__always)
     mutating func classify(_ uri: UnsafeRawBufferPointer) -> (ns: UInt8, fam: UInt8) {
         let n = uri.count
-        if n == 0 { return (SFM.nsNone, SFM.fRSS) }
+        if n == 0 { return (SFM.nsNone, SFM.fRss) }
         let p = uri.baseAddress!
         if n == nsCacheLen && memcmp(p, nsCache, n) == 0 { return (nsCacheNS, nsCacheFam) }
         return classifySlow(p, n)
@@ -491,16 +491,6 @@ struct SwiftFeedMachineCore {
         beginCapture(r, xhtml)
     }
 
-    /// The column holding the xml:base chain in lists that resolve URLs.
-    @inline(__always)
-    static func baseColumn(_ list: Int) -> Int {
-        switch list {
-        case 0: return 6              // links
-        case 1, 2, 4: return 3        // authors, contributors, enclosures
-        default: return -1
-        }
-    }
-
     /// Pushes a row and fills it from attributes (and the base column).
     mutating func pushRow(_ list: Int, _ map: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>)
         -> UnsafeMutablePointer<SFMRef>
@@ -516,7 +506,7 @@ struct SwiftFeedMachineCore {
                 }
             }
         }
-        let bc = SwiftFeedMachineCore.baseColumn(list)
+        let bc = SFM.baseColumn(list)
         if bc >= 0 { row[bc] = copyScopeRef(r, currentBase) }
         return row
     }
@@ -546,7 +536,7 @@ struct SwiftFeedMachineCore {
         cur = item
         inItem = true
         scope = SFM.scItem
-        item.pointee.setFieldAttr(SFM.fieldID, SFM.p3, findNSAttr(attrs, SFM.nsRDF, "about"))
+        item.pointee.setFieldAttr(SFM.fieldId, SFM.p3, findNSAttr(attrs, SFM.nsRdf, "about"))
         item.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(item, currentLang))
         item.pointee.put(SFM.fieldBase, copyScopeRef(item, currentBase))
     }
@@ -576,26 +566,26 @@ struct SwiftFeedMachineCore {
         switch ru.action {
         case SFM.rText:
             captureField(Int(ru.target), ru.col)
-        case SFM.rTextC:
+        case SFM.rTextc:
             captureText(Int(ru.target), ru.col, ru.deftype, attrs)
-        case SFM.rLText:
+        case SFM.rLtext:
             let list = Int(ru.target == SFM.none ? personList : ru.target)
             if ru.target != SFM.none { _ = pushRow(list, ru.map, attrs) }
             captureRow(list, ru.col)
-        case SFM.rLAttr:
+        case SFM.rLattr:
             let target = Int(ru.target)
             let row = pushRow(target, ru.map, attrs)
-            if target == SFM.listITunesCategories {
+            if target == SFM.listItunesCategories {
                 // Nested categories: the row names its parent; the frame keeps the outer
                 // category to restore.
                 if itcatRow != 0 { row[1] = r.pointee.lists[target].v![Int(itcatRow - 1) * 2] }
                 if !pushFrame(SFM.aNone, 0, 0, itcatRow) { return skip() }
-                scope = SFM.scITCat
+                scope = SFM.scItcat
                 itcatRow = UInt32(truncatingIfNeeded: r.pointee.lists[target].count)
                 return
             }
             if ru.enter != 0 { enter(ru.enter) } else { skip() }
-        case SFM.rFAttr:
+        case SFM.rFattr:
             setFieldsFrom(ru.map, ru.col, attrs)
             if ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }
         case SFM.rScope:
@@ -606,25 +596,25 @@ struct SwiftFeedMachineCore {
             _ = pushRow(Int(ru.target), SFM.none, attrs)
             personList = ru.target
             enter(SFM.scPerson)
-        case SFM.rGUID:
-            if r.pointee.taken(SFM.fieldID, SFM.p1) { return skip() }
+        case SFM.rGuid:
+            if r.pointee.taken(SFM.fieldId, SFM.p1) { return skip() }
             if let pl = SwiftFeedMachineCore.findAttr(attrs, "isPermaLink") {
                 r.pointee.put(SFM.fieldGuidPermalink, r.pointee.copy(pl.pointee.value))
             } else {
                 let t: StaticString = "true"
                 r.pointee.put(SFM.fieldGuidPermalink, r.pointee.copy(t.utf8Start, 4))
             }
-            captureField(SFM.fieldID, SFM.p1)
+            captureField(SFM.fieldId, SFM.p1)
         case SFM.rContent:
             if r.pointee.taken(SFM.fieldContent, SFM.p1) { return skip() }
             r.pointee.put(SFM.fieldContentSrc, .absent)
             r.pointee.setFieldAttr(SFM.fieldContentSrc, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "src"))
             captureText(SFM.fieldContent, SFM.p1, 0, attrs)
-        case SFM.rALink:
+        case SFM.rAlink:
             let rel = SwiftFeedMachineCore.findAttr(attrs, "rel")
             if scope == SFM.scSource {
                 if rel == nil || SwiftFeedMachineCore.attrIs(rel, "alternate") {
-                    r.pointee.setFieldAttr(SFM.fieldSourceURL, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "href"))
+                    r.pointee.setFieldAttr(SFM.fieldSourceUrl, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "href"))
                 }
                 return skip()
             }
@@ -665,12 +655,12 @@ struct SwiftFeedMachineCore {
                             _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         rootSeen = true
         let version = SwiftFeedMachineCore.findAttr(attrs, "version")
-        if c.fam == SFM.fRSS && local.equals("rss") {
+        if c.fam == SFM.fRss && local.equals("rss") {
             format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
-            scope = SFM.scRSS
-        } else if c.fam == SFM.fRDF && local.equals("RDF") {
+            scope = SFM.scRss
+        } else if c.fam == SFM.fRdf && local.equals("RDF") {
             format = .rss10   // refined by the channel's namespace
-            scope = SFM.scRDF
+            scope = SFM.scRdf
         } else if c.fam == SFM.fAtom && local.equals("feed") {
             format = c.ns == SFM.nsAtom03 ? .atom03 : .atom10
             scope = SFM.scFeed
@@ -688,19 +678,19 @@ struct SwiftFeedMachineCore {
     /// Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements.
     mutating func startInRoot(_ c: (ns: UInt8, fam: UInt8), _ local: UnsafeRawBufferPointer,
                               _ attrs: UnsafeBufferPointer<XMLAttribute>) {
-        if c.fam != SFM.fRSS { return skip() }
+        if c.fam != SFM.fRss { return skip() }
         cur = feed
         if local.equals("channel") {
-            if c.ns == SFM.nsRSS090 { format = .rss090 }
-            if scope == SFM.scRDF {
-                feed.pointee.setFieldAttr(SFM.fieldID, SFM.p2, findNSAttr(attrs, SFM.nsRDF, "about"))
+            if c.ns == SFM.nsRss090 { format = .rss090 }
+            if scope == SFM.scRdf {
+                feed.pointee.setFieldAttr(SFM.fieldId, SFM.p2, findNSAttr(attrs, SFM.nsRdf, "about"))
             }
             return enter(SFM.scFeed)
         }
         if local.equals("item") { return beginItem(attrs) }
-        if scope == SFM.scRDF {
+        if scope == SFM.scRdf {
             if local.equals("image") { return enter(SFM.scImage) }
-            if local.equals("textinput") { return enter(SFM.scTextInput) }
+            if local.equals("textinput") { return enter(SFM.scTextinput) }
         }
         skip()
     }
@@ -768,7 +758,7 @@ struct SwiftFeedMachineCore {
         closePendingGT()
         markupDepth += 1
         if xhtmlStripDiv == 1 {
-            if markupDepth == 1 && local.equals("div") && classify(uri).ns == SFM.nsXHTML {
+            if markupDepth == 1 && local.equals("div") && classify(uri).ns == SFM.nsXhtml {
                 xhtmlStripDiv = 2   // the wrapper: not serialized
                 return
             }
@@ -825,7 +815,7 @@ struct SwiftFeedMachineCore {
         let c = classify(uri)
         if scope == SFM.scDoc {
             if rootSeen { skip() } else { startRoot(c, local, attrs) }
-        } else if scope == SFM.scRSS || scope == SFM.scRDF {
+        } else if scope == SFM.scRss || scope == SFM.scRdf {
             startInRoot(c, local, attrs)
         } else {
             if let ru = findRule(c.fam, local, scope) { apply(ru.pointee, attrs) } else { skip() }
@@ -891,7 +881,7 @@ struct SwiftFeedMachineCore {
         if nframes == 0 { return false }
         nframes -= 1
         let fr = frames[nframes]
-        if scope == SFM.scITCat { itcatRow = fr.row }
+        if scope == SFM.scItcat { itcatRow = fr.row }
         scope = fr.scope
         cur = fr.item ? item : feed
         switch fr.action {

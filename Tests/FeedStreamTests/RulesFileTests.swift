@@ -1,0 +1,172 @@
+@testable import FeedStream
+import CFeedStream
+import Foundation
+import XCTest
+
+// The feed rules have one source, CSources/CFeedStream/feed_rules.def: the C core
+// includes it, scripts/generate-rules.py writes the Swift tables, the field enums of
+// both languages and SCHEMA.md's element reference from it. These tests fail when a
+// generated file is not what the script writes, and check that every rule and every
+// namespace of the file does what the file says on every backend (so a rule no corpus
+// file exercises, such as wfw:commentRSS or the PodCast-1.0.dtd spelling of the iTunes
+// namespace, is still checked in both machines).
+final class RulesFileTests: XCTestCase {
+    func testGeneratedFilesAreWhatTheScriptWrites() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", Paths.repo.appendingPathComponent("scripts/generate-rules.py").path, "--check"]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, message)
+    }
+
+    func testEnumsAgreeWithTheCHeader() {
+        XCTAssertEqual(FeedField.allCases.count, Int(CFS_FIELD_COUNT.rawValue))
+        XCTAssertEqual(FeedList.allCases.count, Int(CFS_LIST_COUNT.rawValue))
+        XCTAssertEqual(SFM.fieldCount, FeedField.allCases.count)
+        XCTAssertEqual(SFM.listCount, FeedList.allCases.count)
+        XCTAssertEqual(FeedField.podcastMedium.rawValue, Int(CFS_FIELD_PODCAST_MEDIUM.rawValue))
+        XCTAssertEqual(FeedList.skipDays.rawValue, Int(CFS_LIST_SKIP_DAYS.rawValue))
+        for l in FeedList.allCases {
+            XCTAssertEqual(l.columns, cfs_list_columns(cfs_list(UInt32(l.rawValue))), "\(l)")
+            XCTAssertEqual(FeedList.columnNames[l.rawValue].count, l.columns, "\(l)")
+        }
+        // Spec values of their own: a link row is href rel type hreflang title length base.
+        XCTAssertEqual(FeedList.links.columns, 7)
+        XCTAssertEqual(SFM.baseColumn(FeedList.links.rawValue), 6)
+        XCTAssertEqual(SFM.baseColumn(FeedList.enclosures.rawValue), 3)
+        XCTAssertEqual(SFM.baseColumn(FeedList.categories.rawValue), -1)
+    }
+
+    /// The first namespace URI of each family, and a prefix to write it with.
+    private func namespace(family: UInt8) -> String? {
+        SwiftRulesTable.namespaces.first { $0.2 == family }?.0
+    }
+
+    /// A document with `element` in an item (or, for feed-only rules, in the channel or
+    /// feed), in the format of the element's family.
+    private func document(family: UInt8, uri: String?, name: String, inItem: Bool, value: String) -> String {
+        let el: String
+        var decl = ""
+        if family == SFM.fRss {
+            el = "<\(name)>\(value)</\(name)>"
+        } else if family == SFM.fAtom {
+            el = "<\(name)>\(value)</\(name)>"
+        } else {
+            el = "<x:\(name)>\(value)</x:\(name)>"
+            decl = " xmlns:x=\"\(uri!)\""
+        }
+        if family == SFM.fAtom {
+            let ns = uri ?? "http://www.w3.org/2005/Atom"
+            return inItem
+                ? "<feed xmlns=\"\(ns)\"\(decl)><entry>\(el)</entry></feed>"
+                : "<feed xmlns=\"\(ns)\"\(decl)>\(el)</feed>"
+        }
+        return inItem
+            ? "<rss version=\"2.0\"\(decl)><channel><item>\(el)</item></channel></rss>"
+            : "<rss version=\"2.0\"\(decl)><channel>\(el)</channel></rss>"
+    }
+
+    /// The text of `field` in the first item (or the feed) of `xml`, with `backend`.
+    private func fieldText(_ xml: String, _ field: Int, item: Bool, _ backend: FeedBackend) throws -> String? {
+        final class Grab: FeedHandler {
+            let field: FeedField, item: Bool
+            var got: String?
+            var error: FeedError?
+            init(_ field: FeedField, _ item: Bool) { self.field = field; self.item = item }
+            func parser(_ parser: any FeedParser, didParseItem i: FeedItemView) {
+                if item && got == nil { got = i.record[field].string }
+            }
+            func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) {
+                if !item { got = feed.record[field].string }
+            }
+            func parser(_ parser: any FeedParser, didFail error: FeedError) { self.error = error }
+        }
+        let g = Grab(FeedField(rawValue: field)!, item)
+        _ = try backend.makeParser().parse(.bytes(Array(xml.utf8)), handler: g)
+        XCTAssertNil(g.error, "\(backend): \(xml)")
+        return g.got
+    }
+
+    /// Every rule that captures text into a field in a feed or an item: its element's
+    /// text lands in that field, on every backend.
+    func testEveryTextRuleFillsItsField() throws {
+        var checked = 0
+        for (i, r) in SwiftRulesTable.rules.enumerated() {
+            let (fam, name, scopes, action, target, _, _, _, _) = r
+            guard action == SFM.rText || action == SFM.rTextc, target != SFM.none else { continue }
+            let inItem = scopes & SFM.scItem != 0
+            guard inItem || scopes & SFM.scFeed != 0 else { continue }
+            // A rule shadowed by an earlier one for the same element and scope never applies.
+            let scope = inItem ? SFM.scItem : SFM.scFeed
+            let first = SwiftRulesTable.rules.firstIndex { $0.0 == fam && $0.1 == name && $0.2 & scope != 0 }
+            guard first == i else { continue }
+            let value = "v\(i)-\(name)"
+            let xml = document(family: fam, uri: fam == SFM.fAtom ? nil : namespace(family: fam), name: name,
+                               inItem: inItem, value: value)
+            for backend in FeedBackend.allCases {
+                XCTAssertEqual(try fieldText(xml, Int(target), item: inItem, backend), value,
+                               "\(backend): rule \(i) (\(name)) into \(FeedField(rawValue: Int(target))!)")
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 60)
+    }
+
+    /// Every namespace URI of the file (the variant spellings included) is recognized
+    /// as its family on every backend: an item-level text rule of the family, written
+    /// with that URI, fills its field.
+    func testEveryNamespaceURIIsRecognized() throws {
+        var checked = 0
+        for (uri, _, fam) in SwiftRulesTable.namespaces {
+            guard let r = SwiftRulesTable.rules.first(where: {
+                $0.0 == fam && $0.3 == SFM.rText && $0.4 != SFM.none && $0.2 & SFM.scItem != 0
+            }) else { continue }
+            let value = "in-\(uri)"
+            let xml: String
+            if fam == SFM.fRss {
+                // RSS namespaces: an RSS 1.0 (or 0.90) document in that namespace.
+                xml = """
+                    <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="\(uri)">\
+                    <channel><title>c</title></channel><item><\(r.1)>\(value)</\(r.1)></item></rdf:RDF>
+                    """
+            } else {
+                xml = document(family: fam, uri: uri, name: r.1, inItem: true, value: value)
+            }
+            for backend in FeedBackend.allCases {
+                XCTAssertEqual(try fieldText(xml, Int(r.4), item: true, backend), value, "\(backend): \(uri)")
+            }
+            checked += 1
+        }
+        // Spec values: the namespaces feeds are known to use, variants included.
+        let uris = Set(SwiftRulesTable.namespaces.map(\.0))
+        for u in ["http://www.itunes.com/DTDs/PodCast-1.0.dtd", "http://search.yahoo.com/mrss/",
+                  "http://video.search.yahoo.com/mrss", "http://wellformedweb.org/CommentAPI/",
+                  "http://purl.org/dc/terms/", "http://purl.org/atom/ns#"] {
+            XCTAssertTrue(uris.contains(u), u)
+        }
+        XCTAssertGreaterThan(checked, 20)
+    }
+
+    /// Priorities as the file states them, on a case with values of its own: RSS
+    /// `pubDate` beats `dc:date` whatever the order, and `dc:date` fills `published`
+    /// when it is alone.
+    func testPriorityColumn() throws {
+        let both = """
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><item>\
+            <dc:date>2001-01-01</dc:date><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item></channel></rss>
+            """
+        let alone = """
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><item>\
+            <dc:date>2001-01-01</dc:date></item></channel></rss>
+            """
+        for backend in FeedBackend.allCases {
+            XCTAssertEqual(try fieldText(both, FeedField.published.rawValue, item: true, backend),
+                           "Mon, 01 Jan 2024 00:00:00 GMT")
+            XCTAssertEqual(try fieldText(alone, FeedField.published.rawValue, item: true, backend), "2001-01-01")
+        }
+    }
+}
