@@ -170,3 +170,88 @@ final class RulesFileTests: XCTestCase {
         }
     }
 }
+
+/// The rules, the record layout and SCHEMA.md's member tables agree: every field or
+/// list a rule fills is written by the layout (nothing is gathered only to be dropped),
+/// and the SCHEMA.md row of the member it is written as names the rule's element.
+final class RulesLayoutSchemaTests: XCTestCase {
+    /// Top-level member key for every field and list the members write.
+    private func owners(_ members: [Member], top: String? = nil, into map: inout [String: String]) {
+        for m in members {
+            switch m {
+            case .string(let k, let f), .url(let k, let f, _), .date(let k, _, let f), .text(let k, _, _, let f):
+                map["f\(f.rawValue)"] = top ?? "\(k)"
+            case .permalink: map["f\(FeedField.guidPermalink.rawValue)"] = top ?? "guid_is_permalink"
+            case .primaryLink: break
+            case .rows(let k, let l, _), .strings(let k, let l): map["l\(l.rawValue)"] = top ?? "\(k)"
+            case .object(let k, let inner, _): owners(inner, top: top ?? "\(k)", into: &map)
+            }
+        }
+    }
+
+    /// The rows of a SCHEMA.md table: first column -> third column.
+    private func table(_ schema: String, after heading: String) -> [(String, String)] {
+        guard let r = schema.range(of: heading) else { return [] }
+        let rest = schema[r.upperBound...]
+        let end = rest.range(of: "\n## ")?.lowerBound ?? rest.endIndex
+        return rest[..<end].split(separator: "\n").compactMap { line in
+            let cols = line.split(separator: "|", omittingEmptySubsequences: false)
+            guard line.hasPrefix("| `"), cols.count >= 4 else { return nil }
+            return (String(cols[1]), String(cols[3]))
+        }
+    }
+
+    func testEveryRuleIsWrittenAndDocumented() throws {
+        let schema = try String(contentsOf: Paths.repo.appendingPathComponent("docs/SCHEMA.md"), encoding: .utf8)
+        var itemOwners: [String: String] = [:], feedOwners: [String: String] = [:]
+        owners(RecordLayout.item, into: &itemOwners)
+        owners(RecordLayout.itemFeed, into: &itemOwners)
+        owners(RecordLayout.feed, into: &feedOwners)
+        let itemRows = table(schema, after: "## Item lines"), feedRows = table(schema, after: "## Feed lines")
+        var problems: [String] = []
+        let listActions: Set<UInt8> = [SFM.rLtext, SFM.rLattr, SFM.rAlink, SFM.rPerson]
+        for (_, name, scopes, action, target, _, map, _, _) in SwiftRulesTable.rules {
+            // What the rule fills: its target, and for FATTR the fields its attribute map sets.
+            var keys: [String] = []
+            if target != SFM.none { keys.append((listActions.contains(action) ? "l" : "f") + "\(target)") }
+            if action == SFM.rFattr && map != SFM.none {
+                for (_, f) in SwiftRulesTable.maps[Int(map)] { keys.append("f\(f)") }
+            }
+            for (scope, owners, rows) in [(SFM.scItem, itemOwners, itemRows), (SFM.scFeed, feedOwners, feedRows)]
+            where scopes & scope != 0 {
+                for key in keys {
+                    guard let member = owners[key] else {
+                        problems.append("\(name) (\(scope == SFM.scItem ? "item" : "feed")): \(key) is not written")
+                        continue
+                    }
+                    guard var row = rows.first(where: { $0.0.contains("`\(member)`") }) else {
+                        problems.append("\(name): no SCHEMA.md row for `\(member)`")
+                        continue
+                    }
+                    if row.1.contains("as for items"), let item = itemRows.first(where: { $0.0.contains("`\(member)`") }) {
+                        row.1 += item.1
+                    }
+                    let named = ["`\(name)`", ":\(name)`", "/\(name)`", "`\(name)/", "(`\(name)`"]
+                        .contains { row.1.contains($0) }
+                    if !named { problems.append("\(name): the SCHEMA.md row of `\(member)` does not name it") }
+                }
+            }
+        }
+        XCTAssertEqual(problems, [], problems.joined(separator: "\n"))
+    }
+}
+
+extension RulesLayoutSchemaTests {
+    /// `dcterms:created` on a channel was gathered and never written; it is a feed member now.
+    func testFeedCreatedIsWritten() throws {
+        let xml = """
+            <rss version="2.0" xmlns:dcterms="http://purl.org/dc/terms/"><channel><title>t</title>\
+            <dcterms:created>2004-02-29T12:00:00Z</dcterms:created></channel></rss>
+            """
+        for backend in FeedBackend.allCases {
+            let text = try jsonLines(.bytes(Array(xml.utf8)), source: "f", parser: backend.makeParser()).text
+            XCTAssertTrue(text.contains(#""created":"2004-02-29T12:00:00Z","created_raw":"2004-02-29T12:00:00Z""#),
+                          "\(backend): \(text)")
+        }
+    }
+}

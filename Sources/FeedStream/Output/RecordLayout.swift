@@ -159,6 +159,7 @@ enum RecordLayout {
         .string("language", .language),
         .date("updated", "updated_raw", .updated),
         .date("published", "published_raw", .published),
+        .date("created", "created_raw", .created),
         .text("rights", "rights_type", "rights_lang", .rights),
         .rows("authors", .authors, persons),
         .rows("contributors", .contributors, persons),
