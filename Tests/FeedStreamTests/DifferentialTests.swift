@@ -27,8 +27,7 @@ final class DifferentialTests: XCTestCase {
     }
 
     func testBackendsAgreeOnTheRealCorpus() throws {
-        let files = Paths.files(in: Paths.sharedReal).filter { $0.lastPathComponent != "SOURCES.tsv" }
-        try XCTSkipIf(files.isEmpty, "../shared/corpus/real is not present")
+        let files = try RealCorpus.require(self)
         try check(files, name: "real corpus")
     }
 

@@ -7,8 +7,7 @@ import XCTest
 /// gzipped file gives the same output.
 final class RealCorpusTests: XCTestCase {
     func testEveryRealFeedConvertsOrFailsClearly() throws {
-        let files = Paths.files(in: Paths.sharedReal).filter { $0.lastPathComponent != "SOURCES.tsv" }
-        try XCTSkipIf(files.isEmpty, "../shared/corpus/real is not present")
+        let files = try RealCorpus.require(self)
         let parser = ExpatFeedParser()
         var ok = 0, failed = 0, items = 0, dates = 0, badDates = 0
         var reasons: [String: Int] = [:]

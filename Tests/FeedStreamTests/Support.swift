@@ -60,3 +60,48 @@ func rss(_ name: String, items: Int, declaration: Bool = true) -> String {
     }
     return s + "</channel></rss>\n"
 }
+
+/// The real-world corpus, ../shared/corpus/real beside the repository (1,314 feeds from
+/// public test suites, with SOURCES.tsv naming their licences). Tests read it in place
+/// when it is there; without it they skip, and the run ends with a line naming each
+/// skipped test and the folder it looked for. CI has the folder, and `.ci/run` fails
+/// when a test skipped for want of it.
+enum RealCorpus {
+    static var isPresent: Bool { !files.isEmpty }
+
+    static var files: [URL] { Paths.files(in: Paths.sharedReal).filter { $0.lastPathComponent != "SOURCES.tsv" } }
+
+    /// The corpus files, or a skip that says which folder is missing.
+    static func require(_ test: XCTestCase) throws -> [URL] {
+        let found = files
+        if found.isEmpty {
+            let reason = "\(Paths.sharedReal.standardizedFileURL.path) is not present"
+            SkipReport.shared.record(test.name)
+            throw XCTSkip("real corpus: \(reason) (../shared/corpus/real beside the repository; CI has it)")
+        }
+        return found
+    }
+}
+
+/// Prints, once the whole run is over, which tests skipped for want of the real corpus.
+final class SkipReport: NSObject, XCTestObservation, @unchecked Sendable {
+    static let shared: SkipReport = {
+        let r = SkipReport()
+        XCTestObservationCenter.shared.addTestObserver(r)
+        return r
+    }()
+    private let lock = NSLock()
+    private var names: [String] = []
+
+    func record(_ name: String) {
+        lock.lock(); defer { lock.unlock() }
+        names.append(name)
+    }
+
+    func testBundleDidFinish(_ testBundle: Bundle) {
+        lock.lock(); defer { lock.unlock() }
+        guard !names.isEmpty else { return }
+        print("FeedStream: skipped real-corpus tests (\(names.count)), because \(Paths.sharedReal.standardizedFileURL.path) "
+              + "(../shared/corpus/real beside the repository) is not present: " + names.joined(separator: ", "))
+    }
+}

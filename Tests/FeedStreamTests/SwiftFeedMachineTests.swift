@@ -621,8 +621,7 @@ final class SwiftFeedMachineTests: XCTestCase {
 
     /// The shared real-world corpus (if present), files MiniXML can read.
     func testRealCorpusMatchesC() throws {
-        let files = Paths.files(in: Paths.sharedReal)
-        try XCTSkipIf(files.isEmpty, "no shared corpus")
+        let files = try RealCorpus.require(self)
         var compared = 0, differing: [String] = []
         // One machine for every document, as a driver reuses it: nothing may leak across.
         let machine = SwiftFeedMachine(maxItemBytes: 0)
@@ -764,8 +763,7 @@ extension SwiftFeedMachineTests {
     /// what is kept does not depend on how text is split): truncation, markup switching
     /// at the limit and xml:base copies must cut exactly where the C core cuts.
     func testRealCorpusUnderLimitMatchesC() throws {
-        let files = Paths.files(in: Paths.sharedReal)
-        try XCTSkipIf(files.isEmpty, "no shared corpus")
+        let files = try RealCorpus.require(self)
         let limit = Int(ProcessInfo.processInfo.environment["SFM_LIMIT"] ?? "") ?? 20000
         var compared = 0, truncated = 0, differing: [String] = []
         let machine = SwiftFeedMachine(maxItemBytes: limit)
