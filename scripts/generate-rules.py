@@ -5,7 +5,8 @@ The source is CSources/CFeedStream/feed_rules.def (its header says what each mac
 means). The C core includes that file directly; this script writes the rest:
 
   Sources/FeedStream/SwiftParser/SwiftRulesTable.swift  the Swift machine's constants and tables
-  Sources/FeedStream/Model/FeedField.swift              FeedField and FeedList
+  Sources/FeedStream/Model/FeedField.swift              FeedField
+  Sources/FeedStream/Model/FeedList.swift               FeedList
   CSources/CFeedStream/include/feedstream.h             cfs_field and cfs_list (between markers)
   docs/SCHEMA.md                                        the element reference (between markers)
 
@@ -25,6 +26,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/feed_rules.def"
 SWIFT_TABLE = "Sources/FeedStream/SwiftParser/SwiftRulesTable.swift"
 SWIFT_FIELDS = "Sources/FeedStream/Model/FeedField.swift"
+SWIFT_LISTS = "Sources/FeedStream/Model/FeedList.swift"
 C_HEADER = "CSources/CFeedStream/include/feedstream.h"
 SCHEMA = "docs/SCHEMA.md"
 
@@ -212,8 +214,8 @@ def swift_string(s):
 def swift_fields(R):
     d = R.d
     out = ["// %s" % BANNER,
-           "// The cases mirror the C core's cfs_field and cfs_list in order (both come from the",
-           "// same file); docs/SCHEMA.md says which elements fill each one.",
+           "// The cases mirror the C core's cfs_field in order (both come from the same file);",
+           "// docs/SCHEMA.md says which elements fill each one.",
            "",
            "/// A field of a record (an item, or a feed's own data). See docs/SCHEMA.md for the",
            "/// elements that fill each one.",
@@ -222,7 +224,14 @@ def swift_fields(R):
         out.append("    /// %s" % doc)
         out.append("    case %s" % camel(name))
     out.append("}")
-    out.append("")
+    return "\n".join(out) + "\n"
+
+
+def swift_lists(R):
+    d = R.d
+    out = ["// %s" % BANNER,
+           "// The cases mirror the C core's cfs_list in order (both come from the same file).",
+           ""]
     out.append("/// A list of rows in a record; ``columns`` gives the width of a row.")
     out.append("public enum FeedList: Int, CaseIterable, Sendable {")
     for name, cols, doc in d["lists"]:
@@ -418,7 +427,7 @@ def schema(R):
 def main():
     check = "--check" in sys.argv[1:]
     R = Rules(parse(read(DEF)))
-    outputs = {SWIFT_FIELDS: swift_fields(R), SWIFT_TABLE: swift_table(R), C_HEADER: c_header(R), SCHEMA: schema(R)}
+    outputs = {SWIFT_FIELDS: swift_fields(R), SWIFT_LISTS: swift_lists(R), SWIFT_TABLE: swift_table(R), C_HEADER: c_header(R), SCHEMA: schema(R)}
     stale = []
     for path, text in outputs.items():
         full = os.path.join(ROOT, path)

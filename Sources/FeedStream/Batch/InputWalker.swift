@@ -6,34 +6,6 @@ import Darwin
 import Musl
 #endif
 
-/// Which files of a folder to convert: `fnmatch(3)` globs tried against each file's
-/// path relative to the folder given (`2024/05/feed.xml.gz`) and against its name
-/// (`feed.xml.gz`). With no flags, so `*` also matches `/`.
-///
-/// A file is kept when there is no include pattern or one matches, and no exclude
-/// pattern matches.
-public struct PathFilter: Sendable, Equatable {
-    /// Globs a file must match (any of them); empty: every file.
-    public var include: [String]
-    /// Globs a file must not match (none of them).
-    public var exclude: [String]
-
-    /// A filter; with no patterns, every file is kept.
-    public init(include: [String] = [], exclude: [String] = []) {
-        self.include = include
-        self.exclude = exclude
-    }
-
-    /// True when the file at `relativePath` (relative to the folder given), named
-    /// `name`, is kept.
-    public func accepts(relativePath: String, name: String) -> Bool {
-        func matches(_ pattern: String) -> Bool {
-            fnmatch(pattern, relativePath, 0) == 0 || fnmatch(pattern, name, 0) == 0
-        }
-        if !include.isEmpty && !include.contains(where: matches) { return false }
-        return !exclude.contains(where: matches)
-    }
-}
 
 /// Expands roots — files, folders, `-` — into the inputs to convert, lazily, so an
 /// archive of millions of files is walked, never listed in memory.
@@ -139,47 +111,3 @@ public struct InputWalker: Sequence, IteratorProtocol {
     }
 }
 
-/// One of N parts of an input list, chosen by a stable hash of each input's name
-/// (64-bit FNV-1a of its UTF-8 bytes, modulo N): N machines or processes given the
-/// same inputs and shards 1…N convert every input exactly once, with no coordination.
-///
-/// The name is the path as listed (`archive/2024/feed.xml`, not an absolute path
-/// unless given so), so every shard must be given the inputs spelled the same way.
-public struct Shard: Sendable, Hashable, CustomStringConvertible {
-    /// 1-based.
-    public let index: Int
-    /// The number of shards, N.
-    public let count: Int
-
-    /// Shard `index` of `count`; nil unless 1 ≤ index ≤ count.
-    public init?(index: Int, count: Int) {
-        guard count >= 1, index >= 1, index <= count else { return nil }
-        self.index = index
-        self.count = count
-    }
-
-    /// Parses `K/N`.
-    public init?(_ text: String) {
-        let parts = text.split(separator: "/", omittingEmptySubsequences: false)
-        guard parts.count == 2, let k = Int(parts[0]), let n = Int(parts[1]) else { return nil }
-        self.init(index: k, count: n)
-    }
-
-    /// `K/N`.
-    public var description: String { "\(index)/\(count)" }
-
-    /// True when `input` belongs to this shard.
-    public func contains(_ input: BatchInput) -> Bool {
-        Int(Self.hash(input.name) % UInt64(count)) == index - 1
-    }
-
-    /// 64-bit FNV-1a of the UTF-8 bytes.
-    public static func hash(_ name: String) -> UInt64 {
-        var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in name.utf8 {
-            h ^= UInt64(b)
-            h &*= 0x0000_0100_0000_01b3
-        }
-        return h
-    }
-}

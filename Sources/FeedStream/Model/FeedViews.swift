@@ -84,7 +84,7 @@ public struct FeedDateView {
 
 /// One row of a list: its columns by index (see ``FeedList``).
 public struct FeedRowView {
-    let base: UnsafePointer<RawSpan>
+    let base: UnsafePointer<CoreSpan>
     /// The number of columns.
     public let count: Int
 
@@ -98,7 +98,7 @@ public struct FeedRowView {
 
 /// The rows of one list of a record.
 public struct FeedRowsView: RandomAccessCollection {
-    let base: UnsafePointer<RawSpan>?
+    let base: UnsafePointer<CoreSpan>?
     let columns: Int
     public let count: Int
 
@@ -117,7 +117,7 @@ public struct FeedRecordView {
 
     init(_ raw: RawRecord) { self.raw = raw }
 
-    private var fields: UnsafePointer<RawSpan> { raw.fields }
+    private var fields: UnsafePointer<CoreSpan> { raw.fields }
     private var presentBits: UnsafePointer<UInt64> { raw.present }
 
     /// The rows of a list.
@@ -190,7 +190,7 @@ public struct FeedRecordView {
 
 @inline(__always)
 
-func bytes(_ s: RawSpan) -> FeedBytes {
+func bytes(_ s: CoreSpan) -> FeedBytes {
     FeedBytes(UnsafeRawBufferPointer(start: s.ptr, count: s.len)).trimmed
 }
 
@@ -295,7 +295,7 @@ public struct FeedItemView {
 }
 
 /// A run of bytes as records hold it (the C core's `cfs_span` has the same layout).
-struct RawSpan {
+struct CoreSpan {
     var ptr: UnsafePointer<UInt8>?
     var len: Int
 }
@@ -304,8 +304,8 @@ struct RawSpan {
 /// one span per ``FeedField``, `present` two words of presence bits, `rows` and
 /// `counts` one entry per ``FeedList`` (rows of ``FeedList/columns`` spans each).
 struct RawRecord {
-    let fields: UnsafePointer<RawSpan>
+    let fields: UnsafePointer<CoreSpan>
     let present: UnsafePointer<UInt64>
-    let rows: UnsafePointer<UnsafePointer<RawSpan>?>
+    let rows: UnsafePointer<UnsafePointer<CoreSpan>?>
     let counts: UnsafePointer<Int>
 }

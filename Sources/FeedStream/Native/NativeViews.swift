@@ -1,15 +1,15 @@
 internal import CFeedStream
 
 // The C core's records as the backend-neutral views see them: pointers into the
-// parser's own memory, no copy. RawSpan mirrors cfs_span (checked by a test).
+// parser's own memory, no copy. CoreSpan mirrors cfs_span (checked by a test).
 
 extension RawRecord {
     init(_ r: UnsafePointer<cfs_record>) {
         let p = UnsafeRawPointer(r)
-        fields = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: RawSpan.self)
+        fields = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: CoreSpan.self)
         present = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.present)!).assumingMemoryBound(to: UInt64.self)
         rows = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.rows)!)
-            .assumingMemoryBound(to: UnsafePointer<RawSpan>?.self)
+            .assumingMemoryBound(to: UnsafePointer<CoreSpan>?.self)
         counts = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.counts)!).assumingMemoryBound(to: Int.self)
     }
 }

@@ -250,25 +250,25 @@ struct SFMRecord {
     }
 
     @inline(__always)
-    func span(_ ref: SFMRef) -> RawSpan {
-        ref.isAbsent ? RawSpan(ptr: nil, len: 0) : RawSpan(ptr: UnsafePointer(arena.buf + Int(ref.off)), len: Int(ref.len))
+    func span(_ ref: SFMRef) -> CoreSpan {
+        ref.isAbsent ? CoreSpan(ptr: nil, len: 0) : CoreSpan(ptr: UnsafePointer(arena.buf + Int(ref.off)), len: Int(ref.len))
     }
 }
 
 /// The public form of a record: spans into the record's arena, in storage allocated once
 /// and reused, which ``RawRecord`` points at.
 struct SFMPub {
-    let fields: UnsafeMutablePointer<RawSpan>
+    let fields: UnsafeMutablePointer<CoreSpan>
     let present: UnsafeMutablePointer<UInt64>
-    let rows: UnsafeMutablePointer<UnsafePointer<RawSpan>?>
-    let rowBufs: UnsafeMutablePointer<UnsafeMutablePointer<RawSpan>?>
+    let rows: UnsafeMutablePointer<UnsafePointer<CoreSpan>?>
+    let rowBufs: UnsafeMutablePointer<UnsafeMutablePointer<CoreSpan>?>
     let caps: UnsafeMutablePointer<Int>
     let counts: UnsafeMutablePointer<Int>
     let shown: UnsafeMutablePointer<UInt64>   // fields set at the last publish
 
     init() {
         fields = .allocate(capacity: SFM.fieldCount)
-        fields.initialize(repeating: RawSpan(ptr: nil, len: 0), count: SFM.fieldCount)
+        fields.initialize(repeating: CoreSpan(ptr: nil, len: 0), count: SFM.fieldCount)
         present = .allocate(capacity: 2)
         present.initialize(repeating: 0, count: 2)
         rows = .allocate(capacity: SFM.listCount)
@@ -321,7 +321,7 @@ struct SFMPub {
             if cells > caps[l] {
                 var c = caps[l] != 0 ? caps[l] : 16
                 while c < cells { c *= 2 }
-                let nb = realloc(rowBufs[l], c * MemoryLayout<RawSpan>.stride)!.assumingMemoryBound(to: RawSpan.self)
+                let nb = realloc(rowBufs[l], c * MemoryLayout<CoreSpan>.stride)!.assumingMemoryBound(to: CoreSpan.self)
                 rowBufs[l] = nb
                 rows[l] = UnsafePointer(nb)
                 caps[l] = c

@@ -1,0 +1,23 @@
+/// The parser backends this build provides, by the names the command line uses: the
+/// backend as a value, for choosing at run time (the generic functions that take a
+/// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
+public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+    /// expat under the C core (``ExpatFeedParser``): the default.
+    case expat
+    /// libxml2's SAX2 push parser under the C core (``LibXML2FeedParser``).
+    case libxml2
+    /// The pure-Swift parser (``SwiftFeedParser``).
+    case swift
+
+    /// A new parser of this backend.
+    public func makeParser(maxItemBytes: Int = 0, limits: FeedLimits = .default) -> any FeedParser {
+        switch self {
+        case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes, limits: limits)
+        case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes, limits: limits)
+        case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits)
+        }
+    }
+
+    /// The backend's name, as the command line spells it.
+    public var description: String { rawValue }
+}
