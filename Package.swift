@@ -42,10 +42,17 @@ let package = Package(
             dependencies: ["CExpat", "CLibXML2", "CZlib"],
             path: "CSources/CFeedStream"),
 
+        // Benchmark baselines in C ("inflate only", "tokenize only": expat with empty
+        // callbacks), for `feedstream bench`; not part of the shipped C core.
+        .target(
+            name: "CFeedStreamBaseline",
+            dependencies: ["CExpat", "CZlib"],
+            path: "CSources/CFeedStreamBaseline"),
+
         // The Swift library.
         .target(
             name: "FeedStream",
-            dependencies: ["CFeedStream", "CZlib"],
+            dependencies: ["CFeedStream", "CFeedStreamBaseline", "CZlib"],
             path: "Sources/FeedStream"),
 
         // The command-line tool.
@@ -59,7 +66,7 @@ let package = Package(
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "CFeedStream", "CZlib"],
+            dependencies: ["FeedStream", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",

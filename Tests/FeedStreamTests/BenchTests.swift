@@ -1,4 +1,5 @@
 import CFeedStream
+import CFeedStreamBaseline
 import FeedStream
 import Foundation
 import XCTest

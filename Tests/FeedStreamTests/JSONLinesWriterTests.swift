@@ -42,7 +42,7 @@ final class JSONLinesWriterTests: XCTestCase {
         ]
         for (input, expected) in cases {
             let out = escaped(input)
-            XCTAssertNotNil(String(validatingUTF8: out.map { CChar(bitPattern: $0) } + [0]), "\(input)")
+            XCTAssertNotNil(String(validatingCString: out.map { CChar(bitPattern: $0) } + [0]), "\(input)")
             XCTAssertEqual(String(decoding: out, as: UTF8.self), "\"\(expected)\"", "\(input)")
         }
     }

@@ -17,7 +17,7 @@ final class RawDump: FeedHandler {
     var items: [FeedItem] = []
     var feeds: [Feed] = []
 
-    static func span(_ s: RawSpan) -> String {
+    static func span(_ s: CoreSpan) -> String {
         guard let p = s.ptr else { return "-" }
         let b = UnsafeBufferPointer(start: p, count: s.len)
         return "\"" + String(decoding: b, as: UTF8.self).replacingOccurrences(of: "\u{1}", with: "\\1") + "\""

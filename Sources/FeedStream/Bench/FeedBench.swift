@@ -1,4 +1,5 @@
 internal import CFeedStream
+internal import CFeedStreamBaseline
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

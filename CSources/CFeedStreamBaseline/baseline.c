@@ -9,7 +9,7 @@
  */
 #define _POSIX_C_SOURCE 200809L   /* sigset_t, pthread_sigmask, sigtimedwait under -std=c11 */
 
-#include "include/feedstream_baseline.h"
+#include "feedstream_baseline.h"
 
 #include <errno.h>
 #include <expat.h>
