@@ -105,3 +105,24 @@ final class SkipReport: NSObject, XCTestObservation, @unchecked Sendable {
               + "(../shared/corpus/real beside the repository) is not present: " + names.joined(separator: ", "))
     }
 }
+
+/// `data` as an input that arrives in chunks of `size` bytes (no copy per chunk).
+func chunkedInput(_ data: [UInt8], _ size: Int) -> FeedInput {
+    final class Cursor: @unchecked Sendable {
+        let data: UnsafeMutableRawBufferPointer
+        var offset = 0
+        init(_ bytes: [UInt8]) {
+            data = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
+            data.copyBytes(from: bytes)
+        }
+        deinit { data.deallocate() }
+    }
+    let cursor = Cursor(data)
+    let count = data.count
+    return .chunks(FeedChunks {
+        guard cursor.offset < count else { return nil }
+        let n = min(size, count - cursor.offset)
+        defer { cursor.offset += n }
+        return UnsafeRawBufferPointer(rebasing: cursor.data[cursor.offset..<(cursor.offset + n)])
+    })
+}

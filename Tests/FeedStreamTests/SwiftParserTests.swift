@@ -5,26 +5,7 @@ import XCTest
 /// The pure-Swift backend: the same output as the C core on every corpus file, however
 /// the input is cut into chunks, and the same verdict on ill-formed documents.
 final class SwiftParserTests: XCTestCase {
-    /// Feeds `data` in chunks of `size` bytes.
-    private func chunked(_ data: [UInt8], _ size: Int) -> FeedInput {
-        final class Cursor: @unchecked Sendable {
-            let data: UnsafeMutableRawBufferPointer
-            var offset = 0
-            init(_ bytes: [UInt8]) {
-                data = .allocate(byteCount: max(bytes.count, 1), alignment: 1)
-                data.copyBytes(from: bytes)
-            }
-            deinit { data.deallocate() }
-        }
-        let cursor = Cursor(data)
-        let count = data.count
-        return .chunks(FeedChunks {
-            guard cursor.offset < count else { return nil }
-            let n = min(size, count - cursor.offset)
-            defer { cursor.offset += n }
-            return UnsafeRawBufferPointer(rebasing: cursor.data[cursor.offset..<(cursor.offset + n)])
-        })
-    }
+    private func chunked(_ data: [UInt8], _ size: Int) -> FeedInput { chunkedInput(data, size) }
 
     private var corpusFiles: [URL] {
         ["feeds", "bad", "encodings"].flatMap { Paths.files(in: Paths.corpus.appendingPathComponent($0)) }
