@@ -509,7 +509,7 @@ final class SwiftFeedMachineTests: XCTestCase {
     }
 
     func testMarkupEdgeCases() throws {
-        _ = try assertSameAsC("""
+        let d = try assertSameAsC("""
             <feed xmlns="http://www.w3.org/2005/Atom"><entry>
             <title type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">a</div><div xmlns="http://www.w3.org/1999/xhtml">b</div></title>
             <summary type="xhtml"><p xmlns="http://www.w3.org/1999/xhtml">not a div</p></summary>
@@ -519,6 +519,15 @@ final class SwiftFeedMachineTests: XCTestCase {
             <entry><content mode="xml" type="text/html">x &amp; y <b>z</b></content>
             <title>a &lt; <i attr="&amp;">b</i> &gt; c</title></entry></feed>
             """)
+        // SCHEMA.md "Text": children serialized back to markup, the XHTML wrapper div
+        // dropped only when it is the XHTML namespace's div, prefixes dropped, text and
+        // attribute values re-escaped; xml:lang keeps its prefix.
+        XCTAssertEqual(d.items[0].summary?.value, "<p>not a div</p>")
+        XCTAssertEqual(d.items[0].content?.value, "<div>no namespace</div>")
+        XCTAssertEqual(d.items[0].rights?.value, "R<i/>")
+        XCTAssertEqual(d.items[0].rights?.type, "xhtml")
+        XCTAssertEqual(d.items[1].content?.value, "x &amp; y <b>z</b>")
+        XCTAssertEqual(d.items[1].title?.value, "a &lt; <i attr=\"&amp;\">b</i> &gt; c")
     }
 
     func testLangAndBase() throws {
@@ -531,6 +540,14 @@ final class SwiftFeedMachineTests: XCTestCase {
             <entry xml:lang=""><title>t2</title></entry></feed>
             """)
         XCTAssertEqual(d.items[0].language, "en")
+        // xml:lang is inherited and overridden (XML 1.0 §2.12); xml:base chains resolve
+        // relative references outward (RFC 3986 §5.1, Atom RFC 4287 §2).
+        XCTAssertTrue(d.lines.contains { $0.contains("titleLang=\"de\"") }, "\(d.lines)")
+        XCTAssertTrue(d.lines.contains { $0.contains("contentLang=\"fr\"") }, "\(d.lines)")
+        XCTAssertEqual(d.items[0].link, "http://a.example/b/l")
+        XCTAssertEqual(d.items[0].authors.first?.uri, "http://a.example/b/p/u")
+        XCTAssertEqual(d.feeds[0].link, "http://a.example/x")
+        XCTAssertEqual(d.items[1].title?.value, "t2")
     }
 
     func testNotAFeed() throws {
@@ -567,10 +584,14 @@ final class SwiftFeedMachineTests: XCTestCase {
     func testDeepNestingFrameLimit() throws {
         let open = String(repeating: "<media:group>", count: 40)
         let close = String(repeating: "</media:group>", count: 40)
-        _ = try assertSameAsC("""
+        let d = try assertSameAsC("""
             <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><item>\
             \(open)<media:title>deep</media:title>\(close)<title>t</title></item></channel></rss>
             """)
+        // Past the machine's frames the nested elements are skipped, never misread, and
+        // what follows them in the item is still read.
+        XCTAssertEqual(d.items.count, 1)
+        XCTAssertEqual(d.items[0].title?.value, "t")
     }
 
     func testNetscapeAndRDF() throws {
@@ -580,17 +601,25 @@ final class SwiftFeedMachineTests: XCTestCase {
             <rss version="0.91"><channel><title>N</title><item><title>i</title></item></channel></rss>
             """)
         XCTAssertEqual(d.feeds.first?.format, .rss091n)
-        _ = try assertSameAsC("""
+        let r = try assertSameAsC("""
             <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/">
             <item rdf:about="http://early"><title>early</title></item>
             <channel rdf:about="http://chan"><title>C</title></channel>
             <image rdf:about="i"><url>http://img</url></image><textinput><name>q</name></textinput>
             <item rdf:about="http://i1"><title>i1</title></item></rdf:RDF>
             """)
+        // RSS 1.0: items, image and textinput are siblings of the channel; an item's
+        // rdf:about is its id when it has no other (RSS 1.0 §5.5).
+        XCTAssertEqual(r.feeds.first?.format, .rss10)
+        XCTAssertEqual(r.items.map(\.title?.value), ["early", "i1"])
+        XCTAssertEqual(r.items.map(\.id), ["http://early", "http://i1"])
+        XCTAssertEqual(r.feeds.first?.id, "http://chan")
+        XCTAssertEqual(r.feeds.first?.extensions["image.url"], "http://img")
+        XCTAssertEqual(r.feeds.first?.extensions["text_input.name"], "q")
     }
 
     func testITunesNestedCategoriesAndPodcast() throws {
-        _ = try assertSameAsC("""
+        let d = try assertSameAsC("""
             <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd" \
             xmlns:podcast="https://podcastindex.org/namespace/1.0" xmlns:media="http://search.yahoo.com/mrss/">
             <channel><itunes:category text="A"><itunes:category text="A1"/><itunes:category text="A2">\
@@ -602,6 +631,24 @@ final class SwiftFeedMachineTests: XCTestCase {
             <media:thumbnail url="th"/></media:group><podcast:person role="host" href="h">P</podcast:person>
             <source url="http://s">S</source><itunes:duration>1:00</itunes:duration></item></channel></rss>
             """)
+        let feed = try XCTUnwrap(d.feeds.first)
+        // A subcategory names its parent (Apple's podcast spec nests itunes:category).
+        XCTAssertEqual(feed.extensionLists["itunes.categories"]?.map { $0["text"] ?? "" }, ["A", "A1", "A2", "A2x", "B"])
+        XCTAssertEqual(feed.extensionLists["itunes.categories"]?.map { $0["parent"] ?? "-" }, ["-", "A", "A", "A2", "-"])
+        XCTAssertEqual(feed.extensions["itunes.owner_name"], "O")
+        XCTAssertEqual(feed.extensions["itunes.image"], "http://i")
+        XCTAssertEqual(feed.extensions["podcast.locked"], "yes")
+        XCTAssertEqual(feed.extensions["podcast.locked_owner"], "me")
+        XCTAssertEqual(feed.extensionLists["podcast.funding"]?.first, ["url": "http://f", "text": "Give"])
+        XCTAssertEqual(feed.extensions["cloud.register_procedure"], "r")
+        let item = try XCTUnwrap(d.items.first)
+        XCTAssertEqual(item.extensionLists["media.content"]?.first?["url"], "u1")
+        XCTAssertEqual(item.extensions["media.title"], "mt")
+        XCTAssertEqual(item.extensionLists["media.thumbnails"]?.first?["url"], "th")
+        XCTAssertEqual(item.extensionLists["podcast.persons"]?.first, ["name": "P", "role": "host", "href": "h"])
+        XCTAssertEqual(item.extensions["source_feed.url"], "http://s")
+        XCTAssertEqual(item.extensions["source_feed.title"], "S")
+        XCTAssertEqual(item.extensions["itunes.duration"], "1:00")
     }
 
     /// Every fixture of the corpus that MiniXML can read, against the C machine.
