@@ -52,21 +52,30 @@ let package = Package(
         // The Swift library.
         .target(
             name: "FeedStream",
-            dependencies: ["CFeedStream", "CFeedStreamBaseline", "CZlib"],
+            dependencies: ["CFeedStream", "CZlib"],
             path: "Sources/FeedStream"),
+
+        // What the command line is made of beyond the library: batch conversion (input
+        // walker, shards, path filters, read-ahead pipeline, ordered output), `bench` and
+        // `diff`. Not a product: a package that links FeedStream never builds it.
+        .target(
+            name: "FeedStreamTools",
+            dependencies: ["FeedStream", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
+            path: "Sources/FeedStreamTools"),
 
         // The command-line tool.
         .executableTarget(
             name: "feedstream",
             dependencies: [
                 "FeedStream",
+                "FeedStreamTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/feedstream"),
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
+            dependencies: ["FeedStream", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",

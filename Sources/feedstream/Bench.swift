@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedStream
+import FeedStreamTools
 import Foundation
 
 /// `feedstream bench`: the backends side by side on the same inputs, against the two

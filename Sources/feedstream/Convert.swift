@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedStream
+import FeedStreamTools
 import Foundation
 
 struct Convert: ParsableCommand {

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedStream
+import FeedStreamTools
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

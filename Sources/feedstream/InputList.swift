@@ -1,4 +1,5 @@
 import FeedStream
+import FeedStreamTools
 import Foundation
 
 /// The command line's inputs: roots given as arguments and, with `--files-from`, read

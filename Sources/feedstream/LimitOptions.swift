@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedStream
+import FeedStreamTools
 
 /// The ``FeedLimits`` flags, shared by the commands that parse (`convert`, `diff`).
 /// 0 means no limit.

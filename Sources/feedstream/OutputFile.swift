@@ -1,4 +1,5 @@
 import FeedStream
+import FeedStreamTools
 import Foundation
 
 /// An output file: standard output, or a temporary file beside the target that is

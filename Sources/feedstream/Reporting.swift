@@ -1,5 +1,6 @@
 import Dispatch
 import FeedStream
+import FeedStreamTools
 import Foundation
 
 /// Standard error, shared by the progress bar (redrawn in place) and the lines printed

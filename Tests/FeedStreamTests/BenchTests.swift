@@ -1,6 +1,7 @@
 import CFeedStream
 import CFeedStreamBaseline
 import FeedStream
+import FeedStreamTools
 import Foundation
 import XCTest
 

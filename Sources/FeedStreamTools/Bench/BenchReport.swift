@@ -1,3 +1,5 @@
+import FeedStream
+
 /// What `feedstream bench` measured: for each workload (one input as given), every
 /// contender's throughput over the runs, its ratio to the two baselines, items per
 /// second and peak memory. `Codable`, so `--json` is this value encoded.

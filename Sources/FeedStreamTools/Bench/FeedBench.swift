@@ -1,3 +1,4 @@
+import FeedStream
 internal import CFeedStream
 internal import CFeedStreamBaseline
 #if canImport(Glibc)
