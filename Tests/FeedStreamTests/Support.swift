@@ -13,7 +13,7 @@ enum Paths {
         let names = (try? FileManager.default.contentsOfDirectory(atPath: dir.path)) ?? []
         return names.sorted().map { dir.appendingPathComponent($0) }.filter { url in
             var isDir: ObjCBool = false
-            FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir)
+            _ = FileManager.default.fileExists(atPath: url.path, isDirectory: &isDir)
             return !isDir.boolValue && (extensions == nil || extensions!.contains(url.pathExtension))
         }
     }
