@@ -10,8 +10,6 @@
 
 #include <errno.h>
 #include <expat.h>
-#include <iconv.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -143,121 +141,37 @@ static void on_text(void *ud, const XML_Char *s, int len) {
     if (cfs_machine_text(t->m, s, (size_t)len)) stop(t);
 }
 
-/* ---- declared encodings expat does not know, through iconv -------------------
+/* ---- declared encodings expat does not know ---------------------------------------
  *
  * expat decodes UTF-8, UTF-16, ISO-8859-1 and US-ASCII itself. For any other declared
- * encoding it asks this handler for a byte map: each byte is a character (its scalar
- * value), the lead byte of an n-byte sequence (-n, decoded by convert()), or invalid
- * (-1). The map is built by asking iconv about every byte, so every single-byte
- * charset iconv knows works, and so do the multi-byte ones whose sequence length is
- * fixed by the lead byte (Shift_JIS, EUC-JP, EUC-KR, GB2312/GBK, Big5). The same
- * iconv serves libxml2, so both backends decode alike; a sequence iconv rejects makes
- * the document ill-formed in both.
+ * encoding it asks this handler for a byte map: the shared charset stage's
+ * (transcode.c), which libxml2's adapter decodes with too, so both backends accept
+ * the same charsets and produce the same characters.
  */
-typedef struct {
-    iconv_t cd;
-    int map[256];
-} iconv_encoding;
-
-/* Converts `len` bytes to one Unicode scalar; -1 if they are not exactly one
-   character. */
-static int iconv_scalar(iconv_t cd, const char *in, size_t len) {
-    char buf[8];
-    char *ip = (char *)in, *op = buf;
-    size_t il = len, ol = sizeof buf;
-    iconv(cd, NULL, NULL, NULL, NULL);
-    if (iconv(cd, &ip, &il, &op, &ol) == (size_t)-1 || il != 0) return -1;
-    /* Stateful decoders (e.g. CP1255, which composes) may hold the character back. */
-    if (iconv(cd, NULL, NULL, &op, &ol) == (size_t)-1) return -1;
-    if (ol != sizeof buf - 4) return -1;   /* UTF-32 out: exactly one character */
-    uint32_t v;
-    memcpy(&v, buf, 4);
-    return v > 0x10FFFF ? -1 : (int)v;
-}
-
-static int convert_sequence(void *data, const char *s) {
-    iconv_encoding *e = data;
-    int n = -e->map[(unsigned char)s[0]];   /* the lead byte fixes the length */
-    return n >= 2 && n <= 4 ? iconv_scalar(e->cd, s, (size_t)n) : -1;
-}
+static int convert_sequence(void *data, const char *s) { return cfs_charset_sequence(data, s); }
 
 static void release_encoding(void *data) {
-    iconv_encoding *e = data;
-    iconv_close(e->cd);
-    free(e);
-}
-
-/* Builds the byte map of an encoding by asking iconv about every byte: a
-   character, or the lead byte of a 2- or 3-byte sequence (found by trying every
-   trail byte), or invalid. */
-static void build_map(iconv_t cd, int map[256], int *multibyte) {
-    *multibyte = 0;
-    for (int b = 0; b < 256; b++) {
-        char c = (char)b;
-        int v = iconv_scalar(cd, &c, 1);
-        map[b] = v >= 0 ? v : -1;
-        if (v >= 0) continue;
-        for (int t = 0x40; t <= 0xFE && map[b] == -1; t++) {
-            char seq[2] = { c, (char)t };
-            if (iconv_scalar(cd, seq, 2) >= 0) map[b] = -2;
-        }
-        for (int t = 0xA1; t <= 0xFE && map[b] == -1; t++) {
-            char seq[3] = { c, (char)t, (char)t };
-            if (iconv_scalar(cd, seq, 3) >= 0) map[b] = -3;
-        }
-        if (map[b] < -1) *multibyte = 1;
-    }
-}
-
-/* Maps are costly to build (thousands of iconv calls) and documents of one
-   encoding come in runs: keep the last few, process-wide. */
-#define MAP_CACHE 8
-static struct { char name[40]; int map[256]; int multibyte; } map_cache[MAP_CACHE];
-static unsigned map_cache_next;
-static pthread_mutex_t map_cache_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void lookup_map(const char *name, iconv_t cd, int map[256], int *multibyte) {
-    size_t len = strlen(name);
-    pthread_mutex_lock(&map_cache_lock);
-    for (unsigned i = 0; i < MAP_CACHE; i++)
-        if (len < sizeof map_cache[i].name && strcmp(map_cache[i].name, name) == 0) {
-            memcpy(map, map_cache[i].map, sizeof map_cache[i].map);
-            *multibyte = map_cache[i].multibyte;
-            pthread_mutex_unlock(&map_cache_lock);
-            return;
-        }
-    pthread_mutex_unlock(&map_cache_lock);
-    build_map(cd, map, multibyte);
-    if (len >= sizeof map_cache[0].name) return;
-    pthread_mutex_lock(&map_cache_lock);
-    unsigned i = map_cache_next++ % MAP_CACHE;
-    memcpy(map_cache[i].name, name, len + 1);
-    memcpy(map_cache[i].map, map, sizeof map_cache[i].map);
-    map_cache[i].multibyte = *multibyte;
-    pthread_mutex_unlock(&map_cache_lock);
+    cfs_charset_release(data);
+    free(data);
 }
 
 static int XMLCALL unknown_encoding(void *ud, const XML_Char *name, XML_Encoding *info) {
     (void)ud;
-    iconv_t cd = iconv_open("UTF-32LE", name);
-    if (cd == (iconv_t)-1) return XML_STATUS_ERROR;
-    int multibyte;
-    lookup_map(name, cd, info->map, &multibyte);
-    if (!multibyte) {
-        iconv_close(cd);
+    cfs_charset *cs = malloc(sizeof *cs);
+    if (cs == NULL) return XML_STATUS_ERROR;
+    if (!cfs_charset_open_map(cs, name)) {
+        free(cs);
+        return XML_STATUS_ERROR;
+    }
+    memcpy(info->map, cs->map, sizeof info->map);
+    if (!cs->multibyte) {
+        release_encoding(cs);
         info->data = NULL;
         info->convert = NULL;
         info->release = NULL;
         return XML_STATUS_OK;
     }
-    iconv_encoding *e = malloc(sizeof *e);
-    if (e == NULL) {
-        iconv_close(cd);
-        return XML_STATUS_ERROR;
-    }
-    e->cd = cd;
-    memcpy(e->map, info->map, sizeof e->map);
-    info->data = e;
+    info->data = cs;
     info->convert = convert_sequence;
     info->release = release_encoding;
     return XML_STATUS_OK;

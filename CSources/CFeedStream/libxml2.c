@@ -10,6 +10,19 @@
  * on (no XML_PARSE_HUGE). Errors go to a structured handler on this context, never to
  * the global one. Namespace errors, which libxml2 treats as recoverable, stop the
  * document as they do in expat, so both backends agree on what is well-formed.
+ *
+ * Charsets: libxml2 never decodes one. The document's charset is chosen as expat
+ * chooses it (byte order mark, UTF-16 sniffing, the declared name) and every
+ * non-UTF-8 document is transcoded to UTF-8 by the shared charset stage
+ * (transcode.c, the decoding expat uses), whatever the chunking; libxml2 is told the
+ * input is UTF-8 and ignores the declared encoding (XML_PARSE_IGNORE_ENC: the
+ * declaration stays in place, so libxml2 still checks it and line/column numbers are
+ * unchanged). Positions libxml2 reports are offsets in that UTF-8; they are mapped
+ * back to document offsets through the raw bytes still held (see doc_offset). A
+ * character the stage rejects ends the UTF-8 given to libxml2 with a byte that is
+ * never XML (0x01), so libxml2 delivers everything before it and fails there; the
+ * document's error is then expat's ("not well-formed (invalid token)" or "partial
+ * character") at the character's document offset.
  */
 #include "internal.h"
 
@@ -31,9 +44,25 @@ typedef struct lx_tok {
     int error;             /* an error stopped the document */
     cfs_error err;
     char message[160];
-    uint8_t head[4];       /* libxml2 needs 4 bytes to sniff the encoding */
-    size_t head_len;
-    int started;
+    int started;           /* the charset is known and libxml2 has the document */
+    /* The document's first bytes, until its charset is known. */
+    uint8_t *head;
+    size_t head_len, head_cap, head_check;
+    /* The charset stage. */
+    cfs_charset cs;
+    int transcoding;       /* not UTF-8: libxml2 gets cs's UTF-8 */
+    size_t skip;           /* byte order mark bytes libxml2 does not get */
+    uint8_t *win;          /* raw bytes from document offset win_raw: decoded up to */
+    size_t win_len, win_cap, win_dec;   /* win_dec, the rest is a cut character */
+    long win_raw, win_u;   /* document and libxml2 offsets of win[0] */
+    size_t cur_i;          /* a cursor: win[cur_i] is at libxml2 offset cur_u */
+    long cur_u;
+    uint8_t *out;          /* UTF-8 for libxml2 */
+    size_t out_cap;
+    int bad;               /* the stage stopped at an invalid character, at bad_raw */
+    long bad_raw;
+    const char *bad_message;
+    int err_doc_end;       /* libxml2's error is its end-of-input one (terminate) */
     int cdata_cr;          /* the last CDATA block ended with CR */
     xmlDocPtr entities;    /* HTML named entities made on demand */
     xmlEntityPtr nothing;  /* an empty entity, for references that are dropped */
@@ -47,6 +76,29 @@ typedef struct lx_tok {
    their user data); our state hangs off its _private. */
 static inline lx_tok *tok_of(void *ctx) { return ((xmlParserCtxtPtr)ctx)->_private; }
 
+/* The document offset of libxml2 offset `u` (in the UTF-8 it was given): past the
+   byte order mark when not transcoding; else found by walking the characters held
+   in the window from a cursor (libxml2's offsets only grow, so each walk is short). */
+static long doc_offset(lx_tok *t, long u) {
+    if (u < 0) u = 0;
+    if (!t->transcoding) return u + (long)t->skip;
+    if (u < t->cur_u) {
+        t->cur_i = 0;
+        t->cur_u = t->win_u;
+    }
+    if (u > t->cur_u) {
+        size_t produced = 0;
+        size_t n = cfs_transcode_input_length(&t->cs, t->win + t->cur_i, t->win_dec - t->cur_i,
+                                              (size_t)(u - t->cur_u), &produced);
+        t->cur_i += n;
+        t->cur_u += (long)produced;
+    }
+    return t->win_raw + (long)t->cur_i;
+}
+
+/* The document offset of what libxml2 has consumed. */
+static long consumed_at(lx_tok *t) { return doc_offset(t, xmlByteConsumed(t->ctxt)); }
+
 /* The machine asked to stop: a limit (reported as the document's error, at the
    current position), out of memory, or a callback. */
 static void stop(lx_tok *t) {
@@ -56,8 +108,7 @@ static void stop(lx_tok *t) {
         t->err.message = t->m->limit_message;
         t->err.line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
         t->err.column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
-        long at = xmlByteConsumed(t->ctxt);
-        t->err.offset = at > 0 ? (uint64_t)at : 0;
+        t->err.offset = (uint64_t)consumed_at(t);
     } else {
         t->aborted = 1;
     }
@@ -99,7 +150,7 @@ static void on_start(void *ud, const xmlChar *localname, const xmlChar *prefix, 
 static void check_root_end(lx_tok *t) {
     if (t->m->root_closed && !t->root_closed) {
         t->root_closed = 1;
-        t->root_end = xmlByteConsumed(t->ctxt);
+        t->root_end = consumed_at(t);
         xmlStopParser(t->ctxt);
     }
 }
@@ -186,7 +237,7 @@ static void on_error(void *ud, xmlErrorPtr e) {
     lx_tok *t = tok_of(ud);
     if (e == NULL || t->error || t->root_closed || t->aborted) return;
     if (construct_too_big(e)) {
-        markup_limit(t, xmlByteConsumed(t->ctxt));
+        markup_limit(t, consumed_at(t));
         return;
     }
     /* Fatal errors stop the document, and so do namespace errors (libxml2 would
@@ -195,6 +246,7 @@ static void on_error(void *ud, xmlErrorPtr e) {
        external DTD is not read. */
     if (e->level < XML_ERR_FATAL && !namespace_error(e)) return;
     t->error = 1;
+    t->err_doc_end = e->domain == XML_FROM_PARSER && e->code == XML_ERR_DOCUMENT_END;
     size_t n = e->message ? strlen(e->message) : 0;
     while (n > 0 && (e->message[n - 1] == '\n' || e->message[n - 1] == ' ')) n--;
     if (n >= sizeof t->message) n = sizeof t->message - 1;
@@ -204,8 +256,7 @@ static void on_error(void *ud, xmlErrorPtr e) {
     t->err.message = n ? t->message : "not well-formed";
     t->err.line = e->line > 0 ? (unsigned long)e->line : 0;
     t->err.column = e->int2 > 0 ? (unsigned long)e->int2 : 0;
-    long at = xmlByteConsumed(t->ctxt);
-    t->err.offset = at > 0 ? (uint64_t)at : 0;
+    t->err.offset = (uint64_t)consumed_at(t);
     xmlStopParser(t->ctxt);
 }
 
@@ -240,7 +291,7 @@ static xmlEntityPtr on_get_entity(void *ctx, const xmlChar *name) {
         lx_tok *t = tok_of(ctx);
         if (!ctxt->inSubset && e->etype == XML_INTERNAL_GENERAL_ENTITY && !t->error) {
             t->expanded += (uint64_t)e->length;
-            long read = xmlByteConsumed(ctxt);
+            long read = consumed_at(t);
             if (t->expanded > ((uint64_t)8 << 20) && t->expanded > 100 * (uint64_t)(read > 0 ? read + 1 : 1)) {
                 t->error = 1;
                 t->err.code = CFS_ERR_XML;
@@ -306,6 +357,7 @@ static void *lx_create(cfs_machine *m) {
     lx_tok *t = calloc(1, sizeof *t);
     if (t == NULL) return NULL;
     t->m = m;
+    cfs_charset_init(&t->cs, CFS_CHARSET_UTF8);
     xmlSAXHandler sax = sax_handler();
     t->ctxt = xmlCreatePushParserCtxt(&sax, NULL, NULL, 0, NULL);
     if (t->ctxt == NULL) {
@@ -323,25 +375,38 @@ static void lx_destroy(void *tok) {
     t->ctxt->myDoc = NULL;
     xmlFreeParserCtxt(t->ctxt);
     if (t->entities) xmlFreeDoc(t->entities);
+    cfs_charset_release(&t->cs);
+    free(t->head);
+    free(t->win);
+    free(t->out);
     free(t);
 }
 
-/* Starts the document on the context with its first bytes, from which libxml2 sniffs
-   the encoding (and skips a byte order mark). */
+/* Makes room for `len` bytes in a growable buffer. */
+static int reserve(uint8_t **buf, size_t *cap, size_t len) {
+    if (len <= *cap) return 1;
+    size_t c = *cap ? *cap : 4096;
+    while (c < len) c *= 2;
+    uint8_t *b = realloc(*buf, c);
+    if (b == NULL) return 0;
+    *buf = b;
+    *cap = c;
+    return 1;
+}
+
+/* Starts the document on the context, its charset known: libxml2 reads UTF-8 and
+   ignores the declared encoding (no bytes given here, so it sniffs nothing). */
 static int start_document(lx_tok *t) {
     if (t->ctxt->myDoc) xmlFreeDoc(t->ctxt->myDoc);
     t->ctxt->myDoc = NULL;
-    /* UTF-16 without a byte order mark or declaration: libxml2 only recognizes it
-       before "<?"; expat (and real feeds) go further. */
-    const char *encoding = NULL;
-    const uint8_t *h = t->head;
-    if (t->head_len == 4 && h[0] == 0 && h[1] == '<' && h[2] == 0 && h[3] != 0) encoding = "UTF-16BE";
-    if (t->head_len == 4 && h[0] == '<' && h[1] == 0 && h[2] != 0 && h[3] == 0) encoding = "UTF-16LE";
-    if (xmlCtxtResetPush(t->ctxt, (const char *)t->head, (int)t->head_len, NULL, encoding) != 0) return 0;
-    xmlCtxtUseOptions(t->ctxt, OPTIONS);
+    if (xmlCtxtResetPush(t->ctxt, NULL, 0, NULL, NULL) != 0) return 0;
+    xmlSwitchEncoding(t->ctxt, XML_CHAR_ENCODING_UTF8);
+    xmlCtxtUseOptions(t->ctxt, OPTIONS | XML_PARSE_IGNORE_ENC);
     t->ctxt->_private = t;
     t->ctxt->replaceEntities = 1;   /* decode like expat; NOENT stays off: nothing external loads */
     t->started = 1;
+    t->transcoding = t->cs.kind != CFS_CHARSET_UTF8;
+    t->win_raw = (long)t->skip;
     return 1;
 }
 
@@ -353,9 +418,20 @@ static int lx_begin(void *tok) {
     t->root_end = 0;
     t->chunk_base = 0;
     t->head_len = 0;
+    t->head_check = 4;
     t->started = 0;
     t->cdata_cr = 0;
     t->expanded = 0;
+    cfs_charset_release(&t->cs);
+    cfs_charset_init(&t->cs, CFS_CHARSET_UTF8);
+    t->transcoding = 0;
+    t->skip = 0;
+    t->win_len = t->win_dec = t->cur_i = 0;
+    t->win_raw = t->win_u = t->cur_u = 0;
+    t->bad = 0;
+    t->bad_raw = 0;
+    t->bad_message = NULL;
+    t->err_doc_end = 0;
     memset(&t->err, 0, sizeof t->err);
     return 1;
 }
@@ -374,6 +450,86 @@ static int parse_chunk(lx_tok *t, const uint8_t *data, size_t len, int final) {
     return rc;
 }
 
+/* Gives libxml2 the document's next raw bytes (`final`: the last). Returns
+   xmlParseChunk's result, or -1 when out of memory. */
+static int feed(lx_tok *t, const uint8_t *data, size_t len, int final) {
+    if (!t->transcoding) return len > 0 || final ? parse_chunk(t, data, len, final) : 0;
+    /* The window keeps the raw bytes libxml2 may still report positions in. */
+    if (!reserve(&t->win, &t->win_cap, t->win_len + len)) return -1;
+    if (len) memcpy(t->win + t->win_len, data, len);
+    t->win_len += len;
+    size_t todo = t->win_len - t->win_dec;
+    if (!reserve(&t->out, &t->out_cap, cfs_transcode_max(todo) + 1)) return -1;
+    size_t used = 0, written = 0;
+    cfs_transcode_status st = cfs_transcode(&t->cs, t->win + t->win_dec, todo, final, t->out, &used, &written);
+    t->win_dec += used;
+    if (st != CFS_TRANSCODE_OK) {
+        /* Everything before the character, then a byte that is never XML: libxml2
+           delivers what precedes and fails there. */
+        t->bad = 1;
+        t->bad_raw = t->win_raw + (long)t->win_dec;
+        t->bad_message = st == CFS_TRANSCODE_PARTIAL ? "partial character" : "not well-formed (invalid token)";
+        t->out[written++] = 0x01;
+        final = 1;
+    }
+    return written > 0 || final ? parse_chunk(t, t->out, written, final) : 0;
+}
+
+/* Drops the window's bytes before libxml2's position (it reports no position before
+   it again). */
+static void trim_window(lx_tok *t, long at) {
+    (void)at;
+    if (!t->transcoding || t->cur_i == 0) return;
+    memmove(t->win, t->win + t->cur_i, t->win_len - t->cur_i);
+    t->win_len -= t->cur_i;
+    t->win_dec -= t->cur_i;
+    t->win_raw += (long)t->cur_i;
+    t->win_u = t->cur_u;
+    t->cur_i = 0;
+}
+
+/* Before libxml2 starts: collects the document's first bytes until its charset is
+   known. TOK_OK with *ready set when it is (the bytes past the byte order mark then
+   go to libxml2), else TOK_OK for more, or the declaration's error. */
+static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int final, int *ready,
+                             cfs_error *err, size_t *consumed) {
+    *ready = 0;
+    if (!reserve(&t->head, &t->head_cap, t->head_len + len)) return TOK_NOMEM;
+    if (len) memcpy(t->head + t->head_len, data, len);
+    t->head_len += len;
+    /* Looked at again each time the bytes double (a long declaration costs linear
+       time); past max_markup_bytes libxml2 gets them as they are (and fails on the
+       construct's length). */
+    int over = (uint64_t)t->head_len > t->m->max_markup_bytes;
+    if (!final && !over && t->head_len < t->head_check) return TOK_OK;
+    t->head_check = t->head_len * 2;
+    cfs_detect_result r;
+    cfs_detect_status st = cfs_charset_detect(t->head, t->head_len, final || over, &t->cs, &r);
+    switch (st) {
+    case CFS_DETECT_MORE:
+        return TOK_OK;
+    case CFS_DETECT_NOMEM:
+        return TOK_NOMEM;
+    case CFS_DETECT_ERROR:
+        err->code = CFS_ERR_XML;
+        err->message = r.message;
+        err->line = r.line;
+        err->column = r.column;
+        err->offset = r.at;
+        {
+            long before = t->chunk_base - (long)len;   /* document offset of data[0] */
+            long at = (long)r.at - before;
+            *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
+        }
+        return TOK_ERROR;
+    case CFS_DETECT_OK:
+        break;
+    }
+    t->skip = r.skip;
+    *ready = 1;
+    return TOK_OK;
+}
+
 static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int final,
                                size_t *consumed, cfs_error *err) {
     lx_tok *t = tok;
@@ -382,20 +538,19 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
     t->chunk_base += (long)len;
     int rc = 0;
     if (!t->started) {
-        /* Give libxml2 its first 4 bytes at once (BOM and encoding sniffing). */
-        size_t take = sizeof t->head - t->head_len;
-        if (take > len) take = len;
-        if (take) memcpy(t->head + t->head_len, data, take);   /* data is NULL at finish */
-        t->head_len += take;
-        data += take;
-        len -= take;
-        if (t->head_len < sizeof t->head && !final) {
-            *consumed = total;
-            return TOK_OK;
+        int ready;
+        cfs_tok_result r = detect(t, data, len, final, &ready, err, consumed);
+        if (r != TOK_OK || !ready) {
+            if (r == TOK_OK) *consumed = total;
+            return r;
         }
         if (!start_document(t)) return TOK_NOMEM;
+        data = t->head ? t->head + t->skip : NULL;   /* everything so far, past a byte order mark */
+        len = t->head_len - t->skip;
     }
-    if (len > 0 || final) rc = parse_chunk(t, data, len, final);
+    rc = feed(t, data, len, final);
+    if (t->started && t->head_len) t->head_len = 0;
+    if (rc < 0) return TOK_NOMEM;
     *consumed = total;
     len = total;
     if (t->m->nomem) return TOK_NOMEM;
@@ -405,11 +560,25 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         *consumed = used < 0 ? 0 : (size_t)used > len ? len : (size_t)used;
         return TOK_ROOT_END;
     }
-    if (!t->error && !final) {
+    if (t->bad) {
+        /* The character the charset stage rejected: expat's error there, unless libxml2
+           failed before it (an error of its own, not the end of input it was told of). */
+        if (!t->error || t->err_doc_end || (long)t->err.offset >= t->bad_raw) {
+            if (!t->error) {
+                t->err.line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+                t->err.column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+            }
+            t->error = 1;
+            t->err.code = CFS_ERR_XML;
+            t->err.message = t->bad_message;
+            t->err.offset = (uint64_t)t->bad_raw;
+        }
+    } else if (!t->error && !final) {
         /* The bytes libxml2 holds unparsed: an unfinished construct (a tag, a comment,
            a CDATA section, the DOCTYPE). Past max_markup_bytes, the document fails. */
-        long read = xmlByteConsumed(t->ctxt);
-        if (read >= 0 && t->chunk_base - read > 0 && (uint64_t)(t->chunk_base - read) > t->m->max_markup_bytes)
+        long read = consumed_at(t);
+        trim_window(t, read);
+        if (t->chunk_base - read > 0 && (uint64_t)(t->chunk_base - read) > t->m->max_markup_bytes)
             markup_limit(t, read);
     }
     if (t->error || (rc != 0 && !t->ctxt->wellFormed)) {

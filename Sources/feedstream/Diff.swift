@@ -12,9 +12,12 @@ struct Diff: ParsableCommand {
     static let configuration = CommandConfiguration(
         abstract: "Compare backends: report every record whose JSON differs between them.",
         discussion: """
-            On a well-formed document every line must be byte-identical; on a document a \
-            backend rejects, every backend must reject it, and they must agree on every item \
-            completed before the first error (docs/SCHEMA.md, "Backends").
+            Each input is read as convert reads it (files in place, - through the same \
+            stdin stage) and every line is compared as bytes: on a well-formed document \
+            every line must be byte-identical (text in another Unicode normalization form \
+            differs); on a document a backend rejects, every backend must reject it, and \
+            they must agree on every item completed before the first error \
+            (docs/SCHEMA.md, "Backends").
 
             Exit status: 0 no difference, 1 differences found, 2 usage error.
             """)
@@ -46,11 +49,17 @@ struct Diff: ParsableCommand {
             printError(error.description)
             throw ExitStatus.usageOrOutput
         }
-        let diff = BackendDiff(backends: chosen, limits: try limits.limits(for: "diff"))
+        // Each input is read as convert reads it (and with convert's default -j).
+        let diff = BackendDiff(backends: chosen, limits: try limits.limits(for: "diff"),
+                               jobs: ProcessInfo.processInfo.activeProcessorCount)
         var report = BackendDiff.Report()
         for file in files {
-            let input: FeedInput = file == "-" ? .bytes(readStandardInput()) : .file(path: file)
-            try diff.compare(input, source: file, into: &report)
+            do {
+                try diff.compare(file == "-" ? .standardInput : .file(file), into: &report)
+            } catch let error as BackendDiff.CopyError {
+                printError("feedstream diff: \(error)")
+                throw ExitStatus.usageOrOutput
+            }
         }
         for d in report.differences.prefix(limit) { print(d) }
         if report.differences.count > limit { print("… \(report.differences.count - limit) more") }
@@ -58,16 +67,5 @@ struct Diff: ParsableCommand {
               + "\(report.records) records compared (\(report.rejectedDocuments) rejected documents compared up to "
               + "their first error), \(report.differences.count) differences")
         if !report.differences.isEmpty { throw ExitStatus.inputsFailed }
-    }
-}
-
-/// Standard input, read whole (each backend must see the same bytes).
-private func readStandardInput() -> [UInt8] {
-    var out: [UInt8] = []
-    var buf = [UInt8](repeating: 0, count: 1 << 16)
-    while true {
-        let n = buf.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
-        if n <= 0 { return out }
-        out.append(contentsOf: buf[0..<n])
     }
 }

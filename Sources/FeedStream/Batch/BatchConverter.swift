@@ -57,6 +57,9 @@ public final class BatchConverter: Sendable {
         public var blockBytes: Int
         /// Makes each worker's parser.
         public var makeParser: @Sendable () -> any FeedParser
+        /// The descriptor read for ``BatchInput/standardInput`` (0 unless changed):
+        /// `feedstream diff` gives each backend a copy of its standard input this way.
+        public var standardInputDescriptor: Int32 = 0
 
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
@@ -315,7 +318,7 @@ private final class Worker {
         let progress: @Sendable (UInt64) -> Void = { [live] in live.read($0, worker: worker) }
         switch input {
         case .standardInput:
-            return try readStream(fd: 0, isCancelled: cancelled, didRead: progress)
+            return try readStream(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
         case .file(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// The interchangeability check: converts inputs with several backends and reports
 /// every record that differs, member by member.
 ///
@@ -5,6 +13,14 @@
 /// line is byte-identical; on a document some backend rejects, every backend must
 /// reject it too, and they must agree on every item completed before the first error
 /// (the error's wording and position are the tokenizer's own and may differ).
+///
+/// Lines and members are compared as bytes: two canonically equivalent strings in
+/// different forms (a precomposed character and its decomposition) differ.
+///
+/// ``compare(_:into:)-(BatchInput,_)`` reads an input exactly as `feedstream convert` does
+/// (a ``BatchConverter``: the same reading stage, chunking, threads and writer), which is
+/// what `feedstream diff` runs; ``compare(_:source:into:)`` parses a ``FeedInput`` with
+/// each backend's ``FeedParser`` directly.
 public struct BackendDiff {
     /// One difference between two backends.
     public struct Difference: Sendable, Equatable, CustomStringConvertible {
@@ -48,28 +64,107 @@ public struct BackendDiff {
     /// The backends compared, the first being the reference.
     public let backends: [FeedBackend]
     private let parsers: [any FeedParser]
+    private let limits: FeedLimits
+    private let jobs: Int
 
     /// A comparison of `backends`, each with a parser of its own.
     ///
     /// - Parameters:
     ///   - backends: two or more backends; the first is the reference.
     ///   - limits: the limits every backend parses with (``FeedLimits``).
-    public init(backends: [FeedBackend], limits: FeedLimits = .default) {
+    ///   - jobs: the worker threads of the ``BatchConverter`` that reads a ``BatchInput``
+    ///     (as `convert -j`; more than one reads standard input on a second thread).
+    public init(backends: [FeedBackend], limits: FeedLimits = .default, jobs: Int = 1) {
         precondition(backends.count >= 2, "compare at least two backends")
+        precondition(jobs >= 1, "at least one job")
         self.backends = backends
+        self.limits = limits
+        self.jobs = jobs
         parsers = backends.map { $0.makeParser(limits: limits) }
     }
 
-    /// Compares the backends on one input and adds to `report`.
+    /// Compares the backends on one input, parsed with each backend's parser, and adds
+    /// to `report`.
     public func compare(_ input: FeedInput, source: String, into report: inout Report) throws {
-        let outputs = try parsers.map { parser -> [Document] in
+        let outputs = try parsers.map { parser -> [UInt8] in
             let out = MemoryOutput()
             let writer = JSONLinesWriter(output: out)
             writer.source = source
             try parser.parse(input, handler: writer)
             try writer.flush()
-            return Document.split(out.bytes)
+            return out.bytes
         }
+        compare(outputs: outputs, source: source, into: &report)
+    }
+
+    /// Compares the backends on one input read as `feedstream convert` reads it, and
+    /// adds to `report`: each backend converts it with a ``BatchConverter`` of its own.
+    /// Standard input is read once, into an unlinked temporary file that each backend
+    /// then reads as its standard input.
+    ///
+    /// - Throws: ``CopyError`` when standard input cannot be copied.
+    public func compare(_ input: BatchInput, into report: inout Report) throws {
+        var copy: Int32 = -1
+        if input == .standardInput { copy = try Self.copyStandardInput() }
+        defer { if copy >= 0 { close(copy) } }
+        let outputs = try backends.map { backend -> [UInt8] in
+            let limits = self.limits
+            var options = BatchConverter.Options(jobs: jobs, makeParser: { backend.makeParser(limits: limits) })
+            if copy >= 0 {
+                lseek(copy, 0, SEEK_SET)
+                options.standardInputDescriptor = copy
+            }
+            let out = MemoryOutput()
+            _ = try BatchConverter(options: options).run([input], to: out)
+            return out.bytes
+        }
+        compare(outputs: outputs, source: input.name, into: &report)
+    }
+
+    /// Standard input could not be copied for the backends to read.
+    public struct CopyError: Error, Sendable, CustomStringConvertible {
+        /// The `errno` of the failed call.
+        public var errno: Int32
+        /// What failed ("read standard input", ...).
+        public var operation: String
+        /// "cannot ", the operation, and the system's message.
+        public var description: String { "cannot \(operation): " + String(cString: strerror(errno)) }
+    }
+
+    /// Standard input, copied to an unlinked temporary file (its descriptor).
+    private static func copyStandardInput() throws -> Int32 {
+        let dir = getenv("TMPDIR").map { String(cString: $0) } ?? "/tmp"
+        var template = Array((dir + "/feedstream-diff-XXXXXX").utf8CString)
+        let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+        guard fd >= 0 else { throw CopyError(errno: errno, operation: "create a temporary file in \(dir)") }
+        template.withUnsafeBufferPointer { _ = unlink($0.baseAddress!) }
+        var buf = [UInt8](repeating: 0, count: 1 << 16)
+        while true {
+            let n = buf.withUnsafeMutableBytes { read(0, $0.baseAddress, $0.count) }
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 {
+                let e = errno
+                close(fd)
+                throw CopyError(errno: e, operation: "read standard input")
+            }
+            if n == 0 { return fd }
+            var off = 0
+            while off < n {
+                let w = buf.withUnsafeBytes { write(fd, $0.baseAddress! + off, n - off) }
+                if w < 0 && errno == EINTR { continue }
+                if w <= 0 {
+                    let e = errno
+                    close(fd)
+                    throw CopyError(errno: e, operation: "write a temporary file in \(dir)")
+                }
+                off += w
+            }
+        }
+    }
+
+    /// Compares the JSON Lines each backend wrote for one input, and adds to `report`.
+    private func compare(outputs: [[UInt8]], source: String, into report: inout Report) {
+        let outputs = outputs.map(Document.split)
         report.inputs += 1
         let reference = outputs[0]
         report.documents += reference.count
@@ -100,27 +195,44 @@ public struct BackendDiff {
             }
             // Items completed before the first error must agree.
             let n = min(d1.items.count, d2.items.count)
-            for i in 0..<n { compareLines(d1.items[i], d2.items[i], "item \(i)", differ) }
+            for i in 0..<n { Self.compareLines(d1.items[i], d2.items[i], "item \(i)", differ) }
             report.records += n
             return
         }
         if d1.items.count != d2.items.count {
             differ("feed", "items", "\(d1.items.count)", "\(d2.items.count)")
         }
-        for i in 0..<min(d1.items.count, d2.items.count) { compareLines(d1.items[i], d2.items[i], "item \(i)", differ) }
-        compareLines(d1.feed, d2.feed, "feed", differ)
+        for i in 0..<min(d1.items.count, d2.items.count) { Self.compareLines(d1.items[i], d2.items[i], "item \(i)", differ) }
+        Self.compareLines(d1.feed, d2.feed, "feed", differ)
         report.records += d1.items.count + 1
     }
 
-    private func compareLines(_ x: [UInt8], _ y: [UInt8], _ record: String,
-                              _ differ: (String, String, String, String) -> Void) {
+    /// Reports each member whose bytes differ (never `String` equality, which holds
+    /// for canonically equivalent text in different bytes); a line that differs with no
+    /// member found to differ is reported whole.
+    static func compareLines(_ x: [UInt8], _ y: [UInt8], _ record: String,
+                             _ differ: (String, String, String, String) -> Void) {
         guard x != y else { return }
         let mx = JSONMembers.parse(x), my = JSONMembers.parse(y)
         let keys = mx.map(\.key) + my.map(\.key).filter { k in !mx.contains { $0.key == k } }
+        var found = false
         for key in keys {
             let vx = mx.first { $0.key == key }?.value, vy = my.first { $0.key == key }?.value
-            if vx != vy { differ(record, key, vx ?? "(absent)", vy ?? "(absent)") }
+            if vx != vy {
+                found = true
+                differ(record, key, vx.map(Self.display) ?? "(absent)", vy.map(Self.display) ?? "(absent)")
+            }
         }
+        if !found { differ(record, "", Self.display(x), Self.display(y)) }
+    }
+
+    /// Bytes as text for a report: UTF-8, with the bytes in hex when the text would hide
+    /// how they differ (non-ASCII, whose forms may look alike).
+    private static func display(_ bytes: [UInt8]) -> String {
+        let text = String(decoding: bytes, as: UTF8.self)
+        guard bytes.contains(where: { $0 >= 0x80 }), bytes.count <= 256 else { return text }
+        let hex = bytes.map { b in String(b, radix: 16, uppercase: true) }.map { $0.count < 2 ? "0" + $0 : $0 }
+        return text + " [" + hex.joined(separator: " ") + "]"
     }
 
     /// One document's lines.
@@ -151,10 +263,10 @@ public struct BackendDiff {
     }
 }
 
-/// The top-level members of a JSON object line, as (key, raw JSON value) pairs.
+/// The top-level members of a JSON object line, as (key, raw JSON value bytes) pairs.
 enum JSONMembers {
-    static func parse(_ line: [UInt8]) -> [(key: String, value: String)] {
-        var out: [(String, String)] = []
+    static func parse(_ line: [UInt8]) -> [(key: String, value: [UInt8])] {
+        var out: [(String, [UInt8])] = []
         var i = 1   // after "{"
         let n = line.count
         func skipString() {
@@ -179,7 +291,7 @@ enum JSONMembers {
                 } else if c == 0x2C && depth == 0 { break }
                 i += 1
             }
-            out.append((key, String(decoding: line[vs..<min(i, n)], as: UTF8.self)))
+            out.append((key, Array(line[vs..<min(i, n)])))
             i += 1
         }
         return out

@@ -536,7 +536,14 @@ final class SwiftXMLTokenizer {
             let name = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
             let isUTF16 = name.count >= 6 && asciiLowercased(name.prefix(6)) == Array("utf-16".utf8)
             if utf16 {
-                if !isUTF16 { return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect")) }
+                // expat's processXmlDecl: "UTF-16" keeps the byte order found; UTF-16BE or
+                // UTF-16LE must match it (as the C core's cfs_charset_detect checks).
+                let lower = asciiLowercased(name)
+                let wrongOrder = (lower == Array("utf-16be".utf8) && transcoder?.kind != .utf16BE)
+                    || (lower == Array("utf-16le".utf8) && transcoder?.kind != .utf16LE)
+                if !isUTF16 || wrongOrder {
+                    return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
+                }
             } else if isUTF16 {
                 return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
             } else if asciiLowercased(name) != Array("utf-8".utf8) {

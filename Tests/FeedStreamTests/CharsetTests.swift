@@ -1,0 +1,183 @@
+@testable import FeedStream
+import Foundation
+import XCTest
+
+/// Charsets are decoded once, the way expat decodes them, by every backend: the same
+/// charsets accepted, the same bytes rejected, the same UTF-8 out, whatever the input's
+/// chunking (docs/SCHEMA.md, "Backends"). Each case has its own expected output bytes.
+final class CharsetTests: XCTestCase {
+    /// `data` in chunks of `size` bytes.
+    private func chunked(_ data: [UInt8], _ size: Int) -> FeedInput {
+        final class Cursor: @unchecked Sendable {
+            let data: [UInt8]
+            var offset = 0
+            var chunk: UnsafeMutableRawBufferPointer
+            init(_ bytes: [UInt8], _ size: Int) {
+                data = bytes
+                chunk = .allocate(byteCount: max(size, 1), alignment: 1)
+            }
+            deinit { chunk.deallocate() }
+        }
+        let cursor = Cursor(data, size)
+        return .chunks(FeedChunks {
+            guard cursor.offset < cursor.data.count else { return nil }
+            let n = min(size, cursor.data.count - cursor.offset)
+            cursor.data.withUnsafeBytes { src in
+                cursor.chunk.copyMemory(from: UnsafeRawBufferPointer(rebasing: src[cursor.offset..<(cursor.offset + n)]))
+            }
+            cursor.offset += n
+            return UnsafeRawBufferPointer(rebasing: cursor.chunk[0..<n])
+        })
+    }
+
+    /// Checks that every backend, given `data` whole and in chunks of 1 byte and 4 KB,
+    /// writes exactly `expected` (JSON Lines, source "t"); the pure-Swift backend writes
+    /// `swift` when given (its error positions count UTF-8 bytes, see XMLTokError).
+    private func assertEveryBackendWrites(_ data: [UInt8], _ expected: String, _ name: String, swift: String? = nil,
+                                          file: StaticString = #filePath, line: UInt = #line) throws {
+        for backend in FeedBackend.allCases {
+            let want = Array((backend == .swift ? swift ?? expected : expected).utf8)
+            for (how, input) in [("whole", FeedInput.bytes(data)), ("1-byte chunks", chunked(data, 1)),
+                                 ("4 KB chunks", chunked(data, 4096))] {
+                let out = MemoryOutput()
+                let writer = JSONLinesWriter(output: out)
+                writer.source = "t"
+                try backend.makeParser(limits: .default).parse(input, handler: writer)
+                try writer.flush()
+                // Bytes, not Strings (String == holds for canonically equivalent text).
+                XCTAssertTrue(out.bytes == want, "\(name): \(backend.rawValue), \(how):\n\(out.string)",
+                              file: file, line: line)
+            }
+        }
+    }
+
+    private func doc(_ prefix: String, _ middle: [UInt8], _ suffix: String) -> [UInt8] {
+        Array(prefix.utf8) + middle + Array(suffix.utf8)
+    }
+
+    func testWindows1255CombiningMarksAreNotComposed() throws {
+        // Vav (E5) + dagesh (CC): two characters, U+05D5 U+05BC (D7 95 D6 BC), never
+        // iconv's composed U+FB35 (EF AC B5). A long run, so that 4 KB chunks cut it.
+        let pair: [UInt8] = [0xE5, 0xCC]
+        let many = [UInt8]((0..<3000).flatMap { _ in pair })
+        let data = doc("<?xml version=\"1.0\" encoding=\"windows-1255\"?>\n<rss version=\"2.0\"><channel><title>T</title><item><title>",
+                       pair, "</title><description>") + many + Array("</description></item></channel></rss>\n".utf8)
+        let vavDagesh = "\u{05D5}\u{05BC}"
+        XCTAssertEqual(Array(vavDagesh.utf8), [0xD7, 0x95, 0xD6, 0xBC])
+        let expected = """
+            {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},\
+            "title":"\(vavDagesh)","title_type":"text","summary":"\(String(repeating: vavDagesh, count: 3000))","summary_type":"html"}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":1}
+
+            """
+        try assertEveryBackendWrites(data, expected, "windows-1255")
+    }
+
+    func testWindows1258IsNotComposedEither() throws {
+        // "a" + combining acute (CC in windows-1258): U+0061 U+0301, not U+00E1.
+        let data = doc("<?xml version=\"1.0\" encoding=\"windows-1258\"?><rss version=\"2.0\"><channel><title>", [0x61, 0xEC],
+                       "</title></channel></rss>")
+        let expected = """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"a\u{0301}","title_type":"text","items":0}
+
+            """
+        XCTAssertEqual(Array("a\u{0301}".utf8), [0x61, 0xCC, 0x81])
+        try assertEveryBackendWrites(data, expected, "windows-1258")
+    }
+
+    func testUTF7IsAnUnknownEncodingForEveryBackend() throws {
+        // expat rejects UTF-7's byte map ('+' is not itself): "unknown encoding" at the
+        // name, in every backend (libxml2 used to accept it, leaving "A+ImIDkQ." undecoded).
+        let data = Array("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<rss version=\"2.0\"><channel><title>A+ImIDkQ.</title></channel></rss>\n".utf8)
+        let expected = """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
+            "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30}}
+
+            """
+        try assertEveryBackendWrites(data, expected, "UTF-7")
+    }
+
+    func testISO2022JPEscapesAreInvalidForEveryBackend() throws {
+        // The charset is accepted (its ASCII is ASCII), but ESC is no character of its
+        // byte map: the document fails at the first escape, after the item before it.
+        let data = doc("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?>\n<rss version=\"2.0\"><channel><title>T</title><item><title>a</title></item><item><title>",
+                       [0x1B, 0x24, 0x42, 0x46, 0x7C, 0x4B, 0x5C, 0x1B, 0x28, 0x42], "</title></item></channel></rss>\n")
+        let expected = """
+            {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},"title":"a","title_type":"text"}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":1,\
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":131}}
+
+            """
+        try assertEveryBackendWrites(data, expected, "ISO-2022-JP")
+        // Plain ASCII in ISO-2022-JP is fine.
+        let ascii = Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?><rss version=\"2.0\"><channel><title>T</title></channel></rss>".utf8)
+        try assertEveryBackendWrites(ascii, """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":0}
+
+            """, "ISO-2022-JP, ASCII")
+    }
+
+    func testGB18030FourByteSequencesAreInvalidForEveryBackend() throws {
+        // Two-byte sequences decode (A2 E3: the euro sign); a four-byte one (81 30 85 38:
+        // U+00B5) is invalid at its first byte, as in expat.
+        let good = doc("<?xml version=\"1.0\" encoding=\"GB18030\"?>\n<rss version=\"2.0\"><channel><title>", [0xA2, 0xE3],
+                       "</title><item><title>a</title></item><item><title>")
+            + [0x81, 0x30, 0x85, 0x38] + Array("</title></item></channel></rss>\n".utf8)
+        let expected = """
+            {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"\u{20AC}"},"title":"a","title_type":"text"}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"\u{20AC}","title_type":"text","items":1,\
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":128}}
+
+            """
+        // The pure-Swift backend's error position is in the UTF-8 it scans: the euro
+        // sign before the error is 3 bytes there, 2 in the document.
+        let swift = expected.replacingOccurrences(of: #""column":87,"offset":128"#, with: #""column":89,"offset":129"#)
+        try assertEveryBackendWrites(good, expected, "GB18030", swift: swift)
+    }
+
+    func testDiffComparesBytesNotCanonicalEquivalence() throws {
+        // U+FB35 and U+05D5 U+05BC are canonically equivalent: equal as Swift Strings,
+        // different bytes. The diff must report them.
+        let composed = Array(#"{"schema":1,"kind":"item","title":"\#u{FB35}"}"#.utf8)
+        let decomposed = Array(#"{"schema":1,"kind":"item","title":"\#u{05D5}\#u{05BC}"}"#.utf8)
+        XCTAssertEqual(String(decoding: composed, as: UTF8.self), String(decoding: decomposed, as: UTF8.self))
+        var found: [(String, String, String, String)] = []
+        BackendDiff.compareLines(composed, decomposed, "item 0") { found.append(($0, $1, $2, $3)) }
+        XCTAssertEqual(found.count, 1)
+        XCTAssertEqual(found.first?.1, "title")
+        XCTAssertEqual(found.first?.2, "\"\u{FB35}\" [22 EF AC B5 22]")
+        XCTAssertEqual(found.first?.3, "\"\u{05D5}\u{05BC}\" [22 D7 95 D6 BC 22]")
+        // The same bytes: nothing.
+        found.removeAll()
+        BackendDiff.compareLines(composed, composed, "item 0") { found.append(($0, $1, $2, $3)) }
+        XCTAssertEqual(found.count, 0)
+    }
+
+    func testDiffReadsAsConvertDoesAndFindsNoDifferenceOnTheWindows1255Feed() throws {
+        // The real-world feed where libxml2 used to compose 11 records' combining marks.
+        let file = Paths.sharedReal.appendingPathComponent("chardet__tests_windows-1255-hebrew_notes.co.il.6.xml")
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: file.path), "../shared/corpus/real is not present")
+        var report = BackendDiff.Report()
+        try BackendDiff(backends: FeedBackend.allCases, jobs: 2).compare(.file(file.path), into: &report)
+        XCTAssertEqual(report.inputs, 1)
+        XCTAssertEqual(report.records, 40)
+        XCTAssertEqual(report.differences, [])
+        // And the bytes themselves: every backend's output is expat's, and has the
+        // uncomposed pair (D7 95 D6 BC) where iconv composes.
+        let data = try [UInt8](Data(contentsOf: file))
+        let reference = try jsonLines(.bytes(data), source: "f", parser: ExpatFeedParser()).text
+        XCTAssertTrue(Array(reference.utf8).windowContains([0xD7, 0x95, 0xD6, 0xBC]))
+        XCTAssertFalse(Array(reference.utf8).windowContains([0xEF, 0xAC, 0xB5]))
+        for backend in FeedBackend.allCases {
+            let out = try jsonLines(chunked(data, 4096), source: "f", parser: backend.makeParser(limits: .default))
+            XCTAssertTrue(Array(out.text.utf8) == Array(reference.utf8), backend.rawValue)
+        }
+    }
+}
+
+private extension Array where Element == UInt8 {
+    func windowContains(_ needle: [UInt8]) -> Bool {
+        guard needle.count <= count else { return false }
+        return (0...(count - needle.count)).contains { i in self[i..<(i + needle.count)].elementsEqual(needle) }
+    }
+}
