@@ -487,17 +487,46 @@ static cfs_ref copy_scope_ref(cfs_machine *m, cfs_rec *r, cfs_ref ref) {
 
 /* ---- the machine ----------------------------------------------------------------- */
 
+cfs_limits cfs_limits_default(void) {
+    return (cfs_limits){ CFS_DEFAULT_MAX_DEPTH, CFS_DEFAULT_MAX_FIELD_BYTES, CFS_DEFAULT_MAX_ATTRIBUTES,
+                         CFS_DEFAULT_MAX_ITEMS, CFS_DEFAULT_MAX_DOCUMENT_BYTES, CFS_DEFAULT_MAX_RATIO,
+                         CFS_DEFAULT_MAX_MARKUP_BYTES };
+}
+
+void cfs_options_init(cfs_options *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->backend = CFS_BACKEND_EXPAT;
+    o->max_item_bytes = CFS_DEFAULT_MAX_ITEM_BYTES;
+    o->limits = cfs_limits_default();
+}
+
+static uint64_t no_limit_is_max(uint64_t v) { return v == 0 ? UINT64_MAX : v; }
+
 cfs_limits cfs_limits_resolve(const cfs_limits *l) {
-    cfs_limits r = { 0 };
-    if (l) r = *l;
-    if (r.max_depth == 0) r.max_depth = CFS_DEFAULT_MAX_DEPTH;
-    if (r.max_field_bytes == 0) r.max_field_bytes = CFS_DEFAULT_MAX_FIELD_BYTES;
-    if (r.max_attributes == 0) r.max_attributes = CFS_DEFAULT_MAX_ATTRIBUTES;
-    if (r.max_items == 0) r.max_items = CFS_DEFAULT_MAX_ITEMS;
-    if (r.max_document_bytes == 0) r.max_document_bytes = CFS_DEFAULT_MAX_DOCUMENT_BYTES;
-    if (r.max_ratio == 0) r.max_ratio = CFS_DEFAULT_MAX_RATIO;
-    if (r.max_markup_bytes == 0) r.max_markup_bytes = CFS_DEFAULT_MAX_MARKUP_BYTES;
+    cfs_limits r = *l;
+    r.max_depth = no_limit_is_max(r.max_depth);
+    r.max_field_bytes = no_limit_is_max(r.max_field_bytes);
+    r.max_attributes = no_limit_is_max(r.max_attributes);
+    r.max_items = no_limit_is_max(r.max_items);
+    r.max_document_bytes = no_limit_is_max(r.max_document_bytes);
+    r.max_ratio = no_limit_is_max(r.max_ratio);
+    r.max_markup_bytes = no_limit_is_max(r.max_markup_bytes);
     return r;
+}
+
+cfs_attr *cfs_machine_attrs(cfs_machine *m, size_t n) {
+    if (m->attrs != NULL && n <= m->attrs_cap) return m->attrs;
+    size_t cap = m->attrs_cap ? m->attrs_cap : 16;
+    while (cap < n) cap = cap <= SIZE_MAX / 2 ? cap * 2 : n;
+    cfs_attr *a = cap > SIZE_MAX / sizeof(cfs_attr) ? NULL : realloc(m->attrs, cap * sizeof(cfs_attr));
+    if (a == NULL) {
+        m->nomem = 1;
+        return NULL;
+    }
+    m->attrs = a;
+    m->attrs_cap = cap;
+    return a;
 }
 
 static int limit_message(cfs_machine *m, const char *fmt, ...) {
@@ -551,6 +580,7 @@ static void pub_free(cfs_pub *p) {
 }
 
 void cfs_machine_free(cfs_machine *m) {
+    free(m->attrs);
     rec_free(&m->item);
     rec_free(&m->feed);
     cfs_arena_free(&m->scope_arena);

@@ -100,13 +100,3 @@ public struct FeedLimits: Sendable, Hashable {
         "limit exceeded: \(what) \(value) > \(max)"
     }
 }
-
-/// A parser that enforces ``FeedLimits`` (every backend of this package): stages that
-/// inflate for it (``ReadAheadPipeline``) take its ratio limit from here.
-protocol LimitedFeedParser: FeedParser {
-    var limits: FeedLimits { get }
-}
-
-extension ExpatFeedParser: LimitedFeedParser {}
-extension LibXML2FeedParser: LimitedFeedParser {}
-extension SwiftFeedParser: LimitedFeedParser {}
