@@ -4,7 +4,9 @@
  * The Swift library has the same stage, step for step and name for name, in
  * Sources/FeedStream/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
  * gzip_input -> gzipInput, ratio_window -> ratioWindow, ratio_checkpoint ->
- * ratioCheckpoint, feed_inflated -> feedInflated): change one, change the other.
+ * ratioCheckpoint, cfs_parser_feed_inflated -> feedInflated), and its document steps
+ * (xml_input, skip_misc, begin_document, ...) in SwiftFeedParser.swift under the same
+ * names in camel case: change one, change the other.
  *
  * Bytes in (pushed with cfs_parser_feed, or read from a file descriptor); gzip is
  * detected by its magic bytes and inflated, member after member, straight into the
@@ -341,8 +343,7 @@ static uint64_t document_room(const cfs_parser *p) {
    position is its byte offset; line and column are not counted outside the
    tokenizer) and the rest of it is skipped like the rest of an ill-formed one. */
 static cfs_status document_too_big(cfs_parser *p) {
-    snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: document size > %llu bytes",
-             (unsigned long long)p->lim.max_document_bytes);
+    cfs_limit_over(p->limit_message, sizeof p->limit_message, "document size", p->lim.max_document_bytes, " bytes");
     cfs_error err = { CFS_ERR_LIMIT, p->limit_message, p->m.document, 0, 0, p->xml_offset, 0 };
     return end_document(p, &err);
 }
@@ -460,8 +461,7 @@ static cfs_status ratio_checkpoint(cfs_parser *p, uint64_t consumed) {
     uint64_t win_out = p->stats.bytes_xml - p->ratio_out;
     uint64_t win_in = p->z_checkpoint - p->ratio_in;
     if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
-        snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: decompression ratio > %llu",
-                 (unsigned long long)p->lim.max_ratio);
+        cfs_limit_over(p->limit_message, sizeof p->limit_message, "decompression ratio", p->lim.max_ratio, "");
         return set_fatal(p, CFS_ERR_LIMIT, p->limit_message, 0);
     }
     return CFS_OK;

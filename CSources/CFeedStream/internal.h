@@ -202,6 +202,8 @@ static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->captu
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
 /** Records a limit error (see cfs_machine.limit); returns 1 (stop). */
 int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max);
+/** Writes the message of a size past its limit: "limit exceeded: WHAT > MAX UNIT". */
+void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, const char *unit);
 /** Records the markup-construct limit error; returns 1. */
 int cfs_machine_markup_limit(cfs_machine *m);
 /** A start tag inside an ignored subtree; non-zero when the depth limit stops it. */

@@ -540,20 +540,30 @@ static int limit_message(cfs_machine *m, const char *fmt, ...) {
     return 1;
 }
 
+/* The messages of limit errors, worded as the Swift side's (FeedLimits.message): a
+   count past its limit, "limit exceeded: element depth 1025 > 1024", or a size past
+   its limit, given without the size reached (it depends on how the input was cut),
+   "limit exceeded: field text > 8388608 bytes". */
+#define LIMIT_COUNT_FORMAT "limit exceeded: %s %llu > %llu"
+#define LIMIT_OVER_FORMAT "limit exceeded: %s > %llu%s"
+
+void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, const char *unit) {
+    snprintf(buf, size, LIMIT_OVER_FORMAT, what, (unsigned long long)max, unit);
+}
+
 int cfs_machine_markup_limit(cfs_machine *m) {
-    return limit_message(m, "limit exceeded: markup construct > %llu bytes", (unsigned long long)m->max_markup_bytes);
+    return limit_message(m, LIMIT_OVER_FORMAT, "markup construct", (unsigned long long)m->max_markup_bytes, " bytes");
 }
 
 int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max) {
-    return limit_message(m, "limit exceeded: %s %llu > %llu", what, (unsigned long long)value,
-                         (unsigned long long)max);
+    return limit_message(m, LIMIT_COUNT_FORMAT, what, (unsigned long long)value, (unsigned long long)max);
 }
 
 /* The text being gathered passed max_field_bytes. The length reached depends on how
    the tokenizer cut the text, so the message gives only the limit. */
 static inline int check_field(cfs_machine *m) {
     if (m->cap_rec->arena.len - m->cap_start <= m->max_field_bytes) return 0;
-    return limit_message(m, "limit exceeded: field text > %llu bytes", (unsigned long long)m->max_field_bytes);
+    return limit_message(m, LIMIT_OVER_FORMAT, "field text", (unsigned long long)m->max_field_bytes, " bytes");
 }
 
 int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits) {

@@ -20,6 +20,12 @@ import Musl
 //   cfs_parser_feed_inflated     feedInflated(_:compressed:sink:)
 //   cfs_parser_finish (gzip)     finish(sink:)
 //
+// input.c's document steps (xml_input, skip_misc, begin_document, end_document, handle,
+// document_too_big, start_held_document) drive a tokenizer, so on the Swift side they
+// live with the Swift tokenizer, in SwiftFeedParser, under the same names (xmlInput,
+// skipMisc, beginDocument, ...); beginDocument calls ratioWindow(at:) as
+// begin_document calls ratio_window.
+//
 // Change one, change the other. Every Swift path that reads gzip goes through this one
 // type: the Swift backend (push mode, ``SwiftFeedParser``), ``ChunkReader`` (pull mode,
 // reading a descriptor, for ``ReadAheadPipeline``'s reading thread) and the parsing end
@@ -170,7 +176,7 @@ final class InputStage {
         let windowOut = bytesXML - ratioOut
         let windowIn = zCheckpoint - ratioIn
         if windowOut > UInt64(FeedLimits.ratioActivationBytes) && windowOut / UInt64(maxRatio) > windowIn {
-            return fail(.fatal, "limit exceeded: decompression ratio > \(maxRatio)", code: .limitExceeded)
+            return fail(.fatal, FeedLimits.message("decompression ratio", over: maxRatio, unit: ""), code: .limitExceeded)
         }
         return true
     }

@@ -211,7 +211,7 @@ public final class SwiftFeedParser: FeedParser {
     /// document_too_big): it fails there, and the rest of it is skipped.
     private func documentTooBig() throws {
         try endDocument(FeedError(code: .limitExceeded,
-                                  message: "limit exceeded: document size > \(maxDocumentBytes) bytes",
+                                  message: FeedLimits.message("document size", over: maxDocumentBytes),
                                   document: machine.document, offset: xmlOffset))
     }
 

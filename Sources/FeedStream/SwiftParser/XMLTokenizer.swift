@@ -286,7 +286,7 @@ final class SwiftXMLTokenizer {
         let pending = phase == .cdata ? processed + carry.count - cdataStart : carry.count
         guard pending > maxMarkupBytes else { return nil }
         limitError = true
-        let e = error("limit exceeded: markup construct > \(maxMarkupBytes) bytes", nil, 0)
+        let e = error(FeedLimits.message("markup construct", over: maxMarkupBytes), nil, 0)
         carry.removeAll()
         return .error(e, consumed)
     }
