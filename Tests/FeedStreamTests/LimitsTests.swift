@@ -333,12 +333,16 @@ final class LimitsTests: XCTestCase {
             defer { close(fd) }
             let (o, e) = try run(backend, .fileDescriptor(fd), limits)
             outcomes.append(("descriptor", o, e.first?.offset))
+            XCTAssertEqual(lseek(fd, 0, SEEK_SET), 0)
+            let direct = try backend.makeParser(limits: limits).parse(.fileDescriptor(fd), handler: EventLog())
             let shapes = backend == .expat ? [(256 << 10, 3), (1000, 1), (100_000, 2), (1 << 20, 2)] : [(256 << 10, 3), (1000, 1)]
             for (chunkSize, depth) in shapes {
                 XCTAssertEqual(lseek(fd, 0, SEEK_SET), 0)
                 let log = EventLog()
-                try ReadAheadPipeline(chunkSize: chunkSize, depth: depth)
+                let summary = try ReadAheadPipeline(chunkSize: chunkSize, depth: depth)
                     .parse(fileDescriptor: fd, with: backend.makeParser(limits: limits), handler: log)
+                // The same counts, bytes read included (not what the reading thread read ahead).
+                XCTAssertEqual(summary, direct, "\(backend), pipeline \(chunkSize)x\(depth)")
                 let errors = log.errors.map { "\($0.document) \($0.code): \($0.message)" }
                 outcomes.append(("pipeline \(chunkSize)x\(depth)", Outcome(events: log.events, errors: errors),
                                  log.errors.first?.offset))
