@@ -14,7 +14,6 @@
 #include <string.h>
 
 #define NS_SEP '\x01'
-#define MAX_ATTRS 64
 
 typedef struct expat_tok {
     XML_Parser xp;
@@ -99,9 +98,17 @@ static void on_start(void *ud, const XML_Char *name, const XML_Char **atts) {
         if (cfs_machine_skip_start(t->m)) stop(t);
         return;
     }
-    cfs_attr attrs[MAX_ATTRS];
+    /* Every attribute reaches the machine (their count is within max_attributes),
+       in the machine's reused buffer. */
+    size_t count = 0;
+    while (atts[2 * count]) count++;
+    cfs_attr *attrs = cfs_machine_attrs(t->m, count);
+    if (attrs == NULL) {
+        stop(t);
+        return;
+    }
     size_t n = 0;
-    for (; atts[0] && n < MAX_ATTRS; atts += 2, n++) {
+    for (; atts[0]; atts += 2, n++) {
         split_name(atts[0], &attrs[n].uri, &attrs[n].uri_len, &attrs[n].local, &attrs[n].local_len);
         attrs[n].value = atts[1];
         attrs[n].value_len = strlen(atts[1]);

@@ -1,6 +1,13 @@
 /*
  * input.c -- the public API and the input stage.
  *
+ * The Swift library has the same stage, step for step and name for name, in
+ * Sources/FeedStream/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
+ * gzip_input -> gzipInput, ratio_window -> ratioWindow, ratio_checkpoint ->
+ * ratioCheckpoint, cfs_parser_feed_inflated -> feedInflated), and its document steps
+ * (xml_input, skip_misc, begin_document, ...) in SwiftFeedParser.swift under the same
+ * names in camel case: change one, change the other.
+ *
  * Bytes in (pushed with cfs_parser_feed, or read from a file descriptor); gzip is
  * detected by its magic bytes and inflated, member after member, straight into the
  * tokenizer's own buffer. The uncompressed stream may hold several documents: when a
@@ -17,11 +24,12 @@
 #include <unistd.h>
 #include <zlib.h>
 
-#define CHUNK ((size_t)256 << 10)     /* tokenizer chunk: uncompressed bytes per parse */
+#define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* tokenizer chunk: uncompressed bytes per parse; the ratio checkpoints */
 #define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
 #define MAX_PARSE ((size_t)1 << 30)   /* largest single parse call */
 
-enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER };
+/* IN_INFLATED: the caller inflates (cfs_parser_feed_inflated). */
+enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER, IN_INFLATED };
 enum doc_state { D_AWAIT, D_IN, D_SKIP };
 /* Between documents, after the first: what follows a root element may be the XML
    spec's Misc (white space, comments, processing instructions), which belongs to the
@@ -33,7 +41,7 @@ static const char XML_DECL[] = "<?xml";
 
 struct cfs_parser {
     cfs_options opt;
-    cfs_limits lim;              /* opt.limits, defaults resolved */
+    cfs_limits lim;              /* opt.limits resolved (no limit: UINT64_MAX) */
     char limit_message[96];      /* the message of a document-size or ratio error */
     cfs_machine m;
     const cfs_tokenizer_ops *ops;
@@ -110,9 +118,17 @@ const char *cfs_format_name(cfs_format f) {
 /* ---- lifecycle ---------------------------------------------------------------- */
 
 cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks, void *ctx) {
+    cfs_options opt;
+    cfs_options_init(&opt);
+    if (options) {
+        /* The members the caller's struct has; the rest keep their defaults. */
+        if (options->struct_size == 0 || options->struct_size > sizeof opt) return NULL;
+        memcpy(&opt, options, options->struct_size);
+        opt.struct_size = sizeof opt;
+    }
     cfs_parser *p = calloc(1, sizeof *p);
     if (p == NULL) return NULL;
-    if (options) p->opt = *options;
+    p->opt = opt;
     switch (p->opt.backend) {
     case CFS_BACKEND_EXPAT: p->ops = &cfs_expat_ops; break;
     case CFS_BACKEND_LIBXML2: p->ops = &cfs_libxml2_ops; break;
@@ -327,8 +343,7 @@ static uint64_t document_room(const cfs_parser *p) {
    position is its byte offset; line and column are not counted outside the
    tokenizer) and the rest of it is skipped like the rest of an ill-formed one. */
 static cfs_status document_too_big(cfs_parser *p) {
-    snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: document size > %llu bytes",
-             (unsigned long long)p->lim.max_document_bytes);
+    cfs_limit_over(p->limit_message, sizeof p->limit_message, "document size", p->lim.max_document_bytes, " bytes");
     cfs_error err = { CFS_ERR_LIMIT, p->limit_message, p->m.document, 0, 0, p->xml_offset, 0 };
     return end_document(p, &err);
 }
@@ -437,6 +452,21 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
 
 /* ---- gzip ------------------------------------------------------------------------ */
 
+/* A ratio checkpoint: the uncompressed stream reached a multiple of CHUNK, everything
+   before it parsed (so the window is the document begun last before it, whatever the
+   input's cut), and inflate had consumed `consumed` compressed bytes to get there. The
+   one place max_ratio is checked (gzip_input and cfs_parser_feed_inflated call it). */
+static cfs_status ratio_checkpoint(cfs_parser *p, uint64_t consumed) {
+    p->z_checkpoint = consumed;
+    uint64_t win_out = p->stats.bytes_xml - p->ratio_out;
+    uint64_t win_in = p->z_checkpoint - p->ratio_in;
+    if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
+        cfs_limit_over(p->limit_message, sizeof p->limit_message, "decompression ratio", p->lim.max_ratio, "");
+        return set_fatal(p, CFS_ERR_LIMIT, p->limit_message, 0);
+    }
+    return CFS_OK;
+}
+
 static cfs_status gzip_begin(cfs_parser *p) {
     if (!p->z_ready) {
         memset(&p->z, 0, sizeof p->z);
@@ -482,19 +512,8 @@ static cfs_status gzip_input(cfs_parser *p) {
         if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
         p->stats.bytes_xml += n;
         if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
-        if (n == room && st == CFS_OK) {
-            /* A checkpoint, everything before it parsed (so the window is the document
-               begun last before it, whatever the input's cut): the window's output and
-               input up to here. Past the ratio, nothing after it is inflated. */
-            p->z_checkpoint = p->z_consumed;
-            uint64_t win_out = p->stats.bytes_xml - p->ratio_out;
-            uint64_t win_in = p->z_checkpoint - p->ratio_in;
-            if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
-                snprintf(p->limit_message, sizeof p->limit_message, "limit exceeded: decompression ratio > %llu",
-                         (unsigned long long)p->lim.max_ratio);
-                return set_fatal(p, CFS_ERR_LIMIT, p->limit_message, 0);
-            }
-        }
+        /* Past the ratio, nothing after the checkpoint is inflated. */
+        if (n == room && st == CFS_OK) st = ratio_checkpoint(p, p->z_consumed);
         if (n == 0 && p->mode == IN_GZIP && p->z.avail_in == 0) return st;
         if (zr == Z_BUF_ERROR && n == 0) return st;
     }
@@ -534,6 +553,7 @@ static cfs_status detect(cfs_parser *p, const uint8_t **data, size_t *len) {
 cfs_status cfs_parser_feed(cfs_parser *p, const void *data, size_t len) {
     if (p->finished) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
+    if (p->mode == IN_INFLATED) return CFS_ERR_MISUSE;
     const uint8_t *d = data;
     p->stats.bytes_in += len;
     cfs_status st = CFS_OK;
@@ -550,6 +570,22 @@ cfs_status cfs_parser_feed(cfs_parser *p, const void *data, size_t len) {
     return st;
 }
 
+/* The caller inflated: gzip_input's parse and checkpoint, without the inflate. */
+cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len, uint64_t compressed) {
+    if (p->finished) return CFS_ERR_MISUSE;
+    if (p->has_fatal) return p->fatal.code;
+    if (p->mode == IN_DETECT && p->head_len == 0) p->mode = IN_INFLATED;
+    if (p->mode != IN_INFLATED) return CFS_ERR_MISUSE;
+    size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
+    if (len > room) return CFS_ERR_MISUSE;
+    if (len == 0) return CFS_OK;
+    p->stats.bytes_in += len;
+    p->stats.bytes_xml += len;
+    cfs_status st = xml_input(p, data, len);
+    if (len == room && st == CFS_OK) st = ratio_checkpoint(p, compressed);
+    return st;
+}
+
 static ssize_t read_full(int fd, uint8_t *buf, size_t len) {
     for (;;) {
         ssize_t n = read(fd, buf, len);
@@ -560,6 +596,7 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t len) {
 cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
     if (p->finished) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
+    if (p->mode == IN_INFLATED) return CFS_ERR_MISUSE;
     if (p->zin == NULL && (p->zin = malloc(ZCHUNK)) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     cfs_status st = CFS_OK;
     for (;;) {

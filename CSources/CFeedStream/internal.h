@@ -21,8 +21,6 @@
 #include <stdint.h>
 #include <stddef.h>
 
-#define CFS_DEFAULT_MAX_ITEM_BYTES ((size_t)64 << 20)
-
 /* ---- arena ------------------------------------------------------------------- */
 
 /** An offset+length into an arena. off == CFS_REF_ABSENT means absent. Offsets (not
@@ -155,7 +153,8 @@ typedef struct cfs_machine {
 
     int nomem;
 
-    /* Limits (cfs_limits, defaults resolved; depth and items as counts). */
+    /* Limits (cfs_limits resolved: no limit is the type's largest value; depth and
+       items as counts). */
     unsigned long max_depth;
     uint64_t max_field_bytes;
     uint64_t max_attributes;
@@ -165,9 +164,17 @@ typedef struct cfs_machine {
        this message at the tokenizer's current position. */
     int limit;
     char limit_message[96];
+
+    /* The attributes of a start tag as the tokenizer adapters hand them to
+       cfs_machine_start (cfs_machine_attrs): grown to the largest element seen, never
+       shrunk, so that steady state allocates nothing per event. */
+    cfs_attr *attrs;
+    size_t attrs_cap;
 } cfs_machine;
 
-/** cfs_limits with every 0 replaced by its default. */
+/** cfs_limits as the checks compare with them: every 0 (no limit) replaced by
+    UINT64_MAX, the one place where C maps "no limit" (the Swift side's is
+    FeedLimits.effective). */
 cfs_limits cfs_limits_resolve(const cfs_limits *l);
 
 int  cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits);
@@ -197,6 +204,8 @@ static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->captu
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
 /** Records a limit error (see cfs_machine.limit); returns 1 (stop). */
 int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max);
+/** Writes the message of a size past its limit: "limit exceeded: WHAT > MAX UNIT". */
+void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, const char *unit);
 /** Records the markup-construct limit error; returns 1. */
 int cfs_machine_markup_limit(cfs_machine *m);
 /** A start tag inside an ignored subtree; non-zero when the depth limit stops it. */
@@ -205,6 +214,10 @@ static inline int cfs_machine_skip_start(cfs_machine *m) {
     if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
     return 0;
 }
+/** Room for `n` attributes of a start tag (the machine's buffer, reused from event to
+    event; grown only when an element has more attributes than any before), or NULL
+    when out of memory (m->nomem set). */
+cfs_attr *cfs_machine_attrs(cfs_machine *m, size_t n);
 /** Checks the attribute count of a start tag (before start or skip_start);
     non-zero when the limit stops it. */
 static inline int cfs_machine_check_attributes(cfs_machine *m, uint64_t count) {

@@ -33,7 +33,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define MAX_ATTRS 64
 #define OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
 
 typedef struct lx_tok {
@@ -130,9 +129,15 @@ static void on_start(void *ud, const xmlChar *localname, const xmlChar *prefix, 
         if (cfs_machine_skip_start(t->m)) stop(t);
         return;
     }
-    cfs_attr attrs[MAX_ATTRS];
+    /* Every attribute reaches the machine (their count is within max_attributes),
+       in the machine's reused buffer. */
+    cfs_attr *attrs = cfs_machine_attrs(t->m, nb_attributes > 0 ? (size_t)nb_attributes : 0);
+    if (attrs == NULL) {
+        stop(t);
+        return;
+    }
     size_t n = 0;
-    for (int i = 0; i < nb_attributes && n < MAX_ATTRS; i++, n++) {
+    for (int i = 0; i < nb_attributes; i++, n++) {
         const xmlChar **a = attributes + 5 * i;
         attrs[n].local = (const char *)a[0];
         attrs[n].local_len = strlen((const char *)a[0]);

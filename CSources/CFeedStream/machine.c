@@ -317,17 +317,46 @@ static cfs_ref copy_scope_ref(cfs_machine *m, cfs_rec *r, cfs_ref ref) {
 
 /* ---- the machine ----------------------------------------------------------------- */
 
+cfs_limits cfs_limits_default(void) {
+    return (cfs_limits){ CFS_DEFAULT_MAX_DEPTH, CFS_DEFAULT_MAX_FIELD_BYTES, CFS_DEFAULT_MAX_ATTRIBUTES,
+                         CFS_DEFAULT_MAX_ITEMS, CFS_DEFAULT_MAX_DOCUMENT_BYTES, CFS_DEFAULT_MAX_RATIO,
+                         CFS_DEFAULT_MAX_MARKUP_BYTES };
+}
+
+void cfs_options_init(cfs_options *o) {
+    memset(o, 0, sizeof *o);
+    o->struct_size = sizeof *o;
+    o->backend = CFS_BACKEND_EXPAT;
+    o->max_item_bytes = CFS_DEFAULT_MAX_ITEM_BYTES;
+    o->limits = cfs_limits_default();
+}
+
+static uint64_t no_limit_is_max(uint64_t v) { return v == 0 ? UINT64_MAX : v; }
+
 cfs_limits cfs_limits_resolve(const cfs_limits *l) {
-    cfs_limits r = { 0 };
-    if (l) r = *l;
-    if (r.max_depth == 0) r.max_depth = CFS_DEFAULT_MAX_DEPTH;
-    if (r.max_field_bytes == 0) r.max_field_bytes = CFS_DEFAULT_MAX_FIELD_BYTES;
-    if (r.max_attributes == 0) r.max_attributes = CFS_DEFAULT_MAX_ATTRIBUTES;
-    if (r.max_items == 0) r.max_items = CFS_DEFAULT_MAX_ITEMS;
-    if (r.max_document_bytes == 0) r.max_document_bytes = CFS_DEFAULT_MAX_DOCUMENT_BYTES;
-    if (r.max_ratio == 0) r.max_ratio = CFS_DEFAULT_MAX_RATIO;
-    if (r.max_markup_bytes == 0) r.max_markup_bytes = CFS_DEFAULT_MAX_MARKUP_BYTES;
+    cfs_limits r = *l;
+    r.max_depth = no_limit_is_max(r.max_depth);
+    r.max_field_bytes = no_limit_is_max(r.max_field_bytes);
+    r.max_attributes = no_limit_is_max(r.max_attributes);
+    r.max_items = no_limit_is_max(r.max_items);
+    r.max_document_bytes = no_limit_is_max(r.max_document_bytes);
+    r.max_ratio = no_limit_is_max(r.max_ratio);
+    r.max_markup_bytes = no_limit_is_max(r.max_markup_bytes);
     return r;
+}
+
+cfs_attr *cfs_machine_attrs(cfs_machine *m, size_t n) {
+    if (m->attrs != NULL && n <= m->attrs_cap) return m->attrs;
+    size_t cap = m->attrs_cap ? m->attrs_cap : 16;
+    while (cap < n) cap = cap <= SIZE_MAX / 2 ? cap * 2 : n;
+    cfs_attr *a = cap > SIZE_MAX / sizeof(cfs_attr) ? NULL : realloc(m->attrs, cap * sizeof(cfs_attr));
+    if (a == NULL) {
+        m->nomem = 1;
+        return NULL;
+    }
+    m->attrs = a;
+    m->attrs_cap = cap;
+    return a;
 }
 
 static int limit_message(cfs_machine *m, const char *fmt, ...) {
@@ -341,20 +370,30 @@ static int limit_message(cfs_machine *m, const char *fmt, ...) {
     return 1;
 }
 
+/* The messages of limit errors, worded as the Swift side's (FeedLimits.message): a
+   count past its limit, "limit exceeded: element depth 1025 > 1024", or a size past
+   its limit, given without the size reached (it depends on how the input was cut),
+   "limit exceeded: field text > 8388608 bytes". */
+#define LIMIT_COUNT_FORMAT "limit exceeded: %s %llu > %llu"
+#define LIMIT_OVER_FORMAT "limit exceeded: %s > %llu%s"
+
+void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, const char *unit) {
+    snprintf(buf, size, LIMIT_OVER_FORMAT, what, (unsigned long long)max, unit);
+}
+
 int cfs_machine_markup_limit(cfs_machine *m) {
-    return limit_message(m, "limit exceeded: markup construct > %llu bytes", (unsigned long long)m->max_markup_bytes);
+    return limit_message(m, LIMIT_OVER_FORMAT, "markup construct", (unsigned long long)m->max_markup_bytes, " bytes");
 }
 
 int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max) {
-    return limit_message(m, "limit exceeded: %s %llu > %llu", what, (unsigned long long)value,
-                         (unsigned long long)max);
+    return limit_message(m, LIMIT_COUNT_FORMAT, what, (unsigned long long)value, (unsigned long long)max);
 }
 
 /* The text being gathered passed max_field_bytes. The length reached depends on how
    the tokenizer cut the text, so the message gives only the limit. */
 static inline int check_field(cfs_machine *m) {
     if (m->cap_rec->arena.len - m->cap_start <= m->max_field_bytes) return 0;
-    return limit_message(m, "limit exceeded: field text > %llu bytes", (unsigned long long)m->max_field_bytes);
+    return limit_message(m, LIMIT_OVER_FORMAT, "field text", (unsigned long long)m->max_field_bytes, " bytes");
 }
 
 int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits) {
@@ -382,6 +421,7 @@ static void pub_free(cfs_pub *p) {
 }
 
 void cfs_machine_free(cfs_machine *m) {
+    free(m->attrs);
     rec_free(&m->item);
     rec_free(&m->feed);
     cfs_arena_free(&m->scope_arena);

@@ -127,7 +127,7 @@ static int on_document_end(void *ctx, const cfs_feed *feed, const cfs_error *err
 
 int main(int argc, char **argv) {
     cfs_options options;
-    memset(&options, 0, sizeof options); /* zero = every default */
+    cfs_options_init(&options); /* every default; then set what differs */
     int first = 1;
     if (argc > 2 && strcmp(argv[1], "--backend") == 0) {
         if (strcmp(argv[2], "libxml2") == 0) {

@@ -258,7 +258,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (getenv("FUZZ_VARIANT")) variant = atoi(getenv("FUZZ_VARIANT"));
 
     cfs_options opt;
-    memset(&opt, 0, sizeof opt);
+    cfs_options_init(&opt);
     opt.backend = FUZZ_BACKEND;
     if ((h >> 20) % 8 == 0) opt.max_item_bytes = 1 + (h >> 24) % 256;
     int stop = (h >> 32) % 16 == 0;

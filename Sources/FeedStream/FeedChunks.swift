@@ -23,14 +23,33 @@ public struct FeedChunks: Sendable, Equatable {
         source = Source(next: next)
     }
 
+    /// Chunks of a gzip stream inflated by another thread (``ReadAheadPipeline``): for
+    /// the chunk ``next()`` returned last, the compressed bytes inflate had consumed to
+    /// produce it, or nil when the stream is not gzip. The package's parsers then parse
+    /// the chunks as uncompressed XML and check ``FeedLimits/maxRatio`` with these
+    /// counts, as when they inflate themselves (``InputStage``,
+    /// `cfs_parser_feed_inflated`); a parser of your own sees plain chunks.
+    init(inflated next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
+         compressed: @escaping @Sendable () -> UInt64?) {
+        source = Source(next: next, compressed: compressed)
+    }
+
     /// The next chunk, or `nil` at the end of the stream.
     public func next() throws -> UnsafeRawBufferPointer? { try source.next() }
+
+    /// For chunks made with ``init(inflated:compressed:)``: see there. Nil otherwise.
+    var compressed: (@Sendable () -> UInt64?)? { source.compressed }
 
     /// Two values are equal when they are the same source.
     public static func == (a: FeedChunks, b: FeedChunks) -> Bool { a.source === b.source }
 
     private final class Source: Sendable {
         let next: @Sendable () throws -> UnsafeRawBufferPointer?
-        init(next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?) { self.next = next }
+        let compressed: (@Sendable () -> UInt64?)?
+        init(next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
+             compressed: (@Sendable () -> UInt64?)? = nil) {
+            self.next = next
+            self.compressed = compressed
+        }
     }
 }

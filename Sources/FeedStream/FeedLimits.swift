@@ -9,7 +9,10 @@
 /// limit prevents). The defaults never trigger on real feeds; the checks cost a compare
 /// per start tag, per item and per text append.
 ///
-/// A value of `0` (or less) or `Int.max` means no limit.
+/// A value of `0` (or less) or `Int.max` means no limit — as `0` does in the C core's
+/// `cfs_limits` and in the command line's `--max-*` flags; the C backends are given
+/// these values as they are. The defaults are the `default…` constants below (the C
+/// core's `CFS_DEFAULT_*` are the same numbers).
 ///
 /// ```swift
 /// var limits = FeedLimits()
@@ -26,7 +29,8 @@ public struct FeedLimits: Sendable, Hashable {
     /// (below libxml2's 10 MB limit on one text token, so every backend stops here first).
     public var maxFieldBytes: Int
     /// Attributes of one element, namespace declarations and attributes defaulted by the
-    /// document's internal DTD subset included. Default 256.
+    /// document's internal DTD subset included. Every attribute of an element within the
+    /// limit is read, whatever their number. Default 256.
     public var maxAttributes: Int
     /// Items (RSS `item`, Atom `entry`) in one document, checked at the start tag of the
     /// first item past it. Default 1,000,000.
@@ -35,9 +39,12 @@ public struct FeedLimits: Sendable, Hashable {
     /// would be parsed. Default 1 GiB.
     public var maxDocumentBytes: Int
     /// Uncompressed ÷ compressed bytes of gzip input, measured from the start of the last
-    /// document begun, once that window has inflated more than 16 MiB (checked every
-    /// 256 KiB of output). A gzip bomb fails there instead of being inflated. Default 200
-    /// (XML feeds compress 5 to 20 times).
+    /// document begun, once that window has inflated more than
+    /// ``ratioActivationBytes`` (16 MiB), checked at every 256 KiB of the uncompressed
+    /// stream (the same checkpoints wherever the input was cut, and whichever thread
+    /// inflates: ``ReadAheadPipeline`` hands its counts to the parser, which checks). A
+    /// gzip bomb fails there, fatal, instead of being inflated. Default 200 (XML feeds
+    /// compress 5 to 20 times).
     public var maxRatio: Int
     /// Bytes of one markup construct the tokenizer must hold whole: a start or end tag
     /// with its attributes, a comment, a processing instruction, a CDATA section, the
@@ -91,22 +98,24 @@ public struct FeedLimits: Sendable, Hashable {
                                              maxItems: .max, maxDocumentBytes: .max, maxRatio: .max,
                                              maxMarkupBytes: .max)
 
-    /// A limit as the parsers compare with it: no limit is `Int.max`.
+    /// A limit as the parsers compare with it: no limit is `Int.max`. The one place
+    /// the Swift side maps "no limit" (the C core's is `cfs_limits_resolve`).
     @inline(__always)
     static func effective(_ value: Int) -> Int { value <= 0 ? .max : value }
 
-    /// The message of a limit error, the same from every backend.
+    // The messages of limit errors, the same from every backend and worded as the C
+    // core words them (cfs_machine_limit, cfs_limit_over in machine.c).
+
+    /// A count past its limit: "limit exceeded: element depth 1025 > 1024" (depth,
+    /// attributes, items).
     static func message(_ what: String, _ value: Int, _ max: Int) -> String {
         "limit exceeded: \(what) \(value) > \(max)"
     }
-}
 
-/// A parser that enforces ``FeedLimits`` (every backend of this package): stages that
-/// inflate for it (``ReadAheadPipeline``) take its ratio limit from here.
-protocol LimitedFeedParser: FeedParser {
-    var limits: FeedLimits { get }
+    /// A size past its limit, where the size reached depends on how the input was cut,
+    /// so only the limit is given: "limit exceeded: field text > 8388608 bytes" (field
+    /// text, markup construct, document size; the decompression ratio, `unit` "").
+    static func message(_ what: String, over max: some BinaryInteger, unit: String = " bytes") -> String {
+        "limit exceeded: \(what) > \(max)\(unit)"
+    }
 }
-
-extension ExpatFeedParser: LimitedFeedParser {}
-extension LibXML2FeedParser: LimitedFeedParser {}
-extension SwiftFeedParser: LimitedFeedParser {}

@@ -185,6 +185,7 @@ final class InputStageTests: XCTestCase {
             return 0
         }
         var options = cfs_options()
+        cfs_options_init(&options)
         options.backend = backend
         let p = cfs_parser_create(&options, &cb, Unmanaged.passUnretained(box).toOpaque())!
         defer { cfs_parser_destroy(p) }

@@ -1,5 +1,5 @@
 import CFeedStream
-import FeedStream
+@testable import FeedStream
 import Foundation
 import XCTest
 
@@ -279,6 +279,7 @@ final class LimitsTests: XCTestCase {
 
     func testTheCAPIReportsCFSErrLimit() throws {
         var options = cfs_options()
+        cfs_options_init(&options)
         options.limits.max_depth = 3
         let p = try XCTUnwrap(cfs_parser_create(&options, nil, nil))
         defer { cfs_parser_destroy(p) }
@@ -290,6 +291,177 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(e.document, 1)
         XCTAssertEqual(e.line, 1)
         XCTAssertEqual(e.column, 21)
+    }
+
+    /// A gzip stream of a document of incompressible text, then one that inflates ~18 MB
+    /// from little: over the second document alone the ratio passes 50 once 16 MiB came
+    /// out; over the whole stream it stays near 30.
+    private func ratioMix() -> [UInt8] {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        var noise = [UInt8](repeating: 0, count: 600_000)
+        for i in noise.indices {
+            state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+            noise[i] = UInt8(truncatingIfNeeded: state >> 33)
+        }
+        var xml = bytes("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>noise</title><item><title>"
+                        + Data(noise).base64EncodedString() + "</title><guid>n</guid></item></channel></rss>\n")
+        xml += bytes("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>bomb</title>")
+        let filler = [UInt8](repeating: 0x20, count: 10_000)
+        for i in 0..<1_800 { xml += bytes("<item><title>b</title><guid>\(i)</guid></item>") + filler }
+        xml += bytes("</channel></rss>\n")
+        return gzip(xml)
+    }
+
+    /// Where the ratio stops a stream, and so which items come out, does not depend on
+    /// how the input arrives: in one piece, in pieces of any size, from a descriptor, or
+    /// through the read-ahead pipeline (inflated on another thread, in buffers of any
+    /// size). The window is the last document begun (before the input stage was one,
+    /// the pipeline measured the whole stream and let this one through).
+    func testTheRatioWindowIsTheSameWhateverTheChunkingOrThread() throws {
+        let mix = ratioMix()
+        var limits = FeedLimits()
+        limits.maxRatio = 50
+        var reference: (Outcome, UInt64?)?
+        for backend in FeedBackend.allCases {
+            var outcomes: [(String, Outcome, UInt64?)] = []
+            for piece in backend == .expat ? [mix.count, 4_093, 65_536, 1 << 20] : [mix.count, 4_093] {
+                let feeder = Pieces(mix, piece: piece)
+                let (o, e) = try run(backend, .chunks(FeedChunks { feeder.next() }), limits)
+                outcomes.append(("pieces of \(piece)", o, e.first?.offset))
+            }
+            let fd = try temporaryFile(mix)
+            defer { close(fd) }
+            let (o, e) = try run(backend, .fileDescriptor(fd), limits)
+            outcomes.append(("descriptor", o, e.first?.offset))
+            XCTAssertEqual(lseek(fd, 0, SEEK_SET), 0)
+            let direct = try backend.makeParser(limits: limits).parse(.fileDescriptor(fd), handler: EventLog())
+            let shapes = backend == .expat ? [(256 << 10, 3), (1000, 1), (100_000, 2), (1 << 20, 2)] : [(256 << 10, 3), (1000, 1)]
+            for (chunkSize, depth) in shapes {
+                XCTAssertEqual(lseek(fd, 0, SEEK_SET), 0)
+                let log = EventLog()
+                let summary = try ReadAheadPipeline(chunkSize: chunkSize, depth: depth)
+                    .parse(fileDescriptor: fd, with: backend.makeParser(limits: limits), handler: log)
+                // The same counts, bytes read included (not what the reading thread read ahead).
+                XCTAssertEqual(summary, direct, "\(backend), pipeline \(chunkSize)x\(depth)")
+                let errors = log.errors.map { "\($0.document) \($0.code): \($0.message)" }
+                outcomes.append(("pipeline \(chunkSize)x\(depth)", Outcome(events: log.events, errors: errors),
+                                 log.errors.first?.offset))
+            }
+            for (label, outcome, offset) in outcomes {
+                XCTAssertEqual(outcome.errors, ["2 limit: limit exceeded: decompression ratio > 50"], "\(backend), \(label)")
+                // Stopped just past the activation, in the second document.
+                let items = outcome.events.filter { $0.hasPrefix("item 2.") }.count
+                XCTAssertGreaterThan(items, 1_500, "\(backend), \(label)")
+                XCTAssertLessThan(items, 1_800, "\(backend), \(label)")
+                if backend == .libxml2 {
+                    // libxml2's positions are its own; its events are the same.
+                    XCTAssertEqual(outcome, reference?.0, "\(backend), \(label)")
+                } else if let reference {
+                    XCTAssertTrue(outcome == reference.0 && offset == reference.1,
+                                  "\(backend), \(label): \(items) items, offset \(offset ?? 0)")
+                } else {
+                    reference = (outcome, offset)
+                }
+            }
+        }
+        // Without the limit every item comes out, through the pipeline too.
+        let fd = try temporaryFile(mix)
+        defer { close(fd) }
+        let log = EventLog()
+        try ReadAheadPipeline().parse(fileDescriptor: fd, with: ExpatFeedParser(limits: .unlimited), handler: log)
+        XCTAssertEqual(log.errors.count, 0)
+        XCTAssertEqual(log.events.filter { $0.hasPrefix("item") }.count, 1 + 1_800)
+    }
+
+    /// Every attribute of an element within `maxAttributes` reaches the state machine:
+    /// every tokenizer (the C adapters and the Swift one) used to pass only the first 64,
+    /// so an enclosure's `url` past them was lost, while `maxAttributes` allows 256.
+    func testAnAttributePastTheSixtyFourthReachesTheMachine() throws {
+        let filler = (1...99).map { " a\($0)=\"\($0)\"" }.joined()
+        let xml = doc("<item><title>t</title><guid>2</guid><enclosure\(filler) url=\"https://example.com/a.mp3\"/></item>")
+        var reference: [FeedDocument]?
+        for backend in FeedBackend.allCases {
+            let documents = try backend.makeParser().documents(from: .bytes(bytes(xml)))
+            XCTAssertEqual(documents.first?.items.last?.enclosures, [FeedEnclosure(url: "https://example.com/a.mp3")],
+                           "\(backend)")
+            if let reference { XCTAssertEqual(documents, reference, "\(backend)") } else { reference = documents }
+        }
+        // 100 attributes, a limit of 99: the document fails on every backend.
+        var limits = FeedLimits()
+        limits.maxAttributes = 99
+        XCTAssertEqual(try agree(xml, limits).0.errors, ["1 limit: limit exceeded: attributes 100 > 99"])
+    }
+
+    /// The C API: 0 means no limit, as in FeedLimits; cfs_options_init fills the
+    /// defaults; a struct not filled by it is refused.
+    func testTheCOptionsZeroIsNoLimitAndInitGivesTheDefaults() throws {
+        var options = cfs_options()
+        cfs_options_init(&options)
+        XCTAssertEqual(options.struct_size, MemoryLayout<cfs_options>.size)
+        XCTAssertEqual(options.backend, CFS_BACKEND_EXPAT)
+        XCTAssertEqual(options.max_item_bytes, 64 << 20)
+        let d = cfs_limits_default()
+        let l = FeedLimits.default
+        XCTAssertEqual([d.max_depth, d.max_field_bytes, d.max_attributes, d.max_items, d.max_document_bytes, d.max_ratio,
+                        d.max_markup_bytes].map(Int.init),
+                       [l.maxDepth, l.maxFieldBytes, l.maxAttributes, l.maxItems, l.maxDocumentBytes, l.maxRatio,
+                        l.maxMarkupBytes])
+        XCTAssertEqual([options.limits.max_depth, options.limits.max_ratio], [d.max_depth, d.max_ratio])
+        XCTAssertEqual(Int(CFS_RATIO_INTERVAL), InputStage.chunkSize)
+        let deep = bytes("<rss><channel>" + String(repeating: "<x>", count: 2000) + String(repeating: "</x>", count: 2000)
+                         + "<item><title>x</title></item></channel></rss>")
+        func status(_ options: inout cfs_options) throws -> cfs_status {
+            let p = try XCTUnwrap(cfs_parser_create(&options, nil, nil))
+            defer { cfs_parser_destroy(p) }
+            _ = deep.withUnsafeBytes { cfs_parser_feed(p, $0.baseAddress, $0.count) }
+            return cfs_parser_finish(p)
+        }
+        XCTAssertEqual(try status(&options), CFS_ERR_LIMIT, "the default depth, 1024")
+        options.limits.max_depth = 0
+        XCTAssertEqual(try status(&options), CFS_OK, "0: no limit")
+        options.limits.max_depth = UInt64.max   // CFS_UNLIMITED (a macro Swift does not import)
+        XCTAssertEqual(try status(&options), CFS_OK)
+        // NULL: the defaults.
+        let p = try XCTUnwrap(cfs_parser_create(nil, nil, nil))
+        _ = deep.withUnsafeBytes { cfs_parser_feed(p, $0.baseAddress, $0.count) }
+        XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_LIMIT)
+        cfs_parser_destroy(p)
+        // A struct zeroed by hand (its limits would all read "no limit") or from a newer
+        // header is refused; an older, smaller one keeps the defaults of what it lacks.
+        var zeroed = cfs_options()
+        XCTAssertNil(cfs_parser_create(&zeroed, nil, nil))
+        options.struct_size = MemoryLayout<cfs_options>.size + 8
+        XCTAssertNil(cfs_parser_create(&options, nil, nil))
+        options.limits.max_depth = 0
+        options.struct_size = MemoryLayout<cfs_options>.offset(of: \cfs_options.limits)!
+        XCTAssertEqual(try status(&options), CFS_ERR_LIMIT, "limits not in the struct: the defaults")
+    }
+
+    /// cfs_parser_feed_inflated: bytes inflated by the caller, the ratio checked at the
+    /// checkpoints with the caller's counts; misuse refused.
+    func testTheCFeedInflatedChecksTheRatio() throws {
+        let xml = bytes("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title>")
+            + [UInt8](repeating: 0x20, count: 20 << 20) + bytes("<item><title>x</title></item></channel></rss>\n")
+        let p = try XCTUnwrap(cfs_parser_create(nil, nil, nil))
+        defer { cfs_parser_destroy(p) }
+        let chunk = Int(CFS_RATIO_INTERVAL)
+        var status = CFS_OK
+        var offset = 0
+        xml.withUnsafeBytes { b in
+            // Past a checkpoint in one call: refused, nothing parsed.
+            XCTAssertEqual(cfs_parser_feed_inflated(p, b.baseAddress, chunk + 1, 0), CFS_ERR_MISUSE)
+            // 1 compressed byte per checkpoint: a bomb.
+            while offset < b.count && status == CFS_OK {
+                let n = min(chunk, b.count - offset)
+                status = cfs_parser_feed_inflated(p, b.baseAddress! + offset, n, UInt64(offset / chunk + 1))
+                offset += n
+            }
+            XCTAssertEqual(cfs_parser_feed(p, b.baseAddress, 1), CFS_ERR_LIMIT, "fatal: sticky")
+        }
+        XCTAssertEqual(status, CFS_ERR_LIMIT)
+        XCTAssertEqual(offset, Int(CFS_RATIO_ACTIVATION) + chunk, "at the first checkpoint past the activation")
+        XCTAssertEqual(String(cString: cfs_parser_error(p)!.pointee.message), "limit exceeded: decompression ratio > 200")
+        XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_LIMIT)
     }
 
     private func temporaryFile(_ data: [UInt8]) throws -> Int32 {

@@ -3,7 +3,7 @@ import Foundation
 import XCTest
 
 // Tests of the Swift backend's support pieces: XMLTranscoder (declared encoding -> UTF-8,
-// as the expat backend decodes), HTMLEntities (the C core's table) and GzipStage (the C
+// as the expat backend decodes), HTMLEntities (the C core's table) and InputStage (the C
 // core's input stage, push mode).
 
 // MARK: - Helpers
@@ -322,9 +322,9 @@ final class SwiftSupportTests: XCTestCase {
         XCTAssertEqual(seen.count, 248)
     }
 
-    // MARK: - GzipStage
+    // MARK: - InputStage
 
-    private func run(_ stage: GzipStage, _ input: [UInt8], piece: Int = Int.max)
+    private func run(_ stage: InputStage, _ input: [UInt8], piece: Int = Int.max)
         -> (out: [UInt8], failure: StreamFailure?, chunks: Int)
     {
         var out: [UInt8] = []
@@ -334,8 +334,8 @@ final class SwiftSupportTests: XCTestCase {
         while i < input.count {
             let n = min(piece, input.count - i)
             failure = input[i..<(i + n)].withUnsafeBytes { p in
-                stage.push(p) { c in
-                    XCTAssertLessThanOrEqual(c.count, GzipStage.chunkSize)
+                stage.feed(p) { c in
+                    XCTAssertLessThanOrEqual(c.count, InputStage.chunkSize)
                     out += c
                     chunks += 1
                 }
@@ -351,7 +351,7 @@ final class SwiftSupportTests: XCTestCase {
 
     func testGzipPlainPassesThrough() {
         for piece in [1, 2, 3, 1000, Int.max] {
-            let s = GzipStage()
+            let s = InputStage(limits: .default)
             let r = run(s, text, piece: piece)
             XCTAssertEqual(r.out, text)
             XCTAssertNil(r.failure)
@@ -360,13 +360,13 @@ final class SwiftSupportTests: XCTestCase {
         }
         // One byte, and 0x1F alone: plain, flushed by finish.
         for one: [UInt8] in [[0x3C], [0x1F]] {
-            let s = GzipStage()
+            let s = InputStage(limits: .default)
             let r = run(s, one)
             XCTAssertEqual(r.out, one)
             XCTAssertNil(r.failure)
             XCTAssertEqual(s.bytesXML, 1)
         }
-        let s = GzipStage()
+        let s = InputStage(limits: .default)
         XCTAssertEqual(run(s, []).out, [])
         XCTAssertEqual(s.bytesXML, 0)
     }
@@ -375,7 +375,7 @@ final class SwiftSupportTests: XCTestCase {
         let big = Array((0..<40000).map { "<item><title>\($0)</title></item>\n" }.joined().utf8)   // > 256 KiB
         let one = gzip(big)
         for piece in [1, 7, 65536, Int.max] {
-            let s = GzipStage()
+            let s = InputStage(limits: .default)
             let r = run(s, one, piece: piece == 1 ? 1 : piece)
             XCTAssertEqual(r.out, big, "pieces of \(piece)")
             XCTAssertNil(r.failure)
@@ -387,14 +387,14 @@ final class SwiftSupportTests: XCTestCase {
         let a = Array("first document\n".utf8), b = Array("second document\n".utf8)
         let multi = gzip(a) + [0, 0, 0] + gzip(b) + gzip([]) + [0, 0]
         for piece in [1, 2, 5, Int.max] {
-            let s = GzipStage()
+            let s = InputStage(limits: .default)
             let r = run(s, multi, piece: piece)
             XCTAssertEqual(r.out, a + b, "pieces of \(piece)")
             XCTAssertNil(r.failure)
             XCTAssertEqual(s.bytesIn, UInt64(multi.count))
         }
         // reset() makes a stage reusable.
-        let s = GzipStage()
+        let s = InputStage(limits: .default)
         _ = run(s, gzip(a) + [0x41])
         s.reset()
         XCTAssertEqual(run(s, multi).out, a + b)
@@ -405,7 +405,7 @@ final class SwiftSupportTests: XCTestCase {
         let a = Array("first document\n".utf8)
         // Trailing garbage after a member.
         for piece in [1, Int.max] {
-            let s = GzipStage()
+            let s = InputStage(limits: .default)
             let r = run(s, gzip(a) + [0, 0x41, 0x42], piece: piece)
             XCTAssertEqual(r.out, a)
             XCTAssertEqual(r.failure, StreamFailure(kind: .fatal, code: .gzip, message: "trailing garbage after gzip data"))
@@ -413,7 +413,7 @@ final class SwiftSupportTests: XCTestCase {
         // Truncated inside a member, and right after a member's 0x1F.
         for input in [Array(gzip(text).dropLast(10)), gzip(a) + [0x1F], [0x1F, 0x8B]] {
             for piece in [1, Int.max] {
-                let s = GzipStage()
+                let s = InputStage(limits: .default)
                 let r = run(s, input, piece: piece)
                 XCTAssertEqual(r.failure, StreamFailure(kind: .truncated, code: .gzip, message: "truncated gzip data"))
                 if input.count > 100 { XCTAssertEqual(r.out, Array(text.prefix(r.out.count))) }
@@ -424,7 +424,7 @@ final class SwiftSupportTests: XCTestCase {
         let at = corrupt.count - 8 - 200
         corrupt[at] ^= 0xFF   // inside the data: caught by the CRC at the end
         for piece in [1, Int.max] {
-            let s = GzipStage()
+            let s = InputStage(limits: .default)
             let r = run(s, corrupt, piece: piece)
             XCTAssertEqual(r.failure, StreamFailure(kind: .fatal, code: .gzip, message: "corrupt gzip data"))
             XCTAssertEqual(r.out.count, text.count, "pieces of \(piece)")
@@ -432,19 +432,19 @@ final class SwiftSupportTests: XCTestCase {
         }
         var header = gzip(text)
         header[3] = 0xE0   // reserved flag bits: an inflate error at once
-        let s = GzipStage()
-        let first = header.withUnsafeBytes { p in s.push(p) { _ in XCTFail("no output") } }
+        let s = InputStage(limits: .default)
+        let first = header.withUnsafeBytes { p in s.feed(p) { _ in XCTFail("no output") } }
         XCTAssertEqual(first, StreamFailure(kind: .fatal, code: .gzip, message: "corrupt gzip data"))
         // After a failure, pushes are ignored (not counted) and return it again.
-        let again = [UInt8](repeating: 0x41, count: 10).withUnsafeBytes { p in s.push(p) { _ in XCTFail("no output") } }
+        let again = [UInt8](repeating: 0x41, count: 10).withUnsafeBytes { p in s.feed(p) { _ in XCTFail("no output") } }
         XCTAssertEqual(again, first)
         XCTAssertEqual(s.bytesIn, UInt64(header.count))
         XCTAssertEqual(s.finish { _ in XCTFail("no output") }, first)
     }
 
-    /// GzipStage gives the same bytes and failures as ChunkReader (the C core's input
+    /// InputStage pushed gives the same bytes and failures as ChunkReader (the C core's input
     /// stage, pull mode) on the same streams.
-    func testGzipStageMatchesChunkReader() throws {
+    func testInputStagePushedMatchesChunkReader() throws {
         let a = Array("<rss version=\"2.0\"><channel/></rss>\n".utf8)
         var corrupt = gzip(text, level: 0)
         corrupt[corrupt.count - 300] ^= 0xFF
@@ -464,7 +464,7 @@ final class SwiftSupportTests: XCTestCase {
                 if n == 0 { break }
                 pulled += buffer[0..<n]
             }
-            let r = run(GzipStage(), stream, piece: 3)
+            let r = run(InputStage(limits: .default), stream, piece: 3)
             XCTAssertEqual(r.out, pulled, "stream \(i)")
             XCTAssertEqual(r.failure, reader.failure, "stream \(i)")
         }

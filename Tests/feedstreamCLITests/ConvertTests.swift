@@ -238,6 +238,50 @@ final class ConvertTests: CLITestCase {
         XCTAssertEqual(stdin.out, piped.out.replacingOccurrences(of: "\"source\":\"\(dump.path)\"", with: "\"source\":\"-\""))
     }
 
+    /// The decompression ratio is measured from the last document begun, whichever
+    /// thread inflates: a gzip file holding a document of incompressible text (1.1 MB
+    /// compressed, over the pipelining threshold) and then one that inflates 20 MB from
+    /// little. Measured over the whole stream the ratio stays near 19; over the second
+    /// document it passes 50 once 16 MiB have come out. Before the input stage was one,
+    /// `-j 2` (the read-ahead pipeline, which measured the whole stream) let it through
+    /// and wrote all 2,001 items while `-j 1` stopped it at item 1,681 of document 2.
+    func testTheRatioLimitGivesTheSameOutputWithOrWithoutThePipeline() throws {
+        let dir = try tempDir()
+        let mix = dir.appendingPathComponent("mix.xml.gz")
+        let script = """
+            import base64, gzip, random, sys
+            rnd = random.Random(7)
+            noise = base64.b64encode(bytes(rnd.getrandbits(8) for _ in range(1_100_000))).decode()
+            first = ('<?xml version="1.0"?><rss version="2.0"><channel><title>noise</title>'
+                     '<item><title>%s</title><guid>n</guid></item></channel></rss>\\n' % noise)
+            filler = ' ' * 10_000
+            second = ('<?xml version="1.0"?><rss version="2.0"><channel><title>bomb</title>'
+                      + ''.join('<item><title>b</title><guid>%d</guid></item>%s' % (i, filler) for i in range(2_000))
+                      + '</channel></rss>\\n')
+            sys.stdout.buffer.write(gzip.compress((first + second).encode(), 6))
+            """
+        try script.write(to: dir.appendingPathComponent("mix.py"), atomically: true, encoding: .utf8)
+        try sh("python3 '\(dir.path)/mix.py' > '\(mix.path)'")
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: mix.path)[.size] as? Int)
+        XCTAssertGreaterThan(size, 1 << 20, "over the pipelining threshold")
+        let error = "feedstream: \(mix.path): document 2, line 1, column 16883285: limit exceeded: decompression ratio > 50\n"
+        var reference: String?
+        for flags in [["-j", "1"], ["-j", "2"], ["-j", "2", "--no-pipeline"], ["-j", "2", "--backend", "swift"]] {
+            let r = try run(["convert", "-q", "--max-ratio", "50"] + flags + [mix.path])
+            XCTAssertEqual(r.status, 1, "\(flags)")
+            XCTAssertEqual(r.err, error, "\(flags)")
+            let records = try lines(r.out)
+            XCTAssertEqual(records.filter { $0["kind"] as? String == "item" }.count, 1 + 1_681, "\(flags)")
+            if let reference { XCTAssertTrue(r.out == reference, "\(flags): the same bytes") } else { reference = r.out }
+        }
+        // Without the limit every item comes out, on every path.
+        for flags in [["-j", "1"], ["-j", "2"]] {
+            let r = try run(["convert", "-q", "--max-ratio", "0"] + flags + [mix.path])
+            XCTAssertEqual(r.status, 0, "\(flags): \(r.err)")
+            XCTAssertEqual(try lines(r.out).filter { $0["kind"] as? String == "item" }.count, 2_001, "\(flags)")
+        }
+    }
+
     /// Starts `feedstream convert ARGS -` reading a pipe we keep open, waits until it has
     /// created the temporary file `.NAME.partial-PID` in `dir` (its signal handlers are
     /// installed by then), and interrupts it.

@@ -351,8 +351,10 @@ typedef struct cfs_callbacks {
 /** Limits against hostile or broken input. A document that passes one fails with
     CFS_ERR_LIMIT (see there); every backend checks them at the same place, so they
     agree on what is rejected and on the items delivered before. For each member, 0
-    means the default below and CFS_UNLIMITED means no limit. The checks cost a
-    compare per start tag, per item and per text append. */
+    means no limit (as in the Swift library's FeedLimits and the command line's
+    --max-* flags; CFS_UNLIMITED, the largest value, means the same); the defaults are
+    the CFS_DEFAULT_* values below, which cfs_options_init() fills in. The checks cost
+    a compare per start tag, per item and per text append. */
 typedef struct cfs_limits {
     /** Element nesting depth (the root is depth 1), checked at each start tag. */
     uint64_t max_depth;
@@ -363,7 +365,8 @@ typedef struct cfs_limits {
     uint64_t max_field_bytes;
     /** Attributes of one element, namespace declarations and attributes defaulted by
         the internal DTD subset included (checked before the tokenizer's own duplicate
-        checks meet a hostile count). */
+        checks meet a hostile count). Every attribute of an element within the limit
+        reaches the state machine, whatever their number. */
     uint64_t max_attributes;
     /** Items (RSS item, Atom entry) per document, checked at the start tag of the
         item past the limit. */
@@ -373,8 +376,9 @@ typedef struct cfs_limits {
     uint64_t max_document_bytes;
     /** Uncompressed ÷ compressed bytes of gzip input, measured from the start of the
         last document begun, once that has inflated more than CFS_RATIO_ACTIVATION
-        bytes (checked every 256 KiB of output): a gzip bomb fails there instead of
-        being inflated. */
+        bytes (checked at every multiple of CFS_RATIO_INTERVAL bytes of the
+        uncompressed stream, wherever the input was cut): a gzip bomb fails there
+        (fatal: the rest of the stream is not inflated) instead of being inflated. */
     uint64_t max_ratio;
     /** Bytes of one markup construct the tokenizer must hold whole or rescan: a start
         or end tag with its attributes, a comment, a processing instruction, a CDATA
@@ -388,7 +392,9 @@ typedef struct cfs_limits {
     uint64_t max_markup_bytes;
 } cfs_limits;
 
+/** No limit, as 0 is. */
 #define CFS_UNLIMITED UINT64_MAX
+/* The defaults (the Swift library's FeedLimits.default* are the same numbers). */
 #define CFS_DEFAULT_MAX_DEPTH 1024
 #define CFS_DEFAULT_MAX_FIELD_BYTES ((uint64_t)8 << 20)
 #define CFS_DEFAULT_MAX_ATTRIBUTES 256
@@ -398,20 +404,45 @@ typedef struct cfs_limits {
 #define CFS_DEFAULT_MAX_MARKUP_BYTES ((uint64_t)8 << 20)
 /** Uncompressed bytes a ratio window inflates before max_ratio is checked. */
 #define CFS_RATIO_ACTIVATION ((uint64_t)16 << 20)
+/** max_ratio is checked at every multiple of this many bytes of the uncompressed
+    stream (256 KiB), once everything before it was parsed. */
+#define CFS_RATIO_INTERVAL ((uint64_t)256 << 10)
+/** The default max_item_bytes: 64 MiB. */
+#define CFS_DEFAULT_MAX_ITEM_BYTES ((size_t)64 << 20)
 
-/** Options; zero-initialize and set what you need, or pass NULL for defaults. */
+/** The limits at their defaults (the CFS_DEFAULT_* values). Thread-safe. */
+cfs_limits cfs_limits_default(void);
+
+/** Options. Fill them with cfs_options_init() (the defaults), then set what you need;
+    or pass NULL to cfs_parser_create() for the defaults. */
 typedef struct cfs_options {
+    /** sizeof(cfs_options) as the caller was compiled: set by cfs_options_init(),
+        first so that later versions can add members at the end without breaking
+        callers built against this header. cfs_parser_create() reads only the members
+        that fit in struct_size bytes; members a smaller (older) struct lacks take
+        their defaults. A struct_size of 0 (a struct zeroed or declared by hand and
+        never passed to cfs_options_init) or larger than this library's cfs_options
+        (a newer header whose members this library cannot honour) is refused:
+        cfs_parser_create() returns NULL. (Zero limits mean "no limit": a struct
+        zeroed by hand would otherwise lift every limit without a word.) */
+    size_t struct_size;
     cfs_backend backend;
     /** Upper bound on the text kept per item (and per feed header), in bytes; text
-        past it is dropped and the item marked truncated. 0 = default (64 MiB). */
+        past it is dropped and the item marked truncated (this truncates; it is not a
+        limit that fails a document). At most 4 GiB - 2. 0 = the default,
+        CFS_DEFAULT_MAX_ITEM_BYTES (the Swift backends' maxItemBytes: 0 says the same). */
     size_t max_item_bytes;
-    /** Limits; all zero = every default. */
+    /** Limits (0 = no limit); cfs_options_init() sets each to its default. */
     cfs_limits limits;
 } cfs_options;
 
+/** Fills `options` with the defaults: struct_size = sizeof(cfs_options), the expat
+    backend, the default max_item_bytes and cfs_limits_default(). Thread-safe. */
+void cfs_options_init(cfs_options *options);
+
 /** Counters over the parser's life (since create or the last reset). */
 typedef struct cfs_stats {
-    uint64_t bytes_in;    /* bytes given to feed/feed_fd (compressed, if gzip) */
+    uint64_t bytes_in;    /* bytes given to feed/feed_fd/feed_inflated (compressed, if gzip) */
     uint64_t bytes_xml;   /* uncompressed bytes given to the tokenizer          */
     uint64_t documents;
     uint64_t items;
@@ -422,10 +453,12 @@ typedef struct cfs_parser cfs_parser;
 
 /**
  * Creates a parser.
- * @param options   NULL for defaults; copied (the caller's struct may go away).
+ * @param options   NULL for defaults, else filled by cfs_options_init() (see
+ *                  cfs_options.struct_size); copied (the caller's struct may go away).
  * @param callbacks NULL for none; copied.
  * @param ctx       passed back to every callback; not owned, never dereferenced.
- * @return a parser, or NULL when out of memory or the backend is unsupported.
+ * @return a parser, or NULL when out of memory, the backend is unsupported or
+ *         struct_size is 0 or larger than this library's cfs_options.
  *         Free it with cfs_parser_destroy(). Thread-safe: parsers may be created
  *         concurrently.
  */
@@ -441,8 +474,9 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
  * @param data   `len` bytes, borrowed for the call only (not NUL-terminated; may be
  *               NULL when len is 0).
  * @param len    any size, including 0.
- * @return CFS_OK, or a fatal status (CFS_ERR_GZIP, CFS_ERR_ABORTED, CFS_ERR_NOMEM),
- *         also returned by every later feed; CFS_ERR_MISUSE after finish.
+ * @return CFS_OK, or a fatal status (CFS_ERR_GZIP, CFS_ERR_ABORTED, CFS_ERR_NOMEM,
+ *         CFS_ERR_LIMIT for max_ratio), also returned by every later feed;
+ *         CFS_ERR_MISUSE after finish.
  *         Per-document XML errors are not fatal: see on_document_end.
  */
 cfs_status cfs_parser_feed(cfs_parser *parser, const void *data, size_t len);
@@ -458,6 +492,28 @@ cfs_status cfs_parser_feed(cfs_parser *parser, const void *data, size_t len);
  *         cfs_parser_error()->sys_errno).
  */
 cfs_status cfs_parser_feed_fd(cfs_parser *parser, int fd);
+
+/**
+ * Feeds bytes of a gzip stream that the caller inflated itself (on another thread, to
+ * keep two cores busy), so that max_ratio is still checked, where and as the parser
+ * checks it when it inflates: at every multiple of CFS_RATIO_INTERVAL bytes of the
+ * uncompressed stream, over the window from the last document begun. The bytes are
+ * parsed as uncompressed XML (never inflated again, whatever their first bytes).
+ * Use it for the whole stream instead of cfs_parser_feed(); then cfs_parser_finish().
+ * @param parser      the parser.
+ * @param data        uncompressed bytes, borrowed for the call; they must not run past
+ *                    the next multiple of CFS_RATIO_INTERVAL of the uncompressed stream
+ *                    (cut the output there).
+ * @param len         any size up to that multiple, including 0.
+ * @param compressed  the compressed bytes inflate had consumed when it produced the
+ *                    last of these bytes (zlib's total_in, summed over gzip members);
+ *                    used when the bytes end on a multiple of CFS_RATIO_INTERVAL.
+ * @return as cfs_parser_feed(); CFS_ERR_LIMIT (fatal) when the ratio is passed;
+ *         CFS_ERR_MISUSE when the bytes run past the next multiple, or after
+ *         cfs_parser_feed() or cfs_parser_feed_fd() fed this stream.
+ */
+cfs_status cfs_parser_feed_inflated(cfs_parser *parser, const void *data, size_t len,
+                                    uint64_t compressed);
 
 /**
  * Ends the stream: closes the last document (an unfinished one is reported as

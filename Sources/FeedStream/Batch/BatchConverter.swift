@@ -367,7 +367,8 @@ private final class Worker {
 
     private func isGzip(_ fd: Int32) -> Bool {
         var magic: (UInt8, UInt8) = (0, 0)
-        return withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2 && magic == (0x1F, 0x8B)
+        return withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2
+            && InputStage.isGzip(magic.0, magic.1)
     }
 }
 

@@ -10,7 +10,16 @@ import Dispatch
 /// the same documents, and the same ``ParseSummary`` — only faster when inflating and
 /// parsing each take a core's worth of time.
 ///
-/// Memory: `depth` buffers of `chunkSize` bytes, plus zlib's window.
+/// The decompression ratio (``FeedLimits/maxRatio``) is the parser's: the reading
+/// thread hands on, with each chunk, the compressed bytes inflate consumed to produce it,
+/// and the parser checks its limit with them at the same checkpoints, over the same
+/// window (from the last document begun, which only the parser knows), as when it
+/// inflates itself. A gzip bomb stops at the same item either way; the reading thread
+/// has then inflated at most `depth` chunks past that point, which are dropped.
+///
+/// Memory: `depth` buffers of `chunkSize` bytes, plus zlib's window. Gzip output is
+/// cut at every 256 KiB of the uncompressed stream (the ratio checkpoints), so a
+/// `chunkSize` above 256 KiB leaves the rest of each buffer unused for gzip input.
 ///
 /// ```swift
 /// let fd = open("dump.xml.gz", O_RDONLY)
@@ -43,22 +52,19 @@ public struct ReadAheadPipeline: Sendable {
         -> ParseSummary
     {
         let queue = ChunkQueue(chunkSize: chunkSize, depth: depth)
-        // Inflating here, the reader enforces the parser's decompression ratio limit.
-        let maxRatio = FeedLimits.effective((parser as? any LimitedFeedParser)?.limits.maxRatio ?? FeedLimits.defaultMaxRatio)
         let done = DispatchGroup()
         // A queue of its own: it targets an overcommitting pool, so the reader gets a
         // thread even when every worker of a batch is busy parsing.
         DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
             let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
                                      didRead: didRead)
-            reader.maxRatio = maxRatio
             while let buffer = queue.takeFree() {
                 let n = reader.read(into: buffer)
                 if n == 0 {
                     queue.recycle(buffer)
                     break
                 }
-                queue.put(buffer, count: n)
+                queue.put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
             }
             queue.finish(failure: reader.failure, bytesIn: reader.bytesIn)
         }
@@ -66,7 +72,7 @@ public struct ReadAheadPipeline: Sendable {
             queue.close()   // stops the reader if the parse ended early
             done.wait()
         }
-        return try parseChunks(from: queue, with: parser, handler: handler)
+        return try parseChunks(from: queue, with: parser, handler: handler, inflated: true)
     }
 }
 
@@ -86,17 +92,24 @@ protocol ChunkSource: AnyObject {
     func nextChunk() -> UnsafeRawBufferPointer?
     /// Why the stream ended early, once ``nextChunk()`` has returned nil.
     var failure: StreamFailure? { get }
-    /// Bytes read from the input.
+    /// Bytes read from the input to produce the chunks returned so far (all of them, at
+    /// the end): the same count whether or not the reader ran ahead.
     var bytesIn: UInt64 { get }
+    /// For gzip inflated by the source: the compressed bytes consumed to produce the
+    /// chunk last returned (``ChunkReader/compressed``); nil otherwise.
+    var compressed: UInt64? { get }
 }
 
-/// Feeds `source` to `parser` through a ``StreamFailureRelay``.
-private func parseChunks(from source: any ChunkSource, with parser: any FeedParser, handler: any FeedHandler)
-    throws -> ParseSummary
+/// Feeds `source` to `parser` through a ``StreamFailureRelay``; `inflated`: the source
+/// inflates, and the parser checks the ratio with its counts.
+private func parseChunks(from source: any ChunkSource, with parser: any FeedParser, handler: any FeedHandler,
+                         inflated: Bool = false) throws -> ParseSummary
 {
     let relay = StreamFailureRelay(handler)
     let feed = ChunkFeed(source: source, relay: relay)
-    let summary = try parser.parse(.chunks(FeedChunks { try feed.next() }), handler: relay)
+    let chunks = inflated ? FeedChunks(inflated: { try feed.next() }, compressed: { feed.source.compressed })
+                          : FeedChunks { try feed.next() }
+    let summary = try parser.parse(.chunks(chunks), handler: relay)
     return try relay.finish(summary, bytesIn: source.bytesIn, parser: parser)
 }
 
@@ -140,6 +153,7 @@ private final class ReaderChunks: ChunkSource {
 
     var failure: StreamFailure? { reader.failure }
     var bytesIn: UInt64 { reader.bytesIn }
+    var compressed: UInt64? { reader.compressed }
 }
 
 /// The buffers between the reading thread (producer) and the parsing thread
@@ -151,8 +165,11 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
     private let lock = ConditionLock()
     private let storage: UnsafeMutableRawBufferPointer
     private var free: [UnsafeMutableRawBufferPointer]
-    private var full: [(buffer: UnsafeMutableRawBufferPointer, count: Int)] = []
+    private typealias Chunk = (buffer: UnsafeMutableRawBufferPointer, count: Int, bytesIn: UInt64, compressed: UInt64?)
+    private var full: [Chunk] = []
     private var current: UnsafeMutableRawBufferPointer?   // the consumer's chunk
+    private var currentBytesIn: UInt64 = 0
+    private var currentCompressed: UInt64?
     private var producerDone = false
     private var closed = false
     private var endFailure: StreamFailure?
@@ -178,9 +195,11 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
         return closed ? nil : free.removeLast()
     }
 
-    func put(_ buffer: UnsafeMutableRawBufferPointer, count: Int) {
+    /// A filled buffer: `count` bytes, produced after reading `bytesIn` bytes, and
+    /// (gzip) consuming `compressed` of them.
+    func put(_ buffer: UnsafeMutableRawBufferPointer, count: Int, bytesIn: UInt64, compressed: UInt64?) {
         lock.withLock {
-            full.append((buffer, count))
+            full.append((buffer, count, bytesIn, compressed))
             lock.broadcast()
         }
     }
@@ -213,14 +232,23 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
             lock.broadcast()
         }
         while full.isEmpty && !producerDone { lock.wait() }
-        guard !full.isEmpty else { return nil }
-        let (buffer, count) = full.removeFirst()
-        current = buffer
-        return UnsafeRawBufferPointer(rebasing: buffer[0..<count])
+        guard !full.isEmpty else {
+            currentBytesIn = endBytesIn
+            currentCompressed = nil
+            return nil
+        }
+        let chunk = full.removeFirst()
+        current = chunk.buffer
+        currentBytesIn = chunk.bytesIn
+        currentCompressed = chunk.compressed
+        return UnsafeRawBufferPointer(rebasing: chunk.buffer[0..<chunk.count])
     }
 
     var failure: StreamFailure? { lock.withLock { endFailure } }
-    var bytesIn: UInt64 { lock.withLock { endBytesIn } }
+    /// Up to the chunk the consumer took last (at the end: the reader's total), not
+    /// what the reader has read ahead.
+    var bytesIn: UInt64 { lock.withLock { currentBytesIn } }
+    var compressed: UInt64? { lock.withLock { currentCompressed } }
 
     /// The consumer is done (at the end, or early): the producer stops at its next step.
     func close() {

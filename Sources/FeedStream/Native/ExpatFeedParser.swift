@@ -51,9 +51,12 @@ final class NativeParser {
 
     init(backend: cfs_backend, maxItemBytes: Int, limits: FeedLimits) {
         var options = cfs_options()
+        cfs_options_init(&options)
         options.backend = backend
         options.max_item_bytes = maxItemBytes
-        func c(_ v: Int) -> UInt64 { FeedLimits.effective(v) == .max ? UInt64.max : UInt64(v) }
+        // The same meaning on both sides (0: no limit), so the values go straight through
+        // (a negative one, "no limit" too in FeedLimits, as 0).
+        func c(_ v: Int) -> UInt64 { UInt64(max(v, 0)) }
         options.limits = cfs_limits(max_depth: c(limits.maxDepth), max_field_bytes: c(limits.maxFieldBytes),
                                     max_attributes: c(limits.maxAttributes), max_items: c(limits.maxItems),
                                     max_document_bytes: c(limits.maxDocumentBytes), max_ratio: c(limits.maxRatio),
@@ -113,7 +116,19 @@ final class NativeParser {
         case .bytes(let bytes):
             _ = bytes.withUnsafeBytes { cfs_parser_feed(handle, $0.baseAddress, $0.count) }
         case .chunks(let chunks):
-            while let chunk = try chunks.next(), cfs_parser_feed(handle, chunk.baseAddress, chunk.count) == CFS_OK {}
+            if let compressed = chunks.compressed {
+                // Inflated by ReadAheadPipeline's reader: the ratio is still checked here.
+                while let chunk = try chunks.next() {
+                    let status = if let c = compressed() {
+                        cfs_parser_feed_inflated(handle, chunk.baseAddress, chunk.count, c)
+                    } else {
+                        cfs_parser_feed(handle, chunk.baseAddress, chunk.count)
+                    }
+                    if status != CFS_OK { break }
+                }
+            } else {
+                while let chunk = try chunks.next(), cfs_parser_feed(handle, chunk.baseAddress, chunk.count) == CFS_OK {}
+            }
         }
         if let error = sink.error { throw error }
         let status = cfs_parser_finish(handle)

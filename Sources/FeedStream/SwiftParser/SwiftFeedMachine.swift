@@ -50,7 +50,7 @@ final class SwiftFeedMachine {
     var limitMessage: String {
         let c = core.pointee
         if c.limit == SFM.limitItems { return FeedLimits.message("items", c.items + 1, c.maxItems) }
-        return "limit exceeded: field text > \(c.maxFieldBytes) bytes"
+        return FeedLimits.message("field text", over: c.maxFieldBytes)
     }
 
     deinit {

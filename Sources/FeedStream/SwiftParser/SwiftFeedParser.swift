@@ -27,7 +27,7 @@ public final class SwiftFeedParser: FeedParser {
 
     private let machine: SwiftFeedMachine
     private let tokenizer: SwiftXMLTokenizer
-    private let gzip = GzipStage()
+    private let stage: InputStage
     private let readSize = 256 << 10
     private let readBuffer: UnsafeMutableRawPointer
 
@@ -56,7 +56,7 @@ public final class SwiftFeedParser: FeedParser {
         tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
         self.limits = limits
         maxDocumentBytes = UInt64(FeedLimits.effective(limits.maxDocumentBytes))
-        gzip.maxRatio = FeedLimits.effective(limits.maxRatio)
+        stage = InputStage(limits: limits)
         readBuffer = .allocate(byteCount: readSize, alignment: 16)
         held.reserveCapacity(8)
     }
@@ -94,16 +94,29 @@ public final class SwiftFeedParser: FeedParser {
         case .bytes(let bytes):
             try bytes.withUnsafeBytes { try push($0) }
         case .chunks(let chunks):
-            while fatal == nil, let chunk = try chunks.next() { try push(chunk) }
+            if let compressed = chunks.compressed {
+                // Inflated by ReadAheadPipeline's reader: the ratio is still checked here.
+                while fatal == nil, let chunk = try chunks.next() {
+                    if let c = compressed() {
+                        if let failure = try stage.feedInflated(chunk, compressed: c, sink: { try xmlInput($0) }) {
+                            streamFailed(failure)
+                        }
+                    } else {
+                        try push(chunk)
+                    }
+                }
+            } else {
+                while fatal == nil, let chunk = try chunks.next() { try push(chunk) }
+            }
         }
         try finish(handler)
-        summary.bytesIn = gzip.bytesIn
-        summary.bytesXML = gzip.bytesXML
+        summary.bytesIn = stage.bytesIn
+        summary.bytesXML = stage.bytesXML
         return summary
     }
 
     private func reset() {
-        gzip.reset()
+        stage.reset()
         state = .between
         skipMatch = 0
         between = .space
@@ -129,7 +142,7 @@ public final class SwiftFeedParser: FeedParser {
 
     private func push(_ bytes: UnsafeRawBufferPointer) throws {
         guard fatal == nil else { return }
-        if let failure = try gzip.push(bytes, sink: { try xmlInput($0) }) { streamFailed(failure) }
+        if let failure = try stage.feed(bytes, sink: { try xmlInput($0) }) { streamFailed(failure) }
     }
 
     private func streamFailed(_ failure: StreamFailure) {
@@ -152,7 +165,7 @@ public final class SwiftFeedParser: FeedParser {
         tokenizer.begin()
         state = .open
         documentOffset = xmlOffset
-        gzip.startRatioWindow(at: xmlOffset)
+        stage.ratioWindow(at: xmlOffset)
         try machine.handler?.parser(self, didStartDocument: summary.documents)
     }
 
@@ -198,7 +211,7 @@ public final class SwiftFeedParser: FeedParser {
     /// document_too_big): it fails there, and the rest of it is skipped.
     private func documentTooBig() throws {
         try endDocument(FeedError(code: .limitExceeded,
-                                  message: "limit exceeded: document size > \(maxDocumentBytes) bytes",
+                                  message: FeedLimits.message("document size", over: maxDocumentBytes),
                                   document: machine.document, offset: xmlOffset))
     }
 
@@ -329,7 +342,7 @@ public final class SwiftFeedParser: FeedParser {
 
     private func finish(_ handler: some FeedHandler) throws {
         var truncated = false
-        if fatal == nil, let failure = try gzip.finish(sink: { try xmlInput($0) }) {
+        if fatal == nil, let failure = try stage.finish(sink: { try xmlInput($0) }) {
             if failure.kind == .truncated { truncated = true } else { streamFailed(failure) }
         }
         if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }

@@ -41,10 +41,6 @@ struct XMLTokError {
 }
 
 final class SwiftXMLTokenizer {
-    /// Only the first this many attributes of an element reach the machine (as in the
-    /// C core); all are checked.
-    static let maxMachineAttributes = 64
-
     private let machine: SwiftFeedMachine
     private let maxDepth: Int
     private let maxAttributes: Int
@@ -136,7 +132,7 @@ final class SwiftXMLTokenizer {
         frames = .allocate(capacity: framesCapacity)
         bindings = .allocate(capacity: bindingsCapacity)
         raw = .allocate(capacity: rawCapacity)
-        attrs = .allocate(capacity: Self.maxMachineAttributes)
+        attrs = .allocate(capacity: rawCapacity)   // as many as raw: every attribute reaches the machine
     }
 
     deinit {
@@ -290,7 +286,7 @@ final class SwiftXMLTokenizer {
         let pending = phase == .cdata ? processed + carry.count - cdataStart : carry.count
         guard pending > maxMarkupBytes else { return nil }
         limitError = true
-        let e = error("limit exceeded: markup construct > \(maxMarkupBytes) bytes", nil, 0)
+        let e = error(FeedLimits.message("markup construct", over: maxMarkupBytes), nil, 0)
         carry.removeAll()
         return .error(e, consumed)
     }
@@ -771,6 +767,8 @@ final class SwiftXMLTokenizer {
         raw.deallocate()
         raw = nr
         rawCapacity *= 2
+        attrs.deallocate()   // filled anew for each element
+        attrs = .allocate(capacity: rawCapacity)
     }
 
     /// A complete start tag: namespaces, attribute values, the machine.
@@ -867,13 +865,12 @@ final class SwiftXMLTokenizer {
                     return .error(Int(a.position), "duplicate attribute")
                 }
             }
-            if reported < Self.maxMachineAttributes {
-                let local = a.colon >= 0
-                    ? UnsafeRawBufferPointer(start: nm + Int(a.colon) + 1, count: Int(a.nameLength - a.colon) - 1)
-                    : UnsafeRawBufferPointer(start: nm, count: Int(a.nameLength))
-                attrs[reported] = XMLAttribute(uri: raw[k].uri, local: local, value: attributeValueBytes(s, raw[k]))
-                reported += 1
-            }
+            // Every attribute reaches the machine (their count is within maxAttributes).
+            let local = a.colon >= 0
+                ? UnsafeRawBufferPointer(start: nm + Int(a.colon) + 1, count: Int(a.nameLength - a.colon) - 1)
+                : UnsafeRawBufferPointer(start: nm, count: Int(a.nameLength))
+            attrs[reported] = XMLAttribute(uri: raw[k].uri, local: local, value: attributeValueBytes(s, raw[k]))
+            reported += 1
         }
         if depth >= maxDepth {
             limitError = true

@@ -339,7 +339,7 @@ func isGzip(_ path: String) -> Bool {
     defer { close(fd) }
     var magic: (UInt8, UInt8) = (0, 0)
     let n = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
-    return n == 2 && magic.0 == 0x1f && magic.1 == 0x8b
+    return n == 2 && InputStage.isGzip(magic.0, magic.1)
 }
 
 /// The inflate thread's side of a pipe.
