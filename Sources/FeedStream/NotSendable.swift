@@ -50,7 +50,3 @@ extension DocumentLinesWriter: Sendable {}
 extension GzipOutput: Sendable {}
 @available(*, unavailable, message: "an output with a buffer serves one writer on one thread")
 extension MemoryOutput: Sendable {}
-@available(*, unavailable, message: "it holds a parser per backend: make one per task")
-extension BackendDiff: Sendable {}
-@available(*, unavailable, message: "a walker is an iterator over folders being read: use it on one thread")
-extension InputWalker: Sendable {}

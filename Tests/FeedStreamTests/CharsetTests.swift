@@ -1,4 +1,5 @@
 @testable import FeedStream
+@testable import FeedStreamTools
 import Foundation
 import XCTest
 

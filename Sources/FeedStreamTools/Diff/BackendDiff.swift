@@ -1,3 +1,4 @@
+import FeedStream
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -297,3 +298,6 @@ enum JSONMembers {
         return out
     }
 }
+
+@available(*, unavailable, message: "it holds a parser per backend: make one per task")
+extension BackendDiff: Sendable {}

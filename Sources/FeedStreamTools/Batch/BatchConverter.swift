@@ -1,3 +1,4 @@
+import FeedStream
 import Dispatch
 #if canImport(Glibc)
 import Glibc

@@ -90,7 +90,7 @@ struct StreamFailure: Sendable, Equatable {
 /// Once a failure has happened, pushes are ignored (not counted, as in the C core) and
 /// return that failure again. If the sink throws, the error propagates and the stage
 /// should be ``reset()`` before further use. Not thread-safe: one thread uses a stage.
-final class InputStage {
+package final class InputStage {
     /// input.c's CHUNK (`CFS_RATIO_INTERVAL`): the largest chunk handed on, and the
     /// distance between ratio checkpoints.
     static let chunkSize = 256 << 10
@@ -99,7 +99,7 @@ final class InputStage {
 
     /// True for the first two bytes of a gzip member, 1F 8B.
     @inline(__always)
-    static func isGzip(_ b0: UInt8, _ b1: UInt8) -> Bool { b0 == 0x1F && b1 == 0x8B }
+    package static func isGzip(_ b0: UInt8, _ b1: UInt8) -> Bool { b0 == 0x1F && b1 == 0x8B }
 
     /// input.c's `input_mode`, plus `.done` after a failure.
     enum Mode { case detect, plain, gzip, gzipTrailer, inflated, done }

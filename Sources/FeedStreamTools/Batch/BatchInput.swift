@@ -1,3 +1,4 @@
+import FeedStream
 /// One input of a batch: a file, or the process's standard input.
 public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
     /// A file, by path.
@@ -106,11 +107,4 @@ public protocol BatchObserver: AnyObject, Sendable {
 extension BatchObserver {
     /// Does nothing.
     public func didFinishInput(_ result: BatchInputResult) {}
-}
-
-/// Thrown inside a run's workers when the run is cancelled; ``BatchConverter/run(_:to:observer:)``
-/// itself returns normally, with ``BatchSummary/interrupted`` set.
-public struct BatchCancelled: Error, Sendable, Equatable {
-    /// The cancellation.
-    public init() {}
 }

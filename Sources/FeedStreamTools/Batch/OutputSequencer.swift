@@ -1,3 +1,4 @@
+import FeedStream
 /// Merges the outputs of inputs converted in parallel into one output: in input order
 /// (ordered), or block by block as they come (unordered), with bounded memory.
 ///

@@ -1,3 +1,4 @@
+import FeedStream
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -111,3 +112,6 @@ public struct InputWalker: Sequence, IteratorProtocol {
     }
 }
 
+
+@available(*, unavailable, message: "a walker is an iterator over folders being read: use it on one thread")
+extension InputWalker: Sendable {}

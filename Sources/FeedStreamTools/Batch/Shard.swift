@@ -1,3 +1,4 @@
+import FeedStream
 /// One of N parts of an input list, chosen by a stable hash of each input's name
 /// (64-bit FNV-1a of its UTF-8 bytes, modulo N): N machines or processes given the
 /// same inputs and shards 1…N convert every input exactly once, with no coordination.

@@ -47,7 +47,7 @@ public struct ReadAheadPipeline: Sendable {
         try parse(fileDescriptor: fd, with: parser, handler: handler, isCancelled: { false }, didRead: { _ in })
     }
 
-    func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
+    package func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
                isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) throws
         -> ParseSummary
     {
@@ -78,7 +78,7 @@ public struct ReadAheadPipeline: Sendable {
 
 /// Parses `fd` as read, on the calling thread, without inflating (the parser does): a
 /// read that can be cancelled while it waits on a pipe.
-func parseReading(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
+package func parseReading(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
                   isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping (UInt64) -> Void) throws
     -> ParseSummary
 {

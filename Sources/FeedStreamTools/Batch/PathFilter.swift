@@ -1,3 +1,4 @@
+import FeedStream
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
