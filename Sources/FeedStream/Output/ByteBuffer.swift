@@ -41,7 +41,7 @@ private let systemWrite = Musl.write
 ///
 /// `Sendable`: its only state is the descriptor. Writes from several threads at once
 /// are each safe but may interleave, so share one only where that is acceptable
-/// (``BatchConverter`` orders its workers' output itself).
+/// (`feedstream convert` orders its workers' output itself).
 public final class FileDescriptorOutput: ByteOutput, Sendable {
     /// The file descriptor written to.
     public let fd: Int32
