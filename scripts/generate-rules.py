@@ -391,8 +391,14 @@ def schema_region(R):
             into += " (enters %s)" % ", ".join(SCOPE_WORDS.get(s, s) for s in d["scopes"]
                                                 if R.scopes(r["enter"]) & R.scope["SC_" + s])
         col = r["col"]
-        pc = col[1:] if col.startswith("P") else ("column `%s`" % d["lists"][R.list[t[4:-1]]][1][int(col)]
-                                                  if r["action"] == "LTEXT" and t.startswith("LST(") else "")
+        if col.startswith("P"):
+            pc = col[1:]
+        elif r["action"] == "LTEXT" and t.startswith("LST("):
+            pc = "column `%s`" % d["lists"][R.list[t[4:-1]]][1][int(col)]
+        elif r["action"] == "LTEXT":
+            pc = "column %s of the enclosing row" % col
+        else:
+            pc = ""
         attrs = ""
         if r["map"] != "NOMAP":
             entries = d["maps"][R.map[r["map"][3:-1]]][1]
