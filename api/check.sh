@@ -71,11 +71,13 @@ echo "api: $(wc -l <api/FeedStream.txt) public symbols as listed, all documented
 # Against the last release (a tag), SwiftPM's own API/ABI comparison: every breaking
 # change must be listed in api/breakage-allowlist.txt (and explained in CHANGELOG.md).
 # FEEDSTREAM_API_BASELINE overrides the baseline (any commit); no tag, no baseline: skipped.
+# Both library modules, each on its own: FeedStream's checked API is what it declares,
+# FeedStreamSwift's the rest (a baseline must have both: the split came before any tag).
 baseline="${FEEDSTREAM_API_BASELINE:-$(git describe --tags --abbrev=0 2>/dev/null || true)}"
 if [ -n "$baseline" ]; then
     touch "$work/allowlist.txt"
     [ -f api/breakage-allowlist.txt ] && cp api/breakage-allowlist.txt "$work/allowlist.txt"
-    swift package --scratch-path "$scratch" diagnose-api-breaking-changes "$baseline" --targets FeedStream \
+    swift package --scratch-path "$scratch" diagnose-api-breaking-changes "$baseline" --targets FeedStream FeedStreamSwift \
         --baseline-dir "$work/baseline" --breakage-allowlist-path "$work/allowlist.txt" >"$work/breaking.log" 2>&1 ||
         { cat "$work/breaking.log" >&2; echo "api: breaking changes since $baseline (above) not in api/breakage-allowlist.txt" >&2; exit 1; }
     echo "api: no unlisted breaking change since $baseline"
