@@ -3,19 +3,27 @@
 // FeedStream: streaming RSS/Atom parsing at archive scale.
 //
 // Products:
-//   - FeedStream   the Swift library (no dependency beyond the system C libraries)
-//   - CFeedStream  the C core, for C users (header: CSources/CFeedStream/include/feedstream.h)
-//   - feedstream   the batch command-line tool
+//   - FeedStream       the Swift library, all three backends (no dependency beyond the
+//                      system C libraries)
+//   - FeedStreamSwift  the same library without the C backends: the pure-Swift backend
+//                      and everything around it; links zlib only (no expat, no libxml2,
+//                      no C core)
+//   - CFeedStream      the C core, for C users (header: CSources/CFeedStream/include/feedstream.h)
+//   - feedstream       the batch command-line tool
 //
-// The library target depends only on the C core and the system libraries, so a package
+// The library targets depend only on the C core and the system libraries, so a package
 // that links FeedStream never builds swift-argument-parser (only the CLI uses it) nor the
-// benchmark suite (a separate package in Benchmarks/).
+// benchmark suite (a separate package in Benchmarks/). FeedStream re-exports
+// FeedStreamSwift (`import FeedStream` sees both as one API) and adds the expat and
+// libxml2 backends; FeedStreamSwift must never depend on CFeedStream, CExpat or CLibXML2
+// (checked by PackageGraphTests).
 import PackageDescription
 
 let package = Package(
     name: "FeedStream",
     products: [
         .library(name: "FeedStream", targets: ["FeedStream"]),
+        .library(name: "FeedStreamSwift", targets: ["FeedStreamSwift"]),
         .library(name: "CFeedStream", targets: ["CFeedStream"]),
         .executable(name: "feedstream", targets: ["feedstream"]),
     ],
@@ -49,10 +57,19 @@ let package = Package(
             dependencies: ["CExpat", "CZlib"],
             path: "CSources/CFeedStreamBaseline"),
 
-        // The Swift library.
+        // The Swift library without the C backends: the FeedParser protocol, model and
+        // views, handlers, JSON Lines writer, input stage (zlib), async sequences and the
+        // pure-Swift backend. zlib is its only C dependency.
+        .target(
+            name: "FeedStreamSwift",
+            dependencies: ["CZlib"],
+            path: "Sources/FeedStreamSwift"),
+
+        // The Swift library: FeedStreamSwift re-exported, plus the expat and libxml2
+        // backends (over the C core), FeedBackend and the entry points that take one.
         .target(
             name: "FeedStream",
-            dependencies: ["CFeedStream", "CZlib"],
+            dependencies: ["FeedStreamSwift", "CFeedStream"],
             path: "Sources/FeedStream"),
 
         // What the command line is made of beyond the library: batch conversion (input
@@ -75,7 +92,7 @@ let package = Package(
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
+            dependencies: ["FeedStream", "FeedStreamSwift", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",

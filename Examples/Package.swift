@@ -13,6 +13,10 @@
 //                  stopping early (leaving the loop cancels the parse)
 //   feed-titles    delegate style: FeedHandler conformers, two at once in a
 //                  FeedHandlerGroup, each callback naming its parser
+//   feed-swift-only
+//                  depends on the FeedStreamSwift product alone (the pure-Swift backend;
+//                  no expat, libxml2 or C core): generic entry points, the JSON Lines
+//                  writer. Examples/run.sh checks that its binary links neither library.
 import PackageDescription
 
 let package = Package(
@@ -31,6 +35,9 @@ let package = Package(
         .executableTarget(
             name: "feed-titles",
             dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
+        .executableTarget(
+            name: "feed-swift-only",
+            dependencies: [.product(name: "FeedStreamSwift", package: "FeedStream")]),
     ],
     swiftLanguageModes: [.v6]
 )

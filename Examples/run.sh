@@ -42,6 +42,44 @@ out=$("$bin/feed-titles" corpus/bad/truncated.xml) || status=$?
 [ "$status" = 1 ] || { echo "examples: feed-titles on a bad file exited $status, not 1" >&2; exit 1; }
 expect feed-titles-error 'failed (swift): document 1, line 22, column 61: no element found' "$out"
 
+# --- the FeedStreamSwift product alone (no expat, libxml2 or C core) -------------------
+# Its JSON Lines are the fixture's, byte for byte (the writer leaves "source" empty), from
+# plain and gzip input.
+mkdir -p "$scratch/swift-only"
+gzip -c corpus/feeds/dump-three.xml > "$scratch/swift-only/dump-three.xml.gz"
+for input in corpus/feeds/dump-three.xml "$scratch/swift-only/dump-three.xml.gz"; do
+    out=$("$bin/feed-swift-only" "$input")
+    expect feed-swift-only 'document 2: Dump Feed Two (Atom) (atom10), 1 items' "$out"
+    expect feed-swift-only 'swift: 3 documents, 4 items' "$out"
+    if ! diff <(grep '^{' <<<"$out" | sed 's/"source":""/"source":"feeds\/dump-three.xml"/') \
+              corpus/expected/dump-three.jsonl >&2; then
+        echo "examples: feed-swift-only $input: JSON Lines differ from corpus/expected/dump-three.jsonl" >&2
+        exit 1
+    fi
+done
+status=0
+out=$("$bin/feed-swift-only" corpus/bad/truncated.xml) || status=$?
+[ "$status" = 1 ] || { echo "examples: feed-swift-only on a bad file exited $status, not 1" >&2; exit 1; }
+expect feed-swift-only-error 'failed: document 1, line 22, column 61: no element found' "$out"
+# What its binary links (the libraries it needs at run time): zlib, never expat or
+# libxml2; feed-oneshot (the FeedStream product) needs all three, which shows the
+# check sees them.
+needed() {
+    case "$(uname -s)" in
+        Linux) readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' ;;
+        Darwin) otool -L "$1" | tail -n +2 ;;
+        *) echo "examples: no way to list the libraries $1 needs here" >&2; exit 1 ;;
+    esac
+}
+libs=$(needed "$bin/feed-oneshot")
+for lib in libexpat libxml2 libz; do expect feed-oneshot-links "$lib" "$libs"; done
+libs=$(needed "$bin/feed-swift-only")
+expect feed-swift-only-links libz "$libs"
+if grep -E 'libexpat|libxml2' <<<"$libs"; then
+    echo "examples: feed-swift-only (FeedStreamSwift alone) links expat or libxml2 (above)" >&2
+    exit 1
+fi
+
 # --- the C example (cc + pkg-config, only the public header) ----------------------------
 feedlist=$(Examples/c/build.sh "$scratch/c/feedlist")
 out=$("$feedlist" corpus/feeds/dump-three.xml)

@@ -86,14 +86,19 @@ EOF
         done
         touch "$out/cobj/.stamp"
     fi
-    if stale "$lib" "$root/Sources/FeedStream" "$root/CSources/CFeedStream/include"; then
+    if stale "$lib" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStream" "$root/CSources/CFeedStream/include"; then
         echo "building $lib (swiftc -O -sanitize=fuzzer,address; a minute or two)" >&2
         # From a snapshot of the sources: the compiler refuses a file that changes
-        # while it builds, and the tree may be edited meanwhile.
+        # while it builds, and the tree may be edited meanwhile. FeedStreamSwift and
+        # FeedStream are one module here, FeedStream (Exports.swift, which re-exports
+        # FeedStreamSwift in the package build, is left out).
         rm -rf "$out/src"
-        cp -R "$root/Sources/FeedStream" "$out/src"
+        mkdir -p "$out/src"
+        cp -R "$root/Sources/FeedStreamSwift" "$out/src/FeedStreamSwift"
+        cp -R "$root/Sources/FeedStream" "$out/src/FeedStream"
+        rm "$out/src/FeedStream/Exports.swift"
         # shellcheck disable=SC2046
-        "$SWIFTC" -emit-library -static -module-name FeedStream -parse-as-library -O -wmo \
+        "$SWIFTC" -emit-library -static -module-name FeedStream -package-name FeedStream -parse-as-library -O -wmo \
             -sanitize=fuzzer,address -swift-version 6 \
             -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" \
             -emit-module -emit-module-path "$out/swift/FeedStream.swiftmodule" \

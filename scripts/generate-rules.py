@@ -4,11 +4,11 @@
 The source is CSources/CFeedStream/feed_rules.def (its header says what each macro
 means). The C core includes that file directly; this script writes the rest:
 
-  Sources/FeedStream/SwiftParser/SwiftRulesTable.swift  the Swift machine's constants and tables
-  Sources/FeedStream/Model/FeedField.swift              FeedField
-  Sources/FeedStream/Model/FeedList.swift               FeedList
-  CSources/CFeedStream/include/feedstream.h             cfs_field and cfs_list (between markers)
-  docs/SCHEMA.md                                        the element reference (between markers)
+  Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift  the Swift machine's constants and tables
+  Sources/FeedStreamSwift/Model/FeedField.swift              FeedField
+  Sources/FeedStreamSwift/Model/FeedList.swift               FeedList
+  CSources/CFeedStream/include/feedstream.h                  cfs_field and cfs_list (between markers)
+  docs/SCHEMA.md                                             the element reference (between markers)
 
 Run from anywhere:
     python3 scripts/generate-rules.py           # rewrite the generated files
@@ -24,9 +24,9 @@ import sys
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/feed_rules.def"
-SWIFT_TABLE = "Sources/FeedStream/SwiftParser/SwiftRulesTable.swift"
-SWIFT_FIELDS = "Sources/FeedStream/Model/FeedField.swift"
-SWIFT_LISTS = "Sources/FeedStream/Model/FeedList.swift"
+SWIFT_TABLE = "Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift"
+SWIFT_FIELDS = "Sources/FeedStreamSwift/Model/FeedField.swift"
+SWIFT_LISTS = "Sources/FeedStreamSwift/Model/FeedList.swift"
 C_HEADER = "CSources/CFeedStream/include/feedstream.h"
 SCHEMA = "docs/SCHEMA.md"
 

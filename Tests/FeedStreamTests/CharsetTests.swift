@@ -1,4 +1,5 @@
-@testable import FeedStream
+import FeedStream
+@testable import FeedStreamSwift
 @testable import FeedStreamTools
 import Foundation
 import XCTest

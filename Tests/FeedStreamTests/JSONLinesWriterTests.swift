@@ -1,4 +1,5 @@
-@testable import FeedStream
+import FeedStream
+@testable import FeedStreamSwift
 import Foundation
 import XCTest
 

@@ -1,5 +1,6 @@
 import CFeedStream
-@testable import FeedStream
+import FeedStream
+@testable import FeedStreamSwift
 import Foundation
 import XCTest
 

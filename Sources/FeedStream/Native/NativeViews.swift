@@ -6,11 +6,12 @@ internal import CFeedStream
 extension RawRecord {
     init(_ r: UnsafePointer<cfs_record>) {
         let p = UnsafeRawPointer(r)
-        fields = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: CoreSpan.self)
-        present = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.present)!).assumingMemoryBound(to: UInt64.self)
-        rows = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.rows)!)
-            .assumingMemoryBound(to: UnsafePointer<CoreSpan>?.self)
-        counts = (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.counts)!).assumingMemoryBound(to: Int.self)
+        self.init(
+            fields: (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.fields)!).assumingMemoryBound(to: CoreSpan.self),
+            present: (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.present)!).assumingMemoryBound(to: UInt64.self),
+            rows: (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.rows)!)
+                .assumingMemoryBound(to: UnsafePointer<CoreSpan>?.self),
+            counts: (p + MemoryLayout<cfs_record>.offset(of: \cfs_record.counts)!).assumingMemoryBound(to: Int.self))
     }
 }
 

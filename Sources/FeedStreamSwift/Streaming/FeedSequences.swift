@@ -34,6 +34,8 @@ public struct FeedItemSequence: AsyncSequence, Sendable {
 
     let source: StreamSource
 
+    package init(source: StreamSource) { self.source = source }
+
     /// Starts the parse and returns its iterator.
     public func makeAsyncIterator() -> Iterator {
         Iterator(channel: source.start(ItemSink.self))
@@ -75,6 +77,8 @@ public struct FeedEventSequence: AsyncSequence, Sendable {
 
     let source: StreamSource
 
+    package init(source: StreamSource) { self.source = source }
+
     /// Starts the parse and returns its iterator.
     public func makeAsyncIterator() -> Iterator {
         Iterator(channel: source.start(EventSink.self))
@@ -107,8 +111,9 @@ final class Consumer<Element: Sendable>: Sendable {
 }
 
 /// What to parse and with which parser: the recipe a sequence starts on each iteration.
-struct StreamSource: Sendable {
-    enum Input: Sendable {
+/// (The FeedStream module adds the initializer that takes a `FeedBackend` value.)
+package struct StreamSource: Sendable {
+    package enum Input: Sendable {
         /// Read by the stream itself in chunks, so cancelling stops a long file promptly.
         case path(String)
         case input(FeedInput)
@@ -122,18 +127,10 @@ struct StreamSource: Sendable {
     /// the parser type, so the parse is statically dispatched).
     let run: @Sendable (Input, any StreamSink) -> FeedError?
 
-    init<P: FeedParser>(_ input: Input, parser: P.Type, bufferSize: Int) {
+    package init<P: FeedParser>(_ input: Input, parser: P.Type, bufferSize: Int) {
         self.input = input
         self.bufferSize = bufferSize
         run = { input, sink in runStream(input, parser: P(), sink: sink) }
-    }
-
-    init(_ input: Input, backend: FeedBackend, bufferSize: Int) {
-        switch backend {
-        case .expat: self.init(input, parser: ExpatFeedParser.self, bufferSize: bufferSize)
-        case .libxml2: self.init(input, parser: LibXML2FeedParser.self, bufferSize: bufferSize)
-        case .swift: self.init(input, parser: SwiftFeedParser.self, bufferSize: bufferSize)
-        }
     }
 
     /// A new channel, and a thread parsing into it.

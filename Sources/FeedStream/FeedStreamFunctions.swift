@@ -1,5 +1,7 @@
 // The module's entry points for callers who do not want to drive a parser themselves:
-// one call to plain values, async sequences, and a completion handler.
+// one call to plain values, async sequences, and a completion handler, with the backend
+// as a value (FeedBackend). The generic ones (`parser: P.Type`) are in FeedStreamSwift
+// (Streaming/ParserFunctions.swift), which has no C backend.
 //
 // They are free functions, written module-qualified in the docs (`FeedStream.items(from:)`),
 // not static members of a `FeedStream` type: a type named like its module shadows the
@@ -34,17 +36,6 @@ public func documents(from input: FeedInput, backend: FeedBackend = .expat) thro
     case .libxml2: try documents(from: input, parser: LibXML2FeedParser.self)
     case .swift: try documents(from: input, parser: SwiftFeedParser.self)
     }
-}
-
-/// Parses `input` with a parser of type `P` and returns every document as plain values;
-/// the backend chosen at compile time (static dispatch). See
-/// ``documents(from:backend:)-(FeedInput,_)``.
-///
-/// ```swift
-/// let documents = try FeedStream.documents(from: .bytes(bytes), parser: SwiftFeedParser.self)
-/// ```
-public func documents<P: FeedParser>(from input: FeedInput, parser: P.Type) throws(FeedError) -> [FeedDocument] {
-    try P().documents(from: input)
 }
 
 /// Parses bytes in memory (a `[UInt8]`, `Data`, a slice...) and returns every document
@@ -136,12 +127,6 @@ public func items(from input: FeedInput, backend: FeedBackend = .expat, bufferSi
     FeedItemSequence(source: StreamSource(streamInput(input), backend: backend, bufferSize: bufferSize))
 }
 
-/// The items of `input`, parsed by a parser of type `P` (static dispatch); see
-/// ``items(from:backend:bufferSize:)-(FeedInput,_,_)``.
-public func items<P: FeedParser>(from input: FeedInput, parser: P.Type, bufferSize: Int = 64) -> FeedItemSequence {
-    FeedItemSequence(source: StreamSource(streamInput(input), parser: P.self, bufferSize: bufferSize))
-}
-
 /// Every event of `input` — items, feed-level fields, failures — parsed on a thread of
 /// their own, as an async sequence with back-pressure that goes on past failed
 /// documents.
@@ -164,13 +149,13 @@ public func events(from input: FeedInput, backend: FeedBackend = .expat, bufferS
     FeedEventSequence(source: StreamSource(streamInput(input), backend: backend, bufferSize: bufferSize))
 }
 
-/// Every event of `input`, parsed by a parser of type `P` (static dispatch); see
-/// ``events(from:backend:bufferSize:)-(FeedInput,_,_)``.
-public func events<P: FeedParser>(from input: FeedInput, parser: P.Type, bufferSize: Int = 64) -> FeedEventSequence {
-    FeedEventSequence(source: StreamSource(streamInput(input), parser: P.self, bufferSize: bufferSize))
-}
-
-func streamInput(_ input: FeedInput) -> StreamSource.Input {
-    if case .file(let path) = input { return .path(path) }
-    return .input(input)
+extension StreamSource {
+    /// The recipe for a backend chosen at run time (statically dispatched below the switch).
+    init(_ input: Input, backend: FeedBackend, bufferSize: Int) {
+        switch backend {
+        case .expat: self.init(input, parser: ExpatFeedParser.self, bufferSize: bufferSize)
+        case .libxml2: self.init(input, parser: LibXML2FeedParser.self, bufferSize: bufferSize)
+        case .swift: self.init(input, parser: SwiftFeedParser.self, bufferSize: bufferSize)
+        }
+    }
 }

@@ -13,7 +13,7 @@
 /// of type `P` on another thread.
 ///
 /// ```swift
-/// let parser = ExpatFeedParser()
+/// let parser = SwiftFeedParser()   // or ExpatFeedParser(), LibXML2FeedParser() (import FeedStream)
 /// let collector = FeedCollector()
 /// let summary = try parser.parse(.file(path: "dump.xml.gz"), handler: collector)
 /// print(summary.items, collector.documents.first?.feed.title ?? "")

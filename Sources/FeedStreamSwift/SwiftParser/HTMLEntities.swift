@@ -6,12 +6,12 @@ import Darwin
 
 // GENERATED FILE: do not edit. The exact table of CSources/CFeedStream/html_entities.c (the 248
 // HTML 4 named entities: name -> UTF-8 text), made by this Python script, run from the package root:
-//     python3 gen_entities.py > Sources/FeedStream/SwiftParser/HTMLEntities.swift
+//     python3 gen_entities.py > Sources/FeedStreamSwift/SwiftParser/HTMLEntities.swift
 // The script is the "// |" lines below; get it back with
-//     sed -n 's/^\/\/ | \{0,1\}//p' Sources/FeedStream/SwiftParser/HTMLEntities.swift > gen_entities.py
+//     sed -n 's/^\/\/ | \{0,1\}//p' Sources/FeedStreamSwift/SwiftParser/HTMLEntities.swift > gen_entities.py
 //
-// | # Generates Sources/FeedStream/SwiftParser/HTMLEntities.swift from CSources/CFeedStream/html_entities.c.
-// | # Run from the package root: python3 gen_entities.py > Sources/FeedStream/SwiftParser/HTMLEntities.swift
+// | # Generates Sources/FeedStreamSwift/SwiftParser/HTMLEntities.swift from CSources/CFeedStream/html_entities.c.
+// | # Run from the package root: python3 gen_entities.py > Sources/FeedStreamSwift/SwiftParser/HTMLEntities.swift
 // | import re, sys
 // | src = open("CSources/CFeedStream/html_entities.c", encoding="ascii").read()
 // | pairs = []
@@ -46,9 +46,9 @@ import Darwin
 // | w("#if canImport(Glibc)\nimport Glibc\n#elseif canImport(Darwin)\nimport Darwin\n#endif\n\n")
 // | w("// GENERATED FILE: do not edit. The exact table of CSources/CFeedStream/html_entities.c (the 248\n")
 // | w("// HTML 4 named entities: name -> UTF-8 text), made by this Python script, run from the package root:\n")
-// | w("//     python3 gen_entities.py > Sources/FeedStream/SwiftParser/HTMLEntities.swift\n")
+// | w("//     python3 gen_entities.py > Sources/FeedStreamSwift/SwiftParser/HTMLEntities.swift\n")
 // | w("// The script is the \"// |\" lines below; get it back with\n")
-// | w("//     sed -n 's/^\\/\\/ | \\{0,1\\}//p' Sources/FeedStream/SwiftParser/HTMLEntities.swift > gen_entities.py\n")
+// | w("//     sed -n 's/^\\/\\/ | \\{0,1\\}//p' Sources/FeedStreamSwift/SwiftParser/HTMLEntities.swift > gen_entities.py\n")
 // | w("//\n")
 // | for line in script.split("\n"):
 // |     w(("// | " + line).rstrip() + "\n")

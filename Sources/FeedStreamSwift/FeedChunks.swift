@@ -38,7 +38,7 @@ public struct FeedChunks: Sendable, Equatable {
     public func next() throws -> UnsafeRawBufferPointer? { try source.next() }
 
     /// For chunks made with ``init(inflated:compressed:)``: see there. Nil otherwise.
-    var compressed: (@Sendable () -> UInt64?)? { source.compressed }
+    package var compressed: (@Sendable () -> UInt64?)? { source.compressed }
 
     /// Two values are equal when they are the same source.
     public static func == (a: FeedChunks, b: FeedChunks) -> Bool { a.source === b.source }

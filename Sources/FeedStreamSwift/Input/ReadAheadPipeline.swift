@@ -23,7 +23,7 @@ import Dispatch
 ///
 /// ```swift
 /// let fd = open("dump.xml.gz", O_RDONLY)
-/// let summary = try ReadAheadPipeline().parse(fileDescriptor: fd, with: ExpatFeedParser(), handler: writer)
+/// let summary = try ReadAheadPipeline().parse(fileDescriptor: fd, with: SwiftFeedParser(), handler: writer)
 /// ```
 public struct ReadAheadPipeline: Sendable {
     /// Bytes per buffer handed from the reading thread to the parsing thread.

@@ -218,7 +218,7 @@ public struct FeedInfoView {
     /// All fields and lists.
     public let record: FeedRecordView
 
-    init(document: Int, format: FeedFormat, itemCount: Int, record: RawRecord) {
+    package init(document: Int, format: FeedFormat, itemCount: Int, record: RawRecord) {
         self.document = document
         self.format = format
         self.itemCount = itemCount
@@ -256,7 +256,7 @@ public struct FeedItemView {
     /// The feed data that appeared before this item.
     public let feed: FeedInfoView
 
-    init(index: Int, isTruncated: Bool, record: RawRecord, feed: FeedInfoView) {
+    package init(index: Int, isTruncated: Bool, record: RawRecord, feed: FeedInfoView) {
         self.index = index
         self.isTruncated = isTruncated
         self.record = FeedRecordView(record)
@@ -295,17 +295,30 @@ public struct FeedItemView {
 }
 
 /// A run of bytes as records hold it (the C core's `cfs_span` has the same layout).
-struct CoreSpan {
-    var ptr: UnsafePointer<UInt8>?
-    var len: Int
+package struct CoreSpan {
+    package var ptr: UnsafePointer<UInt8>?
+    package var len: Int
+
+    package init(ptr: UnsafePointer<UInt8>?, len: Int) {
+        self.ptr = ptr
+        self.len = len
+    }
 }
 
 /// Where a record's fields and lists live, whichever backend made them: `fields` has
 /// one span per ``FeedField``, `present` two words of presence bits, `rows` and
 /// `counts` one entry per ``FeedList`` (rows of ``FeedList/columns`` spans each).
-struct RawRecord {
-    let fields: UnsafePointer<CoreSpan>
-    let present: UnsafePointer<UInt64>
-    let rows: UnsafePointer<UnsafePointer<CoreSpan>?>
-    let counts: UnsafePointer<Int>
+package struct RawRecord {
+    package let fields: UnsafePointer<CoreSpan>
+    package let present: UnsafePointer<UInt64>
+    package let rows: UnsafePointer<UnsafePointer<CoreSpan>?>
+    package let counts: UnsafePointer<Int>
+
+    package init(fields: UnsafePointer<CoreSpan>, present: UnsafePointer<UInt64>,
+                 rows: UnsafePointer<UnsafePointer<CoreSpan>?>, counts: UnsafePointer<Int>) {
+        self.fields = fields
+        self.present = present
+        self.rows = rows
+        self.counts = counts
+    }
 }

@@ -191,7 +191,7 @@ private func monotonicNanoseconds() -> UInt64 {
 
 /// Runs `body` on a new detached thread (pthread: the library does not use Foundation).
 /// Returns false if the thread could not be started.
-func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
+package func startThread(_ body: @escaping @Sendable () -> Void) -> Bool {
     final class Body {
         let run: @Sendable () -> Void
         init(_ run: @escaping @Sendable () -> Void) { self.run = run }
