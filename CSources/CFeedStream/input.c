@@ -2,7 +2,7 @@
  * input.c -- the public API and the input stage.
  *
  * The Swift library has the same stage, step for step and name for name, in
- * Sources/FeedStream/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
+ * Sources/FeedStreamSwift/Input/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
  * gzip_input -> gzipInput, ratio_window -> ratioWindow, ratio_checkpoint ->
  * ratioCheckpoint, cfs_parser_feed_inflated -> feedInflated), and its document steps
  * (xml_input, skip_misc, begin_document, ...) in SwiftFeedParser.swift under the same
