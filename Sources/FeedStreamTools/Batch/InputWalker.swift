@@ -84,9 +84,11 @@ public struct InputWalker: Sequence, IteratorProtocol {
         defer { closedir(dir) }
         var entries: [Entry] = []
         while let e = readdir(dir) {
-            let name = withUnsafeBytes(of: e.pointee.d_name) { raw in
-                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
-            }
+            // The name in place, up to its NUL: readdir's record may be shorter than
+            // `dirent` (d_name is declared 256 bytes, a record holds the name's length
+            // only), so copying the whole d_name reads past it.
+            let name = String(cString: (UnsafeRawPointer(e) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: CChar.self))
             if name.hasPrefix(".") { continue }   // hidden, and "." and ".."
             let isFolder: Bool
             switch Int32(e.pointee.d_type) {
