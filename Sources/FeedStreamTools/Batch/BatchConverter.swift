@@ -131,6 +131,7 @@ public final class BatchConverter: Sendable {
         if let error = totals.error { throw error }
         var summary = totals.summary
         summary.interrupted = live.isCancelled
+        if summary.interrupted { summary.include(live.snapshot()) }
         if !summary.interrupted { try sequencer.flush() }
         return summary
     }
@@ -302,7 +303,13 @@ private final class Worker {
             writer.source = input.name
             meter.reset()
             let writtenBefore = writer.bytesWritten
-            let summary = try convert(input)
+            let summary: ParseSummary
+            do {
+                summary = try convert(input)
+            } catch {
+                meter.publishPending()   // what a cancelled input parsed still counts
+                throw error
+            }
             try writer.flush()
             try meter.publish()
             live.endInput(worker: number, summary: summary)
@@ -402,10 +409,16 @@ private final class InputMeter: FeedHandler {
     }
 
     func publish() throws {
+        if !publishPending() { throw BatchCancelled() }
+    }
+
+    /// Adds the counts not yet published to the run's progress; false when cancelled.
+    @discardableResult
+    func publishPending() -> Bool {
         let ok = live.add(items: items, documents: documents)
         items = 0
         documents = 0
-        if !ok { throw BatchCancelled() }
+        return ok
     }
 
     func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {

@@ -59,11 +59,23 @@ public struct BatchSummary: Sendable, Equatable {
     public var bytesXML: UInt64 = 0
     /// JSON bytes handed to the output.
     public var bytesOut: UInt64 = 0
-    /// True when the run was cancelled before every input was converted.
+    /// True when the run was cancelled before every input was converted. The counts are
+    /// then what the run did: inputs finished, and the documents, items and bytes read
+    /// of every input, the ones cut short included.
     public var interrupted = false
 
     /// Zero totals.
     public init() {}
+
+    /// After a cancelled run: counts what the run did beyond the inputs delivered (inputs
+    /// finished but not yet written out, and what inputs cut short had parsed).
+    mutating func include(_ p: BatchProgress) {
+        inputs = max(inputs, p.inputsDone)
+        failedInputs = max(failedInputs, p.inputsFailed)
+        documents = max(documents, p.documents)
+        items = max(items, p.items)
+        bytesIn = max(bytesIn, p.bytesIn)
+    }
 
     mutating func add(_ r: BatchInputResult) {
         inputs += 1
