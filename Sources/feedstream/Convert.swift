@@ -14,7 +14,7 @@ struct Convert: ParsableCommand {
 
             Errors go to standard error, one line per failed document or file (and, with \
             --errors, one JSON record each); the other inputs go on. A progress bar is shown \
-            when standard error is a terminal.
+            when standard error is a terminal, unless the output goes to a terminal too.
 
             Exit status: 0 all inputs converted, 1 some inputs failed, 2 usage or output \
             error, 130 (143) interrupted by SIGINT (SIGTERM): the output file is then not \
@@ -126,7 +126,7 @@ struct Convert: ParsableCommand {
         let walker = InputWalker(Roots(arguments: inputs, list: list), filter: filter)
         let terminal = Terminal()
         let reporter = RunReporter(terminal: terminal, errorsFile: errorsFile)
-        let bar = !quiet && isatty(2) != 0
+        let bar = ProgressBar.wanted(quiet: quiet, toStandardOutput: output == nil || output == "-")
             ? ProgressBar(converter: converter, terminal: terminal,
                           census: InputCensus(roots: inputs, listPath: filesFrom, filter: filter, shard: shard))
             : nil

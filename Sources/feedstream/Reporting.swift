@@ -156,6 +156,12 @@ final class ProgressBar: @unchecked Sendable {
     private var lastItems = 0
     private var lastTime = 0.0
 
+    /// Whether to draw the bar: on a terminal, never on the terminal the data goes to
+    /// (a bar redrawn in place would land in the middle of a line of output).
+    static func wanted(quiet: Bool, toStandardOutput: Bool) -> Bool {
+        !quiet && isatty(2) != 0 && !(toStandardOutput && isatty(1) != 0)
+    }
+
     init(converter: BatchConverter, terminal: Terminal, census: InputCensus) {
         self.converter = converter
         self.terminal = terminal

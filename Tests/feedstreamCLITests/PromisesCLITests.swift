@@ -70,3 +70,39 @@ private final class Box: @unchecked Sendable {   // set once, read after the gro
     func set(_ d: Data) { data = d }
     func get() -> Data { data }
 }
+
+/// Item 4: the progress bar never writes into the data.
+final class ProgressBarCLITests: CLITestCase {
+    /// Runs `COMMAND` in a pseudo-terminal (standard output and error both on it) with
+    /// `script` from util-linux; nil when there is no `script`.
+    private func onTerminal(_ command: String) throws -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qec", command, "/dev/null"]
+        p.currentDirectoryURL = Self.repo
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, String(decoding: o, as: UTF8.self))
+        return String(decoding: o, as: UTF8.self)
+    }
+
+    func testNoBarWhenTheOutputGoesToTheTerminal() throws {
+        let dir = try tempDir()
+        // The run lasts over a second (the input pipe stays open), so a bar would be drawn.
+        let slow = "(cat corpus/feeds/rss2-basic.xml; sleep 1.2) | '\(binary.path)' convert"
+        guard let toTerminal = try onTerminal("\(slow) -") else {
+            throw XCTSkip("needs script(1) from util-linux for a pseudo-terminal")
+        }
+        XCTAssertFalse(toTerminal.contains("items/s"), toTerminal)
+        XCTAssertFalse(toTerminal.contains("\u{1B}[K"), toTerminal)
+        XCTAssertTrue(toTerminal.contains("\"kind\":\"item\""), "the data is there: \(toTerminal)")
+        // With -o the terminal has no data, and the bar is drawn.
+        let toFile = try XCTUnwrap(try onTerminal("\(slow) - -o '\(dir.path)/out.jsonl'"))
+        XCTAssertTrue(toFile.contains("items/s"), toFile)
+    }
+}
