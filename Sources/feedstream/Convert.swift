@@ -19,6 +19,12 @@ struct Convert: ParsableCommand {
             Exit status: 0 all inputs converted, 1 some inputs failed, 2 usage or output \
             error, 130 (143) interrupted by SIGINT (SIGTERM): the output file is then not \
             written.
+
+            EXAMPLES:
+              feedstream convert feed.xml > items.jsonl
+              feedstream convert -j 2 archive/ -o archive.jsonl.gz --stats stats.json
+              zcat feeds/*.gz | feedstream convert - > items.jsonl
+              find /data -name '*.gz' | feedstream convert --files-from - -o items.jsonl
             """)
 
     enum Per: String, ExpressibleByArgument, CaseIterable {
@@ -82,7 +88,11 @@ struct Convert: ParsableCommand {
             return s
         }
         guard jobs >= 1 else { throw usage("-j takes a number of at least 1") }
-        guard !inputs.isEmpty || filesFrom != nil else { throw usage("give inputs, or --files-from LIST") }
+        guard !inputs.isEmpty || filesFrom != nil else {
+            throw usage("give inputs, or --files-from LIST\n"
+                        + "Usage: \(FeedStreamCommand.usageString(for: Convert.self))\n"
+                        + "  See 'feedstream convert --help' for examples.")
+        }
         let stdinUses = inputs.filter { $0 == "-" }.count + (filesFrom == "-" ? 1 : 0)
         guard stdinUses <= 1 else { throw usage("standard input (-) can be read only once") }
         do {

@@ -20,6 +20,10 @@ struct Diff: ParsableCommand {
             (docs/SCHEMA.md, "Backends").
 
             Exit status: 0 no difference, 1 differences found, 2 usage error.
+
+            EXAMPLES:
+              feedstream diff corpus/feeds corpus/encodings
+              feedstream diff --backends expat,swift --limit 10 archive/
             """)
 
     @Option(help: "Comma-separated backends to compare (the first is the reference).")

@@ -106,3 +106,73 @@ final class ProgressBarCLITests: CLITestCase {
         XCTAssertTrue(toFile.contains("items/s"), toFile)
     }
 }
+
+/// Item 9: messages that say what is wrong, and help that shows how.
+final class MessagesCLITests: CLITestCase {
+    func testAFeedRootWithoutTheAtomNamespaceSaysSoOnEveryBackend() throws {
+        let message = "root element feed has no or an unknown namespace (expected "
+            + "http://www.w3.org/2005/Atom or http://purl.org/atom/ns#)"
+        for backend in ["expat", "libxml2", "swift"] {
+            for doc in ["<feed><title>t</title></feed>", "<feed xmlns='http://example.com/'><title>t</title></feed>"] {
+                let r = try run(["convert", "-q", "--backend", backend, "-"], stdin: Data(doc.utf8))
+                XCTAssertEqual(r.status, 1, backend)
+                XCTAssertEqual(r.err, "feedstream: -: document 1, line 1, column 1: \(message)\n", backend)
+            }
+            // Any other root keeps the general message.
+            let html = try run(["convert", "-q", "--backend", backend, "-"], stdin: Data("<html><body/></html>".utf8))
+            XCTAssertEqual(html.err, "feedstream: -: document 1, line 1, column 1: root element is not rss, rdf:RDF or feed\n")
+        }
+    }
+
+    func testTheSummaryCountsFeedsAndPagesApartWithPlurals() throws {
+        let dir = try tempDir()
+        let page = dir.appendingPathComponent("page.html")
+        try Data("<html><body>hi</body></html>".utf8).write(to: page)
+        let stats = dir.appendingPathComponent("stats.json")
+        let r = try run(["convert", "--stats", stats.path, "corpus/feeds/rss2-basic.xml", page.path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.err.contains("\nfeedstream: 1/2 files ok, 1 failed; 1 feed (0 failed), 1 not a feed, 3 items; "), r.err)
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["feeds"] as? Int, 1)
+        XCTAssertEqual(s["feeds_failed"] as? Int, 0)
+        XCTAssertEqual(s["not_feeds"] as? Int, 1)
+        let one = try run(["convert", "corpus/feeds/rss2-no-items.xml"])
+        XCTAssertTrue(one.err.hasPrefix("feedstream: 1/1 file ok, 0 failed; 1 feed (0 failed), 0 items; "), one.err)
+    }
+
+    func testNoInputPrintsAUsageHint() throws {
+        for args in [[], ["convert"]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertTrue(r.err.contains("Usage: feedstream convert [<options>] [<inputs> ...]"), "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains("feedstream convert --help"), "\(args): \(r.err)")
+        }
+    }
+
+    func testEachSubcommandsHelpHasExamplesThatRun() throws {
+        for command in ["convert", "diff", "bench"] {
+            let help = try run([command, "--help"]).out
+            let examples = help.components(separatedBy: "EXAMPLES:\n").dropFirst().first?
+                .components(separatedBy: "\n\n").first ?? ""
+            let lines = examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertGreaterThanOrEqual(lines.count, 2, "\(command): \(help)")
+            for line in lines { XCTAssertTrue(line.contains("feedstream \(command) "), "\(command): \(line)") }
+        }
+        // The diff example runs as written, on the bundled corpus.
+        let diff = try run(["diff", "corpus/feeds", "corpus/encodings"])
+        XCTAssertEqual(diff.status, 0, diff.out + diff.err)
+    }
+
+    func testSchemaListsEveryErrorCodeTheErrorsFileCanHold() throws {
+        let schema = try String(contentsOf: Self.repo.appendingPathComponent("docs/SCHEMA.md"), encoding: .utf8)
+        let row = try XCTUnwrap(schema.split(separator: "\n").first { $0.hasPrefix("| `code` |") })
+        for code in ["xml", "gzip", "not_feed", "limit", "io", "empty"] {
+            XCTAssertTrue(row.contains("`\(code)`"), code)
+        }
+        let dir = try tempDir()
+        let errors = dir.appendingPathComponent("errors.jsonl")
+        let r = try run(["convert", "-q", "--errors", errors.path, "corpus/bad/empty.xml"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(try lines(String(contentsOf: errors, encoding: .utf8)).first?["code"] as? String, "empty")
+    }
+}

@@ -315,7 +315,8 @@ private final class Worker {
             live.endInput(worker: number, summary: summary)
             let result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
                                           droppedErrors: meter.droppedErrors,
-                                          bytesOut: writer.bytesWritten - writtenBefore)
+                                          bytesOut: writer.bytesWritten - writtenBefore,
+                                          notFeedDocuments: meter.notFeeds)
             try sequencer.finish(index, result: result)
         }
     }
@@ -398,6 +399,7 @@ private final class InputMeter: FeedHandler {
     private var documents = 0
     private(set) var errors: [FeedError] = []
     private(set) var droppedErrors = 0
+    private(set) var notFeeds = 0
 
     init(_ live: LiveState) { self.live = live }
 
@@ -406,6 +408,7 @@ private final class InputMeter: FeedHandler {
         documents = 0
         errors.removeAll(keepingCapacity: true)
         droppedErrors = 0
+        notFeeds = 0
     }
 
     func publish() throws {
@@ -432,6 +435,7 @@ private final class InputMeter: FeedHandler {
     }
 
     func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        if error.code == .notAFeed { notFeeds += 1 }
         if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
     }
 }

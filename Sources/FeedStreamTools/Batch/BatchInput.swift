@@ -33,6 +33,9 @@ public struct BatchInputResult: Sendable {
     public var droppedErrors: Int
     /// JSON bytes written for this input.
     public var bytesOut: UInt64
+    /// Documents that were well-formed but not feeds (code `not_feed`: an HTML page, …),
+    /// counted whether or not their errors were kept.
+    public var notFeedDocuments = 0
 
     /// How many errors a result keeps.
     public static let maxErrors = 10_000
@@ -51,6 +54,9 @@ public struct BatchSummary: Sendable, Equatable {
     public var documents = 0
     /// Documents that ended with an error.
     public var failedDocuments = 0
+    /// Documents, among ``documents`` and ``failedDocuments``, that were well-formed
+    /// but not feeds (an HTML page, …).
+    public var notFeedDocuments = 0
     /// Items converted.
     public var items = 0
     /// Bytes read (compressed bytes, for gzip inputs).
@@ -82,6 +88,7 @@ public struct BatchSummary: Sendable, Equatable {
         if !r.succeeded { failedInputs += 1 }
         documents += r.summary.documents
         failedDocuments += r.summary.failedDocuments
+        notFeedDocuments += r.notFeedDocuments
         items += r.summary.items
         bytesIn += r.summary.bytesIn
         bytesXML += r.summary.bytesXML
