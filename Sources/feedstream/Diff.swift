@@ -67,9 +67,11 @@ struct Diff: ParsableCommand {
         }
         for d in report.differences.prefix(limit) { print(d) }
         if report.differences.count > limit { print("… \(report.differences.count - limit) more") }
-        print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(report.inputs) inputs, \(report.documents) documents, "
-              + "\(report.records) records compared (\(report.rejectedDocuments) rejected documents compared up to "
-              + "their first error), \(report.differences.count) differences")
+        let r = report
+        print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(r.inputs) \(plural(r.inputs, "input")), "
+              + "\(r.documents) \(plural(r.documents, "document")), \(r.records) \(plural(r.records, "record")) compared "
+              + "(\(r.rejectedDocuments) rejected \(plural(r.rejectedDocuments, "document")) compared up to their first "
+              + "error), \(r.differences.count) \(plural(r.differences.count, "difference"))")
         if !report.differences.isEmpty { throw ExitStatus.inputsFailed }
     }
 }

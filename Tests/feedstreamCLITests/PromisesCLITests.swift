@@ -176,3 +176,21 @@ final class MessagesCLITests: CLITestCase {
         XCTAssertEqual(try lines(String(contentsOf: errors, encoding: .utf8)).first?["code"] as? String, "empty")
     }
 }
+
+/// Item 1: `feedstream diff` counts each document and record once.
+final class DiffCountsCLITests: CLITestCase {
+    func testCountsDoNotGrowWithTheNumberOfBackends() throws {
+        func counts(_ backends: String) throws -> String {
+            let r = try run(["diff", "--backends", backends, "corpus/feeds", "corpus/bad"])
+            XCTAssertEqual(r.status, 0, r.out + r.err)
+            let last = try XCTUnwrap(r.out.split(separator: "\n").last)
+            return String(try XCTUnwrap(last.split(separator: ":", maxSplits: 1).last))
+        }
+        let two = try counts("expat,libxml2"), three = try counts("expat,libxml2,swift")
+        XCTAssertEqual(two, three)
+        XCTAssertTrue(three.contains("(3 rejected documents compared up to their first error), 0 differences"), three)
+        let one = try run(["diff", "--backends", "expat,swift", "corpus/feeds/rss2-basic.xml"])
+        XCTAssertEqual(one.out, "expat vs swift: 1 input, 1 document, 4 records compared "
+                       + "(0 rejected documents compared up to their first error), 0 differences\n")
+    }
+}
