@@ -194,3 +194,124 @@ final class DiffCountsCLITests: CLITestCase {
                        + "(0 rejected documents compared up to their first error), 0 differences\n")
     }
 }
+
+/// Item 12: the README's DuckDB queries, one per output shape, run as written.
+final class ReadmeQueriesCLITests: CLITestCase {
+    /// The fenced block of `language` that follows `marker` in the README.
+    private func block(after marker: String, _ language: String) throws -> [String] {
+        let readme = try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8)
+        let rest = try XCTUnwrap(readme.components(separatedBy: marker).dropFirst().first, marker)
+        let body = try XCTUnwrap(rest.components(separatedBy: "```\(language)\n").dropFirst().first)
+        return body.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
+    }
+
+    func testTheDuckDBQueriesRunOnTheirOutputShapes() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import duckdb"]
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else {
+            throw XCTSkip("the DuckDB queries need python3 with the duckdb module (pip install duckdb)")
+        }
+        let dir = try tempDir()
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
+                                                   withDestinationURL: Self.repo.appendingPathComponent("corpus"))
+        // The commands as written, `feedstream` being the built binary.
+        let commands = try block(after: "Loading it elsewhere", "sh")
+        XCTAssertEqual(commands.count, 2)
+        for command in commands {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "PATH='\(binary.deletingLastPathComponent().path)':$PATH; " + command]
+            p.currentDirectoryURL = dir
+            try p.run()
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, command)
+        }
+        let queries = try block(after: "Loading it elsewhere", "sql").filter { !$0.hasPrefix("--") }
+        XCTAssertEqual(queries.count, 3)
+        let script = """
+            import duckdb, json, sys
+            print(json.dumps([[list(map(str, row)) for row in duckdb.sql(q).fetchall()] for q in sys.argv[1:]]))
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script] + queries
+        p.currentDirectoryURL = dir
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let results = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[[String]]])
+        XCTAssertEqual(results.count, 3)
+        XCTAssertFalse(results[0].isEmpty)
+        XCTAssertEqual(results[0], results[1], "items per feed title: the same from both shapes")
+        let items = try lines(String(contentsOf: dir.appendingPathComponent("items.jsonl"), encoding: .utf8))
+            .filter { $0["kind"] as? String == "item" }.count
+        XCTAssertEqual(results[2].count, items, "one row per item")
+    }
+}
+
+/// Items 1 and 10: the README's diff commands run as written; its dependency line
+/// names no version that was never tagged.
+final class ReadmeCommandsCLITests: CLITestCase {
+    private var readme: String {
+        get throws { try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8) }
+    }
+
+    func testTheDiffCommandsRunAsWritten() throws {
+        let text = try readme
+        let block = try XCTUnwrap(text.components(separatedBy: "is a difference:\n\n```sh\n").dropFirst().first)
+        let commands = block.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
+        XCTAssertEqual(commands.count, 2)
+        let summary = try NSRegularExpression(pattern: #"^expat vs libxml2 vs swift: \d+ inputs, \d+ documents, \d+ records compared \(\d+ rejected documents compared up to their first error\), 0 differences$"#)
+        for command in commands {
+            let words = command.components(separatedBy: "#")[0].split(separator: " ").map(String.init)
+            XCTAssertEqual(words.prefix(2), [".build/release/feedstream", "diff"])
+            if words.contains("../shared/corpus/real/"),
+               !FileManager.default.fileExists(atPath: Self.repo.appendingPathComponent("../shared/corpus/real").path) {
+                print("ReadmeCommandsCLITests: ../shared/corpus/real is not present: its diff command not run")
+                continue
+            }
+            let r = try run(Array(words.dropFirst()))
+            XCTAssertEqual(r.status, 0, "\(command): \(r.out)\(r.err)")
+            let last = String(r.out.split(separator: "\n").last ?? "")
+            XCTAssertEqual(summary.numberOfMatches(in: last, range: NSRange(last.startIndex..., in: last)), 1, last)
+        }
+    }
+
+    func testTheDependencyLineNamesNoUntaggedVersion() throws {
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", Self.repo.path, "tag", "--list"]
+        let out = Pipe()
+        git.standardOutput = out
+        git.standardError = FileHandle.nullDevice
+        try git.run()
+        let tags = Set(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
+        git.waitUntilExit()
+        guard git.terminationStatus == 0 else { throw XCTSkip("not a git checkout: no tags to compare with") }
+        let text = try readme
+        XCTAssertTrue(text.contains(#"dependencies: [.package(path: "../FeedStream")],"#))
+        XCTAssertTrue(text.contains(#".product(name: "FeedStream", package: "FeedStream")"#))
+        XCTAssertFalse(text.contains("<owner>"))
+        // A version the README depends on, and every version the CHANGELOG gives as
+        // released, is a tag (the baseline api/check.sh compares with).
+        let changelog = try String(contentsOf: Self.repo.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        for line in changelog.split(separator: "\n") where line.hasPrefix("## ") && !line.hasPrefix("## Unreleased") {
+            let version = String(line.dropFirst(3).split(separator: " ")[0])
+            XCTAssertTrue(tags.contains(version) || tags.contains("v" + version) || line.hasSuffix("(not tagged)"),
+                          "CHANGELOG: \(line)")
+        }
+        let from = try NSRegularExpression(pattern: #"from: "([^"]+)""#)
+        for m in from.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            let version = String(text[Range(m.range(at: 1), in: text)!])
+            XCTAssertTrue(tags.contains(version) || tags.contains("v" + version), "README depends on \(version), not a tag")
+        }
+    }
+}
