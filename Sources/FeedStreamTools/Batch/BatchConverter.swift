@@ -194,17 +194,21 @@ final class LiveState: @unchecked Sendable {
     /// read), or the bytes a reading stage has read.
     private var openFile: [Int32]
     private var reading: [UInt64]
+    /// Per worker: the bytes read of an input closed but not summarized (yet, or ever:
+    /// an input cut short by ``cancel()``).
+    private var closed: [UInt64]
 
     init(workers: Int) {
         openFile = Array(repeating: -1, count: workers)
         reading = Array(repeating: 0, count: workers)
+        closed = Array(repeating: 0, count: workers)
     }
 
     func reset() {
         lock.withLock {
             progress = BatchProgress()
             cancelled = false
-            for i in openFile.indices { openFile[i] = -1; reading[i] = 0 }
+            for i in openFile.indices { openFile[i] = -1; reading[i] = 0; closed[i] = 0 }
         }
     }
 
@@ -236,19 +240,24 @@ final class LiveState: @unchecked Sendable {
     /// The worker is done reading its input; with the input's summary once converted.
     func endInput(worker: Int, summary: ParseSummary? = nil) {
         lock.withLock {
-            openFile[worker] = -1
-            reading[worker] = 0
             if let summary {
                 progress.inputsDone += 1
                 if !summary.succeeded { progress.inputsFailed += 1 }
                 progress.bytesIn += summary.bytesIn
+                closed[worker] = 0
+            } else {
+                closed[worker] = openFile[worker] >= 0
+                    ? UInt64(max(0, lseek(openFile[worker], 0, SEEK_CUR))) : reading[worker]
             }
+            openFile[worker] = -1
+            reading[worker] = 0
         }
     }
 
     func snapshot() -> BatchProgress {
         lock.withLock {
             var p = progress
+            for c in closed { p.bytesIn += c }
             for (fd, bytes) in zip(openFile, reading) {
                 // A registered descriptor is still open (the worker unregisters it under
                 // this lock before closing it), so its offset is this input's.
