@@ -7,7 +7,8 @@
 //
 // Inputs are the standard generated corpus (see ../corpus/README.md and
 // Benchmarks/results.sh) and the real-feed corpus in ../../shared/corpus/real when
-// present; benchmarks whose input is missing are skipped with a note.
+// present; a benchmark whose input is missing is skipped, with a note on standard
+// error naming it and the missing path.
 import PackageDescription
 
 let package = Package(

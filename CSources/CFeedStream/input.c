@@ -217,7 +217,11 @@ static cfs_status begin_document(cfs_parser *p) {
 static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     cfs_error not_feed;
     if (err == NULL && p->m.not_feed) {
-        not_feed = (cfs_error){ CFS_ERR_NOT_FEED, "root element is not rss, rdf:RDF or feed",
+        /* The same words as SwiftFeedParser.endDocument. */
+        not_feed = (cfs_error){ CFS_ERR_NOT_FEED, p->m.not_feed == 2
+                                    ? "root element feed has no or an unknown namespace (expected "
+                                      "http://www.w3.org/2005/Atom or http://purl.org/atom/ns#)"
+                                    : "root element is not rss, rdf:RDF or feed",
                                 p->m.document, 1, 1, p->doc_offset, 0 };
         err = &not_feed;
     }

@@ -127,7 +127,7 @@ typedef struct cfs_machine {
     int netscape;               /* a Netscape RSS 0.91 DOCTYPE was seen */
     int root_seen;
     int root_closed;
-    int not_feed;
+    int not_feed;               /* 1: the root is not a feed; 2: a feed root in no or an unknown namespace */
     int in_item;
     unsigned long depth;        /* element depth in the document */
     uint16_t scope;

@@ -666,7 +666,7 @@ static int start_root(cfs_machine *m, ns_class c, const char *local, size_t len,
         m->format = c.ns == NS_ATOM03 ? CFS_FORMAT_ATOM03 : CFS_FORMAT_ATOM10;
         m->scope = SC_FEED;
     } else {
-        m->not_feed = 1;
+        m->not_feed = len == 4 && memcmp(local, "feed", 4) == 0 ? 2 : 1;
         return skip(m);
     }
     push_frame(m, A_NONE, 0, 0, 0);

@@ -17,6 +17,10 @@ struct Bench: ParsableCommand {
             second thread (ReadAheadPipeline, as convert runs a big .gz). One warm-up round comes first. Reports MB/s of uncompressed \
             XML (median and range over the runs), the ratios to the baselines, items/s, \
             and each contender's peak memory, measured alone in a child process.
+
+            EXAMPLES:
+              feedstream bench dump.xml dump.xml.gz
+              feedstream bench --backends expat,swift --runs 3 --json archive/ > bench.json
             """)
 
     @Option(help: "Comma-separated backends (\(FeedBackend.allCases.map(\.rawValue).joined(separator: ", "))).")

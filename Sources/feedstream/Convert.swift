@@ -14,11 +14,17 @@ struct Convert: ParsableCommand {
 
             Errors go to standard error, one line per failed document or file (and, with \
             --errors, one JSON record each); the other inputs go on. A progress bar is shown \
-            when standard error is a terminal.
+            when standard error is a terminal, unless the output goes to a terminal too.
 
             Exit status: 0 all inputs converted, 1 some inputs failed, 2 usage or output \
             error, 130 (143) interrupted by SIGINT (SIGTERM): the output file is then not \
             written.
+
+            EXAMPLES:
+              feedstream convert feed.xml > items.jsonl
+              feedstream convert -j 2 archive/ -o archive.jsonl.gz --stats stats.json
+              zcat feeds/*.gz | feedstream convert - > items.jsonl
+              find /data -name '*.gz' | feedstream convert --files-from - -o items.jsonl
             """)
 
     enum Per: String, ExpressibleByArgument, CaseIterable {
@@ -82,7 +88,11 @@ struct Convert: ParsableCommand {
             return s
         }
         guard jobs >= 1 else { throw usage("-j takes a number of at least 1") }
-        guard !inputs.isEmpty || filesFrom != nil else { throw usage("give inputs, or --files-from LIST") }
+        guard !inputs.isEmpty || filesFrom != nil else {
+            throw usage("give inputs, or --files-from LIST\n"
+                        + "Usage: \(FeedStreamCommand.usageString(for: Convert.self))\n"
+                        + "  See 'feedstream convert --help' for examples.")
+        }
         let stdinUses = inputs.filter { $0 == "-" }.count + (filesFrom == "-" ? 1 : 0)
         guard stdinUses <= 1 else { throw usage("standard input (-) can be read only once") }
         do {
@@ -126,7 +136,7 @@ struct Convert: ParsableCommand {
         let walker = InputWalker(Roots(arguments: inputs, list: list), filter: filter)
         let terminal = Terminal()
         let reporter = RunReporter(terminal: terminal, errorsFile: errorsFile)
-        let bar = !quiet && isatty(2) != 0
+        let bar = ProgressBar.wanted(quiet: quiet, toStandardOutput: output == nil || output == "-")
             ? ProgressBar(converter: converter, terminal: terminal,
                           census: InputCensus(roots: inputs, listPath: filesFrom, filter: filter, shard: shard))
             : nil

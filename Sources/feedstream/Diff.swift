@@ -20,6 +20,10 @@ struct Diff: ParsableCommand {
             (docs/SCHEMA.md, "Backends").
 
             Exit status: 0 no difference, 1 differences found, 2 usage error.
+
+            EXAMPLES:
+              feedstream diff corpus/feeds corpus/encodings
+              feedstream diff --backends expat,swift --limit 10 archive/
             """)
 
     @Option(help: "Comma-separated backends to compare (the first is the reference).")
@@ -63,9 +67,11 @@ struct Diff: ParsableCommand {
         }
         for d in report.differences.prefix(limit) { print(d) }
         if report.differences.count > limit { print("… \(report.differences.count - limit) more") }
-        print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(report.inputs) inputs, \(report.documents) documents, "
-              + "\(report.records) records compared (\(report.rejectedDocuments) rejected documents compared up to "
-              + "their first error), \(report.differences.count) differences")
+        let r = report
+        print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(r.inputs) \(plural(r.inputs, "input")), "
+              + "\(r.documents) \(plural(r.documents, "document")), \(r.records) \(plural(r.records, "record")) compared "
+              + "(\(r.rejectedDocuments) rejected \(plural(r.rejectedDocuments, "document")) compared up to their first "
+              + "error), \(r.differences.count) \(plural(r.differences.count, "difference"))")
         if !report.differences.isEmpty { throw ExitStatus.inputsFailed }
     }
 }

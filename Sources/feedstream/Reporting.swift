@@ -156,6 +156,12 @@ final class ProgressBar: @unchecked Sendable {
     private var lastItems = 0
     private var lastTime = 0.0
 
+    /// Whether to draw the bar: on a terminal, never on the terminal the data goes to
+    /// (a bar redrawn in place would land in the middle of a line of output).
+    static func wanted(quiet: Bool, toStandardOutput: Bool) -> Bool {
+        !quiet && isatty(2) != 0 && !(toStandardOutput && isatty(1) != 0)
+    }
+
     init(converter: BatchConverter, terminal: Terminal, census: InputCensus) {
         self.converter = converter
         self.terminal = terminal
@@ -215,6 +221,11 @@ final class ProgressBar: @unchecked Sendable {
     }
 }
 
+/// `1 file`, `2 files` (or the plural given).
+func plural(_ n: Int, _ one: String, _ many: String? = nil) -> String {
+    n == 1 ? one : many ?? one + "s"
+}
+
 func seconds(since start: ContinuousClock.Instant) -> Double {
     let d = ContinuousClock.now - start
     return Double(d.components.seconds) + Double(d.components.attoseconds) / 1e18
@@ -232,11 +243,19 @@ struct RunReport {
 
     private var mbPerSecond: Double { seconds > 0 ? Double(summary.bytesXML) / 1e6 / seconds : 0 }
 
-    /// `feedstream: 2999/3000 files ok, 1 failed; 3000 feeds (1 failed), 66451 items; …`
+    /// Documents that were feeds, and those of them that failed (a document that is not
+    /// a feed, such as an HTML page, is counted apart).
+    private var feeds: (all: Int, failed: Int) {
+        (summary.documents - summary.notFeedDocuments, summary.failedDocuments - summary.notFeedDocuments)
+    }
+
+    /// `feedstream: 2999/3000 files ok, 1 failed; 3000 feeds (1 failed), 1 not a feed, 66451 items; …`
     var line: String {
         let s = summary
-        return "feedstream: \(s.inputs - s.failedInputs)/\(s.inputs) files ok, \(s.failedInputs) failed; "
-            + "\(s.documents) feeds (\(s.failedDocuments) failed), \(s.items) items; "
+        return "feedstream: \(s.inputs - s.failedInputs)/\(s.inputs) \(plural(s.inputs, "file")) ok, \(s.failedInputs) failed; "
+            + "\(feeds.all) \(plural(feeds.all, "feed")) (\(feeds.failed) failed), "
+            + (s.notFeedDocuments > 0 ? "\(s.notFeedDocuments) not \(plural(s.notFeedDocuments, "a feed", "feeds")), " : "")
+            + "\(s.items) \(plural(s.items, "item")); "
             + String(format: "%.1f MB in, %.1f MB XML, %.1f MB out; %.2f s, %.1f MB/s",
                      Double(s.bytesIn) / 1e6, Double(s.bytesXML) / 1e6, Double(bytesOut) / 1e6, seconds, mbPerSecond)
             + (s.interrupted ? "; interrupted" : "")
@@ -247,7 +266,8 @@ struct RunReport {
         let s = summary
         var j = "{"
         j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs)"
-        j += ",\"feeds\":\(s.documents),\"feeds_failed\":\(s.failedDocuments),\"items\":\(s.items)"
+        j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"not_feeds\":\(s.notFeedDocuments)"
+        j += ",\"items\":\(s.items)"
         j += ",\"bytes_in\":\(s.bytesIn),\"bytes_xml\":\(s.bytesXML),\"bytes_out\":\(bytesOut)"
         j += String(format: ",\"mb_in\":%.3f,\"mb_xml\":%.3f,\"mb_out\":%.3f",
                     Double(s.bytesIn) / 1e6, Double(s.bytesXML) / 1e6, Double(bytesOut) / 1e6)

@@ -162,7 +162,7 @@ final class CharsetTests: XCTestCase {
         var report = BackendDiff.Report()
         try BackendDiff(backends: FeedBackend.allCases, jobs: 2).compare(.file(file.path), into: &report)
         XCTAssertEqual(report.inputs, 1)
-        XCTAssertEqual(report.records, 40)
+        XCTAssertEqual(report.records, 20, "19 items and the feed line, each counted once however many backends")
         XCTAssertEqual(report.differences, [])
         // And the bytes themselves: every backend's output is expat's, and has the
         // uncomposed pair (D7 95 D6 BC) where iconv composes.

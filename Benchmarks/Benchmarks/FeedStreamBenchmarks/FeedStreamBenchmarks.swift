@@ -7,7 +7,7 @@
 // `python3 corpus/generate.py dump --size-mb 500 --seed 42 -o /tmp/feedstream-dump.xml.gz`
 // (Benchmarks/results.sh makes it when missing), and the real-feed corpus
 // (FEEDSTREAM_REAL_CORPUS, default ../shared/corpus/real beside the repository). A
-// benchmark whose input is missing is skipped.
+// benchmark whose input is missing is skipped, with a note on standard error.
 //
 // Metrics: wall clock, throughput (iterations/s) and the malloc count of the
 // ordo-one/benchmark malloc interposer, plus custom metrics in readable units:
@@ -47,7 +47,13 @@ final class ItemCounter: FeedHandler {
     func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) { items += 1 }
 }
 
-func exists(_ path: String) -> Bool { FileManager.default.fileExists(atPath: path) }
+/// Whether a benchmark's input is there; when it is not, prints a note naming the
+/// benchmark and the missing path on standard error (the benchmark is then skipped).
+func inputPresent(_ path: String, for benchmark: String) -> Bool {
+    if FileManager.default.fileExists(atPath: path) { return true }
+    FileHandle.standardError.write(Data("FeedStreamBenchmarks: skipping \"\(benchmark)\": \(path) is missing\n".utf8))
+    return false
+}
 
 func files(under folder: String) -> [String] {
     guard let names = try? FileManager.default.subpathsOfDirectory(atPath: folder) else { return [] }
@@ -126,7 +132,7 @@ let benchmarks: @Sendable () -> Void = {
     for backend in FeedBackend.allCases {
         for (label, path) in [("dump .xml", dumpPlain), ("dump .xml.gz", dumpGz)] {
             var config = longRun
-            config.skip = !exists(path)
+            config.skip = !inputPresent(path, for: "\(backend) → JSON Lines, \(label)")
             Benchmark("\(backend) → JSON Lines, \(label)", configuration: config) { benchmark, state in
                 let (parser, writer) = state
                 benchmark.startMeasurement()
@@ -144,7 +150,7 @@ let benchmarks: @Sendable () -> Void = {
         }
 
         var config = longRun
-        config.skip = !exists(realCorpus)
+        config.skip = !inputPresent(realCorpus, for: "\(backend) → JSON Lines, real corpus")
         config.maxIterations = 20
         Benchmark("\(backend) → JSON Lines, real corpus", configuration: config) { benchmark, state in
             let (parser, writer, files) = state
@@ -179,7 +185,7 @@ let benchmarks: @Sendable () -> Void = {
         ] {
             var config = Benchmark.Configuration(metrics: standardMetrics + [mallocsPerThousandItems, mallocsPerDocument],
                                                  warmupIterations: 1, maxDuration: .seconds(10), maxIterations: 5)
-            config.skip = !exists(dumpPlain)
+            config.skip = !inputPresent(dumpPlain, for: "allocations per item, \(backend) + \(name)")
             Benchmark("allocations per item, \(backend) + \(name)", configuration: config) {
                 (benchmark: Benchmark, state: (any FeedParser, any FeedHandler, FeedInput, FeedInput)) in
                 let (parser, handler, once, twice) = state
@@ -207,7 +213,7 @@ let benchmarks: @Sendable () -> Void = {
 
     var writerConfig = Benchmark.Configuration(metrics: standardMetrics + [nanosecondsPerItem], warmupIterations: 1,
                                                maxDuration: .seconds(10), maxIterations: 20)
-    writerConfig.skip = !exists(dumpPlain)
+    writerConfig.skip = !inputPresent(dumpPlain, for: "JSON Lines writer alone (each item written 50×)")
     Benchmark("JSON Lines writer alone (each item written 50×)", configuration: writerConfig) { benchmark, state in
         let (parser, repeater, input) = state
         benchmark.startMeasurement()

@@ -104,6 +104,7 @@ final class SwiftFeedMachine {
 
     var rootClosed: Bool { core.pointee.rootClosed }
     var notFeed: Bool { core.pointee.notFeed }
+    var feedRootUnknownNamespace: Bool { core.pointee.feedRootUnknownNamespace }
     var items: Int { core.pointee.items }
     var document: Int { core.pointee.document }
     var format: FeedFormat { core.pointee.format }
@@ -163,6 +164,7 @@ struct SwiftFeedMachineCore {
     var rootSeen = false
     var rootClosed = false
     var notFeed = false
+    var feedRootUnknownNamespace = false   // with notFeed: the root is a feed in no or an unknown namespace
     var inItem = false
     var depth = 0                 // element depth in the document
     var maxFieldBytes = Int.max   // limits (FeedLimits)
@@ -258,6 +260,7 @@ struct SwiftFeedMachineCore {
         rootSeen = false
         rootClosed = false
         notFeed = false
+        feedRootUnknownNamespace = false
         inItem = false
         depth = 0
         limit = 0
@@ -666,6 +669,7 @@ struct SwiftFeedMachineCore {
             scope = SFM.scFeed
         } else {
             notFeed = true
+            feedRootUnknownNamespace = local.equals("feed")
             return skip()
         }
         _ = pushFrame(SFM.aNone, 0, 0, 0)

@@ -131,6 +131,7 @@ public final class BatchConverter: Sendable {
         if let error = totals.error { throw error }
         var summary = totals.summary
         summary.interrupted = live.isCancelled
+        if summary.interrupted { summary.include(live.snapshot()) }
         if !summary.interrupted { try sequencer.flush() }
         return summary
     }
@@ -193,17 +194,21 @@ final class LiveState: @unchecked Sendable {
     /// read), or the bytes a reading stage has read.
     private var openFile: [Int32]
     private var reading: [UInt64]
+    /// Per worker: the bytes read of an input closed but not summarized (yet, or ever:
+    /// an input cut short by ``cancel()``).
+    private var closed: [UInt64]
 
     init(workers: Int) {
         openFile = Array(repeating: -1, count: workers)
         reading = Array(repeating: 0, count: workers)
+        closed = Array(repeating: 0, count: workers)
     }
 
     func reset() {
         lock.withLock {
             progress = BatchProgress()
             cancelled = false
-            for i in openFile.indices { openFile[i] = -1; reading[i] = 0 }
+            for i in openFile.indices { openFile[i] = -1; reading[i] = 0; closed[i] = 0 }
         }
     }
 
@@ -235,19 +240,24 @@ final class LiveState: @unchecked Sendable {
     /// The worker is done reading its input; with the input's summary once converted.
     func endInput(worker: Int, summary: ParseSummary? = nil) {
         lock.withLock {
-            openFile[worker] = -1
-            reading[worker] = 0
             if let summary {
                 progress.inputsDone += 1
                 if !summary.succeeded { progress.inputsFailed += 1 }
                 progress.bytesIn += summary.bytesIn
+                closed[worker] = 0
+            } else {
+                closed[worker] = openFile[worker] >= 0
+                    ? UInt64(max(0, lseek(openFile[worker], 0, SEEK_CUR))) : reading[worker]
             }
+            openFile[worker] = -1
+            reading[worker] = 0
         }
     }
 
     func snapshot() -> BatchProgress {
         lock.withLock {
             var p = progress
+            for c in closed { p.bytesIn += c }
             for (fd, bytes) in zip(openFile, reading) {
                 // A registered descriptor is still open (the worker unregisters it under
                 // this lock before closing it), so its offset is this input's.
@@ -302,13 +312,20 @@ private final class Worker {
             writer.source = input.name
             meter.reset()
             let writtenBefore = writer.bytesWritten
-            let summary = try convert(input)
+            let summary: ParseSummary
+            do {
+                summary = try convert(input)
+            } catch {
+                meter.publishPending()   // what a cancelled input parsed still counts
+                throw error
+            }
             try writer.flush()
             try meter.publish()
             live.endInput(worker: number, summary: summary)
             let result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
                                           droppedErrors: meter.droppedErrors,
-                                          bytesOut: writer.bytesWritten - writtenBefore)
+                                          bytesOut: writer.bytesWritten - writtenBefore,
+                                          notFeedDocuments: meter.notFeeds)
             try sequencer.finish(index, result: result)
         }
     }
@@ -391,6 +408,7 @@ private final class InputMeter: FeedHandler {
     private var documents = 0
     private(set) var errors: [FeedError] = []
     private(set) var droppedErrors = 0
+    private(set) var notFeeds = 0
 
     init(_ live: LiveState) { self.live = live }
 
@@ -399,13 +417,20 @@ private final class InputMeter: FeedHandler {
         documents = 0
         errors.removeAll(keepingCapacity: true)
         droppedErrors = 0
+        notFeeds = 0
     }
 
     func publish() throws {
+        if !publishPending() { throw BatchCancelled() }
+    }
+
+    /// Adds the counts not yet published to the run's progress; false when cancelled.
+    @discardableResult
+    func publishPending() -> Bool {
         let ok = live.add(items: items, documents: documents)
         items = 0
         documents = 0
-        if !ok { throw BatchCancelled() }
+        return ok
     }
 
     func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
@@ -419,6 +444,7 @@ private final class InputMeter: FeedHandler {
     }
 
     func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        if error.code == .notAFeed { notFeeds += 1 }
         if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
     }
 }

@@ -33,6 +33,9 @@ public struct BatchInputResult: Sendable {
     public var droppedErrors: Int
     /// JSON bytes written for this input.
     public var bytesOut: UInt64
+    /// Documents that were well-formed but not feeds (code `not_feed`: an HTML page, …),
+    /// counted whether or not their errors were kept.
+    public var notFeedDocuments = 0
 
     /// How many errors a result keeps.
     public static let maxErrors = 10_000
@@ -51,6 +54,9 @@ public struct BatchSummary: Sendable, Equatable {
     public var documents = 0
     /// Documents that ended with an error.
     public var failedDocuments = 0
+    /// Documents, among ``documents`` and ``failedDocuments``, that were well-formed
+    /// but not feeds (an HTML page, …).
+    public var notFeedDocuments = 0
     /// Items converted.
     public var items = 0
     /// Bytes read (compressed bytes, for gzip inputs).
@@ -59,17 +65,30 @@ public struct BatchSummary: Sendable, Equatable {
     public var bytesXML: UInt64 = 0
     /// JSON bytes handed to the output.
     public var bytesOut: UInt64 = 0
-    /// True when the run was cancelled before every input was converted.
+    /// True when the run was cancelled before every input was converted. The counts are
+    /// then what the run did: inputs finished, and the documents, items and bytes read
+    /// of every input, the ones cut short included.
     public var interrupted = false
 
     /// Zero totals.
     public init() {}
+
+    /// After a cancelled run: counts what the run did beyond the inputs delivered (inputs
+    /// finished but not yet written out, and what inputs cut short had parsed).
+    mutating func include(_ p: BatchProgress) {
+        inputs = max(inputs, p.inputsDone)
+        failedInputs = max(failedInputs, p.inputsFailed)
+        documents = max(documents, p.documents)
+        items = max(items, p.items)
+        bytesIn = max(bytesIn, p.bytesIn)
+    }
 
     mutating func add(_ r: BatchInputResult) {
         inputs += 1
         if !r.succeeded { failedInputs += 1 }
         documents += r.summary.documents
         failedDocuments += r.summary.failedDocuments
+        notFeedDocuments += r.notFeedDocuments
         items += r.summary.items
         bytesIn += r.summary.bytesIn
         bytesXML += r.summary.bytesXML

@@ -50,11 +50,12 @@ public struct BackendDiff {
     public struct Report: Sendable {
         /// Inputs compared.
         public var inputs = 0
-        /// Documents compared.
+        /// Documents compared (those the first backend found).
         public var documents = 0
-        /// Records (item and feed lines) compared.
+        /// Records (item and feed lines) of the first backend compared with every other
+        /// backend's: each counted once, however many backends.
         public var records = 0
-        /// Documents rejected by the backends (compared up to their first error).
+        /// Documents rejected by one backend or more (compared up to the first error).
         public var rejectedDocuments = 0
         /// Every difference found, in input order.
         public var differences: [Difference] = []
@@ -180,6 +181,16 @@ public struct BackendDiff {
                 compare(d1, d2, a, b, source, &report)
             }
         }
+        // Counted once per document of the reference, however many backends.
+        for (i, d) in reference.enumerated() {
+            let others = outputs.dropFirst().compactMap { i < $0.count ? $0[i] : nil }
+            if d.failed || others.contains(where: \.failed) {
+                report.rejectedDocuments += 1
+                report.records += others.map { min(d.items.count, $0.items.count) }.min() ?? 0
+            } else {
+                report.records += d.items.count + 1
+            }
+        }
     }
 
     private func compare(_ d1: Document, _ d2: Document, _ a: String, _ b: String, _ source: String,
@@ -190,14 +201,12 @@ public struct BackendDiff {
                                                  member: member, first: "\(a): \(x)", second: "\(b): \(y)"))
         }
         if failed1 || failed2 {
-            report.rejectedDocuments += 1
             if failed1 != failed2 {
                 differ("feed", "error", failed1 ? "rejected" : "accepted", failed2 ? "rejected" : "accepted")
             }
             // Items completed before the first error must agree.
             let n = min(d1.items.count, d2.items.count)
             for i in 0..<n { Self.compareLines(d1.items[i], d2.items[i], "item \(i)", differ) }
-            report.records += n
             return
         }
         if d1.items.count != d2.items.count {
@@ -205,7 +214,6 @@ public struct BackendDiff {
         }
         for i in 0..<min(d1.items.count, d2.items.count) { Self.compareLines(d1.items[i], d2.items[i], "item \(i)", differ) }
         Self.compareLines(d1.feed, d2.feed, "feed", differ)
-        report.records += d1.items.count + 1
     }
 
     /// Reports each member whose bytes differ (never `String` equality, which holds

@@ -1,0 +1,317 @@
+import Foundation
+import XCTest
+
+/// The promises the README makes about the command line (issue 18), each checked as a
+/// user meets it.
+final class PromisesCLITests: CLITestCase {
+    var feeds: URL { Self.repo.appendingPathComponent("corpus/feeds") }
+
+    /// Starts `feedstream ARGS -` on a pipe, writes `feed` (bigger than a pipe holds, so
+    /// when the write returns the run has read all but the last 64 KiB) and keeps the
+    /// pipe open, then sends `signal`.
+    private func signalled(_ args: [String], feed: Data, signal: Int32) throws -> (status: Int32, out: String, err: String) {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = args + ["-"]
+        p.currentDirectoryURL = Self.repo
+        let inp = Pipe(), out = Pipe(), err = Pipe()
+        p.standardInput = inp
+        p.standardOutput = out
+        p.standardError = err
+        try p.run()
+        let outData = Box(), errData = Box()
+        let group = DispatchGroup()
+        for (handle, box) in [(out.fileHandleForReading, outData), (err.fileHandleForReading, errData)] {
+            group.enter()
+            Thread { box.set(handle.readDataToEndOfFile()); group.leave() }.start()
+        }
+        inp.fileHandleForWriting.write(feed)   // returns once all but a pipe's worth is read
+        usleep(200_000)
+        kill(p.processIdentifier, signal)
+        group.wait()
+        p.waitUntilExit()
+        try? inp.fileHandleForWriting.close()
+        return (p.terminationStatus, String(decoding: outData.get(), as: UTF8.self),
+                String(decoding: errData.get(), as: UTF8.self))
+    }
+
+    /// Item 7: after an interrupt, the summary and --stats count what was done.
+    func testTheSummaryAfterAnInterruptCountsWhatWasDone() throws {
+        let dir = try tempDir()
+        let one = try Data(contentsOf: feeds.appendingPathComponent("rss2-basic.xml"))
+        let feed = (0..<200).reduce(into: Data()) { d, _ in d += one }   // 600 KB, 200 documents
+        for (signal, status, output) in [(SIGINT, Int32(130), true), (SIGTERM, Int32(143), false)] {
+            let stats = dir.appendingPathComponent("stats.json")
+            let r = try signalled(["convert", "-j", "1", "--stats", stats.path]
+                                  + (output ? ["-o", dir.appendingPathComponent("out.jsonl").path] : []),
+                                  feed: feed, signal: signal)
+            XCTAssertEqual(r.status, status, r.err)
+            let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+            XCTAssertEqual(s["interrupted"] as? Bool, true)
+            // At least the documents of the first 600 KB - 64 KiB - one 256 KiB read were parsed.
+            let feedsParsed = try XCTUnwrap(s["feeds"] as? Int)
+            let items = try XCTUnwrap(s["items"] as? Int)
+            XCTAssertGreaterThanOrEqual(feedsParsed, 60, "\(s)")
+            XCTAssertGreaterThan(items, 0, "\(s)")
+            XCTAssertGreaterThan(try XCTUnwrap(s["bytes_in"] as? Int), 200_000, "\(s)")
+            XCTAssertTrue(r.err.contains("\(feedsParsed) feeds"), r.err)
+            XCTAssertTrue(r.err.contains("\(items) items"), r.err)
+            if !output {
+                let written = try lines(r.out).filter { $0["kind"] as? String == "item" }.count
+                XCTAssertLessThanOrEqual(written, items, "items counted include every item written")
+            }
+            try FileManager.default.removeItem(at: stats)
+        }
+    }
+}
+
+private final class Box: @unchecked Sendable {   // set once, read after the group's wait
+    private var data = Data()
+    func set(_ d: Data) { data = d }
+    func get() -> Data { data }
+}
+
+/// Item 4: the progress bar never writes into the data.
+final class ProgressBarCLITests: CLITestCase {
+    /// Runs `COMMAND` in a pseudo-terminal (standard output and error both on it) with
+    /// `script` from util-linux; nil when there is no `script`.
+    private func onTerminal(_ command: String) throws -> String? {
+        guard FileManager.default.isExecutableFile(atPath: "/usr/bin/script") else { return nil }
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/script")
+        p.arguments = ["-qec", command, "/dev/null"]
+        p.currentDirectoryURL = Self.repo
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardInput = FileHandle.nullDevice
+        try p.run()
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, String(decoding: o, as: UTF8.self))
+        return String(decoding: o, as: UTF8.self)
+    }
+
+    func testNoBarWhenTheOutputGoesToTheTerminal() throws {
+        let dir = try tempDir()
+        // The run lasts over a second (the input pipe stays open), so a bar would be drawn.
+        let slow = "(cat corpus/feeds/rss2-basic.xml; sleep 1.2) | '\(binary.path)' convert"
+        guard let toTerminal = try onTerminal("\(slow) -") else {
+            throw XCTSkip("needs script(1) from util-linux for a pseudo-terminal")
+        }
+        XCTAssertFalse(toTerminal.contains("items/s"), toTerminal)
+        XCTAssertFalse(toTerminal.contains("\u{1B}[K"), toTerminal)
+        XCTAssertTrue(toTerminal.contains("\"kind\":\"item\""), "the data is there: \(toTerminal)")
+        // With -o the terminal has no data, and the bar is drawn.
+        let toFile = try XCTUnwrap(try onTerminal("\(slow) - -o '\(dir.path)/out.jsonl'"))
+        XCTAssertTrue(toFile.contains("items/s"), toFile)
+    }
+}
+
+/// Item 9: messages that say what is wrong, and help that shows how.
+final class MessagesCLITests: CLITestCase {
+    func testAFeedRootWithoutTheAtomNamespaceSaysSoOnEveryBackend() throws {
+        let message = "root element feed has no or an unknown namespace (expected "
+            + "http://www.w3.org/2005/Atom or http://purl.org/atom/ns#)"
+        for backend in ["expat", "libxml2", "swift"] {
+            for doc in ["<feed><title>t</title></feed>", "<feed xmlns='http://example.com/'><title>t</title></feed>"] {
+                let r = try run(["convert", "-q", "--backend", backend, "-"], stdin: Data(doc.utf8))
+                XCTAssertEqual(r.status, 1, backend)
+                XCTAssertEqual(r.err, "feedstream: -: document 1, line 1, column 1: \(message)\n", backend)
+            }
+            // Any other root keeps the general message.
+            let html = try run(["convert", "-q", "--backend", backend, "-"], stdin: Data("<html><body/></html>".utf8))
+            XCTAssertEqual(html.err, "feedstream: -: document 1, line 1, column 1: root element is not rss, rdf:RDF or feed\n")
+        }
+    }
+
+    func testTheSummaryCountsFeedsAndPagesApartWithPlurals() throws {
+        let dir = try tempDir()
+        let page = dir.appendingPathComponent("page.html")
+        try Data("<html><body>hi</body></html>".utf8).write(to: page)
+        let stats = dir.appendingPathComponent("stats.json")
+        let r = try run(["convert", "--stats", stats.path, "corpus/feeds/rss2-basic.xml", page.path])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertTrue(r.err.contains("\nfeedstream: 1/2 files ok, 1 failed; 1 feed (0 failed), 1 not a feed, 3 items; "), r.err)
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["feeds"] as? Int, 1)
+        XCTAssertEqual(s["feeds_failed"] as? Int, 0)
+        XCTAssertEqual(s["not_feeds"] as? Int, 1)
+        let one = try run(["convert", "corpus/feeds/rss2-no-items.xml"])
+        XCTAssertTrue(one.err.hasPrefix("feedstream: 1/1 file ok, 0 failed; 1 feed (0 failed), 0 items; "), one.err)
+    }
+
+    func testNoInputPrintsAUsageHint() throws {
+        for args in [[], ["convert"]] {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args)")
+            XCTAssertTrue(r.err.contains("Usage: feedstream convert [<options>] [<inputs> ...]"), "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains("feedstream convert --help"), "\(args): \(r.err)")
+        }
+    }
+
+    func testEachSubcommandsHelpHasExamplesThatRun() throws {
+        for command in ["convert", "diff", "bench"] {
+            let help = try run([command, "--help"]).out
+            let examples = help.components(separatedBy: "EXAMPLES:\n").dropFirst().first?
+                .components(separatedBy: "\n\n").first ?? ""
+            let lines = examples.split(separator: "\n").map { $0.trimmingCharacters(in: .whitespaces) }
+            XCTAssertGreaterThanOrEqual(lines.count, 2, "\(command): \(help)")
+            for line in lines { XCTAssertTrue(line.contains("feedstream \(command) "), "\(command): \(line)") }
+        }
+        // The diff example runs as written, on the bundled corpus.
+        let diff = try run(["diff", "corpus/feeds", "corpus/encodings"])
+        XCTAssertEqual(diff.status, 0, diff.out + diff.err)
+    }
+
+    func testSchemaListsEveryErrorCodeTheErrorsFileCanHold() throws {
+        let schema = try String(contentsOf: Self.repo.appendingPathComponent("docs/SCHEMA.md"), encoding: .utf8)
+        let row = try XCTUnwrap(schema.split(separator: "\n").first { $0.hasPrefix("| `code` |") })
+        for code in ["xml", "gzip", "not_feed", "limit", "io", "empty"] {
+            XCTAssertTrue(row.contains("`\(code)`"), code)
+        }
+        let dir = try tempDir()
+        let errors = dir.appendingPathComponent("errors.jsonl")
+        let r = try run(["convert", "-q", "--errors", errors.path, "corpus/bad/empty.xml"])
+        XCTAssertEqual(r.status, 1)
+        XCTAssertEqual(try lines(String(contentsOf: errors, encoding: .utf8)).first?["code"] as? String, "empty")
+    }
+}
+
+/// Item 1: `feedstream diff` counts each document and record once.
+final class DiffCountsCLITests: CLITestCase {
+    func testCountsDoNotGrowWithTheNumberOfBackends() throws {
+        func counts(_ backends: String) throws -> String {
+            let r = try run(["diff", "--backends", backends, "corpus/feeds", "corpus/bad"])
+            XCTAssertEqual(r.status, 0, r.out + r.err)
+            let last = try XCTUnwrap(r.out.split(separator: "\n").last)
+            return String(try XCTUnwrap(last.split(separator: ":", maxSplits: 1).last))
+        }
+        let two = try counts("expat,libxml2"), three = try counts("expat,libxml2,swift")
+        XCTAssertEqual(two, three)
+        XCTAssertTrue(three.contains("(3 rejected documents compared up to their first error), 0 differences"), three)
+        let one = try run(["diff", "--backends", "expat,swift", "corpus/feeds/rss2-basic.xml"])
+        XCTAssertEqual(one.out, "expat vs swift: 1 input, 1 document, 4 records compared "
+                       + "(0 rejected documents compared up to their first error), 0 differences\n")
+    }
+}
+
+/// Item 12: the README's DuckDB queries, one per output shape, run as written.
+final class ReadmeQueriesCLITests: CLITestCase {
+    /// The fenced block of `language` that follows `marker` in the README.
+    private func block(after marker: String, _ language: String) throws -> [String] {
+        let readme = try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8)
+        let rest = try XCTUnwrap(readme.components(separatedBy: marker).dropFirst().first, marker)
+        let body = try XCTUnwrap(rest.components(separatedBy: "```\(language)\n").dropFirst().first)
+        return body.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
+    }
+
+    func testTheDuckDBQueriesRunOnTheirOutputShapes() throws {
+        let probe = Process()
+        probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        probe.arguments = ["python3", "-c", "import duckdb"]
+        probe.standardError = FileHandle.nullDevice
+        try probe.run()
+        probe.waitUntilExit()
+        guard probe.terminationStatus == 0 else {
+            throw XCTSkip("the DuckDB queries need python3 with the duckdb module (pip install duckdb)")
+        }
+        let dir = try tempDir()
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
+                                                   withDestinationURL: Self.repo.appendingPathComponent("corpus"))
+        // The commands as written, `feedstream` being the built binary.
+        let commands = try block(after: "Loading it elsewhere", "sh")
+        XCTAssertEqual(commands.count, 2)
+        for command in commands {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-c", "PATH='\(binary.deletingLastPathComponent().path)':$PATH; " + command]
+            p.currentDirectoryURL = dir
+            try p.run()
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, command)
+        }
+        let queries = try block(after: "Loading it elsewhere", "sql").filter { !$0.hasPrefix("--") }
+        XCTAssertEqual(queries.count, 3)
+        let script = """
+            import duckdb, json, sys
+            print(json.dumps([[list(map(str, row)) for row in duckdb.sql(q).fetchall()] for q in sys.argv[1:]]))
+            """
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "-c", script] + queries
+        p.currentDirectoryURL = dir
+        let out = Pipe()
+        p.standardOutput = out
+        try p.run()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let results = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[[String]]])
+        XCTAssertEqual(results.count, 3)
+        XCTAssertFalse(results[0].isEmpty)
+        XCTAssertEqual(results[0], results[1], "items per feed title: the same from both shapes")
+        let items = try lines(String(contentsOf: dir.appendingPathComponent("items.jsonl"), encoding: .utf8))
+            .filter { $0["kind"] as? String == "item" }.count
+        XCTAssertEqual(results[2].count, items, "one row per item")
+    }
+}
+
+/// Items 1 and 10: the README's diff commands run as written; its dependency line
+/// names no version that was never tagged.
+final class ReadmeCommandsCLITests: CLITestCase {
+    private var readme: String {
+        get throws { try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8) }
+    }
+
+    func testTheDiffCommandsRunAsWritten() throws {
+        let text = try readme
+        let block = try XCTUnwrap(text.components(separatedBy: "is a difference:\n\n```sh\n").dropFirst().first)
+        let commands = block.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
+        XCTAssertEqual(commands.count, 2)
+        let summary = try NSRegularExpression(pattern: #"^expat vs libxml2 vs swift: \d+ inputs, \d+ documents, \d+ records compared \(\d+ rejected documents compared up to their first error\), 0 differences$"#)
+        for command in commands {
+            let words = command.components(separatedBy: "#")[0].split(separator: " ").map(String.init)
+            XCTAssertEqual(words.prefix(2), [".build/release/feedstream", "diff"])
+            if words.contains("../shared/corpus/real/"),
+               !FileManager.default.fileExists(atPath: Self.repo.appendingPathComponent("../shared/corpus/real").path) {
+                print("ReadmeCommandsCLITests: ../shared/corpus/real is not present: its diff command not run")
+                continue
+            }
+            let r = try run(Array(words.dropFirst()))
+            XCTAssertEqual(r.status, 0, "\(command): \(r.out)\(r.err)")
+            let last = String(r.out.split(separator: "\n").last ?? "")
+            XCTAssertEqual(summary.numberOfMatches(in: last, range: NSRange(last.startIndex..., in: last)), 1, last)
+        }
+    }
+
+    func testTheDependencyLineNamesNoUntaggedVersion() throws {
+        let git = Process()
+        git.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        git.arguments = ["git", "-C", Self.repo.path, "tag", "--list"]
+        let out = Pipe()
+        git.standardOutput = out
+        git.standardError = FileHandle.nullDevice
+        try git.run()
+        let tags = Set(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            .split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
+        git.waitUntilExit()
+        guard git.terminationStatus == 0 else { throw XCTSkip("not a git checkout: no tags to compare with") }
+        let text = try readme
+        XCTAssertTrue(text.contains(#"dependencies: [.package(path: "../FeedStream")],"#))
+        XCTAssertTrue(text.contains(#".product(name: "FeedStream", package: "FeedStream")"#))
+        XCTAssertFalse(text.contains("<owner>"))
+        // A version the README depends on, and every version the CHANGELOG gives as
+        // released, is a tag (the baseline api/check.sh compares with).
+        let changelog = try String(contentsOf: Self.repo.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
+        for line in changelog.split(separator: "\n") where line.hasPrefix("## ") && !line.hasPrefix("## Unreleased") {
+            let version = String(line.dropFirst(3).split(separator: " ")[0])
+            XCTAssertTrue(tags.contains(version) || tags.contains("v" + version) || line.hasSuffix("(not tagged)"),
+                          "CHANGELOG: \(line)")
+        }
+        let from = try NSRegularExpression(pattern: #"from: "([^"]+)""#)
+        for m in from.matches(in: text, range: NSRange(text.startIndex..., in: text)) {
+            let version = String(text[Range(m.range(at: 1), in: text)!])
+            XCTAssertTrue(tags.contains(version) || tags.contains("v" + version), "README depends on \(version), not a tag")
+        }
+    }
+}
