@@ -50,7 +50,8 @@ struct Convert: ParsableCommand {
     @Option(help: "One line per item (and one per feed document), or one line per feed document holding its items.")
     var per: Per = .item
 
-    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Convert N inputs at a time (default: the number of cores).", valueName: "N"))
+    // .unconditional: `-j -1` is a bad number (said so), not a missing value.
+    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Convert N inputs at a time (default: the number of cores).", valueName: "N"))
     var jobs: Int?
 
     @Flag(help: "Write each input's lines as they are ready, not in input order (lines of big inputs may interleave; each line stays whole).")
@@ -85,12 +86,8 @@ struct Convert: ParsableCommand {
         guard !inputs.isEmpty || filesFrom != nil else { throw usage("give inputs, or --files-from LIST") }
         let stdinUses = inputs.filter { $0 == "-" }.count + (filesFrom == "-" ? 1 : 0)
         guard stdinUses <= 1 else { throw usage("standard input (-) can be read only once") }
-        do {
-            try InputList.check(inputs)
-        } catch let error as InputList.Error {
-            printError(error.description)
-            throw ExitStatus.usageOrOutput
-        }
+        // A missing input is not checked for here: like a missing path of --files-from,
+        // it is a failed input (reported, in --errors too), and the others go on.
         let list: LineReader?
         do {
             list = try filesFrom.map { try LineReader(path: $0) }
