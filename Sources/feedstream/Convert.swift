@@ -90,6 +90,9 @@ struct Convert: ParsableCommand {
         // it is a failed input (reported, in --errors too), and the others go on.
         let list: LineReader?
         do {
+            for (option, path) in [("-o", output), ("--errors", errors), ("--stats", stats)] {
+                if let path { try InputList.checkOutput(path, option: option, roots: inputs) }
+            }
             list = try filesFrom.map { try LineReader(path: $0) }
         } catch let error as InputList.Error {
             printError(error.description)

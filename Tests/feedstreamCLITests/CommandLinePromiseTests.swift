@@ -49,4 +49,34 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.out.contains("--max-depth"), help.out)
     }
+
+    /// `-o` (and `--errors`, `--stats`) never replaces an input: the same file however it
+    /// is named, or a file inside a folder being walked, is refused with exit 2.
+    func testOutputThatWouldReplaceAnInputIsRefused() throws {
+        let dir = try tempDir()
+        let feed = dir.appendingPathComponent("same.xml")
+        let original = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/atom-basic.xml"))
+        try original.write(to: feed)
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("link.xml"), withDestinationURL: feed)
+        let refused: [[String]] = [
+            [feed.path, "-o", feed.path],
+            [feed.path, "-o", dir.path + "/./same.xml"],
+            [dir.appendingPathComponent("link.xml").path, "-o", feed.path],
+            [feed.path, "--errors", feed.path],
+            [feed.path, "--stats", feed.path],
+            [dir.path, "-o", dir.appendingPathComponent("out.jsonl").path],
+        ]
+        for args in refused {
+            let r = try run(["convert"] + args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains("refusing to"), "\(args): \(r.err)")
+            XCTAssertEqual(try Data(contentsOf: feed), original, "\(args)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["link.xml", "same.xml"])
+        let elsewhere = try tempDir().appendingPathComponent("out.jsonl")
+        let ok = try run(["convert", "-q", dir.path, "-o", elsewhere.path])
+        XCTAssertEqual(ok.status, 0, ok.err)
+        XCTAssertEqual(try lines(String(contentsOf: elsewhere, encoding: .utf8)).count, 8)   // same.xml and link.xml
+        XCTAssertEqual(try run(["convert", "-q", feed.path, "-o", "/dev/null"]).status, 0)   // a device replaces nothing
+    }
 }
