@@ -90,8 +90,9 @@ struct Convert: ParsableCommand {
         // it is a failed input (reported, in --errors too), and the others go on.
         let list: LineReader?
         do {
+            // The output may not be written inside a folder being converted; the reports may.
             for (option, path) in [("-o", output), ("--errors", errors), ("--stats", stats)] {
-                if let path { try InputList.checkOutput(path, option: option, roots: inputs) }
+                if let path { try InputList.checkOutput(path, option: option, roots: inputs, mayBeInInputFolder: option != "-o") }
             }
             list = try filesFrom.map { try LineReader(path: $0) }
         } catch let error as InputList.Error {
@@ -141,8 +142,7 @@ struct Convert: ParsableCommand {
             bar?.stop()
             sink.abandon()
             errorsFile?.abandon()
-            printError("feedstream: output error: \(error)")
-            throw ExitStatus.usageOrOutput
+            throw outputFailed(error)
         }
         bar?.stop()
         let elapsed = seconds(since: start)
@@ -158,8 +158,7 @@ struct Convert: ParsableCommand {
             } catch {
                 sink.abandon()
                 errorsFile?.abandon()
-                printError("feedstream: output error: \(error)")
-                throw ExitStatus.usageOrOutput
+                throw outputFailed(error)
             }
         }
 
@@ -188,6 +187,19 @@ struct Convert: ParsableCommand {
             throw ExitCode(128 + (sig == 0 ? SIGINT : sig))
         }
         if summary.failedInputs > 0 { throw ExitStatus.inputsFailed }
+    }
+
+    /// A write that failed (the outputs already abandoned): `feedstream: FILE: write
+    /// failed: REASON`, exit 2; a reader that went away (EPIPE: `| head`) ends the run
+    /// quietly, as SIGPIPE does (141).
+    private func outputFailed(_ error: any Error) -> ExitCode {
+        if let failure = error as? OutputFile.Failure {
+            if failure.errno == EPIPE { return ExitCode(128 + SIGPIPE) }
+            printError("feedstream: \(failure)")
+        } else {
+            printError("feedstream: output error: \(error)")
+        }
+        return ExitStatus.usageOrOutput
     }
 
     private func usage(_ message: String) -> ExitCode {

@@ -22,9 +22,10 @@ enum InputList {
 
     /// Refuses an output (`-o`, `--errors`, `--stats`) that would replace an input: the
     /// same file as a root (by device and inode when the output exists, else by resolved
-    /// path), or a file inside a folder given as a root, which the walk reads. Standard
-    /// output, a device and a pipe are written as they are and never replace anything.
-    static func checkOutput(_ output: String, option: String, roots: [String]) throws {
+    /// path), or, unless `mayBeInInputFolder` (as for `-o`), a file inside a folder given as a
+    /// root, which the walk reads. Standard output, a device and a pipe are written as
+    /// they are and never replace anything.
+    static func checkOutput(_ output: String, option: String, roots: [String], mayBeInInputFolder: Bool) throws {
         guard output != "-" else { return }
         var out = stat()
         let exists = stat(output, &out) == 0
@@ -34,7 +35,7 @@ enum InputList {
             var st = stat()
             let rootExists = stat(root, &st) == 0
             if rootExists && (st.st_mode & S_IFMT) == S_IFDIR {
-                guard let folder = resolved(root), let path = resolvedOutput else { continue }
+                guard !mayBeInInputFolder, let folder = resolved(root), let path = resolvedOutput else { continue }
                 if path.hasPrefix(folder == "/" ? "/" : folder + "/") {
                     throw Error(description: "feedstream convert: \(option) \(output) is inside the input folder \(root): "
                                 + "refusing to write among the inputs")

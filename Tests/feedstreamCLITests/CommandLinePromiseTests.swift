@@ -79,4 +79,49 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertEqual(try lines(String(contentsOf: elsewhere, encoding: .utf8)).count, 8)   // same.xml and link.xml
         XCTAssertEqual(try run(["convert", "-q", feed.path, "-o", "/dev/null"]).status, 0)   // a device replaces nothing
     }
+
+    /// Every signal that ends a process and can be caught removes the temporary output
+    /// files; SIGPIPE too (exit 141, as its default action). Before, SIGPIPE, SIGHUP and
+    /// the others killed the process and left `.NAME.partial-PID` behind.
+    func testEveryCatchableSignalRemovesTheTemporaryFiles() throws {
+        let dir = try tempDir()
+        let half = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/rss2-basic.xml")).prefix(900)
+        for sig in [SIGPIPE, SIGHUP, SIGQUIT, SIGUSR1, SIGTERM] {
+            let r = try interrupt(["-o", dir.appendingPathComponent("out.jsonl").path,
+                                   "--errors", dir.appendingPathComponent("errors.jsonl").path],
+                                  temporary: "errors.jsonl", in: dir, feed: half, signal: sig)
+            XCTAssertEqual(r.status, 128 + sig, "signal \(sig)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "signal \(sig)")
+        }
+    }
+
+    /// SIGKILL cannot be caught: the next run to the same output removes the temporaries
+    /// of processes that no longer run, and only those.
+    func testTheNextRunRemovesTheTemporariesOfDeadProcesses() throws {
+        let dir = try tempDir()
+        let dead = Process()   // a pid that has run and ended
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let names = [".out.jsonl.partial-\(dead.processIdentifier)",            // removed
+                     ".out.jsonl.partial-\(ProcessInfo.processInfo.processIdentifier)",   // alive: kept
+                     ".other.jsonl.partial-\(dead.processIdentifier)",          // another output's: kept
+                     ".out.jsonl.partial-x"]                                     // not a pid: kept
+        for name in names { try Data("{\"partial\n".utf8).write(to: dir.appendingPathComponent(name)) }
+        let r = try run(["convert", "-q", "corpus/feeds/atom-basic.xml", "-o", dir.appendingPathComponent("out.jsonl").path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
+                       (names.dropFirst() + ["out.jsonl"]).sorted())
+    }
+
+    /// A failed write names the file written (before: `output error: write failed: …`).
+    func testAFailedWriteNamesTheFile() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let out = try run(["convert", "-q", "corpus/feeds", "-o", "/dev/full"])
+        XCTAssertEqual(out.status, 2)
+        XCTAssertEqual(out.err, "feedstream: /dev/full: write failed: No space left on device\n")
+        let errors = try run(["convert", "-q", "corpus/bad/mismatched.xml", "--errors", "/dev/full"])
+        XCTAssertEqual(errors.status, 2)
+        XCTAssertTrue(errors.err.hasSuffix("feedstream: /dev/full: write failed: No space left on device\n"), errors.err)
+    }
 }

@@ -282,36 +282,6 @@ final class ConvertTests: CLITestCase {
         }
     }
 
-    /// Starts `feedstream convert ARGS -` reading a pipe we keep open, waits until it has
-    /// created the temporary file `.NAME.partial-PID` in `dir` (its signal handlers are
-    /// installed by then), and interrupts it.
-    private func interrupt(_ args: [String], temporary name: String, in dir: URL, feed: Data) throws
-        -> (status: Int32, out: String)
-    {
-        let p = Process()
-        p.executableURL = binary
-        p.arguments = ["convert"] + args + ["-"]
-        p.currentDirectoryURL = Self.repo
-        let inp = Pipe(), out = Pipe()
-        p.standardInput = inp
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        inp.fileHandleForWriting.write(feed)   // the rest never comes
-        let marker = dir.appendingPathComponent(".\(name).partial-\(p.processIdentifier)")
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
-            usleep(10_000)
-            waited += 1
-        }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
-        p.interrupt()
-        let o = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        try? inp.fileHandleForWriting.close()
-        return (p.terminationStatus, String(decoding: o, as: UTF8.self))
-    }
-
     func testAnInterruptedRunLeavesNoOutputFile() throws {
         let dir = try tempDir()
         let out = dir.appendingPathComponent("out.jsonl")
