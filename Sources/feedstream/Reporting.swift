@@ -129,7 +129,7 @@ final class InputCensus: @unchecked Sendable {
                 if Interrupt.shared.isPending { return }
                 var size: UInt64 = 0
                 var st = stat()
-                if case .file(let path) = input, stat(path, &st) == 0 { size = UInt64(st.st_size) }
+                if let path = input.path, stat(path, &st) == 0 { size = UInt64(st.st_size) }
                 lock.withLock {
                     files += 1
                     bytes += size
@@ -236,6 +236,7 @@ struct RunReport {
     var line: String {
         let s = summary
         return "feedstream: \(s.inputs - s.failedInputs)/\(s.inputs) files ok, \(s.failedInputs) failed; "
+            + (s.skippedInputs > 0 ? "skipped \(s.skippedInputs) non-XML files; " : "")
             + "\(s.documents) feeds (\(s.failedDocuments) failed), \(s.items) items; "
             + String(format: "%.1f MB in, %.1f MB XML, %.1f MB out; %.2f s, %.1f MB/s",
                      Double(s.bytesIn) / 1e6, Double(s.bytesXML) / 1e6, Double(bytesOut) / 1e6, seconds, mbPerSecond)
@@ -246,7 +247,7 @@ struct RunReport {
     var json: String {
         let s = summary
         var j = "{"
-        j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs)"
+        j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs),\"files_skipped\":\(s.skippedInputs)"
         j += ",\"feeds\":\(s.documents),\"feeds_failed\":\(s.failedDocuments),\"items\":\(s.items)"
         j += ",\"bytes_in\":\(s.bytesIn),\"bytes_xml\":\(s.bytesXML),\"bytes_out\":\(bytesOut)"
         j += String(format: ",\"mb_in\":%.3f,\"mb_xml\":%.3f,\"mb_out\":%.3f",

@@ -124,4 +124,39 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertEqual(errors.status, 2)
         XCTAssertTrue(errors.err.hasSuffix("feedstream: /dev/full: write failed: No space left on device\n"), errors.err)
     }
+
+    /// Files found in folders that are neither XML nor gzip (by their first bytes, after a
+    /// byte order mark and white space) are skipped and counted, not failed; a file
+    /// given by name, or asked for by --include, is parsed whatever it holds.
+    func testNonXMLFilesInFoldersAreSkippedAndCounted() throws {
+        let dir = try tempDir()
+        let rss = #"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>i</title></item></channel></rss>"#
+        func put(_ name: String, _ data: Data) throws { try data.write(to: dir.appendingPathComponent(name)) }
+        try put("a-plain.xml", Data(rss.utf8))
+        try put("b-blank-first.xml", Data(("\n\t  " + rss).utf8))
+        try put("c-bom.xml", Data([0xEF, 0xBB, 0xBF] + Array(rss.utf8)))
+        try put("d-utf16.xml", Data([0xFF, 0xFE]) + rss.replacingOccurrences(of: "?>", with: " encoding=\"UTF-16\"?>")
+                    .data(using: .utf16LittleEndian)!)
+        try sh("gzip -c '\(dir.path)/a-plain.xml' > '\(dir.path)/e-packed.xml.gz'")
+        try put("README.md", Data("# notes\n<b>not</b> a feed\n".utf8))
+        try put("generate.py", Data("import sys\n".utf8))
+        try put("expected.jsonl", Data("{\"schema\":1}\n".utf8))
+        let stats = try tempDir().appendingPathComponent("stats.json")
+        let r = try run(["convert", dir.path, "--stats", stats.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try lines(r.out).filter { $0["kind"] as? String == "item" }.count, 5)
+        XCTAssertTrue(r.err.hasPrefix("feedstream: 5/5 files ok, 0 failed; skipped 3 non-XML files; 5 feeds"), r.err)
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["files"] as? Int, 5)
+        XCTAssertEqual(s["files_failed"] as? Int, 0)
+        XCTAssertEqual(s["files_skipped"] as? Int, 3)
+
+        let named = try run(["convert", "-q", dir.appendingPathComponent("README.md").path])
+        XCTAssertEqual(named.status, 1)
+        XCTAssertTrue(named.err.contains("README.md: document 1, line 1"), named.err)
+        let included = try run(["convert", "--include", "*.md", dir.path])
+        XCTAssertEqual(included.status, 1)
+        XCTAssertTrue(included.err.contains("feedstream: 0/1 files ok, 1 failed; "), included.err)
+        XCTAssertFalse(included.err.contains("skipped"), included.err)
+    }
 }
