@@ -83,11 +83,12 @@ final class ConvertTests: CLITestCase {
                               "feeds/rss1-rdf.xml"])
         let dir = try tempDir()
         let errors = dir.appendingPathComponent("errors.jsonl").path
-        let r = try run(["convert", "-q", "--errors", errors, bad.path])
+        // not-xml.txt is skipped in the folder (not XML) but parsed when named.
+        let r = try run(["convert", "-q", "--errors", errors, bad.path, bad.path + "/not-xml.txt"])
         XCTAssertEqual(r.status, 1)
         let records = try lines(String(contentsOfFile: errors, encoding: .utf8))
         XCTAssertEqual(records.map { $0["file"] as? String },
-                       ["empty.xml", "mismatched.xml", "not-xml.txt", "truncated.xml"].map { bad.path + "/" + $0 })
+                       ["empty.xml", "mismatched.xml", "truncated.xml", "not-xml.txt"].map { bad.path + "/" + $0 })
         XCTAssertEqual(records.map { $0["code"] as? String }, ["empty", "xml", "xml", "xml"])
         XCTAssertEqual(records[0]["document"] as? Int, 0)
         XCTAssertEqual(records[1]["line"] as? Int, 22)
