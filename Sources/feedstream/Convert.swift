@@ -56,7 +56,8 @@ struct Convert: ParsableCommand {
     @Option(help: "One line per item (and one per feed document), or one line per feed document holding its items.")
     var per: Per = .item
 
-    @Option(name: [.customShort("j"), .long], help: ArgumentHelp("Convert N inputs at a time (default: the number of cores).", valueName: "N"))
+    // .unconditional: `-j -1` is a bad number (said so), not a missing value.
+    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Convert N inputs at a time (default: the number of cores).", valueName: "N"))
     var jobs: Int?
 
     @Flag(help: "Write each input's lines as they are ready, not in input order (lines of big inputs may interleave; each line stays whole).")
@@ -95,14 +96,14 @@ struct Convert: ParsableCommand {
         }
         let stdinUses = inputs.filter { $0 == "-" }.count + (filesFrom == "-" ? 1 : 0)
         guard stdinUses <= 1 else { throw usage("standard input (-) can be read only once") }
-        do {
-            try InputList.check(inputs)
-        } catch let error as InputList.Error {
-            printError(error.description)
-            throw ExitStatus.usageOrOutput
-        }
+        // A missing input is not checked for here: like a missing path of --files-from,
+        // it is a failed input (reported, in --errors too), and the others go on.
         let list: LineReader?
         do {
+            // The output may not be written inside a folder being converted; the reports may.
+            for (option, path) in [("-o", output), ("--errors", errors), ("--stats", stats)] {
+                if let path { try InputList.checkOutput(path, option: option, roots: inputs, mayBeInInputFolder: option != "-o") }
+            }
             list = try filesFrom.map { try LineReader(path: $0) }
         } catch let error as InputList.Error {
             printError(error.description)
@@ -151,8 +152,7 @@ struct Convert: ParsableCommand {
             bar?.stop()
             sink.abandon()
             errorsFile?.abandon()
-            printError("feedstream: output error: \(error)")
-            throw ExitStatus.usageOrOutput
+            throw outputFailed(error)
         }
         bar?.stop()
         let elapsed = seconds(since: start)
@@ -168,8 +168,7 @@ struct Convert: ParsableCommand {
             } catch {
                 sink.abandon()
                 errorsFile?.abandon()
-                printError("feedstream: output error: \(error)")
-                throw ExitStatus.usageOrOutput
+                throw outputFailed(error)
             }
         }
 
@@ -198,6 +197,19 @@ struct Convert: ParsableCommand {
             throw ExitCode(128 + (sig == 0 ? SIGINT : sig))
         }
         if summary.failedInputs > 0 { throw ExitStatus.inputsFailed }
+    }
+
+    /// A write that failed (the outputs already abandoned): `feedstream: FILE: write
+    /// failed: REASON`, exit 2; a reader that went away (EPIPE: `| head`) ends the run
+    /// quietly, as SIGPIPE does (141).
+    private func outputFailed(_ error: any Error) -> ExitCode {
+        if let failure = error as? OutputFile.Failure {
+            if failure.errno == EPIPE { return ExitCode(128 + SIGPIPE) }
+            printError("feedstream: \(failure)")
+        } else {
+            printError("feedstream: output error: \(error)")
+        }
+        return ExitStatus.usageOrOutput
     }
 
     private func usage(_ message: String) -> ExitCode {

@@ -15,6 +15,23 @@ struct FeedStreamCommand: ParsableCommand {
         version: "0.1.0",
         subcommands: [Convert.self, Diff.self, Bench.self],
         defaultSubcommand: Convert.self)
+
+    /// ArgumentParser's entry point, with one change: its usage errors (an unknown
+    /// option, a bad value), which it ends with 64 (EX_USAGE), end with 2, as every other
+    /// usage error of the command line (README, `--help`).
+    static func main() {
+        do {
+            var command = try parseAsRoot()
+            try command.run()
+        } catch {
+            if exitCode(for: error) == .validationFailure {
+                let message = fullMessage(for: error)
+                if !message.isEmpty { printError(message) }
+                exit(withError: ExitStatus.usageOrOutput)
+            }
+            exit(withError: error)
+        }
+    }
 }
 
 /// Exit statuses: 0 all inputs converted, 1 some inputs failed, 2 usage or output error.

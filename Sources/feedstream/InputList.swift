@@ -20,6 +20,48 @@ enum InputList {
         }
     }
 
+    /// Refuses an output (`-o`, `--errors`, `--stats`) that would replace an input: the
+    /// same file as a root (by device and inode when the output exists, else by resolved
+    /// path), or, unless `mayBeInInputFolder` (as for `-o`), a file inside a folder given as a
+    /// root, which the walk reads. Standard output, a device and a pipe are written as
+    /// they are and never replace anything.
+    static func checkOutput(_ output: String, option: String, roots: [String], mayBeInInputFolder: Bool) throws {
+        guard output != "-" else { return }
+        var out = stat()
+        let exists = stat(output, &out) == 0
+        if exists && (out.st_mode & S_IFMT) != S_IFREG { return }
+        let resolvedOutput = resolved(output)
+        for root in roots where root != "-" {
+            var st = stat()
+            let rootExists = stat(root, &st) == 0
+            if rootExists && (st.st_mode & S_IFMT) == S_IFDIR {
+                guard !mayBeInInputFolder, let folder = resolved(root), let path = resolvedOutput else { continue }
+                if path.hasPrefix(folder == "/" ? "/" : folder + "/") {
+                    throw Error(description: "feedstream convert: \(option) \(output) is inside the input folder \(root): "
+                                + "refusing to write among the inputs")
+                }
+            } else if exists && rootExists ? (st.st_dev == out.st_dev && st.st_ino == out.st_ino)
+                        : (resolvedOutput != nil && resolved(root) == resolvedOutput) {
+                throw Error(description: "feedstream convert: \(option) \(output) is the input \(root): "
+                            + "refusing to overwrite an input")
+            }
+        }
+    }
+
+    /// The absolute path with links resolved: the path's own when it exists, else its
+    /// folder's and its name; nil when neither exists.
+    private static func resolved(_ path: String) -> String? {
+        if let p = realpath(path, nil) {
+            defer { free(p) }
+            return String(cString: p)
+        }
+        let url = URL(fileURLWithPath: path)
+        guard let folder = realpath(url.deletingLastPathComponent().path, nil) else { return nil }
+        defer { free(folder) }
+        let f = String(cString: folder)
+        return (f == "/" ? "" : f) + "/" + url.lastPathComponent
+    }
+
     /// Every file the roots stand for, in order (for the commands that take a list).
     static func expand(_ roots: [String]) throws -> [String] {
         try check(roots)

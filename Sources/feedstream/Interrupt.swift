@@ -1,11 +1,14 @@
 import Dispatch
 import Foundation
 
-/// Ctrl-C (SIGINT) and SIGTERM (what `kill`, Slurm and most schedulers send):
+/// Ctrl-C (SIGINT), SIGTERM (what `kill`, Slurm and most schedulers send) and every
+/// other signal whose default is to end the process and that can be caught (``stopping``):
 /// the first one stops the run cleanly — no input is started after it, the running
 /// ones are abandoned, temporary output is removed, and the process exits with
 /// 128 + the signal number (130, 143). A second one exits at once, after removing the
-/// temporary files.
+/// temporary files. SIGPIPE (the reader of the output is gone: `| head`) exits at once
+/// too, with 141, after removing them. SIGKILL cannot be caught: ``OutputFile`` removes
+/// the temporaries that dead processes left beside its output.
 ///
 /// The handler is installed with `sigaction` (SA_RESTART) and only writes the signal
 /// number to a pipe that a dedicated thread reads. Not a `DispatchSource`: on Linux,
@@ -21,6 +24,10 @@ final class Interrupt: @unchecked Sendable {
     private var onFirst: (@Sendable () -> Void)?
     private var temporaries: Set<String> = []
     private var installed = false
+
+    /// The signals handled: those that end a process by default and can be caught.
+    static let stopping: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM,
+                                    SIGXCPU, SIGXFSZ, SIGVTALRM, SIGPROF]
 
     /// Installs the handlers; `onFirst` runs on the first signal (on another thread).
     func install(onFirst: @escaping @Sendable () -> Void) {
@@ -43,7 +50,7 @@ final class Interrupt: @unchecked Sendable {
                 if n == 1 { received(Int32(sig)) } else if n < 0 && errno == EINTR { continue } else { return }
             }
         }
-        for sig in [SIGINT, SIGTERM] {
+        for sig in Self.stopping {
             var action = sigaction()
             #if canImport(Glibc)
             action.__sigaction_handler.sa_handler = { sig in
@@ -76,7 +83,7 @@ final class Interrupt: @unchecked Sendable {
             if first { signal = sig }
             return (first, onFirst, temporaries)
         }
-        if first {
+        if first && sig != SIGPIPE {
             action?()
         } else {
             for f in files { unlink(f) }

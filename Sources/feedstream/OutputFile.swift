@@ -7,22 +7,38 @@ import Foundation
 /// a partial file under the final name. The temporary is hidden
 /// (`.NAME.partial-PID`), so converting the folder the output goes to never picks it
 /// up. A name ending in `.gz` is written gzip-compressed. A device or a pipe
-/// (`/dev/null`, a FIFO) is written directly.
+/// (`/dev/null`, a FIFO) is written directly. A temporary left by a process that no
+/// longer runs (killed by SIGKILL, which cannot be caught) is removed by the next run
+/// writing to the same output.
+///
+/// A write or commit that fails throws a ``Failure`` naming the file.
 final class OutputFile {
-    /// Where to write.
+    /// Where to write; its errors are ``Failure``s.
     let output: any ByteOutput
     private let file: FileDescriptorOutput
     private let gzip: GzipOutput?
     private let path: String?
     let temporary: String?
+    /// The file as given, or "standard output".
+    let name: String
+
+    /// A failed write, naming the file: `/dev/full: write failed: No space left on device`.
+    struct Failure: Error, CustomStringConvertible {
+        var name: String
+        var error: any Error
+        var description: String { "\(name): \(error)" }
+        /// The failed call's `errno`, when the error is an ``OutputError``.
+        var errno: Int32? { (error as? OutputError)?.errno }
+    }
 
     init(path: String?, gzipLevel: Int = 6) throws {
+        name = path == nil || path == "-" ? "standard output" : path!
         guard let path, path != "-" else {
             self.path = nil
             temporary = nil
             file = .standardOutput
             gzip = nil
-            output = file
+            output = NamedOutput(file, name: name)
             return
         }
         var st = stat()
@@ -34,10 +50,12 @@ final class OutputFile {
             temporary = nil
             file = FileDescriptorOutput(fd: fd)
             gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
-            output = gzip ?? file
+            output = NamedOutput(gzip ?? file, name: name)
             return
         }
         let url = URL(fileURLWithPath: path)
+        let folder = url.deletingLastPathComponent().path
+        Self.removeStaleTemporaries(in: folder, prefix: ".\(url.lastPathComponent).partial-")
         let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
         let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
         if fd < 0 { throw OutputError(errno: errno) }
@@ -46,7 +64,22 @@ final class OutputFile {
         Interrupt.shared.removeOnExit(tmp)
         file = FileDescriptorOutput(fd: fd)
         gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
-        output = gzip ?? file
+        output = NamedOutput(gzip ?? file, name: name)
+    }
+
+    /// Removes `PREFIX<pid>` files of `folder` whose process no longer runs: what a
+    /// SIGKILL left. (A pid reused by another process keeps its file until that ends.)
+    private static func removeStaleTemporaries(in folder: String, prefix: String) {
+        guard let dir = opendir(folder.isEmpty ? "." : folder) else { return }
+        defer { closedir(dir) }
+        while let e = readdir(dir) {
+            let entry = withUnsafeBytes(of: e.pointee.d_name) { raw in
+                String(decoding: raw.prefix { $0 != 0 }, as: UTF8.self)
+            }
+            guard entry.hasPrefix(prefix), let pid = pid_t(entry.dropFirst(prefix.count)), pid > 0,
+                  kill(pid, 0) != 0 && errno == ESRCH else { continue }
+            unlink(folder + "/" + entry)
+        }
     }
 
     /// Bytes written to the file so far, after compression; nil when not compressing.
@@ -54,12 +87,18 @@ final class OutputFile {
 
     /// Ends the stream and moves the file into place.
     func commit() throws {
-        try gzip?.finish()
-        guard let path, let temporary else { return }
-        if fsync(file.fd) != 0 && errno != EINVAL { throw OutputError(errno: errno) }
-        if close(file.fd) != 0 { throw OutputError(errno: errno) }
-        if rename(temporary, path) != 0 { throw OutputError(errno: errno) }
-        Interrupt.shared.keep(temporary)
+        do {
+            try gzip?.finish()
+            guard let path, let temporary else { return }
+            if fsync(file.fd) != 0 && errno != EINVAL { throw OutputError(errno: errno) }
+            if close(file.fd) != 0 { throw OutputError(errno: errno) }
+            if rename(temporary, path) != 0 { throw OutputError(errno: errno) }
+            Interrupt.shared.keep(temporary)
+        } catch let error as Failure {
+            throw error
+        } catch {
+            throw Failure(name: name, error: error)
+        }
     }
 
     /// Removes the temporary file.
@@ -68,5 +107,25 @@ final class OutputFile {
         close(file.fd)
         unlink(temporary)
         Interrupt.shared.keep(temporary)
+    }
+}
+
+/// An output whose errors name it (``OutputFile/Failure``).
+private final class NamedOutput: ByteOutput, @unchecked Sendable {
+    // @unchecked: immutable; the wrapped output is used as the caller would use it.
+    private let base: any ByteOutput
+    private let name: String
+
+    init(_ base: any ByteOutput, name: String) {
+        self.base = base
+        self.name = name
+    }
+
+    func write(_ bytes: UnsafeRawBufferPointer) throws {
+        do { try base.write(bytes) } catch { throw OutputFile.Failure(name: name, error: error) }
+    }
+
+    func flush() throws {
+        do { try base.flush() } catch { throw OutputFile.Failure(name: name, error: error) }
     }
 }

@@ -129,7 +129,7 @@ final class InputCensus: @unchecked Sendable {
                 if Interrupt.shared.isPending { return }
                 var size: UInt64 = 0
                 var st = stat()
-                if case .file(let path) = input, stat(path, &st) == 0 { size = UInt64(st.st_size) }
+                if let path = input.path, stat(path, &st) == 0 { size = UInt64(st.st_size) }
                 lock.withLock {
                     files += 1
                     bytes += size
@@ -253,6 +253,7 @@ struct RunReport {
     var line: String {
         let s = summary
         return "feedstream: \(s.inputs - s.failedInputs)/\(s.inputs) \(plural(s.inputs, "file")) ok, \(s.failedInputs) failed; "
+            + (s.skippedInputs > 0 ? "skipped \(s.skippedInputs) non-XML \(plural(s.skippedInputs, "file")); " : "")
             + "\(feeds.all) \(plural(feeds.all, "feed")) (\(feeds.failed) failed), "
             + (s.notFeedDocuments > 0 ? "\(s.notFeedDocuments) not \(plural(s.notFeedDocuments, "a feed", "feeds")), " : "")
             + "\(s.items) \(plural(s.items, "item")); "
@@ -265,7 +266,7 @@ struct RunReport {
     var json: String {
         let s = summary
         var j = "{"
-        j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs)"
+        j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs),\"files_skipped\":\(s.skippedInputs)"
         j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"not_feeds\":\(s.notFeedDocuments)"
         j += ",\"items\":\(s.items)"
         j += ",\"bytes_in\":\(s.bytesIn),\"bytes_xml\":\(s.bytesXML),\"bytes_out\":\(bytesOut)"

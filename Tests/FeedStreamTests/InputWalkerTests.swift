@@ -44,7 +44,10 @@ final class InputWalkerTests: XCTestCase {
 
     func testRootsKeepTheirOrderAndSpelling() {
         XCTAssertEqual(InputWalker(["-", "x/y.xml", root.path + "/b/c"]).map(\.self),
-                       [.standardInput, .file("x/y.xml"), .file(root.path + "/b/c/d.xml.gz")])
+                       [.standardInput, .file("x/y.xml"), .foundInFolder(root.path + "/b/c/d.xml.gz")])
+        // A file asked for by --include is converted whatever it holds.
+        XCTAssertEqual(InputWalker([root.path + "/b/c"], filter: PathFilter(include: ["*.gz"])).map(\.self),
+                       [.file(root.path + "/b/c/d.xml.gz")])
     }
 
     func testGlobsMatchTheRelativePathOrTheName() {

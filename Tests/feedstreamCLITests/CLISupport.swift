@@ -59,6 +59,36 @@ class CLITestCase: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, command, file: file, line: line)
     }
 
+    /// Starts `feedstream convert ARGS -` reading a pipe we keep open, waits until it has
+    /// created the temporary file `.NAME.partial-PID` in `dir` (its signal handlers are
+    /// installed by then), and sends it `signal`.
+    func interrupt(_ args: [String], temporary name: String, in dir: URL, feed: Data, signal: Int32 = SIGINT) throws
+        -> (status: Int32, out: String)
+    {
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert"] + args + ["-"]
+        p.currentDirectoryURL = Self.repo
+        let inp = Pipe(), out = Pipe()
+        p.standardInput = inp
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        inp.fileHandleForWriting.write(feed)   // the rest never comes
+        let marker = dir.appendingPathComponent(".\(name).partial-\(p.processIdentifier)")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
+        kill(p.processIdentifier, signal)
+        let o = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        try? inp.fileHandleForWriting.close()
+        return (p.terminationStatus, String(decoding: o, as: UTF8.self))
+    }
+
     func tempDir() throws -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)

@@ -72,12 +72,6 @@ final class CLITests: CLITestCase {
         XCTAssertTrue(bad.err.contains("cannot write"), bad.err)
     }
 
-    func testUsageErrorsExitWith2() throws {
-        let r = try run(["convert", "no/such/file.xml"])
-        XCTAssertEqual(r.status, 2)
-        XCTAssertTrue(r.err.contains("no/such/file.xml"), r.err)
-        XCTAssertEqual(try run(["convert", "--backend", "nope", "corpus/feeds"]).status, 64)   // ArgumentParser's usage status
-    }
 
     func testDiffComparesBackendsAndLibxml2ConvertsTheSame() throws {
         let r = try run(["diff", "--backends", "expat,libxml2", "corpus/feeds", "corpus/bad"])

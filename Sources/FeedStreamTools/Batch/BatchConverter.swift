@@ -312,32 +312,35 @@ private final class Worker {
             writer.source = input.name
             meter.reset()
             let writtenBefore = writer.bytesWritten
-            let summary: ParseSummary
+            let converted: ParseSummary?
             do {
-                summary = try convert(input)
+                converted = try convert(input)
             } catch {
                 meter.publishPending()   // what a cancelled input parsed still counts
                 throw error
             }
+            let summary = converted ?? ParseSummary()
             try writer.flush()
             try meter.publish()
             live.endInput(worker: number, summary: summary)
-            let result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
+            var result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
                                           droppedErrors: meter.droppedErrors,
                                           bytesOut: writer.bytesWritten - writtenBefore,
                                           notFeedDocuments: meter.notFeeds)
+            result.skipped = converted == nil
             try sequencer.finish(index, result: result)
         }
     }
 
-    private func convert(_ input: BatchInput) throws -> ParseSummary {
+    /// The input's summary; nil when it was found in a folder and skipped as not XML.
+    private func convert(_ input: BatchInput) throws -> ParseSummary? {
         let cancelled: @Sendable () -> Bool = { [live] in live.isCancelled }
         let worker = number
         let progress: @Sendable (UInt64) -> Void = { [live] in live.read($0, worker: worker) }
         switch input {
         case .standardInput:
             return try readStream(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
-        case .file(let path):
+        case .file(let path), .foundInFolder(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
                 // As FeedParser.parse(.file) reports it.
@@ -355,6 +358,7 @@ private final class Worker {
             guard fstat(fd, &st) == 0 else { return try parser.parse(.fileDescriptor(fd), handler: handler) }
             switch st.st_mode & S_IFMT {
             case S_IFREG:
+                if case .foundInFolder = input, !Self.looksLikeXMLOrGzip(fd) { return nil }
                 if pipelining && Int(st.st_size) >= options.pipelineMinimumBytes && isGzip(fd) {
                     return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
                 }
@@ -381,6 +385,25 @@ private final class Worker {
         }
         return try parseReading(fileDescriptor: fd, with: parser, handler: handler, isCancelled: isCancelled,
                                 didRead: didRead)
+    }
+
+    /// True when the file's first bytes are gzip's (1F 8B), or, after a byte order mark
+    /// and white space (NULs too: UTF-16 and UTF-32 without a mark), an XML `<`; true
+    /// also for an empty or all-blank start, which the parser reports.
+    static func looksLikeXMLOrGzip(_ fd: Int32) -> Bool {
+        var head = [UInt8](repeating: 0, count: 512)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n > 0 else { return true }
+        let bytes = head[0..<n]
+        if n >= 2 && InputStage.isGzip(bytes[0], bytes[1]) { return true }
+        var rest = bytes[...]
+        for mark: [UInt8] in [[0xEF, 0xBB, 0xBF], [0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF]]
+        where rest.starts(with: mark) {
+            rest = rest.dropFirst(mark.count)
+            break
+        }
+        guard let first = rest.first(where: { ![0x00, 0x09, 0x0A, 0x0D, 0x20].contains($0) }) else { return true }
+        return first == UInt8(ascii: "<")
     }
 
     private func isGzip(_ fd: Int32) -> Bool {

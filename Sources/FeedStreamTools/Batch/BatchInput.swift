@@ -5,12 +5,24 @@ public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
     case file(String)
     /// The process's standard input, named `-`.
     case standardInput
+    /// A file found by walking a folder (``InputWalker``): converted as ``file(_:)``
+    /// when its first bytes (after a byte order mark and white space) are gzip's or an
+    /// XML `<`, else skipped — counted in ``BatchSummary/skippedInputs``, not failed.
+    case foundInFolder(String)
 
     /// The name written as `source` in every line: the path as given, or `-`.
     public var name: String {
         switch self {
-        case .file(let path): path
+        case .file(let path), .foundInFolder(let path): path
         case .standardInput: "-"
+        }
+    }
+
+    /// The file's path; nil for standard input.
+    public var path: String? {
+        switch self {
+        case .file(let path), .foundInFolder(let path): path
+        case .standardInput: nil
         }
     }
 
@@ -40,6 +52,10 @@ public struct BatchInputResult: Sendable {
     /// How many errors a result keeps.
     public static let maxErrors = 10_000
 
+    /// True when the input was found in a folder and is not XML or gzip: not converted,
+    /// not failed.
+    public var skipped = false
+
     /// True when every document was a well-formed feed and the input was readable.
     public var succeeded: Bool { summary.succeeded }
 }
@@ -50,6 +66,8 @@ public struct BatchSummary: Sendable, Equatable {
     public var inputs = 0
     /// Inputs with at least one error.
     public var failedInputs = 0
+    /// Files found in folders and skipped as neither XML nor gzip (not in ``inputs``).
+    public var skippedInputs = 0
     /// Documents found in every input.
     public var documents = 0
     /// Documents that ended with an error.
@@ -84,6 +102,10 @@ public struct BatchSummary: Sendable, Equatable {
     }
 
     mutating func add(_ r: BatchInputResult) {
+        if r.skipped {
+            skippedInputs += 1
+            return
+        }
         inputs += 1
         if !r.succeeded { failedInputs += 1 }
         documents += r.summary.documents

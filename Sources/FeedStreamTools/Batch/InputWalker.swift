@@ -14,7 +14,9 @@ import Musl
 /// - `-` is standard input.
 /// - A folder yields its regular files, recursively, in the order of their full paths
 ///   compared byte by byte (what `sort` gives with `LC_ALL=C`), filtered by the
-///   ``PathFilter``. Hidden files and folders (a name starting with `.`) are skipped;
+///   ``PathFilter``, as ``BatchInput/foundInFolder(_:)`` (converted only when they look
+///   like XML or gzip) — as ``BatchInput/file(_:)`` when the filter has include
+///   patterns: a file asked for is converted whatever it holds. Hidden files and folders (a name starting with `.`) are skipped;
 ///   symbolic links to files are followed, links to folders are not (no cycles). A
 ///   folder that cannot be listed is yielded itself, so converting it fails and reports
 ///   why.
@@ -63,7 +65,7 @@ public struct InputWalker: Sequence, IteratorProtocol {
                         return .file(path)
                     }
                 } else if filter.accepts(relativePath: relative, name: entry.name) {
-                    return .file(path)
+                    return filter.include.isEmpty ? .foundInFolder(path) : .file(path)
                 }
                 continue
             }

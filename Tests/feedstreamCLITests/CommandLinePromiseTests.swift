@@ -1,0 +1,162 @@
+import Foundation
+import XCTest
+
+/// What the README and `--help` promise about the command line (issue 18): exit
+/// statuses, missing inputs, outputs that would overwrite inputs, temporary files,
+/// non-XML files in folders.
+final class CommandLinePromiseTests: CLITestCase {
+    /// A missing path is one failed input: reported (on standard error and in --errors),
+    /// the other inputs converted, exit 1 — as a missing path of --files-from.
+    func testMissingInputIsAFailedInputAndTheRunGoesOn() throws {
+        let dir = try tempDir()
+        let errors = dir.appendingPathComponent("errors.jsonl")
+        let r = try run(["convert", "corpus/feeds/atom-basic.xml", "/nonexistent/feed.xml", "--errors", errors.path])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssertEqual(try lines(r.out).count, 4)   // atom-basic.xml: its document and 3 items
+        let reported = r.err.split(separator: "\n").filter { $0.contains("/nonexistent/feed.xml") }
+        XCTAssertEqual(reported, ["feedstream: /nonexistent/feed.xml: No such file or directory"], r.err)
+        XCTAssertTrue(r.err.contains("1/2 files ok, 1 failed"), r.err)
+        let records = try lines(String(contentsOf: errors, encoding: .utf8))
+        XCTAssertEqual(records.count, 1)
+        XCTAssertEqual(records.first?["file"] as? String, "/nonexistent/feed.xml")
+        XCTAssertEqual(records.first?["code"] as? String, "io")
+    }
+
+    /// Every usage error exits 2 (ArgumentParser's own ones too, 64 before), and a
+    /// negative number is said to be one.
+    func testEveryUsageErrorExitsWith2() throws {
+        let cases: [([String], String)] = [
+            (["convert", "--bogus", "corpus/feeds"], "--bogus"),
+            (["convert", "--backend", "nope", "corpus/feeds"], "nope"),
+            (["convert", "--per", "items", "corpus/feeds"], "items"),
+            (["convert", "-j", "abc", "corpus/feeds"], "abc"),
+            (["convert", "-j", "-1", "corpus/feeds"], "-j takes a number of at least 1"),
+            (["convert", "-j", "0", "corpus/feeds"], "-j takes a number of at least 1"),
+            (["convert", "--max-depth", "-5", "corpus/feeds"], "--max-depth takes 0 (no limit) or more"),
+            (["convert", "--shard", "9/8", "corpus/feeds"], "--shard"),
+            (["convert"], "give inputs"),
+            (["diff", "--bogus", "corpus/feeds"], "--bogus"),
+            (["bench", "--bogus", "corpus/feeds"], "--bogus"),
+        ]
+        for (args, said) in cases {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains(said), "\(args): \(r.err)")
+            XCTAssertFalse(r.err.contains("Missing value"), "\(args): \(r.err)")
+            XCTAssertEqual(r.out, "", "\(args)")
+        }
+        let help = try run(["convert", "--help"])   // not an error
+        XCTAssertEqual(help.status, 0)
+        XCTAssertTrue(help.out.contains("--max-depth"), help.out)
+    }
+
+    /// `-o` (and `--errors`, `--stats`) never replaces an input: the same file however it
+    /// is named, or a file inside a folder being walked, is refused with exit 2.
+    func testOutputThatWouldReplaceAnInputIsRefused() throws {
+        let dir = try tempDir()
+        let feed = dir.appendingPathComponent("same.xml")
+        let original = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/atom-basic.xml"))
+        try original.write(to: feed)
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("link.xml"), withDestinationURL: feed)
+        let refused: [[String]] = [
+            [feed.path, "-o", feed.path],
+            [feed.path, "-o", dir.path + "/./same.xml"],
+            [dir.appendingPathComponent("link.xml").path, "-o", feed.path],
+            [feed.path, "--errors", feed.path],
+            [feed.path, "--stats", feed.path],
+            [dir.path, "-o", dir.appendingPathComponent("out.jsonl").path],
+        ]
+        for args in refused {
+            let r = try run(["convert"] + args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains("refusing to"), "\(args): \(r.err)")
+            XCTAssertEqual(try Data(contentsOf: feed), original, "\(args)")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["link.xml", "same.xml"])
+        let elsewhere = try tempDir().appendingPathComponent("out.jsonl")
+        let ok = try run(["convert", "-q", dir.path, "-o", elsewhere.path])
+        XCTAssertEqual(ok.status, 0, ok.err)
+        XCTAssertEqual(try lines(String(contentsOf: elsewhere, encoding: .utf8)).count, 8)   // same.xml and link.xml
+        XCTAssertEqual(try run(["convert", "-q", feed.path, "-o", "/dev/null"]).status, 0)   // a device replaces nothing
+    }
+
+    /// Every signal that ends a process and can be caught removes the temporary output
+    /// files; SIGPIPE too (exit 141, as its default action). Before, SIGPIPE, SIGHUP and
+    /// the others killed the process and left `.NAME.partial-PID` behind.
+    func testEveryCatchableSignalRemovesTheTemporaryFiles() throws {
+        let dir = try tempDir()
+        let half = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/rss2-basic.xml")).prefix(900)
+        for sig in [SIGPIPE, SIGHUP, SIGQUIT, SIGUSR1, SIGTERM] {
+            let r = try interrupt(["-o", dir.appendingPathComponent("out.jsonl").path,
+                                   "--errors", dir.appendingPathComponent("errors.jsonl").path],
+                                  temporary: "errors.jsonl", in: dir, feed: half, signal: sig)
+            XCTAssertEqual(r.status, 128 + sig, "signal \(sig)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [], "signal \(sig)")
+        }
+    }
+
+    /// SIGKILL cannot be caught: the next run to the same output removes the temporaries
+    /// of processes that no longer run, and only those.
+    func testTheNextRunRemovesTheTemporariesOfDeadProcesses() throws {
+        let dir = try tempDir()
+        let dead = Process()   // a pid that has run and ended
+        dead.executableURL = URL(fileURLWithPath: "/bin/true")
+        try dead.run()
+        dead.waitUntilExit()
+        let names = [".out.jsonl.partial-\(dead.processIdentifier)",            // removed
+                     ".out.jsonl.partial-\(ProcessInfo.processInfo.processIdentifier)",   // alive: kept
+                     ".other.jsonl.partial-\(dead.processIdentifier)",          // another output's: kept
+                     ".out.jsonl.partial-x"]                                     // not a pid: kept
+        for name in names { try Data("{\"partial\n".utf8).write(to: dir.appendingPathComponent(name)) }
+        let r = try run(["convert", "-q", "corpus/feeds/atom-basic.xml", "-o", dir.appendingPathComponent("out.jsonl").path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(),
+                       (names.dropFirst() + ["out.jsonl"]).sorted())
+    }
+
+    /// A failed write names the file written (before: `output error: write failed: …`).
+    func testAFailedWriteNamesTheFile() throws {
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        let out = try run(["convert", "-q", "corpus/feeds", "-o", "/dev/full"])
+        XCTAssertEqual(out.status, 2)
+        XCTAssertEqual(out.err, "feedstream: /dev/full: write failed: No space left on device\n")
+        let errors = try run(["convert", "-q", "corpus/bad/mismatched.xml", "--errors", "/dev/full"])
+        XCTAssertEqual(errors.status, 2)
+        XCTAssertTrue(errors.err.hasSuffix("feedstream: /dev/full: write failed: No space left on device\n"), errors.err)
+    }
+
+    /// Files found in folders that are neither XML nor gzip (by their first bytes, after a
+    /// byte order mark and white space) are skipped and counted, not failed; a file
+    /// given by name, or asked for by --include, is parsed whatever it holds.
+    func testNonXMLFilesInFoldersAreSkippedAndCounted() throws {
+        let dir = try tempDir()
+        let rss = #"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title><item><title>i</title></item></channel></rss>"#
+        func put(_ name: String, _ data: Data) throws { try data.write(to: dir.appendingPathComponent(name)) }
+        try put("a-plain.xml", Data(rss.utf8))
+        try put("b-blank-first.xml", Data(("\n\t  " + rss).utf8))
+        try put("c-bom.xml", Data([0xEF, 0xBB, 0xBF] + Array(rss.utf8)))
+        try put("d-utf16.xml", Data([0xFF, 0xFE]) + rss.replacingOccurrences(of: "?>", with: " encoding=\"UTF-16\"?>")
+                    .data(using: .utf16LittleEndian)!)
+        try sh("gzip -c '\(dir.path)/a-plain.xml' > '\(dir.path)/e-packed.xml.gz'")
+        try put("README.md", Data("# notes\n<b>not</b> a feed\n".utf8))
+        try put("generate.py", Data("import sys\n".utf8))
+        try put("expected.jsonl", Data("{\"schema\":1}\n".utf8))
+        let stats = try tempDir().appendingPathComponent("stats.json")
+        let r = try run(["convert", dir.path, "--stats", stats.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try lines(r.out).filter { $0["kind"] as? String == "item" }.count, 5)
+        XCTAssertTrue(r.err.hasPrefix("feedstream: 5/5 files ok, 0 failed; skipped 3 non-XML files; 5 feeds"), r.err)
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["files"] as? Int, 5)
+        XCTAssertEqual(s["files_failed"] as? Int, 0)
+        XCTAssertEqual(s["files_skipped"] as? Int, 3)
+
+        let named = try run(["convert", "-q", dir.appendingPathComponent("README.md").path])
+        XCTAssertEqual(named.status, 1)
+        XCTAssertTrue(named.err.contains("README.md: document 1, line 1"), named.err)
+        let included = try run(["convert", "--include", "*.md", dir.path])
+        XCTAssertEqual(included.status, 1)
+        XCTAssertTrue(included.err.contains("feedstream: 0/1 files ok, 1 failed; "), included.err)
+        XCTAssertFalse(included.err.contains("skipped"), included.err)
+    }
+}
