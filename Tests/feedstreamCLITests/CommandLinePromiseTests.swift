@@ -156,7 +156,7 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertTrue(named.err.contains("README.md: document 1, line 1"), named.err)
         let included = try run(["convert", "--include", "*.md", dir.path])
         XCTAssertEqual(included.status, 1)
-        XCTAssertTrue(included.err.contains("feedstream: 0/1 files ok, 1 failed; "), included.err)
+        XCTAssertTrue(included.err.contains("feedstream: 0/1 file ok, 1 failed; "), included.err)
         XCTAssertFalse(included.err.contains("skipped"), included.err)
     }
 }
