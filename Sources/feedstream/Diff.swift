@@ -46,20 +46,30 @@ struct Diff: ParsableCommand {
                        + FeedBackend.allCases.map(\.rawValue).joined(separator: ", "))
             throw ExitStatus.usageOrOutput
         }
-        let files: [String]
         do {
-            files = try InputList.expand(inputs)
+            try InputList.check(inputs)
         } catch let error as InputList.Error {
             printError(error.description)
             throw ExitStatus.usageOrOutput
         }
-        // Each input is read as convert reads it (and with convert's default -j).
+        // Each input is read as convert reads it (and with convert's default -j); files
+        // found in folders that are neither XML nor gzip are skipped, as convert skips them.
         let diff = BackendDiff(backends: chosen, limits: try limits.limits(for: "diff"),
                                jobs: ProcessInfo.processInfo.activeProcessorCount)
         var report = BackendDiff.Report()
-        for file in files {
+        var skipped = 0
+        for input in InputWalker(inputs) {
+            if case .foundInFolder(let path) = input {
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                let xml = fd >= 0 && BatchConverter.looksLikeXMLOrGzip(fd)
+                if fd >= 0 { close(fd) }
+                if !xml {
+                    skipped += 1
+                    continue
+                }
+            }
             do {
-                try diff.compare(file == "-" ? .standardInput : .file(file), into: &report)
+                try diff.compare(input, into: &report)
             } catch let error as BackendDiff.CopyError {
                 printError("feedstream diff: \(error)")
                 throw ExitStatus.usageOrOutput
@@ -71,7 +81,8 @@ struct Diff: ParsableCommand {
         print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(r.inputs) \(plural(r.inputs, "input")), "
               + "\(r.documents) \(plural(r.documents, "document")), \(r.records) \(plural(r.records, "record")) compared "
               + "(\(r.rejectedDocuments) rejected \(plural(r.rejectedDocuments, "document")) compared up to their first "
-              + "error), \(r.differences.count) \(plural(r.differences.count, "difference"))")
+              + "error), \(r.differences.count) \(plural(r.differences.count, "difference"))"
+              + (skipped > 0 ? " (skipped \(skipped) non-XML \(plural(skipped, "file")))" : ""))
         if !report.differences.isEmpty { throw ExitStatus.inputsFailed }
     }
 }

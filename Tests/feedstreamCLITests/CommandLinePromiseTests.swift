@@ -158,5 +158,11 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertEqual(included.status, 1)
         XCTAssertTrue(included.err.contains("feedstream: 0/1 file ok, 1 failed; "), included.err)
         XCTAssertFalse(included.err.contains("skipped"), included.err)
+
+        // diff walks folders as convert does: the same files skipped, none reported.
+        let diff = try run(["diff", dir.path])
+        XCTAssertEqual(diff.status, 0, diff.out + diff.err)
+        XCTAssertTrue(diff.out.contains("5 inputs"), diff.out)
+        XCTAssertTrue(diff.out.hasSuffix("0 differences (skipped 3 non-XML files)\n"), diff.out)
     }
 }

@@ -471,3 +471,9 @@ private final class InputMeter: FeedHandler {
         if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
     }
 }
+
+extension BatchConverter {
+    /// True when a file found in a folder would be converted (gzip, or XML-like after a
+    /// byte order mark and white space); convert skips the others, and so does diff.
+    package static func looksLikeXMLOrGzip(_ fd: Int32) -> Bool { Worker.looksLikeXMLOrGzip(fd) }
+}
