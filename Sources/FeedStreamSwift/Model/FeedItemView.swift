@@ -1,0 +1,48 @@
+/// One finished item (RSS `item`, Atom `entry`), borrowed from the parser.
+public struct FeedItemView {
+    /// 0-based position of the item in its document.
+    public let index: Int
+    /// True when the item's text exceeded the parser's per-item limit and was cut.
+    public let isTruncated: Bool
+    /// All fields and lists.
+    public let record: FeedRecordView
+    /// The feed data that appeared before this item.
+    public let feed: FeedInfoView
+
+    package init(index: Int, isTruncated: Bool, record: RawRecord, feed: FeedInfoView) {
+        self.index = index
+        self.isTruncated = isTruncated
+        self.record = FeedRecordView(record)
+        self.feed = feed
+    }
+
+    /// RSS `guid`, Atom `id`, `dc:identifier`, RSS 1.0 `rdf:about` (in that order).
+    public var id: FeedBytes { record[.id] }
+    /// For an id from an RSS `guid`: whether it is a permalink (RSS default: true).
+    public var guidIsPermalink: Bool? {
+        let p = record[.guidPermalink]
+        return p.isPresent ? !p.equalsIgnoringCase("false") : nil
+    }
+    /// The item's title.
+    public var title: FeedTextView { record.text(.title) }
+    /// RSS `description`, Atom `summary`.
+    public var summary: FeedTextView { record.text(.summary) }
+    /// `content:encoded`, Atom `content`.
+    public var content: FeedTextView { record.text(.content) }
+    /// Atom `content/@src`, as written.
+    public var contentSource: FeedBytes { record[.contentSrc] }
+    /// When the item was published (see ``FeedItem/published``).
+    public var published: FeedDateView { record.date(.published) }
+    /// When the item was last updated (see ``FeedItem/updated``).
+    public var updated: FeedDateView { record.date(.updated) }
+    /// The item's links, in document order.
+    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
+    /// The first alternate link's href, as written.
+    public var link: FeedBytes { record.primaryLink?.href ?? .absent }
+    /// The item's authors: RSS `author`, `dc:creator`, Atom `author`.
+    public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { record.authors }
+    /// The item's categories.
+    public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> { record.categories }
+    /// The item's enclosures (media files).
+    public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> { record.enclosures }
+}

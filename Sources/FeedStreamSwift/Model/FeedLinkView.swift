@@ -1,0 +1,18 @@
+/// A link. `rel` defaults to "alternate" when the feed gave none; `href` as written
+/// (resolve it against ``baseChain`` with ``FeedURL/resolve(_:baseChain:)``).
+public struct FeedLinkView {
+    /// The target as written (unresolved).
+    public let href: FeedBytes
+    /// The relation; "alternate" when the feed gave none.
+    public let rel: FeedBytes
+    /// The target's MIME type.
+    public let type: FeedBytes
+    /// The target's language.
+    public let hreflang: FeedBytes
+    /// The link's title.
+    public let title: FeedBytes
+    /// The target's length in bytes, as written.
+    public let length: FeedBytes
+    /// The xml:base chain in scope (outermost first, separated by 0x01).
+    public let baseChain: FeedBytes
+}

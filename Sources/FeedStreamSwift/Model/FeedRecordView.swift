@@ -1,0 +1,101 @@
+// Zero-copy views over a parser's current item and feed. They apply the normalization
+// rules of docs/SCHEMA.md that slicing and pointing can express (whitespace trimming,
+// type names, rel defaults, the primary link, permalink flags, date parsing), so every
+// backend gets the same policy from this one place. What needs new bytes (URL
+// resolution, base64) is done by the writers, into their own buffers.
+//
+// A view is valid only during the handler call that received it.
+
+/// A record: the fields and lists of an item or of a feed.
+public struct FeedRecordView {
+    let raw: RawRecord
+
+    init(_ raw: RawRecord) { self.raw = raw }
+
+    private var fields: UnsafePointer<CoreSpan> { raw.fields }
+    private var presentBits: UnsafePointer<UInt64> { raw.present }
+
+    /// The rows of a list.
+    public func rows(_ list: FeedList) -> FeedRowsView {
+        let base = raw.rows[list.rawValue]
+        return FeedRowsView(base: base, columns: list.columns, count: base == nil ? 0 : raw.counts[list.rawValue])
+    }
+
+    /// A field, trimmed; absent when the feed did not have it.
+    public subscript(field: FeedField) -> FeedBytes { bytes(fields[field.rawValue]) }
+
+    /// The presence bits of the fields (bit i: field i may be present).
+    var presence: (UInt64, UInt64) { (presentBits[0], presentBits[1]) }
+
+    /// False when `field` is certainly absent (a quick check before reading it).
+    func isSet(_ field: FeedField) -> Bool {
+        presentBits[field.rawValue >> 6] & (1 << UInt64(field.rawValue & 63)) != 0
+    }
+
+    /// A text construct starting at `field` (title, summary, content, rights).
+    public func text(_ field: FeedField) -> FeedTextView {
+        let value = self[field]
+        guard value.isPresent else {
+            return FeedTextView(value: .absent, type: .absent, language: .absent, baseChain: .absent, isBase64: false)
+        }
+        let type = self[FeedField(rawValue: field.rawValue + 1)!]
+        let mode = self[FeedField(rawValue: field.rawValue + 4)!]
+        return FeedTextView(value: value, type: normalizedTextType(type),
+                            language: self[FeedField(rawValue: field.rawValue + 2)!],
+                            baseChain: self[FeedField(rawValue: field.rawValue + 3)!],
+                            isBase64: mode.equalsIgnoringCase("base64"))
+    }
+
+    /// A date field: raw and parsed.
+    public func date(_ field: FeedField) -> FeedDateView {
+        let raw = self[field]
+        return FeedDateView(raw: raw, date: raw.isPresent ? FeedDate.parse(raw.buffer) : nil)
+    }
+
+    /// The links, in document order (`rel` defaulted to "alternate").
+    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> {
+        rows(.links).lazy.map { r in
+            let rel = r[1]
+            return FeedLinkView(href: r[0], rel: rel.isPresent && !rel.isEmpty ? rel : FeedBytes("alternate"),
+                                type: r[2], hreflang: r[3], title: r[4], length: r[5], baseChain: r[6])
+        }
+    }
+
+    /// The first link whose rel is "alternate" (after defaulting) and that has an href.
+    public var primaryLink: FeedLinkView? {
+        links.first { $0.rel.equals("alternate") && $0.href.isPresent }
+    }
+
+    func persons(_ list: FeedList) -> LazyMapCollection<FeedRowsView, FeedPersonView> {
+        rows(list).lazy.map { FeedPersonView(name: $0[0], email: $0[1], uri: $0[2], baseChain: $0[3]) }
+    }
+    /// The authors, in document order.
+    public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.authors) }
+    /// The contributors, in document order.
+    public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }
+    /// The categories, in document order.
+    public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> {
+        rows(.categories).lazy.map { FeedCategoryView(term: $0[0], scheme: $0[1], label: $0[2]) }
+    }
+    /// The enclosures, in document order.
+    public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> {
+        rows(.enclosures).lazy.map { FeedEnclosureView(url: $0[0], type: $0[1], length: $0[2], baseChain: $0[3]) }
+    }
+}
+
+@inline(__always)
+
+func bytes(_ s: CoreSpan) -> FeedBytes {
+    FeedBytes(UnsafeRawBufferPointer(start: s.ptr, count: s.len)).trimmed
+}
+
+/// Type names: as written, with Atom 0.3's MIME types mapped to Atom 1.0's names, and
+/// "text" when absent (Atom's default; C supplies RSS's defaults).
+@inline(__always)
+func normalizedTextType(_ t: FeedBytes) -> FeedBytes {
+    guard t.isPresent, !t.isEmpty else { return FeedBytes("text") }
+    if t.equalsIgnoringCase("text/plain") { return FeedBytes("text") }
+    if t.equalsIgnoringCase("text/html") { return FeedBytes("html") }
+    if t.equalsIgnoringCase("application/xhtml+xml") { return FeedBytes("xhtml") }
+    return t
+}

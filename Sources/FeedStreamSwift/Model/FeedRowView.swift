@@ -1,0 +1,13 @@
+/// One row of a list: its columns by index (see ``FeedList``).
+public struct FeedRowView {
+    let base: UnsafePointer<CoreSpan>
+    /// The number of columns.
+    public let count: Int
+
+    /// Column `i`, trimmed.
+
+    public subscript(i: Int) -> FeedBytes {
+        precondition(i >= 0 && i < count, "column out of range")
+        return bytes(base[i])
+    }
+}
