@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// What every parser backend provides: turn an input (plain XML or gzip, one feed
 /// document or many concatenated) into a stream of events delivered to a handler.
 ///
@@ -175,5 +183,18 @@ extension FeedParser {
     /// cannot be handed to one.
     public func parse(_ input: FeedInput, completion: (Result<[FeedDocument], FeedError>) -> Void) {
         completion(Result { () throws(FeedError) -> [FeedDocument] in try documents(from: input) })
+    }
+}
+
+extension FeedParser {
+    /// A file that cannot be opened: one `io` failure with the system's message, reported
+    /// to `handler` and returned as the summary's first error. Every backend and the batch
+    /// converter report it through here, so it reads the same whoever opened the file.
+    package func reportOpenFailure(errno code: Int32, to handler: any FeedHandler) throws -> ParseSummary {
+        let error = FeedError(code: .io, message: String(cString: strerror(code)))
+        try handler.parser(self, didFail: error)
+        var summary = ParseSummary()
+        summary.firstError = error
+        return summary
     }
 }

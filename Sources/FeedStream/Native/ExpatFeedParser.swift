@@ -103,11 +103,7 @@ final class NativeParser {
         case .file(let path):
             let fd = open(path, O_RDONLY)
             if fd < 0 {
-                let error = FeedError(code: .io, message: String(cString: strerror(errno)))
-                try handler.parser(parser, didFail: error)
-                var summary = ParseSummary()
-                summary.firstError = error
-                return summary
+                return try parser.reportOpenFailure(errno: errno, to: handler)
             }
             defer { close(fd) }
             _ = cfs_parser_feed_fd(handle, fd)

@@ -81,11 +81,7 @@ public final class SwiftFeedParser: FeedParser {
         case .file(let path):
             let fd = open(path, O_RDONLY)
             if fd < 0 {
-                let error = FeedError(code: .io, message: String(cString: strerror(errno)))
-                try handler.parser(self, didFail: error)
-                var summary = ParseSummary()
-                summary.firstError = error
-                return summary
+                return try self.reportOpenFailure(errno: errno, to: handler)
             }
             defer { close(fd) }
             try read(fd)

@@ -343,12 +343,7 @@ private final class Worker {
         case .file(let path), .foundInFolder(let path):
             let fd = open(path, O_RDONLY | O_CLOEXEC)
             if fd < 0 {
-                // As FeedParser.parse(.file) reports it.
-                let error = FeedError(code: .io, message: String(cString: strerror(errno)))
-                try handler.parser(parser, didFail: error)
-                var summary = ParseSummary()
-                summary.firstError = error
-                return summary
+                return try parser.reportOpenFailure(errno: errno, to: handler)
             }
             defer {
                 live.endInput(worker: number)   // before close: the snapshot reads its offset
