@@ -266,6 +266,10 @@ def swift_table(R):
     for n, i in R.fam.items():
         o.append("    static let f%s: UInt8 = %d" % (pascal(n), i))
     o.append("")
+    o.append("    /// Each family's conventional prefix (its name in lower case), by family number:")
+    o.append("    /// the recovery path binds an undeclared prefix to its family's first namespace.")
+    o.append("    static let familyPrefixes: [String] = [%s]" % ", ".join('"%s"' % n.lower() for n in R.fam))
+    o.append("")
     o.append("    // Namespace kinds.")
     for n, i in R.nskind.items():
         o.append("    static let ns%s: UInt8 = %d" % (pascal(n), i))

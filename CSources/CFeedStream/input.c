@@ -13,7 +13,10 @@
  * tokenizer's own buffer. The uncompressed stream may hold several documents: when a
  * root element closes, the tokenizer is reset and the bytes after it start the next
  * document. After a well-formedness error the rest of that document is skipped up to
- * the next "<?xml" declaration, so one broken feed in a dump costs only itself.
+ * the next document's start (doc_start_step: an "<?xml" declaration or a root start
+ * tag), so one broken feed in a dump costs only itself. With a recovery hook
+ * (cfs_parser_set_recover) the bytes of each document are kept while it is parsed, and
+ * a document that fails as XML goes to the hook whole once its end is known.
  */
 #include "internal.h"
 
@@ -36,7 +39,28 @@ enum doc_state { D_AWAIT, D_IN, D_SKIP };
    document that ended, not the start of another. */
 enum await_state { AW_SPACE, AW_LT, AW_BANG, AW_BANG_DASH, AW_COMMENT, AW_PI_TARGET, AW_PI };
 
-static const char XML_DECL[] = "<?xml";
+/* Where a document starts after a failed one: "<?xml" followed by white space or '?',
+   or a root start tag followed by white space, '>' or '/'. SwiftFeedParser's
+   DocumentStart has the same list: backends must agree on where documents start. */
+static const char *const DOC_STARTS[] = { "<?xml", "<rss", "<feed", "<rdf:RDF", "<RDF" };
+#define DOC_START_MAX 8
+enum { START_PREFIX, START_MATCH, START_NONE };
+
+/* held[0..n) (from a '<', a prefix of some start) followed by c. */
+static int doc_start_step(const uint8_t *held, size_t n, uint8_t c) {
+    int prefix = 0;
+    for (size_t k = 0; k < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; k++) {
+        const char *s = DOC_STARTS[k];
+        size_t len = strlen(s);
+        if (memcmp(s, held, n < len ? n : len) != 0) continue;
+        if (len > n && (uint8_t)s[n] == c) prefix = 1;
+        if (len == n) {
+            int space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
+            if (space || (k == 0 ? c == '?' : (c == '>' || c == '/'))) return START_MATCH;
+        }
+    }
+    return prefix ? START_PREFIX : START_NONE;
+}
 #define XML_DECL_LEN 5
 
 struct cfs_parser {
@@ -57,7 +81,18 @@ struct cfs_parser {
     uint8_t *carry;              /* bytes after a root end, moved out of the tokenizer */
 
     enum doc_state doc;
-    size_t skip_match;           /* bytes of "<?xml" matched so far while skipping */
+    uint8_t skip_held[DOC_START_MAX];  /* bytes of a document start matched while skipping */
+    size_t skip_match;           /* how many */
+    /* Recovery (cfs_parser_set_recover): the open document's bytes, up to keep_max;
+       a failed document waits in `pending` until its end is known. */
+    cfs_recover_fn recover;
+    uint8_t *keep;
+    size_t keep_len, keep_cap, keep_max;
+    int keep_over;
+    int pending;
+    cfs_error pending_err;
+    char pending_message[256];
+    size_t pending_items;
     enum await_state aw;         /* Misc skipping between documents */
     uint8_t pend[XML_DECL_LEN];  /* bytes held while deciding Misc or a new document */
     size_t pend_len;
@@ -157,7 +192,39 @@ void cfs_parser_destroy(cfs_parser *p) {
     free(p->zin);
     free(p->scratch);
     free(p->carry);
+    free(p->keep);
     free(p);
+}
+
+void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) {
+    p->recover = fn;
+    p->keep_max = max_bytes;
+}
+
+/* Keeps n more bytes of the open (or failed, pending) document. */
+static void keep(cfs_parser *p, const uint8_t *data, size_t n) {
+    if (p->recover == NULL || p->keep_over || n == 0) return;
+    if (n > p->keep_max - p->keep_len || p->keep_len + n > p->keep_max) { p->keep_over = 1; return; }
+    if (p->keep_len + n > p->keep_cap) {
+        size_t cap = p->keep_cap ? p->keep_cap : 64 << 10;
+        while (cap < p->keep_len + n) cap *= 2;
+        uint8_t *k = realloc(p->keep, cap);
+        if (k == NULL) { p->keep_over = 1; return; }
+        p->keep = k;
+        p->keep_cap = cap;
+    }
+    memcpy(p->keep + p->keep_len, data, n);
+    p->keep_len += n;
+}
+
+static void keep_reset(cfs_parser *p) {
+    p->keep_len = 0;
+    p->keep_over = 0;
+    if (p->keep_cap > ((size_t)8 << 20)) {   /* do not hold a big document's memory */
+        free(p->keep);
+        p->keep = NULL;
+        p->keep_cap = 0;
+    }
 }
 
 void cfs_parser_reset(cfs_parser *p) {
@@ -167,6 +234,8 @@ void cfs_parser_reset(cfs_parser *p) {
     p->skip_match = 0;
     p->aw = AW_SPACE;
     p->pend_len = 0;
+    p->pending = 0;
+    keep_reset(p);
     p->xml_offset = 0;
     p->doc_offset = 0;
     p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = 0;
@@ -207,6 +276,7 @@ static cfs_status begin_document(cfs_parser *p) {
     cfs_machine_begin(&p->m, (size_t)p->stats.documents);
     p->doc = D_IN;
     p->doc_offset = p->xml_offset;
+    keep_reset(p);
     ratio_window(p);
     if (p->m.cb.on_document_start && p->m.cb.on_document_start(p->m.ctx, (size_t)p->stats.documents))
         return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
@@ -216,6 +286,20 @@ static cfs_status begin_document(cfs_parser *p) {
 /* Ends the open document; err NULL if its root closed. */
 static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     cfs_error not_feed;
+    if (err && err->code == CFS_ERR_XML && p->recover && !p->keep_over) {
+        /* Goes to the hook once the document's end is known (recover_pending). */
+        p->pending = 1;
+        p->pending_err = *err;
+        p->pending_err.document = p->m.document;
+        snprintf(p->pending_message, sizeof p->pending_message, "%s", err->message ? err->message : "error");
+        p->pending_err.message = p->pending_message;
+        p->pending_items = p->m.items;
+        p->doc = D_SKIP;
+        p->skip_match = 0;
+        p->aw = AW_SPACE;
+        p->pend_len = 0;
+        return CFS_OK;
+    }
     if (err == NULL && p->m.not_feed) {
         /* The same words as SwiftFeedParser.endDocument. */
         not_feed = (cfs_error){ CFS_ERR_NOT_FEED, p->m.not_feed == 2
@@ -240,6 +324,20 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     p->pend_len = 0;
     if (cfs_machine_finish(&p->m, err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     return CFS_OK;
+}
+
+/* The failed document whose bytes are kept ended: hand it to the recovery hook. */
+static cfs_status recover_pending(cfs_parser *p) {
+    if (!p->pending) return CFS_OK;
+    p->pending = 0;
+    p->stats.items += p->pending_items;
+    if (!p->has_error) {
+        p->first_error = p->pending_err;
+        p->has_error = 1;
+    }
+    int stop = p->recover(p->m.ctx, p->keep, p->keep_len, p->pending_items, &p->pending_err);
+    keep_reset(p);
+    return stop ? set_fatal(p, CFS_ERR_ABORTED, NULL, 0) : CFS_OK;
 }
 
 /* Handles a tokenizer result for `len` bytes given at stream offset `at`.
@@ -360,6 +458,7 @@ static cfs_status start_held_document(cfs_parser *p) {
     cfs_status st = begin_document(p);
     if (st != CFS_OK || held == 0) return st;
     p->doc_offset -= held;
+    keep(p, p->pend, held);
     size_t consumed = 0, u;
     cfs_error err = {0};
     cfs_tok_result r = p->ops->parse(p->tok, p->pend, held, 0, &consumed, &err);
@@ -381,37 +480,58 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             continue;
         }
         if (p->doc == D_SKIP) {
-            /* Look for "<?xml"; a match may straddle chunks. */
+            /* Look for the next document's start; a match may straddle chunks (its
+               first bytes are then in skip_held). */
             size_t i = 0;
-            while (i < len && p->skip_match < XML_DECL_LEN) {
+            int matched = 0;
+            while (i < len) {
                 if (p->skip_match == 0) {   /* the next '<' (the rest of a rejected document may be huge) */
                     const uint8_t *lt = memchr(data + i, '<', len - i);
                     if (lt == NULL) { i = len; break; }
                     i = (size_t)(lt - data);
+                    p->skip_held[p->skip_match++] = '<';
+                    i++;
+                    continue;
                 }
-                if (data[i] == (uint8_t)XML_DECL[p->skip_match]) p->skip_match++;
-                else p->skip_match = data[i] == '<' ? 1 : 0;
+                int step = doc_start_step(p->skip_held, p->skip_match, data[i]);
+                if (step == START_MATCH) { matched = 1; break; }
+                if (step == START_PREFIX) {
+                    p->skip_held[p->skip_match++] = data[i];
+                } else {
+                    p->skip_match = 0;
+                    if (data[i] == '<') p->skip_held[p->skip_match++] = '<';
+                }
                 i++;
             }
-            if (p->skip_match < XML_DECL_LEN) {
+            if (!matched) {
+                if (p->pending) keep(p, data, len);
                 p->xml_offset += len;
                 return CFS_OK;
             }
-            /* The declaration starts XML_DECL_LEN bytes before i; bytes of it from an
-               earlier chunk are re-supplied from the constant. */
-            size_t in_this = i >= XML_DECL_LEN ? XML_DECL_LEN : i;
-            size_t before = XML_DECL_LEN - in_this;
+            /* The start's bytes end at i; `before` of them came in an earlier chunk. */
+            uint8_t start_bytes[DOC_START_MAX];
+            size_t start_len = p->skip_match;
+            memcpy(start_bytes, p->skip_held, start_len);
+            p->skip_match = 0;
+            size_t in_this = i >= start_len ? start_len : i;
+            size_t before = start_len - in_this;
+            if (p->pending) {
+                keep(p, data, i - in_this);
+                if (!p->keep_over) p->keep_len -= before < p->keep_len ? before : p->keep_len;
+            }
             p->xml_offset += (i - in_this);
             p->xml_offset -= before;
             data += i - in_this;
             len -= i - in_this;
-            p->skip_match = 0;
+            st = recover_pending(p);
+            if (st != CFS_OK) return st;
             p->doc = D_AWAIT;
             st = begin_document(p);
             if (st == CFS_OK && before) {
                 size_t consumed = 0, u;
                 cfs_error err = {0};
-                cfs_tok_result r = p->ops->parse(p->tok, (const uint8_t *)XML_DECL, before, 0, &consumed, &err);
+                keep(p, start_bytes, before);
+                cfs_tok_result r = p->ops->parse(p->tok, start_bytes, before, 0, &consumed, &err);
                 p->xml_offset += before;
                 st = handle(p, r, before, consumed, &err, &u);
             }
@@ -428,6 +548,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
         if (n > 0) {
             cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
             st = handle(p, r, n, consumed, &err, &used);
+            if (p->doc == D_IN || p->pending) keep(p, data, used);
         }
         p->xml_offset += used;
         data += used;
@@ -446,6 +567,7 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     size_t take = n > room ? (size_t)room : n;
     cfs_tok_result r = p->ops->parse_buffer(p->tok, take, 0, &consumed, &err);
     cfs_status st = handle(p, r, take, consumed, &err, &used);
+    if (p->doc == D_IN || p->pending) keep(p, buf, used);
     p->xml_offset += used;
     if (st == CFS_OK && take < n && p->doc == D_IN) st = document_too_big(p);
     if (st != CFS_OK || used == n) return st;
@@ -653,6 +775,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         }
         handle(p, r, 0, consumed, &err, &used);
     }
+    if (p->pending && !stopped) recover_pending(p);
     if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
     if (p->has_fatal) return p->fatal.code;
     if (truncated_gzip) return CFS_ERR_GZIP;

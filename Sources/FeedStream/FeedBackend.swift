@@ -9,12 +9,12 @@ public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible
     /// The pure-Swift parser (``SwiftFeedParser``).
     case swift
 
-    /// A new parser of this backend.
-    public func makeParser(maxItemBytes: Int = 0, limits: FeedLimits = .default) -> any FeedParser {
+    /// A new parser of this backend (`strict`: no recovery path; see the backends' inits).
+    public func makeParser(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) -> any FeedParser {
         switch self {
-        case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes, limits: limits)
-        case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes, limits: limits)
-        case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits)
+        case .expat: ExpatFeedParser(maxItemBytes: maxItemBytes, limits: limits, strict: strict)
+        case .libxml2: LibXML2FeedParser(maxItemBytes: maxItemBytes, limits: limits, strict: strict)
+        case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits, strict: strict)
         }
     }
 

@@ -41,6 +41,11 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
     public var column: Int
     /// Byte offset in the uncompressed stream.
     public var offset: UInt64
+    /// True when the document failed as XML and was then read by the recovery path
+    /// (docs/SCHEMA.md, "Recovered documents"): its items and feed fields are what the
+    /// lenient reading found, the rest of the error says where strict XML failed. Never
+    /// set for parsers made with `strict: true`.
+    public var recovered = false
 
     /// An error; the arguments are stored as given.
     public init(code: Code, message: String, document: Int = 0, line: Int = 0, column: Int = 0,

@@ -73,8 +73,11 @@ public struct ParseSummary: Sendable, Equatable {
     public var documents: Int = 0
     /// Items delivered.
     public var items: Int = 0
-    /// Documents that ended with an error.
+    /// Documents that ended with an error (recovered ones not included).
     public var failedDocuments: Int = 0
+    /// Documents that failed as XML and were read by the recovery path (their error is
+    /// marked ``FeedError/recovered``); not counted in ``failedDocuments``.
+    public var recoveredDocuments: Int = 0
     /// The first error of the input, if any.
     public var firstError: FeedError?
 

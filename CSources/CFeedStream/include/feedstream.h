@@ -87,8 +87,9 @@ typedef enum cfs_status {
     /** Out of memory. The parser is unusable afterwards; destroy it. */
     CFS_ERR_NOMEM = 1,
     /** A document is not well-formed XML. Reported per document through
-        on_document_end; the parser skips to the next document of the stream (the next
-        "<?xml" declaration) and goes on. cfs_parser_finish() returns it if any document
+        on_document_end (or the recovery hook: cfs_parser_set_recover); the parser skips
+        to the next document of the stream (the next "<?xml" declaration or root start
+        tag: <rss, <feed, <rdf:RDF, <RDF) and goes on. cfs_parser_finish() returns it if any document
         of the stream failed. */
     CFS_ERR_XML = 2,
     /** The gzip data is corrupt or truncated. Fatal for the rest of the stream. */
@@ -107,7 +108,7 @@ typedef enum cfs_status {
         field text, items, document size, decompression ratio). Reported per document
         through on_document_end like CFS_ERR_XML, with the items before it delivered;
         the message says which limit, e.g. "limit exceeded: element depth 1025 > 1024".
-        The rest of the document is skipped up to the next "<?xml"; a decompression
+        The rest of the document is skipped up to the next document's start; a decompression
         ratio error also abandons the rest of the stream (inflating a bomb to look for
         the next document is what the limit is there to prevent). */
     CFS_ERR_LIMIT = 9
@@ -464,6 +465,33 @@ typedef struct cfs_parser cfs_parser;
  */
 cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks,
                               void *ctx);
+
+/** The recovery hook (see cfs_parser_set_recover).
+    @param ctx       the parser's callback context.
+    @param bytes     every byte of the failed document, from its first to the start of
+                     the next document (or the end of the stream); borrowed for the call.
+    @param len       their count.
+    @param delivered the items of the document on_item already delivered.
+    @param error     why it failed (code CFS_ERR_XML, where, and the message).
+    @return 0 to go on, non-zero to stop the parser (CFS_ERR_ABORTED). */
+typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_t delivered,
+                              const cfs_error *error);
+
+/**
+ * Asks for the bytes of documents that fail as XML, so that the caller can re-read them
+ * leniently (the Swift library does: docs/SCHEMA.md, "Recovered documents"; the C core
+ * has no lenient reader of its own). With a hook set, the parser keeps the bytes of the
+ * open document (up to `max_bytes`; a longer document is not kept). A document that
+ * fails with CFS_ERR_XML and was kept whole is then reported to the hook instead of
+ * on_document_end, once its end is known: the start of the next document (an "<?xml"
+ * declaration or a root start tag) or the end of the stream. The hook reports the
+ * document as it sees fit; the items before the failure were delivered as usual, and
+ * the error counts as the stream's first error as it would have. Every other failure
+ * (limits, gzip, a document over max_bytes) goes to on_document_end as before.
+ * Without a hook (the default), nothing is kept: at least the error and the items before
+ * it, as always. Set it before feeding a stream; NULL removes it. Kept by reset.
+ */
+void cfs_parser_set_recover(cfs_parser *parser, cfs_recover_fn hook, size_t max_bytes);
 
 /**
  * Feeds the next chunk of the stream (any size, split anywhere). The first bytes

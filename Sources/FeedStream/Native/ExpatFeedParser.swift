@@ -22,13 +22,19 @@ public final class ExpatFeedParser: FeedParser {
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
     ///     and the item marked truncated); 0 for the default, 64 MiB.
     ///   - limits: the limits a document must stay within (``FeedLimits``).
-    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default) {
-        native = NativeParser(backend: CFS_BACKEND_EXPAT, maxItemBytes: maxItemBytes, limits: limits)
+    ///   - strict: true to report a document that fails as XML with the items before the
+    ///     failure only; false (the default) to re-read it by the recovery path
+    ///     (docs/SCHEMA.md, "Recovered documents").
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
+        native = NativeParser(backend: CFS_BACKEND_EXPAT, maxItemBytes: maxItemBytes, limits: limits, strict: strict)
         self.limits = limits
+        self.strict = strict
     }
 
     /// The limits this parser enforces.
     public let limits: FeedLimits
+    /// True when documents that fail as XML are not re-read by the recovery path.
+    public let strict: Bool
 
     /// A parser with the default limits.
     public convenience init() { self.init(maxItemBytes: 0) }
@@ -49,7 +55,7 @@ final class NativeParser {
     private let handle: OpaquePointer
     private let sink = NativeSink()
 
-    init(backend: cfs_backend, maxItemBytes: Int, limits: FeedLimits) {
+    init(backend: cfs_backend, maxItemBytes: Int, limits: FeedLimits, strict: Bool) {
         var options = cfs_options()
         cfs_options_init(&options)
         options.backend = backend
@@ -83,6 +89,21 @@ final class NativeParser {
             fatalError("FeedStream: out of memory creating a parser")
         }
         handle = h
+        if !strict {
+            sink.recovery = FeedRecovery(maxItemBytes: maxItemBytes, limits: limits)
+            cfs_parser_set_recover(h, { ctx, bytes, len, delivered, error in
+                let sink = NativeSink.from(ctx)
+                guard let recovery = sink.recovery else { return 0 }
+                return sink.call { parser, handler in
+                    let total = try recovery.recover(UnsafeRawBufferPointer(start: bytes, count: len),
+                                                     number: error!.pointee.document, delivered: delivered,
+                                                     error: FeedError(error!.pointee), parser: parser, handler: handler)
+                    sink.recoveredItems += total - delivered
+                    sink.recoveredDocuments += 1
+                    if sink.firstRecovered == 0 { sink.firstRecovered = error!.pointee.document }
+                }
+            }, FeedRecovery.window)
+        }
     }
 
     deinit { cfs_parser_destroy(handle) }
@@ -94,6 +115,9 @@ final class NativeParser {
         sink.parser = parser
         sink.handler = handler
         sink.error = nil
+        sink.recoveredItems = 0
+        sink.recoveredDocuments = 0
+        sink.firstRecovered = 0
         defer {
             sink.handler = nil
             sink.parser = nil
@@ -135,10 +159,12 @@ final class NativeParser {
         summary.bytesIn = stats.bytes_in
         summary.bytesXML = stats.bytes_xml
         summary.documents = Int(stats.documents)
-        summary.items = Int(stats.items)
+        summary.items = Int(stats.items) + sink.recoveredItems
         summary.failedDocuments = Int(stats.failed_documents)
+        summary.recoveredDocuments = sink.recoveredDocuments
         if status != CFS_OK, let e = cfs_parser_error(handle) {
-            let error = FeedError(e.pointee)
+            var error = FeedError(e.pointee)
+            error.recovered = e.pointee.document > 0 && e.pointee.document == sink.firstRecovered
             summary.firstError = error
             if error.code == .outOfMemory { throw error }
             // Errors of a document were delivered with it; the others are delivered here.
@@ -155,6 +181,11 @@ final class NativeSink {
     var parser: (any FeedParser)?
     var handler: (any FeedHandler)?
     var error: (any Error)?
+    /// The recovery path (nil for a strict parser), and what it did during this parse.
+    var recovery: FeedRecovery?
+    var recoveredItems = 0
+    var recoveredDocuments = 0
+    var firstRecovered = 0
 
     @inline(__always)
     static func from(_ ctx: UnsafeMutableRawPointer?) -> NativeSink {

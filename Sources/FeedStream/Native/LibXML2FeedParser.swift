@@ -16,13 +16,19 @@ public final class LibXML2FeedParser: FeedParser {
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item; 0 for 64 MiB.
     ///   - limits: the limits a document must stay within (``FeedLimits``).
-    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default) {
-        native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes, limits: limits)
+    ///   - strict: true to report a document that fails as XML with the items before the
+    ///     failure only; false (the default) to re-read it by the recovery path
+    ///     (docs/SCHEMA.md, "Recovered documents").
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
+        native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes, limits: limits, strict: strict)
         self.limits = limits
+        self.strict = strict
     }
 
     /// The limits this parser enforces.
     public let limits: FeedLimits
+    /// True when documents that fail as XML are not re-read by the recovery path.
+    public let strict: Bool
 
     /// A parser with the default limits.
     public convenience init() { self.init(maxItemBytes: 0) }

@@ -135,6 +135,7 @@ extension ByteBuffer {
         key("column"); append(decimal: UInt64(error.column))
         key("offset"); append(decimal: error.offset)
         append(0x7D)
+        if error.recovered { append(",\"recovered\":true") }
     }
 
     private mutating func header(kind: StaticString, document: Int, source: UnsafeRawBufferPointer) {

@@ -27,6 +27,9 @@ final class SwiftFeedMachine {
     /// every callback (unset between parses, so the owning parser is not retained).
     var handler: (any FeedHandler)?
     var parser: (any FeedParser)?
+    /// Items of the document not to deliver (counted all the same): the recovery path
+    /// re-reads a failed document from its start, and its first items were delivered.
+    var skipItems = 0
 
     /// - Parameters:
     ///   - maxItemBytes: per-record byte limit; 0 for the default (64 MiB).
@@ -140,7 +143,7 @@ final class SwiftFeedMachine {
         let truncated = c.pointee.item.pointee.arena.truncated
         let feed = feedInfo()
         c.pointee.items += 1
-        guard let handler, let parser else { return }
+        guard index >= skipItems, let handler, let parser else { return }
         try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated,
                                                               record: c.pointee.pubItem.raw, feed: feed))
     }

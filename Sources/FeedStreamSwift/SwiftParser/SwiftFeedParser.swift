@@ -34,7 +34,7 @@ public final class SwiftFeedParser: FeedParser {
     // The stream: documents one after another (as input.c splits them).
     private enum DocumentState { case between, open, skip }
     private var state = DocumentState.between
-    private var skipMatch = 0
+    private var skipHeld: [UInt8] = []
     private enum BetweenState { case space, lt, bang, bangDash, comment, piTarget, pi }
     private var between = BetweenState.space
     private var held: [UInt8] = []
@@ -45,16 +45,28 @@ public final class SwiftFeedParser: FeedParser {
     private var fatal: FeedError?
     /// The limits this parser enforces.
     public let limits: FeedLimits
+    /// True when documents that fail as XML are not re-read by the recovery path.
+    public let strict: Bool
     private let maxDocumentBytes: UInt64
+    // Recovery: the open document's bytes, and the failure that waits for the end of
+    // the failed document (the next document's start, or the end of the input).
+    private let recovery: FeedRecovery?
+    private var kept = DocumentBytes()
+    private var pending: (error: FeedError, delivered: Int)?
 
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
     ///     and the item marked truncated); 0 for the default, 64 MiB.
     ///   - limits: the limits a document must stay within (``FeedLimits``).
-    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default) {
+    ///   - strict: true to report a document that fails as XML with the items before the
+    ///     failure only; false (the default) to re-read it by the recovery path
+    ///     (docs/SCHEMA.md, "Recovered documents").
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
         machine = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
         tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
         self.limits = limits
+        self.strict = strict
+        recovery = strict ? nil : FeedRecovery(maxItemBytes: maxItemBytes, limits: limits)
         maxDocumentBytes = UInt64(FeedLimits.effective(limits.maxDocumentBytes))
         stage = InputStage(limits: limits)
         readBuffer = .allocate(byteCount: readSize, alignment: 16)
@@ -114,13 +126,16 @@ public final class SwiftFeedParser: FeedParser {
     private func reset() {
         stage.reset()
         state = .between
-        skipMatch = 0
+        skipHeld.removeAll(keepingCapacity: true)
+        skipHeld.removeAll(keepingCapacity: true)
         between = .space
         held.removeAll(keepingCapacity: true)
         xmlOffset = 0
         documentOffset = 0
         summary = ParseSummary()
         fatal = nil
+        pending = nil
+        kept.reset()
     }
 
     private func read(_ fd: Int32) throws {
@@ -161,11 +176,23 @@ public final class SwiftFeedParser: FeedParser {
         tokenizer.begin()
         state = .open
         documentOffset = xmlOffset
+        kept.reset()
         stage.ratioWindow(at: xmlOffset)
         try machine.handler?.parser(self, didStartDocument: summary.documents)
     }
 
     private func endDocument(_ error: FeedError?) throws {
+        if let error, error.code == .malformedXML, recovery != nil, !kept.overflowed {
+            // Recovered once the rest of the document is known (recoverPending).
+            var e = error
+            e.document = machine.document
+            pending = (e, machine.items)
+            state = .skip
+            skipHeld.removeAll(keepingCapacity: true)
+            between = .space
+            held.removeAll(keepingCapacity: true)
+            return
+        }
         var err = error
         if err == nil && machine.notFeed {
             // The same words as the C core's end_document (input.c).
@@ -182,7 +209,7 @@ public final class SwiftFeedParser: FeedParser {
         }
         summary.items += machine.items
         state = err?.code == .malformedXML || err?.code == .limitExceeded ? .skip : .between
-        skipMatch = 0
+        skipHeld.removeAll(keepingCapacity: true)
         between = .space
         held.removeAll(keepingCapacity: true)
         try machine.finish(error: err)
@@ -204,6 +231,24 @@ public final class SwiftFeedParser: FeedParser {
                                       document: machine.document, line: e.line, column: e.column,
                                       offset: documentOffset + UInt64(e.offset)))
             return consumed < len ? consumed + 1 : len
+        }
+    }
+
+    /// Re-reads the failed document whose bytes are kept (its end is known now).
+    private func recoverPending() throws {
+        guard let (error, delivered) = pending, let recovery, let handler = machine.handler else { return }
+        pending = nil
+        let total = try kept.bytes.withUnsafeBytes {
+            try recovery.recover($0, number: error.document, delivered: delivered, error: error,
+                                 parser: self, handler: handler)
+        }
+        kept.reset()
+        summary.items += total
+        summary.recoveredDocuments += 1
+        if summary.firstError == nil {
+            var e = error
+            e.recovered = true
+            summary.firstError = e
         }
     }
 
@@ -230,32 +275,55 @@ public final class SwiftFeedParser: FeedParser {
                 if !start { return }
                 try startHeldDocument()
             case .skip:
-                // Look for "<?xml"; a match may straddle chunks.
-                let decl: [UInt8] = [0x3C, 0x3F, 0x78, 0x6D, 0x6C]
+                // Look for the next document's start (DocumentStart); a match may
+                // straddle chunks: its first bytes are then in skipHeld.
                 var i = 0
-                while i < len && skipMatch < 5 {
-                    if skipMatch == 0 {   // the next '<' (the rest of a rejected document may be huge)
+                var matched = false
+                scan: while i < len {
+                    if skipHeld.isEmpty {   // the next '<' (the rest of a rejected document may be huge)
                         guard let lt = memchr(data + i, 0x3C, len - i) else { i = len; break }
                         i = lt.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: data)
+                        skipHeld.append(0x3C)
+                        i += 1
+                        continue
                     }
-                    if data[i] == decl[skipMatch] { skipMatch += 1 } else { skipMatch = data[i] == 0x3C ? 1 : 0 }
-                    i += 1
+                    switch DocumentStart.step(skipHeld, data[i]) {
+                    case .prefix:
+                        skipHeld.append(data[i])
+                        i += 1
+                    case .match:
+                        matched = true
+                        break scan
+                    case .none:
+                        skipHeld.removeAll(keepingCapacity: true)
+                        if data[i] == 0x3C { skipHeld.append(0x3C) }
+                        i += 1
+                    }
                 }
-                if skipMatch < 5 {
+                if !matched {
+                    if pending != nil { kept.append(data, len) }
                     xmlOffset += UInt64(len)
                     return
                 }
-                let inThis = min(i, 5)
-                let before = 5 - inThis
+                // The start's bytes: those in this chunk end at i; `before` came earlier.
+                let startBytes = skipHeld
+                skipHeld.removeAll(keepingCapacity: true)
+                let inThis = min(i, startBytes.count)
+                let before = startBytes.count - inThis
+                if pending != nil {
+                    kept.append(data, i - inThis)
+                    kept.removeLast(before)
+                }
                 xmlOffset += UInt64(i - inThis)
                 xmlOffset -= UInt64(before)
                 data += i - inThis
                 len -= i - inThis
-                skipMatch = 0
+                try recoverPending()
                 state = .between
                 try beginDocument()
                 if before > 0 {
-                    let r = try decl.withUnsafeBytes {
+                    kept.append(startBytes, before)
+                    let r = try startBytes.withUnsafeBytes {
                         try tokenizer.parse(UnsafeRawBufferPointer(rebasing: $0[0..<before]), final: false)
                     }
                     xmlOffset += UInt64(before)
@@ -269,6 +337,7 @@ public final class SwiftFeedParser: FeedParser {
                 if n > 0 {
                     let r = try tokenizer.parse(UnsafeRawBufferPointer(start: data, count: n), final: false)
                     used = try handle(r, n)
+                    if recovery != nil && (state == .open || pending != nil) { kept.append(data, used) }
                 }
                 xmlOffset += UInt64(used)
                 data += used
@@ -336,6 +405,7 @@ public final class SwiftFeedParser: FeedParser {
         try beginDocument()
         guard !bytes.isEmpty else { return }
         documentOffset -= UInt64(bytes.count)
+        if recovery != nil { kept.append(bytes, bytes.count) }
         let r = try bytes.withUnsafeBytes { try tokenizer.parse($0, final: false) }
         _ = try handle(r, bytes.count)
     }
@@ -361,6 +431,7 @@ public final class SwiftFeedParser: FeedParser {
                 _ = try handle(r, 0)
             }
         }
+        if pending != nil { try recoverPending() }
         if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }
         if let fatal {
             summary.firstError = fatal

@@ -24,6 +24,10 @@ extension SFM {
     static let fSy: UInt8 = 14
     static let fOther: UInt8 = 15
 
+    /// Each family's conventional prefix (its name in lower case), by family number:
+    /// the recovery path binds an undeclared prefix to its family's first namespace.
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "other"]
+
     // Namespace kinds.
     static let nsNone: UInt8 = 0
     static let nsRss10: UInt8 = 1

@@ -1,0 +1,85 @@
+/// The recovery path, shared by every backend: a document that failed as XML is re-read
+/// from its first byte by ``XMLRepair`` (the lenient reader) and then by the strict Swift
+/// tokenizer and machine, so its items after the failure are kept (docs/SCHEMA.md,
+/// "Recovered documents"). The items delivered before the failure are not delivered
+/// again: the repair leaves well-formed XML as it is, so they are the recovered
+/// document's first items.
+///
+/// One per parser, reused; its machine and tokenizer are made on first use.
+package final class FeedRecovery {
+    /// Documents up to this many bytes (uncompressed) are kept while they are parsed,
+    /// so that they can be re-read when they fail; a longer one that fails keeps the
+    /// items before its failure only (as with `strict`). Bounds the memory recovery takes.
+    package static let window = 64 << 20
+
+    private let maxItemBytes: Int
+    private let limits: FeedLimits
+    private lazy var machine = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
+    private lazy var tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
+
+    package init(maxItemBytes: Int, limits: FeedLimits) {
+        self.maxItemBytes = maxItemBytes
+        self.limits = limits
+    }
+
+    /// Re-reads document number `number`, which failed with `error` after `delivered`
+    /// items had been delivered: delivers to `handler` (naming `parser`) every item after
+    /// those, the feed-level fields, then `error` marked ``FeedError/recovered`` (or the
+    /// limit the re-read passed, if it passed one).
+    /// - Returns: the items the document has in all.
+    package func recover(_ document: UnsafeRawBufferPointer, number: Int, delivered: Int, error: FeedError,
+                         parser: any FeedParser, handler: any FeedHandler) throws -> Int {
+        let repaired = XMLRepair.repair(document)
+        machine.begin(document: number)
+        machine.skipItems = delivered
+        machine.handler = handler
+        machine.parser = parser
+        defer {
+            machine.handler = nil
+            machine.parser = nil
+        }
+        tokenizer.begin()
+        var outcome = try repaired.withUnsafeBytes { try tokenizer.parse($0, final: false) }
+        if case .ok = outcome { outcome = try tokenizer.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true) }
+        var e = error
+        if case .error(let t, _) = outcome, t.isLimit {
+            e = FeedError(code: .limitExceeded, message: t.message, document: number, offset: error.offset)
+        }
+        e.recovered = true
+        try machine.finish(error: e)
+        return max(machine.items, delivered)
+    }
+}
+
+/// The bytes of the open document, kept for the recovery path up to
+/// ``FeedRecovery/window`` (one per parser, reused from document to document).
+package struct DocumentBytes {
+    package private(set) var bytes: [UInt8] = []
+    /// The document passed the window: it cannot be re-read.
+    package private(set) var overflowed = false
+
+    package init() {}
+
+    package mutating func reset() {
+        if bytes.capacity > 8 << 20 { bytes = [] } else { bytes.removeAll(keepingCapacity: true) }
+        overflowed = false
+    }
+
+    @inline(__always)
+    package mutating func append(_ p: UnsafeRawPointer?, _ n: Int) {
+        guard n > 0, !overflowed, let p else { return }
+        if bytes.count + n > FeedRecovery.window {
+            overflowed = true
+            bytes = []
+            return
+        }
+        bytes.append(contentsOf: UnsafeRawBufferPointer(start: p, count: n))
+    }
+
+    /// Drops the last `n` bytes (bytes of the next document's start, seen first as
+    /// part of the failed one).
+    package mutating func removeLast(_ n: Int) {
+        guard !overflowed else { return }
+        bytes.removeLast(min(n, bytes.count))
+    }
+}

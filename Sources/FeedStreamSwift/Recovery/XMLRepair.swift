@@ -1,0 +1,569 @@
+// The recovery path's lenient reader: turns the bytes of a document that failed as XML
+// into well-formed UTF-8 XML, repairing each fault the way lenient feed parsers do, so
+// that the strict Swift tokenizer and machine can read it (FeedRecovery). One
+// implementation for every backend: the expat and libxml2 backends hand a failed
+// document's bytes here too, so a recovered document reads the same whatever the backend.
+//
+// The rules (docs/SCHEMA.md, "Recovered documents", says the same to users):
+// - Characters: the document is decoded by its byte order mark, else its declared
+//   encoding, else UTF-8. In UTF-8, a byte that does not start a valid sequence is read
+//   as windows-1252 (so a Latin-1 document that says nothing, or one stray Latin-1 byte,
+//   reads as its author meant). A character that cannot be decoded otherwise, and a
+//   character XML forbids (C0 controls, lone surrogates, U+FFFE/U+FFFF), becomes U+FFFD.
+//   The output is UTF-8 and its XML declaration is dropped.
+// - `&`: a character reference to a valid character is kept (`&#X41;` is written
+//   `&#x41;`); one to an invalid character, and a bare `&`, are kept as literal text.
+//   `&name;`: the five XML entities and entities the DOCTYPE declares are kept; an
+//   HTML 4 entity is decoded; any other name is kept as the literal text `&name;`
+//   (in a document with an external DTD, which the strict reader reports as skipped
+//   entities, it is left as it is).
+// - `<` that cannot start markup (a space, a digit, `=`, ...) is literal text; so is
+//   `]]>` in text.
+// - Tags: an end tag closes every element open above its match; an end tag with no
+//   open match is dropped. Attributes: unquoted values are quoted, a name without a
+//   value gets its name as value (HTML's rule), a repeated name keeps its first value,
+//   a `<` or an unescaped `&` in a value is escaped. An undeclared prefix is bound to
+//   the namespace of the family of that name (feed_rules.def: `itunes`, `media`, `dc`,
+//   ...), or to `urn:feedstream:undeclared-prefix:NAME`.
+// - Comments lose a `--` inside them; an unclosed comment, CDATA section or tag ends
+//   the document there.
+// - What follows the root element's end, and text before the root, is dropped; at the
+//   end of the input every element still open is closed.
+// The repair never reads anything external; the strict reader that reads its output
+// applies every limit.
+
+/// Repairs one document's bytes (see the rules at the top of this file).
+struct XMLRepair {
+    private var out: [UInt8] = []
+    /// Open elements: qualified names, and how many prefix bindings each added.
+    private var open: [(name: [UInt8], bindings: Int)] = []
+    /// Prefixes in scope (declared or added), innermost last.
+    private var prefixes: [[UInt8]] = []
+    private var declaredEntities: Set<[UInt8]> = []
+    private var externalSubset = false
+    private var rootClosed = false
+
+    /// The repaired document: well-formed UTF-8 XML for every input the rules cover.
+    static func repair(_ document: UnsafeRawBufferPointer) -> [UInt8] {
+        let text = decode(document)
+        var r = XMLRepair()
+        r.out.reserveCapacity(text.count + text.count / 16 + 64)
+        text.withUnsafeBufferPointer { r.markup($0) }
+        return r.out
+    }
+
+    // ---- characters -------------------------------------------------------------------
+
+    /// The document as UTF-8 made of XML characters only, without its XML declaration.
+    static func decode(_ d: UnsafeRawBufferPointer) -> [UInt8] {
+        let b = d.bindMemory(to: UInt8.self)
+        var start = 0
+        var transcoder: XMLTranscoder?
+        var unit = 1
+        if b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
+            start = 3
+        } else if b.count >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF) {
+            transcoder = .utf16(bigEndian: b[0] == 0xFE)
+            start = 2
+            unit = 2
+        } else if b.count >= 4 && b[0] == 0x3C && b[1] == 0 && b[2] == 0x3F && b[3] == 0 {
+            transcoder = .utf16(bigEndian: false)
+            unit = 2
+        } else if b.count >= 4 && b[0] == 0 && b[1] == 0x3C && b[2] == 0 && b[3] == 0x3F {
+            transcoder = .utf16(bigEndian: true)
+            unit = 2
+        } else if let name = declaredEncoding(b), let t = XMLTranscoder.named(UnsafeRawBufferPointer(rebasing: d[name])),
+                  !t.isPassthrough, !t.isUTF16 {
+            transcoder = t
+        }
+        var utf8: [UInt8]
+        if var t = transcoder {
+            let buffer = TranscodeBuffer(capacity: b.count + 16)
+            var i = start
+            while i < b.count {
+                let (consumed, invalid) = t.decode(UnsafeRawBufferPointer(rebasing: d[i...]), final: true, into: buffer)
+                i += consumed
+                if invalid != nil {
+                    appendReplacement(buffer)
+                    i += min(unit, b.count - i)
+                } else if consumed == 0 {
+                    break
+                }
+            }
+            utf8 = Array(buffer.bytes)
+        } else {
+            utf8 = Array(UnsafeRawBufferPointer(rebasing: d[start...]))
+        }
+        return xmlCharacters(dropDeclaration(utf8))
+    }
+
+    private static func appendReplacement(_ buffer: TranscodeBuffer) {
+        let p = buffer.reserveFree(3)
+        p[0] = 0xEF; p[1] = 0xBF; p[2] = 0xBD
+        buffer.count += 3
+    }
+
+    /// The range of the encoding name in an ASCII-compatible XML declaration.
+    private static func declaredEncoding(_ b: UnsafeBufferPointer<UInt8>) -> Range<Int>? {
+        guard b.count > 5, b[0] == 0x3C, b[1] == 0x3F, b[2] == 0x78, b[3] == 0x6D, b[4] == 0x6C else { return nil }
+        var end = 5
+        while end + 1 < b.count && !(b[end] == 0x3F && b[end + 1] == 0x3E) && b[end] != 0x3C { end += 1 }
+        let key: [UInt8] = Array("encoding".utf8)
+        var i = 5
+        while i + key.count < end {
+            if b[i] == key[0] && Array(b[i..<(i + key.count)]) == key {
+                var j = i + key.count
+                while j < end && (b[j] == 0x20 || b[j] == 0x3D || b[j] == 0x09 || b[j] == 0x0A || b[j] == 0x0D) { j += 1 }
+                guard j < end, b[j] == 0x22 || b[j] == 0x27 else { return nil }
+                let q = b[j]
+                var k = j + 1
+                while k < end && b[k] != q { k += 1 }
+                return k > j + 1 ? (j + 1)..<k : nil
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// Drops a leading XML declaration (`<?xml ... ?>`).
+    private static func dropDeclaration(_ u: [UInt8]) -> [UInt8] {
+        guard u.count > 5, u[0] == 0x3C, u[1] == 0x3F, u[2] == 0x78, u[3] == 0x6D, u[4] == 0x6C,
+              isSpace(u[5]) || u[5] == 0x3F else { return u }
+        var i = 5
+        while i + 1 < u.count {
+            if u[i] == 0x3F && u[i + 1] == 0x3E { return Array(u[(i + 2)...]) }
+            if u[i] == 0x3C { return Array(u[i...]) }   // never closed: drop what it said
+            i += 1
+        }
+        return []
+    }
+
+    /// UTF-8 bytes as valid UTF-8 of XML characters: invalid bytes read as windows-1252,
+    /// forbidden characters replaced by U+FFFD.
+    static func xmlCharacters(_ u: [UInt8]) -> [UInt8] {
+        var o: [UInt8] = []
+        o.reserveCapacity(u.count)
+        var i = 0
+        let n = u.count
+        while i < n {
+            let c = u[i]
+            if c < 0x80 {
+                if c >= 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { o.append(c) } else { o += replacement }
+                i += 1
+                continue
+            }
+            let len = sequenceLength(u, i)
+            if len == 0 {
+                appendScalar(&o, windows1252(c))
+                i += 1
+                continue
+            }
+            var v = UInt32(c) & (len == 2 ? 0x1F : len == 3 ? 0x0F : 0x07)
+            for k in 1..<len { v = v << 6 | UInt32(u[i + k] & 0x3F) }
+            if v == 0xFFFE || v == 0xFFFF { o += replacement } else { o += u[i..<(i + len)] }
+            i += len
+        }
+        return o
+    }
+
+    private static let replacement: [UInt8] = [0xEF, 0xBF, 0xBD]
+
+    /// The length of the valid UTF-8 sequence at u[i] (a lead byte), or 0.
+    private static func sequenceLength(_ u: [UInt8], _ i: Int) -> Int {
+        let c = u[i]
+        let n = u.count
+        func cont(_ k: Int, _ lo: UInt8 = 0x80, _ hi: UInt8 = 0xBF) -> Bool { k < n && u[k] >= lo && u[k] <= hi }
+        switch c {
+        case 0xC2...0xDF: return cont(i + 1) ? 2 : 0
+        case 0xE0: return cont(i + 1, 0xA0) && cont(i + 2) ? 3 : 0
+        case 0xED: return cont(i + 1, 0x80, 0x9F) && cont(i + 2) ? 3 : 0   // no surrogates
+        case 0xE1...0xEF: return cont(i + 1) && cont(i + 2) ? 3 : 0
+        case 0xF0: return cont(i + 1, 0x90) && cont(i + 2) && cont(i + 3) ? 4 : 0
+        case 0xF1...0xF3: return cont(i + 1) && cont(i + 2) && cont(i + 3) ? 4 : 0
+        case 0xF4: return cont(i + 1, 0x80, 0x8F) && cont(i + 2) && cont(i + 3) ? 4 : 0
+        default: return 0
+        }
+    }
+
+    /// windows-1252's character for a byte >= 0x80 (its five unassigned bytes read as
+    /// their Latin-1 code points, as browsers do).
+    private static func windows1252(_ c: UInt8) -> UInt32 {
+        guard c >= 0x80 && c <= 0x9F else { return UInt32(c) }
+        let table: [UInt32] = [0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
+                               0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
+                               0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
+                               0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178]
+        return table[Int(c - 0x80)]
+    }
+
+    static func appendScalar(_ o: inout [UInt8], _ v: UInt32) {
+        switch v {
+        case 0..<0x80: o.append(UInt8(v))
+        case 0x80..<0x800:
+            o.append(UInt8(0xC0 | v >> 6)); o.append(UInt8(0x80 | v & 0x3F))
+        case 0x800..<0x10000:
+            o.append(UInt8(0xE0 | v >> 12)); o.append(UInt8(0x80 | v >> 6 & 0x3F)); o.append(UInt8(0x80 | v & 0x3F))
+        default:
+            o.append(UInt8(0xF0 | v >> 18)); o.append(UInt8(0x80 | v >> 12 & 0x3F))
+            o.append(UInt8(0x80 | v >> 6 & 0x3F)); o.append(UInt8(0x80 | v & 0x3F))
+        }
+    }
+
+    // ---- markup -----------------------------------------------------------------------
+
+    private mutating func markup(_ s: UnsafeBufferPointer<UInt8>) {
+        let n = s.count
+        var i = 0
+        while i < n && !rootClosed {
+            let c = s[i]
+            if c != 0x3C {
+                // Text: up to the next '<'.
+                var j = i
+                while j < n && s[j] != 0x3C { j += 1 }
+                if !open.isEmpty { text(s, i, j, quote: 0) }
+                i = j
+                continue
+            }
+            let next: UInt8 = i + 1 < n ? s[i + 1] : 0
+            if next == 0x21 {   // <!
+                if hasPrefix(s, i, "<!--") {
+                    guard let end = find(s, i + 4, "-->") else { return }
+                    out += Array("<!--".utf8)
+                    var k = i + 4
+                    while k < end {
+                        if s[k] == 0x2D && (k + 1 == end || s[k + 1] == 0x2D) { out.append(0x20) } else { out.append(s[k]) }
+                        k += 1
+                    }
+                    out += Array("-->".utf8)
+                    i = end + 3
+                } else if hasPrefix(s, i, "<![CDATA[") {
+                    let end = find(s, i + 9, "]]>")
+                    if !open.isEmpty {
+                        out += s[i..<(end ?? n)]
+                        out += Array("]]>".utf8)
+                    }
+                    guard let end else { i = n; break }
+                    i = end + 3
+                } else if hasPrefix(s, i, "<!DOCTYPE") && open.isEmpty {
+                    i = doctype(s, i)
+                } else {
+                    // Some other declaration: literal text inside an element, else dropped.
+                    if !open.isEmpty { out += Array("&lt;".utf8) }
+                    i += 1
+                }
+            } else if next == 0x3F {   // <?
+                guard let end = find(s, i + 2, "?>") else { return }
+                let target = nameEnd(s, i + 2)
+                let t = Array(s[(i + 2)..<target])
+                if target > i + 2 && asciiLowercased(t) != Array("xml".utf8) { out += s[i..<(end + 2)] }
+                i = end + 2
+            } else if next == 0x2F {   // </
+                i = endTag(s, i)
+            } else if isNameStart(next) {
+                i = startTag(s, i)
+            } else {
+                if !open.isEmpty { out += Array("&lt;".utf8) }
+                i += 1
+            }
+        }
+        while let top = open.popLast() { closeElement(top) }
+    }
+
+    /// The DOCTYPE declaration, copied as it is; notes the entities it declares and
+    /// whether it names an external subset. Returns the index past it.
+    private mutating func doctype(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+        var j = i + 9
+        var quote: UInt8 = 0
+        var inSubset = false
+        while j < s.count {
+            let c = s[j]
+            if quote != 0 {
+                if c == quote { quote = 0 }
+            } else if c == 0x22 || c == 0x27 {
+                quote = c
+            } else if c == 0x5B {
+                inSubset = true
+            } else if c == 0x5D {
+                inSubset = false
+            } else if c == 0x3E && !inSubset {
+                break
+            } else if !inSubset && (hasPrefix(s, j, "SYSTEM") || hasPrefix(s, j, "PUBLIC")) {
+                externalSubset = true
+            } else if inSubset && hasPrefix(s, j, "<!ENTITY") {
+                var k = j + 8
+                while k < s.count && isSpace(s[k]) { k += 1 }
+                if k < s.count && s[k] != 0x25 {   // a general entity, not a parameter one
+                    let e = nameEnd(s, k)
+                    declaredEntities.insert(Array(s[k..<e]))
+                }
+            }
+            j += 1
+        }
+        guard j < s.count else { return s.count }
+        out += s[i...j]
+        return j + 1
+    }
+
+    /// Text (or an attribute value, when `quote` is its quote) from s[from..<to].
+    private mutating func text(_ s: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, quote: UInt8) {
+        var i = from
+        while i < to {
+            let c = s[i]
+            switch c {
+            case 0x26:
+                i = reference(s, i, to)
+                continue
+            case 0x3C:
+                out += Array("&lt;".utf8)
+            case 0x3E:
+                // "]]>" may not appear in text.
+                if quote == 0 && out.count >= 2 && out[out.count - 1] == 0x5D && out[out.count - 2] == 0x5D {
+                    out += Array("&gt;".utf8)
+                } else {
+                    out.append(c)
+                }
+            case 0x22 where quote == 0x22:
+                out += Array("&quot;".utf8)
+            default:
+                out.append(c)
+            }
+            i += 1
+        }
+    }
+
+    /// An `&` at s[i]: writes what it stands for; returns the index past what it took.
+    private mutating func reference(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ to: Int) -> Int {
+        let amp = Array("&amp;".utf8)
+        if i + 1 < to && s[i + 1] == 0x23 {   // &#
+            var j = i + 2
+            let hex = j < to && (s[j] == 0x78 || s[j] == 0x58)
+            if hex { j += 1 }
+            let digitsStart = j
+            var v: UInt32 = 0
+            var overflow = false
+            while j < to, let d = digit(s[j], hex: hex) {
+                v = v &* (hex ? 16 : 10) &+ d
+                if v > 0x10FFFF { overflow = true }
+                j += 1
+            }
+            if j < to && s[j] == 0x3B && j > digitsStart && !overflow && isXMLScalar(v) {
+                out += Array(hex ? "&#x".utf8 : "&#".utf8)
+                out += s[digitsStart...j]
+                return j + 1
+            }
+            out += amp
+            return i + 1
+        }
+        let e = nameEnd(s, i + 1)
+        guard e > i + 1, e < to, s[e] == 0x3B, isNameStart(s[i + 1]) else {
+            out += amp
+            return i + 1
+        }
+        let name = Array(s[(i + 1)..<e])
+        if predefined(name) || declaredEntities.contains(name) || externalSubset {
+            out += s[i...e]
+        } else if let utf8 = name.withUnsafeBytes({ HTMLEntities.utf8(named: $0) }) {
+            // Decoded, then escaped as text needs.
+            for b in utf8 {
+                switch b {
+                case 0x26: out += amp
+                case 0x3C: out += Array("&lt;".utf8)
+                case 0x22: out += Array("&quot;".utf8)
+                default: out.append(b)
+                }
+            }
+        } else {
+            out += amp
+            out += s[(i + 1)...e]
+        }
+        return e + 1
+    }
+
+    private mutating func endTag(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+        let ne = nameEnd(s, i + 2)
+        var j = ne
+        while j < s.count && s[j] != 0x3E && s[j] != 0x3C { j += 1 }
+        guard ne > i + 2, j < s.count, s[j] == 0x3E else {
+            // Not an end tag: literal text.
+            if !open.isEmpty { out += Array("&lt;/".utf8) }
+            return i + 2
+        }
+        let name = Array(s[(i + 2)..<ne])
+        if let k = open.lastIndex(where: { $0.name == name }) {
+            while open.count > k { closeElement(open.removeLast()) }
+            if open.isEmpty { rootClosed = true }
+        }
+        return j + 1
+    }
+
+    private mutating func closeElement(_ e: (name: [UInt8], bindings: Int)) {
+        out += Array("</".utf8)
+        out += e.name
+        out.append(0x3E)
+        prefixes.removeLast(e.bindings)
+    }
+
+    private mutating func startTag(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
+        let n = s.count
+        let ne = nameEnd(s, i + 1)
+        let name = Array(s[(i + 1)..<ne])
+        var attributes: [(name: [UInt8], value: Range<Int>?, quote: UInt8)] = []
+        var j = ne
+        var selfClosing = false
+        var unclosed = false
+        while true {
+            while j < n && isSpace(s[j]) { j += 1 }
+            guard j < n else { unclosed = true; break }
+            let c = s[j]
+            if c == 0x3E { j += 1; break }
+            if c == 0x2F && j + 1 < n && s[j + 1] == 0x3E { selfClosing = true; j += 2; break }
+            if c == 0x3C { break }   // never closed: the tag ends where the next begins
+            guard isNameStart(c) else { j += 1; continue }   // junk in the tag
+            let an = nameEnd(s, j)
+            let attributeName = Array(s[j..<an])
+            j = an
+            while j < n && isSpace(s[j]) { j += 1 }
+            var value: Range<Int>? = nil
+            var quote: UInt8 = 0x22
+            if j < n && s[j] == 0x3D {
+                j += 1
+                while j < n && isSpace(s[j]) { j += 1 }
+                if j < n && (s[j] == 0x22 || s[j] == 0x27) {
+                    quote = s[j]
+                    var k = j + 1
+                    while k < n && s[k] != quote { k += 1 }
+                    if k == n {   // never closed: up to the tag's end
+                        k = j + 1
+                        while k < n && s[k] != 0x3E { k += 1 }
+                        value = (j + 1)..<k
+                        j = k
+                    } else {
+                        value = (j + 1)..<k
+                        j = k + 1
+                    }
+                } else {
+                    var k = j
+                    while k < n && !isSpace(s[k]) && s[k] != 0x3E { k += 1 }
+                    value = j..<k
+                    j = k
+                }
+            }
+            if !attributes.contains(where: { $0.name == attributeName }) {
+                attributes.append((attributeName, value, quote))
+            }
+        }
+        if rootClosed { return j }
+        out.append(0x3C)
+        out += name
+        var bindings = 0
+        for a in attributes {
+            out.append(0x20)
+            out += a.name
+            out += Array("=\"".utf8)
+            if let v = a.value { text(s, v.lowerBound, v.upperBound, quote: 0x22) } else { out += a.name }
+            out.append(0x22)
+            if a.name.count > 6 && Array(a.name[0..<6]) == Array("xmlns:".utf8) {
+                prefixes.append(Array(a.name[6...]))
+                bindings += 1
+            }
+        }
+        // Prefixes used and not declared.
+        var used: [[UInt8]] = []
+        if let p = prefix(name) { used.append(p) }
+        for a in attributes {
+            if let p = prefix(a.name), p != Array("xmlns".utf8) { used.append(p) }
+        }
+        for p in used where p != Array("xml".utf8) && !prefixes.contains(p) {
+            out += Array(" xmlns:".utf8)
+            out += p
+            out += Array("=\"".utf8)
+            out += Self.namespace(forPrefix: p)
+            out.append(0x22)
+            prefixes.append(p)
+            bindings += 1
+        }
+        if selfClosing || unclosed && j >= n {
+            out += Array("/>".utf8)
+            prefixes.removeLast(bindings)
+            if open.isEmpty { rootClosed = true }
+        } else {
+            out.append(0x3E)
+            open.append((name, bindings))
+        }
+        return j
+    }
+
+    private func prefix(_ name: [UInt8]) -> [UInt8]? {
+        guard let colon = name.firstIndex(of: 0x3A), colon > 0 else { return nil }
+        return Array(name[..<colon])
+    }
+
+    /// The namespace an undeclared prefix is bound to.
+    static func namespace(forPrefix p: [UInt8]) -> [UInt8] {
+        let lower = String(decoding: asciiLowercased(p), as: UTF8.self)
+        if let family = SFM.familyPrefixes.firstIndex(of: lower),
+           let ns = SwiftRulesTable.namespaces.first(where: { Int($0.2) == family }) {
+            return Array(ns.0.utf8)
+        }
+        return Array("urn:feedstream:undeclared-prefix:".utf8) + p
+    }
+}
+
+// ---- bytes ----------------------------------------------------------------------------
+
+private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
+
+private func isNameStart(_ c: UInt8) -> Bool {
+    (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c == 0x5F || c == 0x3A || c >= 0x80
+}
+
+private func isNameByte(_ c: UInt8) -> Bool {
+    isNameStart(c) || c >= 0x30 && c <= 0x39 || c == 0x2D || c == 0x2E
+}
+
+private func nameEnd(_ s: UnsafeBufferPointer<UInt8>, _ from: Int) -> Int {
+    var j = from
+    while j < s.count && isNameByte(s[j]) { j += 1 }
+    return j
+}
+
+private func hasPrefix(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ p: StaticString) -> Bool {
+    let n = p.utf8CodeUnitCount
+    guard i + n <= s.count else { return false }
+    let q = p.utf8Start
+    for k in 0..<n where s[i + k] != q[k] { return false }
+    return true
+}
+
+private func find(_ s: UnsafeBufferPointer<UInt8>, _ from: Int, _ p: StaticString) -> Int? {
+    var i = from
+    let first = p.utf8Start[0]
+    while i < s.count {
+        if s[i] == first && hasPrefix(s, i, p) { return i }
+        i += 1
+    }
+    return nil
+}
+
+private func digit(_ c: UInt8, hex: Bool) -> UInt32? {
+    if c >= 0x30 && c <= 0x39 { return UInt32(c - 0x30) }
+    guard hex else { return nil }
+    let l = c | 0x20
+    return l >= 0x61 && l <= 0x66 ? UInt32(l - 0x61 + 10) : nil
+}
+
+private func isXMLScalar(_ v: UInt32) -> Bool {
+    v == 0x09 || v == 0x0A || v == 0x0D || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD)
+        || (v >= 0x10000 && v <= 0x10FFFF)
+}
+
+private func predefined(_ name: [UInt8]) -> Bool {
+    switch String(decoding: name, as: UTF8.self) {
+    case "amp", "lt", "gt", "quot", "apos": return true
+    default: return false
+    }
+}
+
+private func asciiLowercased(_ b: [UInt8]) -> [UInt8] {
+    b.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }
+}

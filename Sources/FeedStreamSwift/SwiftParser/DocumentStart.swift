@@ -1,0 +1,30 @@
+/// Where the next document of a stream starts, after a document that failed: the
+/// stream resynchronizes at the next `<?xml` declaration or root start tag (`<rss`,
+/// `<feed`, `<rdf:RDF`, `<RDF`), whichever comes first, so that documents written
+/// without declarations are not lost after a failed one. The C core's input.c
+/// (`doc_start_step`) applies the same rule, byte for byte: backends must agree on where
+/// documents start.
+enum DocumentStart {
+    /// The starts, each followed by one of its delimiters (which is not part of it).
+    private static let starts: [(bytes: [UInt8], delimiters: [UInt8])] = [
+        (Array("<?xml".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3F]),
+        (Array("<rss".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
+        (Array("<feed".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
+        (Array("<rdf:RDF".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
+        (Array("<RDF".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
+    ]
+
+    enum Step { case prefix, match, none }
+
+    /// `held` (bytes from a '<', a prefix of some start) followed by `c`: still a prefix,
+    /// a complete start (c is its delimiter), or neither.
+    static func step(_ held: [UInt8], _ c: UInt8) -> Step {
+        let n = held.count
+        var isPrefix = false
+        for s in starts {
+            if s.bytes.count > n && s.bytes[n] == c && s.bytes.starts(with: held) { isPrefix = true }
+            if s.bytes.count == n && s.bytes == held && s.delimiters.contains(c) { return .match }
+        }
+        return isPrefix ? .prefix : .none
+    }
+}
