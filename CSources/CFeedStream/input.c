@@ -83,6 +83,8 @@ struct cfs_parser {
     enum doc_state doc;
     uint8_t skip_held[DOC_START_MAX];  /* bytes of a document start matched while skipping */
     size_t skip_match;           /* how many */
+    int skip_own_root;           /* the failed document's root had not started: the next
+                                    root start tag is its own, not a new document's */
     /* Recovery (cfs_parser_set_recover): the open document's bytes, up to keep_max;
        a failed document waits in `pending` until its end is known. */
     cfs_recover_fn recover;
@@ -295,6 +297,7 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
         p->pending_err.message = p->pending_message;
         p->pending_items = p->m.items;
         p->doc = D_SKIP;
+        p->skip_own_root = !p->m.root_seen;
         p->skip_match = 0;
         p->aw = AW_SPACE;
         p->pend_len = 0;
@@ -319,6 +322,7 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     }
     p->stats.items += p->m.items;
     p->doc = err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_LIMIT) ? D_SKIP : D_AWAIT;
+    p->skip_own_root = !p->m.root_seen;
     p->skip_match = 0;
     p->aw = AW_SPACE;
     p->pend_len = 0;
@@ -494,6 +498,10 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
                     continue;
                 }
                 int step = doc_start_step(p->skip_held, p->skip_match, data[i]);
+                if (step == START_MATCH && p->skip_own_root && p->skip_held[1] != '?') {
+                    p->skip_own_root = 0;   /* the failed document's own root */
+                    step = START_NONE;
+                }
                 if (step == START_MATCH) { matched = 1; break; }
                 if (step == START_PREFIX) {
                     p->skip_held[p->skip_match++] = data[i];

@@ -75,6 +75,9 @@ struct Convert: ParsableCommand {
     @Option(help: "Parser backend: \(FeedBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
     var backend: FeedBackend = .expat
 
+    @Flag(help: "Do not re-read documents that fail as XML: keep only the items before the failure (the recovery path is on by default; docs/SCHEMA.md, \"Recovered documents\").")
+    var strict = false
+
     @OptionGroup(title: "Limits (a document that passes one fails with a \"limit\" error; the run goes on)")
     var limits: LimitOptions
 
@@ -111,9 +114,10 @@ struct Convert: ParsableCommand {
         }
 
         let backend = self.backend
+        let strict = self.strict
         let converter = BatchConverter(options: .init(
             jobs: jobs, ordered: !unordered, layout: per == .item ? .items : .documents, pipeline: !noPipeline,
-            makeParser: { backend.makeParser(limits: limits) }))
+            makeParser: { backend.makeParser(limits: limits, strict: strict) }))
         // Before any temporary file exists, so none is left behind by a signal.
         Interrupt.shared.install { converter.cancel() }
 

@@ -19,8 +19,10 @@
 //   entities, it is left as it is).
 // - `<` that cannot start markup (a space, a digit, `=`, ...) is literal text; so is
 //   `]]>` in text.
-// - Tags: an end tag closes every element open above its match; an end tag with no
-//   open match is dropped. Attributes: unquoted values are quoted, a name without a
+// - Tags: an end tag closes every element open above its match (matched exactly, else
+//   ignoring ASCII case); an end tag with no open match is dropped. An `item` or
+//   `entry` start tag closes what is open inside the nearest channel or feed (an item
+//   left open, a field never closed), as feed parsers that ignore nesting read it. Attributes: unquoted values are quoted, a name without a
 //   value gets its name as value (HTML's rule), a repeated name keeps its first value,
 //   a `<` or an unescaped `&` in a value is escaped. An undeclared prefix is bound to
 //   the namespace of the family of that name (feed_rules.def: `itunes`, `media`, `dc`,
@@ -389,7 +391,8 @@ struct XMLRepair {
             return i + 2
         }
         let name = Array(s[(i + 2)..<ne])
-        if let k = open.lastIndex(where: { $0.name == name }) {
+        if let k = open.lastIndex(where: { $0.name == name })
+            ?? open.lastIndex(where: { asciiLowercased($0.name) == asciiLowercased(name) }) {
             while open.count > k { closeElement(open.removeLast()) }
             if open.isEmpty { rootClosed = true }
         }
@@ -453,6 +456,11 @@ struct XMLRepair {
             }
         }
         if rootClosed { return j }
+        if name == Array("item".utf8) || name == Array("entry".utf8),
+           let container = open.lastIndex(where: { Self.isContainer($0.name) }) {
+            // An item's parent is the channel or feed: close what was left open in it.
+            while open.count > container + 1 { closeElement(open.removeLast()) }
+        }
         out.append(0x3C)
         out += name
         var bindings = 0
@@ -491,6 +499,13 @@ struct XMLRepair {
             open.append((name, bindings))
         }
         return j
+    }
+
+    /// The elements items are children of: `channel`, `feed`, `rss`, `rdf:RDF`.
+    private static func isContainer(_ name: [UInt8]) -> Bool {
+        let local = name.lastIndex(of: 0x3A).map { Array(name[($0 + 1)...]) } ?? name
+        return local == Array("channel".utf8) || local == Array("feed".utf8) || local == Array("rss".utf8)
+            || local == Array("RDF".utf8)
     }
 
     private func prefix(_ name: [UInt8]) -> [UInt8]? {

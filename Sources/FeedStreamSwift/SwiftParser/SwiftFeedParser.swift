@@ -35,6 +35,8 @@ public final class SwiftFeedParser: FeedParser {
     private enum DocumentState { case between, open, skip }
     private var state = DocumentState.between
     private var skipHeld: [UInt8] = []
+    /// The failed document's root had not started: the next root start tag is its own.
+    private var skipOwnRoot = false
     private enum BetweenState { case space, lt, bang, bangDash, comment, piTarget, pi }
     private var between = BetweenState.space
     private var held: [UInt8] = []
@@ -188,6 +190,7 @@ public final class SwiftFeedParser: FeedParser {
             e.document = machine.document
             pending = (e, machine.items)
             state = .skip
+            skipOwnRoot = !machine.core.pointee.rootSeen
             skipHeld.removeAll(keepingCapacity: true)
             between = .space
             held.removeAll(keepingCapacity: true)
@@ -209,6 +212,7 @@ public final class SwiftFeedParser: FeedParser {
         }
         summary.items += machine.items
         state = err?.code == .malformedXML || err?.code == .limitExceeded ? .skip : .between
+        skipOwnRoot = !machine.core.pointee.rootSeen
         skipHeld.removeAll(keepingCapacity: true)
         between = .space
         held.removeAll(keepingCapacity: true)
@@ -287,7 +291,12 @@ public final class SwiftFeedParser: FeedParser {
                         i += 1
                         continue
                     }
-                    switch DocumentStart.step(skipHeld, data[i]) {
+                    var step = DocumentStart.step(skipHeld, data[i])
+                    if case .match = step, skipOwnRoot, skipHeld[1] != 0x3F {
+                        skipOwnRoot = false   // the failed document's own root
+                        step = .none
+                    }
+                    switch step {
                     case .prefix:
                         skipHeld.append(data[i])
                         i += 1
