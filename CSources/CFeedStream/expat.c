@@ -228,8 +228,14 @@ static int XMLCALL on_external_entity(XML_Parser p, const XML_Char *context, con
 static void XMLCALL on_skipped_entity(void *ud, const XML_Char *name, int is_parameter_entity) {
     expat_tok *t = ud;
     if (stopped(t) || is_parameter_entity || !cfs_machine_wants_text(t->m)) return;
-    const char *text = cfs_html_entity(name, strlen(name));
-    if (text && cfs_machine_text(t->m, text, strlen(text))) stop(t);
+    size_t len = strlen(name);
+    const char *text = cfs_html_entity(name, len);
+    if (text) {
+        if (cfs_machine_text(t->m, text, strlen(text))) stop(t);
+        return;
+    }
+    /* Not declared and not HTML: kept as the literal text "&name;", never dropped. */
+    if (cfs_machine_text(t->m, "&", 1) || cfs_machine_text(t->m, name, len) || cfs_machine_text(t->m, ";", 1)) stop(t);
 }
 
 static void *expat_create(cfs_machine *m) {

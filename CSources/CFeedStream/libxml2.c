@@ -315,9 +315,15 @@ static xmlEntityPtr on_get_entity(void *ctx, const xmlChar *name) {
     if (!entities_doc(t)) return NULL;
     if (ctxt->instate != XML_PARSER_CONTENT) return t->nothing;
     const char *text = cfs_html_entity((const char *)name, strlen((const char *)name));
-    if (text == NULL) return t->nothing;
     e = xmlGetDocEntity(t->entities, name);
-    if (e == NULL) e = xmlAddDocEntity(t->entities, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST text);
+    if (e != NULL) return e;
+    if (text != NULL) return xmlAddDocEntity(t->entities, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, BAD_CAST text);
+    /* Not declared and not HTML: kept as the literal text "&name;", never dropped (the
+       entity's replacement text is parsed, hence the character reference). */
+    xmlChar *literal = xmlStrcat(xmlStrcat(xmlStrdup(BAD_CAST "&#38;"), name), BAD_CAST ";");
+    if (literal == NULL) return t->nothing;
+    e = xmlAddDocEntity(t->entities, name, XML_INTERNAL_GENERAL_ENTITY, NULL, NULL, literal);
+    xmlFree(literal);
     return e;
 }
 
@@ -560,7 +566,9 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
     len = total;
     if (t->m->nomem) return TOK_NOMEM;
     if (t->aborted) return TOK_ABORT;
-    if (t->root_closed) {
+    /* An error libxml2 recovered from by itself (a bare '&': "xmlParseEntityRef: no
+       name") before the root closed is the document's error, as expat's would be. */
+    if (t->root_closed && !(t->error && (long)t->err.offset < t->root_end)) {
         long used = t->root_end - base;
         *consumed = used < 0 ? 0 : (size_t)used > len ? len : (size_t)used;
         return TOK_ROOT_END;

@@ -87,7 +87,7 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
         var s = "{\"file\":" + jsonString(file)
         s += ",\"document\":\(e.document),\"line\":\(e.line),\"column\":\(e.column)"
         s += ",\"reason\":" + jsonString(e.message) + ",\"code\":" + jsonString(e.code.rawValue)
-        s += ",\"offset\":\(e.offset)}\n"
+        s += ",\"offset\":\(e.offset)" + (e.recovered ? ",\"recovered\":true}\n" : "}\n")
         record.append(contentsOf: s.utf8)
     }
 }
@@ -254,7 +254,8 @@ struct RunReport {
         let s = summary
         return "feedstream: \(s.inputs - s.failedInputs)/\(s.inputs) \(plural(s.inputs, "file")) ok, \(s.failedInputs) failed; "
             + (s.skippedInputs > 0 ? "skipped \(s.skippedInputs) non-XML \(plural(s.skippedInputs, "file")); " : "")
-            + "\(feeds.all) \(plural(feeds.all, "feed")) (\(feeds.failed) failed), "
+            + "\(feeds.all) \(plural(feeds.all, "feed")) (\(feeds.failed) failed"
+            + (s.recoveredDocuments > 0 ? ", \(s.recoveredDocuments) recovered), " : "), ")
             + (s.notFeedDocuments > 0 ? "\(s.notFeedDocuments) not \(plural(s.notFeedDocuments, "a feed", "feeds")), " : "")
             + "\(s.items) \(plural(s.items, "item")); "
             + String(format: "%.1f MB in, %.1f MB XML, %.1f MB out; %.2f s, %.1f MB/s",
@@ -267,7 +268,8 @@ struct RunReport {
         let s = summary
         var j = "{"
         j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs),\"files_skipped\":\(s.skippedInputs)"
-        j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"not_feeds\":\(s.notFeedDocuments)"
+        j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"feeds_recovered\":\(s.recoveredDocuments)"
+        j += ",\"not_feeds\":\(s.notFeedDocuments)"
         j += ",\"items\":\(s.items)"
         j += ",\"bytes_in\":\(s.bytesIn),\"bytes_xml\":\(s.bytesXML),\"bytes_out\":\(bytesOut)"
         j += String(format: ",\"mb_in\":%.3f,\"mb_xml\":%.3f,\"mb_out\":%.3f",

@@ -95,12 +95,16 @@ final class NativeParser {
                 let sink = NativeSink.from(ctx)
                 guard let recovery = sink.recovery else { return 0 }
                 return sink.call { parser, handler in
-                    let total = try recovery.recover(UnsafeRawBufferPointer(start: bytes, count: len),
-                                                     number: error!.pointee.document, delivered: delivered,
-                                                     error: FeedError(error!.pointee), parser: parser, handler: handler)
+                    let (total, recovered) = try recovery.recover(
+                        UnsafeRawBufferPointer(start: bytes, count: len), number: error!.pointee.document,
+                        delivered: delivered, error: FeedError(error!.pointee), parser: parser, handler: handler)
                     sink.recoveredItems += total - delivered
-                    sink.recoveredDocuments += 1
-                    if sink.firstRecovered == 0 { sink.firstRecovered = error!.pointee.document }
+                    if recovered {
+                        sink.recoveredDocuments += 1
+                        if sink.firstRecovered == 0 { sink.firstRecovered = error!.pointee.document }
+                    } else {
+                        sink.unrecovered += 1
+                    }
                 }
             }, FeedRecovery.window)
         }
@@ -118,6 +122,7 @@ final class NativeParser {
         sink.recoveredItems = 0
         sink.recoveredDocuments = 0
         sink.firstRecovered = 0
+        sink.unrecovered = 0
         defer {
             sink.handler = nil
             sink.parser = nil
@@ -160,7 +165,7 @@ final class NativeParser {
         summary.bytesXML = stats.bytes_xml
         summary.documents = Int(stats.documents)
         summary.items = Int(stats.items) + sink.recoveredItems
-        summary.failedDocuments = Int(stats.failed_documents)
+        summary.failedDocuments = Int(stats.failed_documents) + sink.unrecovered
         summary.recoveredDocuments = sink.recoveredDocuments
         if status != CFS_OK, let e = cfs_parser_error(handle) {
             var error = FeedError(e.pointee)
@@ -186,6 +191,7 @@ final class NativeSink {
     var recoveredItems = 0
     var recoveredDocuments = 0
     var firstRecovered = 0
+    var unrecovered = 0
 
     @inline(__always)
     static func from(_ ctx: UnsafeMutableRawPointer?) -> NativeSink {

@@ -25,10 +25,11 @@ package final class FeedRecovery {
     /// Re-reads document number `number`, which failed with `error` after `delivered`
     /// items had been delivered: delivers to `handler` (naming `parser`) every item after
     /// those, the feed-level fields, then `error` marked ``FeedError/recovered`` (or the
-    /// limit the re-read passed, if it passed one).
-    /// - Returns: the items the document has in all.
+    /// limit the re-read passed, if it passed one). When the re-read finds no root element
+    /// (the bytes are not XML at all), the error is delivered as it was, not marked.
+    /// - Returns: the items the document has in all, and whether it was recovered.
     package func recover(_ document: UnsafeRawBufferPointer, number: Int, delivered: Int, error: FeedError,
-                         parser: any FeedParser, handler: any FeedHandler) throws -> Int {
+                         parser: any FeedParser, handler: any FeedHandler) throws -> (items: Int, recovered: Bool) {
         let repaired = XMLRepair.repair(document)
         machine.begin(document: number)
         machine.skipItems = delivered
@@ -45,9 +46,10 @@ package final class FeedRecovery {
         if case .error(let t, _) = outcome, t.isLimit {
             e = FeedError(code: .limitExceeded, message: t.message, document: number, offset: error.offset)
         }
-        e.recovered = true
+        let recovered = machine.core.pointee.rootSeen
+        e.recovered = recovered
         try machine.finish(error: e)
-        return max(machine.items, delivered)
+        return (max(machine.items, delivered), recovered)
     }
 }
 

@@ -13,10 +13,8 @@
 //   The output is UTF-8 and its XML declaration is dropped.
 // - `&`: a character reference to a valid character is kept (`&#X41;` is written
 //   `&#x41;`); one to an invalid character, and a bare `&`, are kept as literal text.
-//   `&name;`: the five XML entities and entities the DOCTYPE declares are kept; an
-//   HTML 4 entity is decoded; any other name is kept as the literal text `&name;`
-//   (in a document with an external DTD, which the strict reader reports as skipped
-//   entities, it is left as it is).
+//   `&name;` is left as it is (the strict reader reads it as in any document: XML,
+//   declared and HTML 4 entities decoded, any other name kept as its literal text).
 // - `<` that cannot start markup (a space, a digit, `=`, ...) is literal text; so is
 //   `]]>` in text.
 // - Tags: an end tag closes every element open above its match (matched exactly, else
@@ -41,8 +39,6 @@ struct XMLRepair {
     private var open: [(name: [UInt8], bindings: Int)] = []
     /// Prefixes in scope (declared or added), innermost last.
     private var prefixes: [[UInt8]] = []
-    private var declaredEntities: Set<[UInt8]> = []
-    private var externalSubset = false
     private var rootClosed = false
 
     /// The repaired document: well-formed UTF-8 XML for every input the rules cover.
@@ -271,8 +267,8 @@ struct XMLRepair {
         while let top = open.popLast() { closeElement(top) }
     }
 
-    /// The DOCTYPE declaration, copied as it is; notes the entities it declares and
-    /// whether it names an external subset. Returns the index past it.
+    /// The DOCTYPE declaration (with its internal subset), copied as it is. Returns the
+    /// index past it.
     private mutating func doctype(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
         var j = i + 9
         var quote: UInt8 = 0
@@ -289,15 +285,6 @@ struct XMLRepair {
                 inSubset = false
             } else if c == 0x3E && !inSubset {
                 break
-            } else if !inSubset && (hasPrefix(s, j, "SYSTEM") || hasPrefix(s, j, "PUBLIC")) {
-                externalSubset = true
-            } else if inSubset && hasPrefix(s, j, "<!ENTITY") {
-                var k = j + 8
-                while k < s.count && isSpace(s[k]) { k += 1 }
-                if k < s.count && s[k] != 0x25 {   // a general entity, not a parameter one
-                    let e = nameEnd(s, k)
-                    declaredEntities.insert(Array(s[k..<e]))
-                }
             }
             j += 1
         }
@@ -361,23 +348,10 @@ struct XMLRepair {
             out += amp
             return i + 1
         }
-        let name = Array(s[(i + 1)..<e])
-        if predefined(name) || declaredEntities.contains(name) || externalSubset {
-            out += s[i...e]
-        } else if let utf8 = name.withUnsafeBytes({ HTMLEntities.utf8(named: $0) }) {
-            // Decoded, then escaped as text needs.
-            for b in utf8 {
-                switch b {
-                case 0x26: out += amp
-                case 0x3C: out += Array("&lt;".utf8)
-                case 0x22: out += Array("&quot;".utf8)
-                default: out.append(b)
-                }
-            }
-        } else {
-            out += amp
-            out += s[(i + 1)...e]
-        }
+        // A reference to a named entity is left as it is: the strict reader decodes the
+        // XML and declared ones, decodes HTML 4 names in text and keeps any other name as
+        // the literal text (docs/SCHEMA.md, "Entities"), as in any document.
+        out += s[i...e]
         return e + 1
     }
 
@@ -570,13 +544,6 @@ private func digit(_ c: UInt8, hex: Bool) -> UInt32? {
 private func isXMLScalar(_ v: UInt32) -> Bool {
     v == 0x09 || v == 0x0A || v == 0x0D || (v >= 0x20 && v <= 0xD7FF) || (v >= 0xE000 && v <= 0xFFFD)
         || (v >= 0x10000 && v <= 0x10FFFF)
-}
-
-private func predefined(_ name: [UInt8]) -> Bool {
-    switch String(decoding: name, as: UTF8.self) {
-    case "amp", "lt", "gt", "quot", "apos": return true
-    default: return false
-    }
 }
 
 private func asciiLowercased(_ b: [UInt8]) -> [UInt8] {

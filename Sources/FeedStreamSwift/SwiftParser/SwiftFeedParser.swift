@@ -242,16 +242,16 @@ public final class SwiftFeedParser: FeedParser {
     private func recoverPending() throws {
         guard let (error, delivered) = pending, let recovery, let handler = machine.handler else { return }
         pending = nil
-        let total = try kept.bytes.withUnsafeBytes {
+        let (total, recovered) = try kept.bytes.withUnsafeBytes {
             try recovery.recover($0, number: error.document, delivered: delivered, error: error,
                                  parser: self, handler: handler)
         }
         kept.reset()
         summary.items += total
-        summary.recoveredDocuments += 1
+        if recovered { summary.recoveredDocuments += 1 } else { summary.failedDocuments += 1 }
         if summary.firstError == nil {
             var e = error
-            e.recovered = true
+            e.recovered = recovered
             summary.firstError = e
         }
     }

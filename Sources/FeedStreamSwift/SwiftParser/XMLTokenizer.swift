@@ -1107,8 +1107,13 @@ final class SwiftXMLTokenizer {
         }
         // Not declared: the document may have an external DTD we never read.
         if standalone { return .stop(.error(i, "undefined entity")) }
-        if !inAttribute && machine.wantsText, let t = HTMLEntities.utf8(named: nm) {
-            machine.text(t)
+        if !inAttribute && machine.wantsText {
+            if let t = HTMLEntities.utf8(named: nm) {
+                machine.text(t)
+            } else {
+                // Not HTML either: kept as the literal text "&name;", never dropped.
+                machine.text(UnsafeRawBufferPointer(rebasing: UnsafeRawBufferPointer(start: s + i, count: ne + 1 - i)[...]))
+            }
         }
         return .next(ne + 1)
     }

@@ -70,8 +70,11 @@ public struct BatchSummary: Sendable, Equatable {
     public var skippedInputs = 0
     /// Documents found in every input.
     public var documents = 0
-    /// Documents that ended with an error.
+    /// Documents that ended with an error (recovered ones not included).
     public var failedDocuments = 0
+    /// Documents that failed as XML and were read by the recovery path
+    /// (``ParseSummary/recoveredDocuments``).
+    public var recoveredDocuments = 0
     /// Documents, among ``documents`` and ``failedDocuments``, that were well-formed
     /// but not feeds (an HTML page, …).
     public var notFeedDocuments = 0
@@ -110,6 +113,7 @@ public struct BatchSummary: Sendable, Equatable {
         if !r.succeeded { failedInputs += 1 }
         documents += r.summary.documents
         failedDocuments += r.summary.failedDocuments
+        recoveredDocuments += r.summary.recoveredDocuments
         notFeedDocuments += r.notFeedDocuments
         items += r.summary.items
         bytesIn += r.summary.bytesIn
