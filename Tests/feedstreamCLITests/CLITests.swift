@@ -30,8 +30,10 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(r.status, 1)
         XCTAssertTrue(r.err.contains("\(dir.path)/b.xml: document 1, line 22, column 68: mismatched tag"), r.err)
         let recs = try lines(r.out)
-        // a: 3 items, b: 2 items kept before the error, c: 3 items; one feed line each.
-        XCTAssertEqual(recs.filter { $0["kind"] as? String == "item" }.count, 8)
+        // a: 3 items, b: 2 items before the error and 1 after it (recovered), c: 3 items;
+        // one feed line each.
+        XCTAssertEqual(recs.filter { $0["kind"] as? String == "item" }.count, 9)
+        XCTAssertEqual(recs.filter { $0["recovered"] as? Bool == true }.count, 1)
         XCTAssertEqual(recs.filter { $0["kind"] as? String == "feed" }.count, 3)
         XCTAssertEqual(recs.last?["source"] as? String, "\(dir.path)/c.xml")
     }
