@@ -288,7 +288,9 @@ static cfs_status begin_document(cfs_parser *p) {
 /* Ends the open document; err NULL if its root closed. */
 static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     cfs_error not_feed;
-    if (err && err->code == CFS_ERR_XML && p->recover && !p->keep_over) {
+    /* XML errors, and a document cut short by corrupt or truncated gzip (only the stream's
+       end reports one here), are recovered. */
+    if (err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_GZIP) && p->recover && !p->keep_over) {
         /* Goes to the hook once the document's end is known (recover_pending). */
         p->pending = 1;
         p->pending_err = *err;

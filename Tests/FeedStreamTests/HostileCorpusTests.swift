@@ -47,7 +47,7 @@ final class HostileCorpusTests: XCTestCase {
         "html-page.html": Expected(code: .malformedXML, items: 0, line: 2),
         "empty.xml": Expected(code: .empty, message: "empty input: no XML document", items: 0),
         "binary.bin": Expected(code: .malformedXML, items: 0, line: 1, column: 1),
-        "gzip-truncated.xml.gz": Expected(code: .gzip, message: "truncated gzip data", items: 126, line: 3),
+        "gzip-truncated.xml.gz": Expected(code: .gzip, message: "truncated gzip data", items: 127, line: 3),
         "gzip-bad-crc.xml.gz": Expected(code: .gzip, message: "corrupt gzip data", items: 201),
         "gzip-bad-header.xml.gz": Expected(code: .gzip, message: "corrupt gzip data", items: 0),
         "gzip-trailing-garbage.xml.gz": Expected(code: .gzip, message: "trailing garbage after gzip data", items: 201),

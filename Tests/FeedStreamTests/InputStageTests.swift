@@ -41,8 +41,10 @@ final class InputStageTests: XCTestCase {
         for input in [FeedInput.bytes(bytes(dump)), .bytes(gzip(bytes(dump)))] {
             let (log, summary) = try events(input)
             XCTAssertEqual(summary.documents, 3)
-            XCTAssertEqual(summary.failedDocuments, 1)
-            XCTAssertEqual(summary.items, 4)   // 2 + the one completed before the error + 1
+            XCTAssertEqual(summary.failedDocuments, 0)
+            XCTAssertEqual(summary.recoveredDocuments, 1)
+            // 2 + the one completed before the error + the one after it (recovered) + 1.
+            XCTAssertEqual(summary.items, 5)
             XCTAssertEqual(log.errors.count, 1)
             let e = try XCTUnwrap(log.errors.first)
             XCTAssertEqual(e.code, .malformedXML)
@@ -50,9 +52,10 @@ final class InputStageTests: XCTestCase {
             XCTAssertEqual(e.line, 1)
             XCTAssertEqual(e.message, "mismatched tag")
             XCTAssertTrue(log.events.contains("item 2.0 id=bad-0 title=kept"))
+            XCTAssertTrue(log.events.contains("item 2.1 id=- title=lost"), "\(log.events)")
             XCTAssertTrue(log.events.contains("feed 3 rss20 title=c items=1"))
             // The feed info of the broken document arrives before its failure.
-            let feedIndex = try XCTUnwrap(log.events.firstIndex(of: "feed 2 rss20 title=bad items=1"))
+            let feedIndex = try XCTUnwrap(log.events.firstIndex(of: "feed 2 rss20 title=bad items=2"))
             XCTAssertEqual(log.events[feedIndex + 1], "fail 2 xml")
         }
     }

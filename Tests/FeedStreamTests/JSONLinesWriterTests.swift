@@ -70,12 +70,13 @@ final class JSONLinesWriterTests: XCTestCase {
             <item><title>Two</title><pubDate>someday</pubDate></item><item><title>Three</oops>
             """
         let (text, summary) = try jsonLines(.bytes(bytes(doc)), source: "dir/a \"b\".xml")
-        XCTAssertEqual(summary.items, 2)
+        XCTAssertEqual(summary.items, 3)   // the third by the recovery path
         let lines = try text.split(separator: "\n").map {
             try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
         }
-        XCTAssertEqual(lines.count, 3)
-        XCTAssertEqual(lines.map { $0["kind"] as? String }, ["item", "item", "feed"])
+        XCTAssertEqual(lines.count, 4)
+        XCTAssertEqual(lines.map { $0["kind"] as? String }, ["item", "item", "item", "feed"])
+        XCTAssertEqual(lines[2]["title"] as? String, "Three")
         XCTAssertEqual(lines[0]["source"] as? String, "dir/a \"b\".xml")
         let feed = try XCTUnwrap(lines[0]["feed"] as? [String: Any])
         XCTAssertEqual(feed["title"] as? String, "Ch")   // trimmed
@@ -86,11 +87,12 @@ final class JSONLinesWriterTests: XCTestCase {
         // An unparsable date keeps only its raw text.
         XCTAssertNil(lines[1]["published"])
         XCTAssertEqual(lines[1]["published_raw"] as? String, "someday")
-        let error = try XCTUnwrap(lines[2]["error"] as? [String: Any])
+        let error = try XCTUnwrap(lines[3]["error"] as? [String: Any])
         XCTAssertEqual(error["code"] as? String, "xml")
         XCTAssertEqual(error["message"] as? String, "mismatched tag")
         XCTAssertEqual(error["line"] as? Int, 3)
-        XCTAssertEqual(lines[2]["items"] as? Int, 2)
+        XCTAssertEqual(lines[3]["recovered"] as? Bool, true)
+        XCTAssertEqual(lines[3]["items"] as? Int, 3)
     }
 
     func testFlushesOnlyAtLineBoundaries() throws {

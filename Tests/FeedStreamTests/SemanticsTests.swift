@@ -85,12 +85,12 @@ final class SemanticsTests: XCTestCase {
         XCTAssertEqual(l[2]["language"] as? String, "en")
     }
 
-    func testHTMLEntitiesDecodedUnknownOnesDroppedNeverFatal() throws {
+    func testHTMLEntitiesDecodedUnknownOnesKeptNeverFatal() throws {
         let l = try lines("""
             <rss version="2.0"><channel><title>A&nbsp;&mdash;&nbsp;B &eacute;t&eacute; &bogus;end</title>
             <item><title>x &hellip;</title><category domain="a&nbsp;b">c</category></item></channel></rss>
             """)
-        XCTAssertEqual(l[1]["title"] as? String, "A\u{a0}\u{2014}\u{a0}B \u{e9}t\u{e9} end")
+        XCTAssertEqual(l[1]["title"] as? String, "A\u{a0}\u{2014}\u{a0}B \u{e9}t\u{e9} &bogus;end")
         XCTAssertEqual(l[0]["title"] as? String, "x \u{2026}")
         XCTAssertEqual((l[0]["categories"] as? [[String: Any]])?.first?["scheme"] as? String, "ab")
         XCTAssertNil(l[1]["error"])

@@ -43,11 +43,12 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
-    private func verdicts(_ xml: String) throws -> (expat: ParseSummary, swift: ParseSummary, swiftText: String,
-                                                   expatText: String) {
+    private func verdicts(_ xml: String, strict: Bool = false) throws
+        -> (expat: ParseSummary, swift: ParseSummary, swiftText: String, expatText: String)
+    {
         let data = bytes(xml)
-        let e = try jsonLines(.bytes(data), source: "t", parser: ExpatFeedParser())
-        let s = try jsonLines(.bytes(data), source: "t", parser: SwiftFeedParser())
+        let e = try jsonLines(.bytes(data), source: "t", parser: ExpatFeedParser(strict: strict))
+        let s = try jsonLines(.bytes(data), source: "t", parser: SwiftFeedParser(strict: strict))
         return (e.summary, s.summary, s.text, e.text)
     }
 
@@ -79,10 +80,16 @@ final class SwiftParserTests: XCTestCase {
             ("attributes without space", "<rss><channel>\(item)<item a=\"1\"b=\"2\"/></channel></rss>"),
         ]
         for (name, xml) in cases {
-            let v = try verdicts(xml)
+            // Strict: the tokenizers' verdicts.
+            let v = try verdicts(xml, strict: true)
             XCTAssertEqual(v.expat.failedDocuments, 1, "\(name): expat accepted it")
             XCTAssertEqual(v.swift.failedDocuments, 1, "\(name): swift accepted it\n\(v.swiftText)")
             XCTAssertEqual(v.swift.items, v.expat.items, "\(name): items before the error")
+            // With the recovery path: the same document, at least the same items.
+            let r = try verdicts(xml)
+            XCTAssertEqual(r.expat.failedDocuments + r.expat.recoveredDocuments, 1, "\(name): expat, recovering")
+            XCTAssertEqual(r.swift.items, r.expat.items, "\(name): items, recovering")
+            XCTAssertGreaterThanOrEqual(r.expat.items, v.expat.items, "\(name): recovering lost items")
         }
     }
 

@@ -472,7 +472,8 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
                      the next document (or the end of the stream); borrowed for the call.
     @param len       their count.
     @param delivered the items of the document on_item already delivered.
-    @param error     why it failed (code CFS_ERR_XML, where, and the message).
+    @param error     why it failed (CFS_ERR_XML, or CFS_ERR_GZIP for a document the
+                     stream's corrupt or truncated gzip cut short; where; the message).
     @return 0 to go on, non-zero to stop the parser (CFS_ERR_ABORTED). */
 typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_t delivered,
                               const cfs_error *error);
@@ -482,7 +483,8 @@ typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_
  * leniently (the Swift library does: docs/SCHEMA.md, "Recovered documents"; the C core
  * has no lenient reader of its own). With a hook set, the parser keeps the bytes of the
  * open document (up to `max_bytes`; a longer document is not kept). A document that
- * fails with CFS_ERR_XML and was kept whole is then reported to the hook instead of
+ * fails with CFS_ERR_XML, or is cut short by corrupt or truncated gzip (CFS_ERR_GZIP),
+ * and was kept whole is then reported to the hook instead of
  * on_document_end, once its end is known: the start of the next document (an "<?xml"
  * declaration or a root start tag) or the end of the stream. The hook reports the
  * document as it sees fit; the items before the failure were delivered as usual, and

@@ -101,7 +101,7 @@ final class NativeParser {
                     sink.recoveredItems += total - delivered
                     if recovered {
                         sink.recoveredDocuments += 1
-                        if sink.firstRecovered == 0 { sink.firstRecovered = error!.pointee.document }
+                        if sink.firstRecovered == nil { sink.firstRecovered = FeedError(error!.pointee) }
                     } else {
                         sink.unrecovered += 1
                     }
@@ -121,7 +121,7 @@ final class NativeParser {
         sink.error = nil
         sink.recoveredItems = 0
         sink.recoveredDocuments = 0
-        sink.firstRecovered = 0
+        sink.firstRecovered = nil
         sink.unrecovered = 0
         defer {
             sink.handler = nil
@@ -169,7 +169,8 @@ final class NativeParser {
         summary.recoveredDocuments = sink.recoveredDocuments
         if status != CFS_OK, let e = cfs_parser_error(handle) {
             var error = FeedError(e.pointee)
-            error.recovered = e.pointee.document > 0 && e.pointee.document == sink.firstRecovered
+            // The first error is a recovered document's (not a fatal error of the stream).
+            error.recovered = error == sink.firstRecovered
             summary.firstError = error
             if error.code == .outOfMemory { throw error }
             // Errors of a document were delivered with it; the others are delivered here.
@@ -190,7 +191,7 @@ final class NativeSink {
     var recovery: FeedRecovery?
     var recoveredItems = 0
     var recoveredDocuments = 0
-    var firstRecovered = 0
+    var firstRecovered: FeedError?
     var unrecovered = 0
 
     @inline(__always)

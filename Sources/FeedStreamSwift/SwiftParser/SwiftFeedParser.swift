@@ -184,7 +184,9 @@ public final class SwiftFeedParser: FeedParser {
     }
 
     private func endDocument(_ error: FeedError?) throws {
-        if let error, error.code == .malformedXML, recovery != nil, !kept.overflowed {
+        // XML errors, and a document cut short by corrupt or truncated gzip (only finish
+        // reports one here), are recovered.
+        if let error, error.code == .malformedXML || error.code == .gzip, recovery != nil, !kept.overflowed {
             // Recovered once the rest of the document is known (recoverPending).
             var e = error
             e.document = machine.document
