@@ -80,17 +80,25 @@ if grep -E 'libexpat|libxml2' <<<"$libs"; then
     exit 1
 fi
 
-# --- the C example (cc + pkg-config, only the public header) ----------------------------
-feedlist=$(Examples/c/build.sh "$scratch/c/feedlist")
-out=$("$feedlist" corpus/feeds/dump-three.xml)
-expect feedlist '{"document":2,"index":0,"title":"Two: only entry","link":"https://example.org/dump/two/1"}' "$out"
-expect feedlist '{"document":3,"feed":"Dump Feed Three (RSS 1.0, no XML declaration)","format":"rss10","items":1}' "$out"
+# --- the C example: the library installed with `make install PREFIX=...`, the example
+# built with `pkg-config --cflags --libs feedstream` (shared) and --static (the archive)
+mapfile -t feedlists < <(Examples/c/build.sh "$scratch/c/feedlist" "$scratch/c/prefix")
+[ "${#feedlists[@]}" = 2 ] || { echo "examples: Examples/c/build.sh printed ${#feedlists[@]} paths, not 2" >&2; exit 1; }
+libs=$(needed "${feedlists[0]}")
+expect feedlist-links libfeedstream.so.0 "$libs"
+libs=$(needed "${feedlists[1]}")
+if grep -F libfeedstream <<<"$libs"; then echo "examples: feedlist-static needs libfeedstream (above)" >&2; exit 1; fi
 gzip -c corpus/feeds/rss2-basic.xml > "$scratch/c/rss2-basic.xml.gz"
-out=$("$feedlist" --backend libxml2 "$scratch/c/rss2-basic.xml.gz")
-expect feedlist-gzip '"title":"Release notes: importer 2.4"' "$out"
-status=0
-err=$("$feedlist" corpus/bad/mismatched.xml 2>&1 >/dev/null) || status=$?
-[ "$status" = 1 ] || { echo "examples: feedlist on a bad file exited $status, not 1" >&2; exit 1; }
-expect feedlist-error '"error":"mismatched tag","line":22,"column":68}' "$err"
+for feedlist in "${feedlists[@]}"; do
+    out=$("$feedlist" corpus/feeds/dump-three.xml)
+    expect feedlist '{"document":2,"index":0,"title":"Two: only entry","link":"https://example.org/dump/two/1"}' "$out"
+    expect feedlist '{"document":3,"feed":"Dump Feed Three (RSS 1.0, no XML declaration)","format":"rss10","items":1}' "$out"
+    out=$("$feedlist" --backend libxml2 "$scratch/c/rss2-basic.xml.gz")
+    expect feedlist-gzip '"title":"Release notes: importer 2.4"' "$out"
+    status=0
+    err=$("$feedlist" corpus/bad/mismatched.xml 2>&1 >/dev/null) || status=$?
+    [ "$status" = 1 ] || { echo "examples: $feedlist on a bad file exited $status, not 1" >&2; exit 1; }
+    expect feedlist-error '"error":"mismatched tag","line":22,"column":68}' "$err"
+done
 
 echo "examples: all ran as expected"
