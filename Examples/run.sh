@@ -42,6 +42,40 @@ out=$("$bin/feed-titles" corpus/bad/truncated.xml) || status=$?
 [ "$status" = 1 ] || { echo "examples: feed-titles on a bad file exited $status, not 1" >&2; exit 1; }
 expect feed-titles-error 'failed (swift): document 1, line 22, column 61: no element found' "$out"
 
+# --- the docs' Swift snippets, as written: the snippets target holds each one ----------
+python3 Examples/check-snippets.py
+
+# --- the docs' dependency lines, as written: a package beside a clone named FeedStream
+# (a symlink to this checkout) uses README's path line, then README's URL line pointing
+# at a bare clone of this repository (file://), with README's product line;
+# `swift package describe` resolves the graph (a wrong package name fails there).
+deps="$scratch/deps"
+rm -rf "$deps" && mkdir -p "$deps/app/Sources/App"
+ln -s "$PWD" "$deps/FeedStream"
+git clone -q --bare . "$deps/remote/FeedStream.git"
+git -C "$deps/remote/FeedStream.git" branch -f main HEAD
+path_dep=$(grep -o '\.package(path: "\.\./FeedStream")' README.md | head -1)
+url_dep=$(grep -o '\.package(url: "https://example.com/you/FeedStream.git", branch: "main")' README.md | head -1)
+product=$(grep -o '\.product(name: "FeedStream", package: "FeedStream")' README.md | head -1)
+for doc in Sources/FeedStream/FeedStream.docc/GettingStarted.md; do
+    for line in "$path_dep" "$url_dep" "$product"; do
+        grep -qF -- "$line" "$doc" || { echo "examples: $doc lacks README's $line" >&2; exit 1; }
+    done
+done
+echo 'import FeedStream' > "$deps/app/Sources/App/main.swift"
+for dep in "$path_dep" "${url_dep/https:\/\/example.com\/you/file://$PWD/$deps/remote}"; do
+    [ -n "$dep" ] && [ -n "$product" ] || { echo "examples: README's dependency lines were not found" >&2; exit 1; }
+    cat > "$deps/app/Package.swift" <<MANIFEST
+// swift-tools-version: 6.0
+import PackageDescription
+let package = Package(name: "App", dependencies: [$dep],
+                      targets: [.executableTarget(name: "App", dependencies: [$product])])
+MANIFEST
+    rm -rf "$deps/app/.build" "$deps/app/Package.resolved"
+    out=$(swift package --package-path "$deps/app" describe 2>&1) || { echo "examples: $dep: $out" >&2; exit 1; }
+    echo "examples: dependency line resolves: $dep"
+done
+
 # --- the FeedStreamSwift product alone (no expat, libxml2 or C core) -------------------
 # Its JSON Lines are the fixture's, byte for byte (the writer leaves "source" empty), from
 # plain and gzip input.
