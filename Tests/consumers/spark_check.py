@@ -8,7 +8,8 @@ Over COUNT generated feeds (default 300; corpus/generate.py) plus one bad feed:
   - the recipe (absolute path, checkCode=True, --data-errors-ok) gives exactly the
     lines of a direct run (the bad feed's good items included), and the job succeeds;
   - without --data-errors-ok the bad feed fails the job (exit 1 is a data error);
-  - a missing binary and a mistyped option (exit 2) fail the job: no silent empty output.
+  - a missing binary and a mistyped option (exit 2) fail the job: no silent empty output;
+  - the lines load with `feedstream schema --format spark`, every date a timestamp.
 Without Java or pyspark it prints "spark check skipped: ..." and exits 77.
 """
 import os
@@ -83,6 +84,18 @@ try:
         fails.append(f"spark wrote {len(got)} lines ({spark_items} items), the direct run {len(reference)} ({items} items)")
     print(f"spark: {paths_rdd.getNumPartitions()} partitions, {len(paths)} feeds, {len(got)} lines, "
           f"{spark_items} items; direct run: {len(reference)} lines, {items} items")
+
+    # The lines loaded with `feedstream schema --format spark` (README, "Loading it
+    # elsewhere"): every item, every normalized date a timestamp.
+    from pyspark.sql import SparkSession
+    ddl = subprocess.run([binary, "schema", "--format", "spark"], capture_output=True, text=True, check=True).stdout
+    df = SparkSession(sc).read.schema(ddl).json(out)
+    frame_items = df.where(df.kind == "item")
+    dated = sum(1 for l in reference if '"kind":"item"' in l and '"published":"' in l)
+    loaded = (frame_items.count(), frame_items.where(frame_items.published.isNotNull()).count())
+    if loaded != (items, dated):
+        fails.append(f"spark.read.schema: {loaded} items and published timestamps, expected {(items, dated)}")
+    print(f"spark.read.schema(feedstream schema --format spark): {loaded[0]} items, {loaded[1]} published timestamps")
 
     expect_failure("without --data-errors-ok (the bad feed: exit 1)",
                    f"{feedstream} convert -q -j 1 --files-from -")
