@@ -17,6 +17,8 @@
 //                  depends on the FeedStreamSwift product alone (the pure-Swift backend;
 //                  no expat, libxml2 or C core): generic entry points, the JSON Lines
 //                  writer. Examples/run.sh checks that its binary links neither library.
+//   snippets       the Swift snippets of README.md and GettingStarted.md, verbatim
+//                  (compiled, not run; Examples/run.sh checks they are the docs' own)
 import PackageDescription
 
 let package = Package(
@@ -34,6 +36,10 @@ let package = Package(
             dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
         .executableTarget(
             name: "feed-titles",
+            dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
+        // README's and GettingStarted.md's snippets, verbatim: built, never run.
+        .target(
+            name: "snippets",
             dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
         .executableTarget(
             name: "feed-swift-only",

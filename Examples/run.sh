@@ -42,6 +42,40 @@ out=$("$bin/feed-titles" corpus/bad/truncated.xml) || status=$?
 [ "$status" = 1 ] || { echo "examples: feed-titles on a bad file exited $status, not 1" >&2; exit 1; }
 expect feed-titles-error 'failed (swift): document 1, line 22, column 61: no element found' "$out"
 
+# --- the docs' Swift snippets, as written: the snippets target holds each one ----------
+python3 Examples/check-snippets.py
+
+# --- the docs' dependency lines, as written: a package beside a clone named FeedStream
+# (a symlink to this checkout) uses README's path line, then README's URL line pointing
+# at a bare clone of this repository (file://), with README's product line;
+# `swift package describe` resolves the graph (a wrong package name fails there).
+deps="$scratch/deps"
+rm -rf "$deps" && mkdir -p "$deps/app/Sources/App"
+ln -s "$PWD" "$deps/FeedStream"
+git clone -q --bare . "$deps/remote/FeedStream.git"
+git -C "$deps/remote/FeedStream.git" branch -f main HEAD
+path_dep=$(grep -o '\.package(path: "\.\./FeedStream")' README.md | head -1)
+url_dep=$(grep -o '\.package(url: "https://example.com/you/FeedStream.git", branch: "main")' README.md | head -1)
+product=$(grep -o '\.product(name: "FeedStream", package: "FeedStream")' README.md | head -1)
+for doc in Sources/FeedStream/FeedStream.docc/GettingStarted.md; do
+    for line in "$path_dep" "$url_dep" "$product"; do
+        grep -qF -- "$line" "$doc" || { echo "examples: $doc lacks README's $line" >&2; exit 1; }
+    done
+done
+echo 'import FeedStream' > "$deps/app/Sources/App/main.swift"
+for dep in "$path_dep" "${url_dep/https:\/\/example.com\/you/file://$PWD/$deps/remote}"; do
+    [ -n "$dep" ] && [ -n "$product" ] || { echo "examples: README's dependency lines were not found" >&2; exit 1; }
+    cat > "$deps/app/Package.swift" <<MANIFEST
+// swift-tools-version: 6.0
+import PackageDescription
+let package = Package(name: "App", dependencies: [$dep],
+                      targets: [.executableTarget(name: "App", dependencies: [$product])])
+MANIFEST
+    rm -rf "$deps/app/.build" "$deps/app/Package.resolved"
+    out=$(swift package --package-path "$deps/app" describe 2>&1) || { echo "examples: $dep: $out" >&2; exit 1; }
+    echo "examples: dependency line resolves: $dep"
+done
+
 # --- the FeedStreamSwift product alone (no expat, libxml2 or C core) -------------------
 # Its JSON Lines are the fixture's, byte for byte (the writer leaves "source" empty), from
 # plain and gzip input.
@@ -80,17 +114,25 @@ if grep -E 'libexpat|libxml2' <<<"$libs"; then
     exit 1
 fi
 
-# --- the C example (cc + pkg-config, only the public header) ----------------------------
-feedlist=$(Examples/c/build.sh "$scratch/c/feedlist")
-out=$("$feedlist" corpus/feeds/dump-three.xml)
-expect feedlist '{"document":2,"index":0,"title":"Two: only entry","link":"https://example.org/dump/two/1"}' "$out"
-expect feedlist '{"document":3,"feed":"Dump Feed Three (RSS 1.0, no XML declaration)","format":"rss10","items":1}' "$out"
+# --- the C example: the library installed with `make install PREFIX=...`, the example
+# built with `pkg-config --cflags --libs feedstream` (shared) and --static (the archive)
+mapfile -t feedlists < <(Examples/c/build.sh "$scratch/c/feedlist" "$scratch/c/prefix")
+[ "${#feedlists[@]}" = 2 ] || { echo "examples: Examples/c/build.sh printed ${#feedlists[@]} paths, not 2" >&2; exit 1; }
+libs=$(needed "${feedlists[0]}")
+expect feedlist-links libfeedstream.so.0 "$libs"
+libs=$(needed "${feedlists[1]}")
+if grep -F libfeedstream <<<"$libs"; then echo "examples: feedlist-static needs libfeedstream (above)" >&2; exit 1; fi
 gzip -c corpus/feeds/rss2-basic.xml > "$scratch/c/rss2-basic.xml.gz"
-out=$("$feedlist" --backend libxml2 "$scratch/c/rss2-basic.xml.gz")
-expect feedlist-gzip '"title":"Release notes: importer 2.4"' "$out"
-status=0
-err=$("$feedlist" corpus/bad/mismatched.xml 2>&1 >/dev/null) || status=$?
-[ "$status" = 1 ] || { echo "examples: feedlist on a bad file exited $status, not 1" >&2; exit 1; }
-expect feedlist-error '"error":"mismatched tag","line":22,"column":68}' "$err"
+for feedlist in "${feedlists[@]}"; do
+    out=$("$feedlist" corpus/feeds/dump-three.xml)
+    expect feedlist '{"document":2,"index":0,"title":"Two: only entry","link":"https://example.org/dump/two/1"}' "$out"
+    expect feedlist '{"document":3,"feed":"Dump Feed Three (RSS 1.0, no XML declaration)","format":"rss10","items":1}' "$out"
+    out=$("$feedlist" --backend libxml2 "$scratch/c/rss2-basic.xml.gz")
+    expect feedlist-gzip '"title":"Release notes: importer 2.4"' "$out"
+    status=0
+    err=$("$feedlist" corpus/bad/mismatched.xml 2>&1 >/dev/null) || status=$?
+    [ "$status" = 1 ] || { echo "examples: $feedlist on a bad file exited $status, not 1" >&2; exit 1; }
+    expect feedlist-error '"error":"mismatched tag","line":22,"column":68}' "$err"
+done
 
 echo "examples: all ran as expected"

@@ -1,26 +1,29 @@
 #!/usr/bin/env bash
-# Builds the C example against the C core's sources with cc and pkg-config, as a C
-# project that vendors FeedStream's C core would:
+# Builds the C example as a C project using FeedStream would: the library installed
+# with the repository's Makefile (`make install PREFIX=...`), then the example compiled
+# with nothing but `pkg-config --cflags --libs feedstream`:
 #
-#     Examples/c/build.sh [OUTPUT]        (default: Examples/.build/c/feedlist)
+#     Examples/c/build.sh [OUTPUT [PREFIX]]
+#         (defaults: Examples/.build/c/feedlist, Examples/.build/c/prefix)
 #
-# Only the public header is on the example's include path; the core's sources compile
-# with their own folder (internal.h) on theirs.
+# Prints the paths of two binaries: OUTPUT, linked to the shared library (found at run
+# time through an rpath to PREFIX/lib, as PREFIX is not a system folder), and
+# OUTPUT-static, linked to libfeedstream.a (`pkg-config --static`).
 set -euo pipefail
 root="$(cd "$(dirname "$0")/../.." && pwd)"
 out="${1:-$root/Examples/.build/c/feedlist}"
 mkdir -p "$(dirname "$out")"
+out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
+prefix="${2:-$(dirname "$out")/prefix}"
 CC="${CC:-cc}"
-deps="expat libxml-2.0 zlib"
-objdir="$(dirname "$out")/obj"
-mkdir -p "$objdir"
-for src in "$root"/CSources/CFeedStream/*.c; do
-    # shellcheck disable=SC2046
-    "$CC" -std=c11 -O2 -D_GNU_SOURCE -c "$src" -o "$objdir/$(basename "$src" .c).o" $(pkg-config --cflags $deps)
-done
-# shellcheck disable=SC2046
-"$CC" -std=c11 -O2 -Wall -Wextra -Werror -pedantic -I "$root/CSources/CFeedStream/include" \
-    -c "$root/Examples/c/feedlist.c" -o "$objdir/feedlist.o"
-# shellcheck disable=SC2046
-"$CC" "$objdir"/*.o -o "$out" $(pkg-config --libs $deps) -lpthread
+make -s -C "$root" install PREFIX="$prefix" BUILD="$(dirname "$out")/lib-build" >&2
+export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
+warn="-std=c11 -O2 -Wall -Wextra -Werror -pedantic"
+# shellcheck disable=SC2046,SC2086
+"$CC" $warn "$root/Examples/c/feedlist.c" -o "$out" $(pkg-config --cflags --libs feedstream) \
+    -Wl,-rpath,"$prefix/lib"
+# shellcheck disable=SC2046,SC2086
+"$CC" $warn "$root/Examples/c/feedlist.c" -o "$out-static" $(pkg-config --cflags feedstream) \
+    $(pkg-config --static --libs feedstream | sed 's/-lfeedstream/-l:libfeedstream.a/')
 echo "$out"
+echo "$out-static"

@@ -17,8 +17,9 @@
  * errors that do not stop the stream, and the exit status a converter should have:
  * 0 every file converted, 1 some document or file failed, 2 usage.
  *
- * Build (see build.sh): cc feedlist.c ../../CSources/CFeedStream/\*.c
- *     -I ../../CSources/CFeedStream/include $(pkg-config --cflags --libs expat libxml-2.0 zlib)
+ * Build (see build.sh), with the library installed by the repository's Makefile
+ * (`make install PREFIX=...`; PKG_CONFIG_PATH=PREFIX/lib/pkgconfig):
+ *     cc feedlist.c $(pkg-config --cflags --libs feedstream)
  */
 #include "feedstream.h"
 

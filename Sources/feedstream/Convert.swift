@@ -16,9 +16,10 @@ struct Convert: ParsableCommand {
             --errors, one JSON record each); the other inputs go on. A progress bar is shown \
             when standard error is a terminal, unless the output goes to a terminal too.
 
-            Exit status: 0 all inputs converted, 1 some inputs failed, 2 usage or output \
-            error, 130 (143) interrupted by SIGINT (SIGTERM): the output file is then not \
-            written.
+            Exit status: 0 all inputs converted, 1 some documents or inputs failed (data \
+            errors; 0 with --data-errors-ok), 2 usage or output error (an unknown option \
+            or bad value included), 130 (143) interrupted by SIGINT (SIGTERM): the output \
+            file is then not written.
 
             EXAMPLES:
               feedstream convert feed.xml > items.jsonl
@@ -68,6 +69,9 @@ struct Convert: ParsableCommand {
 
     @Option(name: .long, help: ArgumentHelp("Also write each error as a JSON record to FILE.", valueName: "FILE"))
     var errors: String?
+
+    @Flag(name: .customLong("data-errors-ok"), help: "Exit 0, not 1, when some documents or inputs failed (data errors, still reported on standard error and in --errors); usage and output errors still exit 2.")
+    var dataErrorsOK = false
 
     @Option(name: .long, help: ArgumentHelp("Write the run's totals as JSON to FILE.", valueName: "FILE"))
     var stats: String?
@@ -200,7 +204,7 @@ struct Convert: ParsableCommand {
                 ? "the output ends at a line boundary" : "\(output!) not written"))
             throw ExitCode(128 + (sig == 0 ? SIGINT : sig))
         }
-        if summary.failedInputs > 0 { throw ExitStatus.inputsFailed }
+        if summary.failedInputs > 0 && !dataErrorsOK { throw ExitStatus.inputsFailed }
     }
 
     /// A write that failed (the outputs already abandoned): `feedstream: FILE: write

@@ -13,7 +13,7 @@ struct FeedStreamCommand: ParsableCommand {
         commandName: "feedstream",
         abstract: "Convert RSS and Atom feeds (plain or gzip, single or concatenated) to JSON Lines.",
         version: "0.1.0",
-        subcommands: [Convert.self, Diff.self, Bench.self],
+        subcommands: [Convert.self, Schema.self, Diff.self, Bench.self],
         defaultSubcommand: Convert.self)
 
     /// ArgumentParser's entry point, with one change: its usage errors (an unknown

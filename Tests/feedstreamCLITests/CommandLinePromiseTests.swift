@@ -166,3 +166,28 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertTrue(diff.out.hasSuffix("0 differences (skipped 3 non-XML files)\n"), diff.out)
     }
 }
+
+/// Exit statuses a pipeline can act on (issue 19): 1 for data errors, 0 for them under
+/// --data-errors-ok (the errors still reported), 2 for usage and output errors whatever
+/// the option.
+final class DataErrorsOKTests: CLITestCase {
+    func testDataErrorsOKExitsZeroAndStillReports() throws {
+        let dir = try tempDir()
+        let errors = dir.appendingPathComponent("errors.jsonl")
+        let inputs = ["corpus/feeds/atom-basic.xml", "corpus/bad/mismatched.xml", "/nonexistent/feed.xml"]
+        let strict = try run(["convert", "-q"] + inputs)
+        XCTAssertEqual(strict.status, 1, strict.err)
+        let lenient = try run(["convert", "-q", "--data-errors-ok", "--errors", errors.path] + inputs)
+        XCTAssertEqual(lenient.status, 0, lenient.err)
+        XCTAssertEqual(lenient.out, strict.out)   // the same lines, good items of the bad feed included
+        XCTAssertTrue(lenient.err.contains("mismatched.xml: document 1, line 22"), lenient.err)
+        let records = try lines(String(contentsOf: errors, encoding: .utf8))
+        XCTAssertEqual(records.compactMap { $0["file"] as? String }.sorted(),
+                       ["/nonexistent/feed.xml", "corpus/bad/mismatched.xml"])
+        for usage in [["--data-errors-ok", "--bogus"], ["--data-errors-ok", "--per", "bogus"],
+                      ["--data-errors-ok", "-j", "0"], ["--data-errors-ok", "-o", "/nonexistent/dir/out.jsonl"]] {
+            let r = try run(["convert", "-q"] + usage + ["corpus/feeds/atom-basic.xml"])
+            XCTAssertEqual(r.status, 2, "\(usage): \(r.err)")
+        }
+    }
+}

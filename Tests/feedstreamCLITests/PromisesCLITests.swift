@@ -197,64 +197,80 @@ final class DiffCountsCLITests: CLITestCase {
     }
 }
 
-/// Item 12: the README's DuckDB queries, one per output shape, run as written.
+/// Item 12 (and issue 19): the README's "Loading it elsewhere" runs as written: its
+/// commands (in a folder holding the `archive/` and `all-paths.txt` of "Beyond one
+/// machine": here the fixtures and a bad feed), then its DuckDB and pandas code.
 final class ReadmeQueriesCLITests: CLITestCase {
-    /// The fenced block of `language` that follows `marker` in the README.
-    private func block(after marker: String, _ language: String) throws -> [String] {
+    /// The fenced blocks of `language` in the README section starting at `marker`.
+    private func blocks(after marker: String, _ language: String) throws -> [String] {
         let readme = try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8)
         let rest = try XCTUnwrap(readme.components(separatedBy: marker).dropFirst().first, marker)
-        let body = try XCTUnwrap(rest.components(separatedBy: "```\(language)\n").dropFirst().first)
-        return body.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
+        let section = rest.components(separatedBy: "\n## ")[0]
+        return section.components(separatedBy: "```\(language)\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
     }
 
-    func testTheDuckDBQueriesRunOnTheirOutputShapes() throws {
+    private func python(_ module: String) throws {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import duckdb"]
+        probe.arguments = ["python3", "-c", "import \(module)"]
         probe.standardError = FileHandle.nullDevice
         try probe.run()
         probe.waitUntilExit()
         guard probe.terminationStatus == 0 else {
-            throw XCTSkip("the DuckDB queries need python3 with the duckdb module (pip install duckdb)")
+            throw XCTSkip("consumer check skipped: the README's code needs python3 with \(module) (pip install \(module))")
         }
+    }
+
+    func testLoadingItElsewhereRunsAsWritten() throws {
+        try python("duckdb")
+        try python("pandas")
         let dir = try tempDir()
-        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
-                                                   withDestinationURL: Self.repo.appendingPathComponent("corpus"))
-        // The commands as written, `feedstream` being the built binary.
-        let commands = try block(after: "Loading it elsewhere", "sh")
-        XCTAssertEqual(commands.count, 2)
-        for command in commands {
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/bin/sh")
-            p.arguments = ["-c", "PATH='\(binary.deletingLastPathComponent().path)':$PATH; " + command]
-            p.currentDirectoryURL = dir
-            try p.run()
-            p.waitUntilExit()
-            XCTAssertEqual(p.terminationStatus, 0, command)
+        let archive = dir.appendingPathComponent("archive")
+        try FileManager.default.createDirectory(at: archive, withIntermediateDirectories: true)
+        var paths: [String] = []
+        for name in ["rss2-basic.xml", "atom-basic.xml", "dump-three.xml", "rss1-rdf.xml"] {
+            let to = archive.appendingPathComponent(name)
+            try FileManager.default.copyItem(at: Self.repo.appendingPathComponent("corpus/feeds/\(name)"), to: to)
+            paths.append(to.path)
         }
-        let queries = try block(after: "Loading it elsewhere", "sql").filter { !$0.hasPrefix("--") }
-        XCTAssertEqual(queries.count, 3)
-        let script = """
-            import duckdb, json, sys
-            print(json.dumps([[list(map(str, row)) for row in duckdb.sql(q).fetchall()] for q in sys.argv[1:]]))
-            """
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", "-c", script] + queries
-        p.currentDirectoryURL = dir
-        let out = Pipe()
-        p.standardOutput = out
-        try p.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 0)
-        let results = try XCTUnwrap(JSONSerialization.jsonObject(with: data) as? [[[String]]])
-        XCTAssertEqual(results.count, 3)
-        XCTAssertFalse(results[0].isEmpty)
-        XCTAssertEqual(results[0], results[1], "items per feed title: the same from both shapes")
-        let items = try lines(String(contentsOf: dir.appendingPathComponent("items.jsonl"), encoding: .utf8))
-            .filter { $0["kind"] as? String == "item" }.count
-        XCTAssertEqual(results[2].count, items, "one row per item")
+        try FileManager.default.copyItem(at: Self.repo.appendingPathComponent("corpus/bad/mismatched.xml"),
+                                         to: archive.appendingPathComponent("mismatched.xml"))
+        paths.append(archive.appendingPathComponent("mismatched.xml").path)
+        try (paths.joined(separator: "\n") + "\n").write(to: dir.appendingPathComponent("all-paths.txt"), atomically: true, encoding: .utf8)
+
+        func run(_ executable: String, _ args: [String]) throws -> (Int32, String) {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: executable)
+            p.arguments = args
+            p.currentDirectoryURL = dir
+            p.environment = ProcessInfo.processInfo.environment.merging(
+                ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
+            let out = Pipe()
+            p.standardOutput = out
+            try p.run()
+            let data = out.fileHandleForReading.readDataToEndOfFile()
+            p.waitUntilExit()
+            return (p.terminationStatus, String(decoding: data, as: UTF8.self))
+        }
+        // The commands as written, `feedstream` being the built binary.
+        let commands = try XCTUnwrap(blocks(after: "**Loading it elsewhere.**", "sh").first)
+        XCTAssertEqual(commands.split(separator: "\n").count, 6)
+        let (status, _) = try run("/bin/sh", ["-c", "set -e\n" + commands])
+        XCTAssertEqual(status, 0, commands)
+        let code = try blocks(after: "**Loading it elsewhere.**", "python")
+        let duckdb = try XCTUnwrap(code.first { $0.hasPrefix("import duckdb") })
+        let (s1, out1) = try run("/usr/bin/env", ["python3", "-c", duckdb])
+        XCTAssertEqual(s1, 0, duckdb)
+        // items per feed from items.jsonl (3 rows), then the 2 newest items from feeds.jsonl
+        XCTAssertTrue(out1.contains("│ Dev Diary                │     3 │ 2025-03-06 09:00:00+00   │"), out1)
+        XCTAssertTrue(out1.contains("│ Dump Feed One (RSS 2.0)  │     2 │ 2025-02-11 08:00:00+00   │"), out1)
+        XCTAssertEqual(out1.components(separatedBy: "timestamp with time zone").count, 3, out1)
+        let pandas = try XCTUnwrap(code.first { $0.hasPrefix("import json\nimport pandas") })
+        let (s2, out2) = try run("/usr/bin/env", ["python3", "-W", "ignore", "-c", pandas])
+        XCTAssertEqual(s2, 0, pandas)
+        let types = out2.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
+        XCTAssertEqual(types, [["document", "Int64"], ["title", "string"], ["published", "datetime64[us,", "UTC]"],
+                               ["published_raw", "string"]], out2)
     }
 }
 

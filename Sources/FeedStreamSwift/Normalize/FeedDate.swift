@@ -23,7 +23,8 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     public var hour: Int
     /// The minute, 0–59.
     public var minute: Int
-    /// The second, 0–60 (a leap second is kept).
+    /// The second, 0–60 (a leap second is kept here; its written form, ``description``
+    /// and the JSON Lines date members, says `:59`: see ``write(to:)``).
     public var second: Int
     /// Fraction of a second as written, e.g. "123" for ".123"; at most 9 digits.
     public var fraction: String
@@ -39,6 +40,10 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     public static let maxLength = 32
 
     /// Writes the RFC 3339 UTC form; returns the byte count (at most ``maxLength``).
+    ///
+    /// A leap second is written as second 59 of the same minute (fraction as written):
+    /// `23:59:60Z` becomes `23:59:59Z`, which Python, DuckDB, Spark and pandas all read
+    /// (none of them reads `:60`). The `_raw` member keeps what the feed wrote.
     public func write(to out: UnsafeMutablePointer<UInt8>) -> Int {
         var i = 0
         func digits(_ v: Int, _ n: Int) {
@@ -51,7 +56,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
         }
         func put(_ c: UInt8) { out[i] = c; i += 1 }
         digits(year, 4); put(0x2D); digits(month, 2); put(0x2D); digits(day, 2)
-        put(0x54); digits(hour, 2); put(0x3A); digits(minute, 2); put(0x3A); digits(second, 2)
+        put(0x54); digits(hour, 2); put(0x3A); digits(minute, 2); put(0x3A); digits(min(second, 59), 2)
         if !fraction.isEmpty {
             put(0x2E)
             for c in fraction.utf8.prefix(9) { put(c) }

@@ -211,6 +211,95 @@ enum RecordLayout {
     ]
 }
 
+// MARK: - Member types
+
+/// What a member holds, as written: the one statement of each member's type, from which
+/// `feedstream schema` derives the DuckDB, Spark and JSON Schema descriptions
+/// (RecordSchema.swift). The layout members above carry theirs by their case; the
+/// members the writer puts around them (`schema`, `kind`, ..., `items`, `error`) are
+/// listed below, next to the layout, and a test checks real output against the lot.
+package indirect enum MemberType: Equatable, Sendable {
+    /// Text as written in the feed (also numbers a feed writes, such as `ttl`: a feed
+    /// may write anything there, and it is passed on, never converted).
+    case string
+    /// A number the converter itself writes (`document`, `index`, `items`, ...).
+    case integer
+    case boolean
+    /// A normalized date: RFC 3339 in UTC (docs/SCHEMA.md, "Dates").
+    case timestamp
+    case array(MemberType)
+    case object([MemberField])
+}
+
+/// A member's key and type.
+package struct MemberField: Equatable, Sendable {
+    package let key: String
+    package let type: MemberType
+
+    package init(_ key: String, _ type: MemberType) {
+        self.key = key
+        self.type = type
+    }
+}
+
+extension Member {
+    /// The keys this member may write, with their types.
+    var fields: [MemberField] {
+        func k(_ s: StaticString) -> String { s.description }
+        switch self {
+        case .string(let key, _), .url(let key, _, _): return [MemberField(k(key), .string)]
+        case .date(let key, let raw, _): return [MemberField(k(key), .timestamp), MemberField(k(raw), .string)]
+        case .text(let key, let type, let lang, _):
+            return [MemberField(k(key), .string), MemberField(k(type), .string), MemberField(k(lang), .string)]
+        case .permalink: return [MemberField("guid_is_permalink", .boolean)]
+        case .primaryLink: return [MemberField("link", .string)]
+        case .rows(let key, _, let columns):
+            return [MemberField(k(key), .array(.object(columns.map { MemberField(k($0.key), .string) })))]
+        case .strings(let key, _): return [MemberField(k(key), .array(.string))]
+        case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
+        }
+    }
+}
+
+extension RecordLayout {
+    /// The members every line starts with (JSONLinesWriter's `header`).
+    static let commonFields: [MemberField] = [
+        MemberField("schema", .integer), MemberField("kind", .string), MemberField("source", .string),
+        MemberField("document", .integer),
+    ]
+
+    /// An item line's members after the common ones: its index, its feed object, the
+    /// layout's members, and `truncated`.
+    package static var itemFields: [MemberField] {
+        [MemberField("index", .integer),
+         MemberField("feed", .object([MemberField("format", .string), MemberField("title", .string)]
+                                     + itemFeed.flatMap(\.fields)))]
+            + item.flatMap(\.fields)
+            + [MemberField("truncated", .boolean)]
+    }
+
+    /// A failed document's `error` object (JSONLinesWriter's `writeError`).
+    static let errorField = MemberField("error", .object([
+        MemberField("code", .string), MemberField("message", .string), MemberField("line", .integer),
+        MemberField("column", .integer), MemberField("offset", .integer),
+    ]))
+
+    /// A feed line's members after the common ones; `items` is the document's item count.
+    package static var feedFields: [MemberField] {
+        [MemberField("format", .string)] + feed.flatMap(\.fields) + [MemberField("items", .integer), errorField]
+    }
+
+    /// Every member of an item line.
+    package static var itemLine: [MemberField] { commonFields + itemFields }
+    /// Every member of a feed line.
+    package static var feedLine: [MemberField] { commonFields + feedFields }
+    /// Every member of a document line (`--per feed`): the feed line's, with `items` the
+    /// array of the document's item objects (item lines without the common members).
+    package static var documentLine: [MemberField] {
+        commonFields + feedFields.map { $0.key == "items" ? MemberField("items", .array(.object(itemFields))) : $0 }
+    }
+}
+
 /// Receives a record's members as the layout is walked.
 protocol RecordSink: ~Copyable {
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer)

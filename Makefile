@@ -1,0 +1,78 @@
+# The C core as an installable library (issue 19): libfeedstream.a, libfeedstream.so
+# and feedstream.pc, from CSources/CFeedStream (the sources SwiftPM builds as the
+# CFeedStream product), with the system's expat, libxml2 and zlib (pkg-config).
+#
+#     make                              # into .build-c/
+#     make install PREFIX=$HOME/.local  # include/feedstream.h, lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
+#     cc app.c $(pkg-config --cflags --libs feedstream)
+#
+# (PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig when PREFIX is not one pkg-config searches;
+# at run time the shared library is found through the system's paths, an rpath or
+# LD_LIBRARY_PATH; `pkg-config --static --libs feedstream` links the archive instead.)
+# Swift users need none of this: SwiftPM builds the same sources itself.
+
+PREFIX     ?= /usr/local
+DESTDIR    ?=
+LIBDIR     ?= $(PREFIX)/lib
+INCLUDEDIR ?= $(PREFIX)/include
+VERSION    := 0.1.0
+SOMAJOR    := 0
+BUILD      ?= .build-c
+
+CC         ?= cc
+AR         ?= ar
+PKG_CONFIG ?= pkg-config
+DEPS       := expat libxml-2.0 zlib
+CFLAGS     ?= -O2 -g
+ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=default $(CFLAGS) \
+              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include
+DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread
+
+SRC  := $(wildcard CSources/CFeedStream/*.c)
+OBJ  := $(patsubst CSources/CFeedStream/%.c,$(BUILD)/obj/%.o,$(SRC))
+HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/CFeedStream/include/*.h)
+SO   := libfeedstream.so.$(VERSION)
+
+.PHONY: all install uninstall clean FORCE
+all: $(BUILD)/libfeedstream.a $(BUILD)/$(SO) $(BUILD)/feedstream.pc
+
+$(BUILD)/obj/%.o: CSources/CFeedStream/%.c $(HDRS)
+	@mkdir -p $(@D)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libfeedstream.a: $(OBJ)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+$(BUILD)/$(SO): $(OBJ)
+	$(CC) -shared -Wl,-soname,libfeedstream.so.$(SOMAJOR) -o $@ $^ $(DEP_LIBS)
+
+# Written on every run: it holds PREFIX, which `make install PREFIX=...` may change.
+$(BUILD)/feedstream.pc: FORCE
+	@mkdir -p $(@D)
+	printf '%s\n' \
+	  'prefix=$(PREFIX)' 'libdir=$(LIBDIR)' 'includedir=$(INCLUDEDIR)' '' \
+	  'Name: feedstream' \
+	  'Description: FeedStream C core: streaming RSS/Atom parsing (expat or libxml2)' \
+	  'Version: $(VERSION)' \
+	  'Requires.private: $(DEPS)' \
+	  'Libs: -L$${libdir} -lfeedstream' \
+	  'Libs.private: -lpthread' \
+	  'Cflags: -I$${includedir}' > $@
+
+install: all
+	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
+	install -m 644 CSources/CFeedStream/include/feedstream.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 $(BUILD)/libfeedstream.a $(DESTDIR)$(LIBDIR)/
+	install -m 755 $(BUILD)/$(SO) $(DESTDIR)$(LIBDIR)/
+	ln -sf $(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR)
+	ln -sf $(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so
+	install -m 644 $(BUILD)/feedstream.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
+
+uninstall:
+	rm -f $(DESTDIR)$(INCLUDEDIR)/feedstream.h $(DESTDIR)$(LIBDIR)/libfeedstream.a \
+	  $(DESTDIR)$(LIBDIR)/$(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR) \
+	  $(DESTDIR)$(LIBDIR)/libfeedstream.so $(DESTDIR)$(LIBDIR)/pkgconfig/feedstream.pc
+
+clean:
+	rm -rf $(BUILD)

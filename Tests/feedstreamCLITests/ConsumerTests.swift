@@ -1,0 +1,72 @@
+import Foundation
+import XCTest
+
+/// The output as its consumers load it (issue 19): `feedstream schema` describes every
+/// member with its type, every shard of the real corpus loads into one DuckDB table
+/// with it, and a leap second is read by Python, DuckDB and pandas. The loading is done
+/// by Tests/consumers/consumers.py; a check whose Python module is missing skips with a
+/// line saying so ("consumer check skipped"), on which .ci/run fails (CI installs them).
+final class ConsumerTests: CLITestCase {
+    /// Runs consumers.py CHECK with the built binary; its output is the test's message.
+    private func consumers(_ check: String, _ args: [String] = []) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", "Tests/consumers/consumers.py", check, binary.path] + args
+        p.currentDirectoryURL = Self.repo
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        print(text, terminator: "")
+        if p.terminationStatus == 77 { throw XCTSkip(text) }
+        XCTAssertEqual(p.terminationStatus, 0, text)
+    }
+
+    /// Every member of convert's output, in both layouts, is in the JSON Schema with its
+    /// type (so the DuckDB and Spark schemas, made from the same types, cover it too), and
+    /// every normalized date is read by `datetime.fromisoformat`.
+    func testEveryOutputMemberIsInTheSchemaWithItsType() throws {
+        try consumers("schema-keys", ["corpus/feeds", "corpus/encodings", "corpus/bad"])
+    }
+
+    func testEveryRealCorpusShardLoadsIntoOneDuckDBTable() throws {
+        let real = Self.repo.appendingPathComponent("../shared/corpus/real").standardizedFileURL
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: real.path), "real corpus: \(real.path) is not present")
+        try consumers("duckdb", [real.path])
+    }
+
+    /// `:60` is written `:59` in the normalized member (Python, DuckDB and pandas reject
+    /// `:60`); the `_raw` member keeps it.
+    func testLeapSecondIsReadByPythonDuckDBAndPandas() throws {
+        try consumers("leap")
+    }
+
+    /// The three formats name the same members; the DuckDB and Spark ones type them as
+    /// documented.
+    func testSchemaFormats() throws {
+        let duckdb = try run(["schema", "--format", "duckdb"])
+        XCTAssertEqual(duckdb.status, 0, duckdb.err)
+        XCTAssertTrue(duckdb.out.hasPrefix("{'schema': 'BIGINT', 'kind': 'VARCHAR', 'source': 'VARCHAR', 'document': 'BIGINT', 'index': 'BIGINT', 'feed': 'STRUCT(\"format\" VARCHAR, "), duckdb.out)
+        XCTAssertTrue(duckdb.out.contains("'published': 'TIMESTAMPTZ', 'published_raw': 'VARCHAR'"), duckdb.out)
+        XCTAssertTrue(duckdb.out.contains("'ttl': 'VARCHAR'"), duckdb.out)
+        XCTAssertTrue(duckdb.out.contains("'items': 'BIGINT'"), duckdb.out)
+        let spark = try run(["schema", "--format", "spark"])
+        XCTAssertTrue(spark.out.hasPrefix("`schema` BIGINT, `kind` STRING, `source` STRING, `document` BIGINT, `index` BIGINT, "), spark.out)
+        XCTAssertTrue(spark.out.contains("`published` TIMESTAMP, `published_raw` STRING"), spark.out)
+        XCTAssertTrue(spark.out.contains("`links` ARRAY<STRUCT<`href`: STRING, `rel`: STRING"), spark.out)
+        let json = try run(["schema", "--format", "json-schema"])
+        let item = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(json.out.utf8)) as? [String: Any])
+        let properties = try XCTUnwrap(item["properties"] as? [String: Any])
+        let document = try run(["schema", "--format", "json-schema", "--per", "feed"])
+        let doc = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(document.out.utf8)) as? [String: Any])
+        let docItems = try XCTUnwrap((doc["properties"] as? [String: Any])?["items"] as? [String: Any])
+        XCTAssertEqual(docItems["type"] as? String, "array")
+        XCTAssertEqual((properties["items"] as? [String: Any])?["type"] as? String, "integer")
+        // Every top-level DuckDB column is a JSON Schema property, and the reverse.
+        let columns = Set(duckdb.out.matches(of: /'([a-z_]+)': '/).map { String($0.1) })
+        XCTAssertEqual(columns, Set(properties.keys))
+        XCTAssertEqual(try run(["schema", "--format", "csv"]).status, 2)
+    }
+}
