@@ -284,9 +284,11 @@ extension RecordLayout {
         MemberField("column", .integer), MemberField("offset", .integer),
     ]))
 
-    /// A feed line's members after the common ones; `items` is the document's item count.
+    /// A feed line's members after the common ones; `items` is the document's item count;
+    /// `recovered` follows the error of a document the recovery path read.
     package static var feedFields: [MemberField] {
-        [MemberField("format", .string)] + feed.flatMap(\.fields) + [MemberField("items", .integer), errorField]
+        [MemberField("format", .string)] + feed.flatMap(\.fields)
+            + [MemberField("items", .integer), errorField, MemberField("recovered", .boolean)]
     }
 
     /// Every member of an item line.
