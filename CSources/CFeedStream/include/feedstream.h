@@ -267,8 +267,8 @@ typedef enum cfs_field {
     by cfs_list_columns(). */
 typedef enum cfs_list {
     CFS_LIST_LINKS, /* Links: href rel type hreflang title length base */
-    CFS_LIST_AUTHORS, /* Authors: name email uri base */
-    CFS_LIST_CONTRIBUTORS, /* Contributors: name email uri base */
+    CFS_LIST_AUTHORS, /* Authors: name email uri base text */
+    CFS_LIST_CONTRIBUTORS, /* Contributors: name email uri base text */
     CFS_LIST_CATEGORIES, /* Categories: term scheme label */
     CFS_LIST_ENCLOSURES, /* Enclosures: url type length base */
     CFS_LIST_MEDIA, /* `media:content`: url type medium is_default expression bitrate framerate samplingrate channels duration height width lang file_size */
