@@ -76,4 +76,107 @@ final class CoverageTests: XCTestCase {
             XCTAssertEqual(collector.documents.first?.items.first?.authors, [FeedPerson(name: "X Y", email: "x@y.example", raw: "x@y.example (X Y)")], "\(backend)")
         }
     }
+
+    // MARK: - Dates
+
+    private func norm(_ s: String) -> String? { FeedDate.parse(s)?.description }
+
+    func testISO8601BasicOrdinalAndTwoDigitYearForms() {
+        // ISO 8601: basic format (no separators), ordinal dates, the truncated forms.
+        XCTAssertEqual(norm("20031231"), "2003-12-31T00:00:00Z")
+        XCTAssertEqual(norm("20031231T101455Z"), "2003-12-31T10:14:55Z")
+        XCTAssertEqual(norm("20031231T1014-0800"), "2003-12-31T18:14:00Z")
+        XCTAssertEqual(norm("20031231T10:14:55.25+01:00"), "2003-12-31T09:14:55.25Z")
+        XCTAssertEqual(norm("031231"), "2003-12-31T00:00:00Z")
+        XCTAssertEqual(norm("-03-12"), "2003-12-01T00:00:00Z")
+        XCTAssertEqual(norm("-0312"), "2003-12-01T00:00:00Z")
+        XCTAssertEqual(norm("-03-12-31"), "2003-12-31T00:00:00Z")
+        XCTAssertEqual(norm("2003-335"), "2003-12-01T00:00:00Z")       // day 335 of a common year
+        XCTAssertEqual(norm("2004-336"), "2004-12-01T00:00:00Z")       // of a leap year
+        XCTAssertEqual(norm("2003335"), "2003-12-01T00:00:00Z")
+        XCTAssertEqual(norm("03335"), "2003-12-01T00:00:00Z")
+        XCTAssertEqual(norm("2003-335T12:00Z"), "2003-12-01T12:00:00Z")
+        XCTAssertNil(norm("2003-366"))                                  // 2003 has 365 days
+        XCTAssertNil(norm("20031331"))
+        XCTAssertNil(norm("1700000000"))                                // a Unix time is not a date form
+    }
+
+    func testW3CDTFPartialsStillParse() {
+        XCTAssertEqual(norm("2003"), "2003-01-01T00:00:00Z")
+        XCTAssertEqual(norm("2003-12"), "2003-12-01T00:00:00Z")
+        XCTAssertEqual(norm("2003-12-31"), "2003-12-31T00:00:00Z")
+        XCTAssertEqual(norm("2003-12-31T10:14Z"), "2003-12-31T10:14:00Z")
+        XCTAssertEqual(norm("2003-12-31T10:14:55-08:00"), "2003-12-31T18:14:55Z")
+    }
+
+    func testAsctimeWithZones() {
+        XCTAssertEqual(norm("Sun Jan  4 16:29:06 PST 2004"), "2004-01-05T00:29:06Z")
+        XCTAssertEqual(norm("Sun Jan 4 16:29:06 +0100 2004"), "2004-01-04T15:29:06Z")
+        XCTAssertEqual(norm("Sun Jan 4 16:29:06 2004 -0500"), "2004-01-04T21:29:06Z")
+        XCTAssertEqual(norm("Sun Nov  6 08:49:37 1994"), "1994-11-06T08:49:37Z")
+    }
+
+    func testCommaBetweenMonthAndYear() {
+        XCTAssertEqual(norm("13 Feb, 2012"), "2012-02-13T00:00:00Z")
+        XCTAssertEqual(norm("Mon, 13 Feb, 2012 10:00:00 GMT"), "2012-02-13T10:00:00Z")
+    }
+
+    func testWeekdayAndSlashedDateWithZoneName() {
+        XCTAssertEqual(norm("Fri, 2006/09/15 08:19:53 EDT"), "2006-09-15T12:19:53Z")
+        XCTAssertEqual(norm("Fri, 2006/09/15 08:19:53"), "2006-09-15T08:19:53Z")
+        XCTAssertEqual(norm("2006/09/15 08:19:53"), "2006-09-15T08:19:53Z")
+    }
+
+    func testMoreZoneNames() {
+        let base = "Mon, 26 Jan 2004 16:31:00 "
+        let cases = ["AT": "20:31", "AST": "20:31", "ADT": "19:31", "ET": "21:31", "CT": "22:31", "MT": "23:31",
+                     "MET": "15:31", "MEST": "14:31", "KST": "07:31"]
+        for (zone, utc) in cases { XCTAssertEqual(norm(base + zone), "2004-01-26T\(utc):00Z", zone) }
+        XCTAssertEqual(norm(base + "PT"), "2004-01-27T00:31:00Z")
+        // The tz database's Etc/GMT±N: POSIX signs, so +5 is five hours behind UTC.
+        XCTAssertEqual(norm(base + "Etc/GMT+5"), "2004-01-26T21:31:00Z")
+        XCTAssertEqual(norm(base + "Etc/GMT-10"), "2004-01-26T06:31:00Z")
+        XCTAssertEqual(norm(base + "Etc/GMT"), "2004-01-26T16:31:00Z")
+        XCTAssertEqual(norm(base + "Etc/UTC"), "2004-01-26T16:31:00Z")
+        XCTAssertNil(norm(base + "Etc/GMT+15"))
+        XCTAssertNil(norm(base + "Etc/Nowhere"))
+        XCTAssertNil(norm(base + "XYZ"))
+    }
+
+    func testLocalizedForms() {
+        // Korean blog software: in Korea's time (UTC+9).
+        XCTAssertEqual(norm("2004년 05월 28일 01:31:15"), "2004-05-27T16:31:15Z")
+        XCTAssertEqual(norm("2004-05-25 오후 11:23:17"), "2004-05-25T14:23:17Z")
+        XCTAssertEqual(norm("2004-05-25 오전 11:23:17"), "2004-05-25T02:23:17Z")
+        // Greek month and weekday names (abbreviated, with or without accents).
+        XCTAssertEqual(norm("Κυρ, 11 Ιούλ 2004 12:00:00 EST"), "2004-07-11T17:00:00Z")
+        XCTAssertEqual(norm("Τετ, 01 Σεπ 2010 08:00:00 +0300"), "2010-09-01T05:00:00Z")
+        XCTAssertEqual(norm("11 Ιουν 2004"), "2004-06-11T00:00:00Z")
+        // Hungarian month names.
+        XCTAssertEqual(norm("2004-július-13T9:15-05:00"), "2004-07-13T14:15:00Z")
+        XCTAssertEqual(norm("2004-március-02T23:00Z"), "2004-03-02T23:00:00Z")
+        // English month names in the same form.
+        XCTAssertEqual(norm("2004-Jul-13T9:15-05:00"), "2004-07-13T14:15:00Z")
+        // Other non-English words are not guessed.
+        XCTAssertNil(norm("Do, 22 Dez 2016 17:36:00 +0000"))
+        XCTAssertNil(norm("2004年05月28日"))
+        XCTAssertNil(norm("Ιου 2004"))                                   // June or July?
+    }
+
+    func testDatesAreNormalizedAlikeOnEveryBackend() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>c</title>
+            <item><pubDate>Sun Jan 4 16:29:06 PST 2004</pubDate></item>
+            <item><pubDate>Κυρ, 11 Ιούλ 2004 12:00:00 EST</pubDate></item>
+            <item><dc:date>20031231T101455Z</dc:date></item>
+            <item><pubDate>not a date</pubDate></item></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["published"] as? String, "2004-01-05T00:29:06Z")
+        XCTAssertEqual(l[0]["published_raw"] as? String, "Sun Jan 4 16:29:06 PST 2004")
+        XCTAssertEqual(l[1]["published"] as? String, "2004-07-11T17:00:00Z")
+        XCTAssertEqual(l[1]["published_raw"] as? String, "Κυρ, 11 Ιούλ 2004 12:00:00 EST")
+        XCTAssertEqual(l[2]["published"] as? String, "2003-12-31T10:14:55Z")
+        XCTAssertNil(l[3]["published"])
+        XCTAssertEqual(l[3]["published_raw"] as? String, "not a date")
+    }
 }
