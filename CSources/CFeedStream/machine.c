@@ -245,14 +245,21 @@ static int attr_is(const cfs_attr *a, const char *v) {
     return a && a->value_len == n && memcmp(a->value, v, n) == 0;
 }
 
+/* True when `field` holds a value of a higher priority than `prio` (a smaller P
+   number): the new one is dropped. An equal priority is no bar: a repeated element, or
+   another of the same priority, replaces the value (the last one wins, docs/SCHEMA.md). */
+static inline int taken(const cfs_rec *r, int field, uint8_t prio) {
+    return r->prio[field] && r->prio[field] < prio;
+}
+
 static void set_field(cfs_rec *r, int field, uint8_t prio, cfs_ref ref) {
-    if (r->prio[field] && r->prio[field] <= prio) return;
+    if (taken(r, field, prio)) return;
     put(r, field, ref);
     r->prio[field] = prio;
 }
 
 static void set_field_attr(cfs_rec *r, int field, uint8_t prio, const cfs_attr *a) {
-    if (a == NULL || (r->prio[field] && r->prio[field] <= prio)) return;
+    if (a == NULL || taken(r, field, prio)) return;
     set_field(r, field, prio, copy(r, a->value, a->value_len));
 }
 
@@ -492,7 +499,7 @@ static void begin_capture(cfs_machine *m, cfs_rec *r, int markup) {
 
 static int capture_field(cfs_machine *m, int field, uint8_t prio) {
     cfs_rec *r = m->cur;
-    if (r->prio[field] && r->prio[field] <= prio) return skip(m);
+    if (taken(r, field, prio)) return skip(m);
     if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
     begin_capture(m, r, 0);
     return 0;
@@ -511,7 +518,7 @@ static int capture_row(cfs_machine *m, int list, int col) {
 static int capture_text(cfs_machine *m, int field, uint8_t prio, const char *deftype, const cfs_attr *attrs,
                         size_t n) {
     cfs_rec *r = m->cur;
-    if (r->prio[field] && r->prio[field] <= prio) return skip(m);
+    if (taken(r, field, prio)) return skip(m);
     if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
     const cfs_attr *type = find_attr(attrs, n, "type"), *mode = find_attr(attrs, n, "mode");
     for (int k = 1; k <= 4; k++) {
@@ -545,7 +552,12 @@ static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cf
     return row;
 }
 
+/* The fields of an attribute map, from one element: a repeated element replaces the
+   values of the one before (the last one wins) with all its attributes, so the map's
+   fields it may set are cleared first. */
 static void set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n) {
+    for (const attr_map *a = map; a && a->name; a++)
+        if (!taken(m->cur, a->index, prio)) put(m->cur, a->index, (cfs_ref){ CFS_REF_ABSENT, 0 });
     for (const attr_map *a = map; a && a->name; a++)
         set_field_attr(m->cur, a->index, prio, find_attr(attrs, n, a->name));
 }
@@ -606,13 +618,13 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         m->person_list = ru->target;
         return enter(m, SC_PERSON);
     case R_GUID: {
-        if (r->prio[CFS_FIELD_ID] && r->prio[CFS_FIELD_ID] <= P1) return skip(m);
+        if (taken(r, CFS_FIELD_ID, P1)) return skip(m);
         const cfs_attr *pl = find_attr(attrs, n, "isPermaLink");
         put(r, CFS_FIELD_GUID_PERMALINK, pl ? copy(r, pl->value, pl->value_len) : copy(r, "true", 4));
         return capture_field(m, CFS_FIELD_ID, P1);
     }
     case R_CONTENT:
-        if (r->prio[CFS_FIELD_CONTENT] && r->prio[CFS_FIELD_CONTENT] <= P1) return skip(m);
+        if (taken(r, CFS_FIELD_CONTENT, P1)) return skip(m);
         put(r, CFS_FIELD_CONTENT_SRC, (cfs_ref){ CFS_REF_ABSENT, 0 });
         set_field_attr(r, CFS_FIELD_CONTENT_SRC, P1, find_attr(attrs, n, "src"));
         return capture_text(m, CFS_FIELD_CONTENT, P1, NULL, attrs, n);

@@ -179,4 +179,57 @@ final class CoverageTests: XCTestCase {
         XCTAssertNil(l[3]["published"])
         XCTAssertEqual(l[3]["published_raw"] as? String, "not a date")
     }
+
+    // MARK: - Repeated single-valued elements
+
+    func testTheLastOfARepeatedElementWins() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
+             xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel>
+            <title>first feed title</title><title type="ignored">second feed title</title>
+            <cloud domain="a.example" port="80" path="/rpc"/><cloud domain="b.example"/>
+            <itunes:image href="https://e.example/1.png"/><itunes:image href="https://e.example/2.png"/>
+            <item><title>one</title><title>two</title>
+            <guid isPermaLink="false">g1</guid><guid>https://e.example/g2</guid>
+            <pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate><pubDate>Tue, 02 Jan 2024 00:00:00 GMT</pubDate>
+            <content:encoded>c1</content:encoded><content:encoded>c2</content:encoded>
+            <category>a</category><category>b</category></item></channel></rss>
+            """)
+        let item = l[0], feed = l[1]
+        XCTAssertEqual(item["title"] as? String, "two")
+        XCTAssertEqual(item["id"] as? String, "https://e.example/g2")
+        XCTAssertEqual(item["guid_is_permalink"] as? Bool, true)
+        XCTAssertEqual(item["published"] as? String, "2024-01-02T00:00:00Z")
+        XCTAssertEqual(item["content"] as? String, "c2")
+        XCTAssertEqual((item["categories"] as? [[String: String]])?.map { $0["term"] }, ["a", "b"])   // lists keep all
+        XCTAssertEqual(feed["title"] as? String, "second feed title")
+        XCTAssertEqual(feed["cloud"] as? [String: String], ["domain": "b.example"])   // the whole element
+        XCTAssertEqual((feed["itunes"] as? [String: Any])?["image"] as? String, "https://e.example/2.png")
+    }
+
+    func testPrecedenceStillBeatsOrder() throws {
+        // A lower-precedence element never replaces a higher one, before or after it.
+        let l = try lines("""
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>c</title>
+            <item><title>native</title><dc:title>dc</dc:title><dc:date>2001-01-01</dc:date>
+            <pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate><dc:date>2002-02-02</dc:date></item></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["title"] as? String, "native")
+        XCTAssertEqual(l[0]["published"] as? String, "2024-01-01T00:00:00Z")
+    }
+
+    func testAtomRepeatedElementsAndContentSource() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>
+            <entry><id>a</id><id>b</id><updated>2020-01-01T00:00:00Z</updated><updated>2021-01-01T00:00:00Z</updated>
+            <summary type="html">&lt;b&gt;s1&lt;/b&gt;</summary><summary>s2</summary>
+            <content src="https://e.example/x.mp3" type="audio/mpeg"/><content type="text">inline</content></entry></feed>
+            """)
+        XCTAssertEqual(l[0]["id"] as? String, "b")
+        XCTAssertEqual(l[0]["updated"] as? String, "2021-01-01T00:00:00Z")
+        XCTAssertEqual(l[0]["summary"] as? String, "s2")
+        XCTAssertEqual(l[0]["summary_type"] as? String, "text")
+        XCTAssertEqual(l[0]["content"] as? String, "inline")
+        XCTAssertNil(l[0]["content_src"])
+    }
 }

@@ -517,6 +517,10 @@ struct SwiftFeedMachineCore {
     mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         guard map != SFM.none else { return }
         let start = mapStart[Int(map)]
+        // One element's attributes replace the last one's (machine.c's set_fields_from).
+        for k in start..<(start + mapCount[Int(map)]) where !cur.pointee.taken(Int(mapEntries[k].index), prio) {
+            cur.pointee.put(Int(mapEntries[k].index), .absent)
+        }
         for k in start..<(start + mapCount[Int(map)]) {
             let e = mapEntries[k]
             cur.pointee.setFieldAttr(Int(e.index), prio, SwiftFeedMachineCore.findAttr(attrs, e.name, e.len))
