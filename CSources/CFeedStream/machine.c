@@ -48,11 +48,29 @@ static const struct { const char *uri; uint8_t len, ns, fam; } NAMESPACES[] = {
 
 typedef struct { uint8_t ns, fam; } ns_class;
 
+/* `uri` without `http://` or `https://` (any case) and without one trailing '/'. */
+static void loose_uri(const char **uri, size_t *len) {
+    if (*len >= 7 && strncasecmp(*uri, "http://", 7) == 0) *uri += 7, *len -= 7;
+    else if (*len >= 8 && strncasecmp(*uri, "https://", 8) == 0) *uri += 8, *len -= 8;
+    if (*len > 0 && (*uri)[*len - 1] == '/') *len -= 1;
+}
+
+/* Namespaces are matched by URI exactly, or else as people misspell them: in any case,
+   http or https, with or without a trailing slash (feed_rules.def). */
 static ns_class classify(const char *uri, size_t len) {
     if (len == 0) return (ns_class){ NS_NONE, F_RSS };
     for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++)
         if (NAMESPACES[i].len == len && memcmp(NAMESPACES[i].uri, uri, len) == 0)
             return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
+    const char *u = uri;
+    size_t n = len;
+    loose_uri(&u, &n);
+    for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++) {
+        const char *t = NAMESPACES[i].uri;
+        size_t tn = NAMESPACES[i].len;
+        loose_uri(&t, &tn);
+        if (tn == n && strncasecmp(t, u, n) == 0) return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
+    }
     return (ns_class){ NS_OTHER, F_OTHER };
 }
 
@@ -606,6 +624,12 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
             return 0;
         }
         return ru->enter ? enter(m, ru->enter) : skip(m);
+    case R_RESOURCE: {
+        const cfs_attr *res = find_ns_attr(attrs, n, NS_RDF, "resource");
+        if (res == NULL) return capture_field(m, ru->target, ru->col);
+        set_field_attr(r, ru->target, ru->col, res);
+        return skip(m);
+    }
     case R_FATTR:
         set_fields_from(m, ru->attrs, ru->col, attrs, n);
         return ru->target == NONE ? skip(m) : capture_field(m, ru->target, ru->col);

@@ -232,4 +232,91 @@ final class CoverageTests: XCTestCase {
         XCTAssertEqual(l[0]["content"] as? String, "inline")
         XCTAssertNil(l[0]["content_src"])
     }
+
+    func testMediaTextsOfTheItemBeatThoseOfGroupsAndContents() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:media="http://search.yahoo.com/mrss/"><channel><title>c</title>
+            <item><media:content url="https://e.example/a.jpg"><media:title>content a</media:title>
+            <media:description>content a</media:description></media:content>
+            <media:group><media:title>group</media:title></media:group>
+            <media:title>item</media:title>
+            <media:content url="https://e.example/b.jpg"><media:description>content b</media:description></media:content>
+            </item></channel></rss>
+            """)
+        let media = l[0]["media"] as? [String: Any]
+        XCTAssertEqual(media?["title"] as? String, "item")              // item > group > content
+        XCTAssertEqual(media?["description"] as? String, "content b")   // contents alike: the last wins
+    }
+
+    // MARK: - Extensions
+
+    func testDCMITermsExpiredNewLocationAndLicenses() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:dcterms="http://purl.org/dc/terms/"
+             xmlns:creativeCommons="http://backend.userland.com/creativeCommonsRssModule"
+             xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>c</title>
+            <newLocation>https://new.example/feed.xml</newLocation>
+            <itunes:new-feed-url>https://new.example/podcast.xml</itunes:new-feed-url>
+            <creativeCommons:license>http://creativecommons.org/licenses/by/4.0/</creativeCommons:license>
+            <dcterms:publisher>Pub Lisher (pub@example.org)</dcterms:publisher>
+            <item><dcterms:created>2002-10-02T10:00:00-05:00</dcterms:created>
+            <dcterms:issued>2002-10-03T10:00:00-05:00</dcterms:issued>
+            <dcterms:modified>2002-10-04T10:00:00-05:00</dcterms:modified>
+            <dcterms:valid>start=2002-10-13T09:00+01:00; end=2002-10-17T17:00+01:00; scheme=W3C-DTF</dcterms:valid>
+            <dcterms:license>http://creativecommons.org/licenses/by-sa/4.0/</dcterms:license>
+            <expirationDate>Thu, 31 Dec 2026 23:59:59 GMT</expirationDate></item></channel></rss>
+            """)
+        let item = l[0], feed = l[1]
+        XCTAssertEqual(item["created"] as? String, "2002-10-02T15:00:00Z")
+        XCTAssertEqual(item["published"] as? String, "2002-10-03T15:00:00Z")
+        XCTAssertEqual(item["updated"] as? String, "2002-10-04T15:00:00Z")
+        XCTAssertEqual(item["expired"] as? String, "2026-12-31T23:59:59Z")
+        XCTAssertEqual(item["expired_raw"] as? String, "Thu, 31 Dec 2026 23:59:59 GMT")
+        XCTAssertEqual((item["dc"] as? [String: Any])?["valid"] as? String,
+                       "start=2002-10-13T09:00+01:00; end=2002-10-17T17:00+01:00; scheme=W3C-DTF")
+        XCTAssertEqual(item["license"] as? String, "http://creativecommons.org/licenses/by-sa/4.0/")
+        XCTAssertEqual(feed["license"] as? String, "http://creativecommons.org/licenses/by/4.0/")
+        XCTAssertEqual(feed["new_location"] as? String, "https://new.example/feed.xml")
+        XCTAssertEqual((feed["itunes"] as? [String: Any])?["new_feed_url"] as? String, "https://new.example/podcast.xml")
+        let dc = feed["dc"] as? [String: Any]
+        XCTAssertEqual(dc?["publisher"] as? String, "Pub Lisher (pub@example.org)")
+        XCTAssertEqual(dc?["publisher_detail"] as? [String: String], ["name": "Pub Lisher", "email": "pub@example.org"])
+    }
+
+    func testRSS10CreativeCommonsLicenseIsItsResource() throws {
+        let l = try lines("""
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
+             xmlns:cc="http://web.resource.org/cc/">
+            <channel rdf:about="https://e.example/"><title>c</title>
+            <cc:license rdf:resource="http://creativecommons.org/licenses/by-nc/1.0"/></channel>
+            <item rdf:about="https://e.example/1"><title>i</title>
+            <cc:license rdf:resource="http://creativecommons.org/licenses/by/1.0"/></item>
+            <cc:License rdf:about="http://creativecommons.org/licenses/by/1.0"><cc:permits/></cc:License>
+            </rdf:RDF>
+            """)
+        XCTAssertEqual(l[0]["license"] as? String, "http://creativecommons.org/licenses/by/1.0")
+        XCTAssertEqual(l[1]["license"] as? String, "http://creativecommons.org/licenses/by-nc/1.0")
+    }
+
+    func testMisspelledNamespaceURIsAreRecognized() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:dc="HTTP://PURL.ORG/DC/ELEMENTS/1.1" xmlns:it="https://www.itunes.com/DTDs/Podcast-1.0.dtd/"
+             xmlns:m="https://search.yahoo.com/MRSS" xmlns:c="http://purl.org/rss/1.0/modules/content"
+             xmlns:old="http://example.com/DTDs/PodCast-1.0.dtd" xmlns:x="http://purl.org/dc/elements/1.1/extra">
+            <channel><title>c</title><old:author>Old Spec</old:author>
+            <item><dc:creator>D C</dc:creator><it:duration>1:00</it:duration><m:title>M</m:title>
+            <c:encoded>&lt;p&gt;x&lt;/p&gt;</c:encoded><x:creator>not dc</x:creator></item></channel></rss>
+            """)
+        XCTAssertEqual(persons(l[0], "authors"), [["name": "D C"]])
+        XCTAssertEqual((l[0]["itunes"] as? [String: Any])?["duration"] as? String, "1:00")
+        XCTAssertEqual((l[0]["media"] as? [String: Any])?["title"] as? String, "M")
+        XCTAssertEqual(l[0]["content"] as? String, "<p>x</p>")
+        XCTAssertEqual((l[1]["itunes"] as? [String: Any])?["author"] as? String, "Old Spec")
+    }
+
+    func testAtomRootInAMisspelledNamespaceIsAtom() throws {
+        let l = try lines("<feed xmlns=\"https://www.w3.org/2005/atom/\"><title>t</title><entry><id>1</id></entry></feed>")
+        XCTAssertEqual(l.last?["format"] as? String, "atom10")
+        XCTAssertEqual(l.first?["id"] as? String, "1")
+    }
 }

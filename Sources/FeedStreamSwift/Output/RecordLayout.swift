@@ -86,6 +86,7 @@ enum RecordLayout {
     static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
         .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
+        .string("valid", .dcValid), .person("publisher_detail", .dcPublisher),
     ])
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),
@@ -115,12 +116,14 @@ enum RecordLayout {
         .date("published", "published_raw", .published),
         .date("updated", "updated_raw", .updated),
         .date("created", "created_raw", .created),
+        .date("expired", "expired_raw", .expired),
         .persons("authors", .authors),
         .persons("contributors", .contributors),
         .text("summary", "summary_type", "summary_lang", .summary),
         .text("content", "content_type", "content_lang", .content),
         .url("content_src", .contentSrc, base: .contentBase),
         .text("rights", "rights_type", "rights_lang", .rights),
+        .string("license", .license),
         categories,
         .rows("enclosures", .enclosures, [Column("url", 0, base: 3), Column("type", 1), Column("length", 2)]),
         .string("comments", .comments),
@@ -167,6 +170,7 @@ enum RecordLayout {
         .date("published", "published_raw", .published),
         .date("created", "created_raw", .created),
         .text("rights", "rights_type", "rights_lang", .rights),
+        .string("license", .license),
         .persons("authors", .authors),
         .persons("contributors", .contributors),
         categories,
@@ -189,6 +193,7 @@ enum RecordLayout {
         ]),
         .string("ttl", .ttl),
         .string("docs", .docs),
+        .string("new_location", .newLocation),
         .string("managing_editor", .managingEditor),
         .person("managing_editor_detail", .managingEditor),
         .string("webmaster", .webmaster),

@@ -315,6 +315,19 @@ struct SwiftFeedMachineCore {
                 break
             }
         }
+        if ns == SFM.nsOther {
+            // As people misspell them: any case, http or https, a trailing slash or not.
+            let u = SwiftFeedMachineCore.looseURI(UnsafeRawBufferPointer(start: p, count: n))
+            for i in 0..<namespaceCount {
+                let e = namespaces[i]
+                let t = SwiftFeedMachineCore.looseURI(UnsafeRawBufferPointer(start: e.uri, count: e.len))
+                if t.count == u.count && SwiftFeedMachineCore.equalIgnoringASCIICase(t, u) {
+                    ns = e.ns
+                    fam = e.fam
+                    break
+                }
+            }
+        }
         if n <= SwiftFeedMachineCore.nsCacheCapacity {
             memcpy(nsCache, p, n)
             nsCacheLen = n
@@ -322,6 +335,31 @@ struct SwiftFeedMachineCore {
             nsCacheFam = fam
         }
         return (ns, fam)
+    }
+
+    /// `uri` without `http://` or `https://` (any case) and one trailing '/' (machine.c's loose_uri).
+    static func looseURI(_ uri: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var lo = 0, hi = uri.count
+        func prefix(_ s: StaticString) -> Bool {
+            let k = s.utf8CodeUnitCount
+            guard hi >= k else { return false }
+            return equalIgnoringASCIICase(UnsafeRawBufferPointer(rebasing: uri[0..<k]),
+                                          UnsafeRawBufferPointer(start: s.utf8Start, count: k))
+        }
+        if prefix("http://") { lo = 7 } else if prefix("https://") { lo = 8 }
+        if hi > lo && uri[hi - 1] == 0x2F { hi -= 1 }
+        return UnsafeRawBufferPointer(rebasing: uri[lo..<hi])
+    }
+
+    static func equalIgnoringASCIICase(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count {
+            var x = a[i], y = b[i]
+            if x >= 0x41 && x <= 0x5A { x |= 0x20 }
+            if y >= 0x41 && y <= 0x5A { y |= 0x20 }
+            if x != y { return false }
+        }
+        return true
     }
 
     @inline(__always)
@@ -592,6 +630,13 @@ struct SwiftFeedMachineCore {
                 return
             }
             if ru.enter != 0 { enter(ru.enter) } else { skip() }
+        case SFM.rResource:
+            if let res = findNSAttr(attrs, SFM.nsRdf, "resource") {
+                r.pointee.setFieldAttr(Int(ru.target), ru.col, res)
+                skip()
+            } else {
+                captureField(Int(ru.target), ru.col)
+            }
         case SFM.rFattr:
             setFieldsFrom(ru.map, ru.col, attrs)
             if ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }
