@@ -55,22 +55,37 @@ static void loose_uri(const char **uri, size_t *len) {
     if (*len > 0 && (*uri)[*len - 1] == '/') *len -= 1;
 }
 
+#define NAMESPACE_COUNT (sizeof NAMESPACES / sizeof NAMESPACES[0])
+/* Each namespace's loose form (offset into its URI, length), and a bitmap of those
+   lengths so that most unknown URIs are rejected at once (built with the lists). */
+static uint8_t LOOSE_OFF[NAMESPACE_COUNT], LOOSE_LEN[NAMESPACE_COUNT];
+static uint64_t LOOSE_LENGTHS[4];
+
+static void build_loose(void) {
+    for (size_t i = 0; i < NAMESPACE_COUNT; i++) {
+        const char *t = NAMESPACES[i].uri;
+        size_t tn = NAMESPACES[i].len;
+        loose_uri(&t, &tn);
+        LOOSE_OFF[i] = (uint8_t)(t - NAMESPACES[i].uri);
+        LOOSE_LEN[i] = (uint8_t)tn;
+        LOOSE_LENGTHS[tn >> 6] |= (uint64_t)1 << (tn & 63);
+    }
+}
+
 /* Namespaces are matched by URI exactly, or else as people misspell them: in any case,
    http or https, with or without a trailing slash (feed_rules.def). */
 static ns_class classify(const char *uri, size_t len) {
     if (len == 0) return (ns_class){ NS_NONE, F_RSS };
-    for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++)
+    for (size_t i = 0; i < NAMESPACE_COUNT; i++)
         if (NAMESPACES[i].len == len && memcmp(NAMESPACES[i].uri, uri, len) == 0)
             return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
     const char *u = uri;
     size_t n = len;
     loose_uri(&u, &n);
-    for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++) {
-        const char *t = NAMESPACES[i].uri;
-        size_t tn = NAMESPACES[i].len;
-        loose_uri(&t, &tn);
-        if (tn == n && strncasecmp(t, u, n) == 0) return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
-    }
+    if (n < 256 && (LOOSE_LENGTHS[n >> 6] >> (n & 63) & 1))
+        for (size_t i = 0; i < NAMESPACE_COUNT; i++)
+            if (LOOSE_LEN[i] == n && strncasecmp(NAMESPACES[i].uri + LOOSE_OFF[i], u, n) == 0)
+                return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
     return (ns_class){ NS_OTHER, F_OTHER };
 }
 
@@ -184,6 +199,7 @@ static int LIST_BASE[CFS_LIST_COUNT];
 static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
 
 static void build_lists(void) {
+    build_loose();
     for (int l = 0; l < CFS_LIST_COUNT; l++) {
         size_t n = 0;
         LIST_BASE[l] = -1;
