@@ -185,7 +185,6 @@ typedef enum cfs_field {
     CFS_FIELD_PUBLISHED, /* The publication date as written: `pubDate`, Atom `published` or `issued`, `dc:date`. */
     CFS_FIELD_UPDATED, /* The last-update date as written: Atom `updated` or `modified`, `dc:modified`, `lastBuildDate` for a feed. */
     CFS_FIELD_CREATED, /* Atom 0.3 `created`, as written. */
-    CFS_FIELD_EXPIRED, /* RSS `expirationDate`, as written. */
     CFS_FIELD_LANGUAGE, /* The `language` element (`dc:language`), or the record element's `xml:lang`. */
     CFS_FIELD_BASE, /* The record element's `xml:base` chain (bases separated by the byte 0x01, outermost first). */
     CFS_FIELD_VERSION, /* The root element's `version` attribute (feeds only). */
@@ -232,9 +231,6 @@ typedef enum cfs_field {
     CFS_FIELD_DC_COVERAGE, /* `dc:coverage`. */
     CFS_FIELD_DC_FORMAT, /* `dc:format`. */
     CFS_FIELD_DC_TYPE, /* `dc:type`. */
-    CFS_FIELD_DC_VALID, /* `dcterms:valid`, as written (a DCMI period or a date). */
-    CFS_FIELD_LICENSE, /* The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`. */
-    CFS_FIELD_NEW_LOCATION, /* RSS `newLocation`: the feed's new URL. */
     CFS_FIELD_ITUNES_AUTHOR, /* `itunes:author`. */
     CFS_FIELD_ITUNES_DURATION, /* `itunes:duration`. */
     CFS_FIELD_ITUNES_EXPLICIT, /* `itunes:explicit`. */
@@ -264,6 +260,10 @@ typedef enum cfs_field {
     CFS_FIELD_PODCAST_SEASON, /* `podcast:season`. */
     CFS_FIELD_PODCAST_EPISODE, /* `podcast:episode`. */
     CFS_FIELD_PODCAST_MEDIUM, /* `podcast:medium`. */
+    CFS_FIELD_EXPIRED, /* RSS `expirationDate`, as written. */
+    CFS_FIELD_DC_VALID, /* `dcterms:valid`, as written (a DCMI period or a date). */
+    CFS_FIELD_LICENSE, /* The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`. */
+    CFS_FIELD_NEW_LOCATION, /* RSS `newLocation`: the feed's new URL. */
     CFS_FIELD_COUNT
 } cfs_field;
 

@@ -57,8 +57,6 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case updated
     /// Atom 0.3 `created`, as written.
     case created
-    /// RSS `expirationDate`, as written.
-    case expired
     /// The `language` element (`dc:language`), or the record element's `xml:lang`.
     case language
     /// The record element's `xml:base` chain (bases separated by the byte 0x01, outermost first).
@@ -151,12 +149,6 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case dcFormat
     /// `dc:type`.
     case dcType
-    /// `dcterms:valid`, as written (a DCMI period or a date).
-    case dcValid
-    /// The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`.
-    case license
-    /// RSS `newLocation`: the feed's new URL.
-    case newLocation
     /// `itunes:author`.
     case itunesAuthor
     /// `itunes:duration`.
@@ -215,4 +207,12 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case podcastEpisode
     /// `podcast:medium`.
     case podcastMedium
+    /// RSS `expirationDate`, as written.
+    case expired
+    /// `dcterms:valid`, as written (a DCMI period or a date).
+    case dcValid
+    /// The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`.
+    case license
+    /// RSS `newLocation`: the feed's new URL.
+    case newLocation
 }
