@@ -376,7 +376,7 @@ def schema_region(R):
          "namespace family, element name and scope match wins). *Where* is the scope the",
          "element must appear in; *into* is the field (`FeedField`) or list (`FeedList`)",
          "it fills; *priority* ranks the elements that fill the same field (1 beats 2",
-         "beats 3; a tie goes to the first in the document).", "",
+         "beats 3 whatever their order; a tie goes to the last in the document).", "",
          "| element | where | action | into | priority / column | attributes |",
          "|---|---|---|---|---|---|"]
     for r in d["rules"]:

@@ -48,11 +48,44 @@ static const struct { const char *uri; uint8_t len, ns, fam; } NAMESPACES[] = {
 
 typedef struct { uint8_t ns, fam; } ns_class;
 
+/* `uri` without `http://` or `https://` (any case) and without one trailing '/'. */
+static void loose_uri(const char **uri, size_t *len) {
+    if (*len >= 7 && strncasecmp(*uri, "http://", 7) == 0) *uri += 7, *len -= 7;
+    else if (*len >= 8 && strncasecmp(*uri, "https://", 8) == 0) *uri += 8, *len -= 8;
+    if (*len > 0 && (*uri)[*len - 1] == '/') *len -= 1;
+}
+
+#define NAMESPACE_COUNT (sizeof NAMESPACES / sizeof NAMESPACES[0])
+/* Each namespace's loose form (offset into its URI, length), and a bitmap of those
+   lengths so that most unknown URIs are rejected at once (built with the lists). */
+static uint8_t LOOSE_OFF[NAMESPACE_COUNT], LOOSE_LEN[NAMESPACE_COUNT];
+static uint64_t LOOSE_LENGTHS[4];
+
+static void build_loose(void) {
+    for (size_t i = 0; i < NAMESPACE_COUNT; i++) {
+        const char *t = NAMESPACES[i].uri;
+        size_t tn = NAMESPACES[i].len;
+        loose_uri(&t, &tn);
+        LOOSE_OFF[i] = (uint8_t)(t - NAMESPACES[i].uri);
+        LOOSE_LEN[i] = (uint8_t)tn;
+        LOOSE_LENGTHS[tn >> 6] |= (uint64_t)1 << (tn & 63);
+    }
+}
+
+/* Namespaces are matched by URI exactly, or else as people misspell them: in any case,
+   http or https, with or without a trailing slash (feed_rules.def). */
 static ns_class classify(const char *uri, size_t len) {
     if (len == 0) return (ns_class){ NS_NONE, F_RSS };
-    for (size_t i = 0; i < sizeof NAMESPACES / sizeof NAMESPACES[0]; i++)
+    for (size_t i = 0; i < NAMESPACE_COUNT; i++)
         if (NAMESPACES[i].len == len && memcmp(NAMESPACES[i].uri, uri, len) == 0)
             return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
+    const char *u = uri;
+    size_t n = len;
+    loose_uri(&u, &n);
+    if (n < 256 && (LOOSE_LENGTHS[n >> 6] >> (n & 63) & 1))
+        for (size_t i = 0; i < NAMESPACE_COUNT; i++)
+            if (LOOSE_LEN[i] == n && strncasecmp(NAMESPACES[i].uri + LOOSE_OFF[i], u, n) == 0)
+                return (ns_class){ NAMESPACES[i].ns, NAMESPACES[i].fam };
     return (ns_class){ NS_OTHER, F_OTHER };
 }
 
@@ -166,6 +199,7 @@ static int LIST_BASE[CFS_LIST_COUNT];
 static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
 
 static void build_lists(void) {
+    build_loose();
     for (int l = 0; l < CFS_LIST_COUNT; l++) {
         size_t n = 0;
         LIST_BASE[l] = -1;
@@ -245,14 +279,21 @@ static int attr_is(const cfs_attr *a, const char *v) {
     return a && a->value_len == n && memcmp(a->value, v, n) == 0;
 }
 
+/* True when `field` holds a value of a higher priority than `prio` (a smaller P
+   number): the new one is dropped. An equal priority is no bar: a repeated element, or
+   another of the same priority, replaces the value (the last one wins, docs/SCHEMA.md). */
+static inline int taken(const cfs_rec *r, int field, uint8_t prio) {
+    return r->prio[field] && r->prio[field] < prio;
+}
+
 static void set_field(cfs_rec *r, int field, uint8_t prio, cfs_ref ref) {
-    if (r->prio[field] && r->prio[field] <= prio) return;
+    if (taken(r, field, prio)) return;
     put(r, field, ref);
     r->prio[field] = prio;
 }
 
 static void set_field_attr(cfs_rec *r, int field, uint8_t prio, const cfs_attr *a) {
-    if (a == NULL || (r->prio[field] && r->prio[field] <= prio)) return;
+    if (a == NULL || taken(r, field, prio)) return;
     set_field(r, field, prio, copy(r, a->value, a->value_len));
 }
 
@@ -492,7 +533,7 @@ static void begin_capture(cfs_machine *m, cfs_rec *r, int markup) {
 
 static int capture_field(cfs_machine *m, int field, uint8_t prio) {
     cfs_rec *r = m->cur;
-    if (r->prio[field] && r->prio[field] <= prio) return skip(m);
+    if (taken(r, field, prio)) return skip(m);
     if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
     begin_capture(m, r, 0);
     return 0;
@@ -511,7 +552,7 @@ static int capture_row(cfs_machine *m, int list, int col) {
 static int capture_text(cfs_machine *m, int field, uint8_t prio, const char *deftype, const cfs_attr *attrs,
                         size_t n) {
     cfs_rec *r = m->cur;
-    if (r->prio[field] && r->prio[field] <= prio) return skip(m);
+    if (taken(r, field, prio)) return skip(m);
     if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
     const cfs_attr *type = find_attr(attrs, n, "type"), *mode = find_attr(attrs, n, "mode");
     for (int k = 1; k <= 4; k++) {
@@ -545,7 +586,12 @@ static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cf
     return row;
 }
 
+/* The fields of an attribute map, from one element: a repeated element replaces the
+   values of the one before (the last one wins) with all its attributes, so the map's
+   fields it may set are cleared first. */
 static void set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n) {
+    for (const attr_map *a = map; a && a->name; a++)
+        if (!taken(m->cur, a->index, prio)) put(m->cur, a->index, (cfs_ref){ CFS_REF_ABSENT, 0 });
     for (const attr_map *a = map; a && a->name; a++)
         set_field_attr(m->cur, a->index, prio, find_attr(attrs, n, a->name));
 }
@@ -594,6 +640,12 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
             return 0;
         }
         return ru->enter ? enter(m, ru->enter) : skip(m);
+    case R_RESOURCE: {
+        const cfs_attr *res = find_ns_attr(attrs, n, NS_RDF, "resource");
+        if (res == NULL) return capture_field(m, ru->target, ru->col);
+        set_field_attr(r, ru->target, ru->col, res);
+        return skip(m);
+    }
     case R_FATTR:
         set_fields_from(m, ru->attrs, ru->col, attrs, n);
         return ru->target == NONE ? skip(m) : capture_field(m, ru->target, ru->col);
@@ -606,13 +658,13 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         m->person_list = ru->target;
         return enter(m, SC_PERSON);
     case R_GUID: {
-        if (r->prio[CFS_FIELD_ID] && r->prio[CFS_FIELD_ID] <= P1) return skip(m);
+        if (taken(r, CFS_FIELD_ID, P1)) return skip(m);
         const cfs_attr *pl = find_attr(attrs, n, "isPermaLink");
         put(r, CFS_FIELD_GUID_PERMALINK, pl ? copy(r, pl->value, pl->value_len) : copy(r, "true", 4));
         return capture_field(m, CFS_FIELD_ID, P1);
     }
     case R_CONTENT:
-        if (r->prio[CFS_FIELD_CONTENT] && r->prio[CFS_FIELD_CONTENT] <= P1) return skip(m);
+        if (taken(r, CFS_FIELD_CONTENT, P1)) return skip(m);
         put(r, CFS_FIELD_CONTENT_SRC, (cfs_ref){ CFS_REF_ABSENT, 0 });
         set_field_attr(r, CFS_FIELD_CONTENT_SRC, P1, find_attr(attrs, n, "src"));
         return capture_text(m, CFS_FIELD_CONTENT, P1, NULL, attrs, n);

@@ -6,16 +6,8 @@ import XCTest
 /// The rules of docs/SCHEMA.md that fixtures show less directly: precedence, scopes,
 /// xml:base and xml:lang, entities, formats. Every check runs on both C backends.
 final class SemanticsTests: XCTestCase {
-    /// The JSON lines of `xml`, parsed, from every backend (which must agree).
     private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        var outputs: [String] = []
-        for backend in FeedBackend.allCases {
-            outputs.append(try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser()).text)
-        }
-        for o in outputs.dropFirst() { XCTAssertEqual(o, outputs[0], "backends differ", file: file, line: line) }
-        return try outputs[0].split(separator: "\n").map {
-            try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
-        }
+        try linesFromEveryBackend(xml, file: file, line: line)
     }
 
     func testSpanLayoutMatchesTheCHeader() {

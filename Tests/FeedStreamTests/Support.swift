@@ -33,6 +33,18 @@ func jsonLines(_ input: FeedInput, source: String, parser: any FeedParser = Expa
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
+/// The JSON lines of `xml`, parsed, from every backend (which must agree byte for byte).
+func linesFromEveryBackend(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+    var outputs: [String] = []
+    for backend in FeedBackend.allCases {
+        outputs.append(try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser()).text)
+    }
+    for o in outputs.dropFirst() { XCTAssertEqual(o, outputs[0], "backends differ", file: file, line: line) }
+    return try outputs[0].split(separator: "\n").map {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    }
+}
+
 /// Records every event as a line of text, for comparing event streams.
 final class EventLog: FeedHandler {
     var events: [String] = []

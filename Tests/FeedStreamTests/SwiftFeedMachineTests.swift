@@ -483,7 +483,7 @@ final class SwiftFeedMachineTests: XCTestCase {
         XCTAssertEqual(d.items[0].id, "x1")
         XCTAssertEqual(d.items[0].guidIsPermalink, false)
         XCTAssertEqual(d.items[0].title?.value, "rss title")
-        XCTAssertEqual(d.items[0].summary?.value, "d1")
+        XCTAssertEqual(d.items[0].summary?.value, "d2")   // repeated: the last wins (SCHEMA.md)
         XCTAssertEqual(d.items[1].published?.raw, "Sat, 02 Jan 2021 10:00:00 GMT")
         XCTAssertEqual(d.items[1].id, "x2")
         XCTAssertEqual(d.feeds[0].updated?.raw, "Tue, 02 Jan 2020 00:00:00 GMT")

@@ -261,6 +261,10 @@ typedef enum cfs_field {
     CFS_FIELD_PODCAST_SEASON, /* `podcast:season`. */
     CFS_FIELD_PODCAST_EPISODE, /* `podcast:episode`. */
     CFS_FIELD_PODCAST_MEDIUM, /* `podcast:medium`. */
+    CFS_FIELD_EXPIRED, /* RSS `expirationDate`, as written. */
+    CFS_FIELD_DC_VALID, /* `dcterms:valid`, as written (a DCMI period or a date). */
+    CFS_FIELD_LICENSE, /* The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`. */
+    CFS_FIELD_NEW_LOCATION, /* RSS `newLocation`: the feed's new URL. */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -268,8 +272,8 @@ typedef enum cfs_field {
     by cfs_list_columns(). */
 typedef enum cfs_list {
     CFS_LIST_LINKS, /* Links: href rel type hreflang title length base */
-    CFS_LIST_AUTHORS, /* Authors: name email uri base */
-    CFS_LIST_CONTRIBUTORS, /* Contributors: name email uri base */
+    CFS_LIST_AUTHORS, /* Authors: name email uri base text */
+    CFS_LIST_CONTRIBUTORS, /* Contributors: name email uri base text */
     CFS_LIST_CATEGORIES, /* Categories: term scheme label */
     CFS_LIST_ENCLOSURES, /* Enclosures: url type length base */
     CFS_LIST_MEDIA, /* `media:content`: url type medium is_default expression bitrate framerate samplingrate channels duration height width lang file_size */

@@ -55,26 +55,31 @@ public struct FeedLink: Sendable, Codable, Equatable, Hashable {
     }
 }
 
-/// A person: an author or a contributor. RSS `author` and `dc:creator` fill `name`
-/// with the text as written (which may hold an email address).
+/// A person: an author or a contributor. A person written as one text (RSS `author`,
+/// `dc:creator`, `dc:author`, `dc:contributor`) is split into `name` and `email` when
+/// it holds an email address, and then kept as written in `raw`.
 public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
     /// The person's name.
     public var name: String?
-    /// The person's email address (Atom `email`).
+    /// The person's email address (Atom `email`, or the address in a text).
     public var email: String?
     /// The person's URI, resolved against `xml:base`.
     public var uri: String?
+    /// The text as written, when it was split into `name` and `email`.
+    public var raw: String?
 
     /// A person; the arguments are stored as given.
-    public init(name: String?, email: String? = nil, uri: String? = nil) {
+    public init(name: String?, email: String? = nil, uri: String? = nil, raw: String? = nil) {
         self.name = name
         self.email = email
         self.uri = uri
+        self.raw = raw
     }
 
     init(_ v: FeedPersonView) {
         self.init(name: v.name.string, email: v.email.string,
-                  uri: v.uri.isPresent ? String(decoding: FeedURL.resolve(v.uri, baseChain: v.baseChain), as: UTF8.self) : nil)
+                  uri: v.uri.isPresent ? String(decoding: FeedURL.resolve(v.uri, baseChain: v.baseChain), as: UTF8.self) : nil,
+                  raw: v.raw.string)
     }
 }
 

@@ -207,4 +207,12 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case podcastEpisode
     /// `podcast:medium`.
     case podcastMedium
+    /// RSS `expirationDate`, as written.
+    case expired
+    /// `dcterms:valid`, as written (a DCMI period or a date).
+    case dcValid
+    /// The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`.
+    case license
+    /// RSS `newLocation`: the feed's new URL.
+    case newLocation
 }

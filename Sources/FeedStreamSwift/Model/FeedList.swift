@@ -5,9 +5,9 @@
 public enum FeedList: Int, CaseIterable, Sendable {
     /// Links: href, rel, type, hreflang, title, length, base.
     case links
-    /// Authors: name, email, uri, base.
+    /// Authors: name, email, uri, base, text.
     case authors
-    /// Contributors: name, email, uri, base.
+    /// Contributors: name, email, uri, base, text.
     case contributors
     /// Categories: term, scheme, label.
     case categories
@@ -39,8 +39,8 @@ extension FeedList {
     /// The column names of each list, in order.
     static let columnNames: [[StaticString]] = [
         ["href", "rel", "type", "hreflang", "title", "length", "base"],
-        ["name", "email", "uri", "base"],
-        ["name", "email", "uri", "base"],
+        ["name", "email", "uri", "base", "text"],
+        ["name", "email", "uri", "base", "text"],
         ["term", "scheme", "label"],
         ["url", "type", "length", "base"],
         ["url", "type", "medium", "is_default", "expression", "bitrate", "framerate", "samplingrate", "channels", "duration", "height", "width", "lang", "file_size"],
@@ -53,5 +53,5 @@ extension FeedList {
         ["value"],
         ["value"],
     ]
-    static let columnCounts: [Int] = [7, 4, 4, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1]
 }

@@ -1,6 +1,9 @@
-/// A person (author, contributor). RSS `author`, `dc:creator` fill `name` with the raw text.
+/// A person (author, contributor). Atom persons come as written; a person written as
+/// one text (RSS `author`, `dc:creator`, `dc:author`, `dc:contributor`) is split into
+/// `name` and `email` when the text holds an email address, and kept as written in `raw`.
 public struct FeedPersonView {
-    /// The name (or RSS's raw author text).
+    /// The name (for a person written as text: the text, or its name part when it
+    /// holds an email address).
     public let name: FeedBytes
     /// The email address.
     public let email: FeedBytes
@@ -8,4 +11,37 @@ public struct FeedPersonView {
     public let uri: FeedBytes
     /// The xml:base chain in scope (outermost first, separated by 0x01).
     public let baseChain: FeedBytes
+    /// The text as written, for a person written as text whose text was split into a
+    /// name and an email address; absent otherwise.
+    public let raw: FeedBytes
+
+    init(name: FeedBytes, email: FeedBytes, uri: FeedBytes, baseChain: FeedBytes, raw: FeedBytes = .absent) {
+        self.name = name
+        self.email = email
+        self.uri = uri
+        self.baseChain = baseChain
+        self.raw = raw
+    }
+
+    /// A person from a row of `authors` or `contributors`: Atom's columns, or the text
+    /// column (PersonText).
+    init(row: FeedRowView) {
+        let text = row[4]
+        if text.isPresent {
+            if let (name, email) = PersonText.split(text) {
+                self.init(name: name, email: email, uri: .absent, baseChain: row[3], raw: text)
+            } else {
+                self.init(name: text, email: .absent, uri: .absent, baseChain: row[3])
+            }
+        } else {
+            self.init(name: row[0], email: row[1], uri: row[2], baseChain: row[3])
+        }
+    }
+
+    /// A person written as text in a field (`managingEditor`, `webMaster`,
+    /// `itunes:author`); nil unless the text holds an email address.
+    static func split(field text: FeedBytes) -> FeedPersonView? {
+        guard let (name, email) = PersonText.split(text) else { return nil }
+        return FeedPersonView(name: name, email: email, uri: .absent, baseChain: .absent, raw: text)
+    }
 }

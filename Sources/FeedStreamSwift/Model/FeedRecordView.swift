@@ -67,7 +67,7 @@ public struct FeedRecordView {
     }
 
     func persons(_ list: FeedList) -> LazyMapCollection<FeedRowsView, FeedPersonView> {
-        rows(list).lazy.map { FeedPersonView(name: $0[0], email: $0[1], uri: $0[2], baseChain: $0[3]) }
+        rows(list).lazy.map { FeedPersonView(row: $0) }
     }
     /// The authors, in document order.
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.authors) }

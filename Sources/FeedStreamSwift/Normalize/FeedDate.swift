@@ -10,6 +10,8 @@
 /// - ISO 8601 / RFC 3339 / W3C-DTF: `YYYY`, `YYYY-MM`, `YYYY-MM-DD`, then `T` or a
 ///   space, `hh:mm[:ss[.fraction]]` and `Z` or `±hh:mm` / `±hhmm` / `±hh` (no zone:
 ///   UTC). Missing month/day are 1, missing time is midnight.
+/// - The less common forms of FeedDateForms.swift: ISO 8601's basic, ordinal and
+///   truncated dates, more zone names, the Korean, Greek and Hungarian forms.
 ///
 /// Anything else is not a date: the parser returns nil and never guesses.
 public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
@@ -85,7 +87,8 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
         }
         if let d = parseRFC822(&s) { return d }
         s.position = start
-        return parseMonthFirst(&s)
+        if let d = parseMonthFirst(&s) { return d }
+        return parseOtherForms(bytes)   // FeedDateForms.swift
     }
 
     // MARK: - ISO 8601 / W3C-DTF
@@ -181,7 +184,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// `h:mm[:ss]` (12-hour with `am`/`pm` too) or `hhmm`.
-    private static func parseTime(_ s: inout Scanner, into d: inout FeedDate) -> Bool {
+    static func parseTime(_ s: inout Scanner, into d: inout FeedDate) -> Bool {
         let start = s.position
         if let hm = s.digits(exactly: 4) {   // "1500"
             d.hour = hm / 100
@@ -251,13 +254,25 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
                 guard s.eat(0x29) else { return nil }
                 s.skipSpaces()
             }
-        } else {                                      // asctime: time, then year
+        } else {                                      // asctime: time, [zone,] year[, zone]
             s.position = afterDay
             guard parseTime(&s, into: &d) else { return nil }
             s.skipSpaces()
+            var zoned = false
+            if !s.atEnd && !s.peekIsDigit() {
+                guard let o = s.zone() else { return nil }
+                offset = o
+                zoned = true
+                s.skipSpaces()
+            }
             guard let y = s.digits(exactly: 4) else { return nil }
             d.year = y
             s.skipSpaces()
+            if !zoned && !s.atEnd {
+                guard let o = s.zone() else { return nil }
+                offset = o
+                s.skipSpaces()
+            }
         }
         guard s.atEnd, d.isValid else { return nil }
         return d.shifted(bySeconds: -offset)
@@ -289,11 +304,11 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
     static func lookupKey(_ b: UnsafeRawBufferPointer) -> UInt64 { b.count <= 8 ? key(b) : keyPrefix(b) }
 
-    private static func weekday(_ b: UnsafeRawBufferPointer) -> Bool {
+    static func weekday(_ b: UnsafeRawBufferPointer) -> Bool {
         weekdayKeys.contains(lookupKey(b))
     }
 
-    private static func monthNumber(_ b: UnsafeRawBufferPointer) -> Int? {
+    static func monthNumber(_ b: UnsafeRawBufferPointer) -> Int? {
         monthKeys[lookupKey(b)]
     }
 
@@ -349,8 +364,8 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 }
 
-/// A cursor over date bytes.
-private struct Scanner {
+/// A cursor over date bytes (also used by FeedDateForms.swift).
+struct Scanner {
     let b: UnsafeRawBufferPointer
     var position = 0
     init(_ b: UnsafeRawBufferPointer) { self.b = b }
@@ -368,7 +383,10 @@ private struct Scanner {
         return false
     }
     mutating func skipSpaces() { while !atEnd && isXMLSpace(b[position]) { position += 1 } }
-    mutating func skipSeparators() { while !atEnd && (isXMLSpace(b[position]) || b[position] == 0x2D) { position += 1 } }
+    /// Spaces, `-` and `,` between day, month and year ("13 Feb, 2012").
+    mutating func skipSeparators() {
+        while !atEnd && (isXMLSpace(b[position]) || b[position] == 0x2D || b[position] == 0x2C) { position += 1 }
+    }
 
     mutating func digitRun() -> UnsafeRawBufferPointer {
         let start = position
@@ -444,6 +462,7 @@ private struct Scanner {
         case FeedDate.key("pst"): return -8 * 3600
         case FeedDate.key("pdt"): return -7 * 3600
         default:
+            if let o = FeedDate.moreZones(run, &self) { return o }   // FeedDateForms.swift
             // Military zones: RFC 2822 §4.3 says their sign was garbled; take them as UTC.
             if run.count == 1 && (run[0] | 0x20) != 0x6A { return 0 }
             position = start

@@ -22,6 +22,13 @@ enum Member {
     case rows(StaticString, FeedList, [Column])
     /// An array of strings: column 0 of each row.
     case strings(StaticString, FeedList)
+    /// An array of persons (`name`, `email`, `uri` resolved, `raw`): Atom's as written,
+    /// those written as text split (FeedPersonView, PersonText).
+    case persons(StaticString, FeedList)
+    /// A person written as text in a field, split: an object (`name`, `email`) written
+    /// only when the text holds an email address (the field itself is written as a
+    /// string member of its own).
+    case person(StaticString, FeedField)
     /// A nested object, written only when one of its members is present (the mask
     /// says which fields and lists it draws on).
     case object(StaticString, [Member], FieldMask)
@@ -43,10 +50,10 @@ struct FieldMask {
 
     private mutating func add(_ m: Member) {
         switch m {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): add(f)
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f), .person(_, let f): add(f)
         case .permalink: add(.guidPermalink)
         case .primaryLink: lists |= 1 << UInt32(FeedList.links.rawValue)
-        case .rows(_, let l, _), .strings(_, let l): lists |= 1 << UInt32(l.rawValue)
+        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt32(l.rawValue)
         case .object(_, let members, _): for x in members { add(x) }
         }
     }
@@ -74,12 +81,12 @@ enum RecordLayout {
         Column("href", 0, base: 6), Column("rel", 1), Column("type", 2), Column("hreflang", 3), Column("title", 4),
         Column("length", 5),
     ])
-    static let persons: [Column] = [Column("name", 0), Column("email", 1), Column("uri", 2, base: 3)]
     static let categories = Member.rows("categories", .categories, [Column("term", 0), Column("scheme", 1), Column("label", 2)])
     static let geo = obj("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
     static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
         .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
+        .string("valid", .dcValid), .person("publisher_detail", .dcPublisher),
     ])
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),
@@ -109,12 +116,14 @@ enum RecordLayout {
         .date("published", "published_raw", .published),
         .date("updated", "updated_raw", .updated),
         .date("created", "created_raw", .created),
-        .rows("authors", .authors, persons),
-        .rows("contributors", .contributors, persons),
+        .date("expired", "expired_raw", .expired),
+        .persons("authors", .authors),
+        .persons("contributors", .contributors),
         .text("summary", "summary_type", "summary_lang", .summary),
         .text("content", "content_type", "content_lang", .content),
         .url("content_src", .contentSrc, base: .contentBase),
         .text("rights", "rights_type", "rights_lang", .rights),
+        .string("license", .license),
         categories,
         .rows("enclosures", .enclosures, [Column("url", 0, base: 3), Column("type", 1), Column("length", 2)]),
         .string("comments", .comments),
@@ -127,7 +136,7 @@ enum RecordLayout {
         dc,
         geo,
         obj("itunes", [
-            .string("author", .itunesAuthor), .string("duration", .itunesDuration),
+            .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .string("image", .itunesImage),
             .string("episode", .itunesEpisode), .string("season", .itunesSeason),
             .string("episode_type", .itunesEpisodeType), .string("title", .itunesTitle),
@@ -161,8 +170,9 @@ enum RecordLayout {
         .date("published", "published_raw", .published),
         .date("created", "created_raw", .created),
         .text("rights", "rights_type", "rights_lang", .rights),
-        .rows("authors", .authors, persons),
-        .rows("contributors", .contributors, persons),
+        .string("license", .license),
+        .persons("authors", .authors),
+        .persons("contributors", .contributors),
         categories,
         obj("generator", [
             .string("name", .generator), .url("uri", .generatorUri, base: .base), .string("version", .generatorVersion),
@@ -183,8 +193,11 @@ enum RecordLayout {
         ]),
         .string("ttl", .ttl),
         .string("docs", .docs),
+        .string("new_location", .newLocation),
         .string("managing_editor", .managingEditor),
+        .person("managing_editor_detail", .managingEditor),
         .string("webmaster", .webmaster),
+        .person("webmaster_detail", .webmaster),
         .strings("skip_hours", .skipHours),
         .strings("skip_days", .skipDays),
         obj("sy", [
@@ -194,7 +207,7 @@ enum RecordLayout {
         dc,
         geo,
         obj("itunes", [
-            .string("author", .itunesAuthor), .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .string("image", .itunesImage),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
             .string("type", .itunesType), .string("block", .itunesBlock), .string("complete", .itunesComplete),
             .string("new_feed_url", .itunesNewFeedUrl), .string("keywords", .itunesKeywords),
@@ -331,7 +344,8 @@ extension FeedRecordView {
         case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
-        case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
+        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
+        case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
         case .object(_, let members, let mask): return mayHave(mask) && members.contains { has($0) }
         }
     }
@@ -399,6 +413,26 @@ extension FeedRecordView {
             sink.beginArray(key)
             for row in rows where row[0].isPresent { sink.element(row[0].buffer) }
             sink.endArray()
+        case .persons(let key, let list):
+            let rows = rows(list)
+            guard !rows.isEmpty else { return }
+            sink.beginArray(key)
+            for row in rows {
+                let p = FeedPersonView(row: row)
+                sink.beginElement()
+                if p.name.isPresent { sink.string("name", p.name.buffer) }
+                if p.email.isPresent { sink.string("email", p.email.buffer) }
+                if p.uri.isPresent { resolved(p.uri, base: p.baseChain) { sink.string("uri", $0) } }
+                if p.raw.isPresent { sink.string("raw", p.raw.buffer) }
+                sink.endElement()
+            }
+            sink.endArray()
+        case .person(let key, let f):
+            guard isSet(f), let p = FeedPersonView.split(field: self[f]) else { return }
+            sink.beginObject(key)
+            if p.name.isPresent { sink.string("name", p.name.buffer) }
+            sink.string("email", p.email.buffer)
+            sink.endObject()
         case .object(let key, let members, let mask):
             guard mayHave(mask), members.contains(where: { has($0) }) else { return }
             sink.beginObject(key)

@@ -318,6 +318,19 @@ struct SwiftFeedMachineCore {
                 break
             }
         }
+        if ns == SFM.nsOther {
+            // As people misspell them: any case, http or https, a trailing slash or not.
+            let u = SwiftFeedMachineCore.looseURI(UnsafeRawBufferPointer(start: p, count: n))
+            for i in 0..<namespaceCount {
+                let e = namespaces[i]
+                let t = SwiftFeedMachineCore.looseURI(UnsafeRawBufferPointer(start: e.uri, count: e.len))
+                if t.count == u.count && SwiftFeedMachineCore.equalIgnoringASCIICase(t, u) {
+                    ns = e.ns
+                    fam = e.fam
+                    break
+                }
+            }
+        }
         if n <= SwiftFeedMachineCore.nsCacheCapacity {
             memcpy(nsCache, p, n)
             nsCacheLen = n
@@ -325,6 +338,31 @@ struct SwiftFeedMachineCore {
             nsCacheFam = fam
         }
         return (ns, fam)
+    }
+
+    /// `uri` without `http://` or `https://` (any case) and one trailing '/' (machine.c's loose_uri).
+    static func looseURI(_ uri: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer {
+        var lo = 0, hi = uri.count
+        func prefix(_ s: StaticString) -> Bool {
+            let k = s.utf8CodeUnitCount
+            guard hi >= k else { return false }
+            return equalIgnoringASCIICase(UnsafeRawBufferPointer(rebasing: uri[0..<k]),
+                                          UnsafeRawBufferPointer(start: s.utf8Start, count: k))
+        }
+        if prefix("http://") { lo = 7 } else if prefix("https://") { lo = 8 }
+        if hi > lo && uri[hi - 1] == 0x2F { hi -= 1 }
+        return UnsafeRawBufferPointer(rebasing: uri[lo..<hi])
+    }
+
+    static func equalIgnoringASCIICase(_ a: UnsafeRawBufferPointer, _ b: UnsafeRawBufferPointer) -> Bool {
+        guard a.count == b.count else { return false }
+        for i in 0..<a.count {
+            var x = a[i], y = b[i]
+            if x >= 0x41 && x <= 0x5A { x |= 0x20 }
+            if y >= 0x41 && y <= 0x5A { y |= 0x20 }
+            if x != y { return false }
+        }
+        return true
     }
 
     @inline(__always)
@@ -520,6 +558,10 @@ struct SwiftFeedMachineCore {
     mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         guard map != SFM.none else { return }
         let start = mapStart[Int(map)]
+        // One element's attributes replace the last one's (machine.c's set_fields_from).
+        for k in start..<(start + mapCount[Int(map)]) where !cur.pointee.taken(Int(mapEntries[k].index), prio) {
+            cur.pointee.put(Int(mapEntries[k].index), .absent)
+        }
         for k in start..<(start + mapCount[Int(map)]) {
             let e = mapEntries[k]
             cur.pointee.setFieldAttr(Int(e.index), prio, SwiftFeedMachineCore.findAttr(attrs, e.name, e.len))
@@ -591,6 +633,13 @@ struct SwiftFeedMachineCore {
                 return
             }
             if ru.enter != 0 { enter(ru.enter) } else { skip() }
+        case SFM.rResource:
+            if let res = findNSAttr(attrs, SFM.nsRdf, "resource") {
+                r.pointee.setFieldAttr(Int(ru.target), ru.col, res)
+                skip()
+            } else {
+                captureField(Int(ru.target), ru.col)
+            }
         case SFM.rFattr:
             setFieldsFrom(ru.map, ru.col, attrs)
             if ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }

@@ -231,9 +231,11 @@ struct SFMRecord {
 
     /// True when a field already holds a value of priority `prio` or better.
     @inline(__always)
+    /// True when field `f` holds a value of a higher priority than `p`: an equal one is
+    /// replaced (the last one wins, docs/SCHEMA.md), as machine.c's taken().
     func taken(_ f: Int, _ p: UInt8) -> Bool {
         let q = prio[f]
-        return q != 0 && q <= p
+        return q != 0 && q < p
     }
 
     @inline(__always)

@@ -3,7 +3,7 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 101
+    static let fieldCount = 105
     static let listCount = 14
 
     // Families: namespaces whose elements mean the same thing.
@@ -22,7 +22,8 @@ extension SFM {
     static let fGeorss: UInt8 = 12
     static let fGeo: UInt8 = 13
     static let fSy: UInt8 = 14
-    static let fOther: UInt8 = 15
+    static let fCc: UInt8 = 15
+    static let fOther: UInt8 = 16
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
@@ -71,6 +72,7 @@ extension SFM {
     static let rGuid: UInt8 = 8  // RSS guid
     static let rContent: UInt8 = 9  // Atom content
     static let rPerson: UInt8 = 10  // Atom author/contributor: `target` is the list
+    static let rResource: UInt8 = 11  // `target` from the `rdf:resource` attribute, else from the text
 
     // Fields and lists, by name (FeedField and FeedList hold the same numbers).
     static let fieldId = 0
@@ -174,6 +176,10 @@ extension SFM {
     static let fieldPodcastSeason = 98
     static let fieldPodcastEpisode = 99
     static let fieldPodcastMedium = 100
+    static let fieldExpired = 101
+    static let fieldDcValid = 102
+    static let fieldLicense = 103
+    static let fieldNewLocation = 104
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -220,6 +226,8 @@ enum SwiftRulesTable {
         ("http://purl.org/rss/1.0/modules/syndication/", 9, 14),
         ("http://www.georss.org/georss", 9, 12),
         ("http://www.w3.org/2003/01/geo/wgs84_pos#", 9, 13),
+        ("http://web.resource.org/cc/", 9, 15),
+        ("http://backend.userland.com/creativeCommonsRssModule", 9, 15),
         ("http://www.w3.org/1999/xhtml", 6, 5),
         ("http://www.w3.org/XML/1998/namespace", 7, 6),
         ("http://purl.org/atom/ns#", 4, 1),
@@ -229,6 +237,7 @@ enum SwiftRulesTable {
         ("http://www.itunes.com/DTDs/Podcast-1.0.dtd", 9, 7),
         ("http://www.itunes.com/DTDs/PodCast-1.0.dtd", 9, 7),
         ("https://www.itunes.com/dtds/podcast-1.0.dtd", 9, 7),
+        ("http://example.com/DTDs/PodCast-1.0.dtd", 9, 7),
         ("http://search.yahoo.com/mrss", 9, 8),
         ("https://search.yahoo.com/mrss/", 9, 8),
         ("http://video.search.yahoo.com/mrss", 9, 8),
@@ -266,7 +275,7 @@ enum SwiftRulesTable {
         (0, "link", 3, 2, 0, 0, 255, 0, 0),  // RSS link LTEXT LST(LINKS)
         (0, "description", 3, 1, 7, 1, 255, 0, 2),  // RSS description TEXTC FLD(SUMMARY)
         (0, "category", 3, 2, 3, 0, 0, 0, 0),  // RSS category LTEXT LST(CATEGORIES)
-        (0, "author", 3, 2, 1, 0, 255, 0, 0),  // RSS author LTEXT LST(AUTHORS)
+        (0, "author", 3, 2, 1, 4, 255, 0, 0),  // RSS author LTEXT LST(AUTHORS)
         (0, "language", 1, 0, 26, 1, 255, 0, 0),  // RSS language TEXT FLD(LANGUAGE)
         (0, "copyright", 3, 1, 17, 1, 255, 0, 1),  // RSS copyright TEXTC FLD(RIGHTS)
         (0, "managingEditor", 1, 0, 39, 1, 255, 0, 0),  // RSS managingEditor TEXT FLD(MANAGING_EDITOR)
@@ -299,6 +308,8 @@ enum SwiftRulesTable {
         (0, "link", 16, 0, 52, 1, 255, 0, 0),  // RSS link TEXT FLD(TEXTINPUT_LINK)
         (0, "hour", 32, 2, 12, 0, 255, 0, 0),  // RSS hour LTEXT LST(SKIP_HOURS)
         (0, "day", 64, 2, 13, 0, 255, 0, 0),  // RSS day LTEXT LST(SKIP_DAYS)
+        (0, "expirationDate", 2, 0, 101, 1, 255, 0, 0),  // RSS expirationDate TEXT FLD(EXPIRED)
+        (0, "newLocation", 1, 0, 104, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
         (1, "title", 3, 1, 2, 1, 255, 0, 0),  // Atom title TEXTC FLD(TITLE)
         (1, "subtitle", 1, 1, 7, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SUMMARY)
         (1, "tagline", 1, 1, 7, 1, 255, 0, 0),  // Atom tagline TEXTC FLD(SUMMARY)
@@ -330,8 +341,9 @@ enum SwiftRulesTable {
         (1, "updated", 2048, 0, 33, 1, 255, 0, 0),  // Atom updated TEXT FLD(SOURCE_UPDATED)
         (2, "title", 3, 1, 2, 2, 255, 0, 1),  // dc:title TEXTC FLD(TITLE)
         (2, "description", 3, 1, 7, 2, 255, 0, 1),  // dc:description TEXTC FLD(SUMMARY)
-        (2, "creator", 3, 2, 1, 0, 255, 0, 0),  // dc:creator LTEXT LST(AUTHORS)
-        (2, "contributor", 3, 2, 2, 0, 255, 0, 0),  // dc:contributor LTEXT LST(CONTRIBUTORS)
+        (2, "creator", 3, 2, 1, 4, 255, 0, 0),  // dc:creator LTEXT LST(AUTHORS)
+        (2, "author", 3, 2, 1, 4, 255, 0, 0),  // dc:author LTEXT LST(AUTHORS)
+        (2, "contributor", 3, 2, 2, 4, 255, 0, 0),  // dc:contributor LTEXT LST(CONTRIBUTORS)
         (2, "subject", 3, 2, 3, 0, 255, 0, 0),  // dc:subject LTEXT LST(CATEGORIES)
         (2, "date", 2, 0, 23, 3, 255, 0, 0),  // dc:date TEXT FLD(PUBLISHED)
         (2, "date", 1, 0, 24, 2, 255, 0, 0),  // dc:date TEXT FLD(UPDATED)
@@ -347,6 +359,9 @@ enum SwiftRulesTable {
         (2, "coverage", 3, 0, 69, 1, 255, 0, 0),  // dc:coverage TEXT FLD(DC_COVERAGE)
         (2, "format", 3, 0, 70, 1, 255, 0, 0),  // dc:format TEXT FLD(DC_FORMAT)
         (2, "type", 3, 0, 71, 1, 255, 0, 0),  // dc:type TEXT FLD(DC_TYPE)
+        (2, "valid", 3, 0, 102, 1, 255, 0, 0),  // dc:valid TEXT FLD(DC_VALID)
+        (2, "license", 3, 11, 103, 1, 255, 0, 0),  // dc:license RESOURCE FLD(LICENSE)
+        (15, "license", 3, 11, 103, 1, 255, 0, 0),  // cc:license RESOURCE FLD(LICENSE)
         (3, "encoded", 2, 1, 12, 1, 255, 0, 2),  // content:encoded TEXTC FLD(CONTENT)
         (10, "comments", 2, 0, 59, 1, 255, 0, 0),  // slash:comments TEXT FLD(COMMENT_COUNT)
         (11, "commentRss", 2, 0, 58, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
@@ -379,10 +394,18 @@ enum SwiftRulesTable {
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
         (8, "group", 3, 5, 255, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
-        (8, "title", 1539, 0, 89, 1, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "description", 1539, 0, 90, 1, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "keywords", 1539, 0, 91, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "rating", 1539, 0, 92, 1, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "title", 3, 0, 89, 1, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
+        (8, "title", 512, 0, 89, 2, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
+        (8, "title", 1024, 0, 89, 3, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
+        (8, "description", 3, 0, 90, 1, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "description", 512, 0, 90, 2, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "description", 1024, 0, 90, 3, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "keywords", 3, 0, 91, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
+        (8, "keywords", 512, 0, 91, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
+        (8, "keywords", 1024, 0, 91, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
+        (8, "rating", 3, 0, 92, 1, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "rating", 512, 0, 92, 2, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "rating", 1024, 0, 92, 3, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
         (8, "credit", 1539, 2, 7, 0, 6, 0, 0),  // media:credit LTEXT LST(CREDITS)
         (9, "guid", 1, 0, 93, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
         (9, "locked", 1, 4, 94, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
