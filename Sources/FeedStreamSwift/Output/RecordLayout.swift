@@ -269,6 +269,10 @@ extension Member {
         case .rows(let key, _, let columns):
             return [MemberField(k(key), .array(.object(columns.map { MemberField(k($0.key), .string) })))]
         case .strings(let key, _): return [MemberField(k(key), .array(.string))]
+        case .persons(let key, _):
+            return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw"].map { MemberField($0, .string) })))]
+        case .person(let key, _):
+            return [MemberField(k(key), .object([MemberField("name", .string), MemberField("email", .string)]))]
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
         }
     }
