@@ -58,12 +58,14 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
         self.offset = offset
     }
 
-    /// "document 2, line 10, column 5: mismatched tag".
+    /// "document 2, line 10, column 5: mismatched tag" ("… (recovered)" for a document
+    /// the recovery path read).
     public var description: String {
         var parts: [String] = []
         if document > 0 { parts.append("document \(document)") }
         if line > 0 { parts.append("line \(line)") }
         if column > 0 { parts.append("column \(column)") }
-        return parts.isEmpty ? message : parts.joined(separator: ", ") + ": " + message
+        let text = parts.isEmpty ? message : parts.joined(separator: ", ") + ": " + message
+        return recovered ? text + " (recovered)" : text
     }
 }

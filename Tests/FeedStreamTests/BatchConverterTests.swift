@@ -115,7 +115,7 @@ final class BatchConverterTests: XCTestCase {
         XCTAssertFalse(missing.succeeded)
         XCTAssertEqual(missing.errors.map(\.code), [.io])
         let mismatched = try XCTUnwrap(results.first { $0.input.name.hasSuffix("mismatched.xml") })
-        XCTAssertEqual(mismatched.errors.first?.description, "document 1, line 22, column 68: mismatched tag")
+        XCTAssertEqual(mismatched.errors.first?.description, "document 1, line 22, column 68: mismatched tag (recovered)")
         XCTAssertEqual(mismatched.summary.items, 3)   // 2 before the error, 1 after (recovered)
         XCTAssertEqual(mismatched.summary.recoveredDocuments, 1)
         let empty = try XCTUnwrap(results.first { $0.input.name.hasSuffix("empty.xml") })
