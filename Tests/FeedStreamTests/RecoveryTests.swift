@@ -1,3 +1,4 @@
+import CFeedStream
 import FeedStream
 @testable import FeedStreamSwift
 import Foundation
@@ -257,6 +258,54 @@ final class RecoveryTests: XCTestCase {
                     }
                     XCTAssertEqual(docs.map(\.outcome), reference.map(\.outcome), "\(backend), chunks of \(size)")
                 }
+            }
+        }
+    }
+
+    /// C: without a hook, a failed document ends as before; with one, the hook gets every
+    /// byte of it (to the next document's start) instead of on_document_end.
+    func testCRecoverHookGetsTheFailedDocumentsBytes() throws {
+        final class Box {
+            var ends: [String] = []
+            var hooked: [(bytes: String, delivered: Int, message: String)] = []
+        }
+        let bad = "<rss version=\"2.0\"><channel><title>A</title><item><title>a</title></item><item><title>x</titel></item></channel></rss>"
+        let good = "<rss version=\"2.0\"><channel><title>B</title><item><title>b</title></item></channel></rss>"
+        let data = Array((bad + good).utf8)
+        for backend in [CFS_BACKEND_EXPAT, CFS_BACKEND_LIBXML2] {
+            for hook in [false, true] {
+                let box = Box()
+                var cb = cfs_callbacks()
+                cb.on_document_end = { ctx, feed, error in
+                    let box = Unmanaged<Box>.fromOpaque(ctx!).takeUnretainedValue()
+                    box.ends.append("\(feed!.pointee.document) items=\(feed!.pointee.items_count) \(error == nil ? "ok" : "error")")
+                    return 0
+                }
+                var options = cfs_options()
+                cfs_options_init(&options)
+                options.backend = backend
+                let p = try XCTUnwrap(cfs_parser_create(&options, &cb, Unmanaged.passUnretained(box).toOpaque()))
+                defer { cfs_parser_destroy(p) }
+                if hook {
+                    cfs_parser_set_recover(p, { ctx, bytes, len, delivered, error in
+                        let box = Unmanaged<Box>.fromOpaque(ctx!).takeUnretainedValue()
+                        box.hooked.append((String(decoding: UnsafeRawBufferPointer(start: bytes, count: len), as: UTF8.self),
+                                           delivered, String(cString: error!.pointee.message)))
+                        return 0
+                    }, 1 << 20)
+                }
+                _ = data.withUnsafeBytes { cfs_parser_feed(p, $0.baseAddress, $0.count) }
+                XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_XML, "\(backend), hook \(hook)")
+                if hook {
+                    XCTAssertEqual(box.ends, ["2 items=1 ok"], "\(backend)")
+                    XCTAssertEqual(box.hooked.count, 1, "\(backend)")
+                    XCTAssertEqual(box.hooked.first?.bytes, bad, "\(backend): the whole failed document")
+                    XCTAssertEqual(box.hooked.first?.delivered, 1, "\(backend)")
+                } else {
+                    XCTAssertEqual(box.ends, ["1 items=1 error", "2 items=1 ok"], "\(backend)")
+                    XCTAssertTrue(box.hooked.isEmpty)
+                }
+                XCTAssertEqual(cfs_parser_error(p)?.pointee.document, 1, "\(backend), hook \(hook)")
             }
         }
     }

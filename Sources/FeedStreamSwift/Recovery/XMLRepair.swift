@@ -226,19 +226,19 @@ struct XMLRepair {
             if next == 0x21 {   // <!
                 if hasPrefix(s, i, "<!--") {
                     guard let end = find(s, i + 4, "-->") else { return }
-                    out += Array("<!--".utf8)
+                    out += B.commentStart
                     var k = i + 4
                     while k < end {
                         if s[k] == 0x2D && (k + 1 == end || s[k + 1] == 0x2D) { out.append(0x20) } else { out.append(s[k]) }
                         k += 1
                     }
-                    out += Array("-->".utf8)
+                    out += B.commentEnd
                     i = end + 3
                 } else if hasPrefix(s, i, "<![CDATA[") {
                     let end = find(s, i + 9, "]]>")
                     if !open.isEmpty {
                         out += s[i..<(end ?? n)]
-                        out += Array("]]>".utf8)
+                        out += B.cdataEnd
                     }
                     guard let end else { i = n; break }
                     i = end + 3
@@ -246,21 +246,21 @@ struct XMLRepair {
                     i = doctype(s, i)
                 } else {
                     // Some other declaration: literal text inside an element, else dropped.
-                    if !open.isEmpty { out += Array("&lt;".utf8) }
+                    if !open.isEmpty { out += B.lt }
                     i += 1
                 }
             } else if next == 0x3F {   // <?
                 guard let end = find(s, i + 2, "?>") else { return }
                 let target = nameEnd(s, i + 2)
                 let t = Array(s[(i + 2)..<target])
-                if target > i + 2 && asciiLowercased(t) != Array("xml".utf8) { out += s[i..<(end + 2)] }
+                if target > i + 2 && asciiLowercased(t) != B.xml { out += s[i..<(end + 2)] }
                 i = end + 2
             } else if next == 0x2F {   // </
                 i = endTag(s, i)
             } else if isNameStart(next) {
                 i = startTag(s, i)
             } else {
-                if !open.isEmpty { out += Array("&lt;".utf8) }
+                if !open.isEmpty { out += B.lt }
                 i += 1
             }
         }
@@ -303,16 +303,16 @@ struct XMLRepair {
                 i = reference(s, i, to)
                 continue
             case 0x3C:
-                out += Array("&lt;".utf8)
+                out += B.lt
             case 0x3E:
                 // "]]>" may not appear in text.
                 if quote == 0 && out.count >= 2 && out[out.count - 1] == 0x5D && out[out.count - 2] == 0x5D {
-                    out += Array("&gt;".utf8)
+                    out += B.gt
                 } else {
                     out.append(c)
                 }
             case 0x22 where quote == 0x22:
-                out += Array("&quot;".utf8)
+                out += B.quot
             default:
                 out.append(c)
             }
@@ -322,7 +322,6 @@ struct XMLRepair {
 
     /// An `&` at s[i]: writes what it stands for; returns the index past what it took.
     private mutating func reference(_ s: UnsafeBufferPointer<UInt8>, _ i: Int, _ to: Int) -> Int {
-        let amp = Array("&amp;".utf8)
         if i + 1 < to && s[i + 1] == 0x23 {   // &#
             var j = i + 2
             let hex = j < to && (s[j] == 0x78 || s[j] == 0x58)
@@ -340,12 +339,12 @@ struct XMLRepair {
                 out += s[digitsStart...j]
                 return j + 1
             }
-            out += amp
+            out += B.amp
             return i + 1
         }
         let e = nameEnd(s, i + 1)
         guard e > i + 1, e < to, s[e] == 0x3B, isNameStart(s[i + 1]) else {
-            out += amp
+            out += B.amp
             return i + 1
         }
         // A reference to a named entity is left as it is: the strict reader decodes the
@@ -361,7 +360,7 @@ struct XMLRepair {
         while j < s.count && s[j] != 0x3E && s[j] != 0x3C { j += 1 }
         guard ne > i + 2, j < s.count, s[j] == 0x3E else {
             // Not an end tag: literal text.
-            if !open.isEmpty { out += Array("&lt;/".utf8) }
+            if !open.isEmpty { out += B.ltSlash }
             return i + 2
         }
         let name = Array(s[(i + 2)..<ne])
@@ -374,7 +373,7 @@ struct XMLRepair {
     }
 
     private mutating func closeElement(_ e: (name: [UInt8], bindings: Int)) {
-        out += Array("</".utf8)
+        out += B.endTagStart
         out += e.name
         out.append(0x3E)
         prefixes.removeLast(e.bindings)
@@ -430,7 +429,7 @@ struct XMLRepair {
             }
         }
         if rootClosed { return j }
-        if name == Array("item".utf8) || name == Array("entry".utf8),
+        if name == B.item || name == B.entry,
            let container = open.lastIndex(where: { Self.isContainer($0.name) }) {
             // An item's parent is the channel or feed: close what was left open in it.
             while open.count > container + 1 { closeElement(open.removeLast()) }
@@ -444,7 +443,7 @@ struct XMLRepair {
             out += Array("=\"".utf8)
             if let v = a.value { text(s, v.lowerBound, v.upperBound, quote: 0x22) } else { out += a.name }
             out.append(0x22)
-            if a.name.count > 6 && Array(a.name[0..<6]) == Array("xmlns:".utf8) {
+            if a.name.count > 6 && Array(a.name[0..<6]) == B.xmlnsColon {
                 prefixes.append(Array(a.name[6...]))
                 bindings += 1
             }
@@ -453,10 +452,10 @@ struct XMLRepair {
         var used: [[UInt8]] = []
         if let p = prefix(name) { used.append(p) }
         for a in attributes {
-            if let p = prefix(a.name), p != Array("xmlns".utf8) { used.append(p) }
+            if let p = prefix(a.name), p != B.xmlns { used.append(p) }
         }
-        for p in used where p != Array("xml".utf8) && !prefixes.contains(p) {
-            out += Array(" xmlns:".utf8)
+        for p in used where p != B.xml && !prefixes.contains(p) {
+            out += B.spaceXmlnsColon
             out += p
             out += Array("=\"".utf8)
             out += Self.namespace(forPrefix: p)
@@ -465,7 +464,7 @@ struct XMLRepair {
             bindings += 1
         }
         if selfClosing || unclosed && j >= n {
-            out += Array("/>".utf8)
+            out += B.emptyEnd
             prefixes.removeLast(bindings)
             if open.isEmpty { rootClosed = true }
         } else {
@@ -478,8 +477,8 @@ struct XMLRepair {
     /// The elements items are children of: `channel`, `feed`, `rss`, `rdf:RDF`.
     private static func isContainer(_ name: [UInt8]) -> Bool {
         let local = name.lastIndex(of: 0x3A).map { Array(name[($0 + 1)...]) } ?? name
-        return local == Array("channel".utf8) || local == Array("feed".utf8) || local == Array("rss".utf8)
-            || local == Array("RDF".utf8)
+        return local == B.channel || local == B.feed || local == B.rss
+            || local == B.rdfRoot
     }
 
     private func prefix(_ name: [UInt8]) -> [UInt8]? {
@@ -499,6 +498,30 @@ struct XMLRepair {
 }
 
 // ---- bytes ----------------------------------------------------------------------------
+
+/// The byte strings the repair writes and compares (made once).
+private enum B {
+    static let amp: [UInt8] = Array("&amp;".utf8)
+    static let cdataEnd: [UInt8] = Array("]]>".utf8)
+    static let channel: [UInt8] = Array("channel".utf8)
+    static let commentEnd: [UInt8] = Array("-->".utf8)
+    static let commentStart: [UInt8] = Array("<!--".utf8)
+    static let emptyEnd: [UInt8] = Array("/>".utf8)
+    static let endTagStart: [UInt8] = Array("</".utf8)
+    static let entry: [UInt8] = Array("entry".utf8)
+    static let feed: [UInt8] = Array("feed".utf8)
+    static let gt: [UInt8] = Array("&gt;".utf8)
+    static let item: [UInt8] = Array("item".utf8)
+    static let lt: [UInt8] = Array("&lt;".utf8)
+    static let ltSlash: [UInt8] = Array("&lt;/".utf8)
+    static let quot: [UInt8] = Array("&quot;".utf8)
+    static let rdfRoot: [UInt8] = Array("RDF".utf8)
+    static let rss: [UInt8] = Array("rss".utf8)
+    static let spaceXmlnsColon: [UInt8] = Array(" xmlns:".utf8)
+    static let xml: [UInt8] = Array("xml".utf8)
+    static let xmlns: [UInt8] = Array("xmlns".utf8)
+    static let xmlnsColon: [UInt8] = Array("xmlns:".utf8)
+}
 
 private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
 
