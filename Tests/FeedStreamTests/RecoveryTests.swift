@@ -310,6 +310,21 @@ final class RecoveryTests: XCTestCase {
         }
     }
 
+    /// A broken document that is also hostile costs the recovery path no more than the
+    /// limits allow: 100,000 unclosed elements end at the depth limit, marked recovered.
+    func testHostileBrokenDocumentsStayWithinTheLimits() throws {
+        let deep = "<rss><channel><title>T</title><item><title>a & b</title></item>"
+            + String(repeating: "<a x=1>", count: 100_000)
+        for backend in FeedBackend.allCases {
+            let d = try backend.makeParser().documents(from: .bytes(Array(deep.utf8)))
+            XCTAssertEqual(d.count, 1, "\(backend)")
+            XCTAssertEqual(titles(d[0]), ["a & b"], "\(backend)")
+            XCTAssertEqual(d[0].error?.code, .limitExceeded, "\(backend)")
+            XCTAssertEqual(d[0].error?.message, "limit exceeded: element depth 1025 > 1024", "\(backend)")
+            XCTAssertEqual(d[0].error?.recovered, true, "\(backend)")
+        }
+    }
+
     /// The repair on its own: well-formed XML is left as it is (so the items delivered
     /// before a failure are the re-read's first items).
     func testRepairLeavesWellFormedMarkupAsItIs() throws {

@@ -30,7 +30,7 @@ package final class FeedRecovery {
     /// - Returns: the items the document has in all, and whether it was recovered.
     package func recover(_ document: UnsafeRawBufferPointer, number: Int, delivered: Int, error: FeedError,
                          parser: any FeedParser, handler: any FeedHandler) throws -> (items: Int, recovered: Bool) {
-        let repaired = XMLRepair.repair(document)
+        let repaired = XMLRepair.repair(document, limits: limits)
         machine.begin(document: number)
         machine.skipItems = delivered
         machine.handler = handler

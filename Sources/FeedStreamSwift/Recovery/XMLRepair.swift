@@ -40,11 +40,18 @@ struct XMLRepair {
     /// Prefixes in scope (declared or added), innermost last.
     private var prefixes: [[UInt8]] = []
     private var rootClosed = false
+    /// Past these the strict re-read fails on the limit anyway: the repair stops there
+    /// (elements: the document ends; attributes: the rest of the tag's are not kept),
+    /// so a hostile document costs it no more than the limits allow.
+    private var maxDepth = Int.max
+    private var maxAttributes = Int.max
 
     /// The repaired document: well-formed UTF-8 XML for every input the rules cover.
-    static func repair(_ document: UnsafeRawBufferPointer) -> [UInt8] {
+    static func repair(_ document: UnsafeRawBufferPointer, limits: FeedLimits = .default) -> [UInt8] {
         let text = decode(document)
         var r = XMLRepair()
+        r.maxDepth = FeedLimits.effective(limits.maxDepth)
+        r.maxAttributes = FeedLimits.effective(limits.maxAttributes)
         r.out.reserveCapacity(text.count + text.count / 16 + 64)
         text.withUnsafeBufferPointer { r.markup($0) }
         return r.out
@@ -424,7 +431,7 @@ struct XMLRepair {
                     j = k
                 }
             }
-            if !attributes.contains(where: { $0.name == attributeName }) {
+            if attributes.count <= maxAttributes && !attributes.contains(where: { $0.name == attributeName }) {
                 attributes.append((attributeName, value, quote))
             }
         }
@@ -470,6 +477,7 @@ struct XMLRepair {
         } else {
             out.append(0x3E)
             open.append((name, bindings))
+            if open.count > maxDepth { rootClosed = true }   // the re-read stops here on the limit
         }
         return j
     }
