@@ -27,6 +27,15 @@ typedef struct expat_tok {
     int in_section;         /* inside a CDATA section or the DOCTYPE (expat streams them) */
     uint64_t ns_decls;      /* namespace declarations of the start tag being reported */
     XML_Index section_start;
+    /* UTF-16 surrogates (see utf16_units): the document's byte order once known, and
+       the bytes held back from expat (an odd byte, a high surrogate whose next unit has
+       not come yet). */
+    enum { U16_UNKNOWN, U16_NO, U16_LE, U16_BE } u16;
+    uint8_t carry[4];
+    size_t carry_len;
+    uint8_t *scratch;       /* carry + a chunk, for parse() */
+    size_t scratch_cap;
+    uint8_t *buf;           /* the buffer handed out by expat_buffer, carry first */
 } expat_tok;
 
 static void split_name(const char *name, const char **uri, size_t *uri_len,
@@ -248,6 +257,7 @@ static void expat_destroy(void *tok) {
     expat_tok *t = tok;
     if (t == NULL) return;
     XML_ParserFree(t->xp);
+    free(t->scratch);
     free(t);
 }
 
@@ -277,7 +287,62 @@ static int expat_begin(void *tok) {
     t->chunk_base = 0;
     t->in_section = 0;
     t->ns_decls = 0;
+    t->u16 = U16_UNKNOWN;
+    t->carry_len = 0;
     return 1;
+}
+
+/* ---- UTF-16 surrogates -------------------------------------------------------------
+ *
+ * expat decodes UTF-16 itself and pairs a high surrogate with whatever unit follows,
+ * making another character of, say, D83D 0058 ("X"). Every backend rejects an
+ * unpaired surrogate instead (transcode.c, XMLTranscoder.swift): here each high
+ * surrogate not followed by a low one is replaced by U+FFFF before expat sees it,
+ * which expat rejects as not an XML character at that very place ("not well-formed
+ * (invalid token)", with its own line and column); the length is unchanged, so every
+ * offset stays the document's. expat gets whole units only: an odd trailing byte,
+ * and a trailing high surrogate whose next unit has not come yet, are held back
+ * (t->carry) until the next chunk. The byte order is expat's (initScan): a byte
+ * order mark, else a NUL first byte (big-endian) or second byte (little-endian).
+ */
+
+/* Decides the byte order from the document's first two bytes. */
+static void utf16_detect(expat_tok *t, const uint8_t *p, size_t n) {
+    if (t->u16 != U16_UNKNOWN || n < 2) return;
+    if ((p[0] == 0xFE && p[1] == 0xFF) || (p[0] == 0 && p[1] != 0)) t->u16 = U16_BE;
+    else if ((p[0] == 0xFF && p[1] == 0xFE) || (p[0] != 0 && p[1] == 0)) t->u16 = U16_LE;
+    else t->u16 = U16_NO;
+}
+
+/* Marks the unpaired high surrogates of p[0..n) (a whole number of units from a unit
+   boundary, but for what is held back) and returns how many bytes at the end expat
+   must not get yet. */
+static size_t utf16_units(expat_tok *t, uint8_t *p, size_t n, int final) {
+    if (t->u16 == U16_UNKNOWN) return final ? 0 : n;
+    if (t->u16 == U16_NO) return 0;
+    int be = t->u16 == U16_BE;
+    size_t whole = n & ~(size_t)1;
+    for (size_t i = 0; i + 1 < whole; i += 2) {
+        unsigned u = be ? (unsigned)p[i] << 8 | p[i + 1] : (unsigned)p[i + 1] << 8 | p[i];
+        if ((u & 0xFC00) != 0xD800) continue;
+        if (i + 3 >= whole) {
+            if (!final) return n - i;   /* its next unit is still to come */
+            break;                      /* cut off by the end: expat's "partial character" */
+        }
+        unsigned lo = be ? (unsigned)p[i + 2] << 8 | p[i + 3] : (unsigned)p[i + 3] << 8 | p[i + 2];
+        if ((lo & 0xFC00) == 0xDC00) {
+            i += 2;
+            continue;
+        }
+        p[i] = p[i + 1] = 0xFF;
+    }
+    return final ? 0 : n - whole;
+}
+
+/* Keeps the last `hold` of p[0..n) for the next chunk. */
+static void utf16_hold(expat_tok *t, const uint8_t *p, size_t n, size_t hold) {
+    memmove(t->carry, p + n - hold, hold);
+    t->carry_len = hold;
 }
 
 static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
@@ -330,19 +395,46 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
 static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
                                   size_t *consumed, cfs_error *err) {
     expat_tok *t = tok;
-    enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+    if (t->u16 == U16_NO) {
+        enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+        return result(t, st, len, final, consumed, err);
+    }
+    /* Possibly UTF-16: the held bytes, then the chunk, in scratch memory. */
+    size_t n = t->carry_len + len;
+    if (n > t->scratch_cap) {
+        uint8_t *p = realloc(t->scratch, n);
+        if (p == NULL) return TOK_NOMEM;
+        t->scratch = p;
+        t->scratch_cap = n;
+    }
+    memcpy(t->scratch, t->carry, t->carry_len);
+    if (len) memcpy(t->scratch + t->carry_len, data, len);
+    utf16_detect(t, t->scratch, n);
+    size_t hold = utf16_units(t, t->scratch, n, final);
+    utf16_hold(t, t->scratch, n, hold);
+    enum XML_Status st = XML_Parse(t->xp, (const char *)t->scratch, (int)(n - hold), final);
     return result(t, st, len, final, consumed, err);
 }
 
 static uint8_t *expat_buffer(void *tok, size_t len) {
     expat_tok *t = tok;
-    return XML_GetBuffer(t->xp, (int)len);
+    uint8_t *p = XML_GetBuffer(t->xp, (int)(len + t->carry_len));
+    if (p == NULL) return NULL;
+    memcpy(p, t->carry, t->carry_len);
+    t->buf = p;
+    return p + t->carry_len;
 }
 
 static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_t *consumed,
                                          cfs_error *err) {
     expat_tok *t = tok;
-    enum XML_Status st = XML_ParseBuffer(t->xp, (int)len, final);
+    size_t n = t->carry_len + len, hold = 0;
+    if (t->u16 != U16_NO) {
+        utf16_detect(t, t->buf, n);
+        hold = utf16_units(t, t->buf, n, final);
+        utf16_hold(t, t->buf, n, hold);
+    }
+    enum XML_Status st = XML_ParseBuffer(t->xp, (int)(n - hold), final);
     return result(t, st, len, final, consumed, err);
 }
 

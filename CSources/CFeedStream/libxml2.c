@@ -237,6 +237,37 @@ static int construct_too_big(const xmlError *e) {
     return m && (strstr(m, "Huge input lookup") || strstr(m, "too big") || strstr(m, "AttValue length too long"));
 }
 
+/* A namespace error is found once the whole start tag is read, and libxml2 reports it
+   at the tag's end; expat (and swift) at the tag's '<': moved there. The tag is still
+   in libxml2's input buffer (a raw '<' cannot occur inside it), on one line or not. */
+static void at_tag_start(lx_tok *t) {
+    xmlParserInputPtr in = t->ctxt->input;
+    if (in == NULL || in->base == NULL || in->cur == NULL || in->cur <= in->base) return;
+    const xmlChar *lt = in->cur;
+    while (lt > in->base && *lt != '<') lt--;
+    if (*lt != '<') return;
+    unsigned long newlines = 0, chars = 0;
+    for (const xmlChar *q = lt; q < in->cur; q++) {
+        if (*q == '\n') newlines++;
+        if ((*q & 0xC0) != 0x80) chars++;
+    }
+    if (newlines == 0) {
+        if (t->err.column <= chars) return;
+        t->err.column -= chars;
+    } else {
+        /* The column of '<': from the line start before it, when still in the buffer. */
+        const xmlChar *ls = lt;
+        while (ls > in->base && ls[-1] != '\n') ls--;
+        if (ls == in->base && in->consumed > 0) return;
+        unsigned long col = 1;
+        for (const xmlChar *q = ls; q < lt; q++)
+            if ((*q & 0xC0) != 0x80) col++;
+        t->err.line -= newlines;
+        t->err.column = col;
+    }
+    t->err.offset = (uint64_t)doc_offset(t, (long)xmlByteConsumed(t->ctxt) - (long)(in->cur - lt));
+}
+
 /* The first error (or namespace error) of the document stops it. */
 static void on_error(void *ud, xmlErrorPtr e) {
     lx_tok *t = tok_of(ud);
@@ -257,11 +288,16 @@ static void on_error(void *ud, xmlErrorPtr e) {
     if (n >= sizeof t->message) n = sizeof t->message - 1;
     if (n) memcpy(t->message, e->message, n);
     t->message[n] = 0;
+    /* One line: libxml2 continues some messages on a second one ("...indicate
+       encoding !\nBytes: 0xC3 0x28 ..."). */
+    for (size_t i = 0; i < n; i++)
+        if (t->message[i] == '\n' || t->message[i] == '\r') t->message[i] = ' ';
     t->err.code = CFS_ERR_XML;
     t->err.message = n ? t->message : "not well-formed";
     t->err.line = e->line > 0 ? (unsigned long)e->line : 0;
     t->err.column = e->int2 > 0 ? (unsigned long)e->int2 : 0;
     t->err.offset = (uint64_t)consumed_at(t);
+    if (namespace_error(e) && e->code != XML_NS_ERR_ATTRIBUTE_REDEFINED) at_tag_start(t);
     xmlStopParser(t->ctxt);
 }
 
@@ -535,6 +571,11 @@ static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int fin
     return TOK_OK;
 }
 
+/* libxml2 never sees the byte order mark; expat counts it as a column of line 1. */
+static void mark_column(const lx_tok *t, cfs_error *err) {
+    if (t->skip && err->line == 1 && err->column > 0) err->column++;
+}
+
 static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int final,
                                size_t *consumed, cfs_error *err) {
     lx_tok *t = tok;
@@ -592,6 +633,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
             t->err.message = "not well-formed";
         }
         *err = t->err;
+        mark_column(t, err);
         long at = (long)t->err.offset - base;
         *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
         return TOK_ERROR;
@@ -603,6 +645,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         err->line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
         err->column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
         err->offset = (uint64_t)t->chunk_base;
+        mark_column(t, err);
         return TOK_ERROR;
     }
     return TOK_OK;

@@ -303,8 +303,11 @@ static int decode_char(cfs_charset *cs, const uint8_t *p, size_t n, uint8_t *out
         }
         if ((u & 0xFC00) == 0xD800) {
             if (n < 4) return 0;
-            /* expat takes the next unit's low 10 bits whatever the unit is. */
+            /* A high surrogate must be followed by a low one (expat itself would take
+               any next unit's low 10 bits and make another character of the pair): an
+               unpaired one is an invalid character, in every backend (expat.c). */
             uint32_t lo = be ? (uint32_t)p[2] << 8 | p[3] : (uint32_t)p[3] << 8 | p[2];
+            if ((lo & 0xFC00) != 0xDC00) return -1;
             uint32_t c = 0x10000 + ((u & 0x3FF) << 10) + (lo & 0x3FF);
             out[0] = (uint8_t)(0xF0 | c >> 18);
             out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));

@@ -32,15 +32,19 @@ final class CharsetTests: XCTestCase {
         })
     }
 
-    /// Checks that every backend, given `data` whole and in chunks of 1 byte and 4 KB,
+    /// Checks that every backend, given `data` whole, in chunks of 1 byte and 4 KB and as a file,
     /// writes exactly `expected` (JSON Lines, source "t"); the pure-Swift backend writes
     /// `swift` when given (its error positions count UTF-8 bytes, see XMLTokError).
     private func assertEveryBackendWrites(_ data: [UInt8], _ expected: String, _ name: String, swift: String? = nil,
                                           file: StaticString = #filePath, line: UInt = #line) throws {
+        // A file too: the C core reads it straight into expat's own buffer.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("charset-\(UUID().uuidString).xml").path
+        try Data(data).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
         for backend in FeedBackend.allCases {
             let want = Array((backend == .swift ? swift ?? expected : expected).utf8)
             for (how, input) in [("whole", FeedInput.bytes(data)), ("1-byte chunks", chunked(data, 1)),
-                                 ("4 KB chunks", chunked(data, 4096))] {
+                                 ("4 KB chunks", chunked(data, 4096)), ("file", FeedInput.file(path: path))] {
                 let out = MemoryOutput()
                 let writer = JSONLinesWriter(output: out)
                 writer.source = "t"
@@ -135,6 +139,49 @@ final class CharsetTests: XCTestCase {
         // sign before the error is 3 bytes there, 2 in the document.
         let swift = expected.replacingOccurrences(of: #""column":87,"offset":128"#, with: #""column":89,"offset":129"#)
         try assertEveryBackendWrites(good, expected, "GB18030", swift: swift)
+    }
+
+    /// UTF-16 text of `title` in the issue's document (issue 17, item 2), little-endian
+    /// with a byte order mark, or big-endian without; `units` replaces the title's
+    /// U+FFFF placeholder.
+    private func utf16Document(_ units: [UInt16], bigEndian: Bool) -> [UInt8] {
+        let before = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss version=\"2.0\"><channel><title>T</title><item><title>AB"
+        let after = "XCD</title></item><item><title>2</title></item></channel></rss>"
+        let all = Array(before.utf16) + units + Array(after.utf16)
+        let body = all.flatMap { u -> [UInt8] in
+            bigEndian ? [UInt8(u >> 8), UInt8(u & 0xFF)] : [UInt8(u & 0xFF), UInt8(u >> 8)]
+        }
+        return (bigEndian ? [] : [0xFF, 0xFE]) + body
+    }
+
+    func testUnpairedSurrogateIsAnErrorOnEveryBackend() throws {
+        // A high surrogate followed by "X" is no character: expat itself would pair it
+        // with the X and write U+1F458 (issue 17, item 2). Every backend rejects the
+        // document there, with the same line and column, the item before it kept.
+        for (name, units, bigEndian) in [("lone high, LE", [UInt16(0xD83D)], false),
+                                          ("lone high, BE", [0xD83D], true),
+                                          ("high high low, LE", [0xD83D, 0xD83D, 0xDC58], false),
+                                          ("lone low, LE", [0xDC58], false)] {
+            let data = utf16Document(units, bigEndian: bigEndian)
+            // Characters before the surrogate: 98, then a byte order mark (a column, 2 bytes).
+            let mark = bigEndian ? 0 : 1
+            let expected = """
+                {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":0,\
+                "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":\(99 + mark),"offset":\(2 * mark + 196)}}
+
+                """
+            // The pure-Swift backend's offset counts the UTF-8 it scans (docs/SCHEMA.md).
+            let swift = expected.replacingOccurrences(of: "\"offset\":\(2 * mark + 196)", with: "\"offset\":\(2 * mark + 98)")
+            try assertEveryBackendWrites(data, expected, name, swift: swift)
+        }
+        // A pair is one character: U+1F458, 4 bytes of UTF-8.
+        let pair = utf16Document([0xD83D, 0xDC58], bigEndian: false)
+        try assertEveryBackendWrites(pair, """
+            {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},"title":"AB\u{1F458}XCD","title_type":"text"}
+            {"schema":1,"kind":"item","source":"t","document":1,"index":1,"feed":{"format":"rss20","title":"T"},"title":"2","title_type":"text"}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":2}
+
+            """, "pair")
     }
 
     func testDiffComparesBytesNotCanonicalEquivalence() throws {

@@ -128,10 +128,12 @@ final class SwiftSupportTests: XCTestCase {
         XCTAssertEqual(transcode(.utf16(bigEndian: true), [0x00, 0x41, 0xDC, 0x00, 0x00, 0x41]).invalidAt, 2)
         XCTAssertEqual(transcode(.utf16(bigEndian: true), [0x00, 0x41, 0xFF, 0xFE]).invalidAt, 2)
         XCTAssertEqual(transcode(.utf16(bigEndian: true), [0x00, 0x41, 0x00, 0x01]).invalidAt, 2)
-        // A high surrogate takes the next unit, whatever it is (expat's DEFINE_UTF16_TO_UTF8).
-        let odd = transcode(.utf16(bigEndian: true), [0xD8, 0x00, 0x00, 0x41])
-        XCTAssertNil(odd.invalidAt)
-        XCTAssertEqual(String(decoding: odd.utf8, as: UTF8.self), "\u{10041}")
+        // A high surrogate not followed by a low one is invalid (expat's own decoder would
+        // pair it with the next unit whatever it is, making U+10041 of these; issue 17).
+        let odd = transcode(.utf16(bigEndian: true), [0x00, 0x42, 0xD8, 0x00, 0x00, 0x41])
+        XCTAssertEqual(odd.invalidAt, 2)
+        XCTAssertEqual(String(decoding: odd.utf8, as: UTF8.self), "B")
+        XCTAssertEqual(transcode(.utf16(bigEndian: false), [0x00, 0xD8, 0x00, 0xD8, 0x00, 0xDC]).invalidAt, 0)
         // Cut off by the end: a partial character.
         let cut = transcode(.utf16(bigEndian: true), [0x00, 0x41, 0xD8, 0x3D, 0xDE])
         XCTAssertEqual(cut.invalidAt, 2)

@@ -68,6 +68,8 @@ final class SwiftXMLTokenizer {
     @exclusivity(unchecked) private var processed = 0      // bytes of the document processed before the current buffer
     @exclusivity(unchecked) private var line = 1
     @exclusivity(unchecked) private var lineStart = 0      // document offset of the current line's first byte
+    /// Columns to add on line 1 for a byte order mark (see `error`).
+    @exclusivity(unchecked) private var markColumns = 0
 
     // ---- buffers ----
     @exclusivity(unchecked) private var carry = ScratchBytes(capacity: 1 << 16)
@@ -154,6 +156,7 @@ final class SwiftXMLTokenizer {
         processed = 0
         line = 1
         lineStart = 0
+        markColumns = 0
         carry.removeAll()
         names.removeAll()
         nsBytes.removeAll()
@@ -373,7 +376,10 @@ final class SwiftXMLTokenizer {
             }
         }
         let offset = processed + at
-        return XMLTokError(message: message, line: line, column: offset - lineStart + 1, offset: offset,
+        // A byte order mark counts as one column (expat's count), not as its 3 (UTF-8) or
+        // 2 (UTF-16) bytes.
+        let column = offset - lineStart + 1 + (line == 1 ? markColumns : 0)
+        return XMLTokError(message: message, line: line, column: column, offset: offset,
                            isLimit: limitError)
     }
 
@@ -500,8 +506,10 @@ final class SwiftXMLTokenizer {
             if n < 4 && !final { return .stop(.more(0)) }
             if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
                 i = 3
+                markColumns = -2
             } else if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
                 transcoder = .utf16(bigEndian: s[0] == 0xFE)
+                markColumns = -1
                 phase = .declInUTF16
                 return .stop(.switchEncoding(2))
             } else if n >= 2 && s[0] == 0 && s[1] == 0x3C {   // UTF-16 without a mark, as expat sniffs it
@@ -831,7 +839,7 @@ final class SwiftXMLTokenizer {
         if let c = memchr(s + nameStart, 0x3A, nameEnd - nameStart) {
             localOffset = UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + nameStart) + 1
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
-            guard let u = lookup(prefix) else { return .error(tagStart + 1, "unbound prefix") }
+            guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }   // at the tag, as expat
             uri = u
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
@@ -848,7 +856,7 @@ final class SwiftXMLTokenizer {
                 if prefix.equals("xml") {
                     raw[k].uri = xmlNamespaceBytes
                 } else {
-                    guard let u = lookup(prefix) else { return .error(Int(a.position), "unbound prefix") }
+                    guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }
                     raw[k].uri = u
                 }
             }

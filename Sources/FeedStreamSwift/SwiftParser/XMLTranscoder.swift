@@ -12,10 +12,11 @@ import Darwin
 //   `streqci`): ISO-8859-1 (each byte is its code point), US-ASCII (bytes >= 0x80 are
 //   BT_NONXML: invalid), UTF-8, UTF-16, UTF-16BE, UTF-16LE.
 //   UTF-16 (`unicode_byte_type`, `DEFINE_UTF16_TO_UTF8`): a high surrogate D800-DBFF is
-//   BT_LEAD4 and takes the next 16-bit unit *whatever it is* (expat never checks it is a
-//   low surrogate: `IS_INVALID_CHAR` is 0 for UTF-16), combining the high unit's 10 bits
-//   with the low 10 bits of the next unit; a lone low surrogate DC00-DFFF is BT_TRAIL:
-//   invalid; U+FFFE and U+FFFF are BT_NONXML: invalid.
+//   BT_LEAD4 and expat takes the next 16-bit unit *whatever it is* (`IS_INVALID_CHAR` is
+//   0 for UTF-16), silently making another character of the pair. Not followed: a high
+//   surrogate not followed by a low one is invalid here, and the expat adapter makes
+//   expat reject it too (CSources/CFeedStream/expat.c, `utf16_units`). A lone low
+//   surrogate DC00-DFFF is BT_TRAIL: invalid; U+FFFE and U+FFFF are BT_NONXML: invalid.
 // - Every other name: the C core's unknown-encoding handler (CSources/CFeedStream/expat.c,
 //   `unknown_encoding`/`build_map`/`iconv_scalar`/`convert_sequence`) builds a 256-entry
 //   byte map with iconv (`iconv_open("UTF-32LE", name)`), then expat's
@@ -355,8 +356,12 @@ struct XMLTranscoder {
                     if final { return Result(consumed: i, written: o, invalid: true, partial: true) }
                     return Result(consumed: i, written: o)
                 }
-                // expat takes the next unit's low 10 bits whatever the unit is.
-                let c = 0x10000 + ((u & 0x3FF) << 10) + (unit(i + 2) & 0x3FF)
+                // A high surrogate must be followed by a low one (expat itself would take
+                // any next unit's low 10 bits): an unpaired one is an invalid character,
+                // in every backend (CSources/CFeedStream/transcode.c, expat.c).
+                let lo = unit(i + 2)
+                if lo & 0xFC00 != 0xDC00 { return Result(consumed: i, written: o, invalid: true) }
+                let c = 0x10000 + ((u & 0x3FF) << 10) + (lo & 0x3FF)
                 dest[o] = UInt8(0xF0 | c >> 18)
                 dest[o + 1] = UInt8(0x80 | (c >> 12) & 0x3F)
                 dest[o + 2] = UInt8(0x80 | (c >> 6) & 0x3F)
