@@ -567,6 +567,7 @@ static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int fin
         break;
     }
     t->skip = r.skip;
+    cfs_machine_encoding(t->m, t->cs.name);
     *ready = 1;
     return TOK_OK;
 }

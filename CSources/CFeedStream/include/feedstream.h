@@ -260,6 +260,7 @@ typedef enum cfs_field {
     CFS_FIELD_PODCAST_SEASON, /* `podcast:season`. */
     CFS_FIELD_PODCAST_EPISODE, /* `podcast:episode`. */
     CFS_FIELD_PODCAST_MEDIUM, /* `podcast:medium`. */
+    CFS_FIELD_ENCODING, /* The document's charset when it is not UTF-8 (feeds only): its name in charset_aliases.def, else as declared, in lower case; UTF-16 and UTF-32 with their byte order. */
     CFS_FIELD_COUNT
 } cfs_field;
 

@@ -207,4 +207,6 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case podcastEpisode
     /// `podcast:medium`.
     case podcastMedium
+    /// The document's charset when it is not UTF-8 (feeds only): its name in charset_aliases.def, else as declared, in lower case; UTF-16 and UTF-32 with their byte order.
+    case encoding
 }

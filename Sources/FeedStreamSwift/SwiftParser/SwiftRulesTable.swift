@@ -3,7 +3,7 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 101
+    static let fieldCount = 102
     static let listCount = 14
 
     // Families: namespaces whose elements mean the same thing.
@@ -170,6 +170,7 @@ extension SFM {
     static let fieldPodcastSeason = 98
     static let fieldPodcastEpisode = 99
     static let fieldPodcastMedium = 100
+    static let fieldEncoding = 101
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2

@@ -504,7 +504,20 @@ final class SwiftXMLTokenizer {
         var i = 0
         if phase == .start {
             if n < 4 && !final { return .stop(.more(0)) }
-            if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
+            // UTF-32 first (its little-endian mark starts as UTF-16's): a mark, or a '<'
+            // in four bytes (as the C core's cfs_charset_detect).
+            if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0xFE && s[3] == 0xFF)
+                          || (s[0] == 0xFF && s[1] == 0xFE && s[2] == 0 && s[3] == 0)) {
+                transcoder = .utf32(bigEndian: s[0] == 0)
+                markColumns = -3
+                phase = .declInUTF16
+                return .stop(.switchEncoding(4))
+            } else if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0x3C)
+                                 || (s[0] == 0x3C && s[1] == 0 && s[2] == 0 && s[3] == 0)) {
+                transcoder = .utf32(bigEndian: s[0] == 0)
+                phase = .declInUTF16
+                return .stop(.switchEncoding(0))
+            } else if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
                 i = 3
                 markColumns = -2
             } else if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
@@ -524,9 +537,12 @@ final class SwiftXMLTokenizer {
         }
         // "<?xml" and white space: the declaration.
         if n - i < 6 && !final { return .stop(.more(i)) }
-        let utf16 = phase == .declInUTF16
+        let utf16 = phase == .declInUTF16   // or UTF-32: a wide charset, found by its first bytes
         phase = .prolog
-        guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else { return .next(i) }
+        guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else {
+            machine.encoding(transcoder?.name ?? "utf-8")
+            return .next(i)
+        }
         guard let close = find2(s, i + 5, n, 0x3F, 0x3E) else {
             phase = utf16 ? .declInUTF16 : .start
             if final { return .stop(.error(i, "unclosed token")) }
@@ -537,27 +553,36 @@ final class SwiftXMLTokenizer {
         guard let decl = parsed else { return .stop(.error(bad, "XML declaration not well-formed")) }
         standalone = decl.standalone
         if let enc = decl.encoding {
-            let name = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
-            let isUTF16 = name.count >= 6 && asciiLowercased(name.prefix(6)) == Array("utf-16".utf8)
+            let declared = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
+            // The name it stands for (the alias table, charset_aliases.def), in lower case.
+            let lower = XMLTranscoder.alias(declared).map { Array($0.utf8) } ?? asciiLowercased(declared)
+            let isUTF16 = lower.starts(with: Array("utf-16".utf8))
+            let isUTF32 = lower.starts(with: Array("utf-32".utf8))
             if utf16 {
                 // expat's processXmlDecl: "UTF-16" keeps the byte order found; UTF-16BE or
-                // UTF-16LE must match it (as the C core's cfs_charset_detect checks).
-                let lower = asciiLowercased(name)
-                let wrongOrder = (lower == Array("utf-16be".utf8) && transcoder?.kind != .utf16BE)
-                    || (lower == Array("utf-16le".utf8) && transcoder?.kind != .utf16LE)
-                if !isUTF16 || wrongOrder {
+                // UTF-16LE must match it (as the C core's cfs_charset_detect checks); UTF-32
+                // the same.
+                let kind = transcoder?.kind
+                let wide32 = kind == .utf32LE || kind == .utf32BE
+                let wrongOrder = (lower == Array("utf-16be".utf8) && kind != .utf16BE)
+                    || (lower == Array("utf-16le".utf8) && kind != .utf16LE)
+                    || (lower == Array("utf-32be".utf8) && kind != .utf32BE)
+                    || (lower == Array("utf-32le".utf8) && kind != .utf32LE)
+                if (wide32 ? !isUTF32 : !isUTF16) || wrongOrder {
                     return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
                 }
-            } else if isUTF16 {
+            } else if isUTF16 || isUTF32 {
                 return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
-            } else if asciiLowercased(name) != Array("utf-8".utf8) {
-                guard let t = XMLTranscoder.named(name) else { return .stop(.error(enc.0, "unknown encoding")) }
+            } else if lower != Array("utf-8".utf8) {
+                guard let t = XMLTranscoder.named(declared) else { return .stop(.error(enc.0, "unknown encoding")) }
                 if !t.isPassthrough {
                     transcoder = t
+                    machine.encoding(t.name)
                     return .stop(.switchEncoding(end))
                 }
             }
         }
+        machine.encoding(transcoder?.name ?? "utf-8")
         return .next(end)
     }
 

@@ -102,11 +102,17 @@ struct XMLTranscoder {
         case usASCII
         case utf16LE
         case utf16BE
+        /// Not expat's: decoded here as by the C core's charset stage (transcode.c).
+        case utf32LE
+        case utf32BE
         /// A declared encoding expat does not know, decoded through iconv.
         case iconv
     }
 
     let kind: Kind
+    /// The charset's name as the feed record reports it (`encoding`): the alias table's
+    /// (CharsetAliases, from charset_aliases.def), else as declared, in lower case.
+    let name: String
     /// Byte tables: for `.latin1`, `.usASCII` and `.iconv`.
     private let tables: ByteTables?
     /// Multi-byte sequences (only for `.iconv` encodings that have them).
@@ -115,16 +121,36 @@ struct XMLTranscoder {
     /// end of the input with `final` (expat: "partial character"), not at a malformed one.
     private(set) var stoppedAtPartialCharacter = false
 
-    private init(kind: Kind, tables: ByteTables? = nil, converter: SequenceConverter? = nil) {
+    private init(kind: Kind, name: String, tables: ByteTables? = nil, converter: SequenceConverter? = nil) {
         self.kind = kind
+        self.name = name
         self.tables = tables
         self.converter = converter
     }
 
-    static var utf8: XMLTranscoder { XMLTranscoder(kind: .utf8) }
-    static var latin1: XMLTranscoder { XMLTranscoder(kind: .latin1, tables: ByteTables.latin1) }
-    static var usASCII: XMLTranscoder { XMLTranscoder(kind: .usASCII, tables: ByteTables.usASCII) }
-    static func utf16(bigEndian: Bool) -> XMLTranscoder { XMLTranscoder(kind: bigEndian ? .utf16BE : .utf16LE) }
+    static var utf8: XMLTranscoder { XMLTranscoder(kind: .utf8, name: "utf-8") }
+    static var latin1: XMLTranscoder { XMLTranscoder(kind: .latin1, name: "iso-8859-1", tables: ByteTables.latin1) }
+    static var usASCII: XMLTranscoder { XMLTranscoder(kind: .usASCII, name: "us-ascii", tables: ByteTables.usASCII) }
+    static func utf16(bigEndian: Bool) -> XMLTranscoder {
+        XMLTranscoder(kind: bigEndian ? .utf16BE : .utf16LE, name: bigEndian ? "utf-16be" : "utf-16le")
+    }
+    static func utf32(bigEndian: Bool) -> XMLTranscoder {
+        XMLTranscoder(kind: bigEndian ? .utf32BE : .utf32LE, name: bigEndian ? "utf-32be" : "utf-32le")
+    }
+
+    /// The charset name a declared name stands for, from the one alias table
+    /// (charset_aliases.def): the key is the name in lower case without `-`, `_`, `.`.
+    static func alias(_ name: UnsafeRawBufferPointer) -> String? {
+        var key = ""
+        for c in name where c != 0x2D && c != 0x5F && c != 0x2E {
+            guard c < 0x80 else { return nil }
+            key.unicodeScalars.append(Unicode.Scalar(c >= 0x41 && c <= 0x5A ? c + 0x20 : c))
+        }
+        return CharsetAliases.table[key]
+    }
+
+    /// UTF-16 or UTF-32: the declaration is read in it (2 or 4 bytes per character).
+    var isWide: Bool { isUTF16 || kind == .utf32LE || kind == .utf32BE }
 
     /// UTF-8: the caller skips transcoding (the tokenizer validates UTF-8 itself).
     var isPassthrough: Bool { kind == .utf8 }
@@ -135,7 +161,16 @@ struct XMLTranscoder {
     /// `encoding` value), or nil when expat would say "unknown encoding": iconv does not
     /// know the name, or expat's `XmlInitUnknownEncoding` rejects its byte map (an ASCII
     /// byte significant to XML that is not itself, a 1-byte character above U+FFFF).
-    static func named(_ name: UnsafeRawBufferPointer) -> XMLTranscoder? {
+    static func named(_ declared: UnsafeRawBufferPointer) -> XMLTranscoder? {
+        if let alias = alias(declared) {
+            var alias = alias
+            return alias.withUTF8 { resolved(UnsafeRawBufferPointer($0)) }
+        }
+        return resolved(declared)
+    }
+
+    /// ``named(_:)`` once the alias table was looked at.
+    private static func resolved(_ name: UnsafeRawBufferPointer) -> XMLTranscoder? {
         if let builtin = builtinKind(name) {
             switch builtin {
             case .utf8: return .utf8
@@ -143,11 +178,14 @@ struct XMLTranscoder {
             case .usASCII: return .usASCII
             case .utf16BE: return .utf16(bigEndian: true)
             case .utf16LE: return .utf16(bigEndian: false)
+            case .utf32BE: return .utf32(bigEndian: true)
+            case .utf32LE: return .utf32(bigEndian: false)
             case .iconv: break
             }
         }
         guard name.count > 0, !name.contains(0) else { return nil }
         let key = Array(name)
+        let reported = String(decoding: key.prefix(63).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         let cached = EncodingCache.shared.lookup(key)
         let tables: ByteTables
         var cd: iconv_t?
@@ -169,11 +207,11 @@ struct XMLTranscoder {
         }
         guard tables.multibyte else {
             if let cd { iconv_close(cd) }
-            return XMLTranscoder(kind: .iconv, tables: tables)
+            return XMLTranscoder(kind: .iconv, name: reported, tables: tables)
         }
         if cd == nil { cd = openIconv(key) }
         guard let cd else { return nil }
-        return XMLTranscoder(kind: .iconv, tables: tables, converter: SequenceConverter(cd))
+        return XMLTranscoder(kind: .iconv, name: reported, tables: tables, converter: SequenceConverter(cd))
     }
 
     static func named(_ name: String) -> XMLTranscoder? {
@@ -198,6 +236,8 @@ struct XMLTranscoder {
         if matches("US-ASCII") { return .usASCII }
         if matches("UTF-16") || matches("UTF-16BE") { return .utf16BE }
         if matches("UTF-16LE") { return .utf16LE }
+        if matches("UTF-32") || matches("UTF-32BE") { return .utf32BE }
+        if matches("UTF-32LE") { return .utf32LE }
         return nil
     }
 
@@ -244,6 +284,8 @@ struct XMLTranscoder {
         case .latin1, .usASCII, .iconv: r = decodeTable(src, input.count, final, dest)
         case .utf16LE: r = Self.decodeUTF16(src, input.count, final, dest, bigEndian: false)
         case .utf16BE: r = Self.decodeUTF16(src, input.count, final, dest, bigEndian: true)
+        case .utf32LE: r = Self.decodeUTF32(src, input.count, final, dest, bigEndian: false)
+        case .utf32BE: r = Self.decodeUTF32(src, input.count, final, dest, bigEndian: true)
         }
         stoppedAtPartialCharacter = r.partial
         return (r.consumed, r.written, r.invalid ? r.consumed : nil)
@@ -329,6 +371,41 @@ struct XMLTranscoder {
             o += Int(u >> 24)
             i += need
         }
+        return Result(consumed: i, written: o)
+    }
+
+    /// UTF-32 (not expat's; the C core's transcode.c decodes it the same): each 4 bytes a
+    /// scalar value that is an XML character, else invalid.
+    private static func decodeUTF32(_ p: UnsafePointer<UInt8>, _ n: Int, _ final: Bool,
+                                    _ dest: UnsafeMutablePointer<UInt8>, bigEndian: Bool) -> Result {
+        var i = 0, o = 0
+        while n - i >= 4 {
+            let c = bigEndian
+                ? UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | UInt32(p[i + 3])
+                : UInt32(p[i + 3]) << 24 | UInt32(p[i + 2]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i])
+            guard c <= 0x10FFFF, isXMLCharacter(Int(c)) else { return Result(consumed: i, written: o, invalid: true) }
+            if c < 0x80 {
+                dest[o] = UInt8(c)
+                o += 1
+            } else if c < 0x800 {
+                dest[o] = UInt8(0xC0 | c >> 6)
+                dest[o + 1] = UInt8(0x80 | c & 0x3F)
+                o += 2
+            } else if c < 0x10000 {
+                dest[o] = UInt8(0xE0 | c >> 12)
+                dest[o + 1] = UInt8(0x80 | (c >> 6) & 0x3F)
+                dest[o + 2] = UInt8(0x80 | c & 0x3F)
+                o += 3
+            } else {
+                dest[o] = UInt8(0xF0 | c >> 18)
+                dest[o + 1] = UInt8(0x80 | (c >> 12) & 0x3F)
+                dest[o + 2] = UInt8(0x80 | (c >> 6) & 0x3F)
+                dest[o + 3] = UInt8(0x80 | c & 0x3F)
+                o += 4
+            }
+            i += 4
+        }
+        if i < n && final { return Result(consumed: i, written: o, invalid: true, partial: true) }
         return Result(consumed: i, written: o)
     }
 
