@@ -119,6 +119,8 @@ func oneLine(_ s: String) -> String {
         case "\t": out += "\\t"
         case _ where u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0):
             out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
+        case _ where PathBytes.carried(u) != nil:   // a file name's byte that is not UTF-8
+            out += "\\x" + String(PathBytes.carried(u)!, radix: 16, uppercase: true)
         default: out.unicodeScalars.append(u)
         }
     }
@@ -136,6 +138,8 @@ func jsonString(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+        case _ where PathBytes.carried(u) != nil:   // a file name's byte that is not UTF-8 (as the JSON Lines)
+            out += String(format: "\\udc%02x", PathBytes.carried(u)!)
         default: out.unicodeScalars.append(u)
         }
     }
@@ -162,7 +166,7 @@ final class InputCensus: @unchecked Sendable {
                 if Interrupt.shared.isPending { return }
                 var size: UInt64 = 0
                 var st = stat()
-                if let path = input.path, stat(path, &st) == 0 { size = UInt64(st.st_size) }
+                if let path = input.path, stat(PathBytes.cString(path), &st) == 0 { size = UInt64(st.st_size) }
                 lock.withLock {
                     files += 1
                     bytes += size
@@ -299,6 +303,8 @@ struct RunReport {
     var json: String {
         let s = summary
         var j = "{"
+        // files_found = files_ok + files_failed + files_skipped: every input accounted for.
+        j += "\"files_found\":\(s.inputs + s.skippedInputs),"
         j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs),\"files_skipped\":\(s.skippedInputs)"
         j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"not_feeds\":\(s.notFeedDocuments)"
         j += ",\"items\":\(s.items)"

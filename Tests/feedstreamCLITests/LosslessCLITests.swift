@@ -59,4 +59,80 @@ final class LosslessCLITests: CLITestCase {
         XCTAssertEqual(last["file"] as? String, dump.path)
         XCTAssertTrue(r.err.hasSuffix("feedstream: \(dump.path): 3 more errors not listed\n"), String(r.err.suffix(200)))
     }
+
+    private let feed = #"<?xml version="1.0"?><rss version="2.0"><channel><title>T</title><item><title>i</title></item></channel></rss>"#
+
+    func testSymbolicLinksAreFollowedOnceAndDanglingOnesReported() throws {
+        // a/f.xml; b -> a (a linked folder: walked); a/up -> .. (a cycle: not walked
+        // again); gone.xml -> nowhere (dangling: reported, issue 17 item 3).
+        let dir = try tempDir()
+        let a = dir.appendingPathComponent("a")
+        try FileManager.default.createDirectory(at: a, withIntermediateDirectories: true)
+        try Data(feed.utf8).write(to: a.appendingPathComponent("f.xml"))
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("b").path, withDestinationPath: "a")
+        try FileManager.default.createSymbolicLink(atPath: a.appendingPathComponent("up").path, withDestinationPath: "..")
+        try FileManager.default.createSymbolicLink(atPath: dir.appendingPathComponent("gone.xml").path,
+                                                   withDestinationPath: "nowhere.xml")
+        let stats = try tempDir().appendingPathComponent("stats.json").path
+        let r = try run(["convert", "-o", "-", "--stats", stats, dir.path])
+        XCTAssertEqual(r.status, 1, r.err)
+        let sources = try lines(r.out).filter { $0["kind"] as? String == "feed" }.compactMap { $0["source"] as? String }
+        XCTAssertEqual(sources, ["\(dir.path)/a/f.xml", "\(dir.path)/b/f.xml"])
+        XCTAssertTrue(r.err.contains("feedstream: \(dir.path)/gone.xml: No such file or directory"), r.err)
+        let s = try XCTUnwrap(try JSONSerialization.jsonObject(with: Data(contentsOf: URL(fileURLWithPath: stats))) as? [String: Any])
+        let found = try XCTUnwrap(s["files_found"] as? Int), ok = try XCTUnwrap(s["files_ok"] as? Int)
+        let failed = try XCTUnwrap(s["files_failed"] as? Int), skipped = try XCTUnwrap(s["files_skipped"] as? Int)
+        XCTAssertEqual([found, ok, failed, skipped], [3, 2, 1, 0])
+        XCTAssertEqual(found, ok + failed + skipped)
+    }
+
+    func testANonUTF8FileNameIsReadAndWrittenLosslessly() throws {
+        // café.xml in Latin-1 (63 61 66 E9): it opens, and its source is "caf\udce9.xml"
+        // in JSON (Python: os.fsencode(json.loads(...)) gives the bytes back).
+        let dir = try tempDir()
+        try sh("printf '%s' '\(feed)' > '\(dir.path)/'\"$(printf 'caf\\351.xml')\"")
+        try sh("printf '<rss>' > '\(dir.path)/'\"$(printf 'bad\\377.xml')\"")
+        let errors = dir.appendingPathComponent("errors.jsonl").path
+        let r = try run(["convert", "-q", "-o", "-", "--errors", errors, dir.path])
+        XCTAssertEqual(r.status, 1, r.err)
+        XCTAssertTrue(r.out.contains(#""source":"\#(dir.path)/caf\udce9.xml""#), r.out)
+        XCTAssertEqual(r.out.components(separatedBy: #""kind":"item""#).count - 1, 1)
+        // The failed one: \xFF on standard error, \udcff in the errors file.
+        XCTAssertTrue(r.err.contains("\(dir.path)/bad\\xFF.xml: "), r.err)
+        let record = try String(contentsOfFile: errors, encoding: .utf8)
+        XCTAssertTrue(record.contains(#""file":"\#(dir.path)/bad\udcff.xml""#), record)
+    }
+
+    func testAFIFONobodyWritesToDoesNotHoldASignal() throws {
+        // The first SIGTERM stops the run even while it waits for a FIFO's writer (the
+        // open used to block, restarted after the signal, until a second one).
+        let dir = try tempDir()
+        let fifo = dir.appendingPathComponent("in.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let out = dir.appendingPathComponent("out.jsonl")
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert", "-q", "-o", out.path, fifo]
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let marker = dir.appendingPathComponent(".out.jsonl.partial-\(p.processIdentifier)")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
+        usleep(200_000)   // in the open by now
+        kill(p.processIdentifier, SIGTERM)
+        // A watchdog, not a measure: a run that ignores the signal is killed and fails.
+        let deadline = DispatchTime.now() + .seconds(20)
+        while p.isRunning && DispatchTime.now() < deadline { usleep(10_000) }
+        if p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            XCTFail("SIGTERM was not honoured while waiting for the FIFO")
+        }
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+        XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
+    }
 }
