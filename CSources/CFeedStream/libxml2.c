@@ -30,6 +30,7 @@
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -237,17 +238,10 @@ static int construct_too_big(const xmlError *e) {
     return m && (strstr(m, "Huge input lookup") || strstr(m, "too big") || strstr(m, "AttValue length too long"));
 }
 
-/* A namespace error is found once the whole start tag is read, and libxml2 reports it
-   at the tag's end; expat (and swift) at the tag's '<': moved there. The tag is still
-   in libxml2's input buffer (a raw '<' cannot occur inside it), on one line or not. */
-static void at_tag_start(lx_tok *t) {
-    xmlParserInputPtr in = t->ctxt->input;
-    if (in == NULL || in->base == NULL || in->cur == NULL || in->cur <= in->base) return;
-    const xmlChar *lt = in->cur;
-    while (lt > in->base && *lt != '<') lt--;
-    if (*lt != '<') return;
+/* Moves the error to p, a place in libxml2's input buffer before its position. */
+static void move_to(lx_tok *t, xmlParserInputPtr in, const xmlChar *p) {
     unsigned long newlines = 0, chars = 0;
-    for (const xmlChar *q = lt; q < in->cur; q++) {
+    for (const xmlChar *q = p; q < in->cur; q++) {
         if (*q == '\n') newlines++;
         if ((*q & 0xC0) != 0x80) chars++;
     }
@@ -255,17 +249,55 @@ static void at_tag_start(lx_tok *t) {
         if (t->err.column <= chars) return;
         t->err.column -= chars;
     } else {
-        /* The column of '<': from the line start before it, when still in the buffer. */
-        const xmlChar *ls = lt;
+        /* The column of p: from the line start before it, when still in the buffer. */
+        const xmlChar *ls = p;
         while (ls > in->base && ls[-1] != '\n') ls--;
         if (ls == in->base && in->consumed > 0) return;
         unsigned long col = 1;
-        for (const xmlChar *q = ls; q < lt; q++)
+        for (const xmlChar *q = ls; q < p; q++)
             if ((*q & 0xC0) != 0x80) col++;
         t->err.line -= newlines;
         t->err.column = col;
     }
-    t->err.offset = (uint64_t)doc_offset(t, (long)xmlByteConsumed(t->ctxt) - (long)(in->cur - lt));
+    t->err.offset = (uint64_t)doc_offset(t, (long)xmlByteConsumed(t->ctxt) - (long)(in->cur - p));
+}
+
+/* A namespace error or a duplicate attribute is found once the whole start tag is
+   read, and libxml2 reports it at the tag's end; expat (and swift) report a namespace
+   error at the tag's '<' and an attribute given twice at its second name (`name`):
+   moved there. The tag is still in libxml2's input buffer (a raw '<' cannot occur
+   inside it), on one line or not. */
+static void in_tag(lx_tok *t, const char *name) {
+    xmlParserInputPtr in = t->ctxt->input;
+    if (in == NULL || in->base == NULL || in->cur == NULL || in->cur <= in->base) return;
+    const xmlChar *lt = in->cur;
+    while (lt > in->base && *lt != '<') lt--;
+    if (*lt != '<') return;
+    if (name == NULL) {
+        move_to(t, in, lt);
+        return;
+    }
+    /* The attribute names of the tag, outside quoted values: the second `name`. */
+    size_t n = strlen(name);
+    int seen = 0;
+    char quote = 0;
+    for (const xmlChar *q = lt + 1; q + n <= in->cur; q++) {
+        if (quote) {
+            if (*q == quote) quote = 0;
+            continue;
+        }
+        if (*q == '"' || *q == '\'') {
+            quote = (char)*q;
+            continue;
+        }
+        int before = q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r';
+        xmlChar after = q + n < in->cur ? q[n] : 0;
+        if (before && memcmp(q, name, n) == 0 && (after == '=' || after == ' ' || after == '\t' || after == '\n' || after == '\r')
+            && ++seen == 2) {
+            move_to(t, in, q);
+            return;
+        }
+    }
 }
 
 /* The first error (or namespace error) of the document stops it. */
@@ -297,7 +329,13 @@ static void on_error(void *ud, xmlErrorPtr e) {
     t->err.line = e->line > 0 ? (unsigned long)e->line : 0;
     t->err.column = e->int2 > 0 ? (unsigned long)e->int2 : 0;
     t->err.offset = (uint64_t)consumed_at(t);
-    if (namespace_error(e) && e->code != XML_NS_ERR_ATTRIBUTE_REDEFINED) at_tag_start(t);
+    if (namespace_error(e)) in_tag(t, NULL);
+    else if (e->domain == XML_FROM_PARSER && e->code == XML_ERR_ATTRIBUTE_REDEFINED && e->str1) {
+        /* str1 the name, or the prefix and str2 the local name (xmlErrAttributeDup) */
+        char qname[256];
+        if (e->str2 && snprintf(qname, sizeof qname, "%s:%s", e->str1, e->str2) < (int)sizeof qname) in_tag(t, qname);
+        else if (!e->str2) in_tag(t, e->str1);
+    }
     xmlStopParser(t->ctxt);
 }
 

@@ -40,6 +40,15 @@ final class ErrorPositionTests: XCTestCase {
         try assertEveryBackend(bytes(twoLines), line: 2, column: 10, offset: 29, "two lines")
     }
 
+    func testADuplicateAttributeIsReportedWhereExpatReportsIt() throws {
+        // Given twice by name: at its second name (libxml2 said the tag's end).
+        let twice = "<rss version=\"2.0\">\n<channel><title>T</title><item><title>i</title><enclosure a0=\"v\" \n url=\"x\" p=\"a b=\" b=\"1\" b=\"2\"/></item></channel></rss>"
+        try assertEveryBackend(bytes(twice), line: 3, column: 25, offset: 110, "by name")
+        // The same namespace and local name under two prefixes: at the tag's '<'.
+        let expanded = #"<rss version="2.0" xmlns:q="urn:p"><channel><title>T</title><item><enclosure xmlns:p="urn:p" p:b="1" q:b="2"/></item></channel></rss>"#
+        try assertEveryBackend(bytes(expanded), line: 1, column: 67, offset: 66, "by namespace")
+    }
+
     func testAByteOrderMarkIsOneColumn() throws {
         // After a UTF-8 mark (3 bytes) the '<' of the tag is character 29 of line 1: column 30.
         let marked = [0xEF, 0xBB, 0xBF] + bytes(#"<rss version="2.0"><channel><title a:b="1">T</title></channel></rss>"#)

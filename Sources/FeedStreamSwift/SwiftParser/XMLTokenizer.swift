@@ -118,6 +118,62 @@ final class SwiftXMLTokenizer {
         var decoded = -1                                     // offset in `values`
     }
 
+    /// Up to this many attributes, duplicates are found by comparing pairs.
+    private static let pairwiseAttributes = 16
+
+    /// Duplicate attributes of one start tag in linear time: open-addressing tables of
+    /// attribute indices, one by name as written, one by namespace and local name (for
+    /// prefixed names). Attributes are checked in order and each against those before
+    /// it, as the pairwise loop does, so the same one is reported. Namespace declarations
+    /// never reach it (the caller skips them; no other attribute has their names).
+    private struct DuplicateTables {
+        private var byName: [Int32]
+        private var byExpanded: [Int32]
+        private let mask: Int
+
+        init(capacity: Int) {
+            var size = 16
+            while size < 2 * capacity { size <<= 1 }
+            byName = [Int32](repeating: -1, count: size)
+            byExpanded = [Int32](repeating: -1, count: size)
+            mask = size - 1
+        }
+
+        private static func hash(_ p: UnsafeRawPointer?, _ n: Int, _ seed: UInt64) -> UInt64 {
+            var h = seed
+            if let p { for i in 0..<n { h = (h ^ UInt64(p.load(fromByteOffset: i, as: UInt8.self))) &* 0x0000_0100_0000_01B3 } }
+            return h
+        }
+
+        enum Duplicate { case none, byName, byNamespace }
+
+        /// Whether attribute k duplicates one before it (else it is recorded).
+        mutating func duplicate(_ raw: UnsafeMutablePointer<RawAttr>, _ k: Int) -> Duplicate {
+            let a = raw[k]
+            let n = Int(a.nameLength)
+            var i = Int(truncatingIfNeeded: Self.hash(a.name, n, 0xCBF2_9CE4_8422_2325)) & mask
+            while byName[i] >= 0 {
+                let b = raw[Int(byName[i])]
+                if Int(b.nameLength) == n && memcmp(b.name, a.name, n) == 0 { return .byName }
+                i = (i + 1) & mask
+            }
+            byName[i] = Int32(k)
+            guard a.colon >= 0 else { return .none }
+            let local = a.name + Int(a.colon), localLength = n - Int(a.colon)
+            var h = Self.hash(a.uri.baseAddress, a.uri.count, 0xCBF2_9CE4_8422_2325)
+            h = Self.hash(local, localLength, h ^ 0x9E37_79B9_7F4A_7C15)
+            i = Int(truncatingIfNeeded: h) & mask
+            while byExpanded[i] >= 0 {
+                let b = raw[Int(byExpanded[i])]
+                if b.uri.equals(a.uri) && Int(b.nameLength - b.colon) == localLength
+                    && memcmp(b.name + Int(b.colon), local, localLength) == 0 { return .byNamespace }
+                i = (i + 1) & mask
+            }
+            byExpanded[i] = Int32(k)
+            return .none
+        }
+    }
+
     /// A default attribute value declared in the internal subset (`<!ATTLIST`).
     private struct AttributeDefault {
         var element: [UInt8]
@@ -869,8 +925,10 @@ final class SwiftXMLTokenizer {
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
         }
-        // Attributes: namespaces, duplicates.
+        // Attributes: namespaces, duplicates. Few attributes: compared pairwise; many (up
+        // to millions with --max-attributes 0): through hash tables, linear (issue 17).
         var reported = 0
+        var seen = count > Self.pairwiseAttributes ? DuplicateTables(capacity: count) : nil
         for k in 0..<count {
             let a = raw[k]
             let nm = a.name
@@ -885,17 +943,26 @@ final class SwiftXMLTokenizer {
                     raw[k].uri = u
                 }
             }
-            // Duplicates: the same name, or the same namespace and local name.
-            for m in 0..<k {
-                let b = raw[m]
-                if b.nameLength == a.nameLength && memcmp(b.name, nm, Int(a.nameLength)) == 0 {
-                    return .error(Int(a.position), "duplicate attribute")
+            // Duplicates: the same name (reported at the attribute), or the same namespace
+            // and local name (at the tag, as expat finds it once the names are expanded).
+            if seen != nil {
+                switch seen!.duplicate(raw, k) {
+                case .byName: return .error(Int(a.position), "duplicate attribute")
+                case .byNamespace: return .error(tagStart, "duplicate attribute")
+                case .none: break
                 }
-                if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(b.name, "xmlns"))
-                    && raw[m].uri.equals(raw[k].uri)
-                    && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
-                    && memcmp(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
-                    return .error(Int(a.position), "duplicate attribute")
+            } else {
+                for m in 0..<k {
+                    let b = raw[m]
+                    if b.nameLength == a.nameLength && memcmp(b.name, nm, Int(a.nameLength)) == 0 {
+                        return .error(Int(a.position), "duplicate attribute")
+                    }
+                    if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(b.name, "xmlns"))
+                        && raw[m].uri.equals(raw[k].uri)
+                        && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
+                        && memcmp(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
+                        return .error(tagStart, "duplicate attribute")
+                    }
                 }
             }
             // Every attribute reaches the machine (their count is within maxAttributes).
