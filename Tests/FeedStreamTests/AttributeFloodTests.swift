@@ -51,4 +51,39 @@ final class AttributeFloodTests: XCTestCase {
             XCTAssertEqual(errors[0], errors[1], "\(n) attributes, \(prefix): expat vs swift")
         }
     }
+
+    func testTheAttributeLimitStopsEveryBackendAtTheTag() throws {
+        // With the default limit (256), a 200,004-attribute tag fails at its '<' on every
+        // backend, with the same message: libxml2 no longer parses the tag first (its
+        // adapter's pre-check; it took 10 s, and reported the tag's end).
+        let data = document(attributes: 100_000)
+        var seen: [String] = []
+        for backend in FeedBackend.allCases {
+            let (_, summary) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser())
+            let e = try XCTUnwrap(summary.firstError, backend.rawValue)
+            XCTAssertEqual(e.code, .limitExceeded, backend.rawValue)
+            seen.append("\(e.message) \(e.line):\(e.column):\(e.offset)")
+        }
+        XCTAssertEqual(Set(seen).count, 1, "\(seen)")
+        XCTAssertEqual(seen.first, "limit exceeded: attributes 200004 > 256 1:83:82")
+    }
+
+    func testWhatOnlyLooksLikeManyAttributesIsNotCounted() throws {
+        // '=' in quoted values, comments, CDATA sections, processing instructions and the
+        // DOCTYPE are not attributes: the document is read, the same by every backend.
+        let many = String(repeating: " x=1", count: 300)
+        let xml = """
+            <?xml version="1.0"?><!DOCTYPE rss SYSTEM "a=b\(many)"><?pi\(many)?><rss version="2.0"><channel><title>T</title>\
+            <!--<a\(many)>--><item><title><![CDATA[<a\(many)>]]></title><link>http://e/?\(String(repeating: "a=1&amp;", count: 300))</link>\
+            <enclosure url="http://e/x\(String(repeating: "=", count: 300)).mp3" type='a=b=c'/></item></channel></rss>
+            """
+        var outputs: [String] = []
+        for backend in FeedBackend.allCases {
+            let (text, summary) = try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser())
+            XCTAssertNil(summary.firstError, "\(backend.rawValue): \(String(describing: summary.firstError))")
+            outputs.append(text)
+        }
+        XCTAssertEqual(Set(outputs).count, 1)
+        XCTAssertTrue(outputs[0].contains(#""title":"<a x=1"#), outputs[0].prefix(300).description)
+    }
 }
