@@ -101,6 +101,12 @@ final class LosslessCLITests: CLITestCase {
         XCTAssertTrue(r.err.contains("\(dir.path)/bad\\xFF.xml: "), r.err)
         let record = try String(contentsOfFile: errors, encoding: .utf8)
         XCTAssertTrue(record.contains(#""file":"\#(dir.path)/bad\udcff.xml""#), record)
+        // Named in a --files-from list, as bytes too.
+        let list = try tempDir().appendingPathComponent("list")
+        try Data(Array("\(dir.path)/caf".utf8) + [0xE9] + Array(".xml\n".utf8)).write(to: list)
+        let listed = try run(["convert", "-q", "-o", "-", "--files-from", list.path])
+        XCTAssertEqual(listed.status, 0, listed.err)
+        XCTAssertTrue(listed.out.contains(#""source":"\#(dir.path)/caf\udce9.xml""#), listed.out)
     }
 
     func testAFIFONobodyWritesToDoesNotHoldASignal() throws {
