@@ -27,7 +27,65 @@ typedef struct expat_tok {
     int in_section;         /* inside a CDATA section or the DOCTYPE (expat streams them) */
     uint64_t ns_decls;      /* namespace declarations of the start tag being reported */
     XML_Index section_start;
+    /* The charset (see "charsets" below): known once the document's first bytes are. */
+    int detected;
+    cfs_charset cs;
+    /* UTF-16 surrogates (see utf16_units): the document's byte order. */
+    enum { U16_UNKNOWN, U16_NO, U16_LE, U16_BE } u16;
+    /* Bytes held back from expat: the document's start until its charset is known, an
+       odd byte or a high surrogate whose next unit has not come yet, a cut character. */
+    uint8_t *held;
+    size_t held_len, held_cap;
+    uint8_t *scratch;       /* held + a chunk */
+    size_t scratch_cap;
+    uint8_t *buf;           /* the buffer handed out by expat_buffer, held bytes first */
+    int own_buf;            /* buf is scratch (transcoding), not expat's */
+    /* UTF-32, which expat does not read: expat gets the charset stage's UTF-8 (utf8),
+       and its byte indexes are mapped back through the UTF-8 given to it from index
+       win_u on (win), every character 4 document bytes after the mark (skip). */
+    int transcoding;
+    size_t skip, skip_left;
+    const char *bad_message;   /* the charset stage stopped at an invalid character, at bad_at */
+    XML_Index bad_at;
+    uint8_t *utf8;
+    size_t utf8_cap;
+    uint8_t *win;
+    size_t win_len, win_cap;
+    XML_Index win_u;
+    uint64_t win_chars;
 } expat_tok;
+
+/* Grows a buffer to hold n bytes; 0 when out of memory. */
+static int grow(uint8_t **p, size_t *cap, size_t n) {
+    if (n <= *cap) return 1;
+    size_t c = *cap ? *cap : 256;
+    while (c < n) c *= 2;
+    uint8_t *q = realloc(*p, c);
+    if (q == NULL) return 0;
+    *p = q;
+    *cap = c;
+    return 1;
+}
+
+/* The document offset of expat's byte index u. */
+static XML_Index doc_index(expat_tok *t, XML_Index u) {
+    if (!t->transcoding || u < 0) return u;
+    if (u < t->win_u) u = t->win_u;
+    size_t end = (size_t)(u - t->win_u);
+    if (end > t->win_len) end = t->win_len;
+    uint64_t chars = t->win_chars;
+    for (size_t i = 0; i < end; i++) chars += (t->win[i] & 0xC0) != 0x80;
+    return (XML_Index)(t->skip + 4 * chars);
+}
+
+static XML_Index byte_index(expat_tok *t) { return doc_index(t, XML_GetCurrentByteIndex(t->xp)); }
+
+/* expat's column, 1-based; a byte order mark it did not see counts as one (as expat
+   counts the marks it reads). */
+static unsigned long column(expat_tok *t) {
+    unsigned long c = (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1;
+    return c + (t->transcoding && t->skip && XML_GetCurrentLineNumber(t->xp) == 1);
+}
 
 static void split_name(const char *name, const char **uri, size_t *uri_len,
                        const char **local, size_t *local_len) {
@@ -58,10 +116,9 @@ static void sync_text_handler(expat_tok *t) {
    now), out of memory, or a callback. */
 static void stop(expat_tok *t) {
     if (t->m->limit) {
-        XML_Index at = XML_GetCurrentByteIndex(t->xp);
+        XML_Index at = byte_index(t);
         t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
-                                    (unsigned long)XML_GetCurrentLineNumber(t->xp),
-                                    (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1,
+                                    (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),
                                     at < 0 ? 0 : (uint64_t)at, 0 };
     } else {
         t->aborted = 1;
@@ -76,7 +133,7 @@ static inline int stopped(const expat_tok *t) { return t->aborted || t->m->limit
 static void check_root_end(expat_tok *t) {
     if (t->m->root_closed && !t->root_closed) {
         t->root_closed = 1;
-        t->root_end = XML_GetCurrentByteIndex(t->xp) + XML_GetCurrentByteCount(t->xp);
+        t->root_end = doc_index(t, XML_GetCurrentByteIndex(t->xp) + XML_GetCurrentByteCount(t->xp));
         XML_StopParser(t->xp, XML_FALSE);
     }
 }
@@ -188,7 +245,7 @@ static int XMLCALL unknown_encoding(void *ud, const XML_Char *name, XML_Encoding
    as they do in the other tokenizers, though expat streams them. */
 static void section_start(expat_tok *t) {
     t->in_section = 1;
-    t->section_start = XML_GetCurrentByteIndex(t->xp);
+    t->section_start = byte_index(t);
 }
 
 static void XMLCALL on_section_end(void *ud) { ((expat_tok *)ud)->in_section = 0; }
@@ -242,6 +299,7 @@ static void *expat_create(cfs_machine *m) {
     expat_tok *t = calloc(1, sizeof *t);
     if (t == NULL) return NULL;
     t->m = m;
+    cfs_charset_init(&t->cs, CFS_CHARSET_UTF8);
     t->xp = XML_ParserCreateNS(NULL, NS_SEP);
     if (t->xp == NULL) {
         free(t);
@@ -254,6 +312,11 @@ static void expat_destroy(void *tok) {
     expat_tok *t = tok;
     if (t == NULL) return;
     XML_ParserFree(t->xp);
+    cfs_charset_release(&t->cs);
+    free(t->held);
+    free(t->scratch);
+    free(t->utf8);
+    free(t->win);
     free(t);
 }
 
@@ -283,7 +346,174 @@ static int expat_begin(void *tok) {
     t->chunk_base = 0;
     t->in_section = 0;
     t->ns_decls = 0;
+    t->detected = 0;
+    cfs_charset_release(&t->cs);
+    t->u16 = U16_UNKNOWN;
+    t->held_len = 0;
+    t->transcoding = 0;
+    t->skip = t->skip_left = 0;
+    t->bad_message = NULL;
+    t->win_len = 0;
+    t->win_u = 0;
+    t->win_chars = 0;
     return 1;
+}
+
+/* ---- charsets ----------------------------------------------------------------------
+ *
+ * expat reads the document's charset itself, except what the charset stage
+ * (transcode.c) settles first, from the document's first bytes (held back from expat
+ * until then): a declared name that is an alias (charset_aliases.def: "u16",
+ * "latin_1", ...) is given to expat as the charset's name (XML_SetEncoding), and
+ * UTF-32, which expat does not read, reaches it as the stage's UTF-8. The charset's
+ * name goes to the machine (the feed record's encoding).
+ *
+ * UTF-16 surrogates: expat decodes UTF-16 itself and pairs a high surrogate with
+ * whatever unit follows, making another character of, say, D83D 0058 ("X"). Every
+ * backend rejects an unpaired surrogate instead (transcode.c, XMLTranscoder.swift):
+ * here each high surrogate not followed by a low one is replaced by U+FFFF before
+ * expat sees it, which expat rejects as not an XML character at that very place
+ * ("not well-formed (invalid token)", with its own line and column); the length is
+ * unchanged, so every offset stays the document's. expat gets whole units only: an odd
+ * trailing byte, and a trailing high surrogate whose next unit has not come yet, are
+ * held back until the next chunk.
+ */
+
+static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
+                             cfs_error *err);
+
+/* Marks the unpaired high surrogates of p[0..n) (from a unit boundary) and returns how
+   many bytes at the end expat must not get yet. */
+static size_t utf16_units(expat_tok *t, uint8_t *p, size_t n, int final) {
+    if (t->u16 == U16_NO) return 0;
+    int be = t->u16 == U16_BE;
+    size_t whole = n & ~(size_t)1;
+    for (size_t i = 0; i + 1 < whole; i += 2) {
+        unsigned u = be ? (unsigned)p[i] << 8 | p[i + 1] : (unsigned)p[i + 1] << 8 | p[i];
+        if ((u & 0xFC00) != 0xD800) continue;
+        if (i + 3 >= whole) {
+            if (!final) return n - i;   /* its next unit is still to come */
+            break;                      /* cut off by the end: expat's "partial character" */
+        }
+        unsigned lo = be ? (unsigned)p[i + 2] << 8 | p[i + 3] : (unsigned)p[i + 3] << 8 | p[i + 2];
+        if ((lo & 0xFC00) == 0xDC00) {
+            i += 2;
+            continue;
+        }
+        p[i] = p[i + 1] = 0xFF;
+    }
+    return final ? 0 : n - whole;
+}
+
+/* Keeps the last `hold` of p[0..n) for the next chunk. */
+static int hold_back(expat_tok *t, const uint8_t *p, size_t n, size_t hold) {
+    if (!grow(&t->held, &t->held_cap, hold)) return 0;
+    memmove(t->held, p + n - hold, hold);
+    t->held_len = hold;
+    return 1;
+}
+
+/* Drops the UTF-8 before expat's position from the window (expat reports no position
+   before it again; the sections and root end it reported are mapped already). */
+static void trim_window(expat_tok *t) {
+    if (!t->transcoding) return;
+    XML_Index u = XML_GetCurrentByteIndex(t->xp);
+    if (u <= t->win_u) return;
+    size_t n = (size_t)(u - t->win_u);
+    if (n > t->win_len) n = t->win_len;
+    for (size_t i = 0; i < n; i++) t->win_chars += (t->win[i] & 0xC0) != 0x80;
+    memmove(t->win, t->win + n, t->win_len - n);
+    t->win_len -= n;
+    t->win_u += (XML_Index)n;
+}
+
+/* The charset, from the document's first n bytes at p: TOK_OK with t->detected set
+   when known (or left clear for more bytes), or the declaration's error. */
+static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t len, int final,
+                             size_t *consumed, cfs_error *err) {
+    cfs_detect_result r;
+    int over = (uint64_t)n > t->m->max_markup_bytes;
+    cfs_charset_release(&t->cs);
+    cfs_detect_status st = cfs_charset_detect(p, n, final || over, &t->cs, &r);
+    if (st == CFS_DETECT_MORE) return TOK_OK;
+    if (st == CFS_DETECT_NOMEM) return TOK_NOMEM;
+    if (st == CFS_DETECT_ERROR) {
+        *err = (cfs_error){ CFS_ERR_XML, r.message, 0, r.line, r.column, (uint64_t)r.at, 0 };
+        XML_Index before = t->chunk_base;   /* document offset of the chunk's first byte */
+        XML_Index at = (XML_Index)r.at - before;
+        *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
+        return TOK_ERROR;
+    }
+    t->detected = 1;
+    if (cfs_machine_encoding(t->m, t->cs.name)) return TOK_NOMEM;
+    switch (t->cs.kind) {
+    case CFS_CHARSET_UTF16LE: t->u16 = U16_LE; break;
+    case CFS_CHARSET_UTF16BE: t->u16 = U16_BE; break;
+    default: t->u16 = U16_NO; break;
+    }
+    const char *name = NULL;
+    if (cfs_charset_utf32(&t->cs)) {
+        t->transcoding = 1;
+        t->skip = t->skip_left = r.skip;
+        name = "UTF-8";
+    } else if (r.alias) {
+        switch (t->cs.kind) {
+        case CFS_CHARSET_UTF8: name = "UTF-8"; break;
+        case CFS_CHARSET_LATIN1: name = "ISO-8859-1"; break;
+        case CFS_CHARSET_ASCII: name = "US-ASCII"; break;
+        case CFS_CHARSET_UTF16LE: name = "UTF-16LE"; break;
+        case CFS_CHARSET_UTF16BE: name = "UTF-16BE"; break;
+        default: name = t->cs.name; break;   /* through the unknown-encoding handler */
+        }
+    }
+    if (name && XML_SetEncoding(t->xp, name) != XML_STATUS_OK) return TOK_NOMEM;
+    if (!t->transcoding) cfs_charset_release(&t->cs);
+    return TOK_OK;
+}
+
+/* The document's next bytes, p[0..n): the bytes held back, then the caller's `len`
+   new ones; p is expat's own buffer (from expat_buffer) when in_expat. */
+static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int in_expat, int final,
+                           size_t *consumed, cfs_error *err) {
+    if (!t->detected) {
+        cfs_tok_result r = detect(t, p, n, len, final, consumed, err);
+        if (r != TOK_OK) return r;
+        if (!t->detected) {
+            if (!hold_back(t, p, n, n)) return TOK_NOMEM;
+            t->chunk_base += (XML_Index)len;
+            *consumed = len;
+            return TOK_OK;
+        }
+    }
+    enum XML_Status st;
+    if (t->transcoding) {
+        size_t from = t->skip_left < n ? t->skip_left : n;
+        t->skip_left -= from;
+        size_t todo = n - from;
+        if (!grow(&t->utf8, &t->utf8_cap, cfs_transcode_max(todo) + 1)) return TOK_NOMEM;
+        size_t used = 0, written = 0;
+        cfs_transcode_status ts = cfs_transcode(&t->cs, p + from, todo, final, t->utf8, &used, &written);
+        if (ts != CFS_TRANSCODE_OK) {
+            /* Everything before the character, then a byte that is never XML: expat
+               fails there, and the error is the charset stage's. */
+            t->bad_message = ts == CFS_TRANSCODE_PARTIAL ? "partial character" : "not well-formed (invalid token)";
+            t->bad_at = t->chunk_base - (XML_Index)(n - len) + (XML_Index)(from + used);
+            t->utf8[written++] = 0x01;
+            final = 1;
+            used = todo;
+        }
+        if (!hold_back(t, p + from, todo, todo - used)) return TOK_NOMEM;
+        if (!grow(&t->win, &t->win_cap, t->win_len + written)) return TOK_NOMEM;
+        memcpy(t->win + t->win_len, t->utf8, written);
+        t->win_len += written;
+        st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
+    } else {
+        size_t hold = utf16_units(t, p, n, final);
+        if (!hold_back(t, p, n, hold)) return TOK_NOMEM;
+        st = in_expat ? XML_ParseBuffer(t->xp, (int)(n - hold), final)
+                      : XML_Parse(t->xp, (const char *)p, (int)(n - hold), final);
+    }
+    return result(t, st, len, final, consumed, err);
 }
 
 static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
@@ -294,15 +524,15 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
         *consumed = len;
         /* The construct expat holds unfinished (it stops at its start) or the section
            it is inside: past max_markup_bytes, the document fails there. */
-        XML_Index at = t->in_section ? t->section_start : XML_GetCurrentByteIndex(t->xp);
+        XML_Index at = t->in_section ? t->section_start : byte_index(t);
         if (!final && at >= 0 && (uint64_t)(t->chunk_base - at) > t->m->max_markup_bytes) {
             cfs_machine_markup_limit(t->m);
             *err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
-                                (unsigned long)XML_GetCurrentLineNumber(t->xp),
-                                (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1, (uint64_t)at, 0 };
+                                (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t), (uint64_t)at, 0 };
             *consumed = at < base ? 0 : (size_t)(at - base);
             return TOK_ERROR;
         }
+        trim_window(t);
         return TOK_OK;
     }
     enum XML_Error code = XML_GetErrorCode(t->xp);
@@ -322,11 +552,12 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
         }
     }
     if (code == XML_ERROR_NO_MEMORY) return TOK_NOMEM;
-    XML_Index at = XML_GetCurrentByteIndex(t->xp);
+    XML_Index at = byte_index(t);
     err->code = CFS_ERR_XML;
     err->message = XML_ErrorString(code);
+    if (t->bad_message && at >= t->bad_at) err->message = t->bad_message;
     err->line = (unsigned long)XML_GetCurrentLineNumber(t->xp);
-    err->column = (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1;
+    err->column = column(t);
     err->offset = at < 0 ? 0 : (uint64_t)at;
     *consumed = at < base ? 0 : (size_t)(at - base);
     if (*consumed > len) *consumed = len;
@@ -336,20 +567,42 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
 static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
                                   size_t *consumed, cfs_error *err) {
     expat_tok *t = tok;
-    enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
-    return result(t, st, len, final, consumed, err);
+    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->held_len == 0) {
+        enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+        return result(t, st, len, final, consumed, err);
+    }
+    size_t n = t->held_len + len;
+    if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
+    memcpy(t->scratch, t->held, t->held_len);
+    if (len) memcpy(t->scratch + t->held_len, data, len);
+    t->held_len = 0;
+    return feed(t, t->scratch, n, len, 0, final, consumed, err);
 }
 
+/* A buffer for the caller to fill: expat's own, after the bytes held back (so that it
+   parses them in place), or, when expat gets UTF-8 made from the bytes, ours. */
 static uint8_t *expat_buffer(void *tok, size_t len) {
     expat_tok *t = tok;
-    return XML_GetBuffer(t->xp, (int)len);
+    uint8_t *p;
+    t->own_buf = t->transcoding;
+    if (t->own_buf) {
+        if (!grow(&t->scratch, &t->scratch_cap, len + t->held_len)) return NULL;
+        p = t->scratch;
+    } else {
+        p = XML_GetBuffer(t->xp, (int)(len + t->held_len));
+        if (p == NULL) return NULL;
+    }
+    memcpy(p, t->held, t->held_len);
+    t->buf = p;
+    return p + t->held_len;
 }
 
 static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_t *consumed,
                                          cfs_error *err) {
     expat_tok *t = tok;
-    enum XML_Status st = XML_ParseBuffer(t->xp, (int)len, final);
-    return result(t, st, len, final, consumed, err);
+    size_t n = t->held_len + len;
+    t->held_len = 0;
+    return feed(t, t->buf, n, len, !t->own_buf, final, consumed, err);
 }
 
 const cfs_tokenizer_ops cfs_expat_ops = {

@@ -193,6 +193,10 @@ int cfs_machine_finish(cfs_machine *m, const cfs_error *error);
 const cfs_feed *cfs_machine_feed(cfs_machine *m);
 /** A DOCTYPE declaration (identifiers NUL-terminated or NULL). */
 void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *system_id);
+/** The document's charset (cfs_charset's name), known before its root element: the
+    feed record's encoding when not UTF-8. Returns 0 (out of memory is the machine's
+    nomem). */
+int cfs_machine_encoding(cfs_machine *m, const char *name);
 
 /** The UTF-8 text of an HTML 4 named entity (nbsp, mdash, ...), or NULL. Feeds use
     them without declaring them; both tokenizers decode them through this table. */
@@ -265,7 +269,9 @@ typedef enum cfs_charset_kind {
     CFS_CHARSET_ASCII,      /* US-ASCII */
     CFS_CHARSET_UTF16LE,
     CFS_CHARSET_UTF16BE,
-    CFS_CHARSET_MAP         /* any other name: an iconv byte map */
+    CFS_CHARSET_MAP,        /* any other name: an iconv byte map */
+    CFS_CHARSET_UTF32LE,    /* not expat's: decoded here for every C tokenizer */
+    CFS_CHARSET_UTF32BE
 } cfs_charset_kind;
 
 /** A charset, decoded exactly as expat decodes it. */
@@ -276,7 +282,13 @@ typedef struct cfs_charset {
     uint32_t table[256];    /* LATIN1, ASCII, MAP: UTF-8 per byte (see transcode.c) */
     iconv_t cd;             /* MAP with sequences: their converter, else (iconv_t)-1 */
     uint32_t *memo;         /* 2-byte sequences decoded so far */
+    char name[64];          /* the charset's name, as the feed record reports it (encoding) */
 } cfs_charset;
+
+/** The charset name a declared name (bytes, not NUL-terminated) stands for, from the
+    one alias table (charset_aliases.def), or NULL when it is not there (it goes to
+    iconv as written). */
+const char *cfs_charset_alias(const uint8_t *name, size_t len);
 
 /** A built-in kind (not MAP). */
 void cfs_charset_init(cfs_charset *cs, cfs_charset_kind kind);
@@ -302,6 +314,11 @@ typedef enum cfs_transcode_status {
 
 /** At most this many UTF-8 bytes come out of `len` input bytes. */
 static inline size_t cfs_transcode_max(size_t len) { return 3 * len + 8; }
+/** UTF-32, from a byte order mark, the first bytes or the declaration: expat does not
+    read it, its adapter gives it the UTF-8 of the charset stage. */
+static inline int cfs_charset_utf32(const cfs_charset *cs) {
+    return cs->kind == CFS_CHARSET_UTF32LE || cs->kind == CFS_CHARSET_UTF32BE;
+}
 /** Decodes the complete characters at the start of `in` to UTF-8 in `out` (room for
     cfs_transcode_max(len)). Stops at an invalid character (*consumed is its offset)
     and before a character cut off by the end (reported PARTIAL when final). */
@@ -321,6 +338,7 @@ typedef enum cfs_detect_status {
 
 typedef struct cfs_detect_result {
     size_t skip;            /* bytes of a byte order mark */
+    int alias;              /* the declared name is an alias: expat must be told the charset's */
     const char *message;
     size_t at;              /* document offset of the error */
     unsigned long line, column;
@@ -328,7 +346,9 @@ typedef struct cfs_detect_result {
 
 /** The charset of a document from its first `len` bytes, as expat chooses it: a byte
     order mark, UTF-16 without one ("00 3C", "3C 00"), then the XML declaration's
-    encoding name (checked as expat checks it). */
+    encoding name (checked as expat checks it), resolved through the alias table; and
+    UTF-32, which expat does not read, the same way (a mark, "00 00 00 3C",
+    "3C 00 00 00"). cs->name is the charset's name. */
 cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final, cfs_charset *cs,
                                      cfs_detect_result *r);
 

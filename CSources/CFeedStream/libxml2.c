@@ -30,10 +30,14 @@
 #include <libxml/parserInternals.h>
 #include <libxml/SAX2.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
+
+/* The attribute pre-check's states (see precheck). */
+enum { PC_TEXT, PC_LT, PC_BANG, PC_TAG, PC_QUOTE, PC_END, PC_COMMENT, PC_PI, PC_CDATA, PC_DOCTYPE, PC_DQUOTE };
 
 typedef struct lx_tok {
     xmlParserCtxtPtr ctxt;
@@ -68,6 +72,10 @@ typedef struct lx_tok {
     xmlEntityPtr no_pe;    /* an empty parameter entity, for external ones (not read) */
     uint64_t expanded;     /* bytes of internal entity text expanded in the document */
     long root_end;         /* bytes of the document up to the root's end tag */
+    /* The attribute pre-check (see precheck): a scanner's state over the UTF-8 given. */
+    int pc_state, pc_off;
+    unsigned char pc_quote, pc_run;
+    uint64_t pc_count;
     long chunk_base;       /* document bytes before the current chunk */
 } lx_tok;
 
@@ -237,6 +245,68 @@ static int construct_too_big(const xmlError *e) {
     return m && (strstr(m, "Huge input lookup") || strstr(m, "too big") || strstr(m, "AttValue length too long"));
 }
 
+/* Moves the error to p, a place in libxml2's input buffer before its position. */
+static void move_to(lx_tok *t, xmlParserInputPtr in, const xmlChar *p) {
+    unsigned long newlines = 0, chars = 0;
+    for (const xmlChar *q = p; q < in->cur; q++) {
+        if (*q == '\n') newlines++;
+        if ((*q & 0xC0) != 0x80) chars++;
+    }
+    if (newlines == 0) {
+        if (t->err.column <= chars) return;
+        t->err.column -= chars;
+    } else {
+        /* The column of p: from the line start before it, when still in the buffer. */
+        const xmlChar *ls = p;
+        while (ls > in->base && ls[-1] != '\n') ls--;
+        if (ls == in->base && in->consumed > 0) return;
+        unsigned long col = 1;
+        for (const xmlChar *q = ls; q < p; q++)
+            if ((*q & 0xC0) != 0x80) col++;
+        t->err.line -= newlines;
+        t->err.column = col;
+    }
+    t->err.offset = (uint64_t)doc_offset(t, (long)xmlByteConsumed(t->ctxt) - (long)(in->cur - p));
+}
+
+/* A namespace error or a duplicate attribute is found once the whole start tag is
+   read, and libxml2 reports it at the tag's end; expat (and swift) report a namespace
+   error at the tag's '<' and an attribute given twice at its second name (`name`):
+   moved there. The tag is still in libxml2's input buffer (a raw '<' cannot occur
+   inside it), on one line or not. */
+static void in_tag(lx_tok *t, const char *name) {
+    xmlParserInputPtr in = t->ctxt->input;
+    if (in == NULL || in->base == NULL || in->cur == NULL || in->cur <= in->base) return;
+    const xmlChar *lt = in->cur;
+    while (lt > in->base && *lt != '<') lt--;
+    if (*lt != '<') return;
+    if (name == NULL) {
+        move_to(t, in, lt);
+        return;
+    }
+    /* The attribute names of the tag, outside quoted values: the second `name`. */
+    size_t n = strlen(name);
+    int seen = 0;
+    char quote = 0;
+    for (const xmlChar *q = lt + 1; q + n <= in->cur; q++) {
+        if (quote) {
+            if (*q == quote) quote = 0;
+            continue;
+        }
+        if (*q == '"' || *q == '\'') {
+            quote = (char)*q;
+            continue;
+        }
+        int before = q[-1] == ' ' || q[-1] == '\t' || q[-1] == '\n' || q[-1] == '\r';
+        xmlChar after = q + n < in->cur ? q[n] : 0;
+        if (before && memcmp(q, name, n) == 0 && (after == '=' || after == ' ' || after == '\t' || after == '\n' || after == '\r')
+            && ++seen == 2) {
+            move_to(t, in, q);
+            return;
+        }
+    }
+}
+
 /* The first error (or namespace error) of the document stops it. */
 static void on_error(void *ud, xmlErrorPtr e) {
     lx_tok *t = tok_of(ud);
@@ -257,11 +327,22 @@ static void on_error(void *ud, xmlErrorPtr e) {
     if (n >= sizeof t->message) n = sizeof t->message - 1;
     if (n) memcpy(t->message, e->message, n);
     t->message[n] = 0;
+    /* One line: libxml2 continues some messages on a second one ("...indicate
+       encoding !\nBytes: 0xC3 0x28 ..."). */
+    for (size_t i = 0; i < n; i++)
+        if (t->message[i] == '\n' || t->message[i] == '\r') t->message[i] = ' ';
     t->err.code = CFS_ERR_XML;
     t->err.message = n ? t->message : "not well-formed";
     t->err.line = e->line > 0 ? (unsigned long)e->line : 0;
     t->err.column = e->int2 > 0 ? (unsigned long)e->int2 : 0;
     t->err.offset = (uint64_t)consumed_at(t);
+    if (namespace_error(e)) in_tag(t, NULL);
+    else if (e->domain == XML_FROM_PARSER && e->code == XML_ERR_ATTRIBUTE_REDEFINED && e->str1) {
+        /* str1 the name, or the prefix and str2 the local name (xmlErrAttributeDup) */
+        char qname[256];
+        if (e->str2 && snprintf(qname, sizeof qname, "%s:%s", e->str1, e->str2) < (int)sizeof qname) in_tag(t, qname);
+        else if (!e->str2) in_tag(t, e->str1);
+    }
     xmlStopParser(t->ctxt);
 }
 
@@ -433,6 +514,10 @@ static int lx_begin(void *tok) {
     t->started = 0;
     t->cdata_cr = 0;
     t->expanded = 0;
+    t->pc_state = PC_TEXT;
+    t->pc_off = 0;
+    t->pc_run = 0;
+    t->pc_count = 0;
     cfs_charset_release(&t->cs);
     cfs_charset_init(&t->cs, CFS_CHARSET_UTF8);
     t->transcoding = 0;
@@ -461,10 +546,97 @@ static int parse_chunk(lx_tok *t, const uint8_t *data, size_t len, int final) {
     return rc;
 }
 
+/* ---- the attribute pre-check ------------------------------------------------------
+ *
+ * libxml2 2.9 checks a start tag's attributes against each other before any callback
+ * (quadratic: 50,000 attributes take 1.4 s, 200,000 over 20 s, and a signal waits for
+ * it), so the attribute limit, checked at the start callback, came too late. The bytes
+ * given to libxml2 are scanned first (outside comments, processing instructions, CDATA
+ * sections and the DOCTYPE): a start tag with more attributes than max_attributes
+ * (counted as the '=' outside its quoted values, namespace declarations included) is
+ * given to libxml2 without its '>', so it is never parsed, and the document fails with
+ * the limit where the other backends fail it (the tag's '<', where libxml2 stopped).
+ * A document with an internal DTD subset is not pre-checked (declared default
+ * attributes would add to the count the start callback sees; it checks them there).
+ */
+
+/* The index of the '>' of a start tag over the limit in p[0..n), or n. */
+static size_t precheck(lx_tok *t, const uint8_t *p, size_t n) {
+    if (t->pc_off || t->m->max_attributes >= (uint64_t)INT64_MAX) return n;   /* no limit */
+    for (size_t i = 0; i < n; i++) {
+        uint8_t c = p[i];
+        switch (t->pc_state) {
+        case PC_TEXT: {
+            const uint8_t *lt = memchr(p + i, '<', n - i);
+            if (lt == NULL) return n;
+            i = (size_t)(lt - p);
+            t->pc_state = PC_LT;
+            break;
+        }
+        case PC_LT:
+            if (c == '!') t->pc_state = PC_BANG;
+            else if (c == '?') { t->pc_state = PC_PI; t->pc_run = 0; }
+            else if (c == '/') t->pc_state = PC_END;
+            else { t->pc_state = PC_TAG; t->pc_count = 0; i--; }
+            break;
+        case PC_BANG:
+            if (c == '-') { t->pc_state = PC_COMMENT; t->pc_run = 0; }
+            else if (c == '[') { t->pc_state = PC_CDATA; t->pc_run = 0; }
+            else t->pc_state = PC_DOCTYPE;
+            break;
+        case PC_TAG:
+            if (c == '"' || c == '\'') { t->pc_state = PC_QUOTE; t->pc_quote = c; }
+            else if (c == '=') t->pc_count++;
+            else if (c == '>') {
+                t->pc_state = PC_TEXT;
+                if (t->pc_count > t->m->max_attributes) return i;
+            }
+            break;
+        case PC_QUOTE:
+            if (c == t->pc_quote) t->pc_state = PC_TAG;
+            break;
+        case PC_END:
+            if (c == '>') t->pc_state = PC_TEXT;
+            break;
+        case PC_COMMENT:   /* "-->" */
+            if (c == '>' && t->pc_run >= 2) t->pc_state = PC_TEXT;
+            else t->pc_run = c == '-' ? (unsigned char)(t->pc_run < 2 ? t->pc_run + 1 : 2) : 0;
+            break;
+        case PC_PI:
+            if (c == '>' && t->pc_run) t->pc_state = PC_TEXT;
+            else t->pc_run = c == '?';
+            break;
+        case PC_CDATA:     /* "]]>" */
+            if (c == '>' && t->pc_run >= 2) t->pc_state = PC_TEXT;
+            else t->pc_run = c == ']' ? (unsigned char)(t->pc_run < 2 ? t->pc_run + 1 : 2) : 0;
+            break;
+        case PC_DOCTYPE:
+            if (c == '[') { t->pc_off = 1; return n; }
+            if (c == '"' || c == '\'') { t->pc_state = PC_DQUOTE; t->pc_quote = c; }
+            else if (c == '>') t->pc_state = PC_TEXT;
+            break;
+        case PC_DQUOTE:
+            if (c == t->pc_quote) t->pc_state = PC_DOCTYPE;
+            break;
+        }
+    }
+    return n;
+}
+
+/* Gives libxml2 the next UTF-8 bytes, but never a start tag over the attribute limit
+   (precheck): libxml2 gets what comes before its '>', and the document fails there. */
+static int give(lx_tok *t, const uint8_t *p, size_t n, int final) {
+    size_t cut = precheck(t, p, n);
+    if (cut == n) return parse_chunk(t, p, n, final);
+    int rc = parse_chunk(t, p, cut, 0);
+    if (!t->error && !t->aborted && !t->root_closed && cfs_machine_check_attributes(t->m, t->pc_count)) stop(t);
+    return rc;
+}
+
 /* Gives libxml2 the document's next raw bytes (`final`: the last). Returns
    xmlParseChunk's result, or -1 when out of memory. */
 static int feed(lx_tok *t, const uint8_t *data, size_t len, int final) {
-    if (!t->transcoding) return len > 0 || final ? parse_chunk(t, data, len, final) : 0;
+    if (!t->transcoding) return len > 0 || final ? give(t, data, len, final) : 0;
     /* The window keeps the raw bytes libxml2 may still report positions in. */
     if (!reserve(&t->win, &t->win_cap, t->win_len + len)) return -1;
     if (len) memcpy(t->win + t->win_len, data, len);
@@ -483,7 +655,7 @@ static int feed(lx_tok *t, const uint8_t *data, size_t len, int final) {
         t->out[written++] = 0x01;
         final = 1;
     }
-    return written > 0 || final ? parse_chunk(t, t->out, written, final) : 0;
+    return written > 0 || final ? give(t, t->out, written, final) : 0;
 }
 
 /* Drops the window's bytes before libxml2's position (it reports no position before
@@ -537,8 +709,14 @@ static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int fin
         break;
     }
     t->skip = r.skip;
+    cfs_machine_encoding(t->m, t->cs.name);
     *ready = 1;
     return TOK_OK;
+}
+
+/* libxml2 never sees the byte order mark; expat counts it as a column of line 1. */
+static void mark_column(const lx_tok *t, cfs_error *err) {
+    if (t->skip && err->line == 1 && err->column > 0) err->column++;
 }
 
 static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int final,
@@ -600,6 +778,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
             t->err.message = "not well-formed";
         }
         *err = t->err;
+        mark_column(t, err);
         long at = (long)t->err.offset - base;
         *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
         return TOK_ERROR;
@@ -611,6 +790,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         err->line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
         err->column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
         err->offset = (uint64_t)t->chunk_base;
+        mark_column(t, err);
         return TOK_ERROR;
     }
     return TOK_OK;

@@ -497,6 +497,11 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->limit_message[0] = 0;
 }
 
+int cfs_machine_encoding(cfs_machine *m, const char *name) {
+    if (strcmp(name, "utf-8") != 0) put(&m->feed, CFS_FIELD_ENCODING, copy(&m->feed, name, strlen(name)));
+    return 0;
+}
+
 void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *system_id) {
     const char *ids[2] = { public_id, system_id };
     for (int i = 0; i < 2; i++) {

@@ -34,6 +34,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---- expat's character classes (lib/xmltok.c, asciitab.h) ---------------------- */
 
@@ -67,6 +68,46 @@ static uint32_t utf8_entry(uint32_t c) {
     if (c < 0x80) return 1u << 24 | c;
     if (c < 0x800) return 2u << 24 | (0x80 | (c & 0x3F)) << 8 | (0xC0 | c >> 6);
     return 3u << 24 | (0x80 | (c & 0x3F)) << 16 | (0x80 | ((c >> 6) & 0x3F)) << 8 | (0xE0 | c >> 12);
+}
+
+/* ---- charset names: the one alias table ------------------------------------------- */
+
+static const struct { const char *key, *name; } aliases[] = {
+#define CHARSET_ALIAS(key, name) { key, name },
+#include "charset_aliases.def"
+#undef CHARSET_ALIAS
+};
+
+const char *cfs_charset_alias(const uint8_t *name, size_t len) {
+    char key[64];
+    size_t k = 0;
+    for (size_t i = 0; i < len; i++) {
+        uint8_t c = name[i];
+        if (c == '-' || c == '_' || c == '.') continue;
+        if (k + 1 >= sizeof key) return NULL;
+        key[k++] = (char)(c >= 'A' && c <= 'Z' ? c + 0x20 : c);
+    }
+    key[k] = 0;
+    size_t lo = 0, hi = sizeof aliases / sizeof aliases[0];
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        int c = strcmp(aliases[mid].key, key);
+        if (c == 0) return aliases[mid].name;
+        if (c < 0) lo = mid + 1;
+        else hi = mid;
+    }
+    return NULL;
+}
+
+/* The name a charset is reported by: its alias table name, else as declared, in
+   lower case. */
+static void set_name(cfs_charset *cs, const char *name, size_t len) {
+    if (len >= sizeof cs->name) len = sizeof cs->name - 1;
+    for (size_t i = 0; i < len; i++) {
+        char c = name[i];
+        cs->name[i] = c >= 'A' && c <= 'Z' ? (char)(c + 0x20) : c;
+    }
+    cs->name[len] = 0;
 }
 
 /* ---- byte maps from iconv ---------------------------------------------------------- */
@@ -138,9 +179,15 @@ static void lookup_map(const char *name, iconv_t cd, int map[256], int *multibyt
 }
 
 void cfs_charset_init(cfs_charset *cs, cfs_charset_kind kind) {
+    static const char *const names[] = {
+        [CFS_CHARSET_UTF8] = "utf-8", [CFS_CHARSET_LATIN1] = "iso-8859-1", [CFS_CHARSET_ASCII] = "us-ascii",
+        [CFS_CHARSET_UTF16LE] = "utf-16le", [CFS_CHARSET_UTF16BE] = "utf-16be", [CFS_CHARSET_MAP] = "",
+        [CFS_CHARSET_UTF32LE] = "utf-32le", [CFS_CHARSET_UTF32BE] = "utf-32be",
+    };
     memset(cs, 0, sizeof *cs);
     cs->kind = kind;
     cs->cd = (iconv_t)-1;
+    set_name(cs, names[kind], strlen(names[kind]));
     if (kind == CFS_CHARSET_LATIN1 || kind == CFS_CHARSET_ASCII)
         for (int i = 0; i < 256; i++)
             cs->table[i] = ascii_nonxml(i) || (kind == CFS_CHARSET_ASCII && i >= 0x80) ? 0 : utf8_entry((uint32_t)i);
@@ -155,6 +202,9 @@ void cfs_charset_release(cfs_charset *cs) {
 
 int cfs_charset_open_map(cfs_charset *cs, const char *name) {
     cfs_charset_init(cs, CFS_CHARSET_MAP);
+    const char *alias = cfs_charset_alias((const uint8_t *)name, strlen(name));
+    if (alias) name = alias;
+    set_name(cs, name, strlen(name));
     iconv_t cd = iconv_open("UTF-32LE", name);
     if (cd == (iconv_t)-1) return 0;
     lookup_map(name, cd, cs->map, &cs->multibyte);
@@ -212,6 +262,7 @@ static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
     static const struct { const char *name; cfs_charset_kind kind; } names[] = {
         { "UTF-8", CFS_CHARSET_UTF8 }, { "ISO-8859-1", CFS_CHARSET_LATIN1 }, { "US-ASCII", CFS_CHARSET_ASCII },
         { "UTF-16", CFS_CHARSET_UTF16BE }, { "UTF-16BE", CFS_CHARSET_UTF16BE }, { "UTF-16LE", CFS_CHARSET_UTF16LE },
+        { "UTF-32", CFS_CHARSET_UTF32BE }, { "UTF-32BE", CFS_CHARSET_UTF32BE }, { "UTF-32LE", CFS_CHARSET_UTF32LE },
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (name_is(name, len, names[i].name)) {
@@ -222,6 +273,11 @@ static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
 }
 
 int cfs_charset_named(cfs_charset *cs, const uint8_t *name, size_t len) {
+    const char *alias = cfs_charset_alias(name, len);
+    if (alias) {
+        name = (const uint8_t *)alias;
+        len = strlen(alias);
+    }
     if (builtin(name, len, cs)) return 1;
     char buf[64];
     if (len == 0 || len >= sizeof buf || memchr(name, 0, len)) {
@@ -284,6 +340,35 @@ static int decode_char(cfs_charset *cs, const uint8_t *p, size_t n, uint8_t *out
         *out_len = len;
         return 1;
     }
+    case CFS_CHARSET_UTF32LE:
+    case CFS_CHARSET_UTF32BE: {
+        if (n < 4) return 0;
+        uint32_t c = cs->kind == CFS_CHARSET_UTF32BE
+            ? (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3]
+            : (uint32_t)p[3] << 24 | (uint32_t)p[2] << 16 | (uint32_t)p[1] << 8 | p[0];
+        /* Scalar values that are XML characters (no surrogates, U+FFFE/U+FFFF, controls). */
+        if (c > 0x10FFFF || !xml_char((int)c)) return -1;
+        if (c < 0x80) {
+            out[0] = (uint8_t)c;
+            *out_len = 1;
+        } else if (c < 0x800) {
+            out[0] = (uint8_t)(0xC0 | c >> 6);
+            out[1] = (uint8_t)(0x80 | (c & 0x3F));
+            *out_len = 2;
+        } else if (c < 0x10000) {
+            out[0] = (uint8_t)(0xE0 | c >> 12);
+            out[1] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[2] = (uint8_t)(0x80 | (c & 0x3F));
+            *out_len = 3;
+        } else {
+            out[0] = (uint8_t)(0xF0 | c >> 18);
+            out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
+            out[2] = (uint8_t)(0x80 | ((c >> 6) & 0x3F));
+            out[3] = (uint8_t)(0x80 | (c & 0x3F));
+            *out_len = 4;
+        }
+        return 4;
+    }
     case CFS_CHARSET_UTF16LE:
     case CFS_CHARSET_UTF16BE: {
         int be = cs->kind == CFS_CHARSET_UTF16BE;
@@ -303,8 +388,11 @@ static int decode_char(cfs_charset *cs, const uint8_t *p, size_t n, uint8_t *out
         }
         if ((u & 0xFC00) == 0xD800) {
             if (n < 4) return 0;
-            /* expat takes the next unit's low 10 bits whatever the unit is. */
+            /* A high surrogate must be followed by a low one (expat itself would take
+               any next unit's low 10 bits and make another character of the pair): an
+               unpaired one is an invalid character, in every backend (expat.c). */
             uint32_t lo = be ? (uint32_t)p[2] << 8 | p[3] : (uint32_t)p[3] << 8 | p[2];
+            if ((lo & 0xFC00) != 0xDC00) return -1;
             uint32_t c = 0x10000 + ((u & 0x3FF) << 10) + (lo & 0x3FF);
             out[0] = (uint8_t)(0xF0 | c >> 18);
             out[1] = (uint8_t)(0x80 | ((c >> 12) & 0x3F));
@@ -475,10 +563,21 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
                                      cfs_detect_result *r) {
     memset(r, 0, sizeof *r);
     if (len < 4 && !final) return CFS_DETECT_MORE;
-    int utf16 = 0;
+    int utf16 = 0, utf32 = 0;
     size_t skip = 0;
     cfs_charset_init(cs, CFS_CHARSET_UTF8);
-    if (len >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) {
+    /* UTF-32 first (its little-endian mark starts as UTF-16's): a mark, or a '<' in
+       four bytes. */
+    static const uint8_t be32[4] = { 0, 0, 0xFE, 0xFF }, le32[4] = { 0xFF, 0xFE, 0, 0 };
+    static const uint8_t lt_be32[4] = { 0, 0, 0, '<' }, lt_le32[4] = { '<', 0, 0, 0 };
+    if (len >= 4 && (memcmp(head, be32, 4) == 0 || memcmp(head, le32, 4) == 0)) {
+        cfs_charset_init(cs, head[0] == 0 ? CFS_CHARSET_UTF32BE : CFS_CHARSET_UTF32LE);
+        skip = 4;
+        utf32 = 1;
+    } else if (len >= 4 && (memcmp(head, lt_be32, 4) == 0 || memcmp(head, lt_le32, 4) == 0)) {
+        cfs_charset_init(cs, head[0] == 0 ? CFS_CHARSET_UTF32BE : CFS_CHARSET_UTF32LE);
+        utf32 = 1;
+    } else if (len >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF) {
         skip = 3;
     } else if (len >= 2 && ((head[0] == 0xFE && head[1] == 0xFF) || (head[0] == 0xFF && head[1] == 0xFE))) {
         cfs_charset_init(cs, head[0] == 0xFE ? CFS_CHARSET_UTF16BE : CFS_CHARSET_UTF16LE);
@@ -498,13 +597,16 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
     const uint8_t *s = head + skip;
     size_t n = len - skip;
     uint8_t *decoded = NULL;
-    if (utf16) {
-        decoded = malloc(n / 2 + 1);
+    size_t unit = utf32 ? 4 : utf16 ? 2 : 1;
+    if (unit > 1) {
+        decoded = malloc(n / unit + 1);
         if (decoded == NULL) return CFS_DETECT_NOMEM;
+        int be = cs->kind == CFS_CHARSET_UTF16BE || cs->kind == CFS_CHARSET_UTF32BE;
         size_t k = 0;
-        for (; 2 * (k + 1) <= n; k++) {
-            const uint8_t *u = s + 2 * k;
-            unsigned v = cs->kind == CFS_CHARSET_UTF16BE ? (unsigned)u[0] << 8 | u[1] : (unsigned)u[1] << 8 | u[0];
+        for (; unit * (k + 1) <= n; k++) {
+            const uint8_t *u = s + unit * k;
+            uint32_t v = 0;
+            for (size_t j = 0; j < unit; j++) v = v << 8 | u[be ? j : unit - 1 - j];
             if (v >= 0x80) break;   /* not ASCII: the declaration (if any) ended before */
             decoded[k] = (uint8_t)v;
         }
@@ -512,7 +614,6 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
         n = k;
     }
     cfs_detect_status st = CFS_DETECT_OK;
-    size_t unit = utf16 ? 2 : 1;
     /* The ASCII text runs to the end of what we have: more bytes may extend it. */
     int open_end = skip + n * unit + unit - 1 >= len;
     if (n < 6 && !final && open_end) {
@@ -538,26 +639,34 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
                    the document (its character width and, for UTF-16, byte order): else
                    "encoding specified in XML declaration is incorrect". */
                 const uint8_t *nm = s + name;
+                const char *alias = cfs_charset_alias(nm, name_len);
+                size_t nm_len = name_len;
+                if (alias) {
+                    r->alias = strlen(alias) != name_len || strncasecmp((const char *)nm, alias, name_len) != 0;
+                    nm = (const uint8_t *)alias;   /* the name it stands for */
+                    nm_len = strlen(alias);
+                }
                 cfs_charset named;
-                if (utf16 && name_is(nm, name_len, "UTF-16")) {
+                if ((utf16 && name_is(nm, nm_len, "UTF-16")) || (utf32 && name_is(nm, nm_len, "UTF-32"))) {
                     /* keep */
-                } else if (builtin(nm, name_len, &named)) {
+                } else if (builtin(nm, nm_len, &named)) {
                     int named16 = named.kind == CFS_CHARSET_UTF16BE || named.kind == CFS_CHARSET_UTF16LE;
-                    if (utf16 != named16 || (utf16 && named.kind != cs->kind)) {
+                    int named32 = cfs_charset_utf32(&named);
+                    if (utf16 != named16 || utf32 != named32 || ((utf16 || utf32) && named.kind != cs->kind)) {
                         st = CFS_DETECT_ERROR;
                         r->message = "encoding specified in XML declaration is incorrect";
                         r->at = name;
-                    } else if (!utf16) {
+                    } else if (!utf16 && !utf32) {
                         *cs = named;
                     }
-                } else if (utf16) {
+                } else if (utf16 || utf32) {
                     /* A name expat does not know, in a UTF-16 document: expat switches to
                        it after the declaration, reading UTF-16 bytes as 8-bit ones. Not
                        followed here: rejected at the name (see docs/SCHEMA.md). */
                     st = CFS_DETECT_ERROR;
                     r->message = "encoding specified in XML declaration is incorrect";
                     r->at = name;
-                } else if (!cfs_charset_named(&named, nm, name_len)) {
+                } else if (!cfs_charset_named(&named, nm, nm_len)) {
                     st = CFS_DETECT_ERROR;
                     r->message = "unknown encoding";
                     r->at = name;
@@ -567,7 +676,7 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
             }
             if (st == CFS_DETECT_ERROR) {
                 position(s, r->at, &r->line, &r->column);
-                if (skip == 3 && r->line == 1) r->column++;   /* expat counts a UTF-8 mark as a column */
+                if (skip && r->line == 1) r->column++;   /* expat counts a byte order mark as a column */
                 r->at = skip + r->at * unit;
             }
         }

@@ -130,14 +130,14 @@ struct Convert: ParsableCommand {
         do {
             sink = try OutputFile(path: output)
         } catch {
-            printError("feedstream: cannot write \(output ?? "-"): \(error)")
+            printError(oneLine("feedstream: cannot write \(output ?? "-"): \(error)"))
             throw ExitStatus.usageOrOutput
         }
         do {
             errorsFile = try errors.map { try OutputFile(path: $0) }
         } catch {
             sink.abandon()
-            printError("feedstream: cannot write \(errors ?? ""): \(error)")
+            printError(oneLine("feedstream: cannot write \(errors ?? ""): \(error)"))
             throw ExitStatus.usageOrOutput
         }
 
@@ -189,13 +189,13 @@ struct Convert: ParsableCommand {
                 try json.withUTF8 { try file.output.write(UnsafeRawBufferPointer($0)) }
                 try file.commit()
             } catch {
-                printError("feedstream: cannot write \(stats): \(error)")
+                printError(oneLine("feedstream: cannot write \(stats): \(error)"))
                 throw ExitStatus.usageOrOutput
             }
         }
         if !quiet { terminal.line(report.line) }
         if let failure = list?.failure {
-            printError("feedstream: \(filesFrom ?? "-"): \(failure)")
+            printError(oneLine("feedstream: \(filesFrom ?? "-"): \(failure)"))
             throw ExitStatus.usageOrOutput
         }
         if summary.interrupted {
@@ -213,7 +213,7 @@ struct Convert: ParsableCommand {
     private func outputFailed(_ error: any Error) -> ExitCode {
         if let failure = error as? OutputFile.Failure {
             if failure.errno == EPIPE { return ExitCode(128 + SIGPIPE) }
-            printError("feedstream: \(failure)")
+            printError(oneLine("feedstream: \(failure)"))
         } else {
             printError("feedstream: output error: \(error)")
         }

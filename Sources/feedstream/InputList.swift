@@ -122,14 +122,14 @@ final class LineReader {
                 start = nl + 1
                 if line.last == 0x0D { line = line.dropLast() }
                 if line.isEmpty { continue }
-                return String(decoding: line, as: UTF8.self)
+                return PathBytes.string(line)   // a name's bytes, kept (not UTF-8 ones too)
             }
             if ended {
                 guard start < buffer.count else { return nil }
                 var line = buffer[start...]
                 start = buffer.count
                 if line.last == 0x0D { line = line.dropLast() }
-                return line.isEmpty ? nil : String(decoding: line, as: UTF8.self)
+                return line.isEmpty ? nil : PathBytes.string(line)
             }
             fill()
         }

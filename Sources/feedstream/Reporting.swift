@@ -67,11 +67,12 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
     func didFinishInput(_ result: BatchInputResult) {
         let name = result.input.name
         for error in result.errors {
-            terminal.line("feedstream: \(name): \(error)")
+            terminal.line(oneLine("feedstream: \(name): \(error)"))
             if errorsFile != nil { append(error, file: name) }
         }
         if result.droppedErrors > 0 {
-            terminal.line("feedstream: \(name): \(result.droppedErrors) more errors not listed")
+            terminal.line(oneLine("feedstream: \(name): \(result.droppedErrors) more errors not listed"))
+            if errorsFile != nil { appendDropped(result.droppedErrors, file: name) }
         }
         guard let errorsFile, !record.isEmpty, writeError == nil else { return }
         do {
@@ -90,6 +91,40 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
         s += ",\"offset\":\(e.offset)" + (e.recovered ? ",\"recovered\":true}\n" : "}\n")
         record.append(contentsOf: s.utf8)
     }
+
+    /// The input's last record when errors past ``BatchInputResult/maxErrors`` were not
+    /// kept: `{"file":…,"document":0,"line":0,"column":0,"reason":"N more errors not
+    /// listed","code":"errors_dropped","offset":0,"dropped":N}` (docs/SCHEMA.md).
+    private func appendDropped(_ n: Int, file: String) {
+        var s = "{\"file\":" + jsonString(file)
+        s += ",\"document\":0,\"line\":0,\"column\":0"
+        s += ",\"reason\":" + jsonString("\(n) more errors not listed") + ",\"code\":\"errors_dropped\""
+        s += ",\"offset\":0,\"dropped\":\(n)}\n"
+        record.append(contentsOf: s.utf8)
+    }
+}
+
+/// `s` as one line of standard error: every control character (C0, DEL, C1; a newline
+/// in a file name, a tokenizer's two-line message, an escape sequence) written as an
+/// escape — `\n`, `\r`, `\t`, else `\u{XX}` — and a backslash as `\\`, so one error is
+/// one line and nothing raw reaches the terminal.
+func oneLine(_ s: String) -> String {
+    var out = ""
+    out.reserveCapacity(s.utf8.count)
+    for u in s.unicodeScalars {
+        switch u {
+        case "\\": out += "\\\\"
+        case "\n": out += "\\n"
+        case "\r": out += "\\r"
+        case "\t": out += "\\t"
+        case _ where u.value < 0x20 || (u.value >= 0x7F && u.value < 0xA0):
+            out += "\\u{" + String(u.value, radix: 16, uppercase: true) + "}"
+        case _ where PathBytes.carried(u) != nil:   // a file name's byte that is not UTF-8
+            out += "\\x" + String(PathBytes.carried(u)!, radix: 16, uppercase: true)
+        default: out.unicodeScalars.append(u)
+        }
+    }
+    return out
 }
 
 /// A JSON string literal.
@@ -103,6 +138,8 @@ func jsonString(_ s: String) -> String {
         case "\r": out += "\\r"
         case "\t": out += "\\t"
         case _ where u.value < 0x20: out += String(format: "\\u%04x", u.value)
+        case _ where PathBytes.carried(u) != nil:   // a file name's byte that is not UTF-8 (as the JSON Lines)
+            out += String(format: "\\udc%02x", PathBytes.carried(u)!)
         default: out.unicodeScalars.append(u)
         }
     }
@@ -129,7 +166,7 @@ final class InputCensus: @unchecked Sendable {
                 if Interrupt.shared.isPending { return }
                 var size: UInt64 = 0
                 var st = stat()
-                if let path = input.path, stat(path, &st) == 0 { size = UInt64(st.st_size) }
+                if let path = input.path, stat(PathBytes.cString(path), &st) == 0 { size = UInt64(st.st_size) }
                 lock.withLock {
                     files += 1
                     bytes += size
@@ -267,6 +304,8 @@ struct RunReport {
     var json: String {
         let s = summary
         var j = "{"
+        // files_found = files_ok + files_failed + files_skipped: every input accounted for.
+        j += "\"files_found\":\(s.inputs + s.skippedInputs),"
         j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs),\"files_skipped\":\(s.skippedInputs)"
         j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"feeds_recovered\":\(s.recoveredDocuments)"
         j += ",\"not_feeds\":\(s.notFeedDocuments)"

@@ -32,15 +32,19 @@ final class CharsetTests: XCTestCase {
         })
     }
 
-    /// Checks that every backend, given `data` whole and in chunks of 1 byte and 4 KB,
+    /// Checks that every backend, given `data` whole, in chunks of 1 byte and 4 KB and as a file,
     /// writes exactly `expected` (JSON Lines, source "t"); the pure-Swift backend writes
     /// `swift` when given (its error positions count UTF-8 bytes, see XMLTokError).
     private func assertEveryBackendWrites(_ data: [UInt8], _ expected: String, _ name: String, swift: String? = nil,
                                           file: StaticString = #filePath, line: UInt = #line) throws {
+        // A file too: the C core reads it straight into expat's own buffer.
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("charset-\(UUID().uuidString).xml").path
+        try Data(data).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
         for backend in FeedBackend.allCases {
             let want = Array((backend == .swift ? swift ?? expected : expected).utf8)
             for (how, input) in [("whole", FeedInput.bytes(data)), ("1-byte chunks", chunked(data, 1)),
-                                 ("4 KB chunks", chunked(data, 4096))] {
+                                 ("4 KB chunks", chunked(data, 4096)), ("file", FeedInput.file(path: path))] {
                 let out = MemoryOutput()
                 let writer = JSONLinesWriter(output: out)
                 writer.source = "t"
@@ -71,7 +75,7 @@ final class CharsetTests: XCTestCase {
         let expected = """
             {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},\
             "title":"\(vavDagesh)","title_type":"text","summary":"\(String(repeating: vavDagesh, count: 3000))","summary_type":"html"}
-            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":1}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"windows-1255","title":"T","title_type":"text","items":1}
 
             """
         try assertEveryBackendWrites(data, expected, "windows-1255")
@@ -82,7 +86,7 @@ final class CharsetTests: XCTestCase {
         let data = doc("<?xml version=\"1.0\" encoding=\"windows-1258\"?><rss version=\"2.0\"><channel><title>", [0x61, 0xEC],
                        "</title></channel></rss>")
         let expected = """
-            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"a\u{0301}","title_type":"text","items":0}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"windows-1258","title":"a\u{0301}","title_type":"text","items":0}
 
             """
         XCTAssertEqual(Array("a\u{0301}".utf8), [0x61, 0xCC, 0x81])
@@ -108,7 +112,7 @@ final class CharsetTests: XCTestCase {
                        [0x1B, 0x24, 0x42, 0x46, 0x7C, 0x4B, 0x5C, 0x1B, 0x28, 0x42], "</title></item></channel></rss>\n")
         let expected = """
             {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},"title":"a","title_type":"text"}
-            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":1,\
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"iso-2022-jp","title":"T","title_type":"text","items":1,\
             "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":131}}
 
             """
@@ -116,7 +120,7 @@ final class CharsetTests: XCTestCase {
         // Plain ASCII in ISO-2022-JP is fine.
         let ascii = Array("<?xml version=\"1.0\" encoding=\"ISO-2022-JP\"?><rss version=\"2.0\"><channel><title>T</title></channel></rss>".utf8)
         try assertEveryBackendWrites(ascii, """
-            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"T","title_type":"text","items":0}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"iso-2022-jp","title":"T","title_type":"text","items":0}
 
             """, "ISO-2022-JP, ASCII")
     }
@@ -129,7 +133,7 @@ final class CharsetTests: XCTestCase {
             + [0x81, 0x30, 0x85, 0x38] + Array("</title></item></channel></rss>\n".utf8)
         let expected = """
             {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"\u{20AC}"},"title":"a","title_type":"text"}
-            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","title":"\u{20AC}","title_type":"text","items":1,\
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"gb18030","title":"\u{20AC}","title_type":"text","items":1,\
             "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":128}}
 
             """
@@ -137,6 +141,165 @@ final class CharsetTests: XCTestCase {
         // sign before the error is 3 bytes there, 2 in the document.
         let swift = expected.replacingOccurrences(of: #""column":87,"offset":128"#, with: #""column":89,"offset":129"#)
         try assertEveryBackendWrites(good, expected, "GB18030", swift: swift)
+    }
+
+    /// UTF-16 text of `title` in the issue's document (issue 17, item 2), little-endian
+    /// with a byte order mark, or big-endian without; `units` replaces the title's
+    /// U+FFFF placeholder.
+    private func utf16Document(_ units: [UInt16], bigEndian: Bool) -> [UInt8] {
+        let before = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss version=\"2.0\"><channel><title>T</title><item><title>AB"
+        let after = "XCD</title></item><item><title>2</title></item></channel></rss>"
+        let all = Array(before.utf16) + units + Array(after.utf16)
+        let body = all.flatMap { u -> [UInt8] in
+            bigEndian ? [UInt8(u >> 8), UInt8(u & 0xFF)] : [UInt8(u & 0xFF), UInt8(u >> 8)]
+        }
+        return (bigEndian ? [] : [0xFF, 0xFE]) + body
+    }
+
+    func testUnpairedSurrogateIsAnErrorOnEveryBackend() throws {
+        // A high surrogate followed by "X" is no character: expat itself would pair it
+        // with the X and write U+1F458 (issue 17, item 2). Every backend rejects the
+        // document there, with the same line and column, the item before it kept.
+        for (name, units, bigEndian) in [("lone high, LE", [UInt16(0xD83D)], false),
+                                          ("lone high, BE", [0xD83D], true),
+                                          ("high high low, LE", [0xD83D, 0xD83D, 0xDC58], false),
+                                          ("lone low, LE", [0xDC58], false)] {
+            let data = utf16Document(units, bigEndian: bigEndian)
+            // Characters before the surrogate: 98, then a byte order mark (a column, 2 bytes).
+            let mark = bigEndian ? 0 : 1
+            let expected = """
+                {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"utf-16\(bigEndian ? "be" : "le")","title":"T","title_type":"text","items":0,\
+                "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":\(99 + mark),"offset":\(2 * mark + 196)}}
+
+                """
+            // The pure-Swift backend's offset counts the UTF-8 it scans (docs/SCHEMA.md).
+            let swift = expected.replacingOccurrences(of: "\"offset\":\(2 * mark + 196)", with: "\"offset\":\(2 * mark + 98)")
+            try assertEveryBackendWrites(data, expected, name, swift: swift)
+        }
+        // A pair is one character: U+1F458, 4 bytes of UTF-8.
+        let pair = utf16Document([0xD83D, 0xDC58], bigEndian: false)
+        try assertEveryBackendWrites(pair, """
+            {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},"title":"AB\u{1F458}XCD","title_type":"text"}
+            {"schema":1,"kind":"item","source":"t","document":1,"index":1,"feed":{"format":"rss20","title":"T"},"title":"2","title_type":"text"}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"utf-16le","title":"T","title_type":"text","items":2}
+
+            """, "pair")
+    }
+
+    /// The issue-16 document: "T\u{E9}\u{1F600}" as the title, in `encode`'s charset.
+    private func encoded(_ declaration: String?, _ encode: (String) -> [UInt8]) -> [UInt8] {
+        let decl = declaration.map { "<?xml version=\"1.0\" encoding=\"\($0)\"?>" } ?? ""
+        return encode(decl + "<rss version=\"2.0\"><channel><title>T\u{E9}\u{1F600}</title></channel></rss>")
+    }
+
+    private func utf32(_ s: String, bigEndian: Bool, mark: Bool) -> [UInt8] {
+        ((mark ? [0x0000_FEFF] : []) + s.unicodeScalars.map(\.value)).flatMap { v -> [UInt8] in
+            let b = [UInt8(v >> 24), UInt8((v >> 16) & 0xFF), UInt8((v >> 8) & 0xFF), UInt8(v & 0xFF)]
+            return bigEndian ? b : b.reversed()
+        }
+    }
+
+    private func feedLine(_ encoding: String?, title: String = "T\u{E9}\u{1F600}") -> String {
+        let e = encoding.map { ",\"encoding\":\"\($0)\"" } ?? ""
+        return """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0"\(e),"title":"\(title)","title_type":"text","items":0}
+
+            """
+    }
+
+    func testUTF32WithAndWithoutAMarkOnEveryBackend() throws {
+        // Issue 16, item 6: expat does not read UTF-32; every backend does, the same way,
+        // and says so in the feed record.
+        for bigEndian in [false, true] {
+            let order = bigEndian ? "be" : "le"
+            for mark in [true, false] {
+                for declaration in [nil, "UTF-32", "utf-32\(order)", "u32"] {
+                    let data = encoded(declaration) { utf32($0, bigEndian: bigEndian, mark: mark) }
+                    try assertEveryBackendWrites(data, feedLine("utf-32\(order)"),
+                                                 "UTF-32\(order), mark \(mark), declared \(declaration ?? "-")")
+                }
+            }
+            // The other byte order declared, or UTF-16: the declaration's error, at its name
+            // (character 30; a mark is a column); the Swift backend's offset counts the
+            // UTF-8 it scans.
+            for declaration in ["utf-32\(bigEndian ? "le" : "be")", "UTF-16"] {
+                let data = encoded(declaration) { utf32($0, bigEndian: bigEndian, mark: true) }
+                let expected = """
+                    {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
+                    "error":{"code":"xml","message":"encoding specified in XML declaration is incorrect","line":1,"column":32,"offset":124}}
+
+                    """
+                try assertEveryBackendWrites(data, expected, "UTF-32\(order) declared \(declaration)",
+                                             swift: expected.replacingOccurrences(of: "\"offset\":124", with: "\"offset\":34"))
+            }
+        }
+        // A value that is no character (a surrogate, U+D800): the document fails there.
+        var bad = encoded(nil) { utf32($0, bigEndian: false, mark: true) }
+        let at = 4 * 37   // the mark, then "<rss version="2.0"><channel><title>T"
+        XCTAssertEqual(bad[at], 0xE9)
+        bad.replaceSubrange(at..<(at + 4), with: [0x00, 0xD8, 0x00, 0x00])
+        let expected = """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"utf-32le","items":0,\
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":38,"offset":\(at)}}
+
+            """
+        try assertEveryBackendWrites(bad, expected, "UTF-32 surrogate",
+                                     swift: expected.replacingOccurrences(of: "\"offset\":\(at)", with: "\"offset\":40"))
+    }
+
+    func testCharsetAliasesPythonAndIconvAcceptOnEveryBackend() throws {
+        // One table (charset_aliases.def) for every backend: Python's and iconv's names.
+        for name in ["latin1", "l1", "latin_1", "ISO8859-1", "iso_8859_1", "cp819"] {
+            let data = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><rss version=\"2.0\"><channel><title>T\u{E9}</title></channel></rss>"
+                .unicodeScalars.map { UInt8($0.value) })
+            try assertEveryBackendWrites(data, feedLine("iso-8859-1", title: "T\u{E9}"), name)
+        }
+        for name in ["cp1252", "windows_1252", "Windows-1252"] {
+            // 0x80 is the euro sign in windows-1252.
+            let data = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><rss version=\"2.0\"><channel><title>T".utf8) + [0x80]
+                + Array("</title></channel></rss>".utf8)
+            try assertEveryBackendWrites(data, feedLine("windows-1252", title: "T\u{20AC}"), name)
+        }
+        for name in ["utf8", "u8", "UTF_8", "utf", "cp65001"] {
+            try assertEveryBackendWrites(encoded(name) { Array($0.utf8) }, feedLine(nil), name)
+        }
+        for name in ["u16", "utf16", "utf_16", "UTF16", "UTF-16"] {
+            let data = encoded(name) { [0xFF, 0xFE] + $0.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }
+            try assertEveryBackendWrites(data, feedLine("utf-16le"), name)
+        }
+        for name in ["utf_16be", "UnicodeBigUnmarked", "utf16be"] {
+            let data = encoded(name) { $0.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+            try assertEveryBackendWrites(data, feedLine("utf-16be"), name)
+        }
+        for name in ["ascii", "us", "ANSI_X3.4-1968"] {
+            let data = Array("<?xml version=\"1.0\" encoding=\"\(name)\"?><rss version=\"2.0\"><channel><title>T</title></channel></rss>".utf8)
+            try assertEveryBackendWrites(data, feedLine("us-ascii", title: "T"), name)
+        }
+        // A name neither knows: the same error everywhere.
+        let unknown = Array("<?xml version=\"1.0\" encoding=\"no-such-charset\"?><rss version=\"2.0\"><channel><title>T</title></channel></rss>".utf8)
+        try assertEveryBackendWrites(unknown, """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
+            "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30}}
+
+            """, "unknown")
+    }
+
+    func testTheAliasTableIsGenerated() throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", Paths.repo.appendingPathComponent("scripts/generate-charsets.py").path, "--check"]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0, message)
+        // Keys are normalized the same way on the Swift side.
+        for (name, expected) in [("UTF_16", "utf-16"), ("u16", "utf-16"), ("L1", "iso-8859-1"), ("x-no-such", nil)] {
+            var n = name
+            let got = n.withUTF8 { XMLTranscoder.alias(UnsafeRawBufferPointer($0)) }
+            XCTAssertEqual(got, expected, name)
+        }
     }
 
     func testDiffComparesBytesNotCanonicalEquivalence() throws {

@@ -21,6 +21,7 @@ final class InputWalkerTests: XCTestCase {
         try fm.createSymbolicLink(atPath: root.appendingPathComponent("b/to-a.xml").path, withDestinationPath: "../a.xml")
         try fm.createSymbolicLink(atPath: root.appendingPathComponent("b/loop").path, withDestinationPath: "..")
         try fm.createSymbolicLink(atPath: root.appendingPathComponent("dangling.xml").path, withDestinationPath: "nowhere")
+        try fm.createSymbolicLink(atPath: root.appendingPathComponent("linked").path, withDestinationPath: "b/c")
     }
 
     override func tearDownWithError() throws {
@@ -35,11 +36,31 @@ final class InputWalkerTests: XCTestCase {
 
     func testFoldersInTheOrderOfTheirSortedPaths() {
         let all = walk([root.path])
+        // A linked folder is walked (linked -> b/c); b/loop -> .. is a cycle, not walked
+        // again; a dangling link is yielded, to be reported when it fails to open.
         XCTAssertEqual(all, ["B/f.xml", "a.xml", "b-x.xml", "b.xml", "b/c/d.xml.gz", "b/e.xml", "b/to-a.xml",
-                             "linkme/l.xml", "notes.txt"])
+                             "dangling.xml", "linked/d.xml.gz", "linkme/l.xml", "notes.txt"])
         XCTAssertEqual(all, all.sorted { Array($0.utf8).lexicographicallyPrecedes(Array($1.utf8)) })
         // A trailing slash changes nothing but the spelling.
         XCTAssertEqual(walk([root.path + "/"]).map { $0.hasPrefix("/") ? String($0.dropFirst()) : $0 }, all)
+    }
+
+    func testADanglingLinkIsAFileToReportAndACycleIsWalkedOnce() {
+        let inputs = InputWalker([root.path]).map(\.self)
+        XCTAssertTrue(inputs.contains(.file(root.path + "/dangling.xml")))
+        XCTAssertEqual(inputs.filter { $0.name.hasSuffix("/d.xml.gz") }.count, 2)   // b/c and linked, not b/loop/...
+        XCTAssertFalse(inputs.contains { $0.name.contains("/loop/") })
+    }
+
+    func testFileNamesThatAreNotUTF8SurviveTheRoundTrip() {
+        // Latin-1 café, a stray byte, a cut sequence, and U+10FF00 itself (carried too).
+        for name: [UInt8] in [[0x63, 0x61, 0x66, 0xE9], Array("caf\u{E9}".utf8), [0xFF, 0x41], [0x41, 0xC3],
+                              [0xF4, 0x8F, 0xBC, 0x80], [0xED, 0xA0, 0x80]] {
+            let s = PathBytes.string(name)
+            XCTAssertEqual(PathBytes.bytes(s), name, "\(name)")
+        }
+        XCTAssertEqual(PathBytes.string(Array("caf\u{E9}".utf8)), "caf\u{E9}")   // UTF-8 is itself
+        XCTAssertEqual(PathBytes.string([0x63, 0xE9]).unicodeScalars.map(\.value), [0x63, 0x10FFE9])
     }
 
     func testRootsKeepTheirOrderAndSpelling() {
@@ -52,12 +73,12 @@ final class InputWalkerTests: XCTestCase {
 
     func testGlobsMatchTheRelativePathOrTheName() {
         XCTAssertEqual(walk([root.path], PathFilter(include: ["*.xml"])),
-                       ["B/f.xml", "a.xml", "b-x.xml", "b.xml", "b/e.xml", "b/to-a.xml", "linkme/l.xml"])
+                       ["B/f.xml", "a.xml", "b-x.xml", "b.xml", "b/e.xml", "b/to-a.xml", "dangling.xml", "linkme/l.xml"])
         XCTAssertEqual(walk([root.path], PathFilter(include: ["b/*"])), ["b/c/d.xml.gz", "b/e.xml", "b/to-a.xml"])
         XCTAssertEqual(walk([root.path], PathFilter(exclude: ["b/*", "*.txt", "[AB]/*"])),
-                       ["a.xml", "b-x.xml", "b.xml", "linkme/l.xml"])
+                       ["a.xml", "b-x.xml", "b.xml", "dangling.xml", "linked/d.xml.gz", "linkme/l.xml"])
         XCTAssertEqual(walk([root.path], PathFilter(include: ["*.gz", "?.xml"], exclude: ["a.*"])),
-                       ["B/f.xml", "b.xml", "b/c/d.xml.gz", "b/e.xml", "linkme/l.xml"])
+                       ["B/f.xml", "b.xml", "b/c/d.xml.gz", "b/e.xml", "linked/d.xml.gz", "linkme/l.xml"])
     }
 
     func testAFolderThatCannotBeListedIsYieldedToFail() throws {

@@ -293,11 +293,12 @@ struct MiniXML {
 /// Drives a SwiftFeedMachine with events as expat.c drives the C machine. The machine
 /// has no driver here, so the events name a stand-in parser.
 func replay(_ events: [MiniXML.Event], machine: SwiftFeedMachine, handler: any FeedHandler, document: Int = 1,
-            textPiece: Int = .max) throws {
+            textPiece: Int = .max, encoding: String? = nil) throws {
     machine.handler = handler
     let parser = machine.parser ?? SwiftFeedParser()
     machine.parser = parser
     machine.begin(document: document)
+    if let encoding { machine.encoding(encoding) }
     try handler.parser(parser, didStartDocument: document)
     func withBytes<R>(_ a: [UInt8], _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
         // Never a nil base address, as the real tokenizer guarantees.
@@ -374,8 +375,13 @@ func swiftDump(_ xml: [UInt8], maxItemBytes: Int = 0, textPiece: Int = .max, mac
 {
     guard let events = MiniXML.events(xml) else { return nil }
     let dump = RawDump()
+    // The charset the tokenizer would tell the machine: the declared one (MiniXML reads
+    // ASCII-compatible documents only).
+    let head = String(decoding: xml.prefix(200), as: UTF8.self)
+    let declared = head.range(of: #"^(\uFEFF)?<\?xml[^>]*encoding=["']([A-Za-z0-9._-]+)["']"#, options: .regularExpression)
+        .flatMap { r in head[r].range(of: #"[A-Za-z0-9._-]+["']$"#, options: .regularExpression).map { String(head[$0].dropLast()) } }
     try replay(events, machine: machine ?? SwiftFeedMachine(maxItemBytes: maxItemBytes), handler: dump,
-               textPiece: textPiece)
+               textPiece: textPiece, encoding: declared.flatMap { XMLTranscoder.named($0)?.name })
     return dump
 }
 

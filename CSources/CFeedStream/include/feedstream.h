@@ -265,6 +265,7 @@ typedef enum cfs_field {
     CFS_FIELD_DC_VALID, /* `dcterms:valid`, as written (a DCMI period or a date). */
     CFS_FIELD_LICENSE, /* The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`. */
     CFS_FIELD_NEW_LOCATION, /* RSS `newLocation`: the feed's new URL. */
+    CFS_FIELD_ENCODING, /* The document's charset when it is not UTF-8 (feeds only): its name in charset_aliases.def, else as declared, in lower case; UTF-16 and UTF-32 with their byte order. */
     CFS_FIELD_COUNT
 } cfs_field;
 

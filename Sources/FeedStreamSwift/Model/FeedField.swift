@@ -215,4 +215,6 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case license
     /// RSS `newLocation`: the feed's new URL.
     case newLocation
+    /// The document's charset when it is not UTF-8 (feeds only): its name in charset_aliases.def, else as declared, in lower case; UTF-16 and UTF-32 with their byte order.
+    case encoding
 }

@@ -34,6 +34,30 @@ extension ByteBuffer {
         append(0x22)
     }
 
+    /// Appends a file name (``PathBytes``) as `"…"`: its characters as
+    /// ``appendJSONString(_:)`` writes them, each carried byte as `\udcXX`.
+    mutating func appendJSONPath(_ name: String) {
+        append(0x22)
+        var run = ""
+        func flush() {
+            guard !run.isEmpty else { return }
+            run.withUTF8 { appendJSONEscaped(UnsafeRawBufferPointer($0)) }
+            run = ""
+        }
+        for u in name.unicodeScalars {
+            if let b = PathBytes.carried(u) {
+                flush()
+                for c in Array("\\udc".utf8) { append(c) }
+                append(hex.utf8Start[Int(b >> 4)])
+                append(hex.utf8Start[Int(b & 0xF)])
+            } else {
+                run.unicodeScalars.append(u)
+            }
+        }
+        flush()
+        append(0x22)
+    }
+
     mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer) {
         guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let n = bytes.count

@@ -33,8 +33,7 @@ public final class JSONLinesWriter: FeedHandler {
     public var source: String = "" {
         didSet {
             var b = ByteBuffer(capacity: source.utf8.count + 8)
-            var s = source
-            s.withUTF8 { b.appendJSONString(UnsafeRawBufferPointer($0)) }
+            b.appendJSONPath(source)   // a file name's bytes that are not UTF-8 as \udcXX
             sourceJSON = Array(b.bytes)
         }
     }

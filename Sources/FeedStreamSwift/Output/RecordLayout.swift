@@ -160,6 +160,7 @@ enum RecordLayout {
 
     static let feed: [Member] = [
         .string("version", .version),
+        .string("encoding", .encoding),
         .text("title", "title_type", "title_lang", .title),
         .text("subtitle", "subtitle_type", "subtitle_lang", .summary),
         .string("id", .id),

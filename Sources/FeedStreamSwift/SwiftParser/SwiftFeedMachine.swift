@@ -65,6 +65,15 @@ final class SwiftFeedMachine {
     /// Starts document number `document` (1-based).
     func begin(document: Int) { core.pointee.begin(document) }
 
+    /// The document's charset (``XMLTranscoder/name``), known before its root element:
+    /// the feed record's `encoding` when not UTF-8 (the C core's cfs_machine_encoding).
+    func encoding(_ name: String) {
+        guard name != "utf-8" else { return }
+        var name = name
+        let feed = core.pointee.feed
+        name.withUTF8 { feed.pointee.put(SFM.fieldEncoding, feed.pointee.copy(UnsafeRawBufferPointer($0))) }
+    }
+
     /// A DOCTYPE declaration: a Netscape RSS 0.91 one makes `<rss version="0.91">` rss091n.
     func doctype(publicID: UnsafeRawBufferPointer?, systemID: UnsafeRawBufferPointer?) {
         if SwiftFeedMachineCore.mentionsNetscape(publicID) || SwiftFeedMachineCore.mentionsNetscape(systemID) {

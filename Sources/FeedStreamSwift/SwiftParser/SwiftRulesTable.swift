@@ -3,7 +3,7 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 105
+    static let fieldCount = 106
     static let listCount = 14
 
     // Families: namespaces whose elements mean the same thing.
@@ -180,6 +180,7 @@ extension SFM {
     static let fieldDcValid = 102
     static let fieldLicense = 103
     static let fieldNewLocation = 104
+    static let fieldEncoding = 105
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2

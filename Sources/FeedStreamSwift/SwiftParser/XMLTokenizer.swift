@@ -68,6 +68,8 @@ final class SwiftXMLTokenizer {
     @exclusivity(unchecked) private var processed = 0      // bytes of the document processed before the current buffer
     @exclusivity(unchecked) private var line = 1
     @exclusivity(unchecked) private var lineStart = 0      // document offset of the current line's first byte
+    /// Columns to add on line 1 for a byte order mark (see `error`).
+    @exclusivity(unchecked) private var markColumns = 0
 
     // ---- buffers ----
     @exclusivity(unchecked) private var carry = ScratchBytes(capacity: 1 << 16)
@@ -116,6 +118,62 @@ final class SwiftXMLTokenizer {
         var decoded = -1                                     // offset in `values`
     }
 
+    /// Up to this many attributes, duplicates are found by comparing pairs.
+    private static let pairwiseAttributes = 16
+
+    /// Duplicate attributes of one start tag in linear time: open-addressing tables of
+    /// attribute indices, one by name as written, one by namespace and local name (for
+    /// prefixed names). Attributes are checked in order and each against those before
+    /// it, as the pairwise loop does, so the same one is reported. Namespace declarations
+    /// never reach it (the caller skips them; no other attribute has their names).
+    private struct DuplicateTables {
+        private var byName: [Int32]
+        private var byExpanded: [Int32]
+        private let mask: Int
+
+        init(capacity: Int) {
+            var size = 16
+            while size < 2 * capacity { size <<= 1 }
+            byName = [Int32](repeating: -1, count: size)
+            byExpanded = [Int32](repeating: -1, count: size)
+            mask = size - 1
+        }
+
+        private static func hash(_ p: UnsafeRawPointer?, _ n: Int, _ seed: UInt64) -> UInt64 {
+            var h = seed
+            if let p { for i in 0..<n { h = (h ^ UInt64(p.load(fromByteOffset: i, as: UInt8.self))) &* 0x0000_0100_0000_01B3 } }
+            return h
+        }
+
+        enum Duplicate { case none, byName, byNamespace }
+
+        /// Whether attribute k duplicates one before it (else it is recorded).
+        mutating func duplicate(_ raw: UnsafeMutablePointer<RawAttr>, _ k: Int) -> Duplicate {
+            let a = raw[k]
+            let n = Int(a.nameLength)
+            var i = Int(truncatingIfNeeded: Self.hash(a.name, n, 0xCBF2_9CE4_8422_2325)) & mask
+            while byName[i] >= 0 {
+                let b = raw[Int(byName[i])]
+                if Int(b.nameLength) == n && memcmp(b.name, a.name, n) == 0 { return .byName }
+                i = (i + 1) & mask
+            }
+            byName[i] = Int32(k)
+            guard a.colon >= 0 else { return .none }
+            let local = a.name + Int(a.colon), localLength = n - Int(a.colon)
+            var h = Self.hash(a.uri.baseAddress, a.uri.count, 0xCBF2_9CE4_8422_2325)
+            h = Self.hash(local, localLength, h ^ 0x9E37_79B9_7F4A_7C15)
+            i = Int(truncatingIfNeeded: h) & mask
+            while byExpanded[i] >= 0 {
+                let b = raw[Int(byExpanded[i])]
+                if b.uri.equals(a.uri) && Int(b.nameLength - b.colon) == localLength
+                    && memcmp(b.name + Int(b.colon), local, localLength) == 0 { return .byNamespace }
+                i = (i + 1) & mask
+            }
+            byExpanded[i] = Int32(k)
+            return .none
+        }
+    }
+
     /// A default attribute value declared in the internal subset (`<!ATTLIST`).
     private struct AttributeDefault {
         var element: [UInt8]
@@ -154,6 +212,7 @@ final class SwiftXMLTokenizer {
         processed = 0
         line = 1
         lineStart = 0
+        markColumns = 0
         carry.removeAll()
         names.removeAll()
         nsBytes.removeAll()
@@ -373,7 +432,10 @@ final class SwiftXMLTokenizer {
             }
         }
         let offset = processed + at
-        return XMLTokError(message: message, line: line, column: offset - lineStart + 1, offset: offset,
+        // A byte order mark counts as one column (expat's count), not as its 3 (UTF-8) or
+        // 2 (UTF-16) bytes.
+        let column = offset - lineStart + 1 + (line == 1 ? markColumns : 0)
+        return XMLTokError(message: message, line: line, column: column, offset: offset,
                            isLimit: limitError)
     }
 
@@ -498,10 +560,25 @@ final class SwiftXMLTokenizer {
         var i = 0
         if phase == .start {
             if n < 4 && !final { return .stop(.more(0)) }
-            if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
+            // UTF-32 first (its little-endian mark starts as UTF-16's): a mark, or a '<'
+            // in four bytes (as the C core's cfs_charset_detect).
+            if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0xFE && s[3] == 0xFF)
+                          || (s[0] == 0xFF && s[1] == 0xFE && s[2] == 0 && s[3] == 0)) {
+                transcoder = .utf32(bigEndian: s[0] == 0)
+                markColumns = -3
+                phase = .declInUTF16
+                return .stop(.switchEncoding(4))
+            } else if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0x3C)
+                                 || (s[0] == 0x3C && s[1] == 0 && s[2] == 0 && s[3] == 0)) {
+                transcoder = .utf32(bigEndian: s[0] == 0)
+                phase = .declInUTF16
+                return .stop(.switchEncoding(0))
+            } else if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
                 i = 3
+                markColumns = -2
             } else if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
                 transcoder = .utf16(bigEndian: s[0] == 0xFE)
+                markColumns = -1
                 phase = .declInUTF16
                 return .stop(.switchEncoding(2))
             } else if n >= 2 && s[0] == 0 && s[1] == 0x3C {   // UTF-16 without a mark, as expat sniffs it
@@ -516,9 +593,12 @@ final class SwiftXMLTokenizer {
         }
         // "<?xml" and white space: the declaration.
         if n - i < 6 && !final { return .stop(.more(i)) }
-        let utf16 = phase == .declInUTF16
+        let utf16 = phase == .declInUTF16   // or UTF-32: a wide charset, found by its first bytes
         phase = .prolog
-        guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else { return .next(i) }
+        guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else {
+            machine.encoding(transcoder?.name ?? "utf-8")
+            return .next(i)
+        }
         guard let close = find2(s, i + 5, n, 0x3F, 0x3E) else {
             phase = utf16 ? .declInUTF16 : .start
             if final { return .stop(.error(i, "unclosed token")) }
@@ -529,27 +609,36 @@ final class SwiftXMLTokenizer {
         guard let decl = parsed else { return .stop(.error(bad, "XML declaration not well-formed")) }
         standalone = decl.standalone
         if let enc = decl.encoding {
-            let name = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
-            let isUTF16 = name.count >= 6 && asciiLowercased(name.prefix(6)) == Array("utf-16".utf8)
+            let declared = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
+            // The name it stands for (the alias table, charset_aliases.def), in lower case.
+            let lower = XMLTranscoder.alias(declared).map { Array($0.utf8) } ?? asciiLowercased(declared)
+            let isUTF16 = lower.starts(with: Array("utf-16".utf8))
+            let isUTF32 = lower.starts(with: Array("utf-32".utf8))
             if utf16 {
                 // expat's processXmlDecl: "UTF-16" keeps the byte order found; UTF-16BE or
-                // UTF-16LE must match it (as the C core's cfs_charset_detect checks).
-                let lower = asciiLowercased(name)
-                let wrongOrder = (lower == Array("utf-16be".utf8) && transcoder?.kind != .utf16BE)
-                    || (lower == Array("utf-16le".utf8) && transcoder?.kind != .utf16LE)
-                if !isUTF16 || wrongOrder {
+                // UTF-16LE must match it (as the C core's cfs_charset_detect checks); UTF-32
+                // the same.
+                let kind = transcoder?.kind
+                let wide32 = kind == .utf32LE || kind == .utf32BE
+                let wrongOrder = (lower == Array("utf-16be".utf8) && kind != .utf16BE)
+                    || (lower == Array("utf-16le".utf8) && kind != .utf16LE)
+                    || (lower == Array("utf-32be".utf8) && kind != .utf32BE)
+                    || (lower == Array("utf-32le".utf8) && kind != .utf32LE)
+                if (wide32 ? !isUTF32 : !isUTF16) || wrongOrder {
                     return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
                 }
-            } else if isUTF16 {
+            } else if isUTF16 || isUTF32 {
                 return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
-            } else if asciiLowercased(name) != Array("utf-8".utf8) {
-                guard let t = XMLTranscoder.named(name) else { return .stop(.error(enc.0, "unknown encoding")) }
+            } else if lower != Array("utf-8".utf8) {
+                guard let t = XMLTranscoder.named(declared) else { return .stop(.error(enc.0, "unknown encoding")) }
                 if !t.isPassthrough {
                     transcoder = t
+                    machine.encoding(t.name)
                     return .stop(.switchEncoding(end))
                 }
             }
         }
+        machine.encoding(transcoder?.name ?? "utf-8")
         return .next(end)
     }
 
@@ -831,13 +920,15 @@ final class SwiftXMLTokenizer {
         if let c = memchr(s + nameStart, 0x3A, nameEnd - nameStart) {
             localOffset = UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + nameStart) + 1
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
-            guard let u = lookup(prefix) else { return .error(tagStart + 1, "unbound prefix") }
+            guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }   // at the tag, as expat
             uri = u
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
         }
-        // Attributes: namespaces, duplicates.
+        // Attributes: namespaces, duplicates. Few attributes: compared pairwise; many (up
+        // to millions with --max-attributes 0): through hash tables, linear (issue 17).
         var reported = 0
+        var seen = count > Self.pairwiseAttributes ? DuplicateTables(capacity: count) : nil
         for k in 0..<count {
             let a = raw[k]
             let nm = a.name
@@ -848,21 +939,30 @@ final class SwiftXMLTokenizer {
                 if prefix.equals("xml") {
                     raw[k].uri = xmlNamespaceBytes
                 } else {
-                    guard let u = lookup(prefix) else { return .error(Int(a.position), "unbound prefix") }
+                    guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }
                     raw[k].uri = u
                 }
             }
-            // Duplicates: the same name, or the same namespace and local name.
-            for m in 0..<k {
-                let b = raw[m]
-                if b.nameLength == a.nameLength && memcmp(b.name, nm, Int(a.nameLength)) == 0 {
-                    return .error(Int(a.position), "duplicate attribute")
+            // Duplicates: the same name (reported at the attribute), or the same namespace
+            // and local name (at the tag, as expat finds it once the names are expanded).
+            if seen != nil {
+                switch seen!.duplicate(raw, k) {
+                case .byName: return .error(Int(a.position), "duplicate attribute")
+                case .byNamespace: return .error(tagStart, "duplicate attribute")
+                case .none: break
                 }
-                if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(b.name, "xmlns"))
-                    && raw[m].uri.equals(raw[k].uri)
-                    && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
-                    && memcmp(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
-                    return .error(Int(a.position), "duplicate attribute")
+            } else {
+                for m in 0..<k {
+                    let b = raw[m]
+                    if b.nameLength == a.nameLength && memcmp(b.name, nm, Int(a.nameLength)) == 0 {
+                        return .error(Int(a.position), "duplicate attribute")
+                    }
+                    if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(b.name, "xmlns"))
+                        && raw[m].uri.equals(raw[k].uri)
+                        && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
+                        && memcmp(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
+                        return .error(tagStart, "duplicate attribute")
+                    }
                 }
             }
             // Every attribute reaches the machine (their count is within maxAttributes).

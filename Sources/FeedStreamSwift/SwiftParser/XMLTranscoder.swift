@@ -12,10 +12,11 @@ import Darwin
 //   `streqci`): ISO-8859-1 (each byte is its code point), US-ASCII (bytes >= 0x80 are
 //   BT_NONXML: invalid), UTF-8, UTF-16, UTF-16BE, UTF-16LE.
 //   UTF-16 (`unicode_byte_type`, `DEFINE_UTF16_TO_UTF8`): a high surrogate D800-DBFF is
-//   BT_LEAD4 and takes the next 16-bit unit *whatever it is* (expat never checks it is a
-//   low surrogate: `IS_INVALID_CHAR` is 0 for UTF-16), combining the high unit's 10 bits
-//   with the low 10 bits of the next unit; a lone low surrogate DC00-DFFF is BT_TRAIL:
-//   invalid; U+FFFE and U+FFFF are BT_NONXML: invalid.
+//   BT_LEAD4 and expat takes the next 16-bit unit *whatever it is* (`IS_INVALID_CHAR` is
+//   0 for UTF-16), silently making another character of the pair. Not followed: a high
+//   surrogate not followed by a low one is invalid here, and the expat adapter makes
+//   expat reject it too (CSources/CFeedStream/expat.c, `utf16_units`). A lone low
+//   surrogate DC00-DFFF is BT_TRAIL: invalid; U+FFFE and U+FFFF are BT_NONXML: invalid.
 // - Every other name: the C core's unknown-encoding handler (CSources/CFeedStream/expat.c,
 //   `unknown_encoding`/`build_map`/`iconv_scalar`/`convert_sequence`) builds a 256-entry
 //   byte map with iconv (`iconv_open("UTF-32LE", name)`), then expat's
@@ -101,11 +102,17 @@ struct XMLTranscoder {
         case usASCII
         case utf16LE
         case utf16BE
+        /// Not expat's: decoded here as by the C core's charset stage (transcode.c).
+        case utf32LE
+        case utf32BE
         /// A declared encoding expat does not know, decoded through iconv.
         case iconv
     }
 
     let kind: Kind
+    /// The charset's name as the feed record reports it (`encoding`): the alias table's
+    /// (CharsetAliases, from charset_aliases.def), else as declared, in lower case.
+    let name: String
     /// Byte tables: for `.latin1`, `.usASCII` and `.iconv`.
     private let tables: ByteTables?
     /// Multi-byte sequences (only for `.iconv` encodings that have them).
@@ -114,16 +121,36 @@ struct XMLTranscoder {
     /// end of the input with `final` (expat: "partial character"), not at a malformed one.
     private(set) var stoppedAtPartialCharacter = false
 
-    private init(kind: Kind, tables: ByteTables? = nil, converter: SequenceConverter? = nil) {
+    private init(kind: Kind, name: String, tables: ByteTables? = nil, converter: SequenceConverter? = nil) {
         self.kind = kind
+        self.name = name
         self.tables = tables
         self.converter = converter
     }
 
-    static var utf8: XMLTranscoder { XMLTranscoder(kind: .utf8) }
-    static var latin1: XMLTranscoder { XMLTranscoder(kind: .latin1, tables: ByteTables.latin1) }
-    static var usASCII: XMLTranscoder { XMLTranscoder(kind: .usASCII, tables: ByteTables.usASCII) }
-    static func utf16(bigEndian: Bool) -> XMLTranscoder { XMLTranscoder(kind: bigEndian ? .utf16BE : .utf16LE) }
+    static var utf8: XMLTranscoder { XMLTranscoder(kind: .utf8, name: "utf-8") }
+    static var latin1: XMLTranscoder { XMLTranscoder(kind: .latin1, name: "iso-8859-1", tables: ByteTables.latin1) }
+    static var usASCII: XMLTranscoder { XMLTranscoder(kind: .usASCII, name: "us-ascii", tables: ByteTables.usASCII) }
+    static func utf16(bigEndian: Bool) -> XMLTranscoder {
+        XMLTranscoder(kind: bigEndian ? .utf16BE : .utf16LE, name: bigEndian ? "utf-16be" : "utf-16le")
+    }
+    static func utf32(bigEndian: Bool) -> XMLTranscoder {
+        XMLTranscoder(kind: bigEndian ? .utf32BE : .utf32LE, name: bigEndian ? "utf-32be" : "utf-32le")
+    }
+
+    /// The charset name a declared name stands for, from the one alias table
+    /// (charset_aliases.def): the key is the name in lower case without `-`, `_`, `.`.
+    static func alias(_ name: UnsafeRawBufferPointer) -> String? {
+        var key = ""
+        for c in name where c != 0x2D && c != 0x5F && c != 0x2E {
+            guard c < 0x80 else { return nil }
+            key.unicodeScalars.append(Unicode.Scalar(c >= 0x41 && c <= 0x5A ? c + 0x20 : c))
+        }
+        return CharsetAliases.table[key]
+    }
+
+    /// UTF-16 or UTF-32: the declaration is read in it (2 or 4 bytes per character).
+    var isWide: Bool { isUTF16 || kind == .utf32LE || kind == .utf32BE }
 
     /// UTF-8: the caller skips transcoding (the tokenizer validates UTF-8 itself).
     var isPassthrough: Bool { kind == .utf8 }
@@ -134,7 +161,16 @@ struct XMLTranscoder {
     /// `encoding` value), or nil when expat would say "unknown encoding": iconv does not
     /// know the name, or expat's `XmlInitUnknownEncoding` rejects its byte map (an ASCII
     /// byte significant to XML that is not itself, a 1-byte character above U+FFFF).
-    static func named(_ name: UnsafeRawBufferPointer) -> XMLTranscoder? {
+    static func named(_ declared: UnsafeRawBufferPointer) -> XMLTranscoder? {
+        if let alias = alias(declared) {
+            var alias = alias
+            return alias.withUTF8 { resolved(UnsafeRawBufferPointer($0)) }
+        }
+        return resolved(declared)
+    }
+
+    /// ``named(_:)`` once the alias table was looked at.
+    private static func resolved(_ name: UnsafeRawBufferPointer) -> XMLTranscoder? {
         if let builtin = builtinKind(name) {
             switch builtin {
             case .utf8: return .utf8
@@ -142,11 +178,14 @@ struct XMLTranscoder {
             case .usASCII: return .usASCII
             case .utf16BE: return .utf16(bigEndian: true)
             case .utf16LE: return .utf16(bigEndian: false)
+            case .utf32BE: return .utf32(bigEndian: true)
+            case .utf32LE: return .utf32(bigEndian: false)
             case .iconv: break
             }
         }
         guard name.count > 0, !name.contains(0) else { return nil }
         let key = Array(name)
+        let reported = String(decoding: key.prefix(63).map { $0 >= 0x41 && $0 <= 0x5A ? $0 + 0x20 : $0 }, as: UTF8.self)
         let cached = EncodingCache.shared.lookup(key)
         let tables: ByteTables
         var cd: iconv_t?
@@ -168,11 +207,11 @@ struct XMLTranscoder {
         }
         guard tables.multibyte else {
             if let cd { iconv_close(cd) }
-            return XMLTranscoder(kind: .iconv, tables: tables)
+            return XMLTranscoder(kind: .iconv, name: reported, tables: tables)
         }
         if cd == nil { cd = openIconv(key) }
         guard let cd else { return nil }
-        return XMLTranscoder(kind: .iconv, tables: tables, converter: SequenceConverter(cd))
+        return XMLTranscoder(kind: .iconv, name: reported, tables: tables, converter: SequenceConverter(cd))
     }
 
     static func named(_ name: String) -> XMLTranscoder? {
@@ -197,6 +236,8 @@ struct XMLTranscoder {
         if matches("US-ASCII") { return .usASCII }
         if matches("UTF-16") || matches("UTF-16BE") { return .utf16BE }
         if matches("UTF-16LE") { return .utf16LE }
+        if matches("UTF-32") || matches("UTF-32BE") { return .utf32BE }
+        if matches("UTF-32LE") { return .utf32LE }
         return nil
     }
 
@@ -243,6 +284,8 @@ struct XMLTranscoder {
         case .latin1, .usASCII, .iconv: r = decodeTable(src, input.count, final, dest)
         case .utf16LE: r = Self.decodeUTF16(src, input.count, final, dest, bigEndian: false)
         case .utf16BE: r = Self.decodeUTF16(src, input.count, final, dest, bigEndian: true)
+        case .utf32LE: r = Self.decodeUTF32(src, input.count, final, dest, bigEndian: false)
+        case .utf32BE: r = Self.decodeUTF32(src, input.count, final, dest, bigEndian: true)
         }
         stoppedAtPartialCharacter = r.partial
         return (r.consumed, r.written, r.invalid ? r.consumed : nil)
@@ -331,6 +374,41 @@ struct XMLTranscoder {
         return Result(consumed: i, written: o)
     }
 
+    /// UTF-32 (not expat's; the C core's transcode.c decodes it the same): each 4 bytes a
+    /// scalar value that is an XML character, else invalid.
+    private static func decodeUTF32(_ p: UnsafePointer<UInt8>, _ n: Int, _ final: Bool,
+                                    _ dest: UnsafeMutablePointer<UInt8>, bigEndian: Bool) -> Result {
+        var i = 0, o = 0
+        while n - i >= 4 {
+            let c = bigEndian
+                ? UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | UInt32(p[i + 3])
+                : UInt32(p[i + 3]) << 24 | UInt32(p[i + 2]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i])
+            guard c <= 0x10FFFF, isXMLCharacter(Int(c)) else { return Result(consumed: i, written: o, invalid: true) }
+            if c < 0x80 {
+                dest[o] = UInt8(c)
+                o += 1
+            } else if c < 0x800 {
+                dest[o] = UInt8(0xC0 | c >> 6)
+                dest[o + 1] = UInt8(0x80 | c & 0x3F)
+                o += 2
+            } else if c < 0x10000 {
+                dest[o] = UInt8(0xE0 | c >> 12)
+                dest[o + 1] = UInt8(0x80 | (c >> 6) & 0x3F)
+                dest[o + 2] = UInt8(0x80 | c & 0x3F)
+                o += 3
+            } else {
+                dest[o] = UInt8(0xF0 | c >> 18)
+                dest[o + 1] = UInt8(0x80 | (c >> 12) & 0x3F)
+                dest[o + 2] = UInt8(0x80 | (c >> 6) & 0x3F)
+                dest[o + 3] = UInt8(0x80 | c & 0x3F)
+                o += 4
+            }
+            i += 4
+        }
+        if i < n && final { return Result(consumed: i, written: o, invalid: true, partial: true) }
+        return Result(consumed: i, written: o)
+    }
+
     /// UTF-16 as expat decodes it (see the top of this file).
     private static func decodeUTF16(_ p: UnsafePointer<UInt8>, _ n: Int, _ final: Bool,
                                     _ dest: UnsafeMutablePointer<UInt8>, bigEndian: Bool) -> Result {
@@ -355,8 +433,12 @@ struct XMLTranscoder {
                     if final { return Result(consumed: i, written: o, invalid: true, partial: true) }
                     return Result(consumed: i, written: o)
                 }
-                // expat takes the next unit's low 10 bits whatever the unit is.
-                let c = 0x10000 + ((u & 0x3FF) << 10) + (unit(i + 2) & 0x3FF)
+                // A high surrogate must be followed by a low one (expat itself would take
+                // any next unit's low 10 bits): an unpaired one is an invalid character,
+                // in every backend (CSources/CFeedStream/transcode.c, expat.c).
+                let lo = unit(i + 2)
+                if lo & 0xFC00 != 0xDC00 { return Result(consumed: i, written: o, invalid: true) }
+                let c = 0x10000 + ((u & 0x3FF) << 10) + (lo & 0x3FF)
                 dest[o] = UInt8(0xF0 | c >> 18)
                 dest[o + 1] = UInt8(0x80 | (c >> 12) & 0x3F)
                 dest[o + 2] = UInt8(0x80 | (c >> 6) & 0x3F)

@@ -341,7 +341,8 @@ private final class Worker {
         case .standardInput:
             return try readStream(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
         case .file(let path), .foundInFolder(let path):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            let fd = Self.openInput(path, isCancelled: cancelled)
+            if fd == -2 { throw BatchCancelled() }
             if fd < 0 {
                 return try parser.reportOpenFailure(errno: errno, to: handler)
             }
@@ -369,6 +370,30 @@ private final class Worker {
     }
 
     private var pipelining: Bool { options.pipeline && options.jobs > 1 }
+
+    /// Opens an input by its name's bytes (``PathBytes``). A FIFO is opened without
+    /// waiting for a writer (O_NONBLOCK), then waited for in slices of 100 ms, so that a
+    /// cancelled run (a signal) never hangs in the open of a FIFO nobody writes to
+    /// (issue 17); reading it then blocks as usual (and is cancellable, see readStream).
+    /// -1 with errno when it cannot be opened, -2 when the run was cancelled.
+    static func openInput(_ path: String, isCancelled: () -> Bool) -> Int32 {
+        let name = PathBytes.cString(path)
+        var st = stat()
+        guard stat(name, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else { return open(name, O_RDONLY | O_CLOEXEC) }
+        let fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+        guard fd >= 0 else { return fd }
+        var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
+        while true {
+            if isCancelled() {
+                close(fd)
+                return -2
+            }
+            let r = poll(&p, 1, 100)
+            if r > 0 || (r < 0 && errno != EINTR) { break }   // data, or a writer came and went
+        }
+        _ = fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)
+        return fd
+    }
 
     /// A stream read by a ChunkReader: on a second thread (inflating) when pipelining,
     /// else on this one (the parser inflates).

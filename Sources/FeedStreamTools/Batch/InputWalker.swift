@@ -17,9 +17,13 @@ import Musl
 ///   ``PathFilter``, as ``BatchInput/foundInFolder(_:)`` (converted only when they look
 ///   like XML or gzip) — as ``BatchInput/file(_:)`` when the filter has include
 ///   patterns: a file asked for is converted whatever it holds. Hidden files and folders (a name starting with `.`) are skipped;
-///   symbolic links to files are followed, links to folders are not (no cycles). A
-///   folder that cannot be listed is yielded itself, so converting it fails and reports
-///   why.
+///   symbolic links are followed, to files and to folders; a link back to a folder being
+///   walked (same device and inode as one of the folders above it: a cycle) is not
+///   entered again, its files being listed once already. A dangling link is yielded as
+///   a file, so converting it fails and reports it ("No such file or directory"); so is
+///   a folder that cannot be listed.
+/// - Names are bytes: one that is not UTF-8 is kept in the path String losslessly
+///   (``PathBytes``), opened with its bytes, and written to JSON as `\udcXX` escapes.
 /// - Anything else is yielded as a file, as given (a missing one fails when opened).
 ///
 /// Memory: one sorted listing per folder level being walked.
@@ -34,12 +38,19 @@ public struct InputWalker: Sequence, IteratorProtocol {
         var relative: String      // relative to the root folder, "" or ending with "/"
         var entries: [Entry]
         var next = 0
+        var id: FolderID          // the folder's device and inode (cycles)
+    }
+
+    private struct FolderID: Equatable {
+        var device: UInt64
+        var inode: UInt64
     }
 
     private struct Entry {
         var name: String
         var isFolder: Bool
-        var key: [UInt8]           // the name, with "/" appended for folders: sorts as full paths do
+        var dangling = false
+        var key: [UInt8]           // the name's bytes, with "/" appended for folders: sorts as full paths do
     }
 
     /// Walks `roots` in order: files as given, folders recursively and sorted, `-` as
@@ -60,19 +71,21 @@ public struct InputWalker: Sequence, IteratorProtocol {
                 stack.append(level)
                 if entry.isFolder {
                     if let sub = Self.list(path + "/", relative: relative + "/") {
-                        stack.append(sub)
+                        // A cycle (a link to a folder above): its files are listed already.
+                        if !stack.contains(where: { $0.id == sub.id }) { stack.append(sub) }
                     } else {
                         return .file(path)
                     }
                 } else if filter.accepts(relativePath: relative, name: entry.name) {
-                    return filter.include.isEmpty ? .foundInFolder(path) : .file(path)
+                    // A dangling link: yielded, so that it is reported, not lost.
+                    return filter.include.isEmpty && !entry.dangling ? .foundInFolder(path) : .file(path)
                 }
                 continue
             }
             guard let root = roots.next() else { return nil }
             if root == "-" { return .standardInput }
             var st = stat()
-            guard stat(root, &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return .file(root) }
+            guard stat(PathBytes.cString(root), &st) == 0, (st.st_mode & S_IFMT) == S_IFDIR else { return .file(root) }
             guard let level = Self.list(root.hasSuffix("/") ? root : root + "/", relative: "") else {
                 return .file(root)
             }
@@ -82,37 +95,52 @@ public struct InputWalker: Sequence, IteratorProtocol {
 
     /// A folder's visible entries, sorted; nil when it cannot be listed.
     private static func list(_ path: String, relative: String) -> Level? {
-        guard let dir = opendir(path) else { return nil }
+        let cPath = PathBytes.cString(path)
+        var folder = stat()
+        guard stat(cPath, &folder) == 0, let dir = opendir(cPath) else { return nil }
         defer { closedir(dir) }
         var entries: [Entry] = []
         while let e = readdir(dir) {
             // The name in place, up to its NUL: readdir's record may be shorter than
             // `dirent` (d_name is declared 256 bytes, a record holds the name's length
-            // only), so copying the whole d_name reads past it.
-            let name = String(cString: (UnsafeRawPointer(e) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
-                .assumingMemoryBound(to: CChar.self))
-            if name.hasPrefix(".") { continue }   // hidden, and "." and ".."
-            let isFolder: Bool
+            // only), so copying the whole d_name reads past it. Kept as bytes.
+            let raw = (UnsafeRawPointer(e) + MemoryLayout<dirent>.offset(of: \dirent.d_name)!)
+                .assumingMemoryBound(to: UInt8.self)
+            let bytes = Array(UnsafeBufferPointer(start: raw, count: strlen(UnsafeRawPointer(raw).assumingMemoryBound(to: CChar.self))))
+            if bytes.first == 0x2E { continue }   // hidden, and "." and ".."
+            let name = PathBytes.string(bytes)
+            var isFolder: Bool
+            var dangling = false
             switch Int32(e.pointee.d_type) {
             case Int32(DT_DIR): isFolder = true
             case Int32(DT_REG): isFolder = false
             default:
                 // A link, or a file system that does not give types: look.
                 var st = stat()
-                guard lstat(path + name, &st) == 0 else { continue }
+                let entryPath = PathBytes.cString(path + name)
+                guard lstat(entryPath, &st) == 0 else { continue }
                 switch st.st_mode & S_IFMT {
                 case S_IFDIR: isFolder = true
                 case S_IFREG: isFolder = false
                 case S_IFLNK:
-                    guard stat(path + name, &st) == 0, (st.st_mode & S_IFMT) == S_IFREG else { continue }
-                    isFolder = false
+                    if stat(entryPath, &st) != 0 {
+                        isFolder = false
+                        dangling = true
+                    } else if (st.st_mode & S_IFMT) == S_IFDIR {
+                        isFolder = true
+                    } else if (st.st_mode & S_IFMT) == S_IFREG {
+                        isFolder = false
+                    } else {
+                        continue
+                    }
                 default: continue
                 }
             }
-            entries.append(Entry(name: name, isFolder: isFolder, key: Array(name.utf8) + (isFolder ? [0x2F] : [])))
+            entries.append(Entry(name: name, isFolder: isFolder, dangling: dangling, key: bytes + (isFolder ? [0x2F] : [])))
         }
         entries.sort { $0.key.lexicographicallyPrecedes($1.key) }
-        return Level(path: path, relative: relative, entries: entries)
+        return Level(path: path, relative: relative, entries: entries,
+                     id: FolderID(device: UInt64(folder.st_dev), inode: UInt64(folder.st_ino)))
     }
 }
 

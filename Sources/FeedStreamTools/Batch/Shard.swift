@@ -33,10 +33,10 @@ public struct Shard: Sendable, Hashable, CustomStringConvertible {
         Int(Self.hash(input.name) % UInt64(count)) == index - 1
     }
 
-    /// 64-bit FNV-1a of the UTF-8 bytes.
+    /// 64-bit FNV-1a of the name's bytes (a file name's own, ``PathBytes``).
     public static func hash(_ name: String) -> UInt64 {
         var h: UInt64 = 0xcbf2_9ce4_8422_2325
-        for b in name.utf8 {
+        for b in PathBytes.bytes(name) {
             h ^= UInt64(b)
             h &*= 0x0000_0100_0000_01b3
         }

@@ -1,0 +1,89 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// No cost cliffs in attributes (issue 17, item 5): with the attribute limit off, an
+/// element with 200,000 attributes is read to the right result, and a duplicate among
+/// them is found — by the Swift tokenizer's hash tables past 16 attributes (it compared
+/// every pair, over 10 minutes for 1M). libxml2 2.9 is quadratic in attributes itself
+/// (before our count sees them) and is left out here; see docs/SCHEMA.md "Limits".
+final class AttributeFloodTests: XCTestCase {
+    private func document(attributes n: Int, duplicateAt: Int? = nil, prefix: String = "p") -> [UInt8] {
+        var tag = "<enclosure"
+        for i in 0..<n { tag += " a\(i)=\"v\"" }
+        tag += " xmlns:p=\"urn:p\""
+        for i in 0..<n { tag += " p:b\(i)=\"w\"" }
+        if let d = duplicateAt { tag += " q:x=\"1\" \(prefix):b\(d)=\"again\"" }
+        tag += " url=\"http://e/x.mp3\" type=\"audio/mpeg\" length=\"7\"/>"
+        let xml = "<rss version=\"2.0\" xmlns:q=\"urn:p\"><channel><title>T</title><item><title>i</title>\(tag)</item></channel></rss>"
+        return Array(xml.utf8)
+    }
+
+    private var unlimited: FeedLimits {
+        var l = FeedLimits.default
+        l.maxAttributes = .max   // the command line's --max-attributes 0
+        return l
+    }
+
+    func testTwoHundredThousandAttributesAreRead() throws {
+        let data = document(attributes: 100_000)   // 200,001 attributes and a declaration
+        for backend in [FeedBackend.expat, .swift] {
+            let (text, summary) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser(limits: unlimited))
+            XCTAssertNil(summary.firstError, "\(backend.rawValue)")
+            XCTAssertTrue(text.contains(#""enclosures":[{"url":"http://e/x.mp3","type":"audio/mpeg","length":"7"}]"#),
+                          "\(backend.rawValue): \(text.prefix(400))")
+        }
+    }
+
+    func testADuplicateAmongManyIsFoundWhereThePairwiseCheckFoundIt() throws {
+        // p:b1 again duplicates p:b1 by name; q:b1 duplicates it by namespace and local
+        // name (q is bound to p's namespace). Reported at that attribute by both, the same
+        // with few attributes (compared pairwise) and with many (hash tables).
+        for (n, prefix) in [(3, "p"), (3, "q"), (50_000, "p"), (50_000, "q")] {
+            let data = document(attributes: n, duplicateAt: 1, prefix: prefix)
+            var errors: [String] = []
+            for backend in [FeedBackend.expat, .swift] {
+                let (_, summary) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser(limits: unlimited))
+                let e = try XCTUnwrap(summary.firstError, "\(backend.rawValue), \(n)")
+                XCTAssertEqual(e.message, "duplicate attribute", "\(backend.rawValue), \(n), \(prefix)")
+                errors.append("\(e.line):\(e.column):\(e.offset)")
+            }
+            XCTAssertEqual(errors[0], errors[1], "\(n) attributes, \(prefix): expat vs swift")
+        }
+    }
+
+    func testTheAttributeLimitStopsEveryBackendAtTheTag() throws {
+        // With the default limit (256), a 200,004-attribute tag fails at its '<' on every
+        // backend, with the same message: libxml2 no longer parses the tag first (its
+        // adapter's pre-check; it took 10 s, and reported the tag's end).
+        let data = document(attributes: 100_000)
+        var seen: [String] = []
+        for backend in FeedBackend.allCases {
+            let (_, summary) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser())
+            let e = try XCTUnwrap(summary.firstError, backend.rawValue)
+            XCTAssertEqual(e.code, .limitExceeded, backend.rawValue)
+            seen.append("\(e.message) \(e.line):\(e.column):\(e.offset)")
+        }
+        XCTAssertEqual(Set(seen).count, 1, "\(seen)")
+        XCTAssertEqual(seen.first, "limit exceeded: attributes 200004 > 256 1:83:82")
+    }
+
+    func testWhatOnlyLooksLikeManyAttributesIsNotCounted() throws {
+        // '=' in quoted values, comments, CDATA sections, processing instructions and the
+        // DOCTYPE are not attributes: the document is read, the same by every backend.
+        let many = String(repeating: " x=1", count: 300)
+        let xml = """
+            <?xml version="1.0"?><!DOCTYPE rss SYSTEM "a=b\(many)"><?pi\(many)?><rss version="2.0"><channel><title>T</title>\
+            <!--<a\(many)>--><item><title><![CDATA[<a\(many)>]]></title><link>http://e/?\(String(repeating: "a=1&amp;", count: 300))</link>\
+            <enclosure url="http://e/x\(String(repeating: "=", count: 300)).mp3" type='a=b=c'/></item></channel></rss>
+            """
+        var outputs: [String] = []
+        for backend in FeedBackend.allCases {
+            let (text, summary) = try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser())
+            XCTAssertNil(summary.firstError, "\(backend.rawValue): \(String(describing: summary.firstError))")
+            outputs.append(text)
+        }
+        XCTAssertEqual(Set(outputs).count, 1)
+        XCTAssertTrue(outputs[0].contains(#""title":"<a x=1"#), outputs[0].prefix(300).description)
+    }
+}

@@ -1,0 +1,60 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// The same failure is reported with the same code, line, column and offset by every
+/// backend (the message text is each tokenizer's own; docs/SCHEMA.md, "Backends").
+final class ErrorPositionTests: XCTestCase {
+    /// The error member of the document's feed record, on each backend.
+    private func errors(_ data: [UInt8]) throws -> [FeedBackend: (code: String, line: Int, column: Int, offset: Int)] {
+        var found: [FeedBackend: (String, Int, Int, Int)] = [:]
+        for backend in FeedBackend.allCases {
+            let (text, _) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser(limits: .default))
+            let feed = try XCTUnwrap(text.split(separator: "\n").last(where: { $0.contains(#""kind":"feed""#) }))
+            let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(feed.utf8)) as? [String: Any])
+            let e = try XCTUnwrap(record["error"] as? [String: Any], "\(backend.rawValue): \(feed)")
+            found[backend] = (try XCTUnwrap(e["code"] as? String), try XCTUnwrap(e["line"] as? Int),
+                              try XCTUnwrap(e["column"] as? Int), try XCTUnwrap(e["offset"] as? Int))
+        }
+        return found
+    }
+
+    private func assertEveryBackend(_ document: [UInt8], line: Int, column: Int, offset: Int, _ name: String,
+                                    file: StaticString = #filePath, fileLine: UInt = #line) throws {
+        for (backend, e) in try errors(document) {
+            XCTAssertEqual(e.code, "xml", "\(name): \(backend.rawValue)", file: file, line: fileLine)
+            XCTAssertEqual([e.line, e.column, e.offset], [line, column, offset], "\(name): \(backend.rawValue)",
+                           file: file, line: fileLine)
+        }
+    }
+
+    func testUnboundPrefixIsReportedAtTheStartTagEverywhere() throws {
+        // Issue 17, item 4: expat said column 51 (the tag's '<'), libxml2 the tag's end,
+        // swift the character after '<'.
+        let element = #"<rss version="2.0"><channel><title>T</title><item><a:b>x</a:b></item></channel></rss>"#
+        try assertEveryBackend(bytes(element), line: 1, column: 51, offset: 50, "element")
+        let attribute = "<rss version=\"2.0\">\n<channel><title a:b=\"1\">T</title></channel></rss>"
+        try assertEveryBackend(bytes(attribute), line: 2, column: 10, offset: 29, "attribute")
+        // A tag over two lines: the position of its '<'.
+        let twoLines = "<rss version=\"2.0\">\n<channel><x:title\n a:b=\"1\">T</x:title></channel></rss>"
+        try assertEveryBackend(bytes(twoLines), line: 2, column: 10, offset: 29, "two lines")
+    }
+
+    func testADuplicateAttributeIsReportedWhereExpatReportsIt() throws {
+        // Given twice by name: at its second name (libxml2 said the tag's end).
+        let twice = "<rss version=\"2.0\">\n<channel><title>T</title><item><title>i</title><enclosure a0=\"v\" \n url=\"x\" p=\"a b=\" b=\"1\" b=\"2\"/></item></channel></rss>"
+        try assertEveryBackend(bytes(twice), line: 3, column: 25, offset: 110, "by name")
+        // The same namespace and local name under two prefixes: at the tag's '<'.
+        let expanded = #"<rss version="2.0" xmlns:q="urn:p"><channel><title>T</title><item><enclosure xmlns:p="urn:p" p:b="1" q:b="2"/></item></channel></rss>"#
+        try assertEveryBackend(bytes(expanded), line: 1, column: 67, offset: 66, "by namespace")
+    }
+
+    func testAByteOrderMarkIsOneColumn() throws {
+        // After a UTF-8 mark (3 bytes) the '<' of the tag is character 29 of line 1: column 30.
+        let marked = [0xEF, 0xBB, 0xBF] + bytes(#"<rss version="2.0"><channel><title a:b="1">T</title></channel></rss>"#)
+        try assertEveryBackend(marked, line: 1, column: 30, offset: 31, "UTF-8 mark, unbound prefix")
+        // A control character in text, after the mark.
+        let control = [0xEF, 0xBB, 0xBF] + bytes("<rss version=\"2.0\"><channel><title>ab\u{1}</title></channel></rss>")
+        try assertEveryBackend(control, line: 1, column: 39, offset: 40, "UTF-8 mark, invalid character")
+    }
+}
