@@ -330,7 +330,7 @@ final class RecoveryTests: XCTestCase {
     func testRepairLeavesWellFormedMarkupAsItIs() throws {
         let good = "<rss xmlns:dc=\"http://purl.org/dc/elements/1.1/\" version=\"2.0\"><channel><title>a &amp; b &#x41; &lt;</title>"
             + "<!-- c --><?pi x?><item><title><![CDATA[<b>x</b>]]></title><dc:creator>A</dc:creator><e a=\"1\" b=\"2\"/></item></channel></rss>"
-        let repaired = Array(good.utf8).withUnsafeBytes { XMLRepair.repair($0) }
+        let repaired = Array(good.utf8).withUnsafeBytes { XMLRepair.repair($0).xml }
         XCTAssertEqual(String(decoding: repaired, as: UTF8.self), good)
     }
 }

@@ -30,7 +30,7 @@ package final class FeedRecovery {
     /// - Returns: the items the document has in all, and whether it was recovered.
     package func recover(_ document: UnsafeRawBufferPointer, number: Int, delivered: Int, error: FeedError,
                          parser: any FeedParser, handler: any FeedHandler) throws -> (items: Int, recovered: Bool) {
-        let repaired = XMLRepair.repair(document, limits: limits)
+        let (repaired, charset) = XMLRepair.repair(document, limits: limits)
         machine.begin(document: number)
         machine.skipItems = delivered
         machine.handler = handler
@@ -42,6 +42,7 @@ package final class FeedRecovery {
         tokenizer.begin()
         var outcome = try repaired.withUnsafeBytes { try tokenizer.parse($0, final: false) }
         if case .ok = outcome { outcome = try tokenizer.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true) }
+        machine.encoding(charset)   // the document's, not the repaired copy's UTF-8
         var e = error
         if case .error(let t, _) = outcome, t.isLimit {
             e = FeedError(code: .limitExceeded, message: t.message, document: number, offset: error.offset)

@@ -6,7 +6,8 @@
 //
 // The rules (docs/SCHEMA.md, "Recovered documents", says the same to users):
 // - Characters: the document is decoded by its byte order mark, else its declared
-//   encoding, else UTF-8. In UTF-8, a byte that does not start a valid sequence is read
+//   encoding, else UTF-8 (the charset found goes in the feed record's `encoding`, as when
+//   the document is read whole). In UTF-8, a byte that does not start a valid sequence is read
 //   as windows-1252 (so a Latin-1 document that says nothing, or one stray Latin-1 byte,
 //   reads as its author meant). A character that cannot be decoded otherwise, and a
 //   character XML forbids (C0 controls, lone surrogates, U+FFFE/U+FFFF), becomes U+FFFD.
@@ -39,6 +40,15 @@ struct XMLRepair {
     private var open: [(name: [UInt8], bindings: Int)] = []
     /// Prefixes in scope (declared or added), innermost last.
     private var prefixes: [[UInt8]] = []
+    /// Open elements by name, as written and in lower case, and open containers: an end
+    /// tag or an item with nothing to match is dropped without a search, and a search
+    /// stops at its match, whose elements above it are closed (linear in all).
+    private var openNames: [[UInt8]: Int] = [:]
+    private var openLowered: [[UInt8]: Int] = [:]
+    private var openContainers = 0
+    /// How many times each prefix is in `prefixes` (a lookup that stays linear however
+    /// many a tag declares).
+    private var prefixCount: [[UInt8]: Int] = [:]
     private var rootClosed = false
     /// Past these the strict re-read fails on the limit anyway: the repair stops there
     /// (elements: the document ends; attributes: the rest of the tag's are not kept),
@@ -46,60 +56,54 @@ struct XMLRepair {
     private var maxDepth = Int.max
     private var maxAttributes = Int.max
 
-    /// The repaired document: well-formed UTF-8 XML for every input the rules cover.
-    static func repair(_ document: UnsafeRawBufferPointer, limits: FeedLimits = .default) -> [UInt8] {
-        let text = decode(document)
+    /// The repaired document: well-formed UTF-8 XML for every input the rules cover, and
+    /// the charset it was decoded from (``XMLTranscoder/name``).
+    static func repair(_ document: UnsafeRawBufferPointer, limits: FeedLimits = .default)
+        -> (xml: [UInt8], charset: String)
+    {
+        let (text, charset) = decode(document)
         var r = XMLRepair()
         r.maxDepth = FeedLimits.effective(limits.maxDepth)
         r.maxAttributes = FeedLimits.effective(limits.maxAttributes)
         r.out.reserveCapacity(text.count + text.count / 16 + 64)
         text.withUnsafeBufferPointer { r.markup($0) }
-        return r.out
+        return (r.out, charset)
     }
 
     // ---- characters -------------------------------------------------------------------
 
-    /// The document as UTF-8 made of XML characters only, without its XML declaration.
-    static func decode(_ d: UnsafeRawBufferPointer) -> [UInt8] {
+    /// The document as UTF-8 made of XML characters only, without its XML declaration,
+    /// and the charset it was decoded from: found by its first bytes as the tokenizer
+    /// finds it (``XMLTranscoder/sniff(_:_:)``), else by its declaration when the name is
+    /// known, else UTF-8.
+    static func decode(_ d: UnsafeRawBufferPointer) -> (utf8: [UInt8], charset: String) {
         let b = d.bindMemory(to: UInt8.self)
-        var start = 0
-        var transcoder: XMLTranscoder?
-        var unit = 1
-        if b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF {
-            start = 3
-        } else if b.count >= 2 && (b[0] == 0xFF && b[1] == 0xFE || b[0] == 0xFE && b[1] == 0xFF) {
-            transcoder = .utf16(bigEndian: b[0] == 0xFE)
-            start = 2
-            unit = 2
-        } else if b.count >= 4 && b[0] == 0x3C && b[1] == 0 && b[2] == 0x3F && b[3] == 0 {
-            transcoder = .utf16(bigEndian: false)
-            unit = 2
-        } else if b.count >= 4 && b[0] == 0 && b[1] == 0x3C && b[2] == 0 && b[3] == 0x3F {
-            transcoder = .utf16(bigEndian: true)
-            unit = 2
-        } else if let name = declaredEncoding(b), let t = XMLTranscoder.named(UnsafeRawBufferPointer(rebasing: d[name])),
-                  !t.isPassthrough, !t.isUTF16 {
+        guard let base = b.baseAddress, b.count > 0 else { return ([], "utf-8") }
+        var (transcoder, start) = XMLTranscoder.sniff(base, b.count)
+        if transcoder == nil, let name = declaredEncoding(b),
+           let t = XMLTranscoder.named(UnsafeRawBufferPointer(rebasing: d[name])), !t.isPassthrough, !t.isWide {
             transcoder = t
         }
-        var utf8: [UInt8]
-        if var t = transcoder {
-            let buffer = TranscodeBuffer(capacity: b.count + 16)
-            var i = start
-            while i < b.count {
-                let (consumed, invalid) = t.decode(UnsafeRawBufferPointer(rebasing: d[i...]), final: true, into: buffer)
-                i += consumed
-                if invalid != nil {
-                    appendReplacement(buffer)
-                    i += min(unit, b.count - i)
-                } else if consumed == 0 {
-                    break
-                }
-            }
-            utf8 = Array(buffer.bytes)
-        } else {
-            utf8 = Array(UnsafeRawBufferPointer(rebasing: d[start...]))
+        guard var t = transcoder else {
+            let utf8 = Array(UnsafeRawBufferPointer(rebasing: d[start...]))
+            return (xmlCharacters(dropDeclaration(utf8)), "utf-8")
         }
-        return xmlCharacters(dropDeclaration(utf8))
+        // A character that cannot be decoded is U+FFFD; the next one is tried one code
+        // unit on.
+        let unit = t.kind == .utf32LE || t.kind == .utf32BE ? 4 : t.isUTF16 ? 2 : 1
+        let buffer = TranscodeBuffer(capacity: b.count + 16)
+        var i = start
+        while i < b.count {
+            let (consumed, invalid) = t.decode(UnsafeRawBufferPointer(rebasing: d[i...]), final: true, into: buffer)
+            i += consumed
+            if invalid != nil {
+                appendReplacement(buffer)
+                i += min(unit, b.count - i)
+            } else if consumed == 0 {
+                break
+            }
+        }
+        return (xmlCharacters(dropDeclaration(Array(buffer.bytes))), t.name)
     }
 
     private static func appendReplacement(_ buffer: TranscodeBuffer) {
@@ -371,19 +375,32 @@ struct XMLRepair {
             return i + 2
         }
         let name = Array(s[(i + 2)..<ne])
-        if let k = open.lastIndex(where: { $0.name == name })
-            ?? open.lastIndex(where: { asciiLowercased($0.name) == asciiLowercased(name) }) {
+        let lowered = asciiLowercased(name)
+        let k = openNames[name, default: 0] > 0 ? open.lastIndex(where: { $0.name == name })
+            : openLowered[lowered, default: 0] > 0 ? open.lastIndex(where: { asciiLowercased($0.name) == lowered })
+            : nil
+        if let k {
             while open.count > k { closeElement(open.removeLast()) }
             if open.isEmpty { rootClosed = true }
         }
         return j + 1
     }
 
+    private mutating func openElement(_ name: [UInt8], _ bindings: Int) {
+        open.append((name, bindings))
+        openNames[name, default: 0] += 1
+        openLowered[asciiLowercased(name), default: 0] += 1
+        if Self.isContainer(name) { openContainers += 1 }
+    }
+
     private mutating func closeElement(_ e: (name: [UInt8], bindings: Int)) {
+        openNames[e.name, default: 1] -= 1
+        openLowered[asciiLowercased(e.name), default: 1] -= 1
+        if Self.isContainer(e.name) { openContainers -= 1 }
         out += B.endTagStart
         out += e.name
         out.append(0x3E)
-        prefixes.removeLast(e.bindings)
+        popPrefixes(e.bindings)
     }
 
     private mutating func startTag(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
@@ -391,6 +408,7 @@ struct XMLRepair {
         let ne = nameEnd(s, i + 1)
         let name = Array(s[(i + 1)..<ne])
         var attributes: [(name: [UInt8], value: Range<Int>?, quote: UInt8)] = []
+        var names: Set<[UInt8]> = []   // a repeated name keeps its first value (linear)
         var j = ne
         var selfClosing = false
         var unclosed = false
@@ -431,12 +449,12 @@ struct XMLRepair {
                     j = k
                 }
             }
-            if attributes.count <= maxAttributes && !attributes.contains(where: { $0.name == attributeName }) {
+            if attributes.count <= maxAttributes && names.insert(attributeName).inserted {
                 attributes.append((attributeName, value, quote))
             }
         }
         if rootClosed { return j }
-        if name == B.item || name == B.entry,
+        if name == B.item || name == B.entry, openContainers > 0,
            let container = open.lastIndex(where: { Self.isContainer($0.name) }) {
             // An item's parent is the channel or feed: close what was left open in it.
             while open.count > container + 1 { closeElement(open.removeLast()) }
@@ -451,7 +469,7 @@ struct XMLRepair {
             if let v = a.value { text(s, v.lowerBound, v.upperBound, quote: 0x22) } else { out += a.name }
             out.append(0x22)
             if a.name.count > 6 && Array(a.name[0..<6]) == B.xmlnsColon {
-                prefixes.append(Array(a.name[6...]))
+                pushPrefix(Array(a.name[6...]))
                 bindings += 1
             }
         }
@@ -461,22 +479,22 @@ struct XMLRepair {
         for a in attributes {
             if let p = prefix(a.name), p != B.xmlns { used.append(p) }
         }
-        for p in used where p != B.xml && !prefixes.contains(p) {
+        for p in used where p != B.xml && prefixCount[p, default: 0] == 0 {
             out += B.spaceXmlnsColon
             out += p
             out += Array("=\"".utf8)
             out += Self.namespace(forPrefix: p)
             out.append(0x22)
-            prefixes.append(p)
+            pushPrefix(p)
             bindings += 1
         }
         if selfClosing || unclosed && j >= n {
             out += B.emptyEnd
-            prefixes.removeLast(bindings)
+            popPrefixes(bindings)
             if open.isEmpty { rootClosed = true }
         } else {
             out.append(0x3E)
-            open.append((name, bindings))
+            openElement(name, bindings)
             if open.count > maxDepth { rootClosed = true }   // the re-read stops here on the limit
         }
         return j
@@ -487,6 +505,15 @@ struct XMLRepair {
         let local = name.lastIndex(of: 0x3A).map { Array(name[($0 + 1)...]) } ?? name
         return local == B.channel || local == B.feed || local == B.rss
             || local == B.rdfRoot
+    }
+
+    private mutating func pushPrefix(_ p: [UInt8]) {
+        prefixes.append(p)
+        prefixCount[p, default: 0] += 1
+    }
+
+    private mutating func popPrefixes(_ n: Int) {
+        for _ in 0..<n { prefixCount[prefixes.removeLast(), default: 1] -= 1 }
     }
 
     private func prefix(_ name: [UInt8]) -> [UInt8]? {

@@ -560,35 +560,17 @@ final class SwiftXMLTokenizer {
         var i = 0
         if phase == .start {
             if n < 4 && !final { return .stop(.more(0)) }
-            // UTF-32 first (its little-endian mark starts as UTF-16's): a mark, or a '<'
-            // in four bytes (as the C core's cfs_charset_detect).
-            if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0xFE && s[3] == 0xFF)
-                          || (s[0] == 0xFF && s[1] == 0xFE && s[2] == 0 && s[3] == 0)) {
-                transcoder = .utf32(bigEndian: s[0] == 0)
-                markColumns = -3
+            let (found, mark) = XMLTranscoder.sniff(s, n)
+            if let found {
+                // UTF-16 or UTF-32: the declaration is read in it.
+                transcoder = found
+                markColumns = mark > 0 ? 1 - mark : 0
                 phase = .declInUTF16
-                return .stop(.switchEncoding(4))
-            } else if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0x3C)
-                                 || (s[0] == 0x3C && s[1] == 0 && s[2] == 0 && s[3] == 0)) {
-                transcoder = .utf32(bigEndian: s[0] == 0)
-                phase = .declInUTF16
-                return .stop(.switchEncoding(0))
-            } else if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF {
+                return .stop(.switchEncoding(mark))
+            }
+            if mark == 3 {   // a UTF-8 byte order mark
                 i = 3
                 markColumns = -2
-            } else if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
-                transcoder = .utf16(bigEndian: s[0] == 0xFE)
-                markColumns = -1
-                phase = .declInUTF16
-                return .stop(.switchEncoding(2))
-            } else if n >= 2 && s[0] == 0 && s[1] == 0x3C {   // UTF-16 without a mark, as expat sniffs it
-                transcoder = .utf16(bigEndian: true)
-                phase = .declInUTF16
-                return .stop(.switchEncoding(0))
-            } else if n >= 2 && s[0] == 0x3C && s[1] == 0 {
-                transcoder = .utf16(bigEndian: false)
-                phase = .declInUTF16
-                return .stop(.switchEncoding(0))
             }
         }
         // "<?xml" and white space: the declaration.

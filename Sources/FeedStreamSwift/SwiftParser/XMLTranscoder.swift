@@ -149,6 +149,31 @@ struct XMLTranscoder {
         return CharsetAliases.table[key]
     }
 
+    /// What a document's first bytes (at least 4 of them, or all there are) say of its
+    /// charset, as expat and the C core's cfs_charset_detect find it: a byte order mark
+    /// (`mark` its length; UTF-32's before UTF-16's, whose little-endian mark starts
+    /// UTF-32's), or UTF-32 or UTF-16 without one, found by where the zero bytes around
+    /// the first `<` are. `transcoder` nil: 8-bit, UTF-8 unless the declaration says
+    /// otherwise (a UTF-8 mark is `mark` 3). The tokenizer and the recovery path both
+    /// start a document with it.
+    static func sniff(_ s: UnsafePointer<UInt8>, _ n: Int) -> (transcoder: XMLTranscoder?, mark: Int) {
+        if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0xFE && s[3] == 0xFF)
+                      || (s[0] == 0xFF && s[1] == 0xFE && s[2] == 0 && s[3] == 0)) {
+            return (.utf32(bigEndian: s[0] == 0), 4)
+        }
+        if n >= 4 && ((s[0] == 0 && s[1] == 0 && s[2] == 0 && s[3] == 0x3C)
+                      || (s[0] == 0x3C && s[1] == 0 && s[2] == 0 && s[3] == 0)) {
+            return (.utf32(bigEndian: s[0] == 0), 0)
+        }
+        if n >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF { return (nil, 3) }
+        if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
+            return (.utf16(bigEndian: s[0] == 0xFE), 2)
+        }
+        if n >= 2 && s[0] == 0 && s[1] == 0x3C { return (.utf16(bigEndian: true), 0) }   // as expat sniffs it
+        if n >= 2 && s[0] == 0x3C && s[1] == 0 { return (.utf16(bigEndian: false), 0) }
+        return (nil, 0)
+    }
+
     /// UTF-16 or UTF-32: the declaration is read in it (2 or 4 bytes per character).
     var isWide: Bool { isUTF16 || kind == .utf32LE || kind == .utf32BE }
 
