@@ -29,11 +29,11 @@ public final class JSONLinesWriter: FeedHandler {
         buffer = ByteBuffer(capacity: bufferSize + (64 << 10))
     }
 
-    /// The `source` written in each line (a path, or "-" for standard input).
     /// Added to every document number written: a part of a stream parsed on its own
-    /// (``DocumentSplitter``) is numbered as in the whole stream.
+    /// (`DocumentSplitter`, `DumpParts`) is numbered as in the whole stream.
     package var documentBase = 0
 
+    /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
         didSet {
             var b = ByteBuffer(capacity: source.utf8.count + 8)
