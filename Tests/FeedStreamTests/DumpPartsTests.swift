@@ -117,6 +117,18 @@ final class DumpPartsTests: XCTestCase {
                     }
                     XCTAssertEqual(got.summary, expected.summary, label, file: file, line: line)
                     if minimum == 1 << 30 { XCTAssertEqual(got.parts, 1, label, file: file, line: line) }
+                    if minimum <= 100 {
+                        for jobs in [2, 4] {
+                            let parallel = try stream.withUnsafeBytes {
+                                try DumpParts.convertParallel($0, minimumPartBytes: minimum, jobs: jobs,
+                                                              makeParser: { backend.makeParser(strict: strict) },
+                                                              source: "dump.xml")
+                            }
+                            XCTAssertTrue(parallel.lines == expected.lines, "\(label), \(jobs) threads", file: file, line: line)
+                            XCTAssertEqual(parallel.summary, expected.summary, "\(label), \(jobs) threads", file: file, line: line)
+                            XCTAssertEqual(parallel.parts, got.parts, "\(label), \(jobs) threads", file: file, line: line)
+                        }
+                    }
                     if minimum == 1, let expectParts {
                         XCTAssertTrue(expectParts.contains(got.parts), "\(label): \(got.parts) parts", file: file, line: line)
                     }
@@ -161,6 +173,15 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    func testRenumberShiftsEachLinesDocumentOnly() {
+        let lines = "{\"schema\":1,\"kind\":\"item\",\"source\":\"a,\\\"document\\\":7\",\"document\":1,\"index\":0,"
+            + "\"title\":\",\\\"document\\\":3\"}\n{\"schema\":1,\"kind\":\"feed\",\"source\":\"s\",\"document\":12,\"items\":0}\n"
+        let expected = "{\"schema\":1,\"kind\":\"item\",\"source\":\"a,\\\"document\\\":7\",\"document\":41,\"index\":0,"
+            + "\"title\":\",\\\"document\\\":3\"}\n{\"schema\":1,\"kind\":\"feed\",\"source\":\"s\",\"document\":52,\"items\":0}\n"
+        XCTAssertEqual(String(decoding: DumpParts.renumber(Array(lines.utf8), by: 40), as: UTF8.self), expected)
+        XCTAssertEqual(DumpParts.renumber(Array(lines.utf8), by: 0), Array(lines.utf8))
+    }
+
     /// Found by the tests above: the C backends' summary kept the first error's
     /// position but a later error's message (the tokenizer's message buffer is reused).
     func testFirstErrorKeepsItsOwnMessage() throws {
@@ -202,6 +223,12 @@ final class DumpPartsTests: XCTestCase {
             XCTAssertTrue(got.lines == expected.lines, "real corpus, parts of at least \(minimum) bytes")
             XCTAssertEqual(got.summary, expected.summary)
             XCTAssertGreaterThan(got.parts, 1)
+            let parallel = try stream.withUnsafeBytes {
+                try DumpParts.convertParallel($0, minimumPartBytes: minimum, jobs: 2, makeParser: { SwiftFeedParser() },
+                                              source: "dump.xml")
+            }
+            XCTAssertTrue(parallel.lines == expected.lines, "real corpus, 2 threads, parts of at least \(minimum) bytes")
+            XCTAssertEqual(parallel.summary, expected.summary)
         }
     }
 }

@@ -1,3 +1,4 @@
+import Dispatch
 import FeedStream
 
 /// A dump's uncompressed stream parsed in parts, each part on its own (issue 20, "one
@@ -26,7 +27,7 @@ import FeedStream
 /// another, on this thread).
 package enum DumpParts {
     /// What parsing one part gave.
-    package struct Outcome {
+    package struct Outcome: Sendable {
         /// False when the parser did not begin a document in the probe: the part's
         /// output must be dropped and the part parsed again with the next.
         package var joined: Bool
@@ -122,6 +123,110 @@ package enum DumpParts {
         return (lines, total, parts, cuts.count)
     }
 
+    /// ``convertSequentially(_:minimumPartBytes:parser:source:)`` with the parts parsed
+    /// on `jobs` threads at once, each with a parser of its own: the parts are parsed
+    /// speculatively, numbered from 1, and put together in order — a part's document
+    /// numbers (``renumber(_:by:)``) and first error shifted by the documents before it;
+    /// a part whose cut did not hold is parsed again, joined with the next, on this
+    /// thread. The result is the same as the sequential one.
+    package static func convertParallel(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64, jobs: Int,
+                                        makeParser: @escaping @Sendable () -> any FeedParser, source: String) throws
+        -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
+    {
+        var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
+        let cuts = splitter.scan(stream).map(Int.init)
+        let bounds = [0] + cuts + [stream.count]
+        let count = bounds.count - 1
+        let bytes = UnsafeSendableBytes(stream)
+        let results = SpeculativeResults(count: count)
+        let group = DispatchGroup()
+        for _ in 0..<max(1, min(jobs, count)) {
+            DispatchQueue.global().async(group: group) {
+                let parser = makeParser()
+                while let i = results.take() {
+                    results.set(i, Result { try parsePart(bytes.bytes, from: bounds[i], to: bounds[i + 1],
+                                                          probe: i + 1 < count, parser: parser, source: source) })
+                }
+            }
+        }
+        group.wait()
+
+        var lines: [UInt8] = []
+        var total = ParseSummary()
+        var parts = 0
+        var i = 0
+        let parser = makeParser()
+        while i < count {
+            var (outcome, partLines) = try results.get(i).get()
+            var end = i + 1
+            while !outcome.joined {   // the cut at bounds[end] did not hold: one part with the next
+                end += 1
+                (outcome, partLines) = try parsePart(stream, from: bounds[i], to: bounds[end], probe: end < count,
+                                                     parser: parser, source: source)
+            }
+            lines += renumber(partLines, by: total.documents)
+            var summary = outcome.summary
+            if var e = summary.firstError, e.document != 0 {
+                e.document += total.documents
+                summary.firstError = e
+            }
+            add(summary, to: &total)
+            parts += 1
+            i = end
+        }
+        return (lines, total, parts, cuts.count)
+    }
+
+    /// One part parsed on its own, numbered from document 1, into JSON Lines.
+    private static func parsePart(_ stream: UnsafeRawBufferPointer, from start: Int, to end: Int, probe: Bool,
+                                  parser: any FeedParser, source: String) throws -> (Outcome, [UInt8]) {
+        let output = MemoryOutput()
+        let writer = JSONLinesWriter(output: output)
+        writer.source = source
+        let probeBytes = probe
+            ? UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)]) : nil
+        let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probeBytes,
+                                start: UInt64(start), documentBase: 0, parser: parser, handler: writer)
+        try writer.flush()
+        return (outcome, output.bytes)
+    }
+
+    /// JSON lines numbered from document 1 renumbered after `base` documents: the
+    /// `"document":N` member of each line's head (the first one of the line: the
+    /// `source` before it is a JSON string, where a `"` is escaped) becomes N + base.
+    package static func renumber(_ lines: [UInt8], by base: Int) -> [UInt8] {
+        guard base != 0 else { return lines }
+        let key = Array(",\"document\":".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(lines.count + lines.count / 64)
+        var i = 0
+        while i < lines.count {
+            let lineEnd = lines[i...].firstIndex(of: 0x0A).map { $0 + 1 } ?? lines.count
+            var k = i
+            var found = false
+            while k + key.count <= lineEnd {
+                if lines[k] == key[0] && lines[k..<k + key.count].elementsEqual(key) { found = true; break }
+                k += 1
+            }
+            guard found else {
+                out += lines[i..<lineEnd]
+                i = lineEnd
+                continue
+            }
+            var d = k + key.count
+            var n = 0
+            while d < lineEnd, lines[d] >= 0x30, lines[d] <= 0x39 {
+                n = n * 10 + Int(lines[d] - 0x30)
+                d += 1
+            }
+            out += lines[i..<k + key.count]
+            out += Array(String(n + base).utf8)
+            out += lines[d..<lineEnd]
+            i = lineEnd
+        }
+        return out
+    }
+
     /// Adds a part's summary to the stream's.
     package static func add(_ part: ParseSummary, to total: inout ParseSummary) {
         total.bytesIn += part.bytesIn
@@ -134,7 +239,30 @@ package enum DumpParts {
     }
 }
 
-/// A part's bytes, read only by the parse on the calling thread.
+/// The parts parsed ahead, each taken by one thread.
+///
+/// `@unchecked Sendable`: every stored property is only touched under `lock`.
+private final class SpeculativeResults: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var next = 0
+    private var results: [Result<(DumpParts.Outcome, [UInt8]), any Error>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    /// The next part to parse, if any is left.
+    func take() -> Int? {
+        lock.withLock {
+            guard next < results.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+
+    func set(_ i: Int, _ r: Result<(DumpParts.Outcome, [UInt8]), any Error>) { lock.withLock { results[i] = r } }
+    func get(_ i: Int) -> Result<(DumpParts.Outcome, [UInt8]), any Error> { lock.withLock { results[i]! } }
+}
+
+/// A part's bytes, only read (by the parsing threads) while the caller holds them.
 private struct UnsafeSendableBytes: @unchecked Sendable {
     let bytes: UnsafeRawBufferPointer
     init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
