@@ -182,6 +182,35 @@ final class DumpPartsTests: XCTestCase {
         XCTAssertEqual(DumpParts.renumber(Array(lines.utf8), by: 0), Array(lines.utf8))
     }
 
+    /// Lines per document (`--per feed`): parts, in order or on threads, equal the whole.
+    func testDocumentLayout() throws {
+        let docs = Self.corpusDocuments
+        var mixed: [String] = []
+        for (i, t) in Self.tricky.enumerated() { mixed += [docs[i % docs.count] + "\n", t] }
+        let stream = dump(mixed)
+        for backend in FeedBackend.allCases {
+            let out = MemoryOutput()
+            let writer = DocumentLinesWriter(output: out)
+            writer.source = "dump.xml"
+            let summary = try backend.makeParser().parse(.bytes(stream), handler: writer)
+            try writer.flush()
+            XCTAssertTrue(out.string.contains("\"document\":20,"), "\(backend): numbers past the first parts")
+            let sequential = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: backend.makeParser(), source: "dump.xml",
+                                                  layout: .documents)
+            }
+            let parallel = try stream.withUnsafeBytes {
+                try DumpParts.convertParallel($0, minimumPartBytes: 1, jobs: 3, makeParser: { backend.makeParser() },
+                                              source: "dump.xml", layout: .documents)
+            }
+            XCTAssertGreaterThan(sequential.parts, 10)
+            for (name, got) in [("sequential", sequential), ("parallel", parallel)] {
+                XCTAssertTrue(got.lines == out.bytes, "\(backend), \(name)")
+                XCTAssertEqual(got.summary, summary, "\(backend), \(name)")
+            }
+        }
+    }
+
     /// Found by the tests above: the C backends' summary kept the first error's
     /// position but a later error's message (the tokenizer's message buffer is reused).
     func testFirstErrorKeepsItsOwnMessage() throws {

@@ -22,9 +22,11 @@ import FeedStream
 /// for the lines, ``FeedError/document`` for errors) count the documents of the parts
 /// before it, and error offsets the bytes before it.
 ///
-/// Not yet wired into `feedstream convert`: ``convertSequentially(_:minimumPartBytes:parser:source:)``
-/// is the reference the threaded converter is to match (it parses the parts one after
-/// another, on this thread).
+/// Not yet wired into `feedstream convert` (which still parses a `.gz` dump on one
+/// parser): ``convertSequentially(_:minimumPartBytes:parser:source:)`` parses the parts
+/// one after another, ``convertParallel(_:minimumPartBytes:jobs:makeParser:source:)`` on
+/// several threads, both over a stream in memory; the streaming converter (parts from
+/// the inflating thread, the ratio limit checked per part) is to match them.
 package enum DumpParts {
     /// What parsing one part gave.
     package struct Outcome: Sendable {
@@ -86,7 +88,8 @@ package enum DumpParts {
     /// parse of the whole stream. Returns the lines, the summary, the parts parsed and the
     /// cuts proposed (a cut that did not hold joins two parts).
     package static func convertSequentially(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64,
-                                            parser: any FeedParser, source: String) throws
+                                            parser: any FeedParser, source: String,
+                                            layout: BatchConverter.Options.Layout = .items) throws
         -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
     {
         var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
@@ -101,8 +104,7 @@ package enum DumpParts {
             let start = bounds[from], end = bounds[to]
             let last = to == bounds.count - 1
             let output = MemoryOutput()
-            let writer = JSONLinesWriter(output: output)
-            writer.source = source
+            let writer = makeWriter(layout, output: output, source: source)
             writer.documentBase = total.documents
             let probe = last ? nil
                 : UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)])
@@ -130,7 +132,8 @@ package enum DumpParts {
     /// a part whose cut did not hold is parsed again, joined with the next, on this
     /// thread. The result is the same as the sequential one.
     package static func convertParallel(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64, jobs: Int,
-                                        makeParser: @escaping @Sendable () -> any FeedParser, source: String) throws
+                                        makeParser: @escaping @Sendable () -> any FeedParser, source: String,
+                                        layout: BatchConverter.Options.Layout = .items) throws
         -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
     {
         var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
@@ -145,7 +148,8 @@ package enum DumpParts {
                 let parser = makeParser()
                 while let i = results.take() {
                     results.set(i, Result { try parsePart(bytes.bytes, from: bounds[i], to: bounds[i + 1],
-                                                          probe: i + 1 < count, parser: parser, source: source) })
+                                                          probe: i + 1 < count, parser: parser, source: source,
+                                                          layout: layout) })
                 }
             }
         }
@@ -162,7 +166,7 @@ package enum DumpParts {
             while !outcome.joined {   // the cut at bounds[end] did not hold: one part with the next
                 end += 1
                 (outcome, partLines) = try parsePart(stream, from: bounds[i], to: bounds[end], probe: end < count,
-                                                     parser: parser, source: source)
+                                                     parser: parser, source: source, layout: layout)
             }
             lines += renumber(partLines, by: total.documents)
             var summary = outcome.summary
@@ -179,16 +183,28 @@ package enum DumpParts {
 
     /// One part parsed on its own, numbered from document 1, into JSON Lines.
     private static func parsePart(_ stream: UnsafeRawBufferPointer, from start: Int, to end: Int, probe: Bool,
-                                  parser: any FeedParser, source: String) throws -> (Outcome, [UInt8]) {
+                                  parser: any FeedParser, source: String,
+                                  layout: BatchConverter.Options.Layout) throws -> (Outcome, [UInt8]) {
         let output = MemoryOutput()
-        let writer = JSONLinesWriter(output: output)
-        writer.source = source
+        let writer = makeWriter(layout, output: output, source: source)
         let probeBytes = probe
             ? UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)]) : nil
         let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probeBytes,
                                 start: UInt64(start), documentBase: 0, parser: parser, handler: writer)
         try writer.flush()
         return (outcome, output.bytes)
+    }
+
+    /// The writer of `layout` (lines per item, or per document) into `output`.
+    private static func makeWriter(_ layout: BatchConverter.Options.Layout, output: MemoryOutput,
+                                   source: String) -> any BatchLineWriter {
+        var writer: any BatchLineWriter
+        switch layout {
+        case .items: writer = JSONLinesWriter(output: output)
+        case .documents: writer = DocumentLinesWriter(output: output)
+        }
+        writer.source = source
+        return writer
     }
 
     /// JSON lines numbered from document 1 renumbered after `base` documents: the
