@@ -111,6 +111,7 @@ struct cfs_parser {
     uint64_t ratio_out;
 
     cfs_error first_error;
+    char first_message[256];     /* first_error's message: the tokenizers reuse theirs */
     int has_error;
     cfs_error fatal;             /* the error that stopped the stream */
     int has_fatal;
@@ -285,6 +286,18 @@ static cfs_status begin_document(cfs_parser *p) {
     return CFS_OK;
 }
 
+/* The input's first error, if none was kept yet; its message is copied, since the
+   tokenizer adapters and pending_message are reused by later documents. */
+static void keep_first_error(cfs_parser *p, const cfs_error *err) {
+    if (p->has_error) return;
+    p->first_error = *err;
+    if (err->message) {
+        snprintf(p->first_message, sizeof p->first_message, "%s", err->message);
+        p->first_error.message = p->first_message;
+    }
+    p->has_error = 1;
+}
+
 /* Ends the open document; err NULL if its root closed. */
 static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     cfs_error not_feed;
@@ -317,10 +330,7 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     if (err) {
         err->document = p->m.document;
         p->stats.failed_documents++;
-        if (!p->has_error) {
-            p->first_error = *err;
-            p->has_error = 1;
-        }
+        keep_first_error(p, err);
     }
     p->stats.items += p->m.items;
     p->doc = err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_LIMIT) ? D_SKIP : D_AWAIT;
@@ -337,10 +347,7 @@ static cfs_status recover_pending(cfs_parser *p) {
     if (!p->pending) return CFS_OK;
     p->pending = 0;
     p->stats.items += p->pending_items;
-    if (!p->has_error) {
-        p->first_error = p->pending_err;
-        p->has_error = 1;
-    }
+    keep_first_error(p, &p->pending_err);
     int stop = p->recover(p->m.ctx, p->keep, p->keep_len, p->pending_items, &p->pending_err);
     keep_reset(p);
     return stop ? set_fatal(p, CFS_ERR_ABORTED, NULL, 0) : CFS_OK;

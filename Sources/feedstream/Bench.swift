@@ -76,6 +76,7 @@ struct Bench: ParsableCommand {
 
         if let id = peakChild {
             for w in workloads { _ = try FeedBench.runOnce(contenderID: id, workload: w) }
+            print(FeedBench.ownPeakMemory().map(String.init) ?? "")   // read by FeedBench.childPeakMemory
             return
         }
 
@@ -87,7 +88,7 @@ struct Bench: ParsableCommand {
         if !noPeakMemory {
             let exe = CommandLine.arguments[0].contains("/") ? CommandLine.arguments[0] : "/proc/self/exe"
             let executable = URL(fileURLWithPath: exe).standardizedFileURL.path
-            options.peakMemoryMethod = "each contender run once alone in a child process (ru_maxrss)"
+            options.peakMemoryMethod = "each contender run once alone in a child process (its own VmHWM)"
             options.peakMemory = { id, workload in
                 FeedBench.childPeakMemory(executable: executable,
                                           arguments: ["bench", "--peak-child", id, workload.name])

@@ -105,6 +105,40 @@ final class BenchTests: XCTestCase {
         XCTAssertThrowsError(try FeedBench.runOnce(contenderID: "nonesuch", workload: w))
     }
 
+    /// The peak-memory column counts each contender's own pages. This process first
+    /// holds 200 MB (its high-water mark, which a spawned child's `ru_maxrss` would
+    /// carry over its exec); then, measured in child processes of it, the idle
+    /// contender peaks far below that and the 100 MB ballast at 100 MB or more.
+    func testChildPeakIsTheContendersOwn() throws {
+        var dir = Bundle(for: BenchTests.self).bundleURL
+        while !FileManager.default.fileExists(atPath: dir.appendingPathComponent("feedstream").path) && dir.path != "/" {
+            dir = dir.deletingLastPathComponent()
+        }
+        let binary = dir.appendingPathComponent("feedstream").path
+        XCTAssertTrue(FileManager.default.isExecutableFile(atPath: binary), "the built feedstream next to the tests")
+        let (plain, _) = try dumpFiles()
+
+        let held = 200 << 20
+        let p = try XCTUnwrap(malloc(held))
+        defer { free(p) }
+        memset(p, 1, held)
+        XCTAssertGreaterThanOrEqual(try XCTUnwrap(FeedBench.ownPeakMemory()), UInt64(held))
+
+        func peak(_ id: String) throws -> UInt64 {
+            try XCTUnwrap(FeedBench.childPeakMemory(executable: binary, arguments: ["bench", "--peak-child", id, plain]), id)
+        }
+        let idle = try peak(FeedBench.idleID)
+        XCTAssertGreaterThan(idle, 0)
+        XCTAssertLessThan(idle, 100 << 20, "the idle child's own peak, not this process's 200 MB")
+        let ballast = try peak(FeedBench.ballastID(megabytes: 100))
+        XCTAssertGreaterThanOrEqual(ballast, 100 << 20)
+        XCTAssertLessThan(ballast, 200 << 20)
+        let expat = try peak("expat")
+        XCTAssertLessThan(expat, 100 << 20, "three tiny documents")
+        XCTAssertNil(FeedBench.childPeakMemory(executable: binary, arguments: ["bench", "--peak-child", "nonesuch", plain]),
+                     "a failing child has no peak")
+    }
+
     // The C baselines directly: concatenated documents, multi-member gzip, refusals.
     func testBaselinesCountEveryDocumentAndByte() throws {
         let (plain, gz) = try dumpFiles()

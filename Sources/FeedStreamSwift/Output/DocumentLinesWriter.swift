@@ -33,6 +33,12 @@ public final class DocumentLinesWriter: FeedHandler {
         set { lines.source = newValue }
     }
 
+    /// Added to every document number written (``JSONLinesWriter/documentBase``).
+    package var documentBase: Int {
+        get { lines.documentBase }
+        set { lines.documentBase = newValue }
+    }
+
     /// Document lines written so far.
     public var documentLines: Int { assembler.documents }
     /// Bytes handed to the output so far.

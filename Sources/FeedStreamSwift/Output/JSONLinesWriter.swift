@@ -29,6 +29,10 @@ public final class JSONLinesWriter: FeedHandler {
         buffer = ByteBuffer(capacity: bufferSize + (64 << 10))
     }
 
+    /// Added to every document number written: a part of a stream parsed on its own
+    /// (`DocumentSplitter`, `DumpParts`) is numbered as in the whole stream.
+    package var documentBase = 0
+
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
         didSet {
@@ -59,7 +63,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// Writes the item's line.
     public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         closeFeed()
-        sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0) }
+        sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0, documentBase: documentBase) }
         itemLines += 1
         try flushIfFull()
     }
@@ -67,7 +71,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// Writes the document's feed line (closed when the document finishes or fails).
     public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
         closeFeed()
-        sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0) }
+        sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0, documentBase: documentBase) }
         // Closed by didFinishDocument or didFail, which may add the error.
         feedOpen = true
     }
@@ -96,8 +100,8 @@ public final class JSONLinesWriter: FeedHandler {
 }
 
 extension ByteBuffer {
-    fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer) {
-        header(kind: "item", document: item.feed.document, source: source)
+    fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer, documentBase: Int) {
+        header(kind: "item", document: documentBase + item.feed.document, source: source)
         key("index"); append(decimal: UInt64(item.index))
         let feed = item.feed.record
         append(",\"feed\":{\"format\":\"")
@@ -113,8 +117,8 @@ extension ByteBuffer {
         append("}\n")
     }
 
-    fileprivate mutating func writeFeed(_ feed: FeedInfoView, source: UnsafeRawBufferPointer) {
-        header(kind: "feed", document: feed.document, source: source)
+    fileprivate mutating func writeFeed(_ feed: FeedInfoView, source: UnsafeRawBufferPointer, documentBase: Int) {
+        header(kind: "feed", document: documentBase + feed.document, source: source)
         append(",\"format\":\"")
         append(feed.format.name)
         append(0x22)

@@ -7,12 +7,16 @@
 enum DocumentStart {
     /// The starts, each followed by one of its delimiters (which is not part of it).
     private static let starts: [(bytes: [UInt8], delimiters: [UInt8])] = [
-        (Array("<?xml".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3F]),
+        declaration,
         (Array("<rss".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
         (Array("<feed".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
         (Array("<rdf:RDF".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
         (Array("<RDF".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
     ]
+
+    /// The XML declaration's start, `<?xml`, and the bytes that may follow it: the
+    /// start of a document wherever one may begin (``DocumentSplitter`` cuts dumps there).
+    static let declaration: (bytes: [UInt8], delimiters: [UInt8]) = (Array("<?xml".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3F])
 
     enum Step { case prefix, match, none }
 

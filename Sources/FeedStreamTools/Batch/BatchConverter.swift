@@ -271,6 +271,7 @@ final class LiveState: @unchecked Sendable {
 /// Writers a worker can use: JSON lines per item or per document.
 protocol BatchLineWriter: FeedHandler {
     var source: String { get set }
+    var documentBase: Int { get set }
     var bytesWritten: UInt64 { get }
     func flush() throws
 }

@@ -116,9 +116,12 @@ public enum FeedBench: Sendable {
 
     /// One run of one contender by id: what a child process does to measure the peak
     /// memory of that contender alone.
-    /// The id `idle` runs nothing: its peak is the process's own floor.
+    /// The id `idle` runs nothing: its peak is the process's own floor; a
+    /// ``ballastID(megabytes:)`` holds that much memory and parses nothing.
     public static func runOnce(contenderID: String, workload: Workload) throws -> Measurement {
-        if contenderID == idleID { return Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0) }
+        if contenderID == idleID || runBallast(contenderID) {
+            return Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0)
+        }
         guard let contender = Contender(id: contenderID) else {
             throw FeedError(code: .init(rawValue: "usage"), message: "unknown contender \(contenderID)")
         }

@@ -1,0 +1,86 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// Where a dump's uncompressed stream may be cut into parts that are parsed on their
+/// own, on several threads (issue 20: one `.gz` dump on all cores).
+///
+/// The splitter only *proposes* cuts: the offset of each `<?xml` declaration start
+/// (``DocumentStart/declaration``, the same bytes and delimiters the parsers resynchronize
+/// at) that lies at least ``minimumPartBytes`` after the previous cut. A dump written
+/// without declarations gets no cut, and is parsed by one parser as today.
+///
+/// Whether a proposed cut is *exact* — the parser reading the whole stream begins a
+/// document there with nothing carried over — depends on what comes before it: a
+/// `<?xml` inside a CDATA section, a comment or a processing instruction, or after a
+/// document left open, is not a document start, or not one that the parser reaches the
+/// same way. So the part before a cut is parsed with the first bytes of the cut
+/// appended (the *probe*, ``probeBytes``), and the cut is taken only when the parser
+/// begins a document while reading the probe — at the cut, since the probe holds one `<`
+/// only (``DocumentSplitter/Part``, in FeedStreamTools). Otherwise the two parts are
+/// one: the cut is dropped.
+///
+/// Cuts may straddle chunks; offsets count the bytes of every chunk scanned, in order.
+package struct DocumentSplitter: Sendable {
+    /// The least distance between two cuts (and between the start and the first cut).
+    package let minimumPartBytes: UInt64
+    /// Bytes scanned so far.
+    package private(set) var offset: UInt64 = 0
+    private var lastCut: UInt64 = 0
+    /// Bytes of `<?xml` matched at the end of what was scanned (5: all of it, the
+    /// delimiter still to come).
+    private var matched = 0
+
+    /// The bytes a cut begins with that the part before it is parsed with: `<?xml` and
+    /// one delimiter.
+    package static let probeBytes = DocumentStart.declaration.bytes.count + 1
+
+    /// A splitter proposing cuts at least `minimumPartBytes` (at least 1) apart.
+    package init(minimumPartBytes: UInt64) {
+        self.minimumPartBytes = max(1, minimumPartBytes)
+    }
+
+    /// Scans the next bytes of the stream; returns the cuts proposed in them (stream
+    /// offsets of the `<` of each declaration, ascending; a cut whose `<?xml` began in
+    /// an earlier chunk is returned when its delimiter is scanned).
+    package mutating func scan(_ chunk: UnsafeRawBufferPointer) -> [UInt64] {
+        var cuts: [UInt64] = []
+        guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count > 0 else { return cuts }
+        let declaration = DocumentStart.declaration
+        let n = chunk.count
+        var i = 0
+        while i < n {
+            if matched == 0 {
+                guard let lt = memchr(base + i, 0x3C, n - i) else { break }
+                i = UnsafePointer<UInt8>(lt.assumingMemoryBound(to: UInt8.self)) - base + 1
+                matched = 1
+                continue
+            }
+            let c = base[i]
+            if matched == declaration.bytes.count {
+                if declaration.delimiters.contains(c) {
+                    // The '<' is `matched` bytes before this one.
+                    let at = offset + UInt64(i) - UInt64(matched)
+                    if at >= lastCut + minimumPartBytes {
+                        cuts.append(at)
+                        lastCut = at
+                    }
+                }
+                matched = 0
+                continue   // this byte may be a '<'
+            }
+            if c == declaration.bytes[matched] {
+                matched += 1
+                i += 1
+            } else {
+                matched = 0   // a '<' here starts a new match
+            }
+        }
+        offset += UInt64(n)
+        return cuts
+    }
+}

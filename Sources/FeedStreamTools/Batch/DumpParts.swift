@@ -1,0 +1,349 @@
+import Dispatch
+import FeedStream
+
+/// A dump's uncompressed stream parsed in parts, each part on its own (issue 20, "one
+/// `.gz` dump on all cores"): the parts come from ``DocumentSplitter``'s cuts, and the
+/// result — JSON Lines bytes, document numbers, error offsets, the summary — is the one
+/// a single parser gives for the whole stream.
+///
+/// What makes a part exact: the part before a cut is parsed with the cut's first bytes
+/// appended (the probe, ``DocumentSplitter/probeBytes``), and the cut holds only if the
+/// parser begins a document while reading the probe. The parser then stands, at the
+/// cut, where the whole-stream parser stands: a document begins there, nothing of the
+/// previous ones carried over (a failed document was recovered from the bytes up to
+/// the cut, the next document start), so the part after the cut parses on its own.
+/// Everything the parser delivered before that document start is the part's output;
+/// what it delivers for the document begun in the probe is dropped, and taken out of
+/// the part's summary. When no document begins in the probe (the `<?xml` was inside
+/// CDATA, a comment, a processing instruction or an open document), the part's output
+/// is dropped and it is parsed again joined with the next part.
+///
+/// Each part's events are renumbered: document numbers (``JSONLinesWriter/documentBase``
+/// for the lines, ``FeedError/document`` for errors) count the documents of the parts
+/// before it, and error offsets the bytes before it.
+///
+/// Not yet wired into `feedstream convert` (which still parses a `.gz` dump on one
+/// parser): ``convertSequentially(_:minimumPartBytes:parser:source:)`` parses the parts
+/// one after another, ``convertParallel(_:minimumPartBytes:jobs:makeParser:source:)`` on
+/// several threads, both over a stream in memory; the streaming converter (parts from
+/// the inflating thread, the ratio limit checked per part) is to match them.
+package enum DumpParts {
+    /// What parsing one part gave.
+    package struct Outcome: Sendable {
+        /// False when the parser did not begin a document in the probe: the part's
+        /// output must be dropped and the part parsed again with the next.
+        package var joined: Bool
+        /// The part's counts (documents, items, failures), its first error renumbered;
+        /// ``ParseSummary/bytesXML`` and ``ParseSummary/bytesIn`` are the part's bytes.
+        package var summary: ParseSummary
+    }
+
+    /// Parses `part` (the stream's bytes from offset `start`, after `documentBase`
+    /// documents) and then, when given, the `probe` (the first bytes of the next
+    /// part), delivering renumbered events to `handler`; a writer among the handlers
+    /// must have its ``JSONLinesWriter/documentBase`` set to `documentBase` by the caller.
+    package static func parse(_ part: UnsafeRawBufferPointer, probe: UnsafeRawBufferPointer?, start: UInt64,
+                              documentBase: Int, parser: any FeedParser, handler: some FeedHandler) throws -> Outcome
+    {
+        let state = PartState()
+        let renumbered = PartHandler(inner: handler, state: state, start: start, documentBase: documentBase)
+        // The part in chunks of the input stage's size, then the probe, then the end.
+        let chunk = 256 << 10
+        let unsafePart = UnsafeSendableBytes(part)
+        let unsafeProbe = probe.map(UnsafeSendableBytes.init)
+        let chunks = FeedChunks {
+            if state.position < unsafePart.bytes.count {
+                let n = min(chunk, unsafePart.bytes.count - state.position)
+                defer { state.position += n }
+                return UnsafeRawBufferPointer(rebasing: unsafePart.bytes[state.position..<state.position + n])
+            }
+            if let p = unsafeProbe, !state.inProbe {
+                state.inProbe = true
+                return p.bytes
+            }
+            return nil
+        }
+        var summary = try parser.parse(.chunks(chunks), handler: renumbered)
+        if probe != nil {
+            guard let probeDocument = state.probeDocument else { return Outcome(joined: false, summary: ParseSummary()) }
+            // The document begun in the probe is the next part's: take out what it counted.
+            summary.documents -= 1
+            summary.items -= state.dropped.items
+            summary.failedDocuments -= state.dropped.failedDocuments
+            summary.recoveredDocuments -= state.dropped.recoveredDocuments
+            if summary.firstError?.document == probeDocument { summary.firstError = nil }
+        }
+        if var e = summary.firstError {
+            if e.document != 0 { e.document += documentBase }
+            e.offset += start
+            summary.firstError = e
+        }
+        summary.bytesIn = UInt64(part.count)
+        summary.bytesXML = UInt64(part.count)
+        return Outcome(joined: true, summary: summary)
+    }
+
+    /// Converts a whole uncompressed stream to JSON Lines part by part, on this thread:
+    /// the reference for the threaded converter, and what the tests hold equal to one
+    /// parse of the whole stream. Returns the lines, the summary, the parts parsed and the
+    /// cuts proposed (a cut that did not hold joins two parts).
+    package static func convertSequentially(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64,
+                                            parser: any FeedParser, source: String,
+                                            layout: BatchConverter.Options.Layout = .items) throws
+        -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
+    {
+        var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
+        let cuts = splitter.scan(stream).map(Int.init)
+        let bounds = [0] + cuts + [stream.count]
+        var lines: [UInt8] = []
+        var total = ParseSummary()
+        var parts = 0
+        var from = 0   // the current part's first bound
+        var to = 1     // ... and its last
+        while from < bounds.count - 1 {
+            let start = bounds[from], end = bounds[to]
+            let last = to == bounds.count - 1
+            let output = MemoryOutput()
+            let writer = makeWriter(layout, output: output, source: source)
+            writer.documentBase = total.documents
+            let probe = last ? nil
+                : UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)])
+            let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probe,
+                                    start: UInt64(start), documentBase: total.documents, parser: parser,
+                                    handler: writer)
+            guard outcome.joined else {
+                to += 1   // the cut did not hold: this part and the next are one
+                continue
+            }
+            try writer.flush()
+            lines += output.bytes
+            add(outcome.summary, to: &total)
+            parts += 1
+            from = to
+            to += 1
+        }
+        return (lines, total, parts, cuts.count)
+    }
+
+    /// ``convertSequentially(_:minimumPartBytes:parser:source:)`` with the parts parsed
+    /// on `jobs` threads at once, each with a parser of its own: the parts are parsed
+    /// speculatively, numbered from 1, and put together in order — a part's document
+    /// numbers (``renumber(_:by:)``) and first error shifted by the documents before it;
+    /// a part whose cut did not hold is parsed again, joined with the next, on this
+    /// thread. The result is the same as the sequential one.
+    package static func convertParallel(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64, jobs: Int,
+                                        makeParser: @escaping @Sendable () -> any FeedParser, source: String,
+                                        layout: BatchConverter.Options.Layout = .items) throws
+        -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
+    {
+        var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
+        let cuts = splitter.scan(stream).map(Int.init)
+        let bounds = [0] + cuts + [stream.count]
+        let count = bounds.count - 1
+        let bytes = UnsafeSendableBytes(stream)
+        let results = SpeculativeResults(count: count)
+        let group = DispatchGroup()
+        for _ in 0..<max(1, min(jobs, count)) {
+            DispatchQueue.global().async(group: group) {
+                let parser = makeParser()
+                while let i = results.take() {
+                    results.set(i, Result { try parsePart(bytes.bytes, from: bounds[i], to: bounds[i + 1],
+                                                          probe: i + 1 < count, parser: parser, source: source,
+                                                          layout: layout) })
+                }
+            }
+        }
+        group.wait()
+
+        var lines: [UInt8] = []
+        var total = ParseSummary()
+        var parts = 0
+        var i = 0
+        let parser = makeParser()
+        while i < count {
+            var (outcome, partLines) = try results.get(i).get()
+            var end = i + 1
+            while !outcome.joined {   // the cut at bounds[end] did not hold: one part with the next
+                end += 1
+                (outcome, partLines) = try parsePart(stream, from: bounds[i], to: bounds[end], probe: end < count,
+                                                     parser: parser, source: source, layout: layout)
+            }
+            lines += renumber(partLines, by: total.documents)
+            var summary = outcome.summary
+            if var e = summary.firstError, e.document != 0 {
+                e.document += total.documents
+                summary.firstError = e
+            }
+            add(summary, to: &total)
+            parts += 1
+            i = end
+        }
+        return (lines, total, parts, cuts.count)
+    }
+
+    /// One part parsed on its own, numbered from document 1, into JSON Lines.
+    private static func parsePart(_ stream: UnsafeRawBufferPointer, from start: Int, to end: Int, probe: Bool,
+                                  parser: any FeedParser, source: String,
+                                  layout: BatchConverter.Options.Layout) throws -> (Outcome, [UInt8]) {
+        let output = MemoryOutput()
+        let writer = makeWriter(layout, output: output, source: source)
+        let probeBytes = probe
+            ? UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)]) : nil
+        let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probeBytes,
+                                start: UInt64(start), documentBase: 0, parser: parser, handler: writer)
+        try writer.flush()
+        return (outcome, output.bytes)
+    }
+
+    /// The writer of `layout` (lines per item, or per document) into `output`.
+    private static func makeWriter(_ layout: BatchConverter.Options.Layout, output: MemoryOutput,
+                                   source: String) -> any BatchLineWriter {
+        var writer: any BatchLineWriter
+        switch layout {
+        case .items: writer = JSONLinesWriter(output: output)
+        case .documents: writer = DocumentLinesWriter(output: output)
+        }
+        writer.source = source
+        return writer
+    }
+
+    /// JSON lines numbered from document 1 renumbered after `base` documents: the
+    /// `"document":N` member of each line's head (the first one of the line: the
+    /// `source` before it is a JSON string, where a `"` is escaped) becomes N + base.
+    package static func renumber(_ lines: [UInt8], by base: Int) -> [UInt8] {
+        guard base != 0 else { return lines }
+        let key = Array(",\"document\":".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(lines.count + lines.count / 64)
+        var i = 0
+        while i < lines.count {
+            let lineEnd = lines[i...].firstIndex(of: 0x0A).map { $0 + 1 } ?? lines.count
+            var k = i
+            var found = false
+            while k + key.count <= lineEnd {
+                if lines[k] == key[0] && lines[k..<k + key.count].elementsEqual(key) { found = true; break }
+                k += 1
+            }
+            guard found else {
+                out += lines[i..<lineEnd]
+                i = lineEnd
+                continue
+            }
+            var d = k + key.count
+            var n = 0
+            while d < lineEnd, lines[d] >= 0x30, lines[d] <= 0x39 {
+                n = n * 10 + Int(lines[d] - 0x30)
+                d += 1
+            }
+            out += lines[i..<k + key.count]
+            out += Array(String(n + base).utf8)
+            out += lines[d..<lineEnd]
+            i = lineEnd
+        }
+        return out
+    }
+
+    /// Adds a part's summary to the stream's.
+    package static func add(_ part: ParseSummary, to total: inout ParseSummary) {
+        total.bytesIn += part.bytesIn
+        total.bytesXML += part.bytesXML
+        total.documents += part.documents
+        total.items += part.items
+        total.failedDocuments += part.failedDocuments
+        total.recoveredDocuments += part.recoveredDocuments
+        if total.firstError == nil { total.firstError = part.firstError }
+    }
+}
+
+/// The parts parsed ahead, each taken by one thread.
+///
+/// `@unchecked Sendable`: every stored property is only touched under `lock`.
+private final class SpeculativeResults: @unchecked Sendable {
+    private let lock = ConditionLock()
+    private var next = 0
+    private var results: [Result<(DumpParts.Outcome, [UInt8]), any Error>?]
+
+    init(count: Int) { results = Array(repeating: nil, count: count) }
+
+    /// The next part to parse, if any is left.
+    func take() -> Int? {
+        lock.withLock {
+            guard next < results.count else { return nil }
+            defer { next += 1 }
+            return next
+        }
+    }
+
+    func set(_ i: Int, _ r: Result<(DumpParts.Outcome, [UInt8]), any Error>) { lock.withLock { results[i] = r } }
+    func get(_ i: Int) -> Result<(DumpParts.Outcome, [UInt8]), any Error> { lock.withLock { results[i]! } }
+}
+
+/// A part's bytes, only read (by the parsing threads) while the caller holds them.
+private struct UnsafeSendableBytes: @unchecked Sendable {
+    let bytes: UnsafeRawBufferPointer
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+}
+
+/// The part's reading position and counts, shared by its chunk source and its handler
+/// (both on the parsing thread).
+private final class PartState: @unchecked Sendable {
+    var position = 0
+    var inProbe = false
+    /// The (part's) number of the document begun in the probe, if one was.
+    var probeDocument: Int?
+    /// What the parser delivered for that document, which is not passed on.
+    var dropped = ParseSummary()
+}
+
+/// Renumbers a part's events into the whole stream's; from a document begun in the
+/// probe on, passes nothing on (that document is the next part's).
+private final class PartHandler<Inner: FeedHandler>: FeedHandler {
+    let inner: Inner
+    let state: PartState
+    let start: UInt64
+    let documentBase: Int
+
+    init(inner: Inner, state: PartState, start: UInt64, documentBase: Int) {
+        self.inner = inner
+        self.state = state
+        self.start = start
+        self.documentBase = documentBase
+    }
+
+    func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
+        if state.inProbe && state.probeDocument == nil { state.probeDocument = document }
+        if state.probeDocument != nil { return }
+        try inner.parser(parser, didStartDocument: documentBase + document)
+    }
+
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+        if state.probeDocument != nil {
+            state.dropped.items += 1
+            return
+        }
+        try inner.parser(parser, didParseItem: item)
+    }
+
+    func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
+        if state.probeDocument != nil { return }
+        try inner.parser(parser, didParseFeedInfo: feed)
+    }
+
+    func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
+        if state.probeDocument != nil { return }
+        try inner.parser(parser, didFinishDocument: documentBase + document)
+    }
+
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        if state.probeDocument != nil {
+            if error.document != 0 {
+                if error.recovered { state.dropped.recoveredDocuments += 1 } else { state.dropped.failedDocuments += 1 }
+            }
+            return
+        }
+        var e = error
+        if e.document != 0 { e.document += documentBase }
+        e.offset += start
+        try inner.parser(parser, didFail: e)
+    }
+}

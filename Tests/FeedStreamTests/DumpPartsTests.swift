@@ -1,0 +1,263 @@
+@testable import FeedStreamSwift
+import FeedStream
+import FeedStreamTools
+import Foundation
+import XCTest
+
+/// A dump cut at `<?xml` declarations (DocumentSplitter) and parsed part by part
+/// (DumpParts) gives, byte for byte, the JSON Lines and the summary of one parse of the
+/// whole dump: every backend, strict or not, any part size, dumps with and without
+/// declarations, with broken documents and with `<?xml` where no document starts.
+final class DumpPartsTests: XCTestCase {
+    // MARK: The splitter
+
+    private func cuts(_ s: String, minimum: UInt64 = 1, chunk: Int? = nil) -> [UInt64] {
+        let bytes = Array(s.utf8)
+        var splitter = DocumentSplitter(minimumPartBytes: minimum)
+        var out: [UInt64] = []
+        let size = chunk ?? max(1, bytes.count)
+        var i = 0
+        while i < bytes.count {
+            let piece = Array(bytes[i..<min(bytes.count, i + size)])
+            out += piece.withUnsafeBytes { splitter.scan($0) }
+            i += size
+        }
+        XCTAssertEqual(splitter.offset, UInt64(bytes.count))
+        return out
+    }
+
+    func testCutsAtDeclarationsWithTheirDelimitersOnly() {
+        let s = "<?xml version=\"1.0\"?><a/>\n<?xml\tv?><b/><?xml-stylesheet x?><?xmlx?><?xml?><?xm <<?xml\n<?XML "
+        // Offsets of "<?xml" followed by space, tab, LF, CR or '?'; never at 0.
+        let expected: [UInt64] = [26, 67, 80]
+        XCTAssertEqual(cuts(s), expected)
+        for size in 1...9 { XCTAssertEqual(cuts(s, chunk: size), expected, "chunks of \(size)") }
+        XCTAssertEqual(cuts(s, minimum: 40), [67])
+        XCTAssertEqual(cuts(s, minimum: 27), [67], "at least the minimum after the start, then after each cut")
+        XCTAssertEqual(cuts(s, minimum: 26), [26, 67])
+        XCTAssertEqual(cuts("<rss/><rss/><feed/>"), [], "no declarations, no cut")
+        XCTAssertEqual(cuts("<?xml"), [], "no delimiter yet")
+    }
+
+    // MARK: Parts equal the whole
+
+    /// Documents with declarations, written as dumps are.
+    private static let corpusDocuments: [String] = {
+        Paths.files(in: Paths.corpus.appendingPathComponent("feeds"), extensions: ["xml"])
+            .filter { $0.lastPathComponent != "dump-three.xml" }
+            .compactMap { try? String(contentsOf: $0, encoding: .utf8) }
+            .filter { $0.hasPrefix("<?xml") }
+    }()
+
+    /// The same documents without their declarations.
+    private static var undeclared: [String] {
+        corpusDocuments.map { d in
+            guard let end = d.range(of: "?>") else { return d }
+            return String(d[end.upperBound...])
+        }
+    }
+
+    private static let rss = "<rss version=\"2.0\"><channel><title>T</title><item><title>i</title></item>"
+
+    /// Where `<?xml` is no document start, and broken documents around declarations.
+    private static let tricky: [String] = [
+        "<?xml version=\"1.0\"?>\(rss)<item><title>cdata</title><description><![CDATA[ <?xml version=\"1.0\"?><x/> ]]>"
+            + "</description></item></channel></rss>\n",
+        "<!-- <?xml version=\"1.0\"?> in a comment between documents -->\n",
+        "<?pi <?xml version=\"1.0\"?> in a processing instruction ?>\n",
+        "<?xml-stylesheet type=\"text/xsl\" href=\"s.xsl\"?>\n",
+        "<?xml version=\"1.0\"?>\(rss)<item><title>broken</title></itm></channel></rss>\n",
+        "<?xml version=\"1.0\"?>\(rss)<item><title>left open</title></item>\n",
+        "<?xml version=\"1.0\"?>\(rss)<?xml version=\"1.0\"?><item><title>misplaced</title></item></channel></rss>\n",
+        "junk text between documents\n",
+        "<?xml version=\"1.0\"?><html><body><p>not a feed</p></body></html>\n",
+        "<rss version=\"2.0\"><channel><title>undeclared</title><item><title>u</title></item></channel></rss>\n",
+        "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\(rss)<item><title>caf\u{E9}</title></item></channel></rss>\n",
+        "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>bare & amp</title></channel></rss>\n",
+        "<?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>A</title><entry><title>e</title>",
+        "<?xml version=\"1.0\"?><rss><channel><title>after the cut-short entry</title></channel></rss>",
+    ]
+
+    private func dump(_ documents: [String]) -> [UInt8] {
+        var bytes: [UInt8] = []
+        for d in documents {
+            // The ISO-8859-1 document in its own encoding.
+            if d.contains("ISO-8859-1") { bytes += d.unicodeScalars.map { UInt8($0.value) } } else { bytes += Array(d.utf8) }
+        }
+        return bytes
+    }
+
+    private func whole(_ stream: [UInt8], _ parser: any FeedParser) throws -> (lines: [UInt8], summary: ParseSummary) {
+        let out = MemoryOutput()
+        let writer = JSONLinesWriter(output: out)
+        writer.source = "dump.xml"
+        let summary = try parser.parse(.bytes(stream), handler: writer)
+        try writer.flush()
+        return (out.bytes, summary)
+    }
+
+    private func assertPartsEqualWhole(_ name: String, _ stream: [UInt8], expectParts: ClosedRange<Int>? = nil,
+                                       file: StaticString = #filePath, line: UInt = #line) throws {
+        for backend in FeedBackend.allCases {
+            for strict in [false, true] {
+                let parser = backend.makeParser(strict: strict)
+                let expected = try whole(stream, parser)
+                XCTAssertGreaterThan(expected.summary.documents, 0, file: file, line: line)
+                for minimum: UInt64 in [1, 100, 2_000, 1 << 30] {
+                    let got = try stream.withUnsafeBytes {
+                        try DumpParts.convertSequentially($0, minimumPartBytes: minimum, parser: parser, source: "dump.xml")
+                    }
+                    let label = "\(name), \(backend)\(strict ? " strict" : ""), parts of at least \(minimum) bytes"
+                    if got.lines != expected.lines {
+                        let a = String(decoding: got.lines, as: UTF8.self).split(separator: "\n")
+                        let b = String(decoding: expected.lines, as: UTF8.self).split(separator: "\n")
+                        let k = (0..<min(a.count, b.count)).first { a[$0] != b[$0] } ?? min(a.count, b.count)
+                        XCTFail("\(label): line \(k + 1) differs:\n  parts: \(k < a.count ? a[k] : "(none)")\n"
+                                + "  whole: \(k < b.count ? b[k] : "(none)")", file: file, line: line)
+                    }
+                    XCTAssertEqual(got.summary, expected.summary, label, file: file, line: line)
+                    if minimum == 1 << 30 { XCTAssertEqual(got.parts, 1, label, file: file, line: line) }
+                    if minimum <= 100 {
+                        for jobs in [2, 4] {
+                            let parallel = try stream.withUnsafeBytes {
+                                try DumpParts.convertParallel($0, minimumPartBytes: minimum, jobs: jobs,
+                                                              makeParser: { backend.makeParser(strict: strict) },
+                                                              source: "dump.xml")
+                            }
+                            XCTAssertTrue(parallel.lines == expected.lines, "\(label), \(jobs) threads", file: file, line: line)
+                            XCTAssertEqual(parallel.summary, expected.summary, "\(label), \(jobs) threads", file: file, line: line)
+                            XCTAssertEqual(parallel.parts, got.parts, "\(label), \(jobs) threads", file: file, line: line)
+                        }
+                    }
+                    if minimum == 1, let expectParts {
+                        XCTAssertTrue(expectParts.contains(got.parts), "\(label): \(got.parts) parts", file: file, line: line)
+                    }
+                }
+            }
+        }
+    }
+
+    func testDumpWithDeclarations() throws {
+        let docs = Self.corpusDocuments
+        XCTAssertGreaterThan(docs.count, 10)
+        // Every cut holds: one part per document.
+        try assertPartsEqualWhole("declared", dump(docs.map { $0 + "\n" }), expectParts: docs.count...docs.count)
+    }
+
+    func testDumpWithoutDeclarationsIsOnePart() throws {
+        try assertPartsEqualWhole("undeclared", dump(Self.undeclared.map { $0 + "\n" }), expectParts: 1...1)
+    }
+
+    func testBrokenDocumentsAndDeclarationsWhereNoDocumentStarts() throws {
+        let docs = Self.corpusDocuments
+        var mixed: [String] = []
+        for (i, t) in Self.tricky.enumerated() {
+            mixed.append(docs[i % docs.count] + "\n")
+            mixed.append(t)
+        }
+        try assertPartsEqualWhole("tricky", dump(mixed))
+        // Each tricky piece alone between two good documents, so that a wrong cut next
+        // to it is not hidden by another.
+        for (i, t) in Self.tricky.enumerated() {
+            try assertPartsEqualWhole("tricky \(i)", dump([docs[0] + "\n", t, docs[1] + "\n"]))
+        }
+        // A `<?xml` in CDATA, in a comment and in a processing instruction is proposed
+        // as a cut and does not hold; the declarations of real documents do.
+        for (i, declarations) in [(0, 2), (1, 1), (2, 1)] {   // declarations after the first document
+            let stream = dump([docs[0] + "\n", Self.tricky[i], docs[1] + "\n"])
+            let got = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: SwiftFeedParser(), source: "d")
+            }
+            XCTAssertEqual(got.cuts, declarations + 1, "tricky \(i)")
+            XCTAssertEqual(got.parts, declarations + 1, "tricky \(i): one part per document, the cut inside dropped")
+        }
+    }
+
+    func testRenumberShiftsEachLinesDocumentOnly() {
+        let lines = "{\"schema\":1,\"kind\":\"item\",\"source\":\"a,\\\"document\\\":7\",\"document\":1,\"index\":0,"
+            + "\"title\":\",\\\"document\\\":3\"}\n{\"schema\":1,\"kind\":\"feed\",\"source\":\"s\",\"document\":12,\"items\":0}\n"
+        let expected = "{\"schema\":1,\"kind\":\"item\",\"source\":\"a,\\\"document\\\":7\",\"document\":41,\"index\":0,"
+            + "\"title\":\",\\\"document\\\":3\"}\n{\"schema\":1,\"kind\":\"feed\",\"source\":\"s\",\"document\":52,\"items\":0}\n"
+        XCTAssertEqual(String(decoding: DumpParts.renumber(Array(lines.utf8), by: 40), as: UTF8.self), expected)
+        XCTAssertEqual(DumpParts.renumber(Array(lines.utf8), by: 0), Array(lines.utf8))
+    }
+
+    /// Lines per document (`--per feed`): parts, in order or on threads, equal the whole.
+    func testDocumentLayout() throws {
+        let docs = Self.corpusDocuments
+        var mixed: [String] = []
+        for (i, t) in Self.tricky.enumerated() { mixed += [docs[i % docs.count] + "\n", t] }
+        let stream = dump(mixed)
+        for backend in FeedBackend.allCases {
+            let out = MemoryOutput()
+            let writer = DocumentLinesWriter(output: out)
+            writer.source = "dump.xml"
+            let summary = try backend.makeParser().parse(.bytes(stream), handler: writer)
+            try writer.flush()
+            XCTAssertTrue(out.string.contains("\"document\":20,"), "\(backend): numbers past the first parts")
+            let sequential = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: backend.makeParser(), source: "dump.xml",
+                                                  layout: .documents)
+            }
+            let parallel = try stream.withUnsafeBytes {
+                try DumpParts.convertParallel($0, minimumPartBytes: 1, jobs: 3, makeParser: { backend.makeParser() },
+                                              source: "dump.xml", layout: .documents)
+            }
+            XCTAssertGreaterThan(sequential.parts, 10)
+            for (name, got) in [("sequential", sequential), ("parallel", parallel)] {
+                XCTAssertTrue(got.lines == out.bytes, "\(backend), \(name)")
+                XCTAssertEqual(got.summary, summary, "\(backend), \(name)")
+            }
+        }
+    }
+
+    /// Found by the tests above: the C backends' summary kept the first error's
+    /// position but a later error's message (the tokenizer's message buffer is reused).
+    func testFirstErrorKeepsItsOwnMessage() throws {
+        let stream = Array(("<?xml version=\"1.0\"?>\(Self.rss)</itm></channel></rss>\n"
+                            + "<?xml version=\"1.0\"?>\(Self.rss)<!-- cut short").utf8)
+        for backend in FeedBackend.allCases {
+            for strict in [false, true] {
+                final class Errors: FeedHandler {
+                    var errors: [FeedError] = []
+                    func parser(_ parser: any FeedParser, didFail error: FeedError) { errors.append(error) }
+                }
+                let errors = Errors()
+                let summary = try backend.makeParser(strict: strict).parse(.bytes(stream), handler: errors)
+                let label = "\(backend)\(strict ? " strict" : "")"
+                XCTAssertEqual(errors.errors.count, 2, label)
+                XCTAssertNotEqual(errors.errors.first?.message, errors.errors.last?.message, label)
+                XCTAssertEqual(summary.firstError, errors.errors.first, label)
+                XCTAssertEqual(summary.firstError?.document, 1, label)
+                if backend != .libxml2 { XCTAssertEqual(summary.firstError?.message, "mismatched tag", label) }
+            }
+        }
+    }
+
+    func testRealCorpusAsOneDump() throws {
+        let files = Paths.files(in: Paths.sharedReal).prefix(300)
+        guard !files.isEmpty else { throw XCTSkip("no shared real corpus at \(Paths.sharedReal.path)") }
+        var stream: [UInt8] = []
+        for f in files {
+            guard let d = try? Data(contentsOf: f), d.count < 2 << 20, d.first != 0x1F else { continue }
+            stream += d
+            stream.append(0x0A)
+        }
+        let parser = SwiftFeedParser()
+        let expected = try whole(stream, parser)
+        for minimum: UInt64 in [1, 64 << 10] {
+            let got = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: minimum, parser: parser, source: "dump.xml")
+            }
+            XCTAssertTrue(got.lines == expected.lines, "real corpus, parts of at least \(minimum) bytes")
+            XCTAssertEqual(got.summary, expected.summary)
+            XCTAssertGreaterThan(got.parts, 1)
+            let parallel = try stream.withUnsafeBytes {
+                try DumpParts.convertParallel($0, minimumPartBytes: minimum, jobs: 2, makeParser: { SwiftFeedParser() },
+                                              source: "dump.xml")
+            }
+            XCTAssertTrue(parallel.lines == expected.lines, "real corpus, 2 threads, parts of at least \(minimum) bytes")
+            XCTAssertEqual(parallel.summary, expected.summary)
+        }
+    }
+}
