@@ -155,6 +155,14 @@ struct XMLRepair {
         var i = 0
         let n = u.count
         while i < n {
+            // A run of printable ASCII and the three white-space controls: copied at once.
+            var j = i
+            while j < n, u[j] >= 0x20 && u[j] < 0x80 || u[j] == 0x0A || u[j] == 0x09 || u[j] == 0x0D { j += 1 }
+            if j > i {
+                o.append(contentsOf: u[i..<j])
+                i = j
+                if i == n { break }
+            }
             let c = u[i]
             if c < 0x80 {
                 if c >= 0x20 || c == 0x09 || c == 0x0A || c == 0x0D { o.append(c) } else { o += replacement }
@@ -308,6 +316,14 @@ struct XMLRepair {
     private mutating func text(_ s: UnsafeBufferPointer<UInt8>, _ from: Int, _ to: Int, quote: UInt8) {
         var i = from
         while i < to {
+            // A run that needs nothing: copied at once.
+            var j = i
+            while j < to, s[j] != 0x26, s[j] != 0x3C, s[j] != 0x3E, s[j] != 0x22 { j += 1 }
+            if j > i {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: s[i..<j]))
+                i = j
+                if i == to { break }
+            }
             let c = s[i]
             switch c {
             case 0x26:
