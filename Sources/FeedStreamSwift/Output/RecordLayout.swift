@@ -383,6 +383,8 @@ extension FeedRecordView {
             guard t.value.isPresent else { return }
             if t.isBase64, let decoded = Base64.decode(t.value.buffer) {
                 decoded.withUnsafeBytes { sink.string(key, $0) }
+            } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(t.value.buffer) {
+                decoded.withUnsafeBytes { sink.string(key, $0) }
             } else {
                 sink.string(key, t.value.buffer)
             }
