@@ -7,12 +7,17 @@ public enum FeedURL: Sendable {
     public static func resolve(_ reference: FeedBytes, baseChain: FeedBytes) -> [UInt8] {
         let ref = Array(reference.buffer)
         guard baseChain.isPresent, !baseChain.isEmpty else { return ref }
+        return resolve(ref, against: base(ofChain: baseChain))
+    }
+
+    /// The base an `xml:base` chain comes to: each base resolved against the one outside it.
+    static func base(ofChain baseChain: FeedBytes) -> [UInt8] {
         var base: [UInt8]? = nil
         for part in baseChain.buffer.split(separator: 0x01, omittingEmptySubsequences: false) {
             let p = Array(part).trimmingXMLSpace()
             base = base.map { resolve(p, against: $0) } ?? p
         }
-        return resolve(ref, against: base ?? [])
+        return base ?? []
     }
 
     /// Resolves `reference` against `base` (RFC 3986 §5.2.2, strict).

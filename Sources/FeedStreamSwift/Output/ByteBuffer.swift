@@ -88,6 +88,8 @@ struct ByteBuffer: ~Copyable {
     /// JSON nesting state for the record walker (see JSONLinesWriter.swift).
     var depth = 0
     var commas: UInt64 = 0
+    /// False: HTML and XHTML content is written as written (RecordSink).
+    var resolvesMarkupURIs = true
 
     init(capacity: Int) {
         self.capacity = capacity

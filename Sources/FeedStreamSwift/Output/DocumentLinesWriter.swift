@@ -33,6 +33,13 @@ public final class DocumentLinesWriter: FeedHandler {
         set { lines.source = newValue }
     }
 
+    /// Resolve relative URIs inside HTML and XHTML content (the default); false keeps
+    /// it as written (``JSONLinesWriter/resolvesRelativeURIsInContent``).
+    public var resolvesRelativeURIsInContent: Bool {
+        get { lines.resolvesRelativeURIsInContent }
+        set { lines.resolvesRelativeURIsInContent = newValue }
+    }
+
     /// Document lines written so far.
     public var documentLines: Int { assembler.documents }
     /// Bytes handed to the output so far.

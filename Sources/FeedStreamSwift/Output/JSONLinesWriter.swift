@@ -29,6 +29,14 @@ public final class JSONLinesWriter: FeedHandler {
         buffer = ByteBuffer(capacity: bufferSize + (64 << 10))
     }
 
+    /// Resolve relative URIs inside HTML and XHTML text constructs (`href`, `src`, and
+    /// the other URI attributes) against their `xml:base`, as links are (the default);
+    /// false keeps content as written (docs/SCHEMA.md, "Relative URIs").
+    public var resolvesRelativeURIsInContent: Bool {
+        get { buffer.resolvesMarkupURIs }
+        set { buffer.resolvesMarkupURIs = newValue }
+    }
+
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
         didSet {

@@ -11,9 +11,11 @@ enum Member {
     case url(StaticString, FeedField, base: FeedField)
     /// `key` (normalized, when the date parses) and `key_raw` (the second key).
     case date(StaticString, StaticString, FeedField)
-    /// A text construct: `key`, `key_type`, and `key_lang` when it differs from the
-    /// record's language (the three keys, then the field).
-    case text(StaticString, StaticString, StaticString, FeedField)
+    /// A text construct: `key`, `key_type`, `key_lang` when it differs from the
+    /// record's language, and `key_base`, the `xml:base` in scope (the four keys, then
+    /// the field). Relative URIs in HTML and XHTML values are resolved against that base
+    /// unless the sink keeps markup as written (MarkupURLs).
+    case text(StaticString, StaticString, StaticString, StaticString, FeedField)
     /// `guid_is_permalink`.
     case permalink
     /// `link`: the first alternate link, resolved.
@@ -50,7 +52,7 @@ struct FieldMask {
 
     private mutating func add(_ m: Member) {
         switch m {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f), .person(_, let f): add(f)
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f): add(f)
         case .permalink: add(.guidPermalink)
         case .primaryLink: lists |= 1 << UInt32(FeedList.links.rawValue)
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt32(l.rawValue)
@@ -110,7 +112,7 @@ enum RecordLayout {
         .string("id", .id),
         .permalink,
         .string("language", .language),
-        .text("title", "title_type", "title_lang", .title),
+        .text("title", "title_type", "title_lang", "title_base", .title),
         .primaryLink,
         links,
         .date("published", "published_raw", .published),
@@ -119,15 +121,15 @@ enum RecordLayout {
         .date("expired", "expired_raw", .expired),
         .persons("authors", .authors),
         .persons("contributors", .contributors),
-        .text("summary", "summary_type", "summary_lang", .summary),
-        .text("content", "content_type", "content_lang", .content),
+        .text("summary", "summary_type", "summary_lang", "summary_base", .summary),
+        .text("content", "content_type", "content_lang", "content_base", .content),
         .url("content_src", .contentSrc, base: .contentBase),
-        .text("rights", "rights_type", "rights_lang", .rights),
+        .text("rights", "rights_type", "rights_lang", "rights_base", .rights),
         .string("license", .license),
         categories,
         .rows("enclosures", .enclosures, [Column("url", 0, base: 3), Column("type", 1), Column("length", 2)]),
-        .string("comments", .comments),
-        .string("comments_feed", .commentRss),
+        .url("comments", .comments, base: .base),
+        .url("comments_feed", .commentRss, base: .base),
         .string("comment_count", .commentCount),
         obj("source_feed", [
             .string("title", .sourceTitle), .string("url", .sourceUrl), .string("id", .sourceId),
@@ -137,7 +139,7 @@ enum RecordLayout {
         geo,
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
-            .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("episode", .itunesEpisode), .string("season", .itunesSeason),
             .string("episode_type", .itunesEpisodeType), .string("title", .itunesTitle),
             .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
@@ -160,8 +162,8 @@ enum RecordLayout {
 
     static let feed: [Member] = [
         .string("version", .version),
-        .text("title", "title_type", "title_lang", .title),
-        .text("subtitle", "subtitle_type", "subtitle_lang", .summary),
+        .text("title", "title_type", "title_lang", "title_base", .title),
+        .text("subtitle", "subtitle_type", "subtitle_lang", "subtitle_base", .summary),
         .string("id", .id),
         .primaryLink,
         links,
@@ -169,7 +171,7 @@ enum RecordLayout {
         .date("updated", "updated_raw", .updated),
         .date("published", "published_raw", .published),
         .date("created", "created_raw", .created),
-        .text("rights", "rights_type", "rights_lang", .rights),
+        .text("rights", "rights_type", "rights_lang", "rights_base", .rights),
         .string("license", .license),
         .persons("authors", .authors),
         .persons("contributors", .contributors),
@@ -180,19 +182,19 @@ enum RecordLayout {
         .url("icon", .icon, base: .base),
         .url("logo", .logo, base: .base),
         obj("image", [
-            .string("url", .imageUrl), .string("title", .imageTitle), .string("link", .imageLink),
+            .url("url", .imageUrl, base: .base), .string("title", .imageTitle), .url("link", .imageLink, base: .base),
             .string("width", .imageWidth), .string("height", .imageHeight), .string("description", .imageDescription),
         ]),
         obj("text_input", [
             .string("title", .textinputTitle), .string("description", .textinputDescription),
-            .string("name", .textinputName), .string("link", .textinputLink),
+            .string("name", .textinputName), .url("link", .textinputLink, base: .base),
         ]),
         obj("cloud", [
             .string("domain", .cloudDomain), .string("port", .cloudPort), .string("path", .cloudPath),
             .string("register_procedure", .cloudProcedure), .string("protocol", .cloudProtocol),
         ]),
         .string("ttl", .ttl),
-        .string("docs", .docs),
+        .url("docs", .docs, base: .base),
         .string("new_location", .newLocation),
         .string("managing_editor", .managingEditor),
         .person("managing_editor_detail", .managingEditor),
@@ -207,7 +209,7 @@ enum RecordLayout {
         dc,
         geo,
         obj("itunes", [
-            .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
             .string("type", .itunesType), .string("block", .itunesBlock), .string("complete", .itunesComplete),
             .string("new_feed_url", .itunesNewFeedUrl), .string("keywords", .itunesKeywords),
@@ -262,8 +264,9 @@ extension Member {
         switch self {
         case .string(let key, _), .url(let key, _, _): return [MemberField(k(key), .string)]
         case .date(let key, let raw, _): return [MemberField(k(key), .timestamp), MemberField(k(raw), .string)]
-        case .text(let key, let type, let lang, _):
-            return [MemberField(k(key), .string), MemberField(k(type), .string), MemberField(k(lang), .string)]
+        case .text(let key, let type, let lang, let base, _):
+            return [MemberField(k(key), .string), MemberField(k(type), .string), MemberField(k(lang), .string),
+                    MemberField(k(base), .string)]
         case .permalink: return [MemberField("guid_is_permalink", .boolean)]
         case .primaryLink: return [MemberField("link", .string)]
         case .rows(let key, _, let columns):
@@ -321,6 +324,8 @@ extension RecordLayout {
 
 /// Receives a record's members as the layout is walked.
 protocol RecordSink: ~Copyable {
+    /// False to write HTML and XHTML text constructs as written (no URI resolution).
+    var resolvesMarkupURIs: Bool { get }
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer)
     mutating func literal(_ key: StaticString, _ value: StaticString)
     mutating func beginObject(_ key: StaticString)
@@ -330,6 +335,10 @@ protocol RecordSink: ~Copyable {
     mutating func endElement()
     mutating func element(_ value: UnsafeRawBufferPointer)
     mutating func endArray()
+}
+
+extension RecordSink where Self: ~Copyable {
+    var resolvesMarkupURIs: Bool { true }
 }
 
 extension FeedRecordView {
@@ -345,7 +354,7 @@ extension FeedRecordView {
     /// True when `member` would write anything for this record.
     func has(_ member: Member) -> Bool {
         switch member {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): return isSet(f) && self[f].isPresent
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
@@ -378,13 +387,17 @@ extension FeedRecordView {
                 }
             }
             sink.string(rawKey, d.raw.buffer)
-        case .text(let key, let typeKey, let langKey, let f):
+        case .text(let key, let typeKey, let langKey, let baseKey, let f):
             let t = text(f)
             guard t.value.isPresent else { return }
+            let hasBase = t.baseChain.isPresent && !t.baseChain.isEmpty
             if t.isBase64, let decoded = Base64.decode(t.value.buffer) {
                 decoded.withUnsafeBytes { sink.string(key, $0) }
             } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(t.value.buffer) {
                 decoded.withUnsafeBytes { sink.string(key, $0) }
+            } else if hasBase && sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
+                      let resolved = MarkupURLs.resolve(t.value.buffer, baseChain: t.baseChain) {
+                resolved.withUnsafeBytes { sink.string(key, $0) }
             } else {
                 sink.string(key, t.value.buffer)
             }
@@ -393,6 +406,7 @@ extension FeedRecordView {
             if t.language.isPresent && !(lang.isPresent && lang.buffer.elementsEqual(t.language.buffer)) {
                 sink.string(langKey, t.language.buffer)
             }
+            if hasBase { FeedURL.base(ofChain: t.baseChain).withUnsafeBytes { sink.string(baseKey, $0) } }
         case .permalink:
             let p = self[.guidPermalink]
             if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }

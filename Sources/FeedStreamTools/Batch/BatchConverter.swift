@@ -61,6 +61,10 @@ public final class BatchConverter: Sendable {
         /// The descriptor read for ``BatchInput/standardInput`` (0 unless changed):
         /// `feedstream diff` gives each backend a copy of its standard input this way.
         public var standardInputDescriptor: Int32 = 0
+        /// Resolve relative URIs inside HTML and XHTML content against its `xml:base`
+        /// (the default); false writes content as written
+        /// (``JSONLinesWriter/resolvesRelativeURIsInContent``).
+        public var resolvesRelativeURIsInContent = true
 
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
@@ -271,6 +275,7 @@ final class LiveState: @unchecked Sendable {
 /// Writers a worker can use: JSON lines per item or per document.
 protocol BatchLineWriter: FeedHandler {
     var source: String { get set }
+    var resolvesRelativeURIsInContent: Bool { get set }
     var bytesWritten: UInt64 { get }
     func flush() throws
 }
@@ -301,6 +306,7 @@ private final class Worker {
         case .items: writer = JSONLinesWriter(output: sink, bufferSize: options.blockBytes)
         case .documents: writer = DocumentLinesWriter(output: sink, bufferSize: options.blockBytes)
         }
+        writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
         meter = InputMeter(live)
         handler = FeedHandlerGroup(writer, meter)
     }
