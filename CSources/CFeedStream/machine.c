@@ -676,6 +676,7 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         if (m->scope == SC_SOURCE) {
             if (rel == NULL || attr_is(rel, "alternate"))
                 set_field_attr(r, CFS_FIELD_SOURCE_URL, P1, find_attr(attrs, n, "href"));
+            if (push_row(m, CFS_LIST_SOURCE_LINKS, AM_LINK, attrs, n) == NULL) return 1;
             return skip(m);
         }
         if ((row = push_row(m, CFS_LIST_LINKS, AM_LINK, attrs, n)) == NULL) return 1;

@@ -90,3 +90,63 @@ final class AtomInFullTests: XCTestCase {
         XCTAssertEqual(atom[1]["id"] as? String, "g")
     }
 }
+
+extension AtomInFullTests {
+    // RFC 4287 §4.2.11: an entry's source carries the metadata of the feed it came from.
+    func testSourceCarriesTheSourceFeedsLinksPersonsAndCategories() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/"><title>f</title>
+            <entry><id>urn:e</id><title>e</title>
+            <source><id>urn:src</id><title>Source</title><updated>2024-05-06T07:08:09Z</updated>
+            <link rel="self" href="feed.atom" type="application/atom+xml"/><link href="/home"/>
+            <author><name>Ann</name><email>ann@example.org</email><uri>ann</uri></author>
+            <contributor><name>Bob</name></contributor>
+            <category term="t" scheme="http://s/" label="T"/></source>
+            <author><name>Entry author</name></author></entry></feed>
+            """)
+        let item = l[0]
+        let src = try XCTUnwrap(item["source_feed"] as? [String: Any])
+        XCTAssertEqual(src["id"] as? String, "urn:src")
+        XCTAssertEqual(src["title"] as? String, "Source")
+        XCTAssertEqual(src["updated"] as? String, "2024-05-06T07:08:09Z")
+        XCTAssertEqual(src["url"] as? String, "http://example.org/home")
+        let links = try XCTUnwrap(src["links"] as? [[String: String]])
+        XCTAssertEqual(links, [
+            ["href": "http://example.org/feed.atom", "rel": "self", "type": "application/atom+xml"],
+            ["href": "http://example.org/home", "rel": "alternate"],
+        ])
+        XCTAssertEqual(src["authors"] as? [[String: String]],
+                       [["name": "Ann", "email": "ann@example.org", "uri": "http://example.org/ann"]])
+        XCTAssertEqual(src["contributors"] as? [[String: String]], [["name": "Bob"]])
+        XCTAssertEqual(src["categories"] as? [[String: String]], [["term": "t", "scheme": "http://s/", "label": "T"]])
+        // The source's persons, links and categories are not the entry's.
+        XCTAssertEqual(item["authors"] as? [[String: String]], [["name": "Entry author"]])
+        XCTAssertNil(item["links"])
+        XCTAssertNil(item["categories"])
+    }
+}
+
+extension AtomInFullTests {
+    // The Atom 0.3 draft: `info` is a content construct of the feed; `mode` says how its
+    // value is encoded (xml, escaped, base64).
+    func testAtom03InfoAndModes() throws {
+        let b64 = Data("<b>decoded</b>".utf8).base64EncodedString()
+        let l = try lines("""
+            <feed version="0.3" xmlns="http://purl.org/atom/ns#"><title mode="base64" type="text/html">\(b64)</title>
+            <info type="application/xhtml+xml" mode="xml"><div xmlns="http://www.w3.org/1999/xhtml">This is an <b>Atom</b> feed</div></info>
+            <tagline type="text/html" mode="escaped">&lt;i&gt;tag&lt;/i&gt;</tagline>
+            </feed>
+            """)
+        let feed = l[0]
+        XCTAssertEqual(feed["format"] as? String, "atom03")
+        XCTAssertEqual(feed["info"] as? String, "This is an <b>Atom</b> feed")
+        XCTAssertEqual(feed["info_type"] as? String, "xhtml")
+        XCTAssertEqual(feed["title"] as? String, "<b>decoded</b>")
+        XCTAssertEqual(feed["title_type"] as? String, "html")
+        XCTAssertEqual(feed["subtitle"] as? String, "<i>tag</i>")
+        XCTAssertEqual(feed["subtitle_type"] as? String, "html")
+        let plain = try lines("<feed version=\"0.3\" xmlns=\"http://purl.org/atom/ns#\"><info>plain</info></feed>")
+        XCTAssertEqual(plain[0]["info"] as? String, "plain")
+        XCTAssertEqual(plain[0]["info_type"] as? String, "text")
+    }
+}

@@ -266,6 +266,11 @@ typedef enum cfs_field {
     CFS_FIELD_DC_VALID, /* `dcterms:valid`, as written (a DCMI period or a date). */
     CFS_FIELD_LICENSE, /* The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`. */
     CFS_FIELD_NEW_LOCATION, /* RSS `newLocation`: the feed's new URL. */
+    CFS_FIELD_INFO, /* Atom 0.3 `info`: a text construct's value, raw. */
+    CFS_FIELD_INFO_TYPE, /* The info's type: its `type` attribute. */
+    CFS_FIELD_INFO_LANG, /* The `xml:lang` in scope for the info. */
+    CFS_FIELD_INFO_BASE, /* The `xml:base` chain in scope for the info (bases separated by the byte 0x01). */
+    CFS_FIELD_INFO_MODE, /* The Atom 0.3 `mode` attribute of the info. */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -286,6 +291,10 @@ typedef enum cfs_list {
     CFS_LIST_FUNDING, /* `podcast:funding`: url text */
     CFS_LIST_SKIP_HOURS, /* RSS `skipHours` hours: value */
     CFS_LIST_SKIP_DAYS, /* RSS `skipDays` days: value */
+    CFS_LIST_SOURCE_LINKS, /* The Atom `source` feed's links: href rel type hreflang title length base */
+    CFS_LIST_SOURCE_AUTHORS, /* The Atom `source` feed's authors: name email uri base text */
+    CFS_LIST_SOURCE_CONTRIBUTORS, /* The Atom `source` feed's contributors: name email uri base text */
+    CFS_LIST_SOURCE_CATEGORIES, /* The Atom `source` feed's categories: term scheme label */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

@@ -215,4 +215,14 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case license
     /// RSS `newLocation`: the feed's new URL.
     case newLocation
+    /// Atom 0.3 `info`: a text construct's value, raw.
+    case info
+    /// The info's type: its `type` attribute.
+    case infoType
+    /// The `xml:lang` in scope for the info.
+    case infoLang
+    /// The `xml:base` chain in scope for the info (bases separated by the byte 0x01).
+    case infoBase
+    /// The Atom 0.3 `mode` attribute of the info.
+    case infoMode
 }

@@ -79,11 +79,13 @@ struct Column {
 }
 
 enum RecordLayout {
-    static let links = Member.rows("links", .links, [
+    static let linkColumns = [
         Column("href", 0, base: 6), Column("rel", 1), Column("type", 2), Column("hreflang", 3), Column("title", 4),
         Column("length", 5),
-    ])
-    static let categories = Member.rows("categories", .categories, [Column("term", 0), Column("scheme", 1), Column("label", 2)])
+    ]
+    static let links = Member.rows("links", .links, linkColumns)
+    static let categoryColumns = [Column("term", 0), Column("scheme", 1), Column("label", 2)]
+    static let categories = Member.rows("categories", .categories, categoryColumns)
     static let geo = obj("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
     static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
@@ -132,8 +134,12 @@ enum RecordLayout {
         .url("comments_feed", .commentRss, base: .base),
         .string("comment_count", .commentCount),
         obj("source_feed", [
-            .string("title", .sourceTitle), .string("url", .sourceUrl), .string("id", .sourceId),
+            .string("title", .sourceTitle), .url("url", .sourceUrl, base: .base), .string("id", .sourceId),
             .string("updated", .sourceUpdated),
+            .rows("links", .sourceLinks, linkColumns),
+            .persons("authors", .sourceAuthors),
+            .persons("contributors", .sourceContributors),
+            .rows("categories", .sourceCategories, categoryColumns),
         ]),
         dc,
         geo,
@@ -164,6 +170,7 @@ enum RecordLayout {
         .string("version", .version),
         .text("title", "title_type", "title_lang", "title_base", .title),
         .text("subtitle", "subtitle_type", "subtitle_lang", "subtitle_base", .summary),
+        .text("info", "info_type", "info_lang", "info_base", .info),
         .string("id", .id),
         .primaryLink,
         links,
@@ -420,7 +427,7 @@ extension FeedRecordView {
                 sink.beginElement()
                 for c in columns {
                     var v = row[c.index]
-                    if list == .links && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
+                    if (list == .links || list == .sourceLinks) && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
                     guard v.isPresent else { continue }
                     if let b = c.base { resolved(v, base: row[b]) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
                 }

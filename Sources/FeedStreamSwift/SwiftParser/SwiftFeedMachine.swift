@@ -672,6 +672,7 @@ struct SwiftFeedMachineCore {
                 if rel == nil || SwiftFeedMachineCore.attrIs(rel, "alternate") {
                     r.pointee.setFieldAttr(SFM.fieldSourceUrl, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "href"))
                 }
+                _ = pushRow(SFM.listSourceLinks, ru.map, attrs)
                 return skip()
             }
             let row = pushRow(SFM.listLinks, ru.map, attrs)
