@@ -106,3 +106,37 @@ final class TextDetailsTests: XCTestCase {
         }
     }
 }
+
+extension TextDetailsTests {
+    // RFC 3986 §5.1.3-4: with no base in the content, the base is the document's own
+    // location; xml:base values are themselves resolved against it (XML Base §4.2).
+    func testTheDocumentsLocationIsTheOutermostBase() throws {
+        let xml = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>f</title><link href="/home"/>
+            <entry xml:base="posts/"><id>urn:e</id><title>e</title><link href="one.html"/>
+            <content type="html">&lt;img src="a.png"&gt;</content></entry></feed>
+            """
+        var outputs: [String] = []
+        for backend in FeedBackend.allCases {
+            let out = MemoryOutput()
+            let writer = JSONLinesWriter(output: out)
+            writer.documentLocation = "https://example.com/blog/feed.atom"
+            _ = try backend.makeParser().parse(.bytes(Array(xml.utf8)), handler: writer)
+            try writer.flush()
+            outputs.append(out.string)
+        }
+        XCTAssertEqual(Set(outputs).count, 1, "backends differ")
+        let l = try outputs[0].split(separator: "\n").map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
+        XCTAssertEqual(l[0]["link"] as? String, "https://example.com/blog/posts/one.html")
+        XCTAssertEqual(l[0]["content"] as? String, "<img src=\"https://example.com/blog/posts/a.png\">")
+        XCTAssertEqual(l[0]["content_base"] as? String, "https://example.com/blog/posts/")
+        XCTAssertEqual(l[0]["title_base"] as? String, "https://example.com/blog/posts/")
+        XCTAssertEqual(l[1]["link"] as? String, "https://example.com/home")
+        XCTAssertEqual(l[1]["title_base"] as? String, "https://example.com/blog/feed.atom")
+        // Unknown location: relative references stay relative.
+        let plain = try lines(xml)
+        XCTAssertEqual(plain[0]["link"] as? String, "posts/one.html")
+        XCTAssertEqual(plain[0]["content"] as? String, "<img src=\"posts/a.png\">")
+        XCTAssertEqual(plain[1]["link"] as? String, "/home")
+    }
+}

@@ -15,16 +15,16 @@ enum MarkupURLs {
         "codebase", "profile", "classid", "formaction", "icon", "manifest",
     ].map { Array($0.utf8) }
 
-    /// `markup` with its relative URIs resolved against `baseChain`, or nil when nothing
-    /// changes (no base, no tag, or only absolute URIs).
-    static func resolve(_ markup: UnsafeRawBufferPointer, baseChain: FeedBytes) -> [UInt8]? {
-        guard baseChain.isPresent, !baseChain.isEmpty, markup.contains(0x3C) else { return nil }
+    /// `markup` with its relative URIs resolved against `base` (what an xml:base chain
+    /// comes to: FeedURL.base(ofChain:document:)), or nil when nothing changes (no base,
+    /// no tag, or only absolute URIs).
+    static func resolve(_ markup: UnsafeRawBufferPointer, base: [UInt8]) -> [UInt8]? {
+        guard !base.isEmpty, markup.contains(0x3C) else { return nil }
         let s = markup.bindMemory(to: UInt8.self)
         let n = s.count
         var out: [UInt8] = []
         var copied = 0          // s[..<copied] is in out (once out is in use)
         var changed = false
-        let base = FeedURL.base(ofChain: baseChain)
         var i = 0
         while i < n {
             guard s[i] == 0x3C else { i += 1; continue }

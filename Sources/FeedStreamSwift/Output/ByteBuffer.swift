@@ -90,6 +90,8 @@ struct ByteBuffer: ~Copyable {
     var commas: UInt64 = 0
     /// False: HTML and XHTML content is written as written (RecordSink).
     var resolvesMarkupURIs = true
+    /// The document's location, when known (RecordSink).
+    var documentBase: [UInt8] = []
 
     init(capacity: Int) {
         self.capacity = capacity

@@ -40,6 +40,13 @@ public final class DocumentLinesWriter: FeedHandler {
         set { lines.resolvesRelativeURIsInContent = newValue }
     }
 
+    /// The URL the documents were read from, when known
+    /// (``JSONLinesWriter/documentLocation``).
+    public var documentLocation: String? {
+        get { lines.documentLocation }
+        set { lines.documentLocation = newValue }
+    }
+
     /// Document lines written so far.
     public var documentLines: Int { assembler.documents }
     /// Bytes handed to the output so far.

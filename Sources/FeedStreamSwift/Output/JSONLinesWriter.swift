@@ -37,6 +37,15 @@ public final class JSONLinesWriter: FeedHandler {
         set { buffer.resolvesMarkupURIs = newValue }
     }
 
+    /// The URL the documents were read from, when known (nil by default): relative URIs
+    /// (links, content, …) are resolved against it, and against the `xml:base`s inside
+    /// the document relative to it, as if the root had `xml:base` set to it
+    /// (docs/SCHEMA.md, "URLs"). Set it before each input, as ``source``.
+    public var documentLocation: String? {
+        get { buffer.documentBase.isEmpty ? nil : String(decoding: buffer.documentBase, as: UTF8.self) }
+        set { buffer.documentBase = Array((newValue ?? "").utf8) }
+    }
+
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
         didSet {

@@ -65,6 +65,9 @@ public final class BatchConverter: Sendable {
         /// (the default); false writes content as written
         /// (``JSONLinesWriter/resolvesRelativeURIsInContent``).
         public var resolvesRelativeURIsInContent = true
+        /// The URL every input was read from, when known
+        /// (``JSONLinesWriter/documentLocation``): `convert --base-url`.
+        public var documentLocation: String? = nil
 
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
@@ -276,6 +279,7 @@ final class LiveState: @unchecked Sendable {
 protocol BatchLineWriter: FeedHandler {
     var source: String { get set }
     var resolvesRelativeURIsInContent: Bool { get set }
+    var documentLocation: String? { get set }
     var bytesWritten: UInt64 { get }
     func flush() throws
 }
@@ -307,6 +311,7 @@ private final class Worker {
         case .documents: writer = DocumentLinesWriter(output: sink, bufferSize: options.blockBytes)
         }
         writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
+        writer.documentLocation = options.documentLocation
         meter = InputMeter(live)
         handler = FeedHandlerGroup(writer, meter)
     }
