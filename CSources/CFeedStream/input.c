@@ -148,6 +148,7 @@ const char *cfs_format_name(cfs_format f) {
     case CFS_FORMAT_RSS10: return "rss10";
     case CFS_FORMAT_ATOM03: return "atom03";
     case CFS_FORMAT_ATOM10: return "atom10";
+    case CFS_FORMAT_ATOM: return "atom";
     case CFS_FORMAT_UNKNOWN: break;
     }
     return "unknown";
@@ -320,10 +321,7 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
     }
     if (err == NULL && p->m.not_feed) {
         /* The same words as SwiftFeedParser.endDocument. */
-        not_feed = (cfs_error){ CFS_ERR_NOT_FEED, p->m.not_feed == 2
-                                    ? "root element feed has no or an unknown namespace (expected "
-                                      "http://www.w3.org/2005/Atom or http://purl.org/atom/ns#)"
-                                    : "root element is not rss, rdf:RDF or feed",
+        not_feed = (cfs_error){ CFS_ERR_NOT_FEED, "root element is not rss, rdf:RDF or feed",
                                 p->m.document, 1, 1, p->doc_offset, 0 };
         err = &not_feed;
     }

@@ -127,7 +127,12 @@ typedef struct cfs_machine {
     int netscape;               /* a Netscape RSS 0.91 DOCTYPE was seen */
     int root_seen;
     int root_closed;
-    int not_feed;               /* 1: the root is not a feed; 2: a feed root in no or an unknown namespace */
+    int not_feed;               /* the root is not a feed */
+    /* A `feed` root in no or a non-Atom namespace is read as Atom: elements in its
+       namespace (this URI; none when atom_ns_len is 0) are Atom's. */
+    int atom_lenient;
+    char *atom_ns;
+    size_t atom_ns_len, atom_ns_cap;
     int in_item;
     unsigned long depth;        /* element depth in the document */
     uint16_t scope;

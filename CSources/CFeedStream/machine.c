@@ -467,6 +467,7 @@ void cfs_machine_free(cfs_machine *m) {
     rec_free(&m->feed);
     cfs_arena_free(&m->scope_arena);
     free(m->scopes);
+    free(m->atom_ns);
     pub_free(&m->pub_item);
     pub_free(&m->pub_feed);
 }
@@ -483,6 +484,8 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->format = CFS_FORMAT_UNKNOWN;
     m->netscape = 0;
     m->root_seen = m->root_closed = m->not_feed = m->in_item = 0;
+    m->atom_lenient = 0;
+    m->atom_ns_len = 0;
     m->depth = 0;
     m->scope = SC_DOC;
     m->nframes = 0;
@@ -678,6 +681,7 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         if (m->scope == SC_SOURCE) {
             if (rel == NULL || attr_is(rel, "alternate"))
                 set_field_attr(r, CFS_FIELD_SOURCE_URL, P1, find_attr(attrs, n, "href"));
+            if (push_row(m, CFS_LIST_SOURCE_LINKS, AM_LINK, attrs, n) == NULL) return 1;
             return skip(m);
         }
         if ((row = push_row(m, CFS_LIST_LINKS, AM_LINK, attrs, n)) == NULL) return 1;
@@ -710,7 +714,21 @@ static uint8_t rss_version(const char *v, size_t len, int netscape) {
     return CFS_FORMAT_RSS;
 }
 
-static int start_root(cfs_machine *m, ns_class c, const char *local, size_t len, const cfs_attr *attrs, size_t n) {
+static int remember_atom_ns(cfs_machine *m, const char *uri, size_t len) {
+    if (len > m->atom_ns_cap) {
+        char *p = realloc(m->atom_ns, len);
+        if (p == NULL) return m->nomem = 1, 0;
+        m->atom_ns = p;
+        m->atom_ns_cap = len;
+    }
+    if (len) memcpy(m->atom_ns, uri, len);
+    m->atom_ns_len = len;
+    m->atom_lenient = 1;
+    return 1;
+}
+
+static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_len, const char *local, size_t len,
+                      const cfs_attr *attrs, size_t n) {
     m->root_seen = 1;
     const cfs_attr *version = find_attr(attrs, n, "version");
     if (c.fam == F_RSS && len == 3 && memcmp(local, "rss", 3) == 0) {
@@ -722,8 +740,14 @@ static int start_root(cfs_machine *m, ns_class c, const char *local, size_t len,
     } else if (c.fam == F_ATOM && len == 4 && memcmp(local, "feed", 4) == 0) {
         m->format = c.ns == NS_ATOM03 ? CFS_FORMAT_ATOM03 : CFS_FORMAT_ATOM10;
         m->scope = SC_FEED;
+    } else if (len == 4 && memcmp(local, "feed", 4) == 0) {
+        /* A feed in no or another namespace: Atom of an unknown version, its
+           namespace's elements read as Atom's (as lenient parsers do). */
+        if (!remember_atom_ns(m, uri, uri_len)) return skip(m);
+        m->format = CFS_FORMAT_ATOM;
+        m->scope = SC_FEED;
     } else {
-        m->not_feed = len == 4 && memcmp(local, "feed", 4) == 0 ? 2 : 1;
+        m->not_feed = 1;
         return skip(m);
     }
     push_frame(m, A_NONE, 0, 0, 0);
@@ -854,9 +878,11 @@ int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const cha
     if (nattrs) push_scope_attrs(m, attrs, nattrs);
     if (local_len == 0) return skip(m);
     ns_class c = classify(uri, uri_len);
+    if (m->atom_lenient && uri_len == m->atom_ns_len && (uri_len == 0 || memcmp(uri, m->atom_ns, uri_len) == 0))
+        c = (ns_class){ NS_ATOM10, F_ATOM };
     int rc;
     if (m->scope == SC_DOC) {
-        rc = m->root_seen ? skip(m) : start_root(m, c, local, local_len, attrs, nattrs);
+        rc = m->root_seen ? skip(m) : start_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
     } else if (m->scope == SC_RSS || m->scope == SC_RDF) {
         rc = start_in_root(m, c, local, local_len, attrs, nattrs);
     } else {

@@ -82,6 +82,12 @@ struct Convert: ParsableCommand {
     @Flag(help: "Do not re-read documents that fail as XML: keep only the items before the failure (the recovery path is on by default; docs/SCHEMA.md, \"Recovered documents\").")
     var strict = false
 
+    @Flag(name: .customLong("content-as-written"), help: "Write HTML and XHTML content as written: relative URIs in it (href, src, ...) are not resolved against its xml:base (they are by default; docs/SCHEMA.md, \"Relative URIs\").")
+    var contentAsWritten = false
+
+    @Option(name: .customLong("base-url"), help: ArgumentHelp("The URL the inputs were read from: relative URIs (links, content, ...) are resolved against it, and the documents' xml:base against it (docs/SCHEMA.md, \"URLs\").", valueName: "URL"))
+    var baseURL: String?
+
     @OptionGroup(title: "Limits (a document that passes one fails with a \"limit\" error; the run goes on)")
     var limits: LimitOptions
 
@@ -119,9 +125,12 @@ struct Convert: ParsableCommand {
 
         let backend = self.backend
         let strict = self.strict
-        let converter = BatchConverter(options: .init(
+        var options = BatchConverter.Options(
             jobs: jobs, ordered: !unordered, layout: per == .item ? .items : .documents, pipeline: !noPipeline,
-            makeParser: { backend.makeParser(limits: limits, strict: strict) }))
+            makeParser: { backend.makeParser(limits: limits, strict: strict) })
+        options.resolvesRelativeURIsInContent = !contentAsWritten
+        options.documentLocation = baseURL
+        let converter = BatchConverter(options: options)
         // Before any temporary file exists, so none is left behind by a signal.
         Interrupt.shared.install { converter.cancel() }
 

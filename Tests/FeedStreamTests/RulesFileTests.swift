@@ -180,7 +180,7 @@ final class RulesLayoutSchemaTests: XCTestCase {
     private func owners(_ members: [Member], top: String? = nil, into map: inout [String: String]) {
         for m in members {
             switch m {
-            case .string(let k, let f), .url(let k, let f, _), .date(let k, _, let f), .text(let k, _, _, let f):
+            case .string(let k, let f), .url(let k, let f, _), .date(let k, _, let f), .text(let k, _, _, _, let f):
                 map["f\(f.rawValue)"] = top ?? "\(k)"
             case .permalink: map["f\(FeedField.guidPermalink.rawValue)"] = top ?? "guid_is_permalink"
             case .primaryLink: break

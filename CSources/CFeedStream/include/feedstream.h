@@ -127,7 +127,8 @@ typedef enum cfs_format {
     CFS_FORMAT_RSS,      /* <rss> with a missing or unrecognized version    */
     CFS_FORMAT_RSS10,    /* RDF root, RSS 1.0 namespace                     */
     CFS_FORMAT_ATOM03,   /* <feed> in the Atom 0.3 namespace                */
-    CFS_FORMAT_ATOM10    /* <feed> in the Atom 1.0 namespace (RFC 4287)     */
+    CFS_FORMAT_ATOM10,   /* <feed> in the Atom 1.0 namespace (RFC 4287)     */
+    CFS_FORMAT_ATOM      /* <feed> in no or another namespace: read as Atom */
 } cfs_format;
 
 /** Tokenizer backends. */
@@ -266,6 +267,11 @@ typedef enum cfs_field {
     CFS_FIELD_LICENSE, /* The license's URL: `cc:license` (its `rdf:resource`), `creativeCommons:license`, `dcterms:license`. */
     CFS_FIELD_NEW_LOCATION, /* RSS `newLocation`: the feed's new URL. */
     CFS_FIELD_ENCODING, /* The document's charset when it is not UTF-8 (feeds only): its name in charset_aliases.def, else as declared, in lower case; UTF-16 and UTF-32 with their byte order. */
+    CFS_FIELD_INFO, /* Atom 0.3 `info`: a text construct's value, raw. */
+    CFS_FIELD_INFO_TYPE, /* The info's type: its `type` attribute. */
+    CFS_FIELD_INFO_LANG, /* The `xml:lang` in scope for the info. */
+    CFS_FIELD_INFO_BASE, /* The `xml:base` chain in scope for the info (bases separated by the byte 0x01). */
+    CFS_FIELD_INFO_MODE, /* The Atom 0.3 `mode` attribute of the info. */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -286,6 +292,10 @@ typedef enum cfs_list {
     CFS_LIST_FUNDING, /* `podcast:funding`: url text */
     CFS_LIST_SKIP_HOURS, /* RSS `skipHours` hours: value */
     CFS_LIST_SKIP_DAYS, /* RSS `skipDays` days: value */
+    CFS_LIST_SOURCE_LINKS, /* The Atom `source` feed's links: href rel type hreflang title length base */
+    CFS_LIST_SOURCE_AUTHORS, /* The Atom `source` feed's authors: name email uri base text */
+    CFS_LIST_SOURCE_CONTRIBUTORS, /* The Atom `source` feed's contributors: name email uri base text */
+    CFS_LIST_SOURCE_CATEGORIES, /* The Atom `source` feed's categories: term scheme label */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

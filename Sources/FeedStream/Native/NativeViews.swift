@@ -47,6 +47,7 @@ extension FeedFormat {
         case CFS_FORMAT_RSS10: self = .rss10
         case CFS_FORMAT_ATOM03: self = .atom03
         case CFS_FORMAT_ATOM10: self = .atom10
+        case CFS_FORMAT_ATOM: self = .atom
         default: self = .unknown
         }
     }

@@ -217,4 +217,14 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case newLocation
     /// The document's charset when it is not UTF-8 (feeds only): its name in charset_aliases.def, else as declared, in lower case; UTF-16 and UTF-32 with their byte order.
     case encoding
+    /// Atom 0.3 `info`: a text construct's value, raw.
+    case info
+    /// The info's type: its `type` attribute.
+    case infoType
+    /// The `xml:lang` in scope for the info.
+    case infoLang
+    /// The `xml:base` chain in scope for the info (bases separated by the byte 0x01).
+    case infoBase
+    /// The Atom 0.3 `mode` attribute of the info.
+    case infoMode
 }

@@ -23,6 +23,9 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     case atom03
     /// Atom 1.0 (RFC 4287): `feed` in the Atom namespace.
     case atom10
+    /// A `feed` root in no namespace or in one that is not Atom's, read as Atom of an
+    /// unknown version (as feedparser's `atom`).
+    case atom
     /// Not a feed (the root element is something else) or not known yet.
     case unknown
 
@@ -40,6 +43,7 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
         case .rss: "rss"
         case .atom03: "atom03"
         case .atom10: "atom10"
+        case .atom: "atom"
         case .unknown: "unknown"
         }
     }

@@ -31,6 +31,14 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case skipHours
     /// RSS `skipDays` days: value.
     case skipDays
+    /// The Atom `source` feed's links: href, rel, type, hreflang, title, length, base.
+    case sourceLinks
+    /// The Atom `source` feed's authors: name, email, uri, base, text.
+    case sourceAuthors
+    /// The Atom `source` feed's contributors: name, email, uri, base, text.
+    case sourceContributors
+    /// The Atom `source` feed's categories: term, scheme, label.
+    case sourceCategories
 }
 
 extension FeedList {
@@ -52,6 +60,10 @@ extension FeedList {
         ["url", "text"],
         ["value"],
         ["value"],
+        ["href", "rel", "type", "hreflang", "title", "length", "base"],
+        ["name", "email", "uri", "base", "text"],
+        ["name", "email", "uri", "base", "text"],
+        ["term", "scheme", "label"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3]
 }

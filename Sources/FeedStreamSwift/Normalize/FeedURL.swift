@@ -7,12 +7,19 @@ public enum FeedURL: Sendable {
     public static func resolve(_ reference: FeedBytes, baseChain: FeedBytes) -> [UInt8] {
         let ref = Array(reference.buffer)
         guard baseChain.isPresent, !baseChain.isEmpty else { return ref }
-        var base: [UInt8]? = nil
+        return resolve(ref, against: base(ofChain: baseChain))
+    }
+
+    /// The base an `xml:base` chain comes to: each base resolved against the one outside
+    /// it, the outermost against `document` (the document's location, when known).
+    static func base(ofChain baseChain: FeedBytes, document: [UInt8] = []) -> [UInt8] {
+        var base: [UInt8]? = document.isEmpty ? nil : document
+        guard baseChain.isPresent, !baseChain.isEmpty else { return base ?? [] }
         for part in baseChain.buffer.split(separator: 0x01, omittingEmptySubsequences: false) {
             let p = Array(part).trimmingXMLSpace()
             base = base.map { resolve(p, against: $0) } ?? p
         }
-        return resolve(ref, against: base ?? [])
+        return base ?? []
     }
 
     /// Resolves `reference` against `base` (RFC 3986 §5.2.2, strict).

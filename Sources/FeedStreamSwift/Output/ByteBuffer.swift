@@ -88,6 +88,10 @@ struct ByteBuffer: ~Copyable {
     /// JSON nesting state for the record walker (see JSONLinesWriter.swift).
     var depth = 0
     var commas: UInt64 = 0
+    /// False: HTML and XHTML content is written as written (RecordSink).
+    var resolvesMarkupURIs = true
+    /// The document's location, when known (RecordSink).
+    var documentBase: [UInt8] = []
 
     init(capacity: Int) {
         self.capacity = capacity

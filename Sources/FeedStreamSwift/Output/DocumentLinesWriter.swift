@@ -33,10 +33,24 @@ public final class DocumentLinesWriter: FeedHandler {
         set { lines.source = newValue }
     }
 
-    /// Added to every document number written (``JSONLinesWriter/documentBase``).
-    package var documentBase: Int {
-        get { lines.documentBase }
-        set { lines.documentBase = newValue }
+    /// Added to every document number written (``JSONLinesWriter/documentNumberOffset``).
+    package var documentNumberOffset: Int {
+        get { lines.documentNumberOffset }
+        set { lines.documentNumberOffset = newValue }
+    }
+
+    /// Resolve relative URIs inside HTML and XHTML content (the default); false keeps
+    /// it as written (``JSONLinesWriter/resolvesRelativeURIsInContent``).
+    public var resolvesRelativeURIsInContent: Bool {
+        get { lines.resolvesRelativeURIsInContent }
+        set { lines.resolvesRelativeURIsInContent = newValue }
+    }
+
+    /// The URL the documents were read from, when known
+    /// (``JSONLinesWriter/documentLocation``).
+    public var documentLocation: String? {
+        get { lines.documentLocation }
+        set { lines.documentLocation = newValue }
     }
 
     /// Document lines written so far.

@@ -31,7 +31,24 @@ public final class JSONLinesWriter: FeedHandler {
 
     /// Added to every document number written: a part of a stream parsed on its own
     /// (`DocumentSplitter`, `DumpParts`) is numbered as in the whole stream.
-    package var documentBase = 0
+    package var documentNumberOffset = 0
+
+    /// Resolve relative URIs inside HTML and XHTML text constructs (`href`, `src`, and
+    /// the other URI attributes) against their `xml:base`, as links are (the default);
+    /// false keeps content as written (docs/SCHEMA.md, "Relative URIs").
+    public var resolvesRelativeURIsInContent: Bool {
+        get { buffer.resolvesMarkupURIs }
+        set { buffer.resolvesMarkupURIs = newValue }
+    }
+
+    /// The URL the documents were read from, when known (nil by default): relative URIs
+    /// (links, content, …) are resolved against it, and against the `xml:base`s inside
+    /// the document relative to it, as if the root had `xml:base` set to it
+    /// (docs/SCHEMA.md, "URLs"). Set it before each input, as ``source``.
+    public var documentLocation: String? {
+        get { buffer.documentBase.isEmpty ? nil : String(decoding: buffer.documentBase, as: UTF8.self) }
+        set { buffer.documentBase = Array((newValue ?? "").utf8) }
+    }
 
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
@@ -63,7 +80,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// Writes the item's line.
     public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         closeFeed()
-        sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0, documentBase: documentBase) }
+        sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0, documentNumberOffset: documentNumberOffset) }
         itemLines += 1
         try flushIfFull()
     }
@@ -71,7 +88,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// Writes the document's feed line (closed when the document finishes or fails).
     public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
         closeFeed()
-        sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0, documentBase: documentBase) }
+        sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0, documentNumberOffset: documentNumberOffset) }
         // Closed by didFinishDocument or didFail, which may add the error.
         feedOpen = true
     }
@@ -100,8 +117,8 @@ public final class JSONLinesWriter: FeedHandler {
 }
 
 extension ByteBuffer {
-    fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer, documentBase: Int) {
-        header(kind: "item", document: documentBase + item.feed.document, source: source)
+    fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer, documentNumberOffset: Int) {
+        header(kind: "item", document: documentNumberOffset + item.feed.document, source: source)
         key("index"); append(decimal: UInt64(item.index))
         let feed = item.feed.record
         append(",\"feed\":{\"format\":\"")
@@ -117,8 +134,8 @@ extension ByteBuffer {
         append("}\n")
     }
 
-    fileprivate mutating func writeFeed(_ feed: FeedInfoView, source: UnsafeRawBufferPointer, documentBase: Int) {
-        header(kind: "feed", document: documentBase + feed.document, source: source)
+    fileprivate mutating func writeFeed(_ feed: FeedInfoView, source: UnsafeRawBufferPointer, documentNumberOffset: Int) {
+        header(kind: "feed", document: documentNumberOffset + feed.document, source: source)
         append(",\"format\":\"")
         append(feed.format.name)
         append(0x22)

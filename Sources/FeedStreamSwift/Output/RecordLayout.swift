@@ -11,9 +11,11 @@ enum Member {
     case url(StaticString, FeedField, base: FeedField)
     /// `key` (normalized, when the date parses) and `key_raw` (the second key).
     case date(StaticString, StaticString, FeedField)
-    /// A text construct: `key`, `key_type`, and `key_lang` when it differs from the
-    /// record's language (the three keys, then the field).
-    case text(StaticString, StaticString, StaticString, FeedField)
+    /// A text construct: `key`, `key_type`, `key_lang` when it differs from the
+    /// record's language, and `key_base`, the `xml:base` in scope (the four keys, then
+    /// the field). Relative URIs in HTML and XHTML values are resolved against that base
+    /// unless the sink keeps markup as written (MarkupURLs).
+    case text(StaticString, StaticString, StaticString, StaticString, FeedField)
     /// `guid_is_permalink`.
     case permalink
     /// `link`: the first alternate link, resolved.
@@ -50,7 +52,7 @@ struct FieldMask {
 
     private mutating func add(_ m: Member) {
         switch m {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f), .person(_, let f): add(f)
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f): add(f)
         case .permalink: add(.guidPermalink)
         case .primaryLink: lists |= 1 << UInt32(FeedList.links.rawValue)
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt32(l.rawValue)
@@ -77,11 +79,13 @@ struct Column {
 }
 
 enum RecordLayout {
-    static let links = Member.rows("links", .links, [
+    static let linkColumns = [
         Column("href", 0, base: 6), Column("rel", 1), Column("type", 2), Column("hreflang", 3), Column("title", 4),
         Column("length", 5),
-    ])
-    static let categories = Member.rows("categories", .categories, [Column("term", 0), Column("scheme", 1), Column("label", 2)])
+    ]
+    static let links = Member.rows("links", .links, linkColumns)
+    static let categoryColumns = [Column("term", 0), Column("scheme", 1), Column("label", 2)]
+    static let categories = Member.rows("categories", .categories, categoryColumns)
     static let geo = obj("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
     static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
@@ -110,7 +114,7 @@ enum RecordLayout {
         .string("id", .id),
         .permalink,
         .string("language", .language),
-        .text("title", "title_type", "title_lang", .title),
+        .text("title", "title_type", "title_lang", "title_base", .title),
         .primaryLink,
         links,
         .date("published", "published_raw", .published),
@@ -119,25 +123,29 @@ enum RecordLayout {
         .date("expired", "expired_raw", .expired),
         .persons("authors", .authors),
         .persons("contributors", .contributors),
-        .text("summary", "summary_type", "summary_lang", .summary),
-        .text("content", "content_type", "content_lang", .content),
+        .text("summary", "summary_type", "summary_lang", "summary_base", .summary),
+        .text("content", "content_type", "content_lang", "content_base", .content),
         .url("content_src", .contentSrc, base: .contentBase),
-        .text("rights", "rights_type", "rights_lang", .rights),
+        .text("rights", "rights_type", "rights_lang", "rights_base", .rights),
         .string("license", .license),
         categories,
         .rows("enclosures", .enclosures, [Column("url", 0, base: 3), Column("type", 1), Column("length", 2)]),
-        .string("comments", .comments),
-        .string("comments_feed", .commentRss),
+        .url("comments", .comments, base: .base),
+        .url("comments_feed", .commentRss, base: .base),
         .string("comment_count", .commentCount),
         obj("source_feed", [
-            .string("title", .sourceTitle), .string("url", .sourceUrl), .string("id", .sourceId),
+            .string("title", .sourceTitle), .url("url", .sourceUrl, base: .base), .string("id", .sourceId),
             .string("updated", .sourceUpdated),
+            .rows("links", .sourceLinks, linkColumns),
+            .persons("authors", .sourceAuthors),
+            .persons("contributors", .sourceContributors),
+            .rows("categories", .sourceCategories, categoryColumns),
         ]),
         dc,
         geo,
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
-            .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("episode", .itunesEpisode), .string("season", .itunesSeason),
             .string("episode_type", .itunesEpisodeType), .string("title", .itunesTitle),
             .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
@@ -161,8 +169,9 @@ enum RecordLayout {
     static let feed: [Member] = [
         .string("version", .version),
         .string("encoding", .encoding),
-        .text("title", "title_type", "title_lang", .title),
-        .text("subtitle", "subtitle_type", "subtitle_lang", .summary),
+        .text("title", "title_type", "title_lang", "title_base", .title),
+        .text("subtitle", "subtitle_type", "subtitle_lang", "subtitle_base", .summary),
+        .text("info", "info_type", "info_lang", "info_base", .info),
         .string("id", .id),
         .primaryLink,
         links,
@@ -170,7 +179,7 @@ enum RecordLayout {
         .date("updated", "updated_raw", .updated),
         .date("published", "published_raw", .published),
         .date("created", "created_raw", .created),
-        .text("rights", "rights_type", "rights_lang", .rights),
+        .text("rights", "rights_type", "rights_lang", "rights_base", .rights),
         .string("license", .license),
         .persons("authors", .authors),
         .persons("contributors", .contributors),
@@ -181,19 +190,19 @@ enum RecordLayout {
         .url("icon", .icon, base: .base),
         .url("logo", .logo, base: .base),
         obj("image", [
-            .string("url", .imageUrl), .string("title", .imageTitle), .string("link", .imageLink),
+            .url("url", .imageUrl, base: .base), .string("title", .imageTitle), .url("link", .imageLink, base: .base),
             .string("width", .imageWidth), .string("height", .imageHeight), .string("description", .imageDescription),
         ]),
         obj("text_input", [
             .string("title", .textinputTitle), .string("description", .textinputDescription),
-            .string("name", .textinputName), .string("link", .textinputLink),
+            .string("name", .textinputName), .url("link", .textinputLink, base: .base),
         ]),
         obj("cloud", [
             .string("domain", .cloudDomain), .string("port", .cloudPort), .string("path", .cloudPath),
             .string("register_procedure", .cloudProcedure), .string("protocol", .cloudProtocol),
         ]),
         .string("ttl", .ttl),
-        .string("docs", .docs),
+        .url("docs", .docs, base: .base),
         .string("new_location", .newLocation),
         .string("managing_editor", .managingEditor),
         .person("managing_editor_detail", .managingEditor),
@@ -208,7 +217,7 @@ enum RecordLayout {
         dc,
         geo,
         obj("itunes", [
-            .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .string("image", .itunesImage),
+            .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
             .string("type", .itunesType), .string("block", .itunesBlock), .string("complete", .itunesComplete),
             .string("new_feed_url", .itunesNewFeedUrl), .string("keywords", .itunesKeywords),
@@ -263,8 +272,9 @@ extension Member {
         switch self {
         case .string(let key, _), .url(let key, _, _): return [MemberField(k(key), .string)]
         case .date(let key, let raw, _): return [MemberField(k(key), .timestamp), MemberField(k(raw), .string)]
-        case .text(let key, let type, let lang, _):
-            return [MemberField(k(key), .string), MemberField(k(type), .string), MemberField(k(lang), .string)]
+        case .text(let key, let type, let lang, let base, _):
+            return [MemberField(k(key), .string), MemberField(k(type), .string), MemberField(k(lang), .string),
+                    MemberField(k(base), .string)]
         case .permalink: return [MemberField("guid_is_permalink", .boolean)]
         case .primaryLink: return [MemberField("link", .string)]
         case .rows(let key, _, let columns):
@@ -322,6 +332,11 @@ extension RecordLayout {
 
 /// Receives a record's members as the layout is walked.
 protocol RecordSink: ~Copyable {
+    /// False to write HTML and XHTML text constructs as written (no URI resolution).
+    var resolvesMarkupURIs: Bool { get }
+    /// The document's location when known (empty otherwise): the base outside every
+    /// xml:base.
+    var documentBase: [UInt8] { get }
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer)
     mutating func literal(_ key: StaticString, _ value: StaticString)
     mutating func beginObject(_ key: StaticString)
@@ -331,6 +346,11 @@ protocol RecordSink: ~Copyable {
     mutating func endElement()
     mutating func element(_ value: UnsafeRawBufferPointer)
     mutating func endArray()
+}
+
+extension RecordSink where Self: ~Copyable {
+    var resolvesMarkupURIs: Bool { true }
+    var documentBase: [UInt8] { [] }
 }
 
 extension FeedRecordView {
@@ -346,7 +366,7 @@ extension FeedRecordView {
     /// True when `member` would write anything for this record.
     func has(_ member: Member) -> Bool {
         switch member {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, let f): return isSet(f) && self[f].isPresent
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
@@ -368,7 +388,7 @@ extension FeedRecordView {
             if v.isPresent { sink.string(key, v.buffer) }
         case .url(let key, let f, let base):
             let v = self[f]
-            if v.isPresent { resolved(v, base: self[base]) { sink.string(key, $0) } }
+            if v.isPresent { resolved(v, base: self[base], document: sink.documentBase) { sink.string(key, $0) } }
         case .date(let key, let rawKey, let f):
             let d = date(f)
             guard d.raw.isPresent else { return }
@@ -379,11 +399,19 @@ extension FeedRecordView {
                 }
             }
             sink.string(rawKey, d.raw.buffer)
-        case .text(let key, let typeKey, let langKey, let f):
+        case .text(let key, let typeKey, let langKey, let baseKey, let f):
             let t = text(f)
             guard t.value.isPresent else { return }
+            let document = sink.documentBase
+            let hasBase = t.baseChain.isPresent && !t.baseChain.isEmpty || !document.isEmpty
+            let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: document) : []
             if t.isBase64, let decoded = Base64.decode(t.value.buffer) {
                 decoded.withUnsafeBytes { sink.string(key, $0) }
+            } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(t.value.buffer) {
+                decoded.withUnsafeBytes { sink.string(key, $0) }
+            } else if hasBase && sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
+                      let resolved = MarkupURLs.resolve(t.value.buffer, base: base) {
+                resolved.withUnsafeBytes { sink.string(key, $0) }
             } else {
                 sink.string(key, t.value.buffer)
             }
@@ -392,11 +420,12 @@ extension FeedRecordView {
             if t.language.isPresent && !(lang.isPresent && lang.buffer.elementsEqual(t.language.buffer)) {
                 sink.string(langKey, t.language.buffer)
             }
+            if hasBase { base.withUnsafeBytes { sink.string(baseKey, $0) } }
         case .permalink:
             let p = self[.guidPermalink]
             if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }
         case .primaryLink:
-            if let l = primaryLink { resolved(l.href, base: l.baseChain) { sink.string("link", $0) } }
+            if let l = primaryLink { resolved(l.href, base: l.baseChain, document: sink.documentBase) { sink.string("link", $0) } }
         case .rows(let key, let list, let columns):
             let rows = rows(list)
             guard !rows.isEmpty else { return }
@@ -405,9 +434,9 @@ extension FeedRecordView {
                 sink.beginElement()
                 for c in columns {
                     var v = row[c.index]
-                    if list == .links && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
+                    if (list == .links || list == .sourceLinks) && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
                     guard v.isPresent else { continue }
-                    if let b = c.base { resolved(v, base: row[b]) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
+                    if let b = c.base { resolved(v, base: row[b], document: sink.documentBase) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
                 }
                 sink.endElement()
             }
@@ -427,7 +456,7 @@ extension FeedRecordView {
                 sink.beginElement()
                 if p.name.isPresent { sink.string("name", p.name.buffer) }
                 if p.email.isPresent { sink.string("email", p.email.buffer) }
-                if p.uri.isPresent { resolved(p.uri, base: p.baseChain) { sink.string("uri", $0) } }
+                if p.uri.isPresent { resolved(p.uri, base: p.baseChain, document: sink.documentBase) { sink.string("uri", $0) } }
                 if p.raw.isPresent { sink.string("raw", p.raw.buffer) }
                 sink.endElement()
             }
@@ -446,10 +475,13 @@ extension FeedRecordView {
         }
     }
 
-    /// Calls `body` with `value` resolved against `base` (no copy when there is no base).
-    private func resolved(_ value: FeedBytes, base: FeedBytes, _ body: (UnsafeRawBufferPointer) -> Void) {
-        if base.isPresent && !base.isEmpty {
-            FeedURL.resolve(value, baseChain: base).withUnsafeBytes(body)
+    /// Calls `body` with `value` resolved against the document's location and the
+    /// xml:base chain `base` (no copy when there is neither).
+    private func resolved(_ value: FeedBytes, base: FeedBytes, document: [UInt8],
+                          _ body: (UnsafeRawBufferPointer) -> Void) {
+        if base.isPresent && !base.isEmpty || !document.isEmpty {
+            FeedURL.resolve(Array(value.buffer), against: FeedURL.base(ofChain: base, document: document))
+                .withUnsafeBytes(body)
         } else {
             body(value.buffer)
         }

@@ -116,7 +116,6 @@ final class SwiftFeedMachine {
 
     var rootClosed: Bool { core.pointee.rootClosed }
     var notFeed: Bool { core.pointee.notFeed }
-    var feedRootUnknownNamespace: Bool { core.pointee.feedRootUnknownNamespace }
     var items: Int { core.pointee.items }
     var document: Int { core.pointee.document }
     var format: FeedFormat { core.pointee.format }
@@ -176,7 +175,9 @@ struct SwiftFeedMachineCore {
     var rootSeen = false
     var rootClosed = false
     var notFeed = false
-    var feedRootUnknownNamespace = false   // with notFeed: the root is a feed in no or an unknown namespace
+    /// A `feed` root in no or a non-Atom namespace is read as Atom: elements in its
+    /// namespace (these bytes; empty for none) are Atom's.
+    var atomLenientNS: [UInt8]? = nil
     var inItem = false
     var depth = 0                 // element depth in the document
     var maxFieldBytes = Int.max   // limits (FeedLimits)
@@ -272,7 +273,7 @@ struct SwiftFeedMachineCore {
         rootSeen = false
         rootClosed = false
         notFeed = false
-        feedRootUnknownNamespace = false
+        atomLenientNS = nil
         inItem = false
         depth = 0
         limit = 0
@@ -680,6 +681,7 @@ struct SwiftFeedMachineCore {
                 if rel == nil || SwiftFeedMachineCore.attrIs(rel, "alternate") {
                     r.pointee.setFieldAttr(SFM.fieldSourceUrl, SFM.p1, SwiftFeedMachineCore.findAttr(attrs, "href"))
                 }
+                _ = pushRow(SFM.listSourceLinks, ru.map, attrs)
                 return skip()
             }
             let row = pushRow(SFM.listLinks, ru.map, attrs)
@@ -715,7 +717,7 @@ struct SwiftFeedMachineCore {
         return .rss
     }
 
-    mutating func startRoot(_ c: (ns: UInt8, fam: UInt8), _ local: UnsafeRawBufferPointer,
+    mutating func startRoot(_ c: (ns: UInt8, fam: UInt8), _ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                             _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         rootSeen = true
         let version = SwiftFeedMachineCore.findAttr(attrs, "version")
@@ -728,9 +730,14 @@ struct SwiftFeedMachineCore {
         } else if c.fam == SFM.fAtom && local.equals("feed") {
             format = c.ns == SFM.nsAtom03 ? .atom03 : .atom10
             scope = SFM.scFeed
+        } else if local.equals("feed") {
+            // A feed in no or another namespace: Atom of an unknown version, its
+            // namespace's elements read as Atom's (as lenient parsers do).
+            atomLenientNS = Array(uri)
+            format = .atom
+            scope = SFM.scFeed
         } else {
             notFeed = true
-            feedRootUnknownNamespace = local.equals("feed")
             return skip()
         }
         _ = pushFrame(SFM.aNone, 0, 0, 0)
@@ -877,9 +884,10 @@ struct SwiftFeedMachineCore {
         }
         if attrs.count > 0 { pushScopeAttrs(attrs) }
         if local.count == 0 { return skip() }
-        let c = classify(uri)
+        var c = classify(uri)
+        if let ns = atomLenientNS, ns.elementsEqual(uri) { c = (SFM.nsAtom10, SFM.fAtom) }
         if scope == SFM.scDoc {
-            if rootSeen { skip() } else { startRoot(c, local, attrs) }
+            if rootSeen { skip() } else { startRoot(c, uri, local, attrs) }
         } else if scope == SFM.scRss || scope == SFM.scRdf {
             startInRoot(c, local, attrs)
         } else {

@@ -201,10 +201,7 @@ public final class SwiftFeedParser: FeedParser {
         var err = error
         if err == nil && machine.notFeed {
             // The same words as the C core's end_document (input.c).
-            err = FeedError(code: .notAFeed, message: machine.feedRootUnknownNamespace
-                                ? "root element feed has no or an unknown namespace (expected "
-                                  + "http://www.w3.org/2005/Atom or http://purl.org/atom/ns#)"
-                                : "root element is not rss, rdf:RDF or feed",
+            err = FeedError(code: .notAFeed, message: "root element is not rss, rdf:RDF or feed",
                             document: machine.document, line: 1, column: 1, offset: documentOffset)
         }
         if err != nil {

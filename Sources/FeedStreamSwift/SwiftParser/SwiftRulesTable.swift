@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 106
-    static let listCount = 14
+    static let fieldCount = 111
+    static let listCount = 18
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -68,7 +68,7 @@ extension SFM {
     static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set
     static let rScope: UInt8 = 5  // enter a sub-scope
     static let rItem: UInt8 = 6  // an item (RSS item, Atom entry)
-    static let rAlink: UInt8 = 7  // an Atom link
+    static let rAlink: UInt8 = 7  // an Atom link (in a `source`: to its links, the first alternate as its URL)
     static let rGuid: UInt8 = 8  // RSS guid
     static let rContent: UInt8 = 9  // Atom content
     static let rPerson: UInt8 = 10  // Atom author/contributor: `target` is the list
@@ -181,6 +181,11 @@ extension SFM {
     static let fieldLicense = 103
     static let fieldNewLocation = 104
     static let fieldEncoding = 105
+    static let fieldInfo = 106
+    static let fieldInfoType = 107
+    static let fieldInfoLang = 108
+    static let fieldInfoBase = 109
+    static let fieldInfoMode = 110
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -195,6 +200,10 @@ extension SFM {
     static let listFunding = 11
     static let listSkipHours = 12
     static let listSkipDays = 13
+    static let listSourceLinks = 14
+    static let listSourceAuthors = 15
+    static let listSourceContributors = 16
+    static let listSourceCategories = 17
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -205,6 +214,9 @@ extension SFM {
         case 1: return 3  // authors
         case 2: return 3  // contributors
         case 4: return 3  // enclosures
+        case 14: return 6  // sourceLinks
+        case 15: return 3  // sourceAuthors
+        case 16: return 3  // sourceContributors
         default: return -1
         }
     }
@@ -329,6 +341,7 @@ enum SwiftRulesTable {
         (1, "contributor", 3, 10, 2, 0, 255, 4, 0),  // Atom contributor PERSON LST(CONTRIBUTORS)
         (1, "category", 3, 3, 3, 0, 1, 0, 0),  // Atom category LATTR LST(CATEGORIES)
         (1, "generator", 1, 4, 34, 1, 15, 0, 0),  // Atom generator FATTR FLD(GENERATOR)
+        (1, "info", 1, 1, 106, 1, 255, 0, 0),  // Atom info TEXTC FLD(INFO)
         (1, "icon", 1, 0, 41, 1, 255, 0, 0),  // Atom icon TEXT FLD(ICON)
         (1, "logo", 1, 0, 42, 1, 255, 0, 0),  // Atom logo TEXT FLD(LOGO)
         (1, "entry", 1, 6, 255, 0, 255, 0, 0),  // Atom entry ITEM NONE
@@ -340,6 +353,9 @@ enum SwiftRulesTable {
         (1, "id", 2048, 0, 32, 1, 255, 0, 0),  // Atom id TEXT FLD(SOURCE_ID)
         (1, "title", 2048, 0, 31, 1, 255, 0, 0),  // Atom title TEXT FLD(SOURCE_TITLE)
         (1, "updated", 2048, 0, 33, 1, 255, 0, 0),  // Atom updated TEXT FLD(SOURCE_UPDATED)
+        (1, "author", 2048, 10, 15, 0, 255, 4, 0),  // Atom author PERSON LST(SOURCE_AUTHORS)
+        (1, "contributor", 2048, 10, 16, 0, 255, 4, 0),  // Atom contributor PERSON LST(SOURCE_CONTRIBUTORS)
+        (1, "category", 2048, 3, 17, 0, 1, 0, 0),  // Atom category LATTR LST(SOURCE_CATEGORIES)
         (2, "title", 3, 1, 2, 2, 255, 0, 1),  // dc:title TEXTC FLD(TITLE)
         (2, "description", 3, 1, 7, 2, 255, 0, 1),  // dc:description TEXTC FLD(SUMMARY)
         (2, "creator", 3, 2, 1, 4, 255, 0, 0),  // dc:creator LTEXT LST(AUTHORS)

@@ -61,6 +61,13 @@ public final class BatchConverter: Sendable {
         /// The descriptor read for ``BatchInput/standardInput`` (0 unless changed):
         /// `feedstream diff` gives each backend a copy of its standard input this way.
         public var standardInputDescriptor: Int32 = 0
+        /// Resolve relative URIs inside HTML and XHTML content against its `xml:base`
+        /// (the default); false writes content as written
+        /// (``JSONLinesWriter/resolvesRelativeURIsInContent``).
+        public var resolvesRelativeURIsInContent = true
+        /// The URL every input was read from, when known
+        /// (``JSONLinesWriter/documentLocation``): `convert --base-url`.
+        public var documentLocation: String? = nil
 
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
@@ -271,7 +278,9 @@ final class LiveState: @unchecked Sendable {
 /// Writers a worker can use: JSON lines per item or per document.
 protocol BatchLineWriter: FeedHandler {
     var source: String { get set }
-    var documentBase: Int { get set }
+    var documentNumberOffset: Int { get set }
+    var resolvesRelativeURIsInContent: Bool { get set }
+    var documentLocation: String? { get set }
     var bytesWritten: UInt64 { get }
     func flush() throws
 }
@@ -302,6 +311,8 @@ private final class Worker {
         case .items: writer = JSONLinesWriter(output: sink, bufferSize: options.blockBytes)
         case .documents: writer = DocumentLinesWriter(output: sink, bufferSize: options.blockBytes)
         }
+        writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
+        writer.documentLocation = options.documentLocation
         meter = InputMeter(live)
         handler = FeedHandlerGroup(writer, meter)
     }

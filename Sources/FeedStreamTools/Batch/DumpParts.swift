@@ -18,7 +18,7 @@ import FeedStream
 /// CDATA, a comment, a processing instruction or an open document), the part's output
 /// is dropped and it is parsed again joined with the next part.
 ///
-/// Each part's events are renumbered: document numbers (``JSONLinesWriter/documentBase``
+/// Each part's events are renumbered: document numbers (``JSONLinesWriter/documentNumberOffset``
 /// for the lines, ``FeedError/document`` for errors) count the documents of the parts
 /// before it, and error offsets the bytes before it.
 ///
@@ -41,7 +41,7 @@ package enum DumpParts {
     /// Parses `part` (the stream's bytes from offset `start`, after `documentBase`
     /// documents) and then, when given, the `probe` (the first bytes of the next
     /// part), delivering renumbered events to `handler`; a writer among the handlers
-    /// must have its ``JSONLinesWriter/documentBase`` set to `documentBase` by the caller.
+    /// must have its ``JSONLinesWriter/documentNumberOffset`` set to `documentBase` by the caller.
     package static func parse(_ part: UnsafeRawBufferPointer, probe: UnsafeRawBufferPointer?, start: UInt64,
                               documentBase: Int, parser: any FeedParser, handler: some FeedHandler) throws -> Outcome
     {
@@ -105,7 +105,7 @@ package enum DumpParts {
             let last = to == bounds.count - 1
             let output = MemoryOutput()
             let writer = makeWriter(layout, output: output, source: source)
-            writer.documentBase = total.documents
+            writer.documentNumberOffset = total.documents
             let probe = last ? nil
                 : UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)])
             let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probe,

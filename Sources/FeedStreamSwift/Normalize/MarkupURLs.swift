@@ -1,0 +1,106 @@
+/// Relative URIs inside HTML and XHTML content, resolved against the content's
+/// `xml:base` chain (RFC 3986 §5.2 through ``FeedURL``), as feedparser does by default.
+///
+/// The markup is scanned as written (it is not reserialized): in every start tag, the
+/// value of each URI-bearing attribute (``attributes``) that is a relative reference is
+/// replaced by its resolution; everything else — other attributes, text, comments,
+/// spacing, quoting, entity references — is kept byte for byte. Values with a scheme
+/// (`http:`, `mailto:`, `data:`, …) and empty values are left alone. One implementation
+/// for every backend: the writer applies it (Output/RecordLayout.swift).
+enum MarkupURLs {
+    /// The attributes whose value is one URI (HTML 4.01 and HTML5), matched in any case on
+    /// any element.
+    static let attributes: [[UInt8]] = [
+        "href", "src", "cite", "action", "background", "longdesc", "poster", "data", "usemap",
+        "codebase", "profile", "classid", "formaction", "icon", "manifest",
+    ].map { Array($0.utf8) }
+
+    /// `markup` with its relative URIs resolved against `base` (what an xml:base chain
+    /// comes to: FeedURL.base(ofChain:document:)), or nil when nothing changes (no base,
+    /// no tag, or only absolute URIs).
+    static func resolve(_ markup: UnsafeRawBufferPointer, base: [UInt8]) -> [UInt8]? {
+        guard !base.isEmpty, markup.contains(0x3C) else { return nil }
+        let s = markup.bindMemory(to: UInt8.self)
+        let n = s.count
+        var out: [UInt8] = []
+        var copied = 0          // s[..<copied] is in out (once out is in use)
+        var changed = false
+        var i = 0
+        while i < n {
+            guard s[i] == 0x3C else { i += 1; continue }
+            // Comments and declarations are skipped whole.
+            if i + 3 < n && s[i + 1] == 0x21 && s[i + 2] == 0x2D && s[i + 3] == 0x2D {
+                i = find(s, "-->", from: i + 4).map { $0 + 3 } ?? n
+                continue
+            }
+            i += 1
+            guard i < n, isAlpha(s[i]) else { continue }
+            while i < n && !isSpace(s[i]) && s[i] != 0x3E && s[i] != 0x2F { i += 1 }   // the tag name
+            // Attributes until '>'.
+            while i < n && s[i] != 0x3E {
+                if isSpace(s[i]) || s[i] == 0x2F { i += 1; continue }
+                let nameStart = i
+                while i < n && !isSpace(s[i]) && s[i] != 0x3D && s[i] != 0x3E && s[i] != 0x2F { i += 1 }
+                let name = UnsafeBufferPointer(rebasing: s[nameStart..<i])
+                while i < n && isSpace(s[i]) { i += 1 }
+                guard i < n, s[i] == 0x3D else { continue }   // an attribute without a value
+                i += 1
+                while i < n && isSpace(s[i]) { i += 1 }
+                guard i < n else { break }
+                var valueStart = i, valueEnd: Int
+                if s[i] == 0x22 || s[i] == 0x27 {
+                    let q = s[i]
+                    valueStart = i + 1
+                    valueEnd = valueStart
+                    while valueEnd < n && s[valueEnd] != q { valueEnd += 1 }
+                    i = min(valueEnd + 1, n)
+                } else {
+                    valueEnd = i
+                    while valueEnd < n && !isSpace(s[valueEnd]) && s[valueEnd] != 0x3E { valueEnd += 1 }
+                    i = valueEnd
+                }
+                guard isURIAttribute(name), valueEnd > valueStart else { continue }
+                let value = Array(s[valueStart..<valueEnd])
+                guard !hasScheme(value) else { continue }
+                let resolved = FeedURL.resolve(value, against: base)
+                guard resolved != value else { continue }
+                if !changed { out.reserveCapacity(n + 64); changed = true }
+                out.append(contentsOf: s[copied..<valueStart])
+                out.append(contentsOf: resolved)
+                copied = valueEnd
+            }
+        }
+        guard changed else { return nil }
+        out.append(contentsOf: s[copied..<n])
+        return out
+    }
+
+    private static func find(_ s: UnsafeBufferPointer<UInt8>, _ needle: StaticString, from: Int) -> Int? {
+        let m = needle.utf8CodeUnitCount, p = needle.utf8Start
+        var i = from
+        while i + m <= s.count {
+            var k = 0
+            while k < m && s[i + k] == p[k] { k += 1 }
+            if k == m { return i }
+            i += 1
+        }
+        return nil
+    }
+
+    private static func isAlpha(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D || c == 0x0C }
+
+    private static func isURIAttribute(_ name: UnsafeBufferPointer<UInt8>) -> Bool {
+        attributes.contains { a in a.count == name.count && zip(a, name).allSatisfy { $0 == $1 | 0x20 } }
+    }
+
+    /// True when `v` starts with a scheme (RFC 3986 §3.1) followed by ':'.
+    private static func hasScheme(_ v: [UInt8]) -> Bool {
+        guard let c = v.first, isAlpha(c) else { return false }
+        for b in v.dropFirst() {
+            if b == 0x3A { return true }
+            if !(isAlpha(b) || (b >= 0x30 && b <= 0x39) || b == 0x2B || b == 0x2D || b == 0x2E) { return false }
+        }
+        return false
+    }
+}
