@@ -86,16 +86,21 @@ EOF
         done
         touch "$out/cobj/.stamp"
     fi
-    if stale "$lib" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStream" "$root/CSources/CFeedStream/include"; then
+    if stale "$lib" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStream" "$root/Sources/FeedStreamTools" \
+        "$root/CSources/CFeedStream/include"; then
         echo "building $lib (swiftc -O -sanitize=fuzzer,address; a minute or two)" >&2
         # From a snapshot of the sources: the compiler refuses a file that changes
         # while it builds, and the tree may be edited meanwhile. FeedStreamSwift and
         # FeedStream are one module here, FeedStream (Exports.swift, which re-exports
-        # FeedStreamSwift in the package build, is left out).
+        # FeedStreamSwift in the package build, is left out), and FeedStreamTools with them.
         rm -rf "$out/src"
         mkdir -p "$out/src"
         cp -R "$root/Sources/FeedStreamSwift" "$out/src/FeedStreamSwift"
         cp -R "$root/Sources/FeedStream" "$out/src/FeedStream"
+        # BackendDiff (the differential harness's rule) lives in FeedStreamTools, with
+        # the batch converter it uses; its Bench folder needs the package's baselines.
+        mkdir -p "$out/src/FeedStreamTools"
+        cp -R "$root/Sources/FeedStreamTools/Diff" "$root/Sources/FeedStreamTools/Batch" "$out/src/FeedStreamTools/"
         rm "$out/src/FeedStream/Exports.swift"
         # shellcheck disable=SC2046
         "$SWIFTC" -emit-library -static -module-name FeedStream -package-name FeedStream -parse-as-library -O -wmo \
