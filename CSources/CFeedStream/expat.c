@@ -504,7 +504,7 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int i
         }
         if (!hold_back(t, p + from, todo, todo - used)) return TOK_NOMEM;
         if (!grow(&t->win, &t->win_cap, t->win_len + written)) return TOK_NOMEM;
-        memcpy(t->win + t->win_len, t->utf8, written);
+        if (written) memcpy(t->win + t->win_len, t->utf8, written);
         t->win_len += written;
         st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
     } else {
@@ -573,7 +573,7 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
     }
     size_t n = t->held_len + len;
     if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
-    memcpy(t->scratch, t->held, t->held_len);
+    if (t->held_len) memcpy(t->scratch, t->held, t->held_len);   /* held may be NULL when empty */
     if (len) memcpy(t->scratch + t->held_len, data, len);
     t->held_len = 0;
     return feed(t, t->scratch, n, len, 0, final, consumed, err);
@@ -592,7 +592,7 @@ static uint8_t *expat_buffer(void *tok, size_t len) {
         p = XML_GetBuffer(t->xp, (int)(len + t->held_len));
         if (p == NULL) return NULL;
     }
-    memcpy(p, t->held, t->held_len);
+    if (t->held_len) memcpy(p, t->held, t->held_len);   /* held may be NULL when empty */
     t->buf = p;
     return p + t->held_len;
 }
