@@ -57,7 +57,9 @@ typedef struct expat_tok {
 
 /* Grows a buffer to hold n bytes; 0 when out of memory. */
 static int grow(uint8_t **p, size_t *cap, size_t n) {
-    if (n <= *cap) return 1;
+    /* Always a buffer after a call, also for n 0: callers pass it to memcpy and do
+       arithmetic on it, which a NULL pointer makes undefined even for 0 bytes. */
+    if (n <= *cap && *p != NULL) return 1;
     size_t c = *cap ? *cap : 256;
     while (c < n) c *= 2;
     uint8_t *q = realloc(*p, c);
@@ -408,7 +410,7 @@ static size_t utf16_units(expat_tok *t, uint8_t *p, size_t n, int final) {
 /* Keeps the last `hold` of p[0..n) for the next chunk. */
 static int hold_back(expat_tok *t, const uint8_t *p, size_t n, size_t hold) {
     if (!grow(&t->held, &t->held_cap, hold)) return 0;
-    memmove(t->held, p + n - hold, hold);
+    if (hold) memmove(t->held, p + n - hold, hold);   /* held may still be NULL when hold is 0 */
     t->held_len = hold;
     return 1;
 }

@@ -476,7 +476,7 @@ static void lx_destroy(void *tok) {
 
 /* Makes room for `len` bytes in a growable buffer. */
 static int reserve(uint8_t **buf, size_t *cap, size_t len) {
-    if (len <= *cap) return 1;
+    if (len <= *cap && *buf != NULL) return 1;   /* always a buffer after a call (memcpy of 0 bytes) */
     size_t c = *cap ? *cap : 4096;
     while (c < len) c *= 2;
     uint8_t *b = realloc(*buf, c);
