@@ -7,10 +7,10 @@
 ///
 /// One per parser, reused; its machine and tokenizer are made on first use.
 package final class FeedRecovery {
-    /// Documents up to this many bytes (uncompressed) are kept while they are parsed,
+    /// Documents up to this many bytes (uncompressed, 16 MiB) are kept while they are parsed,
     /// so that they can be re-read when they fail; a longer one that fails keeps the
     /// items before its failure only (as with `strict`). Bounds the memory recovery takes.
-    package static let window = 64 << 20
+    package static let window = 16 << 20
 
     private let maxItemBytes: Int
     private let limits: FeedLimits

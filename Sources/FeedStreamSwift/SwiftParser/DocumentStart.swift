@@ -23,11 +23,21 @@ enum DocumentStart {
     /// `held` (bytes from a '<', a prefix of some start) followed by `c`: still a prefix,
     /// a complete start (c is its delimiter), or neither.
     static func step(_ held: [UInt8], _ c: UInt8) -> Step {
+        // Plain index loops: called for every '<' of a skipped document, so nothing here
+        // may allocate.
         let n = held.count
         var isPrefix = false
-        for s in starts {
-            if s.bytes.count > n && s.bytes[n] == c && s.bytes.starts(with: held) { isPrefix = true }
-            if s.bytes.count == n && s.bytes == held && s.delimiters.contains(c) { return .match }
+        for k in 0..<starts.count {
+            let bytes = starts[k].bytes
+            guard bytes.count >= n else { continue }
+            var i = 0
+            while i < n && bytes[i] == held[i] { i += 1 }
+            guard i == n else { continue }
+            if bytes.count > n {
+                if bytes[n] == c { isPrefix = true }
+            } else if starts[k].delimiters.contains(c) {
+                return .match
+            }
         }
         return isPrefix ? .prefix : .none
     }
