@@ -138,3 +138,18 @@ func chunkedInput(_ data: [UInt8], _ size: Int) -> FeedInput {
         return UnsafeRawBufferPointer(rebasing: cursor.data[cursor.offset..<(cursor.offset + n)])
     })
 }
+
+/// Runs a generator script of the repository with `--check`: it fails (and says what
+/// differs) when a file it writes was edited by hand or its source changed without
+/// regenerating.
+func assertGeneratorIsCurrent(_ script: String, file: StaticString = #filePath, line: UInt = #line) throws {
+    let p = Process()
+    p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+    p.arguments = ["python3", Paths.repo.appendingPathComponent(script).path, "--check"]
+    let err = Pipe()
+    p.standardError = err
+    try p.run()
+    let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+    p.waitUntilExit()
+    XCTAssertEqual(p.terminationStatus, 0, message, file: file, line: line)
+}
