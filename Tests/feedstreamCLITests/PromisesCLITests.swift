@@ -220,6 +220,35 @@ final class ReadmeQueriesCLITests: CLITestCase {
         }
     }
 
+    /// README "Broken feeds are recovered": its commands as written, with what the
+    /// comments say they print.
+    func testBrokenFeedsAreRecoveredRunsAsWritten() throws {
+        let commands = try XCTUnwrap(blocks(after: "**Broken feeds are recovered.**", "sh").first)
+        let lines = commands.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3)
+        let dir = try tempDir()
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", lines.map { $0.components(separatedBy: "   #")[0] + "; echo \"== $?\"" }.joined(separator: "\n")]
+        p.currentDirectoryURL = dir
+        p.environment = ProcessInfo.processInfo.environment.merging(
+            ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        let runs = text.components(separatedBy: "== ")
+        XCTAssertEqual(runs.count, 4, text)   // printf, then the two conversions
+        // Recovering: the item, then the feed line with the error and "recovered".
+        XCTAssertTrue(runs[1].contains("\"kind\":\"item\"") && runs[1].contains("\"title\":\"a & b\""), text)
+        XCTAssertTrue(runs[1].contains("},\"recovered\":true}"), text)
+        // Strict: the feed line and its error only.
+        XCTAssertFalse(runs[2].contains("\"kind\":\"item\""), text)
+        XCTAssertTrue(runs[2].contains("\"error\":{") && !runs[2].contains("recovered"), text)
+    }
+
     func testLoadingItElsewhereRunsAsWritten() throws {
         try python("duckdb")
         try python("pandas")
