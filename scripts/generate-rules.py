@@ -168,8 +168,8 @@ class Rules:
         for uri, kind, fam in d["namespaces"]:
             if kind not in self.nskind or fam not in self.fam:
                 fail("namespace %s: unknown kind or family" % uri)
-        if len(d["fields"]) > 128:
-            fail("more than 128 fields: cfs_record.present has two 64-bit words")
+        if len(d["lists"]) > 64:
+            fail("more than 64 lists: RecordLayout's FieldMask keeps one 64-bit word of list bits")
         for name, cols, _ in d["lists"]:
             if len(set(cols)) != len(cols):
                 fail("list %s repeats a column" % name)

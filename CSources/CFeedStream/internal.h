@@ -78,7 +78,7 @@ typedef struct cfs_rec {
     cfs_arena arena;
     cfs_ref field[CFS_FIELD_COUNT];
     uint8_t prio[CFS_FIELD_COUNT];    /* 0 = unset; lower wins; ties: first wins */
-    uint64_t set[2];                  /* fields written since the last reset */
+    uint64_t set[CFS_PRESENT_WORDS];                /* fields written since the last reset */
     cfs_refvec list[CFS_LIST_COUNT];
 } cfs_rec;
 
@@ -87,7 +87,7 @@ typedef struct cfs_pub {
     cfs_record record;
     cfs_span *rows[CFS_LIST_COUNT];
     size_t cap[CFS_LIST_COUNT];
-    uint64_t shown[2];                /* fields set at the last publish */
+    uint64_t shown[CFS_PRESENT_WORDS];              /* fields set at the last publish */
 } cfs_pub;
 
 #define CFS_MAX_FRAMES 32

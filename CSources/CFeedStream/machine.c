@@ -244,7 +244,7 @@ static inline void put(cfs_rec *r, int field, cfs_ref ref) {
 
 static void rec_reset(cfs_rec *r) {
     cfs_arena_reset(&r->arena);
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < CFS_PRESENT_WORDS; w++) {
         for (uint64_t bits = r->set[w]; bits; bits &= bits - 1) {
             int i = w * 64 + __builtin_ctzll(bits);
             r->field[i] = (cfs_ref){ CFS_REF_ABSENT, 0 };
@@ -921,7 +921,7 @@ static cfs_span span_of(const cfs_rec *r, cfs_ref ref) {
 /* Converts a record under construction to its public form. */
 static int publish(const cfs_rec *r, cfs_pub *p) {
     /* Fields set now or at the last publish (those must be cleared). */
-    for (int w = 0; w < 2; w++) {
+    for (int w = 0; w < CFS_PRESENT_WORDS; w++) {
         for (uint64_t bits = r->set[w] | p->shown[w]; bits; bits &= bits - 1) {
             int i = w * 64 + __builtin_ctzll(bits);
             p->record.fields[i] = span_of(r, r->field[i]);

@@ -25,7 +25,7 @@ final class RawDump: FeedHandler {
     }
 
     static func dump(_ r: RawRecord) -> String {
-        var out = "present=\(String(r.present[0], radix: 16)),\(String(r.present[1], radix: 16))"
+        var out = "present=" + (0..<SFM.presenceWords).map { String(r.present[$0], radix: 16) }.joined(separator: ",")
         for i in 0..<FeedField.allCases.count where r.fields[i].ptr != nil {
             out += " \(FeedField(rawValue: i)!)=\(span(r.fields[i]))"
         }

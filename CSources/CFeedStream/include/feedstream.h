@@ -305,13 +305,16 @@ typedef enum cfs_list {
     @return the number of spans in each row. Thread-safe. */
 size_t cfs_list_columns(cfs_list list);
 
+/** Words of presence bits in a record: one bit per field (cfs_record.present). */
+#define CFS_PRESENT_WORDS ((CFS_FIELD_COUNT + 63) / 64)
+
 /** A record: fields and lists. rows[l] holds counts[l] rows of cfs_list_columns(l)
     spans each, row after row. */
 typedef struct cfs_record {
     cfs_span fields[CFS_FIELD_COUNT];
     /** Bit i of present[i / 64] is set when fields[i] may be present (clear: absent),
         so that readers can skip absent fields quickly. */
-    uint64_t present[2];
+    uint64_t present[CFS_PRESENT_WORDS];
     const cfs_span *rows[CFS_LIST_COUNT];
     size_t counts[CFS_LIST_COUNT];
 } cfs_record;

@@ -25,7 +25,7 @@ public struct FeedRecordView {
     public subscript(field: FeedField) -> FeedBytes { bytes(fields[field.rawValue]) }
 
     /// The presence bits of the fields (bit i: field i may be present).
-    var presence: (UInt64, UInt64) { (presentBits[0], presentBits[1]) }
+    var presence: UnsafePointer<UInt64> { presentBits }
 
     /// False when `field` is certainly absent (a quick check before reading it).
     func isSet(_ field: FeedField) -> Bool {

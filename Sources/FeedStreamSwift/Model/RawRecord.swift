@@ -1,5 +1,5 @@
 /// Where a record's fields and lists live, whichever backend made them: `fields` has
-/// one span per ``FeedField``, `present` two words of presence bits, `rows` and
+/// one span per ``FeedField``, `present` `SFM.presenceWords` words of presence bits (bit i: field i), `rows` and
 /// `counts` one entry per ``FeedList`` (rows of ``FeedList/columns`` spans each).
 package struct RawRecord {
     package let fields: UnsafePointer<CoreSpan>

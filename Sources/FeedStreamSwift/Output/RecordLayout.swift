@@ -38,8 +38,8 @@ enum Member {
 
 /// Fields (bits) and lists (bits) a member draws on, for quick presence checks.
 struct FieldMask {
-    var words: (UInt64, UInt64) = (0, 0)
-    var lists: UInt32 = 0
+    var words = [UInt64](repeating: 0, count: SFM.presenceWords)
+    var lists: UInt64 = 0   // at most 64 lists (scripts/generate-rules.py checks)
 
     init(_ members: [Member]) {
         for m in members { add(m) }
@@ -47,15 +47,15 @@ struct FieldMask {
 
     private mutating func add(_ field: FeedField) {
         let f = field.rawValue
-        if f < 64 { words.0 |= 1 << UInt64(f) } else { words.1 |= 1 << UInt64(f - 64) }
+        words[f >> 6] |= 1 << UInt64(f & 63)
     }
 
     private mutating func add(_ m: Member) {
         switch m {
         case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f): add(f)
         case .permalink: add(.guidPermalink)
-        case .primaryLink: lists |= 1 << UInt32(FeedList.links.rawValue)
-        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt32(l.rawValue)
+        case .primaryLink: lists |= 1 << UInt64(FeedList.links.rawValue)
+        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt64(l.rawValue)
         case .object(_, let members, _): for x in members { add(x) }
         }
     }
@@ -356,10 +356,9 @@ extension RecordSink where Self: ~Copyable {
 extension FeedRecordView {
     /// False when none of the mask's fields and lists can be present.
     func mayHave(_ mask: FieldMask) -> Bool {
-        let (w0, w1) = presence
-        if w0 & mask.words.0 != 0 || w1 & mask.words.1 != 0 { return true }
+        for w in 0..<SFM.presenceWords where presence[w] & mask.words[w] != 0 { return true }
         guard mask.lists != 0 else { return false }
-        for l in FeedList.allCases where mask.lists & (1 << UInt32(l.rawValue)) != 0 && !rows(l).isEmpty { return true }
+        for l in FeedList.allCases where mask.lists & (1 << UInt64(l.rawValue)) != 0 && !rows(l).isEmpty { return true }
         return false
     }
 

@@ -183,8 +183,8 @@ struct SFMRecord {
         field.initialize(repeating: .absent, count: SFM.fieldCount)
         prio = .allocate(capacity: SFM.fieldCount)
         prio.initialize(repeating: 0, count: SFM.fieldCount)
-        set = .allocate(capacity: 2)
-        set.initialize(repeating: 0, count: 2)
+        set = .allocate(capacity: SFM.presenceWords)
+        set.initialize(repeating: 0, count: SFM.presenceWords)
         lists = .allocate(capacity: SFM.listCount)
         for l in 0..<SFM.listCount {
             (lists + l).initialize(to: SFMRefVec(v: nil, count: 0, cap: 0, stride: columns[l]))
@@ -210,7 +210,7 @@ struct SFMRecord {
 
     mutating func reset() {
         arena.reset()
-        for w in 0..<2 {
+        for w in 0..<SFM.presenceWords {
             var bits = set[w]
             while bits != 0 {
                 let i = w &* 64 &+ bits.trailingZeroBitCount
@@ -271,8 +271,8 @@ struct SFMPub {
     init() {
         fields = .allocate(capacity: SFM.fieldCount)
         fields.initialize(repeating: CoreSpan(ptr: nil, len: 0), count: SFM.fieldCount)
-        present = .allocate(capacity: 2)
-        present.initialize(repeating: 0, count: 2)
+        present = .allocate(capacity: SFM.presenceWords)
+        present.initialize(repeating: 0, count: SFM.presenceWords)
         rows = .allocate(capacity: SFM.listCount)
         rows.initialize(repeating: nil, count: SFM.listCount)
         rowBufs = .allocate(capacity: SFM.listCount)
@@ -281,8 +281,8 @@ struct SFMPub {
         caps.initialize(repeating: 0, count: SFM.listCount)
         counts = .allocate(capacity: SFM.listCount)
         counts.initialize(repeating: 0, count: SFM.listCount)
-        shown = .allocate(capacity: 2)
-        shown.initialize(repeating: 0, count: 2)
+        shown = .allocate(capacity: SFM.presenceWords)
+        shown.initialize(repeating: 0, count: SFM.presenceWords)
     }
 
     func free() {
@@ -305,7 +305,7 @@ struct SFMPub {
     func publish(_ r: UnsafePointer<SFMRecord>) {
         let rec = r.pointee
         // Fields set now or at the last publish (those must be cleared).
-        for w in 0..<2 {
+        for w in 0..<SFM.presenceWords {
             var bits = rec.set[w] | shown[w]
             while bits != 0 {
                 let i = w &* 64 &+ bits.trailingZeroBitCount

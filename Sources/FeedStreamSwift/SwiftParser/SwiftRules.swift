@@ -23,6 +23,8 @@ enum SFM {
     static let limitItems: UInt8 = 1
     static let limitField: UInt8 = 2
     static let absentOff = UInt32.max
+    /// Words of presence bits in a record, one bit per field (C: CFS_PRESENT_WORDS).
+    static let presenceWords = (fieldCount + 63) >> 6
 
     static let none: UInt8 = 0xFF
 
