@@ -128,11 +128,14 @@ typedef struct cfs_machine {
     int root_seen;
     int root_closed;
     int not_feed;               /* the root is not a feed */
-    /* A `feed` root in no or a non-Atom namespace is read as Atom: elements in its
-       namespace (this URI; none when atom_ns_len is 0) are Atom's. */
-    int atom_lenient;
-    char *atom_ns;
-    size_t atom_ns_len, atom_ns_cap;
+    /* A `feed` root in no or a non-Atom namespace is read as Atom, an `rss` root in an
+       unknown namespace as RSS: elements in its namespace (this URI; none when
+       lenient_ns_len is 0) are read as those of the namespace kind and family
+       lenient_ns_kind and lenient_family. */
+    int lenient;
+    uint8_t lenient_ns_kind, lenient_family;
+    char *lenient_ns;
+    size_t lenient_ns_len, lenient_ns_cap;
     int in_item;
     unsigned long depth;        /* element depth in the document */
     uint16_t scope;

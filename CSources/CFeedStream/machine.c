@@ -467,7 +467,7 @@ void cfs_machine_free(cfs_machine *m) {
     rec_free(&m->feed);
     cfs_arena_free(&m->scope_arena);
     free(m->scopes);
-    free(m->atom_ns);
+    free(m->lenient_ns);
     pub_free(&m->pub_item);
     pub_free(&m->pub_feed);
 }
@@ -484,8 +484,8 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->format = CFS_FORMAT_UNKNOWN;
     m->netscape = 0;
     m->root_seen = m->root_closed = m->not_feed = m->in_item = 0;
-    m->atom_lenient = 0;
-    m->atom_ns_len = 0;
+    m->lenient = 0;
+    m->lenient_ns_len = 0;
     m->depth = 0;
     m->scope = SC_DOC;
     m->nframes = 0;
@@ -714,16 +714,19 @@ static uint8_t rss_version(const char *v, size_t len, int netscape) {
     return CFS_FORMAT_RSS;
 }
 
-static int remember_atom_ns(cfs_machine *m, const char *uri, size_t len) {
-    if (len > m->atom_ns_cap) {
-        char *p = realloc(m->atom_ns, len);
+/* The root's namespace is not the format's: its elements are read as `c`'s. */
+static int remember_lenient_ns(cfs_machine *m, const char *uri, size_t len, ns_class c) {
+    if (len > m->lenient_ns_cap) {
+        char *p = realloc(m->lenient_ns, len);
         if (p == NULL) return m->nomem = 1, 0;
-        m->atom_ns = p;
-        m->atom_ns_cap = len;
+        m->lenient_ns = p;
+        m->lenient_ns_cap = len;
     }
-    if (len) memcpy(m->atom_ns, uri, len);
-    m->atom_ns_len = len;
-    m->atom_lenient = 1;
+    if (len) memcpy(m->lenient_ns, uri, len);
+    m->lenient_ns_len = len;
+    m->lenient_ns_kind = c.ns;
+    m->lenient_family = c.fam;
+    m->lenient = 1;
     return 1;
 }
 
@@ -732,6 +735,12 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
     m->root_seen = 1;
     const cfs_attr *version = find_attr(attrs, n, "version");
     if (c.fam == F_RSS && len == 3 && memcmp(local, "rss", 3) == 0) {
+        m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
+        m->scope = SC_RSS;
+    } else if (c.fam == F_OTHER && len == 3 && memcmp(local, "rss", 3) == 0) {
+        /* An rss root in a namespace that is not RSS's (a URL of the specification,
+           say): RSS, its namespace's elements read as RSS's. */
+        if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_NONE, F_RSS })) return skip(m);
         m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
         m->scope = SC_RSS;
     } else if (c.fam == F_RDF && len == 3 && memcmp(local, "RDF", 3) == 0) {
@@ -743,7 +752,7 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
     } else if (len == 4 && memcmp(local, "feed", 4) == 0) {
         /* A feed in no or another namespace: Atom of an unknown version, its
            namespace's elements read as Atom's (as lenient parsers do). */
-        if (!remember_atom_ns(m, uri, uri_len)) return skip(m);
+        if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_ATOM10, F_ATOM })) return skip(m);
         m->format = CFS_FORMAT_ATOM;
         m->scope = SC_FEED;
     } else {
@@ -765,6 +774,8 @@ static int start_in_root(cfs_machine *m, ns_class c, const char *local, size_t l
     if (len == 7 && memcmp(local, "channel", 7) == 0) {
         if (c.ns == NS_RSS090) m->format = CFS_FORMAT_RSS090;
         if (m->scope == SC_RDF) set_field_attr(&m->feed, CFS_FIELD_ID, P2, find_ns_attr(attrs, n, NS_RDF, "about"));
+        /* The channel is the feed's record element: its xml:base counts. */
+        put(&m->feed, CFS_FIELD_BASE, copy_scope_ref(m, &m->feed, current_base(m)));
         return enter(m, SC_FEED);
     }
     if (len == 4 && memcmp(local, "item", 4) == 0) return begin_item(m, attrs, n);
@@ -878,8 +889,8 @@ int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const cha
     if (nattrs) push_scope_attrs(m, attrs, nattrs);
     if (local_len == 0) return skip(m);
     ns_class c = classify(uri, uri_len);
-    if (m->atom_lenient && uri_len == m->atom_ns_len && (uri_len == 0 || memcmp(uri, m->atom_ns, uri_len) == 0))
-        c = (ns_class){ NS_ATOM10, F_ATOM };
+    if (m->lenient && uri_len == m->lenient_ns_len && (uri_len == 0 || memcmp(uri, m->lenient_ns, uri_len) == 0))
+        c = (ns_class){ m->lenient_ns_kind, m->lenient_family };
     int rc;
     if (m->scope == SC_DOC) {
         rc = m->root_seen ? skip(m) : start_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);

@@ -192,7 +192,11 @@ typedef enum cfs_field {
     CFS_FIELD_VERSION, /* The root element's `version` attribute (feeds only). */
     CFS_FIELD_COMMENTS, /* RSS `comments`: the URL of the item's comments page. */
     CFS_FIELD_SOURCE_URL, /* RSS `source`'s `url` attribute, or the Atom `source` feed's link. */
-    CFS_FIELD_SOURCE_TITLE, /* The title of the item's source feed (RSS `source`, Atom `source`). */
+    CFS_FIELD_SOURCE_TITLE, /* The title of the item's source feed (RSS `source`, Atom `source`): a text construct's value, raw. */
+    CFS_FIELD_SOURCE_TITLE_TYPE, /* The source feed title's type: its `type` attribute (Atom). */
+    CFS_FIELD_SOURCE_TITLE_LANG, /* The `xml:lang` in scope for the source feed's title. */
+    CFS_FIELD_SOURCE_TITLE_BASE, /* The `xml:base` chain in scope for the source feed's title (bases separated by the byte 0x01). */
+    CFS_FIELD_SOURCE_TITLE_MODE, /* The Atom 0.3 `mode` attribute of the source feed's title. */
     CFS_FIELD_SOURCE_ID, /* The Atom `source` feed's `id`. */
     CFS_FIELD_SOURCE_UPDATED, /* The Atom `source` feed's `updated` date, as written. */
     CFS_FIELD_GENERATOR, /* The feed's `generator`. */
@@ -272,6 +276,31 @@ typedef enum cfs_field {
     CFS_FIELD_INFO_LANG, /* The `xml:lang` in scope for the info. */
     CFS_FIELD_INFO_BASE, /* The `xml:base` chain in scope for the info (bases separated by the byte 0x01). */
     CFS_FIELD_INFO_MODE, /* The Atom 0.3 `mode` attribute of the info. */
+    CFS_FIELD_SOURCE_SUBTITLE, /* The Atom `source` feed's `subtitle`: a text construct's value, raw. */
+    CFS_FIELD_SOURCE_SUBTITLE_TYPE, /* The source feed subtitle's type: its `type` attribute. */
+    CFS_FIELD_SOURCE_SUBTITLE_LANG, /* The `xml:lang` in scope for the source feed's subtitle. */
+    CFS_FIELD_SOURCE_SUBTITLE_BASE, /* The `xml:base` chain in scope for the source feed's subtitle (bases separated by the byte 0x01). */
+    CFS_FIELD_SOURCE_SUBTITLE_MODE, /* The Atom 0.3 `mode` attribute of the source feed's subtitle. */
+    CFS_FIELD_SOURCE_RIGHTS, /* The Atom `source` feed's `rights`: a text construct's value, raw. */
+    CFS_FIELD_SOURCE_RIGHTS_TYPE, /* The source feed rights' type: its `type` attribute. */
+    CFS_FIELD_SOURCE_RIGHTS_LANG, /* The `xml:lang` in scope for the source feed's rights. */
+    CFS_FIELD_SOURCE_RIGHTS_BASE, /* The `xml:base` chain in scope for the source feed's rights (bases separated by the byte 0x01). */
+    CFS_FIELD_SOURCE_RIGHTS_MODE, /* The Atom 0.3 `mode` attribute of the source feed's rights. */
+    CFS_FIELD_SOURCE_GENERATOR, /* The Atom `source` feed's `generator`. */
+    CFS_FIELD_SOURCE_GENERATOR_URI, /* The Atom `source` feed generator's `uri` (or 0.3 `url`) attribute. */
+    CFS_FIELD_SOURCE_GENERATOR_VERSION, /* The Atom `source` feed generator's `version` attribute. */
+    CFS_FIELD_SOURCE_ICON, /* The Atom `source` feed's `icon`. */
+    CFS_FIELD_SOURCE_LOGO, /* The Atom `source` feed's `logo`. */
+    CFS_FIELD_FEEDBURNER_ORIG_LINK, /* `feedburner:origLink`: the item's link before FeedBurner rewrote it. */
+    CFS_FIELD_FEEDBURNER_ORIG_ENCLOSURE_LINK, /* `feedburner:origEnclosureLink`: the enclosure's URL before FeedBurner rewrote it. */
+    CFS_FIELD_FEEDBURNER_INFO_URI, /* `feedburner:info`'s `uri` attribute: the feed's FeedBurner name. */
+    CFS_FIELD_FEEDBURNER_BROWSER_FRIENDLY, /* `feedburner:browserFriendly`: the note FeedBurner shows to browsers. */
+    CFS_FIELD_FEEDBURNER_EMAIL_SERVICE_ID, /* `feedburner:emailServiceId`. */
+    CFS_FIELD_FEEDBURNER_HOSTNAME, /* `feedburner:feedburnerHostname`. */
+    CFS_FIELD_BLOG_ROLL, /* `blogChannel:blogRoll`: the URL of the blog's OPML blogroll. */
+    CFS_FIELD_MY_SUBSCRIPTIONS, /* `blogChannel:mySubscriptions`: the URL of the author's OPML subscriptions. */
+    CFS_FIELD_BLINK, /* `blogChannel:blink`: the URL of a blog the author recommends. */
+    CFS_FIELD_CHANGES, /* `blogChannel:changes`: the URL of a changes.xml the blog pings. */
     CFS_FIELD_COUNT
 } cfs_field;
 

@@ -67,8 +67,16 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case comments
     /// RSS `source`'s `url` attribute, or the Atom `source` feed's link.
     case sourceUrl
-    /// The title of the item's source feed (RSS `source`, Atom `source`).
+    /// The title of the item's source feed (RSS `source`, Atom `source`): a text construct's value, raw.
     case sourceTitle
+    /// The source feed title's type: its `type` attribute (Atom).
+    case sourceTitleType
+    /// The `xml:lang` in scope for the source feed's title.
+    case sourceTitleLang
+    /// The `xml:base` chain in scope for the source feed's title (bases separated by the byte 0x01).
+    case sourceTitleBase
+    /// The Atom 0.3 `mode` attribute of the source feed's title.
+    case sourceTitleMode
     /// The Atom `source` feed's `id`.
     case sourceId
     /// The Atom `source` feed's `updated` date, as written.
@@ -227,4 +235,54 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case infoBase
     /// The Atom 0.3 `mode` attribute of the info.
     case infoMode
+    /// The Atom `source` feed's `subtitle`: a text construct's value, raw.
+    case sourceSubtitle
+    /// The source feed subtitle's type: its `type` attribute.
+    case sourceSubtitleType
+    /// The `xml:lang` in scope for the source feed's subtitle.
+    case sourceSubtitleLang
+    /// The `xml:base` chain in scope for the source feed's subtitle (bases separated by the byte 0x01).
+    case sourceSubtitleBase
+    /// The Atom 0.3 `mode` attribute of the source feed's subtitle.
+    case sourceSubtitleMode
+    /// The Atom `source` feed's `rights`: a text construct's value, raw.
+    case sourceRights
+    /// The source feed rights' type: its `type` attribute.
+    case sourceRightsType
+    /// The `xml:lang` in scope for the source feed's rights.
+    case sourceRightsLang
+    /// The `xml:base` chain in scope for the source feed's rights (bases separated by the byte 0x01).
+    case sourceRightsBase
+    /// The Atom 0.3 `mode` attribute of the source feed's rights.
+    case sourceRightsMode
+    /// The Atom `source` feed's `generator`.
+    case sourceGenerator
+    /// The Atom `source` feed generator's `uri` (or 0.3 `url`) attribute.
+    case sourceGeneratorUri
+    /// The Atom `source` feed generator's `version` attribute.
+    case sourceGeneratorVersion
+    /// The Atom `source` feed's `icon`.
+    case sourceIcon
+    /// The Atom `source` feed's `logo`.
+    case sourceLogo
+    /// `feedburner:origLink`: the item's link before FeedBurner rewrote it.
+    case feedburnerOrigLink
+    /// `feedburner:origEnclosureLink`: the enclosure's URL before FeedBurner rewrote it.
+    case feedburnerOrigEnclosureLink
+    /// `feedburner:info`'s `uri` attribute: the feed's FeedBurner name.
+    case feedburnerInfoUri
+    /// `feedburner:browserFriendly`: the note FeedBurner shows to browsers.
+    case feedburnerBrowserFriendly
+    /// `feedburner:emailServiceId`.
+    case feedburnerEmailServiceId
+    /// `feedburner:feedburnerHostname`.
+    case feedburnerHostname
+    /// `blogChannel:blogRoll`: the URL of the blog's OPML blogroll.
+    case blogRoll
+    /// `blogChannel:mySubscriptions`: the URL of the author's OPML subscriptions.
+    case mySubscriptions
+    /// `blogChannel:blink`: the URL of a blog the author recommends.
+    case blink
+    /// `blogChannel:changes`: the URL of a changes.xml the blog pings.
+    case changes
 }

@@ -134,8 +134,17 @@ enum RecordLayout {
         .url("comments_feed", .commentRss, base: .base),
         .string("comment_count", .commentCount),
         obj("source_feed", [
-            .string("title", .sourceTitle), .url("url", .sourceUrl, base: .base), .string("id", .sourceId),
+            .text("title", "title_type", "title_lang", "title_base", .sourceTitle),
+            .url("url", .sourceUrl, base: .base), .string("id", .sourceId),
             .string("updated", .sourceUpdated),
+            .text("subtitle", "subtitle_type", "subtitle_lang", "subtitle_base", .sourceSubtitle),
+            .text("rights", "rights_type", "rights_lang", "rights_base", .sourceRights),
+            obj("generator", [
+                .string("name", .sourceGenerator), .url("uri", .sourceGeneratorUri, base: .base),
+                .string("version", .sourceGeneratorVersion),
+            ]),
+            .url("icon", .sourceIcon, base: .base),
+            .url("logo", .sourceLogo, base: .base),
             .rows("links", .sourceLinks, linkColumns),
             .persons("authors", .sourceAuthors),
             .persons("contributors", .sourceContributors),
@@ -143,6 +152,10 @@ enum RecordLayout {
         ]),
         dc,
         geo,
+        obj("feedburner", [
+            .url("orig_link", .feedburnerOrigLink, base: .base),
+            .url("orig_enclosure_link", .feedburnerOrigEnclosureLink, base: .base),
+        ]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
@@ -216,6 +229,14 @@ enum RecordLayout {
         ]),
         dc,
         geo,
+        obj("feedburner", [
+            .string("info_uri", .feedburnerInfoUri), .string("browser_friendly", .feedburnerBrowserFriendly),
+            .string("email_service_id", .feedburnerEmailServiceId), .string("hostname", .feedburnerHostname),
+        ]),
+        obj("blog_channel", [
+            .url("blog_roll", .blogRoll, base: .base), .url("my_subscriptions", .mySubscriptions, base: .base),
+            .url("blink", .blink, base: .base), .url("changes", .changes, base: .base),
+        ]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),

@@ -177,7 +177,10 @@ struct SwiftFeedMachineCore {
     var notFeed = false
     /// A `feed` root in no or a non-Atom namespace is read as Atom: elements in its
     /// namespace (these bytes; empty for none) are Atom's.
-    var atomLenientNS: [UInt8]? = nil
+    /// When the root's namespace is not its format's: that namespace, whose elements are
+    /// read as `lenientClass`'s.
+    var lenientNS: [UInt8]? = nil
+    var lenientClass: (ns: UInt8, fam: UInt8) = (0, 0)
     var inItem = false
     var depth = 0                 // element depth in the document
     var maxFieldBytes = Int.max   // limits (FeedLimits)
@@ -273,7 +276,7 @@ struct SwiftFeedMachineCore {
         rootSeen = false
         rootClosed = false
         notFeed = false
-        atomLenientNS = nil
+        lenientNS = nil
         inItem = false
         depth = 0
         limit = 0
@@ -531,12 +534,9 @@ struct SwiftFeedMachineCore {
         }
         if let type {
             r.pointee.put(field + 1, r.pointee.copy(type.pointee.value))
-        } else if deftype == 1 {
-            let s: StaticString = "text"
-            r.pointee.put(field + 1, r.pointee.copy(s.utf8Start, 4))
-        } else if deftype == 2 {
-            let s: StaticString = "html"
-            r.pointee.put(field + 1, r.pointee.copy(s.utf8Start, 4))
+        } else if deftype != 0 {
+            let s = SwiftRulesTable.defaultTypes[Int(deftype) &- 1]
+            r.pointee.put(field + 1, r.pointee.copy(s.utf8Start, s.utf8CodeUnitCount))
         }
         r.pointee.put(field + 2, copyScopeRef(r, currentLang))
         r.pointee.put(field + 3, copyScopeRef(r, currentBase))
@@ -724,6 +724,13 @@ struct SwiftFeedMachineCore {
         if c.fam == SFM.fRss && local.equals("rss") {
             format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
             scope = SFM.scRss
+        } else if c.fam == SFM.fOther && local.equals("rss") {
+            // An rss root in a namespace that is not RSS's (a URL of the specification,
+            // say): RSS, its namespace's elements read as RSS's.
+            lenientNS = Array(uri)
+            lenientClass = (SFM.nsNone, SFM.fRss)
+            format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
+            scope = SFM.scRss
         } else if c.fam == SFM.fRdf && local.equals("RDF") {
             format = .rss10   // refined by the channel's namespace
             scope = SFM.scRdf
@@ -733,7 +740,8 @@ struct SwiftFeedMachineCore {
         } else if local.equals("feed") {
             // A feed in no or another namespace: Atom of an unknown version, its
             // namespace's elements read as Atom's (as lenient parsers do).
-            atomLenientNS = Array(uri)
+            lenientNS = Array(uri)
+            lenientClass = (SFM.nsAtom10, SFM.fAtom)
             format = .atom
             scope = SFM.scFeed
         } else {
@@ -757,6 +765,8 @@ struct SwiftFeedMachineCore {
             if scope == SFM.scRdf {
                 feed.pointee.setFieldAttr(SFM.fieldId, SFM.p2, findNSAttr(attrs, SFM.nsRdf, "about"))
             }
+            // The channel is the feed's record element: its xml:base counts.
+            feed.pointee.put(SFM.fieldBase, copyScopeRef(feed, currentBase))
             return enter(SFM.scFeed)
         }
         if local.equals("item") { return beginItem(attrs) }
@@ -885,7 +895,7 @@ struct SwiftFeedMachineCore {
         if attrs.count > 0 { pushScopeAttrs(attrs) }
         if local.count == 0 { return skip() }
         var c = classify(uri)
-        if let ns = atomLenientNS, ns.elementsEqual(uri) { c = (SFM.nsAtom10, SFM.fAtom) }
+        if let ns = lenientNS, ns.elementsEqual(uri) { c = lenientClass }
         if scope == SFM.scDoc {
             if rootSeen { skip() } else { startRoot(c, uri, local, attrs) }
         } else if scope == SFM.scRss || scope == SFM.scRdf {

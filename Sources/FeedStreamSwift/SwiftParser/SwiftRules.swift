@@ -53,7 +53,7 @@ struct SFMRule {
     var scopes: UInt16
     var enter: UInt16      // scope entered (rScope, rLAttr, rPerson)
     var map: UInt8         // attribute map (SFM.none: none)
-    var deftype: UInt8     // rTextC: 0 none, 1 "text", 2 "html"
+    var deftype: UInt8     // rTextC: 0 none, else 1 + its index in SwiftRulesTable.defaultTypes
 }
 
 /// One entry of an attribute map: attribute (no namespace) -> column or field.

@@ -3,7 +3,7 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 111
+    static let fieldCount = 140
     static let listCount = 18
 
     // Families: namespaces whose elements mean the same thing.
@@ -23,11 +23,13 @@ extension SFM {
     static let fGeo: UInt8 = 13
     static let fSy: UInt8 = 14
     static let fCc: UInt8 = 15
-    static let fOther: UInt8 = 16
+    static let fFeedburner: UInt8 = 16
+    static let fBlogchannel: UInt8 = 17
+    static let fOther: UInt8 = 18
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -107,85 +109,114 @@ extension SFM {
     static let fieldComments = 29
     static let fieldSourceUrl = 30
     static let fieldSourceTitle = 31
-    static let fieldSourceId = 32
-    static let fieldSourceUpdated = 33
-    static let fieldGenerator = 34
-    static let fieldGeneratorUri = 35
-    static let fieldGeneratorVersion = 36
-    static let fieldDocs = 37
-    static let fieldTtl = 38
-    static let fieldManagingEditor = 39
-    static let fieldWebmaster = 40
-    static let fieldIcon = 41
-    static let fieldLogo = 42
-    static let fieldImageUrl = 43
-    static let fieldImageTitle = 44
-    static let fieldImageLink = 45
-    static let fieldImageWidth = 46
-    static let fieldImageHeight = 47
-    static let fieldImageDescription = 48
-    static let fieldTextinputTitle = 49
-    static let fieldTextinputDescription = 50
-    static let fieldTextinputName = 51
-    static let fieldTextinputLink = 52
-    static let fieldCloudDomain = 53
-    static let fieldCloudPort = 54
-    static let fieldCloudPath = 55
-    static let fieldCloudProcedure = 56
-    static let fieldCloudProtocol = 57
-    static let fieldCommentRss = 58
-    static let fieldCommentCount = 59
-    static let fieldSyPeriod = 60
-    static let fieldSyFrequency = 61
-    static let fieldSyBase = 62
-    static let fieldGeoPoint = 63
-    static let fieldGeoLat = 64
-    static let fieldGeoLong = 65
-    static let fieldDcPublisher = 66
-    static let fieldDcSource = 67
-    static let fieldDcRelation = 68
-    static let fieldDcCoverage = 69
-    static let fieldDcFormat = 70
-    static let fieldDcType = 71
-    static let fieldItunesAuthor = 72
-    static let fieldItunesDuration = 73
-    static let fieldItunesExplicit = 74
-    static let fieldItunesImage = 75
-    static let fieldItunesEpisode = 76
-    static let fieldItunesSeason = 77
-    static let fieldItunesEpisodeType = 78
-    static let fieldItunesSummary = 79
-    static let fieldItunesSubtitle = 80
-    static let fieldItunesTitle = 81
-    static let fieldItunesOwnerName = 82
-    static let fieldItunesOwnerEmail = 83
-    static let fieldItunesType = 84
-    static let fieldItunesBlock = 85
-    static let fieldItunesComplete = 86
-    static let fieldItunesNewFeedUrl = 87
-    static let fieldItunesKeywords = 88
-    static let fieldMediaTitle = 89
-    static let fieldMediaDescription = 90
-    static let fieldMediaKeywords = 91
-    static let fieldMediaRating = 92
-    static let fieldPodcastGuid = 93
-    static let fieldPodcastLocked = 94
-    static let fieldPodcastLockedOwner = 95
-    static let fieldPodcastChaptersUrl = 96
-    static let fieldPodcastChaptersType = 97
-    static let fieldPodcastSeason = 98
-    static let fieldPodcastEpisode = 99
-    static let fieldPodcastMedium = 100
-    static let fieldExpired = 101
-    static let fieldDcValid = 102
-    static let fieldLicense = 103
-    static let fieldNewLocation = 104
-    static let fieldEncoding = 105
-    static let fieldInfo = 106
-    static let fieldInfoType = 107
-    static let fieldInfoLang = 108
-    static let fieldInfoBase = 109
-    static let fieldInfoMode = 110
+    static let fieldSourceTitleType = 32
+    static let fieldSourceTitleLang = 33
+    static let fieldSourceTitleBase = 34
+    static let fieldSourceTitleMode = 35
+    static let fieldSourceId = 36
+    static let fieldSourceUpdated = 37
+    static let fieldGenerator = 38
+    static let fieldGeneratorUri = 39
+    static let fieldGeneratorVersion = 40
+    static let fieldDocs = 41
+    static let fieldTtl = 42
+    static let fieldManagingEditor = 43
+    static let fieldWebmaster = 44
+    static let fieldIcon = 45
+    static let fieldLogo = 46
+    static let fieldImageUrl = 47
+    static let fieldImageTitle = 48
+    static let fieldImageLink = 49
+    static let fieldImageWidth = 50
+    static let fieldImageHeight = 51
+    static let fieldImageDescription = 52
+    static let fieldTextinputTitle = 53
+    static let fieldTextinputDescription = 54
+    static let fieldTextinputName = 55
+    static let fieldTextinputLink = 56
+    static let fieldCloudDomain = 57
+    static let fieldCloudPort = 58
+    static let fieldCloudPath = 59
+    static let fieldCloudProcedure = 60
+    static let fieldCloudProtocol = 61
+    static let fieldCommentRss = 62
+    static let fieldCommentCount = 63
+    static let fieldSyPeriod = 64
+    static let fieldSyFrequency = 65
+    static let fieldSyBase = 66
+    static let fieldGeoPoint = 67
+    static let fieldGeoLat = 68
+    static let fieldGeoLong = 69
+    static let fieldDcPublisher = 70
+    static let fieldDcSource = 71
+    static let fieldDcRelation = 72
+    static let fieldDcCoverage = 73
+    static let fieldDcFormat = 74
+    static let fieldDcType = 75
+    static let fieldItunesAuthor = 76
+    static let fieldItunesDuration = 77
+    static let fieldItunesExplicit = 78
+    static let fieldItunesImage = 79
+    static let fieldItunesEpisode = 80
+    static let fieldItunesSeason = 81
+    static let fieldItunesEpisodeType = 82
+    static let fieldItunesSummary = 83
+    static let fieldItunesSubtitle = 84
+    static let fieldItunesTitle = 85
+    static let fieldItunesOwnerName = 86
+    static let fieldItunesOwnerEmail = 87
+    static let fieldItunesType = 88
+    static let fieldItunesBlock = 89
+    static let fieldItunesComplete = 90
+    static let fieldItunesNewFeedUrl = 91
+    static let fieldItunesKeywords = 92
+    static let fieldMediaTitle = 93
+    static let fieldMediaDescription = 94
+    static let fieldMediaKeywords = 95
+    static let fieldMediaRating = 96
+    static let fieldPodcastGuid = 97
+    static let fieldPodcastLocked = 98
+    static let fieldPodcastLockedOwner = 99
+    static let fieldPodcastChaptersUrl = 100
+    static let fieldPodcastChaptersType = 101
+    static let fieldPodcastSeason = 102
+    static let fieldPodcastEpisode = 103
+    static let fieldPodcastMedium = 104
+    static let fieldExpired = 105
+    static let fieldDcValid = 106
+    static let fieldLicense = 107
+    static let fieldNewLocation = 108
+    static let fieldEncoding = 109
+    static let fieldInfo = 110
+    static let fieldInfoType = 111
+    static let fieldInfoLang = 112
+    static let fieldInfoBase = 113
+    static let fieldInfoMode = 114
+    static let fieldSourceSubtitle = 115
+    static let fieldSourceSubtitleType = 116
+    static let fieldSourceSubtitleLang = 117
+    static let fieldSourceSubtitleBase = 118
+    static let fieldSourceSubtitleMode = 119
+    static let fieldSourceRights = 120
+    static let fieldSourceRightsType = 121
+    static let fieldSourceRightsLang = 122
+    static let fieldSourceRightsBase = 123
+    static let fieldSourceRightsMode = 124
+    static let fieldSourceGenerator = 125
+    static let fieldSourceGeneratorUri = 126
+    static let fieldSourceGeneratorVersion = 127
+    static let fieldSourceIcon = 128
+    static let fieldSourceLogo = 129
+    static let fieldFeedburnerOrigLink = 130
+    static let fieldFeedburnerOrigEnclosureLink = 131
+    static let fieldFeedburnerInfoUri = 132
+    static let fieldFeedburnerBrowserFriendly = 133
+    static let fieldFeedburnerEmailServiceId = 134
+    static let fieldFeedburnerHostname = 135
+    static let fieldBlogRoll = 136
+    static let fieldMySubscriptions = 137
+    static let fieldBlink = 138
+    static let fieldChanges = 139
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -258,6 +289,8 @@ enum SwiftRulesTable {
         ("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", 9, 9),
         ("http://purl.org/dc/elements/1.0/", 9, 2),
         ("http://wellformedweb.org/CommentAPI", 9, 11),
+        ("http://rssnamespace.org/feedburner/ext/1.0", 9, 16),
+        ("http://backend.userland.com/blogChannelModule", 9, 17),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -269,20 +302,25 @@ enum SwiftRulesTable {
         [("url", 0), ("type", 1), ("medium", 2), ("isDefault", 3), ("expression", 4), ("bitrate", 5), ("framerate", 6), ("samplingrate", 7), ("channels", 8), ("duration", 9), ("height", 10), ("width", 11), ("lang", 12), ("fileSize", 13)],  // MEDIA
         [("url", 0), ("width", 1), ("height", 2), ("time", 3)],  // THUMB
         [("role", 1), ("scheme", 2)],  // CREDIT
-        [("domain", 53), ("port", 54), ("path", 55), ("registerProcedure", 56), ("protocol", 57)],  // CLOUD
-        [("href", 75)],  // ITUNES_IMAGE
+        [("domain", 57), ("port", 58), ("path", 59), ("registerProcedure", 60), ("protocol", 61)],  // CLOUD
+        [("href", 79)],  // ITUNES_IMAGE
         [("text", 0)],  // ITUNES_CATEGORY
         [("role", 1), ("group", 2), ("img", 3), ("href", 4)],  // PERSON
         [("url", 0), ("type", 1), ("language", 2), ("rel", 3)],  // TRANSCRIPT
         [("url", 0)],  // FUNDING
-        [("url", 96), ("type", 97)],  // CHAPTERS
-        [("owner", 95)],  // LOCKED
-        [("uri", 35), ("url", 35), ("version", 36)],  // GENERATOR
+        [("url", 100), ("type", 101)],  // CHAPTERS
+        [("owner", 99)],  // LOCKED
+        [("uri", 39), ("url", 39), ("version", 40)],  // GENERATOR
         [("url", 30)],  // RSS_SOURCE
+        [("uri", 126), ("url", 126), ("version", 127)],  // SOURCE_GENERATOR
+        [("uri", 132)],  // FEEDBURNER_INFO
     ]
 
+    /// The default types of text constructs (rules' deftype n is defaultTypes[n - 1]).
+    static let defaultTypes: [StaticString] = ["text", "html", "xhtml"]
+
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
-    /// 1 "text", 2 "html"; map and target 255 for none.
+    /// else 1 + its index in defaultTypes; map and target 255 for none.
     static let rules: [(UInt8, String, UInt16, UInt8, UInt8, UInt8, UInt8, UInt16, UInt8)] = [
         (0, "title", 3, 1, 2, 1, 255, 0, 1),  // RSS title TEXTC FLD(TITLE)
         (0, "link", 3, 2, 0, 0, 255, 0, 0),  // RSS link LTEXT LST(LINKS)
@@ -291,13 +329,13 @@ enum SwiftRulesTable {
         (0, "author", 3, 2, 1, 4, 255, 0, 0),  // RSS author LTEXT LST(AUTHORS)
         (0, "language", 1, 0, 26, 1, 255, 0, 0),  // RSS language TEXT FLD(LANGUAGE)
         (0, "copyright", 3, 1, 17, 1, 255, 0, 1),  // RSS copyright TEXTC FLD(RIGHTS)
-        (0, "managingEditor", 1, 0, 39, 1, 255, 0, 0),  // RSS managingEditor TEXT FLD(MANAGING_EDITOR)
-        (0, "webMaster", 1, 0, 40, 1, 255, 0, 0),  // RSS webMaster TEXT FLD(WEBMASTER)
+        (0, "managingEditor", 1, 0, 43, 1, 255, 0, 0),  // RSS managingEditor TEXT FLD(MANAGING_EDITOR)
+        (0, "webMaster", 1, 0, 44, 1, 255, 0, 0),  // RSS webMaster TEXT FLD(WEBMASTER)
         (0, "pubDate", 3, 0, 23, 1, 255, 0, 0),  // RSS pubDate TEXT FLD(PUBLISHED)
         (0, "lastBuildDate", 1, 0, 24, 1, 255, 0, 0),  // RSS lastBuildDate TEXT FLD(UPDATED)
-        (0, "generator", 1, 0, 34, 1, 255, 0, 0),  // RSS generator TEXT FLD(GENERATOR)
-        (0, "docs", 1, 0, 37, 1, 255, 0, 0),  // RSS docs TEXT FLD(DOCS)
-        (0, "ttl", 1, 0, 38, 1, 255, 0, 0),  // RSS ttl TEXT FLD(TTL)
+        (0, "generator", 1, 0, 38, 1, 255, 0, 0),  // RSS generator TEXT FLD(GENERATOR)
+        (0, "docs", 1, 0, 41, 1, 255, 0, 0),  // RSS docs TEXT FLD(DOCS)
+        (0, "ttl", 1, 0, 42, 1, 255, 0, 0),  // RSS ttl TEXT FLD(TTL)
         (0, "cloud", 1, 4, 255, 1, 7, 0, 0),  // RSS cloud FATTR NONE
         (0, "image", 1, 5, 255, 0, 255, 8, 0),  // RSS image SCOPE NONE
         (0, "textInput", 1, 5, 255, 0, 255, 16, 0),  // RSS textInput SCOPE NONE
@@ -309,20 +347,20 @@ enum SwiftRulesTable {
         (0, "comments", 2, 0, 29, 1, 255, 0, 0),  // RSS comments TEXT FLD(COMMENTS)
         (0, "enclosure", 2, 3, 4, 0, 2, 0, 0),  // RSS enclosure LATTR LST(ENCLOSURES)
         (0, "source", 2, 4, 31, 1, 16, 0, 0),  // RSS source FATTR FLD(SOURCE_TITLE)
-        (0, "url", 8, 0, 43, 1, 255, 0, 0),  // RSS url TEXT FLD(IMAGE_URL)
-        (0, "title", 8, 0, 44, 1, 255, 0, 0),  // RSS title TEXT FLD(IMAGE_TITLE)
-        (0, "link", 8, 0, 45, 1, 255, 0, 0),  // RSS link TEXT FLD(IMAGE_LINK)
-        (0, "width", 8, 0, 46, 1, 255, 0, 0),  // RSS width TEXT FLD(IMAGE_WIDTH)
-        (0, "height", 8, 0, 47, 1, 255, 0, 0),  // RSS height TEXT FLD(IMAGE_HEIGHT)
-        (0, "description", 8, 0, 48, 1, 255, 0, 0),  // RSS description TEXT FLD(IMAGE_DESCRIPTION)
-        (0, "title", 16, 0, 49, 1, 255, 0, 0),  // RSS title TEXT FLD(TEXTINPUT_TITLE)
-        (0, "description", 16, 0, 50, 1, 255, 0, 0),  // RSS description TEXT FLD(TEXTINPUT_DESCRIPTION)
-        (0, "name", 16, 0, 51, 1, 255, 0, 0),  // RSS name TEXT FLD(TEXTINPUT_NAME)
-        (0, "link", 16, 0, 52, 1, 255, 0, 0),  // RSS link TEXT FLD(TEXTINPUT_LINK)
+        (0, "url", 8, 0, 47, 1, 255, 0, 0),  // RSS url TEXT FLD(IMAGE_URL)
+        (0, "title", 8, 0, 48, 1, 255, 0, 0),  // RSS title TEXT FLD(IMAGE_TITLE)
+        (0, "link", 8, 0, 49, 1, 255, 0, 0),  // RSS link TEXT FLD(IMAGE_LINK)
+        (0, "width", 8, 0, 50, 1, 255, 0, 0),  // RSS width TEXT FLD(IMAGE_WIDTH)
+        (0, "height", 8, 0, 51, 1, 255, 0, 0),  // RSS height TEXT FLD(IMAGE_HEIGHT)
+        (0, "description", 8, 0, 52, 1, 255, 0, 0),  // RSS description TEXT FLD(IMAGE_DESCRIPTION)
+        (0, "title", 16, 0, 53, 1, 255, 0, 0),  // RSS title TEXT FLD(TEXTINPUT_TITLE)
+        (0, "description", 16, 0, 54, 1, 255, 0, 0),  // RSS description TEXT FLD(TEXTINPUT_DESCRIPTION)
+        (0, "name", 16, 0, 55, 1, 255, 0, 0),  // RSS name TEXT FLD(TEXTINPUT_NAME)
+        (0, "link", 16, 0, 56, 1, 255, 0, 0),  // RSS link TEXT FLD(TEXTINPUT_LINK)
         (0, "hour", 32, 2, 12, 0, 255, 0, 0),  // RSS hour LTEXT LST(SKIP_HOURS)
         (0, "day", 64, 2, 13, 0, 255, 0, 0),  // RSS day LTEXT LST(SKIP_DAYS)
-        (0, "expirationDate", 2, 0, 101, 1, 255, 0, 0),  // RSS expirationDate TEXT FLD(EXPIRED)
-        (0, "newLocation", 1, 0, 104, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
+        (0, "expirationDate", 2, 0, 105, 1, 255, 0, 0),  // RSS expirationDate TEXT FLD(EXPIRED)
+        (0, "newLocation", 1, 0, 108, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
         (1, "title", 3, 1, 2, 1, 255, 0, 0),  // Atom title TEXTC FLD(TITLE)
         (1, "subtitle", 1, 1, 7, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SUMMARY)
         (1, "tagline", 1, 1, 7, 1, 255, 0, 0),  // Atom tagline TEXTC FLD(SUMMARY)
@@ -340,19 +378,27 @@ enum SwiftRulesTable {
         (1, "author", 3, 10, 1, 0, 255, 4, 0),  // Atom author PERSON LST(AUTHORS)
         (1, "contributor", 3, 10, 2, 0, 255, 4, 0),  // Atom contributor PERSON LST(CONTRIBUTORS)
         (1, "category", 3, 3, 3, 0, 1, 0, 0),  // Atom category LATTR LST(CATEGORIES)
-        (1, "generator", 1, 4, 34, 1, 15, 0, 0),  // Atom generator FATTR FLD(GENERATOR)
-        (1, "info", 1, 1, 106, 1, 255, 0, 0),  // Atom info TEXTC FLD(INFO)
-        (1, "icon", 1, 0, 41, 1, 255, 0, 0),  // Atom icon TEXT FLD(ICON)
-        (1, "logo", 1, 0, 42, 1, 255, 0, 0),  // Atom logo TEXT FLD(LOGO)
+        (1, "generator", 1, 4, 38, 1, 15, 0, 0),  // Atom generator FATTR FLD(GENERATOR)
+        (1, "info", 1, 1, 110, 1, 255, 0, 0),  // Atom info TEXTC FLD(INFO)
+        (1, "icon", 1, 0, 45, 1, 255, 0, 0),  // Atom icon TEXT FLD(ICON)
+        (1, "logo", 1, 0, 46, 1, 255, 0, 0),  // Atom logo TEXT FLD(LOGO)
         (1, "entry", 1, 6, 255, 0, 255, 0, 0),  // Atom entry ITEM NONE
         (1, "source", 2, 5, 255, 0, 255, 2048, 0),  // Atom source SCOPE NONE
         (1, "name", 4, 2, 255, 0, 255, 0, 0),  // Atom name LTEXT NONE
         (1, "email", 4, 2, 255, 1, 255, 0, 0),  // Atom email LTEXT NONE
         (1, "uri", 4, 2, 255, 2, 255, 0, 0),  // Atom uri LTEXT NONE
         (1, "url", 4, 2, 255, 2, 255, 0, 0),  // Atom url LTEXT NONE
-        (1, "id", 2048, 0, 32, 1, 255, 0, 0),  // Atom id TEXT FLD(SOURCE_ID)
-        (1, "title", 2048, 0, 31, 1, 255, 0, 0),  // Atom title TEXT FLD(SOURCE_TITLE)
-        (1, "updated", 2048, 0, 33, 1, 255, 0, 0),  // Atom updated TEXT FLD(SOURCE_UPDATED)
+        (1, "id", 2048, 0, 36, 1, 255, 0, 0),  // Atom id TEXT FLD(SOURCE_ID)
+        (1, "title", 2048, 1, 31, 1, 255, 0, 0),  // Atom title TEXTC FLD(SOURCE_TITLE)
+        (1, "subtitle", 2048, 1, 115, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SOURCE_SUBTITLE)
+        (1, "tagline", 2048, 1, 115, 1, 255, 0, 0),  // Atom tagline TEXTC FLD(SOURCE_SUBTITLE)
+        (1, "rights", 2048, 1, 120, 1, 255, 0, 0),  // Atom rights TEXTC FLD(SOURCE_RIGHTS)
+        (1, "copyright", 2048, 1, 120, 1, 255, 0, 0),  // Atom copyright TEXTC FLD(SOURCE_RIGHTS)
+        (1, "generator", 2048, 4, 125, 1, 17, 0, 0),  // Atom generator FATTR FLD(SOURCE_GENERATOR)
+        (1, "icon", 2048, 0, 128, 1, 255, 0, 0),  // Atom icon TEXT FLD(SOURCE_ICON)
+        (1, "logo", 2048, 0, 129, 1, 255, 0, 0),  // Atom logo TEXT FLD(SOURCE_LOGO)
+        (1, "modified", 2048, 0, 37, 1, 255, 0, 0),  // Atom modified TEXT FLD(SOURCE_UPDATED)
+        (1, "updated", 2048, 0, 37, 1, 255, 0, 0),  // Atom updated TEXT FLD(SOURCE_UPDATED)
         (1, "author", 2048, 10, 15, 0, 255, 4, 0),  // Atom author PERSON LST(SOURCE_AUTHORS)
         (1, "contributor", 2048, 10, 16, 0, 255, 4, 0),  // Atom contributor PERSON LST(SOURCE_CONTRIBUTORS)
         (1, "category", 2048, 3, 17, 0, 1, 0, 0),  // Atom category LATTR LST(SOURCE_CATEGORIES)
@@ -370,68 +416,79 @@ enum SwiftRulesTable {
         (2, "language", 3, 0, 26, 2, 255, 0, 0),  // dc:language TEXT FLD(LANGUAGE)
         (2, "rights", 3, 1, 17, 2, 255, 0, 1),  // dc:rights TEXTC FLD(RIGHTS)
         (2, "identifier", 3, 0, 0, 2, 255, 0, 0),  // dc:identifier TEXT FLD(ID)
-        (2, "publisher", 3, 0, 66, 1, 255, 0, 0),  // dc:publisher TEXT FLD(DC_PUBLISHER)
-        (2, "source", 3, 0, 67, 1, 255, 0, 0),  // dc:source TEXT FLD(DC_SOURCE)
-        (2, "relation", 3, 0, 68, 1, 255, 0, 0),  // dc:relation TEXT FLD(DC_RELATION)
-        (2, "coverage", 3, 0, 69, 1, 255, 0, 0),  // dc:coverage TEXT FLD(DC_COVERAGE)
-        (2, "format", 3, 0, 70, 1, 255, 0, 0),  // dc:format TEXT FLD(DC_FORMAT)
-        (2, "type", 3, 0, 71, 1, 255, 0, 0),  // dc:type TEXT FLD(DC_TYPE)
-        (2, "valid", 3, 0, 102, 1, 255, 0, 0),  // dc:valid TEXT FLD(DC_VALID)
-        (2, "license", 3, 11, 103, 1, 255, 0, 0),  // dc:license RESOURCE FLD(LICENSE)
-        (15, "license", 3, 11, 103, 1, 255, 0, 0),  // cc:license RESOURCE FLD(LICENSE)
+        (2, "publisher", 3, 0, 70, 1, 255, 0, 0),  // dc:publisher TEXT FLD(DC_PUBLISHER)
+        (2, "source", 3, 0, 71, 1, 255, 0, 0),  // dc:source TEXT FLD(DC_SOURCE)
+        (2, "relation", 3, 0, 72, 1, 255, 0, 0),  // dc:relation TEXT FLD(DC_RELATION)
+        (2, "coverage", 3, 0, 73, 1, 255, 0, 0),  // dc:coverage TEXT FLD(DC_COVERAGE)
+        (2, "format", 3, 0, 74, 1, 255, 0, 0),  // dc:format TEXT FLD(DC_FORMAT)
+        (2, "type", 3, 0, 75, 1, 255, 0, 0),  // dc:type TEXT FLD(DC_TYPE)
+        (2, "valid", 3, 0, 106, 1, 255, 0, 0),  // dc:valid TEXT FLD(DC_VALID)
+        (2, "license", 3, 11, 107, 1, 255, 0, 0),  // dc:license RESOURCE FLD(LICENSE)
+        (15, "license", 3, 11, 107, 1, 255, 0, 0),  // cc:license RESOURCE FLD(LICENSE)
         (3, "encoded", 2, 1, 12, 1, 255, 0, 2),  // content:encoded TEXTC FLD(CONTENT)
-        (10, "comments", 2, 0, 59, 1, 255, 0, 0),  // slash:comments TEXT FLD(COMMENT_COUNT)
-        (11, "commentRss", 2, 0, 58, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
-        (11, "commentRSS", 2, 0, 58, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
-        (14, "updatePeriod", 1, 0, 60, 1, 255, 0, 0),  // sy:updatePeriod TEXT FLD(SY_PERIOD)
-        (14, "updateFrequency", 1, 0, 61, 1, 255, 0, 0),  // sy:updateFrequency TEXT FLD(SY_FREQUENCY)
-        (14, "updateBase", 1, 0, 62, 1, 255, 0, 0),  // sy:updateBase TEXT FLD(SY_BASE)
-        (12, "point", 3, 0, 63, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
-        (13, "lat", 3, 0, 64, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
-        (13, "long", 3, 0, 65, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
-        (7, "author", 3, 0, 72, 1, 255, 0, 0),  // itunes:author TEXT FLD(ITUNES_AUTHOR)
-        (7, "duration", 2, 0, 73, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
-        (7, "explicit", 3, 0, 74, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
+        (5, "body", 2, 1, 12, 2, 255, 0, 3),  // xhtml:body TEXTC FLD(CONTENT)
+        (10, "comments", 2, 0, 63, 1, 255, 0, 0),  // slash:comments TEXT FLD(COMMENT_COUNT)
+        (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
+        (11, "commentRSS", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
+        (14, "updatePeriod", 1, 0, 64, 1, 255, 0, 0),  // sy:updatePeriod TEXT FLD(SY_PERIOD)
+        (14, "updateFrequency", 1, 0, 65, 1, 255, 0, 0),  // sy:updateFrequency TEXT FLD(SY_FREQUENCY)
+        (14, "updateBase", 1, 0, 66, 1, 255, 0, 0),  // sy:updateBase TEXT FLD(SY_BASE)
+        (16, "origLink", 2, 0, 130, 1, 255, 0, 0),  // feedburner:origLink TEXT FLD(FEEDBURNER_ORIG_LINK)
+        (16, "origEnclosureLink", 2, 0, 131, 1, 255, 0, 0),  // feedburner:origEnclosureLink TEXT FLD(FEEDBURNER_ORIG_ENCLOSURE_LINK)
+        (16, "info", 1, 4, 255, 1, 18, 0, 0),  // feedburner:info FATTR NONE
+        (16, "browserFriendly", 1, 0, 133, 1, 255, 0, 0),  // feedburner:browserFriendly TEXT FLD(FEEDBURNER_BROWSER_FRIENDLY)
+        (16, "emailServiceId", 1, 0, 134, 1, 255, 0, 0),  // feedburner:emailServiceId TEXT FLD(FEEDBURNER_EMAIL_SERVICE_ID)
+        (16, "feedburnerHostname", 1, 0, 135, 1, 255, 0, 0),  // feedburner:feedburnerHostname TEXT FLD(FEEDBURNER_HOSTNAME)
+        (17, "blogRoll", 1, 0, 136, 1, 255, 0, 0),  // blogChannel:blogRoll TEXT FLD(BLOG_ROLL)
+        (17, "mySubscriptions", 1, 0, 137, 1, 255, 0, 0),  // blogChannel:mySubscriptions TEXT FLD(MY_SUBSCRIPTIONS)
+        (17, "blink", 1, 0, 138, 1, 255, 0, 0),  // blogChannel:blink TEXT FLD(BLINK)
+        (17, "changes", 1, 0, 139, 1, 255, 0, 0),  // blogChannel:changes TEXT FLD(CHANGES)
+        (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
+        (13, "lat", 3, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
+        (13, "long", 3, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
+        (7, "author", 3, 0, 76, 1, 255, 0, 0),  // itunes:author TEXT FLD(ITUNES_AUTHOR)
+        (7, "duration", 2, 0, 77, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
+        (7, "explicit", 3, 0, 78, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
         (7, "image", 3, 4, 255, 1, 8, 0, 0),  // itunes:image FATTR NONE
-        (7, "episode", 2, 0, 76, 1, 255, 0, 0),  // itunes:episode TEXT FLD(ITUNES_EPISODE)
-        (7, "season", 2, 0, 77, 1, 255, 0, 0),  // itunes:season TEXT FLD(ITUNES_SEASON)
-        (7, "episodeType", 2, 0, 78, 1, 255, 0, 0),  // itunes:episodeType TEXT FLD(ITUNES_EPISODE_TYPE)
-        (7, "summary", 3, 0, 79, 1, 255, 0, 0),  // itunes:summary TEXT FLD(ITUNES_SUMMARY)
-        (7, "subtitle", 3, 0, 80, 1, 255, 0, 0),  // itunes:subtitle TEXT FLD(ITUNES_SUBTITLE)
-        (7, "title", 3, 0, 81, 1, 255, 0, 0),  // itunes:title TEXT FLD(ITUNES_TITLE)
-        (7, "type", 1, 0, 84, 1, 255, 0, 0),  // itunes:type TEXT FLD(ITUNES_TYPE)
-        (7, "block", 3, 0, 85, 1, 255, 0, 0),  // itunes:block TEXT FLD(ITUNES_BLOCK)
-        (7, "complete", 1, 0, 86, 1, 255, 0, 0),  // itunes:complete TEXT FLD(ITUNES_COMPLETE)
-        (7, "new-feed-url", 1, 0, 87, 1, 255, 0, 0),  // itunes:new-feed-url TEXT FLD(ITUNES_NEW_FEED_URL)
-        (7, "keywords", 3, 0, 88, 1, 255, 0, 0),  // itunes:keywords TEXT FLD(ITUNES_KEYWORDS)
+        (7, "episode", 2, 0, 80, 1, 255, 0, 0),  // itunes:episode TEXT FLD(ITUNES_EPISODE)
+        (7, "season", 2, 0, 81, 1, 255, 0, 0),  // itunes:season TEXT FLD(ITUNES_SEASON)
+        (7, "episodeType", 2, 0, 82, 1, 255, 0, 0),  // itunes:episodeType TEXT FLD(ITUNES_EPISODE_TYPE)
+        (7, "summary", 3, 0, 83, 1, 255, 0, 0),  // itunes:summary TEXT FLD(ITUNES_SUMMARY)
+        (7, "subtitle", 3, 0, 84, 1, 255, 0, 0),  // itunes:subtitle TEXT FLD(ITUNES_SUBTITLE)
+        (7, "title", 3, 0, 85, 1, 255, 0, 0),  // itunes:title TEXT FLD(ITUNES_TITLE)
+        (7, "type", 1, 0, 88, 1, 255, 0, 0),  // itunes:type TEXT FLD(ITUNES_TYPE)
+        (7, "block", 3, 0, 89, 1, 255, 0, 0),  // itunes:block TEXT FLD(ITUNES_BLOCK)
+        (7, "complete", 1, 0, 90, 1, 255, 0, 0),  // itunes:complete TEXT FLD(ITUNES_COMPLETE)
+        (7, "new-feed-url", 1, 0, 91, 1, 255, 0, 0),  // itunes:new-feed-url TEXT FLD(ITUNES_NEW_FEED_URL)
+        (7, "keywords", 3, 0, 92, 1, 255, 0, 0),  // itunes:keywords TEXT FLD(ITUNES_KEYWORDS)
         (7, "owner", 1, 5, 255, 0, 255, 128, 0),  // itunes:owner SCOPE NONE
-        (7, "name", 128, 0, 82, 1, 255, 0, 0),  // itunes:name TEXT FLD(ITUNES_OWNER_NAME)
-        (7, "email", 128, 0, 83, 1, 255, 0, 0),  // itunes:email TEXT FLD(ITUNES_OWNER_EMAIL)
+        (7, "name", 128, 0, 86, 1, 255, 0, 0),  // itunes:name TEXT FLD(ITUNES_OWNER_NAME)
+        (7, "email", 128, 0, 87, 1, 255, 0, 0),  // itunes:email TEXT FLD(ITUNES_OWNER_EMAIL)
         (7, "category", 257, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
         (8, "group", 3, 5, 255, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
-        (8, "title", 3, 0, 89, 1, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "title", 512, 0, 89, 2, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "title", 1024, 0, 89, 3, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "description", 3, 0, 90, 1, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "description", 512, 0, 90, 2, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "description", 1024, 0, 90, 3, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "keywords", 3, 0, 91, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "keywords", 512, 0, 91, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "keywords", 1024, 0, 91, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "rating", 3, 0, 92, 1, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
-        (8, "rating", 512, 0, 92, 2, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
-        (8, "rating", 1024, 0, 92, 3, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "title", 3, 0, 93, 1, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
+        (8, "title", 512, 0, 93, 2, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
+        (8, "title", 1024, 0, 93, 3, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
+        (8, "description", 3, 0, 94, 1, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "description", 512, 0, 94, 2, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "description", 1024, 0, 94, 3, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "keywords", 3, 0, 95, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
+        (8, "keywords", 512, 0, 95, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
+        (8, "keywords", 1024, 0, 95, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
+        (8, "rating", 3, 0, 96, 1, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "rating", 512, 0, 96, 2, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "rating", 1024, 0, 96, 3, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
         (8, "credit", 1539, 2, 7, 0, 6, 0, 0),  // media:credit LTEXT LST(CREDITS)
-        (9, "guid", 1, 0, 93, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
-        (9, "locked", 1, 4, 94, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
-        (9, "medium", 1, 0, 100, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
+        (9, "guid", 1, 0, 97, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
+        (9, "locked", 1, 4, 98, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
+        (9, "medium", 1, 0, 104, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
         (9, "transcript", 2, 3, 10, 0, 11, 0, 0),  // podcast:transcript LATTR LST(TRANSCRIPTS)
         (9, "chapters", 2, 4, 255, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
         (9, "person", 3, 2, 9, 0, 10, 0, 0),  // podcast:person LTEXT LST(PERSONS)
         (9, "funding", 3, 2, 11, 1, 12, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
-        (9, "season", 2, 0, 98, 1, 255, 0, 0),  // podcast:season TEXT FLD(PODCAST_SEASON)
-        (9, "episode", 2, 0, 99, 1, 255, 0, 0),  // podcast:episode TEXT FLD(PODCAST_EPISODE)
+        (9, "season", 2, 0, 102, 1, 255, 0, 0),  // podcast:season TEXT FLD(PODCAST_SEASON)
+        (9, "episode", 2, 0, 103, 1, 255, 0, 0),  // podcast:episode TEXT FLD(PODCAST_EPISODE)
     ]
 }

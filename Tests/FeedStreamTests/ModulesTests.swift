@@ -1,0 +1,204 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// Issue 16's smaller modules and structures, from their specifications: FeedBurner's
+/// namespace, UserLand's blogChannel module, RSS items carrying `xhtml:body`, the whole
+/// metadata of an Atom entry's `source` (RFC 4287 §4.2.11), and `rss` roots in a
+/// namespace that is not RSS's. Every test runs on every backend (linesFromEveryBackend
+/// checks they agree byte for byte).
+final class ModulesTests: XCTestCase {
+    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        try linesFromEveryBackend(xml, file: file, line: line)
+    }
+
+    private func object(_ line: [String: Any], _ key: String) -> [String: String] {
+        ((line[key] as? [String: Any]) ?? [:]).compactMapValues { $0 as? String }
+    }
+
+    // MARK: - FeedBurner
+
+    func testFeedBurnerOriginalLinksAndFeedInfo() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:feedburner="http://rssnamespace.org/feedburner/ext/1.0">
+            <channel xml:base="http://example.org/blog/"><title>c</title>
+            <feedburner:info uri="exampleblog" />
+            <feedburner:browserFriendly>This is an XML content feed.</feedburner:browserFriendly>
+            <feedburner:emailServiceId>exampleblog</feedburner:emailServiceId>
+            <feedburner:feedburnerHostname>https://feedburner.google.com</feedburner:feedburnerHostname>
+            <item><title>a</title><link>http://feeds.example.net/~r/exampleblog/~3/abc/</link>
+            <feedburner:origLink>posts/1.html</feedburner:origLink>
+            <enclosure url="http://feeds.example.net/~r/exampleblog/~5/x.mp3" type="audio/mpeg" length="1"/>
+            <feedburner:origEnclosureLink>http://media.example.org/x.mp3</feedburner:origEnclosureLink></item>
+            <item><title>b</title></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(object(l[0], "feedburner"), [
+            "orig_link": "http://example.org/blog/posts/1.html",
+            "orig_enclosure_link": "http://media.example.org/x.mp3",
+        ])
+        XCTAssertEqual(l[0]["link"] as? String, "http://feeds.example.net/~r/exampleblog/~3/abc/",
+                       "the item's link stays the one written")
+        XCTAssertNil(l[1]["feedburner"], "no object when the item has none of its members")
+        XCTAssertEqual(object(l[2], "feedburner"), [
+            "info_uri": "exampleblog", "browser_friendly": "This is an XML content feed.",
+            "email_service_id": "exampleblog", "hostname": "https://feedburner.google.com",
+        ])
+    }
+
+    // MARK: - blogChannel
+
+    func testBlogChannelModuleURLsAreResolved() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:blogChannel="http://backend.userland.com/blogChannelModule">
+            <channel xml:base="http://example.com/"><title>c</title>
+            <blogChannel:blogRoll>blogroll.opml</blogChannel:blogRoll>
+            <blogChannel:mySubscriptions>http://example.com/subs.opml</blogChannel:mySubscriptions>
+            <blogChannel:blink>http://friend.example.net/</blogChannel:blink>
+            <blogChannel:changes>http://www.weblogs.com/rssUpdates/changes.xml</blogChannel:changes>
+            </channel></rss>
+            """)
+        XCTAssertEqual(object(l[0], "blog_channel"), [
+            "blog_roll": "http://example.com/blogroll.opml", "my_subscriptions": "http://example.com/subs.opml",
+            "blink": "http://friend.example.net/", "changes": "http://www.weblogs.com/rssUpdates/changes.xml",
+        ])
+    }
+
+    // MARK: - xhtml:body
+
+    func testXHTMLBodyIsTheItemsContentAsMarkup() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:xhtml="http://www.w3.org/1999/xhtml"><channel><title>c</title>
+            <item><title>a</title><description>short</description>
+            <xhtml:body><xhtml:p>Hello <xhtml:b>bold</xhtml:b> &amp; more</xhtml:p></xhtml:body></item>
+            <item><title>b</title><body xmlns="http://www.w3.org/1999/xhtml"><p>one</p><p>two</p></body></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l[0]["content"] as? String, "<p>Hello <b>bold</b> &amp; more</p>")
+        XCTAssertEqual(l[0]["content_type"] as? String, "xhtml")
+        XCTAssertEqual(l[0]["summary"] as? String, "short", "the description stays the summary")
+        XCTAssertEqual(l[1]["content"] as? String, "<p>one</p><p>two</p>")
+    }
+
+    func testContentEncodedWinsOverXHTMLBodyInEitherOrder() throws {
+        for order in [["enc", "body"], ["body", "enc"]] {
+            let parts = order.map {
+                $0 == "enc" ? "<content:encoded>&lt;p&gt;encoded&lt;/p&gt;</content:encoded>"
+                            : "<xhtml:body><xhtml:p>body</xhtml:p></xhtml:body>"
+            }.joined()
+            let l = try lines("""
+                <rss version="2.0" xmlns:xhtml="http://www.w3.org/1999/xhtml"
+                 xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>c</title>
+                <item><title>a</title>\(parts)</item></channel></rss>
+                """)
+            XCTAssertEqual(l[0]["content"] as? String, "<p>encoded</p>", "order \(order)")
+            XCTAssertEqual(l[0]["content_type"] as? String, "html", "order \(order)")
+        }
+    }
+
+    func testRelativeURIsInXHTMLBodyAreResolvedAgainstTheItemsBase() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:xhtml="http://www.w3.org/1999/xhtml"><channel><title>c</title>
+            <item xml:base="http://example.org/a/"><title>a</title>
+            <xhtml:body><xhtml:a href="b.html">b</xhtml:a><xhtml:img src="/i.png"/></xhtml:body></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l[0]["content"] as? String,
+                       "<a href=\"http://example.org/a/b.html\">b</a><img src=\"http://example.org/i.png\"/>")
+        XCTAssertEqual(l[0]["content_base"] as? String, "http://example.org/a/")
+    }
+
+    // MARK: - Atom source, in full
+
+    func testAtomSourceCarriesTheSourceFeedsWholeMetadata() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>aggregator</title><id>urn:agg</id>
+            <entry><id>urn:e1</id><title>copied</title><updated>2005-07-31T12:29:29Z</updated>
+            <source xml:lang="fr">
+              <id>urn:origin</id>
+              <title type="html">Origin &amp;amp; Co</title>
+              <subtitle type="text">Where it came from</subtitle>
+              <rights type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">© <b>Origin</b></div></rights>
+              <generator uri="http://gen.example/" version="2.1">GenTool</generator>
+              <icon>http://origin.example/icon.png</icon>
+              <logo>http://origin.example/logo.png</logo>
+              <updated>2005-07-30T00:00:00Z</updated>
+              <link rel="alternate" href="http://origin.example/"/>
+            </source></entry></feed>
+            """)
+        let s = try XCTUnwrap(l[0]["source_feed"] as? [String: Any])
+        XCTAssertEqual(s["id"] as? String, "urn:origin")
+        XCTAssertEqual(s["title"] as? String, "Origin &amp; Co")
+        XCTAssertEqual(s["title_type"] as? String, "html")
+        XCTAssertEqual(s["title_lang"] as? String, "fr")
+        XCTAssertEqual(s["subtitle"] as? String, "Where it came from")
+        XCTAssertEqual(s["subtitle_type"] as? String, "text")
+        XCTAssertEqual(s["rights"] as? String, "© <b>Origin</b>")
+        XCTAssertEqual(s["rights_type"] as? String, "xhtml")
+        XCTAssertEqual(s["generator"] as? [String: String],
+                       ["name": "GenTool", "uri": "http://gen.example/", "version": "2.1"])
+        XCTAssertEqual(s["icon"] as? String, "http://origin.example/icon.png")
+        XCTAssertEqual(s["logo"] as? String, "http://origin.example/logo.png")
+        XCTAssertEqual(s["updated"] as? String, "2005-07-30T00:00:00Z")
+        XCTAssertEqual(s["url"] as? String, "http://origin.example/")
+        XCTAssertEqual(l[0]["title"] as? String, "copied", "the source's title never reaches the entry")
+        XCTAssertNil(l[0]["rights"], "nor its rights")
+        XCTAssertNil(l[1]["generator"], "nor its generator the feed")
+    }
+
+    func testAtom03SourceTaglineCopyrightAndModified() throws {
+        let l = try lines("""
+            <feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>t</title>
+            <entry><id>e</id><title>x</title>
+            <source><title>S</title><tagline>tag</tagline><copyright>(c) S</copyright>
+            <modified>2004-01-01T00:00:00Z</modified></source></entry></feed>
+            """)
+        let s = try XCTUnwrap(l[0]["source_feed"] as? [String: Any])
+        XCTAssertEqual(s["subtitle"] as? String, "tag")
+        XCTAssertEqual(s["rights"] as? String, "(c) S")
+        XCTAssertEqual(s["updated"] as? String, "2004-01-01T00:00:00Z")
+    }
+
+    func testRSSSourceTitleIsPlainText() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel><title>c</title>
+            <item><title>a</title><source url="http://other.example/rss">Other &amp; Co</source></item>
+            </channel></rss>
+            """)
+        let s = try XCTUnwrap(l[0]["source_feed"] as? [String: Any])
+        XCTAssertEqual(s["title"] as? String, "Other & Co")
+        XCTAssertEqual(s["title_type"] as? String, "text")
+        XCTAssertEqual(s["url"] as? String, "http://other.example/rss")
+    }
+
+    // MARK: - rss in another namespace
+
+    func testAnRSSRootInTheSpecificationsURLNamespaceIsRSS() throws {
+        for ns in ["https://cyber.harvard.edu/rss/rss.html", "http://example.com/any/namespace"] {
+            let l = try lines("""
+                <rss xmlns="\(ns)" xmlns:atom="http://www.w3.org/2005/Atom" version="2.0"><channel>
+                <title>News</title><link>http://news.example/</link>
+                <atom:link href="http://news.example/rss" rel="self"/>
+                <item><title>one</title><link>http://news.example/1</link><guid>1</guid></item>
+                <item><title>two</title></item></channel></rss>
+                """)
+            XCTAssertEqual(l.count, 3, ns)
+            XCTAssertEqual(l[0]["title"] as? String, "one", ns)
+            XCTAssertEqual(l[0]["id"] as? String, "1", ns)
+            XCTAssertEqual(l[0]["link"] as? String, "http://news.example/1", ns)
+            XCTAssertEqual(l[2]["format"] as? String, "rss20", ns)
+            XCTAssertEqual(l[2]["title"] as? String, "News", ns)
+            XCTAssertEqual((l[2]["links"] as? [[String: String]])?.count, 2, ns)
+        }
+    }
+
+    func testOnlyTheRootsOwnNamespaceIsReadAsRSS() throws {
+        let l = try lines("""
+            <rss xmlns="http://example.com/ns" xmlns:o="http://other.example/" version="2.0"><channel>
+            <title>T</title><o:title>not this</o:title><item><o:title>nor this</o:title></item></channel></rss>
+            """)
+        XCTAssertNil(l[0]["title"])
+        XCTAssertEqual(l[1]["title"] as? String, "T")
+    }
+}
