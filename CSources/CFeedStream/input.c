@@ -149,6 +149,7 @@ const char *cfs_format_name(cfs_format f) {
     case CFS_FORMAT_ATOM03: return "atom03";
     case CFS_FORMAT_ATOM10: return "atom10";
     case CFS_FORMAT_ATOM: return "atom";
+    case CFS_FORMAT_CDF: return "cdf";
     case CFS_FORMAT_UNKNOWN: break;
     }
     return "unknown";

@@ -610,6 +610,19 @@ static int enter(cfs_machine *m, uint16_t scope) {
     return 0;
 }
 
+/* CDF: the HREF of a channel or item is its link, LASTMOD its update date (feedparser's
+   reading). Upper case as the format writes them, else lower case. */
+static void cdf_common(cfs_machine *m, const cfs_attr *attrs, size_t n) {
+    const cfs_attr *href = find_attr(attrs, n, "HREF"), *mod = find_attr(attrs, n, "LASTMOD");
+    if (href == NULL) href = find_attr(attrs, n, "href");
+    if (mod == NULL) mod = find_attr(attrs, n, "lastmod");
+    if (href) {
+        cfs_ref *row = push_row(m, CFS_LIST_LINKS, NULL, attrs, n);
+        if (row) row[0] = copy(m->cur, href->value, href->value_len);
+    }
+    set_field_attr(m->cur, CFS_FIELD_UPDATED, P1, mod);
+}
+
 static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
     if (m->items >= m->max_items) return cfs_machine_limit(m, "items", (uint64_t)m->items + 1, m->max_items);
     if (!push_frame(m, A_END_ITEM, 0, 0, 0)) return skip(m);
@@ -620,6 +633,7 @@ static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
     set_field_attr(&m->item, CFS_FIELD_ID, P3, find_ns_attr(attrs, n, NS_RDF, "about"));
     set_field(&m->item, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->item, current_lang(m)));
     put(&m->item, CFS_FIELD_BASE, copy_scope_ref(m, &m->item, current_base(m)));
+    if (m->format == CFS_FORMAT_CDF) cdf_common(m, attrs, n);
     return 0;
 }
 
@@ -743,6 +757,11 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
         if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_NONE, F_RSS })) return skip(m);
         m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
         m->scope = SC_RSS;
+    } else if (uri_len == 0 && len == 7 && (memcmp(local, "CHANNEL", 7) == 0 || memcmp(local, "channel", 7) == 0)) {
+        /* Microsoft's CDF: its elements, in no namespace, are read by the CDF rules. */
+        if (!remember_lenient_ns(m, uri, 0, (ns_class){ NS_NONE, F_CDF })) return skip(m);
+        m->format = CFS_FORMAT_CDF;
+        m->scope = SC_FEED;
     } else if (c.fam == F_RDF && len == 3 && memcmp(local, "RDF", 3) == 0) {
         m->format = CFS_FORMAT_RSS10;   /* refined by the channel's namespace */
         m->scope = SC_RDF;
@@ -764,6 +783,7 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
     set_field_attr(&m->feed, CFS_FIELD_VERSION, P1, version);
     set_field(&m->feed, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->feed, current_lang(m)));
     put(&m->feed, CFS_FIELD_BASE, copy_scope_ref(m, &m->feed, current_base(m)));
+    if (m->format == CFS_FORMAT_CDF) cdf_common(m, attrs, n);
     return 0;
 }
 

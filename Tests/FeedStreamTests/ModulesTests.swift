@@ -202,3 +202,57 @@ final class ModulesTests: XCTestCase {
         XCTAssertEqual(l[1]["title"] as? String, "T")
     }
 }
+
+/// Microsoft's Channel Definition Format (W3C NOTE-CDFsubmit-19970309): a format of its own.
+final class CDFTests: XCTestCase {
+    func testAChannelDefinitionIsAFeedOfItsOwnFormat() throws {
+        let l = try linesFromEveryBackend("""
+            <?xml version="1.0"?>
+            <CHANNEL HREF="http://www.example.com/" LASTMOD="1998-11-05T22:12" LEVEL="1" PRECACHE="YES">
+              <TITLE>Example Channel</TITLE>
+              <ABSTRACT>What the channel is about</ABSTRACT>
+              <LOGO HREF="http://www.example.com/logo.gif" STYLE="IMAGE"/>
+              <SCHEDULE><INTERVALTIME DAY="1"/></SCHEDULE>
+              <ITEM HREF="http://www.example.com/one.htm" LASTMOD="1998-11-04T10:00">
+                <TITLE>First article</TITLE><ABSTRACT>About the first</ABSTRACT>
+              </ITEM>
+              <ITEM HREF="http://www.example.com/two.htm"><TITLE>Second</TITLE></ITEM>
+            </CHANNEL>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(l[0]["title"] as? String, "First article")
+        XCTAssertEqual(l[0]["summary"] as? String, "About the first")
+        XCTAssertEqual(l[0]["link"] as? String, "http://www.example.com/one.htm")
+        XCTAssertEqual(l[0]["updated"] as? String, "1998-11-04T10:00:00Z")
+        XCTAssertEqual(l[0]["updated_raw"] as? String, "1998-11-04T10:00")
+        XCTAssertEqual((l[0]["feed"] as? [String: Any])?["format"] as? String, "cdf")
+        XCTAssertEqual(l[1]["link"] as? String, "http://www.example.com/two.htm")
+        XCTAssertNil(l[1]["updated"])
+        let feed = l[2]
+        XCTAssertEqual(feed["format"] as? String, "cdf")
+        XCTAssertEqual(feed["title"] as? String, "Example Channel")
+        XCTAssertEqual(feed["subtitle"] as? String, "What the channel is about")
+        XCTAssertEqual(feed["link"] as? String, "http://www.example.com/")
+        XCTAssertEqual(feed["updated"] as? String, "1998-11-05T22:12:00Z")
+        XCTAssertEqual(feed["logo"] as? String, "http://www.example.com/logo.gif")
+        XCTAssertEqual(feed["items"] as? Int, 2)
+    }
+
+    func testLowerCaseCDFAndNotRSSElements() throws {
+        let l = try linesFromEveryBackend("""
+            <channel href="http://example.org/"><title>t</title><abstract>a</abstract>
+            <description>an RSS element, not CDF's</description>
+            <item href="http://example.org/1" lastmod="2001-01-01T00:00"><title>i</title></item></channel>
+            """)
+        XCTAssertEqual(l[0]["link"] as? String, "http://example.org/1")
+        XCTAssertEqual(l[1]["format"] as? String, "cdf")
+        XCTAssertEqual(l[1]["subtitle"] as? String, "a")
+    }
+
+    func testAChannelInANamespaceIsNotCDF() throws {
+        let l = try linesFromEveryBackend("""
+            <CHANNEL xmlns="http://example.com/ns"><TITLE>t</TITLE></CHANNEL>
+            """)
+        XCTAssertEqual(l.last?["error"].flatMap { ($0 as? [String: Any])?["code"] as? String }, "not_feed")
+    }
+}

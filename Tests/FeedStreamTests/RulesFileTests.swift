@@ -44,6 +44,11 @@ final class RulesFileTests: XCTestCase {
     private func document(family: UInt8, uri: String?, name: String, inItem: Bool, value: String) -> String {
         let el: String
         var decl = ""
+        if family == SFM.fCdf {
+            // Microsoft CDF: a CHANNEL root in no namespace, with ITEMs.
+            let el = "<\(name)>\(value)</\(name)>"
+            return inItem ? "<CHANNEL><ITEM>\(el)</ITEM></CHANNEL>" : "<CHANNEL>\(el)</CHANNEL>"
+        }
         if family == SFM.fRss {
             el = "<\(name)>\(value)</\(name)>"
         } else if family == SFM.fAtom {

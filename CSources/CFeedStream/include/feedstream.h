@@ -128,7 +128,8 @@ typedef enum cfs_format {
     CFS_FORMAT_RSS10,    /* RDF root, RSS 1.0 namespace                     */
     CFS_FORMAT_ATOM03,   /* <feed> in the Atom 0.3 namespace                */
     CFS_FORMAT_ATOM10,   /* <feed> in the Atom 1.0 namespace (RFC 4287)     */
-    CFS_FORMAT_ATOM      /* <feed> in no or another namespace: read as Atom */
+    CFS_FORMAT_ATOM,     /* <feed> in no or another namespace: read as Atom */
+    CFS_FORMAT_CDF       /* Microsoft's Channel Definition Format: <CHANNEL> */
 } cfs_format;
 
 /** Tokenizer backends. */

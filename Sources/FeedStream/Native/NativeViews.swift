@@ -48,6 +48,7 @@ extension FeedFormat {
         case CFS_FORMAT_ATOM03: self = .atom03
         case CFS_FORMAT_ATOM10: self = .atom10
         case CFS_FORMAT_ATOM: self = .atom
+        case CFS_FORMAT_CDF: self = .cdf
         default: self = .unknown
         }
     }

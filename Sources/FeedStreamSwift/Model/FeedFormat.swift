@@ -26,6 +26,8 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     /// A `feed` root in no namespace or in one that is not Atom's, read as Atom of an
     /// unknown version (as feedparser's `atom`).
     case atom
+    /// Microsoft's Channel Definition Format (1997): a `CHANNEL` root in no namespace.
+    case cdf
     /// Not a feed (the root element is something else) or not known yet.
     case unknown
 
@@ -44,6 +46,7 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
         case .atom03: "atom03"
         case .atom10: "atom10"
         case .atom: "atom"
+        case .cdf: "cdf"
         case .unknown: "unknown"
         }
     }

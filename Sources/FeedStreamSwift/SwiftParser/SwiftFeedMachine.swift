@@ -584,6 +584,18 @@ struct SwiftFeedMachineCore {
         scope = s
     }
 
+    /// CDF: the HREF of a channel or item is its link, LASTMOD its update date
+    /// (feedparser's reading). Upper case as the format writes them, else lower case.
+    mutating func cdfCommon(_ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        let href = SwiftFeedMachineCore.findAttr(attrs, "HREF") ?? SwiftFeedMachineCore.findAttr(attrs, "href")
+        let mod = SwiftFeedMachineCore.findAttr(attrs, "LASTMOD") ?? SwiftFeedMachineCore.findAttr(attrs, "lastmod")
+        if let href {
+            let row = pushRow(SFM.listLinks, SFM.none, attrs)
+            row[0] = cur.pointee.copy(href.pointee.value)
+        }
+        cur.pointee.setFieldAttr(SFM.fieldUpdated, SFM.p1, mod)
+    }
+
     mutating func beginItem(_ attrs: UnsafeBufferPointer<XMLAttribute>) {
         if items >= maxItems {
             limit = SFM.limitItems
@@ -597,6 +609,7 @@ struct SwiftFeedMachineCore {
         item.pointee.setFieldAttr(SFM.fieldId, SFM.p3, findNSAttr(attrs, SFM.nsRdf, "about"))
         item.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(item, currentLang))
         item.pointee.put(SFM.fieldBase, copyScopeRef(item, currentBase))
+        if format == .cdf { cdfCommon(attrs) }
     }
 
     // ---- rules ---------------------------------------------------------------------------
@@ -731,6 +744,12 @@ struct SwiftFeedMachineCore {
             lenientClass = (SFM.nsNone, SFM.fRss)
             format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
             scope = SFM.scRss
+        } else if uri.count == 0 && (local.equals("CHANNEL") || local.equals("channel")) {
+            // Microsoft's CDF: its elements, in no namespace, are read by the CDF rules.
+            lenientNS = []
+            lenientClass = (SFM.nsNone, SFM.fCdf)
+            format = .cdf
+            scope = SFM.scFeed
         } else if c.fam == SFM.fRdf && local.equals("RDF") {
             format = .rss10   // refined by the channel's namespace
             scope = SFM.scRdf
@@ -753,6 +772,7 @@ struct SwiftFeedMachineCore {
         feed.pointee.setFieldAttr(SFM.fieldVersion, SFM.p1, version)
         feed.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(feed, currentLang))
         feed.pointee.put(SFM.fieldBase, copyScopeRef(feed, currentBase))
+        if format == .cdf { cdfCommon(attrs) }
     }
 
     /// Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements.
