@@ -611,11 +611,9 @@ static int enter(cfs_machine *m, uint16_t scope) {
 }
 
 /* CDF: the HREF of a channel or item is its link, LASTMOD its update date (feedparser's
-   reading). Upper case as the format writes them, else lower case. */
+   reading). */
 static void cdf_common(cfs_machine *m, const cfs_attr *attrs, size_t n) {
     const cfs_attr *href = find_attr(attrs, n, "HREF"), *mod = find_attr(attrs, n, "LASTMOD");
-    if (href == NULL) href = find_attr(attrs, n, "href");
-    if (mod == NULL) mod = find_attr(attrs, n, "lastmod");
     if (href) {
         cfs_ref *row = push_row(m, CFS_LIST_LINKS, NULL, attrs, n);
         if (row) row[0] = copy(m->cur, href->value, href->value_len);
@@ -757,10 +755,14 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
         if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_NONE, F_RSS })) return skip(m);
         m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
         m->scope = SC_RSS;
-    } else if (uri_len == 0 && len == 7 && (memcmp(local, "CHANNEL", 7) == 0 || memcmp(local, "channel", 7) == 0)) {
+    } else if (uri_len == 0 && len == 7 && memcmp(local, "CHANNEL", 7) == 0) {
         /* Microsoft's CDF: its elements, in no namespace, are read by the CDF rules. */
         if (!remember_lenient_ns(m, uri, 0, (ns_class){ NS_NONE, F_CDF })) return skip(m);
         m->format = CFS_FORMAT_CDF;
+        m->scope = SC_FEED;
+    } else if (c.fam == F_RSS && c.ns == NS_NONE && len == 7 && memcmp(local, "channel", 7) == 0) {
+        /* An RSS channel without its rss root. */
+        m->format = CFS_FORMAT_RSS;
         m->scope = SC_FEED;
     } else if (c.fam == F_RDF && len == 3 && memcmp(local, "RDF", 3) == 0) {
         m->format = CFS_FORMAT_RSS10;   /* refined by the channel's namespace */

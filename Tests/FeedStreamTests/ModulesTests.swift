@@ -238,15 +238,27 @@ final class CDFTests: XCTestCase {
         XCTAssertEqual(feed["items"] as? Int, 2)
     }
 
-    func testLowerCaseCDFAndNotRSSElements() throws {
+    func testCDFElementsAreNotRSSs() throws {
         let l = try linesFromEveryBackend("""
-            <channel href="http://example.org/"><title>t</title><abstract>a</abstract>
-            <description>an RSS element, not CDF's</description>
-            <item href="http://example.org/1" lastmod="2001-01-01T00:00"><title>i</title></item></channel>
+            <CHANNEL HREF="http://example.org/"><TITLE>t</TITLE><description>an RSS element</description>
+            <item><title>an RSS item</title></item><ITEM HREF="http://example.org/1"/></CHANNEL>
             """)
+        XCTAssertEqual(l.count, 2)
         XCTAssertEqual(l[0]["link"] as? String, "http://example.org/1")
-        XCTAssertEqual(l[1]["format"] as? String, "cdf")
-        XCTAssertEqual(l[1]["subtitle"] as? String, "a")
+        XCTAssertNil(l[0]["title"])
+        XCTAssertNil(l[1]["subtitle"])
+    }
+
+    func testALowerCaseChannelRootIsAnRSSChannelWithoutItsRoot() throws {
+        let l = try linesFromEveryBackend("""
+            <channel><title>t</title><link>http://example.org/</link><description>d</description>
+            <item><title>i</title><link>http://example.org/1</link></item></channel>
+            """)
+        XCTAssertEqual(l[0]["title"] as? String, "i")
+        XCTAssertEqual(l[0]["link"] as? String, "http://example.org/1")
+        XCTAssertEqual(l[1]["format"] as? String, "rss")
+        XCTAssertEqual(l[1]["subtitle"] as? String, "d")
+        XCTAssertEqual(l[1]["link"] as? String, "http://example.org/")
     }
 
     func testAChannelInANamespaceIsNotCDF() throws {

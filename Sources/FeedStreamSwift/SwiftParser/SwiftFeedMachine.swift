@@ -585,10 +585,10 @@ struct SwiftFeedMachineCore {
     }
 
     /// CDF: the HREF of a channel or item is its link, LASTMOD its update date
-    /// (feedparser's reading). Upper case as the format writes them, else lower case.
+    /// (feedparser's reading).
     mutating func cdfCommon(_ attrs: UnsafeBufferPointer<XMLAttribute>) {
-        let href = SwiftFeedMachineCore.findAttr(attrs, "HREF") ?? SwiftFeedMachineCore.findAttr(attrs, "href")
-        let mod = SwiftFeedMachineCore.findAttr(attrs, "LASTMOD") ?? SwiftFeedMachineCore.findAttr(attrs, "lastmod")
+        let href = SwiftFeedMachineCore.findAttr(attrs, "HREF")
+        let mod = SwiftFeedMachineCore.findAttr(attrs, "LASTMOD")
         if let href {
             let row = pushRow(SFM.listLinks, SFM.none, attrs)
             row[0] = cur.pointee.copy(href.pointee.value)
@@ -744,11 +744,15 @@ struct SwiftFeedMachineCore {
             lenientClass = (SFM.nsNone, SFM.fRss)
             format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
             scope = SFM.scRss
-        } else if uri.count == 0 && (local.equals("CHANNEL") || local.equals("channel")) {
+        } else if uri.count == 0 && local.equals("CHANNEL") {
             // Microsoft's CDF: its elements, in no namespace, are read by the CDF rules.
             lenientNS = []
             lenientClass = (SFM.nsNone, SFM.fCdf)
             format = .cdf
+            scope = SFM.scFeed
+        } else if c.fam == SFM.fRss && c.ns == SFM.nsNone && local.equals("channel") {
+            // An RSS channel without its rss root.
+            format = .rss
             scope = SFM.scFeed
         } else if c.fam == SFM.fRdf && local.equals("RDF") {
             format = .rss10   // refined by the channel's namespace

@@ -315,7 +315,7 @@ enum SwiftRulesTable {
         [("url", 30)],  // RSS_SOURCE
         [("uri", 126), ("url", 126), ("version", 127)],  // SOURCE_GENERATOR
         [("uri", 132)],  // FEEDBURNER_INFO
-        [("HREF", 46), ("href", 46)],  // CDF_LOGO
+        [("HREF", 46)],  // CDF_LOGO
     ]
 
     /// The default types of text constructs (rules' deftype n is defaultTypes[n - 1]).
@@ -364,13 +364,9 @@ enum SwiftRulesTable {
         (0, "expirationDate", 2, 0, 105, 1, 255, 0, 0),  // RSS expirationDate TEXT FLD(EXPIRED)
         (0, "newLocation", 1, 0, 108, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
         (18, "TITLE", 3, 1, 2, 1, 255, 0, 1),  // CDF TITLE TEXTC FLD(TITLE)
-        (18, "title", 3, 1, 2, 1, 255, 0, 1),  // CDF title TEXTC FLD(TITLE)
         (18, "ABSTRACT", 3, 1, 7, 1, 255, 0, 1),  // CDF ABSTRACT TEXTC FLD(SUMMARY)
-        (18, "abstract", 3, 1, 7, 1, 255, 0, 1),  // CDF abstract TEXTC FLD(SUMMARY)
         (18, "LOGO", 1, 4, 255, 1, 19, 0, 0),  // CDF LOGO FATTR NONE
-        (18, "logo", 1, 4, 255, 1, 19, 0, 0),  // CDF logo FATTR NONE
         (18, "ITEM", 1, 6, 255, 0, 255, 0, 0),  // CDF ITEM ITEM NONE
-        (18, "item", 1, 6, 255, 0, 255, 0, 0),  // CDF item ITEM NONE
         (1, "title", 3, 1, 2, 1, 255, 0, 0),  // Atom title TEXTC FLD(TITLE)
         (1, "subtitle", 1, 1, 7, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SUMMARY)
         (1, "tagline", 1, 1, 7, 1, 255, 0, 0),  // Atom tagline TEXTC FLD(SUMMARY)
