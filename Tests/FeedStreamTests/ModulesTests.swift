@@ -268,3 +268,43 @@ final class CDFTests: XCTestCase {
         XCTAssertEqual(l.last?["error"].flatMap { ($0 as? [String: Any])?["code"] as? String }, "not_feed")
     }
 }
+
+/// DCMI Metadata Terms (the `http://purl.org/dc/terms/` namespace) beyond the fifteen
+/// elements: each kept as written, the relations from `rdf:resource` when given.
+final class DCMITermsTests: XCTestCase {
+    func testEveryDCMITermIsKeptAsWritten() throws {
+        let l = try linesFromEveryBackend("""
+            <rss version="2.0" xmlns:dcterms="http://purl.org/dc/terms/"
+             xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><channel><title>c</title>
+            <dcterms:accrualPeriodicity>daily</dcterms:accrualPeriodicity>
+            <dcterms:rightsHolder>Example Corp.</dcterms:rightsHolder>
+            <item><title>i</title>
+            <dcterms:abstract>The short of it</dcterms:abstract>
+            <dcterms:alternative>Another title</dcterms:alternative>
+            <dcterms:available>2010-01-01/2010-12-31</dcterms:available>
+            <dcterms:dateAccepted>2009-05-01</dcterms:dateAccepted>
+            <dcterms:dateCopyrighted>2009</dcterms:dateCopyrighted>
+            <dcterms:bibliographicCitation>Doe, J. (2009). A Paper.</dcterms:bibliographicCitation>
+            <dcterms:extent>12 pages</dcterms:extent>
+            <dcterms:spatial>Paris</dcterms:spatial>
+            <dcterms:temporal>1914-1918</dcterms:temporal>
+            <dcterms:isPartOf rdf:resource="http://example.org/series"/>
+            <dcterms:hasPart>http://example.org/part/1</dcterms:hasPart>
+            <dcterms:replaces rdf:resource="urn:isbn:0-000-00000-0">ignored text</dcterms:replaces>
+            <dcterms:tableOfContents>1. One 2. Two</dcterms:tableOfContents>
+            </item></channel></rss>
+            """)
+        let dc = (l[0]["dc"] as? [String: String]) ?? [:]
+        XCTAssertEqual(dc, [
+            "abstract": "The short of it", "alternative": "Another title", "available": "2010-01-01/2010-12-31",
+            "date_accepted": "2009-05-01", "date_copyrighted": "2009",
+            "bibliographic_citation": "Doe, J. (2009). A Paper.", "extent": "12 pages", "spatial": "Paris",
+            "temporal": "1914-1918", "is_part_of": "http://example.org/series",
+            "has_part": "http://example.org/part/1", "replaces": "urn:isbn:0-000-00000-0",
+            "table_of_contents": "1. One 2. Two",
+        ])
+        XCTAssertNil(l[0]["summary"], "dcterms:abstract is its own member")
+        XCTAssertEqual(l[1]["dc"] as? [String: String],
+                       ["accrual_periodicity": "daily", "rights_holder": "Example Corp."])
+    }
+}

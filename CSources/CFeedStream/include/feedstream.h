@@ -302,6 +302,41 @@ typedef enum cfs_field {
     CFS_FIELD_MY_SUBSCRIPTIONS, /* `blogChannel:mySubscriptions`: the URL of the author's OPML subscriptions. */
     CFS_FIELD_BLINK, /* `blogChannel:blink`: the URL of a blog the author recommends. */
     CFS_FIELD_CHANGES, /* `blogChannel:changes`: the URL of a changes.xml the blog pings. */
+    CFS_FIELD_DC_ABSTRACT, /* `dcterms:abstract`, as written. */
+    CFS_FIELD_DC_ACCESS_RIGHTS, /* `dcterms:accessRights`, as written. */
+    CFS_FIELD_DC_ACCRUAL_METHOD, /* `dcterms:accrualMethod`, as written. */
+    CFS_FIELD_DC_ACCRUAL_PERIODICITY, /* `dcterms:accrualPeriodicity`, as written. */
+    CFS_FIELD_DC_ACCRUAL_POLICY, /* `dcterms:accrualPolicy`, as written. */
+    CFS_FIELD_DC_ALTERNATIVE, /* `dcterms:alternative`, as written. */
+    CFS_FIELD_DC_AUDIENCE, /* `dcterms:audience`, as written. */
+    CFS_FIELD_DC_AVAILABLE, /* `dcterms:available`, as written. */
+    CFS_FIELD_DC_BIBLIOGRAPHIC_CITATION, /* `dcterms:bibliographicCitation`, as written. */
+    CFS_FIELD_DC_CONFORMS_TO, /* `dcterms:conformsTo`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_DATE_ACCEPTED, /* `dcterms:dateAccepted`, as written. */
+    CFS_FIELD_DC_DATE_COPYRIGHTED, /* `dcterms:dateCopyrighted`, as written. */
+    CFS_FIELD_DC_DATE_SUBMITTED, /* `dcterms:dateSubmitted`, as written. */
+    CFS_FIELD_DC_EDUCATION_LEVEL, /* `dcterms:educationLevel`, as written. */
+    CFS_FIELD_DC_EXTENT, /* `dcterms:extent`, as written. */
+    CFS_FIELD_DC_HAS_FORMAT, /* `dcterms:hasFormat`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_HAS_PART, /* `dcterms:hasPart`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_HAS_VERSION, /* `dcterms:hasVersion`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_INSTRUCTIONAL_METHOD, /* `dcterms:instructionalMethod`, as written. */
+    CFS_FIELD_DC_IS_FORMAT_OF, /* `dcterms:isFormatOf`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_IS_PART_OF, /* `dcterms:isPartOf`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_IS_REFERENCED_BY, /* `dcterms:isReferencedBy`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_IS_REPLACED_BY, /* `dcterms:isReplacedBy`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_IS_REQUIRED_BY, /* `dcterms:isRequiredBy`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_IS_VERSION_OF, /* `dcterms:isVersionOf`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_MEDIATOR, /* `dcterms:mediator`, as written. */
+    CFS_FIELD_DC_MEDIUM, /* `dcterms:medium`, as written. */
+    CFS_FIELD_DC_PROVENANCE, /* `dcterms:provenance`, as written. */
+    CFS_FIELD_DC_REFERENCES, /* `dcterms:references`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_REPLACES, /* `dcterms:replaces`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_REQUIRES, /* `dcterms:requires`, as written (its `rdf:resource`, or its text). */
+    CFS_FIELD_DC_RIGHTS_HOLDER, /* `dcterms:rightsHolder`, as written. */
+    CFS_FIELD_DC_SPATIAL, /* `dcterms:spatial`, as written. */
+    CFS_FIELD_DC_TABLE_OF_CONTENTS, /* `dcterms:tableOfContents`, as written. */
+    CFS_FIELD_DC_TEMPORAL, /* `dcterms:temporal`, as written. */
     CFS_FIELD_COUNT
 } cfs_field;
 

@@ -285,4 +285,74 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case blink
     /// `blogChannel:changes`: the URL of a changes.xml the blog pings.
     case changes
+    /// `dcterms:abstract`, as written.
+    case dcAbstract
+    /// `dcterms:accessRights`, as written.
+    case dcAccessRights
+    /// `dcterms:accrualMethod`, as written.
+    case dcAccrualMethod
+    /// `dcterms:accrualPeriodicity`, as written.
+    case dcAccrualPeriodicity
+    /// `dcterms:accrualPolicy`, as written.
+    case dcAccrualPolicy
+    /// `dcterms:alternative`, as written.
+    case dcAlternative
+    /// `dcterms:audience`, as written.
+    case dcAudience
+    /// `dcterms:available`, as written.
+    case dcAvailable
+    /// `dcterms:bibliographicCitation`, as written.
+    case dcBibliographicCitation
+    /// `dcterms:conformsTo`, as written (its `rdf:resource`, or its text).
+    case dcConformsTo
+    /// `dcterms:dateAccepted`, as written.
+    case dcDateAccepted
+    /// `dcterms:dateCopyrighted`, as written.
+    case dcDateCopyrighted
+    /// `dcterms:dateSubmitted`, as written.
+    case dcDateSubmitted
+    /// `dcterms:educationLevel`, as written.
+    case dcEducationLevel
+    /// `dcterms:extent`, as written.
+    case dcExtent
+    /// `dcterms:hasFormat`, as written (its `rdf:resource`, or its text).
+    case dcHasFormat
+    /// `dcterms:hasPart`, as written (its `rdf:resource`, or its text).
+    case dcHasPart
+    /// `dcterms:hasVersion`, as written (its `rdf:resource`, or its text).
+    case dcHasVersion
+    /// `dcterms:instructionalMethod`, as written.
+    case dcInstructionalMethod
+    /// `dcterms:isFormatOf`, as written (its `rdf:resource`, or its text).
+    case dcIsFormatOf
+    /// `dcterms:isPartOf`, as written (its `rdf:resource`, or its text).
+    case dcIsPartOf
+    /// `dcterms:isReferencedBy`, as written (its `rdf:resource`, or its text).
+    case dcIsReferencedBy
+    /// `dcterms:isReplacedBy`, as written (its `rdf:resource`, or its text).
+    case dcIsReplacedBy
+    /// `dcterms:isRequiredBy`, as written (its `rdf:resource`, or its text).
+    case dcIsRequiredBy
+    /// `dcterms:isVersionOf`, as written (its `rdf:resource`, or its text).
+    case dcIsVersionOf
+    /// `dcterms:mediator`, as written.
+    case dcMediator
+    /// `dcterms:medium`, as written.
+    case dcMedium
+    /// `dcterms:provenance`, as written.
+    case dcProvenance
+    /// `dcterms:references`, as written (its `rdf:resource`, or its text).
+    case dcReferences
+    /// `dcterms:replaces`, as written (its `rdf:resource`, or its text).
+    case dcReplaces
+    /// `dcterms:requires`, as written (its `rdf:resource`, or its text).
+    case dcRequires
+    /// `dcterms:rightsHolder`, as written.
+    case dcRightsHolder
+    /// `dcterms:spatial`, as written.
+    case dcSpatial
+    /// `dcterms:tableOfContents`, as written.
+    case dcTableOfContents
+    /// `dcterms:temporal`, as written.
+    case dcTemporal
 }

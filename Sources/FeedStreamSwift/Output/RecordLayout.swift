@@ -91,6 +91,23 @@ enum RecordLayout {
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
         .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
         .string("valid", .dcValid), .person("publisher_detail", .dcPublisher),
+        // The other DCMI terms, in alphabetical order.
+        .string("abstract", .dcAbstract), .string("access_rights", .dcAccessRights),
+        .string("accrual_method", .dcAccrualMethod), .string("accrual_periodicity", .dcAccrualPeriodicity),
+        .string("accrual_policy", .dcAccrualPolicy), .string("alternative", .dcAlternative),
+        .string("audience", .dcAudience), .string("available", .dcAvailable),
+        .string("bibliographic_citation", .dcBibliographicCitation), .string("conforms_to", .dcConformsTo),
+        .string("date_accepted", .dcDateAccepted), .string("date_copyrighted", .dcDateCopyrighted),
+        .string("date_submitted", .dcDateSubmitted), .string("education_level", .dcEducationLevel),
+        .string("extent", .dcExtent), .string("has_format", .dcHasFormat), .string("has_part", .dcHasPart),
+        .string("has_version", .dcHasVersion), .string("instructional_method", .dcInstructionalMethod),
+        .string("is_format_of", .dcIsFormatOf), .string("is_part_of", .dcIsPartOf),
+        .string("is_referenced_by", .dcIsReferencedBy), .string("is_replaced_by", .dcIsReplacedBy),
+        .string("is_required_by", .dcIsRequiredBy), .string("is_version_of", .dcIsVersionOf),
+        .string("mediator", .dcMediator), .string("medium", .dcMedium), .string("provenance", .dcProvenance),
+        .string("references", .dcReferences), .string("replaces", .dcReplaces), .string("requires", .dcRequires),
+        .string("rights_holder", .dcRightsHolder), .string("spatial", .dcSpatial),
+        .string("table_of_contents", .dcTableOfContents), .string("temporal", .dcTemporal),
     ])
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),

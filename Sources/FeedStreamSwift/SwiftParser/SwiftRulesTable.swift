@@ -3,7 +3,7 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 140
+    static let fieldCount = 175
     static let listCount = 18
 
     // Families: namespaces whose elements mean the same thing.
@@ -218,6 +218,41 @@ extension SFM {
     static let fieldMySubscriptions = 137
     static let fieldBlink = 138
     static let fieldChanges = 139
+    static let fieldDcAbstract = 140
+    static let fieldDcAccessRights = 141
+    static let fieldDcAccrualMethod = 142
+    static let fieldDcAccrualPeriodicity = 143
+    static let fieldDcAccrualPolicy = 144
+    static let fieldDcAlternative = 145
+    static let fieldDcAudience = 146
+    static let fieldDcAvailable = 147
+    static let fieldDcBibliographicCitation = 148
+    static let fieldDcConformsTo = 149
+    static let fieldDcDateAccepted = 150
+    static let fieldDcDateCopyrighted = 151
+    static let fieldDcDateSubmitted = 152
+    static let fieldDcEducationLevel = 153
+    static let fieldDcExtent = 154
+    static let fieldDcHasFormat = 155
+    static let fieldDcHasPart = 156
+    static let fieldDcHasVersion = 157
+    static let fieldDcInstructionalMethod = 158
+    static let fieldDcIsFormatOf = 159
+    static let fieldDcIsPartOf = 160
+    static let fieldDcIsReferencedBy = 161
+    static let fieldDcIsReplacedBy = 162
+    static let fieldDcIsRequiredBy = 163
+    static let fieldDcIsVersionOf = 164
+    static let fieldDcMediator = 165
+    static let fieldDcMedium = 166
+    static let fieldDcProvenance = 167
+    static let fieldDcReferences = 168
+    static let fieldDcReplaces = 169
+    static let fieldDcRequires = 170
+    static let fieldDcRightsHolder = 171
+    static let fieldDcSpatial = 172
+    static let fieldDcTableOfContents = 173
+    static let fieldDcTemporal = 174
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -430,6 +465,41 @@ enum SwiftRulesTable {
         (2, "type", 3, 0, 75, 1, 255, 0, 0),  // dc:type TEXT FLD(DC_TYPE)
         (2, "valid", 3, 0, 106, 1, 255, 0, 0),  // dc:valid TEXT FLD(DC_VALID)
         (2, "license", 3, 11, 107, 1, 255, 0, 0),  // dc:license RESOURCE FLD(LICENSE)
+        (2, "abstract", 3, 0, 140, 1, 255, 0, 0),  // dc:abstract TEXT FLD(DC_ABSTRACT)
+        (2, "accessRights", 3, 0, 141, 1, 255, 0, 0),  // dc:accessRights TEXT FLD(DC_ACCESS_RIGHTS)
+        (2, "accrualMethod", 3, 0, 142, 1, 255, 0, 0),  // dc:accrualMethod TEXT FLD(DC_ACCRUAL_METHOD)
+        (2, "accrualPeriodicity", 3, 0, 143, 1, 255, 0, 0),  // dc:accrualPeriodicity TEXT FLD(DC_ACCRUAL_PERIODICITY)
+        (2, "accrualPolicy", 3, 0, 144, 1, 255, 0, 0),  // dc:accrualPolicy TEXT FLD(DC_ACCRUAL_POLICY)
+        (2, "alternative", 3, 0, 145, 1, 255, 0, 0),  // dc:alternative TEXT FLD(DC_ALTERNATIVE)
+        (2, "audience", 3, 0, 146, 1, 255, 0, 0),  // dc:audience TEXT FLD(DC_AUDIENCE)
+        (2, "available", 3, 0, 147, 1, 255, 0, 0),  // dc:available TEXT FLD(DC_AVAILABLE)
+        (2, "bibliographicCitation", 3, 0, 148, 1, 255, 0, 0),  // dc:bibliographicCitation TEXT FLD(DC_BIBLIOGRAPHIC_CITATION)
+        (2, "conformsTo", 3, 11, 149, 1, 255, 0, 0),  // dc:conformsTo RESOURCE FLD(DC_CONFORMS_TO)
+        (2, "dateAccepted", 3, 0, 150, 1, 255, 0, 0),  // dc:dateAccepted TEXT FLD(DC_DATE_ACCEPTED)
+        (2, "dateCopyrighted", 3, 0, 151, 1, 255, 0, 0),  // dc:dateCopyrighted TEXT FLD(DC_DATE_COPYRIGHTED)
+        (2, "dateSubmitted", 3, 0, 152, 1, 255, 0, 0),  // dc:dateSubmitted TEXT FLD(DC_DATE_SUBMITTED)
+        (2, "educationLevel", 3, 0, 153, 1, 255, 0, 0),  // dc:educationLevel TEXT FLD(DC_EDUCATION_LEVEL)
+        (2, "extent", 3, 0, 154, 1, 255, 0, 0),  // dc:extent TEXT FLD(DC_EXTENT)
+        (2, "hasFormat", 3, 11, 155, 1, 255, 0, 0),  // dc:hasFormat RESOURCE FLD(DC_HAS_FORMAT)
+        (2, "hasPart", 3, 11, 156, 1, 255, 0, 0),  // dc:hasPart RESOURCE FLD(DC_HAS_PART)
+        (2, "hasVersion", 3, 11, 157, 1, 255, 0, 0),  // dc:hasVersion RESOURCE FLD(DC_HAS_VERSION)
+        (2, "instructionalMethod", 3, 0, 158, 1, 255, 0, 0),  // dc:instructionalMethod TEXT FLD(DC_INSTRUCTIONAL_METHOD)
+        (2, "isFormatOf", 3, 11, 159, 1, 255, 0, 0),  // dc:isFormatOf RESOURCE FLD(DC_IS_FORMAT_OF)
+        (2, "isPartOf", 3, 11, 160, 1, 255, 0, 0),  // dc:isPartOf RESOURCE FLD(DC_IS_PART_OF)
+        (2, "isReferencedBy", 3, 11, 161, 1, 255, 0, 0),  // dc:isReferencedBy RESOURCE FLD(DC_IS_REFERENCED_BY)
+        (2, "isReplacedBy", 3, 11, 162, 1, 255, 0, 0),  // dc:isReplacedBy RESOURCE FLD(DC_IS_REPLACED_BY)
+        (2, "isRequiredBy", 3, 11, 163, 1, 255, 0, 0),  // dc:isRequiredBy RESOURCE FLD(DC_IS_REQUIRED_BY)
+        (2, "isVersionOf", 3, 11, 164, 1, 255, 0, 0),  // dc:isVersionOf RESOURCE FLD(DC_IS_VERSION_OF)
+        (2, "mediator", 3, 0, 165, 1, 255, 0, 0),  // dc:mediator TEXT FLD(DC_MEDIATOR)
+        (2, "medium", 3, 0, 166, 1, 255, 0, 0),  // dc:medium TEXT FLD(DC_MEDIUM)
+        (2, "provenance", 3, 0, 167, 1, 255, 0, 0),  // dc:provenance TEXT FLD(DC_PROVENANCE)
+        (2, "references", 3, 11, 168, 1, 255, 0, 0),  // dc:references RESOURCE FLD(DC_REFERENCES)
+        (2, "replaces", 3, 11, 169, 1, 255, 0, 0),  // dc:replaces RESOURCE FLD(DC_REPLACES)
+        (2, "requires", 3, 11, 170, 1, 255, 0, 0),  // dc:requires RESOURCE FLD(DC_REQUIRES)
+        (2, "rightsHolder", 3, 0, 171, 1, 255, 0, 0),  // dc:rightsHolder TEXT FLD(DC_RIGHTS_HOLDER)
+        (2, "spatial", 3, 0, 172, 1, 255, 0, 0),  // dc:spatial TEXT FLD(DC_SPATIAL)
+        (2, "tableOfContents", 3, 0, 173, 1, 255, 0, 0),  // dc:tableOfContents TEXT FLD(DC_TABLE_OF_CONTENTS)
+        (2, "temporal", 3, 0, 174, 1, 255, 0, 0),  // dc:temporal TEXT FLD(DC_TEMPORAL)
         (15, "license", 3, 11, 107, 1, 255, 0, 0),  // cc:license RESOURCE FLD(LICENSE)
         (3, "encoded", 2, 1, 12, 1, 255, 0, 2),  // content:encoded TEXTC FLD(CONTENT)
         (5, "body", 2, 1, 12, 2, 255, 0, 3),  // xhtml:body TEXTC FLD(CONTENT)
