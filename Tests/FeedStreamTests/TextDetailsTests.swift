@@ -67,6 +67,38 @@ final class TextDetailsTests: XCTestCase {
         XCTAssertEqual(feed["logo"] as? String, "http://example.org/blog/img/logo.png")
     }
 
+    func testXMLBaseInsideXHTMLContentAppliesToItsSubtree() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/a/"><title>t</title>
+            <entry><id>1</id><content type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml">\
+            <p xml:base="sub/"><a href="x.html">x</a><span xml:base="/root/"><img src="i.png"/></span>\
+            <a href="y.html">y</a></p><a href="z.html">z</a><br xml:base="http://elsewhere.example/"/>\
+            <a href="w.html">w</a></div></content>
+            <summary type="html">&lt;p xml:base="ignored/"&gt;&lt;a href="h.html"&gt;h&lt;/a&gt;&lt;/p&gt;</summary>
+            </entry></feed>
+            """)
+        XCTAssertEqual(l[0]["content"] as? String,
+                       "<p xml:base=\"sub/\"><a href=\"http://example.org/a/sub/x.html\">x</a>"
+                       + "<span xml:base=\"/root/\"><img src=\"http://example.org/root/i.png\"/></span>"
+                       + "<a href=\"http://example.org/a/sub/y.html\">y</a></p><a href=\"http://example.org/a/z.html\">z</a>"
+                       + "<br xml:base=\"http://elsewhere.example/\"/><a href=\"http://example.org/a/w.html\">w</a>")
+        XCTAssertEqual(l[0]["summary"] as? String,
+                       "<p xml:base=\"ignored/\"><a href=\"http://example.org/a/h.html\">h</a></p>",
+                       "HTML has no xml:base")
+    }
+
+    func testEverySrcsetCandidateIsResolved() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel xml:base="http://example.com/blog/"><title>c</title><item><title>i</title>
+            <description>&lt;img src="a.png" srcset="a.png 1x,b.png 2x , /c.png 640w,http://cdn.example/d.png 3x"&gt;\
+            &lt;img srcset="only.png"&gt;</description></item></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["summary"] as? String,
+                       "<img src=\"http://example.com/blog/a.png\" srcset=\"http://example.com/blog/a.png 1x,"
+                       + "http://example.com/blog/b.png 2x , http://example.com/c.png 640w,http://cdn.example/d.png 3x\">"
+                       + "<img srcset=\"http://example.com/blog/only.png\">")
+    }
+
     func testRSSImageCommentsAndDocsAreResolvedAgainstTheBase() throws {
         let l = try lines("""
             <rss version="2.0" xml:base="http://example.com/feed/" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"

@@ -17,15 +17,25 @@ enum MarkupURLs {
 
     /// `markup` with its relative URIs resolved against `base` (what an xml:base chain
     /// comes to: FeedURL.base(ofChain:document:)), or nil when nothing changes (no base,
-    /// no tag, or only absolute URIs).
-    static func resolve(_ markup: UnsafeRawBufferPointer, base: [UInt8]) -> [UInt8]? {
+    /// no tag, or only absolute URIs). In XHTML (`xhtml`), an `xml:base` attribute on an
+    /// element changes the base of that element and everything inside it (XML Base §4.2),
+    /// as in the rest of the document. `srcset` candidates are resolved one by one.
+    static func resolve(_ markup: UnsafeRawBufferPointer, base: [UInt8], xhtml: Bool = false) -> [UInt8]? {
         guard !base.isEmpty, markup.contains(0x3C) else { return nil }
         let s = markup.bindMemory(to: UInt8.self)
         let n = s.count
         var out: [UInt8] = []
         var copied = 0          // s[..<copied] is in out (once out is in use)
         var changed = false
+        var bases: [[UInt8]] = []   // XHTML: the base inside each open element
+        var attrs: [(name: Range<Int>, value: Range<Int>)] = []
         var i = 0
+        func replace(_ range: Range<Int>, with bytes: [UInt8]) {
+            if !changed { out.reserveCapacity(n + 64); changed = true }
+            out.append(contentsOf: s[copied..<range.lowerBound])
+            out.append(contentsOf: bytes)
+            copied = range.upperBound
+        }
         while i < n {
             guard s[i] == 0x3C else { i += 1; continue }
             // Comments and declarations are skipped whole.
@@ -34,14 +44,22 @@ enum MarkupURLs {
                 continue
             }
             i += 1
+            if i < n && s[i] == 0x2F {   // an end tag
+                if xhtml && !bases.isEmpty { bases.removeLast() }
+                while i < n && s[i] != 0x3E { i += 1 }
+                continue
+            }
             guard i < n, isAlpha(s[i]) else { continue }
             while i < n && !isSpace(s[i]) && s[i] != 0x3E && s[i] != 0x2F { i += 1 }   // the tag name
             // Attributes until '>'.
+            attrs.removeAll(keepingCapacity: true)
+            var selfClosing = false
             while i < n && s[i] != 0x3E {
-                if isSpace(s[i]) || s[i] == 0x2F { i += 1; continue }
+                if isSpace(s[i]) { i += 1; continue }
+                if s[i] == 0x2F { selfClosing = i + 1 < n && s[i + 1] == 0x3E; i += 1; continue }
                 let nameStart = i
                 while i < n && !isSpace(s[i]) && s[i] != 0x3D && s[i] != 0x3E && s[i] != 0x2F { i += 1 }
-                let name = UnsafeBufferPointer(rebasing: s[nameStart..<i])
+                let name = nameStart..<i
                 while i < n && isSpace(s[i]) { i += 1 }
                 guard i < n, s[i] == 0x3D else { continue }   // an attribute without a value
                 i += 1
@@ -59,20 +77,66 @@ enum MarkupURLs {
                     while valueEnd < n && !isSpace(s[valueEnd]) && s[valueEnd] != 0x3E { valueEnd += 1 }
                     i = valueEnd
                 }
-                guard isURIAttribute(name), valueEnd > valueStart else { continue }
-                let value = Array(s[valueStart..<valueEnd])
+                attrs.append((name, valueStart..<valueEnd))
+            }
+            var elementBase = bases.last ?? base
+            if xhtml, let xb = attrs.first(where: { equals(s, $0.name, "xml:base") }) {
+                elementBase = FeedURL.resolve(Array(s[xb.value]), against: elementBase)
+            }
+            if xhtml && !selfClosing { bases.append(elementBase) }
+            for a in attrs where !a.value.isEmpty {
+                if equals(s, a.name, "srcset") {
+                    if let r = resolveSrcset(s[a.value], against: elementBase) { replace(a.value, with: r) }
+                    continue
+                }
+                guard isURIAttribute(UnsafeBufferPointer(rebasing: s[a.name])) else { continue }
+                let value = Array(s[a.value])
                 guard !hasScheme(value) else { continue }
-                let resolved = FeedURL.resolve(value, against: base)
-                guard resolved != value else { continue }
-                if !changed { out.reserveCapacity(n + 64); changed = true }
-                out.append(contentsOf: s[copied..<valueStart])
-                out.append(contentsOf: resolved)
-                copied = valueEnd
+                let resolved = FeedURL.resolve(value, against: elementBase)
+                if resolved != value { replace(a.value, with: resolved) }
             }
         }
         guard changed else { return nil }
         out.append(contentsOf: s[copied..<n])
         return out
+    }
+
+    /// A `srcset` (HTML: image candidates, each a URL and optional descriptors, separated
+    /// by commas) with each relative URL resolved; nil when nothing changes.
+    private static func resolveSrcset(_ v: Slice<UnsafeBufferPointer<UInt8>>, against base: [UInt8]) -> [UInt8]? {
+        var out: [UInt8] = []
+        var changed = false
+        var i = v.startIndex
+        var copied = i
+        while i < v.endIndex {
+            while i < v.endIndex && (isSpace(v[i]) || v[i] == 0x2C) { i += 1 }
+            let urlStart = i
+            while i < v.endIndex && !isSpace(v[i]) { i += 1 }
+            var urlEnd = i
+            while urlEnd > urlStart && v[urlEnd - 1] == 0x2C { urlEnd -= 1 }   // "a.png," ends a candidate
+            if urlEnd < i { i = urlEnd }
+            else { while i < v.endIndex && v[i] != 0x2C { i += 1 } }            // its descriptors
+            guard urlEnd > urlStart else { continue }
+            let url = Array(v[urlStart..<urlEnd])
+            guard !hasScheme(url) else { continue }
+            let resolved = FeedURL.resolve(url, against: base)
+            guard resolved != url else { continue }
+            out.append(contentsOf: v[copied..<urlStart])
+            out.append(contentsOf: resolved)
+            copied = urlEnd
+            changed = true
+        }
+        guard changed else { return nil }
+        out.append(contentsOf: v[copied..<v.endIndex])
+        return out
+    }
+
+    /// True when s[range] is `name`, in any case.
+    private static func equals(_ s: UnsafeBufferPointer<UInt8>, _ range: Range<Int>, _ name: StaticString) -> Bool {
+        guard range.count == name.utf8CodeUnitCount else { return false }
+        let p = name.utf8Start
+        for (k, j) in range.enumerated() where s[j] | 0x20 != p[k] | 0x20 { return false }
+        return true
     }
 
     private static func find(_ s: UnsafeBufferPointer<UInt8>, _ needle: StaticString, from: Int) -> Int? {

@@ -447,7 +447,7 @@ extension FeedRecordView {
             } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(t.value.buffer) {
                 decoded.withUnsafeBytes { sink.string(key, $0) }
             } else if hasBase && sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
-                      let resolved = MarkupURLs.resolve(t.value.buffer, base: base) {
+                      let resolved = MarkupURLs.resolve(t.value.buffer, base: base, xhtml: t.type.equals("xhtml")) {
                 resolved.withUnsafeBytes { sink.string(key, $0) }
             } else {
                 sink.string(key, t.value.buffer)
