@@ -172,3 +172,26 @@ extension TextDetailsTests {
         XCTAssertEqual(plain[1]["link"] as? String, "/home")
     }
 }
+
+/// The value model (`FeedItem`, `Feed`) carries the text constructs as the JSON writer
+/// writes them: base64 decoded, relative URIs in markup resolved.
+final class ValueModelTextTests: XCTestCase {
+    func testFeedItemTextIsWhatTheJSONLineSays() throws {
+        let xml = """
+            <feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/"><title type="html">&lt;a href="t"&gt;T&lt;/a&gt;</title>
+            <entry><id>1</id><title>plain</title>
+            <summary type="html">&lt;a href="s.html"&gt;s&lt;/a&gt;</summary>
+            <content type="application/octet-stream">aGVsbG8gd29ybGQ=</content>
+            <rights type="xhtml"><div xmlns="http://www.w3.org/1999/xhtml"><a href="r">r</a></div></rights></entry></feed>
+            """
+        for backend in FeedBackend.allCases {
+            let docs = try FeedStream.documents(from: .bytes(Array(xml.utf8)), backend: backend)
+            let item = try XCTUnwrap(docs.first?.items.first, "\(backend)")
+            XCTAssertEqual(item.summary, FeedText(value: "<a href=\"http://example.org/s.html\">s</a>", type: "html"))
+            XCTAssertEqual(item.content, FeedText(value: "hello world", type: "application/octet-stream"))
+            XCTAssertEqual(item.rights, FeedText(value: "<a href=\"http://example.org/r\">r</a>", type: "xhtml"))
+            XCTAssertEqual(item.title, FeedText(value: "plain"))
+            XCTAssertEqual(docs.first?.feed.title, FeedText(value: "<a href=\"http://example.org/t\">T</a>", type: "html"))
+        }
+    }
+}

@@ -15,9 +15,14 @@ public struct FeedText: Sendable, Codable, Equatable, Hashable {
         self.type = type
     }
 
-    init?(_ v: FeedTextView) {
-        guard let value = v.value.string else { return nil }
-        self.init(value: value, type: v.type.string ?? "text")
+    /// The text construct at `field` as the JSON writer writes it: base64 decoded, and
+    /// relative URIs in HTML and XHTML resolved against its base (docs/SCHEMA.md) — the
+    /// same walk of the layout, so the value model and the output cannot differ.
+    init?(_ record: FeedRecordView, _ field: FeedField) {
+        var c = ExtensionCollector(core: [])
+        record.walk([.text("value", "type", "lang", "base", field)], into: &c)
+        guard let value = c.values["value"] else { return nil }
+        self.init(value: value, type: c.values["type"] ?? "text")
     }
 }
 
@@ -196,21 +201,21 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         index = v.index
         id = v.id.string
         guidIsPermalink = v.guidIsPermalink
-        title = FeedText(v.title)
+        title = FeedText(v.record, .title)
         link = v.link.string
         links = v.links.map(FeedLink.init)
         published = FeedDateValue(v.published)
         updated = FeedDateValue(v.updated)
         authors = v.authors.map(FeedPerson.init)
-        summary = FeedText(v.summary)
-        content = FeedText(v.content)
+        summary = FeedText(v.record, .summary)
+        content = FeedText(v.record, .content)
         contentSource = v.contentSource.string
         categories = v.categories.map(FeedCategory.init)
         enclosures = v.enclosures.map(FeedEnclosure.init)
         isTruncated = v.isTruncated
         language = v.record[.language].string
         contributors = v.record.contributors.map(FeedPerson.init)
-        rights = FeedText(v.record.text(.rights))
+        rights = FeedText(v.record, .rights)
         var rest = ExtensionCollector(core: FeedItem.coreKeys)
         v.record.walk(RecordLayout.item, into: &rest)
         extensions = rest.values
@@ -273,8 +278,8 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         document = v.document
         format = v.format
         version = v.version.string
-        title = FeedText(v.title)
-        subtitle = FeedText(v.subtitle)
+        title = FeedText(v.record, .title)
+        subtitle = FeedText(v.record, .summary)
         id = v.id.string
         link = v.link.string
         links = v.links.map(FeedLink.init)
@@ -282,7 +287,7 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         updated = FeedDateValue(v.updated)
         published = FeedDateValue(v.published)
         itemCount = v.itemCount
-        rights = FeedText(v.record.text(.rights))
+        rights = FeedText(v.record, .rights)
         authors = v.record.authors.map(FeedPerson.init)
         contributors = v.record.contributors.map(FeedPerson.init)
         categories = v.record.categories.map(FeedCategory.init)
