@@ -596,12 +596,23 @@ static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cf
 
 /* The fields of an attribute map, from one element: a repeated element replaces the
    values of the one before (the last one wins) with all its attributes, so the map's
-   fields it may set are cleared first. */
-static void set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n) {
+   fields it may set are cleared first, taking the element's priority (an attribute it
+   lacks is not filled in later by an element of a lower priority). Returns whether an
+   attribute gave the field `target`. */
+static int set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n,
+                           int target) {
+    int gave = 0;
     for (const attr_map *a = map; a && a->name; a++)
-        if (!taken(m->cur, a->index, prio)) put(m->cur, a->index, (cfs_ref){ CFS_REF_ABSENT, 0 });
-    for (const attr_map *a = map; a && a->name; a++)
-        set_field_attr(m->cur, a->index, prio, find_attr(attrs, n, a->name));
+        if (!taken(m->cur, a->index, prio)) {
+            put(m->cur, a->index, (cfs_ref){ CFS_REF_ABSENT, 0 });
+            m->cur->prio[a->index] = prio;
+        }
+    for (const attr_map *a = map; a && a->name; a++) {
+        const cfs_attr *v = find_attr(attrs, n, a->name);
+        if (v && a->index == target) gave = 1;
+        set_field_attr(m->cur, a->index, prio, v);
+    }
+    return gave;
 }
 
 static int enter(cfs_machine *m, uint16_t scope) {
@@ -655,8 +666,10 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         return skip(m);
     }
     case R_FATTR:
-        set_fields_from(m, ru->attrs, ru->col, attrs, n);
-        return ru->target == NONE ? skip(m) : capture_field(m, ru->target, ru->col);
+        if (set_fields_from(m, ru->attrs, ru->col, attrs, n, ru->target == NONE ? -1 : ru->target) ||
+            ru->target == NONE)
+            return skip(m);
+        return capture_field(m, ru->target, ru->col);
     case R_SCOPE:
         return enter(m, ru->enter);
     case R_ITEM:

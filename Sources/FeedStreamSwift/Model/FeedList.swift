@@ -39,6 +39,18 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case sourceContributors
     /// The Atom `source` feed's categories: term, scheme, label.
     case sourceCategories
+    /// `media:category`: term, scheme, label.
+    case mediaCategories
+    /// `media:restriction`: value, relationship, type.
+    case mediaRestrictions
+    /// `media:license`: text, type, href.
+    case mediaLicenses
+    /// `media:player`: url, height, width.
+    case mediaPlayers
+    /// `media:hash`: value, algo.
+    case mediaHashes
+    /// `media:text`: text, type, lang, start, end.
+    case mediaTexts
 }
 
 extension FeedList {
@@ -64,6 +76,12 @@ extension FeedList {
         ["name", "email", "uri", "base", "text"],
         ["name", "email", "uri", "base", "text"],
         ["term", "scheme", "label"],
+        ["term", "scheme", "label"],
+        ["value", "relationship", "type"],
+        ["text", "type", "href"],
+        ["url", "height", "width"],
+        ["value", "algo"],
+        ["text", "type", "lang", "start", "end"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5]
 }

@@ -565,17 +565,25 @@ struct SwiftFeedMachineCore {
         return row
     }
 
-    mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
-        guard map != SFM.none else { return }
+    /// Returns whether an attribute gave the field `target`.
+    mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>,
+                                target: Int) -> Bool {
+        guard map != SFM.none else { return false }
         let start = mapStart[Int(map)]
-        // One element's attributes replace the last one's (machine.c's set_fields_from).
+        // One element's attributes replace the last one's, the cleared fields taking its
+        // priority (machine.c's set_fields_from).
         for k in start..<(start + mapCount[Int(map)]) where !cur.pointee.taken(Int(mapEntries[k].index), prio) {
             cur.pointee.put(Int(mapEntries[k].index), .absent)
+            cur.pointee.prio[Int(mapEntries[k].index)] = prio
         }
+        var gave = false
         for k in start..<(start + mapCount[Int(map)]) {
             let e = mapEntries[k]
-            cur.pointee.setFieldAttr(Int(e.index), prio, SwiftFeedMachineCore.findAttr(attrs, e.name, e.len))
+            let v = SwiftFeedMachineCore.findAttr(attrs, e.name, e.len)
+            if v != nil && Int(e.index) == target { gave = true }
+            cur.pointee.setFieldAttr(Int(e.index), prio, v)
         }
+        return gave
     }
 
     @inline(__always)
@@ -651,8 +659,8 @@ struct SwiftFeedMachineCore {
                 captureField(Int(ru.target), ru.col)
             }
         case SFM.rFattr:
-            setFieldsFrom(ru.map, ru.col, attrs)
-            if ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }
+            let gave = setFieldsFrom(ru.map, ru.col, attrs, target: ru.target == SFM.none ? -1 : Int(ru.target))
+            if gave || ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }
         case SFM.rScope:
             enter(ru.enter)
         case SFM.rItem:

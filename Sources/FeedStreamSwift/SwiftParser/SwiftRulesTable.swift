@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 111
-    static let listCount = 18
+    static let fieldCount = 125
+    static let listCount = 24
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -65,7 +65,7 @@ extension SFM {
     static let rTextc: UInt8 = 1  // a text construct: value, type, lang, base, mode
     static let rLtext: UInt8 = 2  // push a row, capture text into a column, map attributes
     static let rLattr: UInt8 = 3  // push a row from attributes; enter `enter` if set, else skip
-    static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set
+    static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set and no attribute gave it
     static let rScope: UInt8 = 5  // enter a sub-scope
     static let rItem: UInt8 = 6  // an item (RSS item, Atom entry)
     static let rAlink: UInt8 = 7  // an Atom link (in a `source`: to its links, the first alternate as its URL)
@@ -186,6 +186,20 @@ extension SFM {
     static let fieldInfoLang = 108
     static let fieldInfoBase = 109
     static let fieldInfoMode = 110
+    static let fieldMediaTitleType = 111
+    static let fieldMediaDescriptionType = 112
+    static let fieldMediaRatingScheme = 113
+    static let fieldMediaCopyright = 114
+    static let fieldMediaCopyrightUrl = 115
+    static let fieldMediaStarAverage = 116
+    static let fieldMediaStarCount = 117
+    static let fieldMediaStarMin = 118
+    static let fieldMediaStarMax = 119
+    static let fieldMediaViews = 120
+    static let fieldMediaFavorites = 121
+    static let fieldMediaTags = 122
+    static let fieldItunesOrder = 123
+    static let fieldItunesClosedCaptioned = 124
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -204,6 +218,12 @@ extension SFM {
     static let listSourceAuthors = 15
     static let listSourceContributors = 16
     static let listSourceCategories = 17
+    static let listMediaCategories = 18
+    static let listMediaRestrictions = 19
+    static let listMediaLicenses = 20
+    static let listMediaPlayers = 21
+    static let listMediaHashes = 22
+    static let listMediaTexts = 23
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -270,7 +290,7 @@ enum SwiftRulesTable {
         [("url", 0), ("width", 1), ("height", 2), ("time", 3)],  // THUMB
         [("role", 1), ("scheme", 2)],  // CREDIT
         [("domain", 53), ("port", 54), ("path", 55), ("registerProcedure", 56), ("protocol", 57)],  // CLOUD
-        [("href", 75)],  // ITUNES_IMAGE
+        [("url", 75), ("href", 75)],  // ITUNES_IMAGE
         [("text", 0)],  // ITUNES_CATEGORY
         [("role", 1), ("group", 2), ("img", 3), ("href", 4)],  // PERSON
         [("url", 0), ("type", 1), ("language", 2), ("rel", 3)],  // TRANSCRIPT
@@ -279,6 +299,18 @@ enum SwiftRulesTable {
         [("owner", 95)],  // LOCKED
         [("uri", 35), ("url", 35), ("version", 36)],  // GENERATOR
         [("url", 30)],  // RSS_SOURCE
+        [("scheme", 1), ("label", 2)],  // MEDIA_CATEGORY
+        [("relationship", 1), ("type", 2)],  // MEDIA_RESTRICTION
+        [("type", 1), ("href", 2)],  // MEDIA_LICENSE
+        [("url", 0), ("height", 1), ("width", 2)],  // MEDIA_PLAYER
+        [("algo", 1)],  // MEDIA_HASH
+        [("type", 1), ("lang", 2), ("start", 3), ("end", 4)],  // MEDIA_TEXT
+        [("type", 111)],  // MEDIA_TITLE
+        [("type", 112)],  // MEDIA_DESCRIPTION
+        [("scheme", 113)],  // MEDIA_RATING
+        [("url", 115)],  // MEDIA_COPYRIGHT
+        [("average", 116), ("count", 117), ("min", 118), ("max", 119)],  // MEDIA_STAR_RATING
+        [("views", 120), ("favorites", 121)],  // MEDIA_STATISTICS
     ]
 
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
@@ -392,7 +424,7 @@ enum SwiftRulesTable {
         (7, "author", 3, 0, 72, 1, 255, 0, 0),  // itunes:author TEXT FLD(ITUNES_AUTHOR)
         (7, "duration", 2, 0, 73, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
         (7, "explicit", 3, 0, 74, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
-        (7, "image", 3, 4, 255, 1, 8, 0, 0),  // itunes:image FATTR NONE
+        (7, "image", 3, 4, 75, 1, 8, 0, 0),  // itunes:image FATTR FLD(ITUNES_IMAGE)
         (7, "episode", 2, 0, 76, 1, 255, 0, 0),  // itunes:episode TEXT FLD(ITUNES_EPISODE)
         (7, "season", 2, 0, 77, 1, 255, 0, 0),  // itunes:season TEXT FLD(ITUNES_SEASON)
         (7, "episodeType", 2, 0, 78, 1, 255, 0, 0),  // itunes:episodeType TEXT FLD(ITUNES_EPISODE_TYPE)
@@ -407,23 +439,38 @@ enum SwiftRulesTable {
         (7, "owner", 1, 5, 255, 0, 255, 128, 0),  // itunes:owner SCOPE NONE
         (7, "name", 128, 0, 82, 1, 255, 0, 0),  // itunes:name TEXT FLD(ITUNES_OWNER_NAME)
         (7, "email", 128, 0, 83, 1, 255, 0, 0),  // itunes:email TEXT FLD(ITUNES_OWNER_EMAIL)
-        (7, "category", 257, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
+        (7, "category", 259, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
+        (7, "order", 2, 0, 123, 1, 255, 0, 0),  // itunes:order TEXT FLD(ITUNES_ORDER)
+        (7, "isClosedCaptioned", 2, 0, 124, 1, 255, 0, 0),  // itunes:isClosedCaptioned TEXT FLD(ITUNES_CLOSED_CAPTIONED)
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
         (8, "group", 3, 5, 255, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
-        (8, "title", 3, 0, 89, 1, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "title", 512, 0, 89, 2, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "title", 1024, 0, 89, 3, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "description", 3, 0, 90, 1, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "description", 512, 0, 90, 2, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "description", 1024, 0, 90, 3, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "title", 3, 4, 89, 1, 23, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 512, 4, 89, 2, 23, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 1024, 4, 89, 3, 23, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "description", 3, 4, 90, 1, 24, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 512, 4, 90, 2, 24, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 1024, 4, 90, 3, 24, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
         (8, "keywords", 3, 0, 91, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 512, 0, 91, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 1024, 0, 91, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "rating", 3, 0, 92, 1, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
-        (8, "rating", 512, 0, 92, 2, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
-        (8, "rating", 1024, 0, 92, 3, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "rating", 3, 4, 92, 1, 25, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 512, 4, 92, 2, 25, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 1024, 4, 92, 3, 25, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
         (8, "credit", 1539, 2, 7, 0, 6, 0, 0),  // media:credit LTEXT LST(CREDITS)
+        (8, "copyright", 3, 4, 114, 1, 26, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 512, 4, 114, 2, 26, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 1024, 4, 114, 3, 26, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "category", 1539, 2, 18, 0, 17, 0, 0),  // media:category LTEXT LST(MEDIA_CATEGORIES)
+        (8, "restriction", 1539, 2, 19, 0, 18, 0, 0),  // media:restriction LTEXT LST(MEDIA_RESTRICTIONS)
+        (8, "license", 1539, 2, 20, 0, 19, 0, 0),  // media:license LTEXT LST(MEDIA_LICENSES)
+        (8, "player", 1539, 3, 21, 0, 20, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
+        (8, "hash", 1539, 2, 22, 0, 21, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
+        (8, "text", 1539, 2, 23, 0, 22, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
+        (8, "community", 1539, 5, 255, 0, 255, 512, 0),  // media:community SCOPE NONE
+        (8, "starRating", 1539, 4, 255, 1, 27, 0, 0),  // media:starRating FATTR NONE
+        (8, "statistics", 1539, 4, 255, 1, 28, 0, 0),  // media:statistics FATTR NONE
+        (8, "tags", 1539, 0, 122, 1, 255, 0, 0),  // media:tags TEXT FLD(MEDIA_TAGS)
         (9, "guid", 1, 0, 93, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
         (9, "locked", 1, 4, 94, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
         (9, "medium", 1, 0, 100, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
