@@ -278,6 +278,7 @@ enum SwiftRulesTable {
         ("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", 9, 9),
         ("http://purl.org/dc/elements/1.0/", 9, 2),
         ("http://wellformedweb.org/CommentAPI", 9, 11),
+        ("http://www.rssboard.org/media-rss", 9, 8),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
