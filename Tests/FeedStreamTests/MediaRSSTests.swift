@@ -199,6 +199,36 @@ final class MediaRSSTests: XCTestCase {
         XCTAssertEqual(c2["tags"] as? String, "news: 5, abc:3, reuters")
     }
 
+    func testSubtitlesPeerLinksPricesAndStatus() throws {
+        let l = try lines("""
+            <rss version="2.0" \(Self.media)><channel><title>c</title>
+            <item>
+              <media:content url="http://example.org/movie.mp4">
+                <media:subTitle type="application/smil" lang="en-us" href="http://example.org/subtitle.smil"/>
+                <media:price type="rent" price="19.99" currency="EUR"/>
+                <media:status state="blocked" reason="http://example.org/reason"/>
+              </media:content>
+              <media:peerLink type="application/x-bittorrent" href="http://example.org/file.torrent"/>
+              <media:price type="subscription" info="http://example.org/subscription_info"/>
+              <media:subTitle lang="fr" href="http://example.org/fr.srt"/>
+              <media:status state="active"/>
+            </item></channel></rss>
+            """)
+        let m = object(l[0], "media")
+        XCTAssertEqual(rows(m, "subtitles"), [
+            ["href": "http://example.org/subtitle.smil", "type": "application/smil", "lang": "en-us"],
+            ["href": "http://example.org/fr.srt", "lang": "fr"],
+        ])
+        XCTAssertEqual(rows(m, "peer_links"), [["href": "http://example.org/file.torrent", "type": "application/x-bittorrent"]])
+        XCTAssertEqual(rows(m, "prices"), [
+            ["price": "19.99", "currency": "EUR", "type": "rent"],
+            ["type": "subscription", "info": "http://example.org/subscription_info"],
+        ])
+        // The item's status beats the content's, and takes no reason from it.
+        XCTAssertEqual(m["status_state"] as? String, "active")
+        XCTAssertNil(m["status_reason"])
+    }
+
     func testMediaNamespaceAsWritten() throws {
         for uri in ["http://search.yahoo.com/mrss", "https://search.yahoo.com/mrss/", "HTTP://SEARCH.YAHOO.COM/MRSS/",
                     "http://www.rssboard.org/media-rss", "https://www.rssboard.org/media-rss/"] {

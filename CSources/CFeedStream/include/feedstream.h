@@ -286,6 +286,8 @@ typedef enum cfs_field {
     CFS_FIELD_MEDIA_TAGS, /* `media:tags`, as written ("tag:weight, ..."). */
     CFS_FIELD_ITUNES_ORDER, /* `itunes:order`. */
     CFS_FIELD_ITUNES_CLOSED_CAPTIONED, /* `itunes:isClosedCaptioned`. */
+    CFS_FIELD_MEDIA_STATUS_STATE, /* `media:status`' `state` attribute. */
+    CFS_FIELD_MEDIA_STATUS_REASON, /* `media:status`' `reason` attribute. */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -316,6 +318,9 @@ typedef enum cfs_list {
     CFS_LIST_MEDIA_PLAYERS, /* `media:player`: url height width */
     CFS_LIST_MEDIA_HASHES, /* `media:hash`: value algo */
     CFS_LIST_MEDIA_TEXTS, /* `media:text`: text type lang start end */
+    CFS_LIST_MEDIA_SUBTITLES, /* `media:subTitle`: href type lang */
+    CFS_LIST_MEDIA_PEER_LINKS, /* `media:peerLink`: href type */
+    CFS_LIST_MEDIA_PRICES, /* `media:price`: price currency type info */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

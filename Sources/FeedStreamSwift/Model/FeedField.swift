@@ -255,4 +255,8 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case itunesOrder
     /// `itunes:isClosedCaptioned`.
     case itunesClosedCaptioned
+    /// `media:status`' `state` attribute.
+    case mediaStatusState
+    /// `media:status`' `reason` attribute.
+    case mediaStatusReason
 }

@@ -51,6 +51,12 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case mediaHashes
     /// `media:text`: text, type, lang, start, end.
     case mediaTexts
+    /// `media:subTitle`: href, type, lang.
+    case mediaSubtitles
+    /// `media:peerLink`: href, type.
+    case mediaPeerLinks
+    /// `media:price`: price, currency, type, info.
+    case mediaPrices
 }
 
 extension FeedList {
@@ -82,6 +88,9 @@ extension FeedList {
         ["url", "height", "width"],
         ["value", "algo"],
         ["text", "type", "lang", "start", "end"],
+        ["href", "type", "lang"],
+        ["href", "type"],
+        ["price", "currency", "type", "info"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4]
 }

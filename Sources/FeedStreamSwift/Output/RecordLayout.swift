@@ -163,6 +163,10 @@ enum RecordLayout {
             obj("statistics", [.string("views", .mediaViews), .string("favorites", .mediaFavorites)]),
             .string("tags", .mediaTags),
         ]),
+        .rows("subtitles", .mediaSubtitles, [Column("href", 0), Column("type", 1), Column("lang", 2)]),
+        .rows("peer_links", .mediaPeerLinks, [Column("href", 0), Column("type", 1)]),
+        .rows("prices", .mediaPrices, [Column("price", 0), Column("currency", 1), Column("type", 2), Column("info", 3)]),
+        .string("status_state", .mediaStatusState), .string("status_reason", .mediaStatusReason),
     ])
     static let podcastPeople = Member.rows("persons", .persons, [
         Column("name", 0), Column("role", 1), Column("group", 2), Column("img", 3), Column("href", 4),

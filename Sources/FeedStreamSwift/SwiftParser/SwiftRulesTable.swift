@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 125
-    static let listCount = 24
+    static let fieldCount = 127
+    static let listCount = 27
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -200,6 +200,8 @@ extension SFM {
     static let fieldMediaTags = 122
     static let fieldItunesOrder = 123
     static let fieldItunesClosedCaptioned = 124
+    static let fieldMediaStatusState = 125
+    static let fieldMediaStatusReason = 126
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -224,6 +226,9 @@ extension SFM {
     static let listMediaPlayers = 21
     static let listMediaHashes = 22
     static let listMediaTexts = 23
+    static let listMediaSubtitles = 24
+    static let listMediaPeerLinks = 25
+    static let listMediaPrices = 26
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -312,6 +317,10 @@ enum SwiftRulesTable {
         [("url", 115)],  // MEDIA_COPYRIGHT
         [("average", 116), ("count", 117), ("min", 118), ("max", 119)],  // MEDIA_STAR_RATING
         [("views", 120), ("favorites", 121)],  // MEDIA_STATISTICS
+        [("href", 0), ("type", 1), ("lang", 2)],  // MEDIA_SUBTITLE
+        [("href", 0), ("type", 1)],  // MEDIA_PEER_LINK
+        [("price", 0), ("currency", 1), ("type", 2), ("info", 3)],  // MEDIA_PRICE
+        [("state", 125), ("reason", 126)],  // MEDIA_STATUS
     ]
 
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
@@ -472,6 +481,12 @@ enum SwiftRulesTable {
         (8, "starRating", 1539, 4, 255, 1, 27, 0, 0),  // media:starRating FATTR NONE
         (8, "statistics", 1539, 4, 255, 1, 28, 0, 0),  // media:statistics FATTR NONE
         (8, "tags", 1539, 0, 122, 1, 255, 0, 0),  // media:tags TEXT FLD(MEDIA_TAGS)
+        (8, "subTitle", 1539, 3, 24, 0, 29, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
+        (8, "peerLink", 1539, 3, 25, 0, 30, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
+        (8, "price", 1539, 3, 26, 0, 31, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
+        (8, "status", 3, 4, 255, 1, 32, 0, 0),  // media:status FATTR NONE
+        (8, "status", 512, 4, 255, 2, 32, 0, 0),  // media:status FATTR NONE
+        (8, "status", 1024, 4, 255, 3, 32, 0, 0),  // media:status FATTR NONE
         (9, "guid", 1, 0, 93, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
         (9, "locked", 1, 4, 94, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
         (9, "medium", 1, 0, 100, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
