@@ -288,6 +288,24 @@ final class MediaRSSTests: XCTestCase {
         XCTAssertEqual(object(l[5], "itunes")["image"] as? String, "http://example.org/feed.jpg")
     }
 
+    func testBlankImageTextIsNoImage() throws {
+        // Blank text stands in for nothing (an empty URL would resolve to the base); the
+        // last element still replaces the one before (SCHEMA.md, "Repeated elements").
+        let l = try lines("""
+            <rss version="2.0" \(Self.itunes) xml:base="http://example.org/dir/"><channel><title>c</title>
+            <item><title>a</title><itunes:image/></item>
+            <item><title>b</title><itunes:image>
+              </itunes:image></item>
+            <item><itunes:image>  cover.jpg  </itunes:image></item>
+            <item><title>d</title><itunes:image href="d.jpg"/><itunes:image/></item>
+            </channel></rss>
+            """)
+        XCTAssertNil(l[0]["itunes"])
+        XCTAssertNil(l[1]["itunes"])
+        XCTAssertEqual(object(l[2], "itunes")["image"] as? String, "http://example.org/dir/cover.jpg")
+        XCTAssertNil(l[3]["itunes"])
+    }
+
     func testExplicitIsKeptAsWrittenAndReadAsABoolean() throws {
         let values: [(String, Bool?)] = [
             ("yes", true), ("Yes", true), ("true", true), ("TRUE", true), ("explicit", true), (" yes\n", true),

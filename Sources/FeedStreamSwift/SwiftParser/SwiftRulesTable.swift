@@ -65,7 +65,7 @@ extension SFM {
     static let rTextc: UInt8 = 1  // a text construct: value, type, lang, base, mode
     static let rLtext: UInt8 = 2  // push a row, capture text into a column, map attributes
     static let rLattr: UInt8 = 3  // push a row from attributes; enter `enter` if set, else skip
-    static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set and no attribute gave it
+    static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set and no attribute gave it (when the map has `target`, blank text gives nothing)
     static let rScope: UInt8 = 5  // enter a sub-scope
     static let rItem: UInt8 = 6  // an item (RSS item, Atom entry)
     static let rAlink: UInt8 = 7  // an Atom link (in a `source`: to its links, the first alternate as its URL)
