@@ -50,19 +50,12 @@ enum FlagRule {
 
     func read(_ v: FeedBytes) -> Bool? {
         guard v.isPresent else { return nil }
-        var b = v.buffer[...]
-        func space(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
-        while let c = b.first, space(c) { b = b.dropFirst() }
-        while let c = b.last, space(c) { b = b.dropLast() }
-        func `is`(_ word: StaticString) -> Bool {
-            guard b.count == word.utf8CodeUnitCount else { return false }
-            var p = word.utf8Start
-            for c in b {
-                if c | 0x20 != p.pointee { return false }
-                p += 1
-            }
-            return true
-        }
+        let b = v.buffer
+        var lo = 0, hi = b.count
+        while lo < hi, FlagRule.isSpace(b[lo]) { lo += 1 }
+        while hi > lo, FlagRule.isSpace(b[hi - 1]) { hi -= 1 }
+        let start = lo, end = hi
+        func `is`(_ word: StaticString) -> Bool { FlagRule.equals(b, start, end, word) }
         switch self {
         case .explicit:
             if `is`("yes") || `is`("true") || `is`("explicit") { return true }
@@ -71,6 +64,16 @@ enum FlagRule {
         case .yes:
             return `is`("yes")
         }
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    /// Whether b[lo..<hi] is `word` (lower-case ASCII letters), ignoring ASCII case.
+    private static func equals(_ b: UnsafeRawBufferPointer, _ lo: Int, _ hi: Int, _ word: StaticString) -> Bool {
+        guard hi - lo == word.utf8CodeUnitCount else { return false }
+        let w = word.utf8Start
+        for i in 0..<(hi - lo) where b[lo + i] | 0x20 != w[i] { return false }
+        return true
     }
 }
 
