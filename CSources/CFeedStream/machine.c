@@ -515,7 +515,9 @@ void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *syst
     }
 }
 
-enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM };
+/* A_CAP_FALLBACK: a field's text that stands in for an attribute (FATTR): blank text
+   writes nothing. */
+enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK };
 
 static int push_frame(cfs_machine *m, uint8_t action, uint8_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;
@@ -539,10 +541,10 @@ static void begin_capture(cfs_machine *m, cfs_rec *r, int markup) {
     m->xhtml_strip_div = markup ? 1 : 0;
 }
 
-static int capture_field(cfs_machine *m, int field, uint8_t prio) {
+static int capture_field_as(cfs_machine *m, uint8_t action, int field, uint8_t prio) {
     cfs_rec *r = m->cur;
     if (taken(r, field, prio)) return skip(m);
-    if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
+    if (!push_frame(m, action, (uint8_t)field, prio, 0)) return skip(m);
     begin_capture(m, r, 0);
     return 0;
 }
@@ -554,6 +556,10 @@ static int capture_row(cfs_machine *m, int list, int col) {
         return skip(m);
     begin_capture(m, r, 0);
     return 0;
+}
+
+static int capture_field(cfs_machine *m, int field, uint8_t prio) {
+    return capture_field_as(m, A_CAP_FIELD, field, prio);
 }
 
 /* A text construct: value, type, lang, base, mode at field .. field + 4. */
@@ -596,12 +602,24 @@ static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cf
 
 /* The fields of an attribute map, from one element: a repeated element replaces the
    values of the one before (the last one wins) with all its attributes, so the map's
-   fields it may set are cleared first. */
-static void set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n) {
+   fields it may set are cleared first, taking the element's priority (an attribute it
+   lacks is not filled in later by an element of a lower priority). Returns 1 when an
+   attribute gave the field `target`, 2 when the map has it but no attribute gave it,
+   0 when the map does not have it. */
+static int set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, const cfs_attr *attrs, size_t n,
+                           int target) {
+    int gave = 0;
     for (const attr_map *a = map; a && a->name; a++)
-        if (!taken(m->cur, a->index, prio)) put(m->cur, a->index, (cfs_ref){ CFS_REF_ABSENT, 0 });
-    for (const attr_map *a = map; a && a->name; a++)
-        set_field_attr(m->cur, a->index, prio, find_attr(attrs, n, a->name));
+        if (!taken(m->cur, a->index, prio)) {
+            put(m->cur, a->index, (cfs_ref){ CFS_REF_ABSENT, 0 });
+            m->cur->prio[a->index] = prio;
+        }
+    for (const attr_map *a = map; a && a->name; a++) {
+        const cfs_attr *v = find_attr(attrs, n, a->name);
+        if (a->index == target && gave != 1) gave = v ? 1 : 2;
+        set_field_attr(m->cur, a->index, prio, v);
+    }
+    return gave;
 }
 
 static int enter(cfs_machine *m, uint16_t scope) {
@@ -667,8 +685,11 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         return skip(m);
     }
     case R_FATTR:
-        set_fields_from(m, ru->attrs, ru->col, attrs, n);
-        return ru->target == NONE ? skip(m) : capture_field(m, ru->target, ru->col);
+    {
+        int gave = set_fields_from(m, ru->attrs, ru->col, attrs, n, ru->target == NONE ? -1 : ru->target);
+        if (gave == 1 || ru->target == NONE) return skip(m);
+        return capture_field_as(m, gave == 2 ? A_CAP_FALLBACK : A_CAP_FIELD, ru->target, ru->col);
+    }
     case R_SCOPE:
         return enter(m, ru->enter);
     case R_ITEM:
@@ -1008,11 +1029,20 @@ static int emit_item(cfs_machine *m) {
     return 0;
 }
 
+static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
 static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
     cfs_rec *r = m->cap_rec;
     close_pending_gt(m);
     cfs_ref ref = { m->cap_start, (uint32_t)(r->arena.len - m->cap_start) };
-    if (fr->action == A_CAP_FIELD) {
+    if (fr->action == A_CAP_FALLBACK) {
+        uint32_t i = 0;
+        while (i < ref.len && is_space(r->arena.buf[ref.off + i])) i++;
+        if (i < ref.len) {
+            put(r, fr->target, ref);
+            r->prio[fr->target] = fr->col;
+        }
+    } else if (fr->action == A_CAP_FIELD) {
         put(r, fr->target, ref);
         r->prio[fr->target] = fr->col;
     } else {
@@ -1041,6 +1071,7 @@ int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
     switch (fr.action) {
     case A_CAP_FIELD:
     case A_CAP_ROW:
+    case A_CAP_FALLBACK:
         finish_capture(m, &fr);
         return 0;
     case A_END_ITEM:

@@ -337,6 +337,22 @@ typedef enum cfs_field {
     CFS_FIELD_DC_SPATIAL, /* `dcterms:spatial`, as written. */
     CFS_FIELD_DC_TABLE_OF_CONTENTS, /* `dcterms:tableOfContents`, as written. */
     CFS_FIELD_DC_TEMPORAL, /* `dcterms:temporal`, as written. */
+    CFS_FIELD_MEDIA_TITLE_TYPE, /* `media:title`'s `type` attribute (`plain` or `html`), as written. */
+    CFS_FIELD_MEDIA_DESCRIPTION_TYPE, /* `media:description`'s `type` attribute (`plain` or `html`), as written. */
+    CFS_FIELD_MEDIA_RATING_SCHEME, /* `media:rating`'s `scheme` attribute (of the rating in `mediaRating`). */
+    CFS_FIELD_MEDIA_COPYRIGHT, /* `media:copyright`. */
+    CFS_FIELD_MEDIA_COPYRIGHT_URL, /* `media:copyright`'s `url` attribute. */
+    CFS_FIELD_MEDIA_STAR_AVERAGE, /* `media:starRating`'s `average` attribute. */
+    CFS_FIELD_MEDIA_STAR_COUNT, /* `media:starRating`'s `count` attribute. */
+    CFS_FIELD_MEDIA_STAR_MIN, /* `media:starRating`'s `min` attribute. */
+    CFS_FIELD_MEDIA_STAR_MAX, /* `media:starRating`'s `max` attribute. */
+    CFS_FIELD_MEDIA_VIEWS, /* `media:statistics`' `views` attribute. */
+    CFS_FIELD_MEDIA_FAVORITES, /* `media:statistics`' `favorites` attribute. */
+    CFS_FIELD_MEDIA_TAGS, /* `media:tags`, as written ("tag:weight, ..."). */
+    CFS_FIELD_ITUNES_ORDER, /* `itunes:order`. */
+    CFS_FIELD_ITUNES_CLOSED_CAPTIONED, /* `itunes:isClosedCaptioned`. */
+    CFS_FIELD_MEDIA_STATUS_STATE, /* `media:status`' `state` attribute. */
+    CFS_FIELD_MEDIA_STATUS_REASON, /* `media:status`' `reason` attribute. */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -361,6 +377,15 @@ typedef enum cfs_list {
     CFS_LIST_SOURCE_AUTHORS, /* The Atom `source` feed's authors: name email uri base text */
     CFS_LIST_SOURCE_CONTRIBUTORS, /* The Atom `source` feed's contributors: name email uri base text */
     CFS_LIST_SOURCE_CATEGORIES, /* The Atom `source` feed's categories: term scheme label */
+    CFS_LIST_MEDIA_CATEGORIES, /* `media:category`: term scheme label */
+    CFS_LIST_MEDIA_RESTRICTIONS, /* `media:restriction`: value relationship type */
+    CFS_LIST_MEDIA_LICENSES, /* `media:license`: text type href */
+    CFS_LIST_MEDIA_PLAYERS, /* `media:player`: url height width */
+    CFS_LIST_MEDIA_HASHES, /* `media:hash`: value algo */
+    CFS_LIST_MEDIA_TEXTS, /* `media:text`: text type lang start end */
+    CFS_LIST_MEDIA_SUBTITLES, /* `media:subTitle`: href type lang */
+    CFS_LIST_MEDIA_PEER_LINKS, /* `media:peerLink`: href type */
+    CFS_LIST_MEDIA_PRICES, /* `media:price`: price currency type info */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

@@ -355,4 +355,36 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case dcTableOfContents
     /// `dcterms:temporal`, as written.
     case dcTemporal
+    /// `media:title`'s `type` attribute (`plain` or `html`), as written.
+    case mediaTitleType
+    /// `media:description`'s `type` attribute (`plain` or `html`), as written.
+    case mediaDescriptionType
+    /// `media:rating`'s `scheme` attribute (of the rating in `mediaRating`).
+    case mediaRatingScheme
+    /// `media:copyright`.
+    case mediaCopyright
+    /// `media:copyright`'s `url` attribute.
+    case mediaCopyrightUrl
+    /// `media:starRating`'s `average` attribute.
+    case mediaStarAverage
+    /// `media:starRating`'s `count` attribute.
+    case mediaStarCount
+    /// `media:starRating`'s `min` attribute.
+    case mediaStarMin
+    /// `media:starRating`'s `max` attribute.
+    case mediaStarMax
+    /// `media:statistics`' `views` attribute.
+    case mediaViews
+    /// `media:statistics`' `favorites` attribute.
+    case mediaFavorites
+    /// `media:tags`, as written ("tag:weight, ...").
+    case mediaTags
+    /// `itunes:order`.
+    case itunesOrder
+    /// `itunes:isClosedCaptioned`.
+    case itunesClosedCaptioned
+    /// `media:status`' `state` attribute.
+    case mediaStatusState
+    /// `media:status`' `reason` attribute.
+    case mediaStatusReason
 }

@@ -39,6 +39,24 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case sourceContributors
     /// The Atom `source` feed's categories: term, scheme, label.
     case sourceCategories
+    /// `media:category`: term, scheme, label.
+    case mediaCategories
+    /// `media:restriction`: value, relationship, type.
+    case mediaRestrictions
+    /// `media:license`: text, type, href.
+    case mediaLicenses
+    /// `media:player`: url, height, width.
+    case mediaPlayers
+    /// `media:hash`: value, algo.
+    case mediaHashes
+    /// `media:text`: text, type, lang, start, end.
+    case mediaTexts
+    /// `media:subTitle`: href, type, lang.
+    case mediaSubtitles
+    /// `media:peerLink`: href, type.
+    case mediaPeerLinks
+    /// `media:price`: price, currency, type, info.
+    case mediaPrices
 }
 
 extension FeedList {
@@ -64,6 +82,15 @@ extension FeedList {
         ["name", "email", "uri", "base", "text"],
         ["name", "email", "uri", "base", "text"],
         ["term", "scheme", "label"],
+        ["term", "scheme", "label"],
+        ["value", "relationship", "type"],
+        ["text", "type", "href"],
+        ["url", "height", "width"],
+        ["value", "algo"],
+        ["text", "type", "lang", "start", "end"],
+        ["href", "type", "lang"],
+        ["href", "type"],
+        ["price", "currency", "type", "info"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4]
 }

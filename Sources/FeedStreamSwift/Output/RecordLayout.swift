@@ -34,6 +34,47 @@ enum Member {
     /// A nested object, written only when one of its members is present (the mask
     /// says which fields and lists it draws on).
     case object(StaticString, [Member], FieldMask)
+    /// A boolean read from a field's text by `rule` (the field itself is written as a
+    /// string member of its own); absent when the rule gives no meaning to the text.
+    case flag(StaticString, FeedField, FlagRule)
+}
+
+/// How a flag member reads its field's text: ASCII letters in any case, with the
+/// whitespace around them ignored (docs/SCHEMA.md, "iTunes flags").
+enum FlagRule {
+    /// `itunes:explicit`: `yes`, `true`, `explicit` are true; `no`, `false`, `clean`
+    /// are false; any other text gives no flag.
+    case explicit
+    /// `itunes:block`, `itunes:isClosedCaptioned`: `yes` is true, any other text false.
+    case yes
+
+    func read(_ v: FeedBytes) -> Bool? {
+        guard v.isPresent else { return nil }
+        let b = v.buffer
+        var lo = 0, hi = b.count
+        while lo < hi, FlagRule.isSpace(b[lo]) { lo += 1 }
+        while hi > lo, FlagRule.isSpace(b[hi - 1]) { hi -= 1 }
+        let start = lo, end = hi
+        func `is`(_ word: StaticString) -> Bool { FlagRule.equals(b, start, end, word) }
+        switch self {
+        case .explicit:
+            if `is`("yes") || `is`("true") || `is`("explicit") { return true }
+            if `is`("no") || `is`("false") || `is`("clean") { return false }
+            return nil
+        case .yes:
+            return `is`("yes")
+        }
+    }
+
+    private static func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+
+    /// Whether b[lo..<hi] is `word` (lower-case ASCII letters), ignoring ASCII case.
+    private static func equals(_ b: UnsafeRawBufferPointer, _ lo: Int, _ hi: Int, _ word: StaticString) -> Bool {
+        guard hi - lo == word.utf8CodeUnitCount else { return false }
+        let w = word.utf8Start
+        for i in 0..<(hi - lo) where b[lo + i] | 0x20 != w[i] { return false }
+        return true
+    }
 }
 
 /// Fields (bits) and lists (bits) a member draws on, for quick presence checks.
@@ -52,7 +93,8 @@ struct FieldMask {
 
     private mutating func add(_ m: Member) {
         switch m {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f): add(f)
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f),
+             .flag(_, let f, _): add(f)
         case .permalink: add(.guidPermalink)
         case .primaryLink: lists |= 1 << UInt64(FeedList.links.rawValue)
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt64(l.rawValue)
@@ -112,6 +154,10 @@ enum RecordLayout {
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),
         .string("keywords", .mediaKeywords), .string("rating", .mediaRating),
+        // Media RSS in full (issue 16).
+        .string("title_type", .mediaTitleType), .string("description_type", .mediaDescriptionType),
+        .string("rating_scheme", .mediaRatingScheme),
+        .string("copyright", .mediaCopyright), .string("copyright_url", .mediaCopyrightUrl),
         .rows("content", .media, [
             Column("url", 0), Column("type", 1), Column("medium", 2), Column("is_default", 3),
             Column("expression", 4), Column("bitrate", 5), Column("framerate", 6), Column("samplingrate", 7),
@@ -120,10 +166,32 @@ enum RecordLayout {
         ]),
         .rows("thumbnails", .thumbnails, [Column("url", 0), Column("width", 1), Column("height", 2), Column("time", 3)]),
         .rows("credits", .credits, [Column("name", 0), Column("role", 1), Column("scheme", 2)]),
+        // Media RSS in full (issue 16).
+        .rows("categories", .mediaCategories, categoryColumns),
+        .rows("restrictions", .mediaRestrictions, [Column("value", 0), Column("relationship", 1), Column("type", 2)]),
+        .rows("licenses", .mediaLicenses, [Column("text", 0), Column("type", 1), Column("href", 2)]),
+        .rows("players", .mediaPlayers, [Column("url", 0), Column("height", 1), Column("width", 2)]),
+        .rows("hashes", .mediaHashes, [Column("value", 0), Column("algo", 1)]),
+        .rows("texts", .mediaTexts, [
+            Column("text", 0), Column("type", 1), Column("lang", 2), Column("start", 3), Column("end", 4),
+        ]),
+        obj("community", [
+            obj("star_rating", [
+                .string("average", .mediaStarAverage), .string("count", .mediaStarCount),
+                .string("min", .mediaStarMin), .string("max", .mediaStarMax),
+            ]),
+            obj("statistics", [.string("views", .mediaViews), .string("favorites", .mediaFavorites)]),
+            .string("tags", .mediaTags),
+        ]),
+        .rows("subtitles", .mediaSubtitles, [Column("href", 0), Column("type", 1), Column("lang", 2)]),
+        .rows("peer_links", .mediaPeerLinks, [Column("href", 0), Column("type", 1)]),
+        .rows("prices", .mediaPrices, [Column("price", 0), Column("currency", 1), Column("type", 2), Column("info", 3)]),
+        .string("status_state", .mediaStatusState), .string("status_reason", .mediaStatusReason),
     ])
     static let podcastPeople = Member.rows("persons", .persons, [
         Column("name", 0), Column("role", 1), Column("group", 2), Column("img", 3), Column("href", 4),
     ])
+    static let itunesCategoryColumns = [Column("text", 0), Column("parent", 1)]
     static let podcastFunding = Member.rows("funding", .funding, [Column("url", 0), Column("text", 1)])
 
     /// An item line, after its common members (schema, kind, source, document).
@@ -180,6 +248,11 @@ enum RecordLayout {
             .string("episode_type", .itunesEpisodeType), .string("title", .itunesTitle),
             .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
             .string("block", .itunesBlock), .string("keywords", .itunesKeywords),
+            // iTunes at item level (issue 16).
+            .flag("is_explicit", .itunesExplicit, .explicit), .flag("is_blocked", .itunesBlock, .yes),
+            .rows("categories", .itunesCategories, itunesCategoryColumns),
+            .string("order", .itunesOrder), .string("closed_captioned", .itunesClosedCaptioned),
+            .flag("is_closed_captioned", .itunesClosedCaptioned, .yes),
         ]),
         media,
         obj("podcast", [
@@ -260,7 +333,8 @@ enum RecordLayout {
             .string("type", .itunesType), .string("block", .itunesBlock), .string("complete", .itunesComplete),
             .string("new_feed_url", .itunesNewFeedUrl), .string("keywords", .itunesKeywords),
             .string("owner_name", .itunesOwnerName), .string("owner_email", .itunesOwnerEmail),
-            .rows("categories", .itunesCategories, [Column("text", 0), Column("parent", 1)]),
+            .rows("categories", .itunesCategories, itunesCategoryColumns),
+            .flag("is_explicit", .itunesExplicit, .explicit), .flag("is_blocked", .itunesBlock, .yes),
         ]),
         media,
         obj("podcast", [
@@ -323,6 +397,7 @@ extension Member {
         case .person(let key, _):
             return [MemberField(k(key), .object([MemberField("name", .string), MemberField("email", .string)]))]
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
+        case .flag(let key, _, _): return [MemberField(k(key), .boolean)]
         }
     }
 }
@@ -409,6 +484,7 @@ extension FeedRecordView {
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
         case .object(_, let members, let mask): return mayHave(mask) && members.contains { has($0) }
+        case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
         }
     }
 
@@ -509,6 +585,9 @@ extension FeedRecordView {
             sink.beginObject(key)
             walk(members, into: &sink)
             sink.endObject()
+        case .flag(let key, let f, let rule):
+            guard isSet(f), let b = rule.read(self[f]) else { return }
+            sink.literal(key, b ? "true" : "false")
         }
     }
 

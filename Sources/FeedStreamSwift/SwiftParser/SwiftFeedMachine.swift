@@ -505,10 +505,10 @@ struct SwiftFeedMachineCore {
         xhtmlStripDiv = markup ? 1 : 0
     }
 
-    mutating func captureField(_ field: Int, _ prio: UInt8) {
+    mutating func captureField(_ field: Int, _ prio: UInt8, action: UInt8 = SFM.aCapField) {
         let r = cur
         if r.pointee.taken(field, prio) { return skip() }
-        if !pushFrame(SFM.aCapField, UInt8(field), prio, 0) { return skip() }
+        if !pushFrame(action, UInt8(field), prio, 0) { return skip() }
         beginCapture(r, false)
     }
 
@@ -565,17 +565,26 @@ struct SwiftFeedMachineCore {
         return row
     }
 
-    mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
-        guard map != SFM.none else { return }
+    /// Returns 1 when an attribute gave the field `target`, 2 when the map has it but no
+    /// attribute gave it, 0 when the map does not have it (machine.c's set_fields_from).
+    mutating func setFieldsFrom(_ map: UInt8, _ prio: UInt8, _ attrs: UnsafeBufferPointer<XMLAttribute>,
+                                target: Int) -> Int {
+        guard map != SFM.none else { return 0 }
         let start = mapStart[Int(map)]
-        // One element's attributes replace the last one's (machine.c's set_fields_from).
+        // One element's attributes replace the last one's, the cleared fields taking its
+        // priority (machine.c's set_fields_from).
         for k in start..<(start + mapCount[Int(map)]) where !cur.pointee.taken(Int(mapEntries[k].index), prio) {
             cur.pointee.put(Int(mapEntries[k].index), .absent)
+            cur.pointee.prio[Int(mapEntries[k].index)] = prio
         }
+        var gave = 0
         for k in start..<(start + mapCount[Int(map)]) {
             let e = mapEntries[k]
-            cur.pointee.setFieldAttr(Int(e.index), prio, SwiftFeedMachineCore.findAttr(attrs, e.name, e.len))
+            let v = SwiftFeedMachineCore.findAttr(attrs, e.name, e.len)
+            if Int(e.index) == target && gave != 1 { gave = v != nil ? 1 : 2 }
+            cur.pointee.setFieldAttr(Int(e.index), prio, v)
         }
+        return gave
     }
 
     @inline(__always)
@@ -664,8 +673,12 @@ struct SwiftFeedMachineCore {
                 captureField(Int(ru.target), ru.col)
             }
         case SFM.rFattr:
-            setFieldsFrom(ru.map, ru.col, attrs)
-            if ru.target == SFM.none { skip() } else { captureField(Int(ru.target), ru.col) }
+            let gave = setFieldsFrom(ru.map, ru.col, attrs, target: ru.target == SFM.none ? -1 : Int(ru.target))
+            if gave == 1 || ru.target == SFM.none {
+                skip()
+            } else {
+                captureField(Int(ru.target), ru.col, action: gave == 2 ? SFM.aCapFallback : SFM.aCapField)
+            }
         case SFM.rScope:
             enter(ru.enter)
         case SFM.rItem:
@@ -962,7 +975,19 @@ struct SwiftFeedMachineCore {
         let r = capRec
         closePendingGT()
         let ref = SFMRef(off: capStart, len: UInt32(truncatingIfNeeded: r.pointee.arena.len - Int(capStart)))
-        if fr.action == SFM.aCapField {
+        if fr.action == SFM.aCapFallback {
+            var i = 0
+            let n = Int(ref.len)
+            while i < n {
+                let c = r.pointee.arena.buf[Int(ref.off) + i]
+                if !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D) { break }
+                i += 1
+            }
+            if i < n {
+                r.pointee.put(Int(fr.target), ref)
+                r.pointee.prio[Int(fr.target)] = fr.col
+            }
+        } else if fr.action == SFM.aCapField {
             r.pointee.put(Int(fr.target), ref)
             r.pointee.prio[Int(fr.target)] = fr.col
         } else {
@@ -992,7 +1017,7 @@ struct SwiftFeedMachineCore {
         scope = fr.scope
         cur = fr.item ? item : feed
         switch fr.action {
-        case SFM.aCapField, SFM.aCapRow:
+        case SFM.aCapField, SFM.aCapRow, SFM.aCapFallback:
             finishCapture(fr)
             return false
         case SFM.aEndItem:

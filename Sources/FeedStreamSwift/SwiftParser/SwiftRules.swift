@@ -33,6 +33,8 @@ enum SFM {
     static let aCapField: UInt8 = 1
     static let aCapRow: UInt8 = 2
     static let aEndItem: UInt8 = 3
+    /// A field's text that stands in for an attribute (FATTR): blank text writes nothing.
+    static let aCapFallback: UInt8 = 4
 
     // Priorities: lower wins; ties: the first wins.
     static let p1: UInt8 = 1

@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 175
-    static let listCount = 18
+    static let fieldCount = 191
+    static let listCount = 27
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -68,7 +68,7 @@ extension SFM {
     static let rTextc: UInt8 = 1  // a text construct: value, type, lang, base, mode
     static let rLtext: UInt8 = 2  // push a row, capture text into a column, map attributes
     static let rLattr: UInt8 = 3  // push a row from attributes; enter `enter` if set, else skip
-    static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set
+    static let rFattr: UInt8 = 4  // set fields from attributes; capture text into `target` if set and no attribute gave it (when the map has `target`, blank text gives nothing)
     static let rScope: UInt8 = 5  // enter a sub-scope
     static let rItem: UInt8 = 6  // an item (RSS item, Atom entry)
     static let rAlink: UInt8 = 7  // an Atom link (in a `source`: to its links, the first alternate as its URL)
@@ -253,6 +253,22 @@ extension SFM {
     static let fieldDcSpatial = 172
     static let fieldDcTableOfContents = 173
     static let fieldDcTemporal = 174
+    static let fieldMediaTitleType = 175
+    static let fieldMediaDescriptionType = 176
+    static let fieldMediaRatingScheme = 177
+    static let fieldMediaCopyright = 178
+    static let fieldMediaCopyrightUrl = 179
+    static let fieldMediaStarAverage = 180
+    static let fieldMediaStarCount = 181
+    static let fieldMediaStarMin = 182
+    static let fieldMediaStarMax = 183
+    static let fieldMediaViews = 184
+    static let fieldMediaFavorites = 185
+    static let fieldMediaTags = 186
+    static let fieldItunesOrder = 187
+    static let fieldItunesClosedCaptioned = 188
+    static let fieldMediaStatusState = 189
+    static let fieldMediaStatusReason = 190
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -271,6 +287,15 @@ extension SFM {
     static let listSourceAuthors = 15
     static let listSourceContributors = 16
     static let listSourceCategories = 17
+    static let listMediaCategories = 18
+    static let listMediaRestrictions = 19
+    static let listMediaLicenses = 20
+    static let listMediaPlayers = 21
+    static let listMediaHashes = 22
+    static let listMediaTexts = 23
+    static let listMediaSubtitles = 24
+    static let listMediaPeerLinks = 25
+    static let listMediaPrices = 26
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -327,6 +352,7 @@ enum SwiftRulesTable {
         ("http://wellformedweb.org/CommentAPI", 9, 11),
         ("http://rssnamespace.org/feedburner/ext/1.0", 9, 16),
         ("http://backend.userland.com/blogChannelModule", 9, 17),
+        ("http://www.rssboard.org/media-rss", 9, 8),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -339,7 +365,7 @@ enum SwiftRulesTable {
         [("url", 0), ("width", 1), ("height", 2), ("time", 3)],  // THUMB
         [("role", 1), ("scheme", 2)],  // CREDIT
         [("domain", 57), ("port", 58), ("path", 59), ("registerProcedure", 60), ("protocol", 61)],  // CLOUD
-        [("href", 79)],  // ITUNES_IMAGE
+        [("url", 79), ("href", 79)],  // ITUNES_IMAGE
         [("text", 0)],  // ITUNES_CATEGORY
         [("role", 1), ("group", 2), ("img", 3), ("href", 4)],  // PERSON
         [("url", 0), ("type", 1), ("language", 2), ("rel", 3)],  // TRANSCRIPT
@@ -351,6 +377,22 @@ enum SwiftRulesTable {
         [("uri", 126), ("url", 126), ("version", 127)],  // SOURCE_GENERATOR
         [("uri", 132)],  // FEEDBURNER_INFO
         [("HREF", 46)],  // CDF_LOGO
+        [("scheme", 1), ("label", 2)],  // MEDIA_CATEGORY
+        [("relationship", 1), ("type", 2)],  // MEDIA_RESTRICTION
+        [("type", 1), ("href", 2)],  // MEDIA_LICENSE
+        [("url", 0), ("height", 1), ("width", 2)],  // MEDIA_PLAYER
+        [("algo", 1)],  // MEDIA_HASH
+        [("type", 1), ("lang", 2), ("start", 3), ("end", 4)],  // MEDIA_TEXT
+        [("type", 175)],  // MEDIA_TITLE
+        [("type", 176)],  // MEDIA_DESCRIPTION
+        [("scheme", 177)],  // MEDIA_RATING
+        [("url", 179)],  // MEDIA_COPYRIGHT
+        [("average", 180), ("count", 181), ("min", 182), ("max", 183)],  // MEDIA_STAR_RATING
+        [("views", 184), ("favorites", 185)],  // MEDIA_STATISTICS
+        [("href", 0), ("type", 1), ("lang", 2)],  // MEDIA_SUBTITLE
+        [("href", 0), ("type", 1)],  // MEDIA_PEER_LINK
+        [("price", 0), ("currency", 1), ("type", 2), ("info", 3)],  // MEDIA_PRICE
+        [("state", 189), ("reason", 190)],  // MEDIA_STATUS
     ]
 
     /// The default types of text constructs (rules' deftype n is defaultTypes[n - 1]).
@@ -525,7 +567,7 @@ enum SwiftRulesTable {
         (7, "author", 3, 0, 76, 1, 255, 0, 0),  // itunes:author TEXT FLD(ITUNES_AUTHOR)
         (7, "duration", 2, 0, 77, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
         (7, "explicit", 3, 0, 78, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
-        (7, "image", 3, 4, 255, 1, 8, 0, 0),  // itunes:image FATTR NONE
+        (7, "image", 3, 4, 79, 1, 8, 0, 0),  // itunes:image FATTR FLD(ITUNES_IMAGE)
         (7, "episode", 2, 0, 80, 1, 255, 0, 0),  // itunes:episode TEXT FLD(ITUNES_EPISODE)
         (7, "season", 2, 0, 81, 1, 255, 0, 0),  // itunes:season TEXT FLD(ITUNES_SEASON)
         (7, "episodeType", 2, 0, 82, 1, 255, 0, 0),  // itunes:episodeType TEXT FLD(ITUNES_EPISODE_TYPE)
@@ -540,23 +582,44 @@ enum SwiftRulesTable {
         (7, "owner", 1, 5, 255, 0, 255, 128, 0),  // itunes:owner SCOPE NONE
         (7, "name", 128, 0, 86, 1, 255, 0, 0),  // itunes:name TEXT FLD(ITUNES_OWNER_NAME)
         (7, "email", 128, 0, 87, 1, 255, 0, 0),  // itunes:email TEXT FLD(ITUNES_OWNER_EMAIL)
-        (7, "category", 257, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
+        (7, "category", 259, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
+        (7, "order", 2, 0, 187, 1, 255, 0, 0),  // itunes:order TEXT FLD(ITUNES_ORDER)
+        (7, "isClosedCaptioned", 2, 0, 188, 1, 255, 0, 0),  // itunes:isClosedCaptioned TEXT FLD(ITUNES_CLOSED_CAPTIONED)
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
         (8, "group", 3, 5, 255, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
-        (8, "title", 3, 0, 93, 1, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "title", 512, 0, 93, 2, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "title", 1024, 0, 93, 3, 255, 0, 0),  // media:title TEXT FLD(MEDIA_TITLE)
-        (8, "description", 3, 0, 94, 1, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "description", 512, 0, 94, 2, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
-        (8, "description", 1024, 0, 94, 3, 255, 0, 0),  // media:description TEXT FLD(MEDIA_DESCRIPTION)
+        (8, "title", 3, 4, 93, 1, 26, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 512, 4, 93, 2, 26, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 1024, 4, 93, 3, 26, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "description", 3, 4, 94, 1, 27, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 512, 4, 94, 2, 27, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 1024, 4, 94, 3, 27, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
         (8, "keywords", 3, 0, 95, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 512, 0, 95, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 1024, 0, 95, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "rating", 3, 0, 96, 1, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
-        (8, "rating", 512, 0, 96, 2, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
-        (8, "rating", 1024, 0, 96, 3, 255, 0, 0),  // media:rating TEXT FLD(MEDIA_RATING)
+        (8, "rating", 3, 4, 96, 1, 28, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 512, 4, 96, 2, 28, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 1024, 4, 96, 3, 28, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
         (8, "credit", 1539, 2, 7, 0, 6, 0, 0),  // media:credit LTEXT LST(CREDITS)
+        (8, "copyright", 3, 4, 178, 1, 29, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 512, 4, 178, 2, 29, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 1024, 4, 178, 3, 29, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "category", 1539, 2, 18, 0, 20, 0, 0),  // media:category LTEXT LST(MEDIA_CATEGORIES)
+        (8, "restriction", 1539, 2, 19, 0, 21, 0, 0),  // media:restriction LTEXT LST(MEDIA_RESTRICTIONS)
+        (8, "license", 1539, 2, 20, 0, 22, 0, 0),  // media:license LTEXT LST(MEDIA_LICENSES)
+        (8, "player", 1539, 3, 21, 0, 23, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
+        (8, "hash", 1539, 2, 22, 0, 24, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
+        (8, "text", 1539, 2, 23, 0, 25, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
+        (8, "community", 1539, 5, 255, 0, 255, 512, 0),  // media:community SCOPE NONE
+        (8, "starRating", 1539, 4, 255, 1, 30, 0, 0),  // media:starRating FATTR NONE
+        (8, "statistics", 1539, 4, 255, 1, 31, 0, 0),  // media:statistics FATTR NONE
+        (8, "tags", 1539, 0, 186, 1, 255, 0, 0),  // media:tags TEXT FLD(MEDIA_TAGS)
+        (8, "subTitle", 1539, 3, 24, 0, 32, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
+        (8, "peerLink", 1539, 3, 25, 0, 33, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
+        (8, "price", 1539, 3, 26, 0, 34, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
+        (8, "status", 3, 4, 255, 1, 35, 0, 0),  // media:status FATTR NONE
+        (8, "status", 512, 4, 255, 2, 35, 0, 0),  // media:status FATTR NONE
+        (8, "status", 1024, 4, 255, 3, 35, 0, 0),  // media:status FATTR NONE
         (9, "guid", 1, 0, 97, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
         (9, "locked", 1, 4, 98, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
         (9, "medium", 1, 0, 104, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
