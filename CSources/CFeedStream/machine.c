@@ -129,12 +129,12 @@ typedef struct { const char *name; uint8_t index; } attr_map;
 typedef struct rule {
     uint8_t fam;
     const char *name;
-    uint16_t scopes;
+    uint32_t scopes;
     uint8_t action;
     uint8_t target;     /* field or list (NONE: none) */
     uint8_t col;        /* column for R_LTEXT; priority for fields */
     const attr_map *attrs;
-    uint16_t enter;     /* scope entered (R_SCOPE, R_LATTR) */
+    uint32_t enter;     /* scope entered (R_SCOPE, R_LATTR) */
     const char *type;   /* R_TEXTC: the type when the element has no type attribute */
 } rule;
 
@@ -179,7 +179,7 @@ static void build_rules(void) {
     }
 }
 
-static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint16_t scope) {
+static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint32_t scope) {
     for (uint16_t i = rule_head[hash_name(fam, name, len)]; i != 0xFFFF; i = rule_next[i]) {
         const rule *r = &RULES[i];
         if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && memcmp(r->name, name, len) == 0)
@@ -196,6 +196,7 @@ static const char *const LIST_COLUMN_NAMES[CFS_LIST_COUNT] = {
 };
 static size_t LIST_COLUMNS[CFS_LIST_COUNT];
 static int LIST_BASE[CFS_LIST_COUNT];
+static int LIST_PARENT[CFS_LIST_COUNT];
 static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
 
 static void build_lists(void) {
@@ -203,10 +204,12 @@ static void build_lists(void) {
     for (int l = 0; l < CFS_LIST_COUNT; l++) {
         size_t n = 0;
         LIST_BASE[l] = -1;
+        LIST_PARENT[l] = -1;
         for (const char *c = LIST_COLUMN_NAMES[l]; *c;) {
             const char *e = strchr(c, ' ');
             size_t len = e ? (size_t)(e - c) : strlen(c);
             if (len == 4 && memcmp(c, "base", 4) == 0) LIST_BASE[l] = (int)n;
+            if (len == 6 && memcmp(c, "parent", 6) == 0) LIST_PARENT[l] = (int)n;
             n++;
             c += len + (e != NULL);
         }
@@ -496,6 +499,7 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->markup_depth = 0;
     m->xhtml_strip_div = 0;
     m->itcat_row = 0;
+    m->parent_row = 0;
     m->limit = 0;
     m->limit_message[0] = 0;
 }
@@ -591,6 +595,12 @@ static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cf
     }
     int bc = base_column(list);
     if (bc >= 0) row[bc] = copy_scope_ref(m, r, current_base(m));
+    if (LIST_PARENT[list] >= 0) {
+        /* The row the enclosing element pushed (LATTR entering a scope), from 0. */
+        char digits[12];
+        int len = snprintf(digits, sizeof digits, "%u", (unsigned)m->parent_row);
+        row[LIST_PARENT[list]] = copy(r, digits, (size_t)len);
+    }
     return row;
 }
 
@@ -604,7 +614,7 @@ static void set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, c
         set_field_attr(m->cur, a->index, prio, find_attr(attrs, n, a->name));
 }
 
-static int enter(cfs_machine *m, uint16_t scope) {
+static int enter(cfs_machine *m, uint32_t scope) {
     if (!push_frame(m, A_NONE, 0, 0, 0)) return skip(m);
     m->scope = scope;
     return 0;
@@ -647,7 +657,9 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
             m->itcat_row = (uint32_t)r->list[ru->target].count;
             return 0;
         }
-        return ru->enter ? enter(m, ru->enter) : skip(m);
+        if (ru->enter == 0) return skip(m);
+        m->parent_row = (uint32_t)(r->list[ru->target].count - 1);
+        return enter(m, ru->enter);
     case R_RESOURCE: {
         const cfs_attr *res = find_ns_attr(attrs, n, NS_RDF, "resource");
         if (res == NULL) return capture_field(m, ru->target, ru->col);
@@ -658,9 +670,13 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         set_fields_from(m, ru->attrs, ru->col, attrs, n);
         return ru->target == NONE ? skip(m) : capture_field(m, ru->target, ru->col);
     case R_SCOPE:
+        set_fields_from(m, ru->attrs, ru->col, attrs, n);   /* a map: the element's attributes */
         return enter(m, ru->enter);
-    case R_ITEM:
-        return begin_item(m, attrs, n);
+    case R_ITEM: {
+        int rc = begin_item(m, attrs, n);
+        if (m->cur == &m->item) set_fields_from(m, ru->attrs, ru->col, attrs, n);
+        return rc;
+    }
     case R_PERSON:
         if (push_row(m, ru->target, NULL, attrs, n) == NULL) return 1;
         m->person_list = ru->target;

@@ -39,6 +39,36 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case sourceContributors
     /// The Atom `source` feed's categories: term, scheme, label.
     case sourceCategories
+    /// `podcast:soundbite`: start_time, duration, text.
+    case soundbites
+    /// `podcast:trailer`: url, pubdate, length, type, season, text.
+    case trailers
+    /// `podcast:alternateEnclosure`: type, length, bitrate, height, lang, title, rel, codecs, default.
+    case altEnclosures
+    /// `podcast:alternateEnclosure`'s `podcast:source`: uri, content_type, parent.
+    case altEnclosureSources
+    /// `podcast:alternateEnclosure`'s `podcast:integrity`: type, value, parent.
+    case altEnclosureIntegrity
+    /// `podcast:value`: type, method, suggested.
+    case values
+    /// `podcast:value`'s `podcast:valueRecipient`: name, custom_key, custom_value, type, address, split, fee, parent.
+    case valueRecipients
+    /// `podcast:image`: href, alt, aspect_ratio, width, height, type, purpose.
+    case podcastImages
+    /// `podcast:txt`: text, purpose.
+    case txts
+    /// `podcast:block`: text, id.
+    case blocks
+    /// `podcast:remoteItem` (not in a podroll or publisher): feed_guid, item_guid, feed_url, medium.
+    case remoteItems
+    /// `podcast:podroll`'s `podcast:remoteItem`: feed_guid, item_guid, feed_url, medium.
+    case podroll
+    /// `podcast:contentLink`: href, text.
+    case contentLinks
+    /// `podcast:socialInteract`: uri, protocol, account_id, account_url, priority.
+    case socialInteracts
+    /// `psc:chapters`' `psc:chapter`: start, title, href, image.
+    case pscChapters
 }
 
 extension FeedList {
@@ -64,6 +94,21 @@ extension FeedList {
         ["name", "email", "uri", "base", "text"],
         ["name", "email", "uri", "base", "text"],
         ["term", "scheme", "label"],
+        ["start_time", "duration", "text"],
+        ["url", "pubdate", "length", "type", "season", "text"],
+        ["type", "length", "bitrate", "height", "lang", "title", "rel", "codecs", "default"],
+        ["uri", "content_type", "parent"],
+        ["type", "value", "parent"],
+        ["type", "method", "suggested"],
+        ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent"],
+        ["href", "alt", "aspect_ratio", "width", "height", "type", "purpose"],
+        ["text", "purpose"],
+        ["text", "id"],
+        ["feed_guid", "item_guid", "feed_url", "medium"],
+        ["feed_guid", "item_guid", "feed_url", "medium"],
+        ["href", "text"],
+        ["uri", "protocol", "account_id", "account_url", "priority"],
+        ["start", "title", "href", "image"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4]
 }

@@ -50,8 +50,8 @@ struct SFMRule {
     var action: UInt8
     var target: UInt8      // field or list (SFM.none: none)
     var col: UInt8         // column for rLText; priority for fields
-    var scopes: UInt16
-    var enter: UInt16      // scope entered (rScope, rLAttr, rPerson)
+    var scopes: UInt32
+    var enter: UInt32      // scope entered (rScope, rLAttr, rPerson)
     var map: UInt8         // attribute map (SFM.none: none)
     var deftype: UInt8     // rTextC: 0 none, 1 "text", 2 "html"
 }

@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 111
-    static let listCount = 18
+    static let fieldCount = 149
+    static let listCount = 33
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -23,11 +23,13 @@ extension SFM {
     static let fGeo: UInt8 = 13
     static let fSy: UInt8 = 14
     static let fCc: UInt8 = 15
-    static let fOther: UInt8 = 16
+    static let fGml: UInt8 = 16
+    static let fPsc: UInt8 = 17
+    static let fOther: UInt8 = 18
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "gml", "psc", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -42,23 +44,34 @@ extension SFM {
     static let nsMisc: UInt8 = 9
 
     // Scopes, as bits so that a rule can apply in several.
-    static let scFeed: UInt16 = 1
-    static let scItem: UInt16 = 2
-    static let scPerson: UInt16 = 4
-    static let scImage: UInt16 = 8
-    static let scTextinput: UInt16 = 16
-    static let scSkiphours: UInt16 = 32
-    static let scSkipdays: UInt16 = 64
-    static let scOwner: UInt16 = 128
-    static let scItcat: UInt16 = 256
-    static let scMgroup: UInt16 = 512
-    static let scMcontent: UInt16 = 1024
-    static let scSource: UInt16 = 2048
-    static let scDoc: UInt16 = 4096
-    static let scRss: UInt16 = 8192
-    static let scRdf: UInt16 = 16384
-    static let scFi: UInt16 = 3
-    static let scMedia: UInt16 = 1539
+    static let scFeed: UInt32 = 1
+    static let scItem: UInt32 = 2
+    static let scPerson: UInt32 = 4
+    static let scImage: UInt32 = 8
+    static let scTextinput: UInt32 = 16
+    static let scSkiphours: UInt32 = 32
+    static let scSkipdays: UInt32 = 64
+    static let scOwner: UInt32 = 128
+    static let scItcat: UInt32 = 256
+    static let scMgroup: UInt32 = 512
+    static let scMcontent: UInt32 = 1024
+    static let scSource: UInt32 = 2048
+    static let scDoc: UInt32 = 4096
+    static let scRss: UInt32 = 8192
+    static let scRdf: UInt32 = 16384
+    static let scGeowhere: UInt32 = 32768
+    static let scGeopoint: UInt32 = 65536
+    static let scGmlpoint: UInt32 = 131072
+    static let scGmlline: UInt32 = 262144
+    static let scGmlpoly: UInt32 = 524288
+    static let scGmlenv: UInt32 = 1048576
+    static let scAltenc: UInt32 = 2097152
+    static let scPvalue: UInt32 = 4194304
+    static let scPodroll: UInt32 = 8388608
+    static let scPpublisher: UInt32 = 16777216
+    static let scPsc: UInt32 = 33554432
+    static let scFi: UInt32 = 3
+    static let scMedia: UInt32 = 1539
 
     // Actions.
     static let rText: UInt8 = 0  // capture text into a field
@@ -186,6 +199,44 @@ extension SFM {
     static let fieldInfoLang = 108
     static let fieldInfoBase = 109
     static let fieldInfoMode = 110
+    static let fieldGeoLine = 111
+    static let fieldGeoPolygon = 112
+    static let fieldGeoBox = 113
+    static let fieldGeoFeaturetypetag = 114
+    static let fieldGeoRelationshiptag = 115
+    static let fieldGeoFeaturename = 116
+    static let fieldGeoElev = 117
+    static let fieldGeoFloor = 118
+    static let fieldGeoRadius = 119
+    static let fieldGeoWherePoint = 120
+    static let fieldGeoWhereLine = 121
+    static let fieldGeoWherePolygon = 122
+    static let fieldGeoWhereLower = 123
+    static let fieldGeoWhereUpper = 124
+    static let fieldPodcastSeasonName = 125
+    static let fieldPodcastEpisodeDisplay = 126
+    static let fieldPodcastLocation = 127
+    static let fieldPodcastLocationGeo = 128
+    static let fieldPodcastLocationOsm = 129
+    static let fieldPodcastLicense = 130
+    static let fieldPodcastLicenseUrl = 131
+    static let fieldPodcastImagesSrcset = 132
+    static let fieldPodcastUpdateFrequency = 133
+    static let fieldPodcastUpdateFrequencyComplete = 134
+    static let fieldPodcastUpdateFrequencyDtstart = 135
+    static let fieldPodcastUpdateFrequencyRrule = 136
+    static let fieldPodcastPodping = 137
+    static let fieldPodcastChatServer = 138
+    static let fieldPodcastChatProtocol = 139
+    static let fieldPodcastChatAccountId = 140
+    static let fieldPodcastChatSpace = 141
+    static let fieldPodcastLiveStatus = 142
+    static let fieldPodcastLiveStart = 143
+    static let fieldPodcastLiveEnd = 144
+    static let fieldPodcastPublisherFeedGuid = 145
+    static let fieldPodcastPublisherFeedUrl = 146
+    static let fieldPodcastPublisherMedium = 147
+    static let fieldPscVersion = 148
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -204,6 +255,21 @@ extension SFM {
     static let listSourceAuthors = 15
     static let listSourceContributors = 16
     static let listSourceCategories = 17
+    static let listSoundbites = 18
+    static let listTrailers = 19
+    static let listAltEnclosures = 20
+    static let listAltEnclosureSources = 21
+    static let listAltEnclosureIntegrity = 22
+    static let listValues = 23
+    static let listValueRecipients = 24
+    static let listPodcastImages = 25
+    static let listTxts = 26
+    static let listBlocks = 27
+    static let listRemoteItems = 28
+    static let listPodroll = 29
+    static let listContentLinks = 30
+    static let listSocialInteracts = 31
+    static let listPscChapters = 32
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -217,6 +283,19 @@ extension SFM {
         case 14: return 6  // sourceLinks
         case 15: return 3  // sourceAuthors
         case 16: return 3  // sourceContributors
+        default: return -1
+        }
+    }
+
+    /// The column holding the row number of the enclosing element's row (a list's
+    /// column named `parent`), or -1.
+    @inline(__always)
+    static func parentColumn(_ list: Int) -> Int {
+        switch list {
+        case 8: return 1  // itunesCategories
+        case 21: return 2  // altEnclosureSources
+        case 22: return 2  // altEnclosureIntegrity
+        case 24: return 7  // valueRecipients
         default: return -1
         }
     }
@@ -258,6 +337,8 @@ enum SwiftRulesTable {
         ("https://github.com/Podcastindex-org/podcast-namespace/blob/main/docs/1.0.md", 9, 9),
         ("http://purl.org/dc/elements/1.0/", 9, 2),
         ("http://wellformedweb.org/CommentAPI", 9, 11),
+        ("http://www.opengis.net/gml", 9, 16),
+        ("http://podlove.org/simple-chapters", 9, 17),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -279,11 +360,36 @@ enum SwiftRulesTable {
         [("owner", 95)],  // LOCKED
         [("uri", 35), ("url", 35), ("version", 36)],  // GENERATOR
         [("url", 30)],  // RSS_SOURCE
+        [("name", 125)],  // PODCAST_SEASON
+        [("display", 126)],  // PODCAST_EPISODE
+        [("geo", 128), ("osm", 129)],  // PODCAST_LOCATION
+        [("url", 131)],  // PODCAST_LICENSE
+        [("srcset", 132)],  // PODCAST_IMAGES
+        [("complete", 134), ("dtstart", 135), ("rrule", 136)],  // UPDATE_FREQUENCY
+        [("usesPodping", 137)],  // PODPING
+        [("server", 138), ("protocol", 139), ("accountId", 140), ("space", 141)],  // CHAT
+        [("status", 142), ("start", 143), ("end", 144)],  // LIVE_ITEM
+        [("feedGuid", 145), ("feedUrl", 146), ("medium", 147)],  // PUBLISHER
+        [("startTime", 0), ("duration", 1)],  // SOUNDBITE
+        [("url", 0), ("pubdate", 1), ("length", 2), ("type", 3), ("season", 4)],  // TRAILER
+        [("type", 0), ("length", 1), ("bitrate", 2), ("height", 3), ("lang", 4), ("title", 5), ("rel", 6), ("codecs", 7), ("default", 8)],  // ALT_ENCLOSURE
+        [("uri", 0), ("contentType", 1)],  // ALT_SOURCE
+        [("type", 0), ("value", 1)],  // INTEGRITY
+        [("type", 0), ("method", 1), ("suggested", 2)],  // VALUE
+        [("name", 0), ("customKey", 1), ("customValue", 2), ("type", 3), ("address", 4), ("split", 5), ("fee", 6)],  // VALUE_RECIPIENT
+        [("href", 0), ("alt", 1), ("aspect-ratio", 2), ("width", 3), ("height", 4), ("type", 5), ("purpose", 6)],  // PODCAST_IMAGE
+        [("purpose", 1)],  // TXT
+        [("id", 1)],  // BLOCK
+        [("feedGuid", 0), ("itemGuid", 1), ("feedUrl", 2), ("medium", 3)],  // REMOTE_ITEM
+        [("href", 0)],  // CONTENT_LINK
+        [("uri", 0), ("protocol", 1), ("accountId", 2), ("accountUrl", 3), ("priority", 4)],  // SOCIAL_INTERACT
+        [("version", 148)],  // PSC_CHAPTERS
+        [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
     ]
 
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
     /// 1 "text", 2 "html"; map and target 255 for none.
-    static let rules: [(UInt8, String, UInt16, UInt8, UInt8, UInt8, UInt8, UInt16, UInt8)] = [
+    static let rules: [(UInt8, String, UInt32, UInt8, UInt8, UInt8, UInt8, UInt32, UInt8)] = [
         (0, "title", 3, 1, 2, 1, 255, 0, 1),  // RSS title TEXTC FLD(TITLE)
         (0, "link", 3, 2, 0, 0, 255, 0, 0),  // RSS link LTEXT LST(LINKS)
         (0, "description", 3, 1, 7, 1, 255, 0, 2),  // RSS description TEXTC FLD(SUMMARY)
@@ -387,8 +493,8 @@ enum SwiftRulesTable {
         (14, "updateFrequency", 1, 0, 61, 1, 255, 0, 0),  // sy:updateFrequency TEXT FLD(SY_FREQUENCY)
         (14, "updateBase", 1, 0, 62, 1, 255, 0, 0),  // sy:updateBase TEXT FLD(SY_BASE)
         (12, "point", 3, 0, 63, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
-        (13, "lat", 3, 0, 64, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
-        (13, "long", 3, 0, 65, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
+        (13, "lat", 65539, 0, 64, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
+        (13, "long", 65539, 0, 65, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
         (7, "author", 3, 0, 72, 1, 255, 0, 0),  // itunes:author TEXT FLD(ITUNES_AUTHOR)
         (7, "duration", 2, 0, 73, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
         (7, "explicit", 3, 0, 74, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
@@ -431,7 +537,55 @@ enum SwiftRulesTable {
         (9, "chapters", 2, 4, 255, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
         (9, "person", 3, 2, 9, 0, 10, 0, 0),  // podcast:person LTEXT LST(PERSONS)
         (9, "funding", 3, 2, 11, 1, 12, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
-        (9, "season", 2, 0, 98, 1, 255, 0, 0),  // podcast:season TEXT FLD(PODCAST_SEASON)
-        (9, "episode", 2, 0, 99, 1, 255, 0, 0),  // podcast:episode TEXT FLD(PODCAST_EPISODE)
+        (9, "season", 2, 4, 98, 1, 17, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
+        (9, "episode", 2, 4, 99, 1, 18, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
+        (9, "soundbite", 2, 2, 18, 2, 27, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
+        (9, "location", 3, 4, 127, 1, 19, 0, 0),  // podcast:location FATTR FLD(PODCAST_LOCATION)
+        (9, "trailer", 1, 2, 19, 5, 28, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
+        (9, "license", 3, 4, 130, 1, 20, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
+        (9, "alternateEnclosure", 2, 3, 20, 0, 29, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
+        (9, "source", 2097152, 3, 21, 0, 30, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
+        (9, "integrity", 2097152, 3, 22, 0, 31, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
+        (9, "value", 3, 3, 23, 0, 32, 4194304, 0),  // podcast:value LATTR LST(VALUES)
+        (9, "valueRecipient", 4194304, 3, 24, 0, 33, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
+        (9, "images", 3, 4, 255, 1, 21, 0, 0),  // podcast:images FATTR NONE
+        (9, "image", 3, 3, 25, 0, 34, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
+        (9, "txt", 3, 2, 26, 0, 35, 0, 0),  // podcast:txt LTEXT LST(TXTS)
+        (9, "block", 1, 2, 27, 0, 36, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
+        (9, "updateFrequency", 1, 4, 133, 1, 22, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
+        (9, "podroll", 1, 5, 255, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
+        (9, "remoteItem", 8388608, 3, 29, 0, 37, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
+        (9, "publisher", 1, 5, 255, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
+        (9, "remoteItem", 16777216, 4, 255, 1, 26, 0, 0),  // podcast:remoteItem FATTR NONE
+        (9, "remoteItem", 3, 3, 28, 0, 37, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
+        (9, "podping", 1, 4, 255, 1, 23, 0, 0),  // podcast:podping FATTR NONE
+        (9, "chat", 3, 4, 255, 1, 24, 0, 0),  // podcast:chat FATTR NONE
+        (9, "liveItem", 1, 6, 255, 1, 25, 0, 0),  // podcast:liveItem ITEM NONE
+        (9, "contentLink", 2, 2, 30, 1, 38, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
+        (9, "socialInteract", 2, 3, 31, 0, 39, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
+        (12, "line", 3, 0, 111, 1, 255, 0, 0),  // georss:line TEXT FLD(GEO_LINE)
+        (12, "polygon", 3, 0, 112, 1, 255, 0, 0),  // georss:polygon TEXT FLD(GEO_POLYGON)
+        (12, "box", 3, 0, 113, 1, 255, 0, 0),  // georss:box TEXT FLD(GEO_BOX)
+        (12, "featuretypetag", 3, 0, 114, 1, 255, 0, 0),  // georss:featuretypetag TEXT FLD(GEO_FEATURETYPETAG)
+        (12, "relationshiptag", 3, 0, 115, 1, 255, 0, 0),  // georss:relationshiptag TEXT FLD(GEO_RELATIONSHIPTAG)
+        (12, "featurename", 3, 0, 116, 1, 255, 0, 0),  // georss:featurename TEXT FLD(GEO_FEATURENAME)
+        (12, "elev", 3, 0, 117, 1, 255, 0, 0),  // georss:elev TEXT FLD(GEO_ELEV)
+        (12, "floor", 3, 0, 118, 1, 255, 0, 0),  // georss:floor TEXT FLD(GEO_FLOOR)
+        (12, "radius", 3, 0, 119, 1, 255, 0, 0),  // georss:radius TEXT FLD(GEO_RADIUS)
+        (12, "where", 3, 5, 255, 0, 255, 32768, 0),  // georss:where SCOPE NONE
+        (16, "Point", 32768, 5, 255, 0, 255, 131072, 0),  // gml:Point SCOPE NONE
+        (16, "pos", 131072, 0, 120, 1, 255, 0, 0),  // gml:pos TEXT FLD(GEO_WHERE_POINT)
+        (16, "LineString", 32768, 5, 255, 0, 255, 262144, 0),  // gml:LineString SCOPE NONE
+        (16, "posList", 262144, 0, 121, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_LINE)
+        (16, "Polygon", 32768, 5, 255, 0, 255, 524288, 0),  // gml:Polygon SCOPE NONE
+        (16, "exterior", 524288, 5, 255, 0, 255, 524288, 0),  // gml:exterior SCOPE NONE
+        (16, "LinearRing", 524288, 5, 255, 0, 255, 524288, 0),  // gml:LinearRing SCOPE NONE
+        (16, "posList", 524288, 0, 122, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_POLYGON)
+        (16, "Envelope", 32768, 5, 255, 0, 255, 1048576, 0),  // gml:Envelope SCOPE NONE
+        (16, "lowerCorner", 1048576, 0, 123, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
+        (16, "upperCorner", 1048576, 0, 124, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
+        (13, "Point", 3, 5, 255, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
+        (17, "chapters", 2, 5, 255, 1, 40, 33554432, 0),  // psc:chapters SCOPE NONE
+        (17, "chapter", 33554432, 3, 32, 0, 41, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }
