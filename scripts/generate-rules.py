@@ -305,13 +305,13 @@ def swift_table(R):
     o.append("    }")
     o.append("")
     o.append("    /// The column holding the row number of the enclosing element's row (a list's")
-    o.append("    /// column named `parent`), or -1.")
+    o.append("    /// column named `parent_row`), or -1.")
     o.append("    @inline(__always)")
     o.append("    static func parentColumn(_ list: Int) -> Int {")
     o.append("        switch list {")
     for n, cols, _ in d["lists"]:
-        if "parent" in cols:
-            o.append("        case %d: return %d  // %s" % (R.list[n], cols.index("parent"), camel(n)))
+        if "parent_row" in cols:
+            o.append("        case %d: return %d  // %s" % (R.list[n], cols.index("parent_row"), camel(n)))
     o.append("        default: return -1")
     o.append("        }")
     o.append("    }")

@@ -209,7 +209,7 @@ static void build_lists(void) {
             const char *e = strchr(c, ' ');
             size_t len = e ? (size_t)(e - c) : strlen(c);
             if (len == 4 && memcmp(c, "base", 4) == 0) LIST_BASE[l] = (int)n;
-            if (len == 6 && memcmp(c, "parent", 6) == 0) LIST_PARENT[l] = (int)n;
+            if (len == 10 && memcmp(c, "parent_row", 10) == 0) LIST_PARENT[l] = (int)n;
             n++;
             c += len + (e != NULL);
         }

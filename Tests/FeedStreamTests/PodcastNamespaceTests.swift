@@ -261,8 +261,8 @@ final class PodcastNamespaceTests: XCTestCase {
         let feed = try XCTUnwrap(docs.first?.feed)
         XCTAssertEqual(feed.extensionLists["podcast.value"], [["type": "lightning", "method": "keysend"], ["type": "hive", "method": "default"]])
         XCTAssertEqual(feed.extensionLists["podcast.value.recipients"], [
-            ["name": "A", "split": "1", "parent": "0"], ["name": "B", "split": "2", "parent": "1"],
-            ["name": "C", "split": "3", "parent": "1"],
+            ["name": "A", "split": "1", "parent_row": "0"], ["name": "B", "split": "2", "parent_row": "1"],
+            ["name": "C", "split": "3", "parent_row": "1"],
         ])
     }
 }

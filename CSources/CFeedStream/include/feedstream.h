@@ -337,10 +337,10 @@ typedef enum cfs_list {
     CFS_LIST_SOUNDBITES, /* `podcast:soundbite`: start_time duration text */
     CFS_LIST_TRAILERS, /* `podcast:trailer`: url pubdate length type season text */
     CFS_LIST_ALT_ENCLOSURES, /* `podcast:alternateEnclosure`: type length bitrate height lang title rel codecs default */
-    CFS_LIST_ALT_ENCLOSURE_SOURCES, /* `podcast:alternateEnclosure`'s `podcast:source`: uri content_type parent */
-    CFS_LIST_ALT_ENCLOSURE_INTEGRITY, /* `podcast:alternateEnclosure`'s `podcast:integrity`: type value parent */
+    CFS_LIST_ALT_ENCLOSURE_SOURCES, /* `podcast:alternateEnclosure`'s `podcast:source`: uri content_type parent_row */
+    CFS_LIST_ALT_ENCLOSURE_INTEGRITY, /* `podcast:alternateEnclosure`'s `podcast:integrity`: type value parent_row */
     CFS_LIST_VALUES, /* `podcast:value`: type method suggested */
-    CFS_LIST_VALUE_RECIPIENTS, /* `podcast:value`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent */
+    CFS_LIST_VALUE_RECIPIENTS, /* `podcast:value`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent_row */
     CFS_LIST_PODCAST_IMAGES, /* `podcast:image`: href alt aspect_ratio width height type purpose */
     CFS_LIST_TXTS, /* `podcast:txt`: text purpose */
     CFS_LIST_BLOCKS, /* `podcast:block`: text id */

@@ -320,7 +320,7 @@ struct ExtensionCollector: RecordSink {
     private var row: [String: String]?
     /// Arrays within a row (child rows, RecordLayout's `Column(_:rowsOf:parent:_:)`):
     /// the enclosing array's key and row, and the row's number. A child array is the
-    /// list "<the enclosing list>.<key>", each of its rows with "parent", the number
+    /// list "<the enclosing list>.<key>", each of its rows with "parent_row", the number
     /// (from 0) of the row it belongs to.
     private var outer: [(listKey: String?, row: [String: String]?, index: Int)] = []
     private var rowIndex = 0
@@ -353,7 +353,7 @@ struct ExtensionCollector: RecordSink {
         if let listKey, lists[listKey] == nil { lists[listKey] = [] }
         rowIndex = 0
     }
-    mutating func beginElement() { row = outer.isEmpty ? [:] : ["parent": String(outer[outer.count - 1].index)] }
+    mutating func beginElement() { row = outer.isEmpty ? [:] : ["parent_row": String(outer[outer.count - 1].index)] }
     mutating func endElement() {
         if let listKey, let row { lists[listKey]?.append(row) }
         row = nil

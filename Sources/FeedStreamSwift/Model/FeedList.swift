@@ -45,13 +45,13 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case trailers
     /// `podcast:alternateEnclosure`: type, length, bitrate, height, lang, title, rel, codecs, default.
     case altEnclosures
-    /// `podcast:alternateEnclosure`'s `podcast:source`: uri, content_type, parent.
+    /// `podcast:alternateEnclosure`'s `podcast:source`: uri, content_type, parent_row.
     case altEnclosureSources
-    /// `podcast:alternateEnclosure`'s `podcast:integrity`: type, value, parent.
+    /// `podcast:alternateEnclosure`'s `podcast:integrity`: type, value, parent_row.
     case altEnclosureIntegrity
     /// `podcast:value`: type, method, suggested.
     case values
-    /// `podcast:value`'s `podcast:valueRecipient`: name, custom_key, custom_value, type, address, split, fee, parent.
+    /// `podcast:value`'s `podcast:valueRecipient`: name, custom_key, custom_value, type, address, split, fee, parent_row.
     case valueRecipients
     /// `podcast:image`: href, alt, aspect_ratio, width, height, type, purpose.
     case podcastImages
@@ -97,10 +97,10 @@ extension FeedList {
         ["start_time", "duration", "text"],
         ["url", "pubdate", "length", "type", "season", "text"],
         ["type", "length", "bitrate", "height", "lang", "title", "rel", "codecs", "default"],
-        ["uri", "content_type", "parent"],
-        ["type", "value", "parent"],
+        ["uri", "content_type", "parent_row"],
+        ["type", "value", "parent_row"],
         ["type", "method", "suggested"],
-        ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent"],
+        ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent_row"],
         ["href", "alt", "aspect_ratio", "width", "height", "type", "purpose"],
         ["text", "purpose"],
         ["text", "id"],

@@ -70,7 +70,7 @@ struct Column {
     let index: Int
     /// The column holding the xml:base chain to resolve this one against.
     let base: Int?
-    /// Not a column: the rows of another list whose `parent` column names this row
+    /// Not a column: the rows of another list whose `parent_row` column names this row
     /// (written as an array member of the row's object; `index` is unused).
     let children: ChildRows?
 
@@ -81,7 +81,8 @@ struct Column {
         self.children = nil
     }
 
-    /// An array member of each row: the rows of `list` whose column `parent` holds the
+    /// An array member of each row: the rows of `list` whose column `parent` (the list's
+    /// `parent_row`) holds the
     /// row's number (from 0), written with `columns`.
     init(_ key: StaticString, rowsOf list: FeedList, parent: Int, _ columns: [Column]) {
         self.key = key

@@ -288,11 +288,10 @@ extension SFM {
     }
 
     /// The column holding the row number of the enclosing element's row (a list's
-    /// column named `parent`), or -1.
+    /// column named `parent_row`), or -1.
     @inline(__always)
     static func parentColumn(_ list: Int) -> Int {
         switch list {
-        case 8: return 1  // itunesCategories
         case 21: return 2  // altEnclosureSources
         case 22: return 2  // altEnclosureIntegrity
         case 24: return 7  // valueRecipients
