@@ -58,14 +58,13 @@ final class PodcastNamespaceTests: XCTestCase {
             <podcast:txt>naj3eEZaWVVY9a38uhX8FekACyhtqP4JN</podcast:txt>
             """, items: """
             <item><title>i</title>
-            <podcast:location geo="geo:-27.86159,153.3169" osm="W43678282">Dreamworld (Queensland)</podcast:location>
+            <podcast:location geo="geo:48.858093,2.294694" osm="W5013364" country="fr" rel="subject">Eiffel Tower, Paris</podcast:location>
+            <podcast:location geo="geo:-27.86159,153.3169" rel="subject" osm="W43678282" country="au">Dreamworld (Queensland)</podcast:location>
             <podcast:license>cc-by-4.0</podcast:license>
             </item>
             """))
         let f = podcast(l[1]), i = podcast(l[0])
-        XCTAssertEqual(f["location"] as? String, "Austin, TX")
-        XCTAssertEqual(f["location_geo"] as? String, "geo:30.2672,97.7431")
-        XCTAssertEqual(f["location_osm"] as? String, "R113314")
+        XCTAssertEqual(rows(f["locations"]), [["text": "Austin, TX", "geo": "geo:30.2672,97.7431", "osm": "R113314"]])
         XCTAssertEqual(f["license"] as? String, "my-podcast-license-v1")
         XCTAssertEqual(f["license_url"] as? String, "https://example.org/mytoplicense.html")
         XCTAssertEqual(f["images_srcset"] as? String,
@@ -75,9 +74,11 @@ final class PodcastNamespaceTests: XCTestCase {
             "type": "image/jpeg", "purpose": "artwork social",
         ]])
         XCTAssertEqual(rows(f["txt"]), [["text": "S6lpp-7ZCn8-dZfGc-OoyaG", "purpose": "verify"], ["text": "naj3eEZaWVVY9a38uhX8FekACyhtqP4JN"]])
-        XCTAssertEqual(i["location"] as? String, "Dreamworld (Queensland)")
-        XCTAssertEqual(i["location_geo"] as? String, "geo:-27.86159,153.3169")
-        XCTAssertEqual(i["location_osm"] as? String, "W43678282")
+        // A location may repeat (an episode about two places).
+        XCTAssertEqual(rows(i["locations"]), [
+            ["text": "Eiffel Tower, Paris", "geo": "geo:48.858093,2.294694", "osm": "W5013364", "country": "fr", "rel": "subject"],
+            ["text": "Dreamworld (Queensland)", "geo": "geo:-27.86159,153.3169", "osm": "W43678282", "country": "au", "rel": "subject"],
+        ])
         XCTAssertEqual(i["license"] as? String, "cc-by-4.0")
         XCTAssertNil(i["license_url"])
     }

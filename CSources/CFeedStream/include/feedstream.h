@@ -288,9 +288,6 @@ typedef enum cfs_field {
     CFS_FIELD_GEO_WHERE_UPPER, /* `georss:where`'s `gml:Envelope`'s `gml:upperCorner`. */
     CFS_FIELD_PODCAST_SEASON_NAME, /* `podcast:season`'s `name` attribute. */
     CFS_FIELD_PODCAST_EPISODE_DISPLAY, /* `podcast:episode`'s `display` attribute. */
-    CFS_FIELD_PODCAST_LOCATION, /* `podcast:location`'s text. */
-    CFS_FIELD_PODCAST_LOCATION_GEO, /* `podcast:location`'s `geo` attribute (a geo: URI). */
-    CFS_FIELD_PODCAST_LOCATION_OSM, /* `podcast:location`'s `osm` attribute. */
     CFS_FIELD_PODCAST_LICENSE, /* `podcast:license`'s text (an SPDX identifier or a name). */
     CFS_FIELD_PODCAST_LICENSE_URL, /* `podcast:license`'s `url` attribute. */
     CFS_FIELD_PODCAST_IMAGES_SRCSET, /* `podcast:images`' `srcset` attribute, as written. */
@@ -349,6 +346,7 @@ typedef enum cfs_list {
     CFS_LIST_CONTENT_LINKS, /* `podcast:contentLink`: href text */
     CFS_LIST_SOCIAL_INTERACTS, /* `podcast:socialInteract`: uri protocol account_id account_url priority */
     CFS_LIST_PSC_CHAPTERS, /* `psc:chapters`' `psc:chapter`: start title href image */
+    CFS_LIST_LOCATIONS, /* `podcast:location`: text geo osm rel country */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

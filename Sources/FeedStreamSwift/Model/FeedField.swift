@@ -259,12 +259,6 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case podcastSeasonName
     /// `podcast:episode`'s `display` attribute.
     case podcastEpisodeDisplay
-    /// `podcast:location`'s text.
-    case podcastLocation
-    /// `podcast:location`'s `geo` attribute (a geo: URI).
-    case podcastLocationGeo
-    /// `podcast:location`'s `osm` attribute.
-    case podcastLocationOsm
     /// `podcast:license`'s text (an SPDX identifier or a name).
     case podcastLicense
     /// `podcast:license`'s `url` attribute.

@@ -69,6 +69,8 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case socialInteracts
     /// `psc:chapters`' `psc:chapter`: start, title, href, image.
     case pscChapters
+    /// `podcast:location`: text, geo, osm, rel, country.
+    case locations
 }
 
 extension FeedList {
@@ -109,6 +111,7 @@ extension FeedList {
         ["href", "text"],
         ["uri", "protocol", "account_id", "account_url", "priority"],
         ["start", "title", "href", "image"],
+        ["text", "geo", "osm", "rel", "country"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5]
 }

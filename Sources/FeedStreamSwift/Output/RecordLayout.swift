@@ -149,8 +149,9 @@ enum RecordLayout {
 
     // Podcasting 2.0 members of both lines (geo-podcast).
     static let podcastShared: [Member] = [
-        .string("location", .podcastLocation), .string("location_geo", .podcastLocationGeo),
-        .string("location_osm", .podcastLocationOsm),
+        .rows("locations", .locations, [
+            Column("text", 0), Column("geo", 1), Column("osm", 2), Column("rel", 3), Column("country", 4),
+        ]),
         .string("license", .podcastLicense), .string("license_url", .podcastLicenseUrl),
         .string("images_srcset", .podcastImagesSrcset),
         .rows("images", .podcastImages, [

@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 149
-    static let listCount = 33
+    static let fieldCount = 146
+    static let listCount = 34
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -215,28 +215,25 @@ extension SFM {
     static let fieldGeoWhereUpper = 124
     static let fieldPodcastSeasonName = 125
     static let fieldPodcastEpisodeDisplay = 126
-    static let fieldPodcastLocation = 127
-    static let fieldPodcastLocationGeo = 128
-    static let fieldPodcastLocationOsm = 129
-    static let fieldPodcastLicense = 130
-    static let fieldPodcastLicenseUrl = 131
-    static let fieldPodcastImagesSrcset = 132
-    static let fieldPodcastUpdateFrequency = 133
-    static let fieldPodcastUpdateFrequencyComplete = 134
-    static let fieldPodcastUpdateFrequencyDtstart = 135
-    static let fieldPodcastUpdateFrequencyRrule = 136
-    static let fieldPodcastPodping = 137
-    static let fieldPodcastChatServer = 138
-    static let fieldPodcastChatProtocol = 139
-    static let fieldPodcastChatAccountId = 140
-    static let fieldPodcastChatSpace = 141
-    static let fieldPodcastLiveStatus = 142
-    static let fieldPodcastLiveStart = 143
-    static let fieldPodcastLiveEnd = 144
-    static let fieldPodcastPublisherFeedGuid = 145
-    static let fieldPodcastPublisherFeedUrl = 146
-    static let fieldPodcastPublisherMedium = 147
-    static let fieldPscVersion = 148
+    static let fieldPodcastLicense = 127
+    static let fieldPodcastLicenseUrl = 128
+    static let fieldPodcastImagesSrcset = 129
+    static let fieldPodcastUpdateFrequency = 130
+    static let fieldPodcastUpdateFrequencyComplete = 131
+    static let fieldPodcastUpdateFrequencyDtstart = 132
+    static let fieldPodcastUpdateFrequencyRrule = 133
+    static let fieldPodcastPodping = 134
+    static let fieldPodcastChatServer = 135
+    static let fieldPodcastChatProtocol = 136
+    static let fieldPodcastChatAccountId = 137
+    static let fieldPodcastChatSpace = 138
+    static let fieldPodcastLiveStatus = 139
+    static let fieldPodcastLiveStart = 140
+    static let fieldPodcastLiveEnd = 141
+    static let fieldPodcastPublisherFeedGuid = 142
+    static let fieldPodcastPublisherFeedUrl = 143
+    static let fieldPodcastPublisherMedium = 144
+    static let fieldPscVersion = 145
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -270,6 +267,7 @@ extension SFM {
     static let listContentLinks = 30
     static let listSocialInteracts = 31
     static let listPscChapters = 32
+    static let listLocations = 33
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -361,14 +359,14 @@ enum SwiftRulesTable {
         [("url", 30)],  // RSS_SOURCE
         [("name", 125)],  // PODCAST_SEASON
         [("display", 126)],  // PODCAST_EPISODE
-        [("geo", 128), ("osm", 129)],  // PODCAST_LOCATION
-        [("url", 131)],  // PODCAST_LICENSE
-        [("srcset", 132)],  // PODCAST_IMAGES
-        [("complete", 134), ("dtstart", 135), ("rrule", 136)],  // UPDATE_FREQUENCY
-        [("usesPodping", 137)],  // PODPING
-        [("server", 138), ("protocol", 139), ("accountId", 140), ("space", 141)],  // CHAT
-        [("status", 142), ("start", 143), ("end", 144)],  // LIVE_ITEM
-        [("feedGuid", 145), ("feedUrl", 146), ("medium", 147)],  // PUBLISHER
+        [("geo", 1), ("osm", 2), ("rel", 3), ("country", 4)],  // PODCAST_LOCATION
+        [("url", 128)],  // PODCAST_LICENSE
+        [("srcset", 129)],  // PODCAST_IMAGES
+        [("complete", 131), ("dtstart", 132), ("rrule", 133)],  // UPDATE_FREQUENCY
+        [("usesPodping", 134)],  // PODPING
+        [("server", 135), ("protocol", 136), ("accountId", 137), ("space", 138)],  // CHAT
+        [("status", 139), ("start", 140), ("end", 141)],  // LIVE_ITEM
+        [("feedGuid", 142), ("feedUrl", 143), ("medium", 144)],  // PUBLISHER
         [("startTime", 0), ("duration", 1)],  // SOUNDBITE
         [("url", 0), ("pubdate", 1), ("length", 2), ("type", 3), ("season", 4)],  // TRAILER
         [("type", 0), ("length", 1), ("bitrate", 2), ("height", 3), ("lang", 4), ("title", 5), ("rel", 6), ("codecs", 7), ("default", 8)],  // ALT_ENCLOSURE
@@ -382,7 +380,7 @@ enum SwiftRulesTable {
         [("feedGuid", 0), ("itemGuid", 1), ("feedUrl", 2), ("medium", 3)],  // REMOTE_ITEM
         [("href", 0)],  // CONTENT_LINK
         [("uri", 0), ("protocol", 1), ("accountId", 2), ("accountUrl", 3), ("priority", 4)],  // SOCIAL_INTERACT
-        [("version", 148)],  // PSC_CHAPTERS
+        [("version", 145)],  // PSC_CHAPTERS
         [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
     ]
 
@@ -539,9 +537,9 @@ enum SwiftRulesTable {
         (9, "season", 2, 4, 98, 1, 17, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
         (9, "episode", 2, 4, 99, 1, 18, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
         (9, "soundbite", 2, 2, 18, 2, 27, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
-        (9, "location", 3, 4, 127, 1, 19, 0, 0),  // podcast:location FATTR FLD(PODCAST_LOCATION)
+        (9, "location", 3, 2, 33, 0, 19, 0, 0),  // podcast:location LTEXT LST(LOCATIONS)
         (9, "trailer", 1, 2, 19, 5, 28, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
-        (9, "license", 3, 4, 130, 1, 20, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
+        (9, "license", 3, 4, 127, 1, 20, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
         (9, "alternateEnclosure", 2, 3, 20, 0, 29, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
         (9, "source", 2097152, 3, 21, 0, 30, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
         (9, "integrity", 2097152, 3, 22, 0, 31, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
@@ -551,7 +549,7 @@ enum SwiftRulesTable {
         (9, "image", 3, 3, 25, 0, 34, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
         (9, "txt", 3, 2, 26, 0, 35, 0, 0),  // podcast:txt LTEXT LST(TXTS)
         (9, "block", 1, 2, 27, 0, 36, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
-        (9, "updateFrequency", 1, 4, 133, 1, 22, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
+        (9, "updateFrequency", 1, 4, 130, 1, 22, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
         (9, "podroll", 1, 5, 255, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
         (9, "remoteItem", 8388608, 3, 29, 0, 37, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
         (9, "publisher", 1, 5, 255, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
