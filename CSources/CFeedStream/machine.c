@@ -519,7 +519,7 @@ void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *syst
     }
 }
 
-enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM };
+enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_END_PARENT };
 
 static int push_frame(cfs_machine *m, uint8_t action, uint8_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;
@@ -658,8 +658,12 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
             return 0;
         }
         if (ru->enter == 0) return skip(m);
+        /* The row is the parent of the rows pushed inside; the outer one's is restored
+           when the element ends. */
+        if (!push_frame(m, A_END_PARENT, 0, 0, m->parent_row)) return skip(m);
+        m->scope = ru->enter;
         m->parent_row = (uint32_t)(r->list[ru->target].count - 1);
-        return enter(m, ru->enter);
+        return 0;
     case R_RESOURCE: {
         const cfs_attr *res = find_ns_attr(attrs, n, NS_RDF, "resource");
         if (res == NULL) return capture_field(m, ru->target, ru->col);
@@ -1030,6 +1034,9 @@ int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
         m->in_item = 0;
         m->cur = &m->feed;
         return emit_item(m);
+    case A_END_PARENT:
+        m->parent_row = fr.row;
+        return 0;
     default:
         return 0;
     }

@@ -658,8 +658,11 @@ struct SwiftFeedMachineCore {
                 return
             }
             if ru.enter == 0 { return skip() }
+            // The row is the parent of the rows pushed inside; the outer one's is restored
+            // when the element ends (machine.c).
+            if !pushFrame(SFM.aEndParent, 0, 0, parentRow) { return skip() }
+            scope = ru.enter
             parentRow = UInt32(truncatingIfNeeded: r.pointee.lists[target].count - 1)
-            enter(ru.enter)
         case SFM.rResource:
             if let res = findNSAttr(attrs, SFM.nsRdf, "resource") {
                 r.pointee.setFieldAttr(Int(ru.target), ru.col, res)
@@ -984,6 +987,9 @@ struct SwiftFeedMachineCore {
             inItem = false
             cur = feed
             return true
+        case SFM.aEndParent:
+            parentRow = fr.row
+            return false
         default:
             return false
         }

@@ -33,6 +33,7 @@ enum SFM {
     static let aCapField: UInt8 = 1
     static let aCapRow: UInt8 = 2
     static let aEndItem: UInt8 = 3
+    static let aEndParent: UInt8 = 4   // restores parentRow from the frame's row
 
     // Priorities: lower wins; ties: the first wins.
     static let p1: UInt8 = 1
