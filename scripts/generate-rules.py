@@ -386,7 +386,8 @@ SCOPE_WORDS = {"FEED": "feed", "ITEM": "item", "PERSON": "Atom person", "IMAGE":
                "GEOWHERE": "georss:where", "GEOPOINT": "geo:Point", "GMLPOINT": "gml:Point",
                "GMLLINE": "gml:LineString", "GMLPOLY": "gml:Polygon", "GMLENV": "gml:Envelope",
                "ALTENC": "podcast:alternateEnclosure", "PVALUE": "podcast:value",
-               "PODROLL": "podcast:podroll", "PPUBLISHER": "podcast:publisher", "PSC": "psc:chapters"}
+               "PODROLL": "podcast:podroll", "PPUBLISHER": "podcast:publisher", "PSC": "psc:chapters",
+               "PVTS": "podcast:valueTimeSplit"}
 
 
 def schema_region(R):

@@ -169,6 +169,49 @@ final class PodcastNamespaceTests: XCTestCase {
         XCTAssertEqual(rows(itemValues.first?["recipients"]), [["name": "Guest", "type": "node", "address": "0300", "split": "100"]])
     }
 
+    func testValueTimeSplitsKeepTheirRecipientsAndRemoteItems() throws {
+        let l = try lines(rss("", items: """
+            <item><title>i</title>
+            <podcast:value type="lightning" method="keysend">
+              <podcast:valueRecipient name="Alice (Podcaster)" type="node" address="02d5c1" split="95"/>
+              <podcast:valueTimeSplit startTime="60" duration="237" remotePercentage="95">
+                <podcast:remoteItem itemGuid="https://podcastindex.org/podcast/4148683#1" feedGuid="a94f5cc9-8c58-55fc-91fe-a324087a655b" medium="music"/>
+              </podcast:valueTimeSplit>
+              <podcast:valueTimeSplit startTime="367" duration="246" remoteStartTime="174">
+                <podcast:valueRecipient name="Alice (Podcaster)" type="node" address="02d5c1" split="85"/>
+                <podcast:valueRecipient name="Bobjim (Guest)" type="node" address="032f4f" split="10"/>
+              </podcast:valueTimeSplit>
+              <podcast:valueRecipient name="Hosting Provider" type="node" address="03ae9f" split="5" fee="true"/>
+            </podcast:value></item>
+            """))
+        let values = (podcast(l[0])["value"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(values.count, 1)
+        let v = try XCTUnwrap(values.first)
+        // The recipients of the value itself, also the one after the splits.
+        XCTAssertEqual(rows(v["recipients"]), [
+            ["name": "Alice (Podcaster)", "type": "node", "address": "02d5c1", "split": "95"],
+            ["name": "Hosting Provider", "type": "node", "address": "03ae9f", "split": "5", "fee": "true"],
+        ])
+        let splits = (v["time_splits"] as? [[String: Any]]) ?? []
+        XCTAssertEqual(splits.map { strings($0) }, [
+            ["start_time": "60", "duration": "237", "remote_percentage": "95"],
+            ["start_time": "367", "duration": "246", "remote_start_time": "174"],
+        ])
+        XCTAssertEqual(splits.count, 2)
+        XCTAssertEqual(rows(splits.first?["remote_items"]), [[
+            "feed_guid": "a94f5cc9-8c58-55fc-91fe-a324087a655b", "item_guid": "https://podcastindex.org/podcast/4148683#1",
+            "medium": "music",
+        ]])
+        XCTAssertNil(splits.first?["recipients"])
+        XCTAssertEqual(rows(splits.last?["recipients"]), [
+            ["name": "Alice (Podcaster)", "type": "node", "address": "02d5c1", "split": "85"],
+            ["name": "Bobjim (Guest)", "type": "node", "address": "032f4f", "split": "10"],
+        ])
+        XCTAssertNil(splits.last?["remote_items"])
+        // Not the item's own remote items.
+        XCTAssertNil(podcast(l[0])["remote_items"])
+    }
+
     func testAlternateEnclosuresKeepTheirSourcesAndIntegrity() throws {
         let l = try lines(rss("", items: """
             <item><title>i</title>
@@ -257,6 +300,8 @@ final class PodcastNamespaceTests: XCTestCase {
         let docs = try documents(from: Array(rss("""
             <podcast:value type="lightning" method="keysend"><podcast:valueRecipient name="A" split="1"/></podcast:value>
             <podcast:value type="hive" method="default"><podcast:valueRecipient name="B" split="2"/>\
+            <podcast:valueTimeSplit startTime="1" duration="2"><podcast:valueRecipient name="D"/></podcast:valueTimeSplit>\
+            <podcast:valueTimeSplit startTime="3" duration="4"><podcast:valueRecipient name="E"/></podcast:valueTimeSplit>\
             <podcast:valueRecipient name="C" split="3"/></podcast:value>
             """, items: "<item><title>i</title></item>").utf8))
         let feed = try XCTUnwrap(docs.first?.feed)
@@ -264,6 +309,13 @@ final class PodcastNamespaceTests: XCTestCase {
         XCTAssertEqual(feed.extensionLists["podcast.value.recipients"], [
             ["name": "A", "split": "1", "parent_row": "0"], ["name": "B", "split": "2", "parent_row": "1"],
             ["name": "C", "split": "3", "parent_row": "1"],
+        ])
+        // Two levels: a split's recipients name the split's row in the flattened list.
+        XCTAssertEqual(feed.extensionLists["podcast.value.time_splits"], [
+            ["start_time": "1", "duration": "2", "parent_row": "1"], ["start_time": "3", "duration": "4", "parent_row": "1"],
+        ])
+        XCTAssertEqual(feed.extensionLists["podcast.value.time_splits.recipients"], [
+            ["name": "D", "parent_row": "0"], ["name": "E", "parent_row": "1"],
         ])
     }
 }

@@ -347,6 +347,9 @@ typedef enum cfs_list {
     CFS_LIST_SOCIAL_INTERACTS, /* `podcast:socialInteract`: uri protocol account_id account_url priority */
     CFS_LIST_PSC_CHAPTERS, /* `psc:chapters`' `psc:chapter`: start title href image */
     CFS_LIST_LOCATIONS, /* `podcast:location`: text geo osm rel country */
+    CFS_LIST_VALUE_TIME_SPLITS, /* `podcast:value`'s `podcast:valueTimeSplit`: start_time duration remote_start_time remote_percentage parent_row */
+    CFS_LIST_TIME_SPLIT_RECIPIENTS, /* `podcast:valueTimeSplit`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent_row */
+    CFS_LIST_TIME_SPLIT_REMOTE_ITEMS, /* `podcast:valueTimeSplit`'s `podcast:remoteItem`: feed_guid item_guid feed_url medium parent_row */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

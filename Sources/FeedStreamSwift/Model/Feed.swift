@@ -321,7 +321,7 @@ struct ExtensionCollector: RecordSink {
     /// Arrays within a row (child rows, RecordLayout's `Column(_:rowsOf:parent:_:)`):
     /// the enclosing array's key and row, and the row's number. A child array is the
     /// list "<the enclosing list>.<key>", each of its rows with "parent_row", the number
-    /// (from 0) of the row it belongs to.
+    /// (from 0) of the row it belongs to in that list.
     private var outer: [(listKey: String?, row: [String: String]?, index: Int)] = []
     private var rowIndex = 0
 
@@ -351,13 +351,14 @@ struct ExtensionCollector: RecordSink {
             listKey = path.isEmpty && core.contains(k) ? nil : k
         }
         if let listKey, lists[listKey] == nil { lists[listKey] = [] }
-        rowIndex = 0
     }
-    mutating func beginElement() { row = outer.isEmpty ? [:] : ["parent_row": String(outer[outer.count - 1].index)] }
+    mutating func beginElement() {
+        row = outer.isEmpty ? [:] : ["parent_row": String(outer[outer.count - 1].index)]
+        rowIndex = listKey.flatMap { lists[$0]?.count } ?? 0   // its number in the flattened list
+    }
     mutating func endElement() {
         if let listKey, let row { lists[listKey]?.append(row) }
         row = nil
-        rowIndex += 1
     }
     mutating func element(_ value: UnsafeRawBufferPointer) {
         if let listKey { lists[listKey]?.append(["value": String(decoding: value, as: UTF8.self)]) }

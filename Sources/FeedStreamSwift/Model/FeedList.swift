@@ -71,6 +71,12 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case pscChapters
     /// `podcast:location`: text, geo, osm, rel, country.
     case locations
+    /// `podcast:value`'s `podcast:valueTimeSplit`: start_time, duration, remote_start_time, remote_percentage, parent_row.
+    case valueTimeSplits
+    /// `podcast:valueTimeSplit`'s `podcast:valueRecipient`: name, custom_key, custom_value, type, address, split, fee, parent_row.
+    case timeSplitRecipients
+    /// `podcast:valueTimeSplit`'s `podcast:remoteItem`: feed_guid, item_guid, feed_url, medium, parent_row.
+    case timeSplitRemoteItems
 }
 
 extension FeedList {
@@ -112,6 +118,9 @@ extension FeedList {
         ["uri", "protocol", "account_id", "account_url", "priority"],
         ["start", "title", "href", "image"],
         ["text", "geo", "osm", "rel", "country"],
+        ["start_time", "duration", "remote_start_time", "remote_percentage", "parent_row"],
+        ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent_row"],
+        ["feed_guid", "item_guid", "feed_url", "medium", "parent_row"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5]
 }

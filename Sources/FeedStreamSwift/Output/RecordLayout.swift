@@ -161,9 +161,12 @@ enum RecordLayout {
         .rows("txt", .txts, [Column("text", 0), Column("purpose", 1)]),
         .rows("value", .values, [
             Column("type", 0), Column("method", 1), Column("suggested", 2),
-            Column("recipients", rowsOf: .valueRecipients, parent: 7, [
-                Column("name", 0), Column("custom_key", 1), Column("custom_value", 2), Column("type", 3),
-                Column("address", 4), Column("split", 5), Column("fee", 6),
+            Column("recipients", rowsOf: .valueRecipients, parent: 7, recipientColumns),
+            Column("time_splits", rowsOf: .valueTimeSplits, parent: 4, [
+                Column("start_time", 0), Column("duration", 1), Column("remote_start_time", 2),
+                Column("remote_percentage", 3),
+                Column("recipients", rowsOf: .timeSplitRecipients, parent: 7, recipientColumns),
+                Column("remote_items", rowsOf: .timeSplitRemoteItems, parent: 4, remoteItemColumns),
             ]),
         ]),
         .rows("remote_items", .remoteItems, remoteItemColumns),
@@ -171,6 +174,10 @@ enum RecordLayout {
         .string("chat_account_id", .podcastChatAccountId), .string("chat_space", .podcastChatSpace),
     ]
     static let remoteItemColumns = [Column("feed_guid", 0), Column("item_guid", 1), Column("feed_url", 2), Column("medium", 3)]
+    static let recipientColumns = [
+        Column("name", 0), Column("custom_key", 1), Column("custom_value", 2), Column("type", 3),
+        Column("address", 4), Column("split", 5), Column("fee", 6),
+    ]
 
     /// An item line, after its common members (schema, kind, source, document).
     static let item: [Member] = [
@@ -602,9 +609,13 @@ extension FeedRecordView {
         let rows = rows(ch.list)
         guard rows.contains(where: isChild) else { return }
         sink.beginArray(key)
-        for r in rows where isChild(r) {
+        for (j, r) in rows.enumerated() where isChild(r) {
             sink.beginElement()
-            for c in ch.columns where c.children == nil {
+            for c in ch.columns {
+                if let grand = c.children {
+                    writeChildren(c.key, grand, of: j, into: &sink)   // rows naming row j of ch.list
+                    continue
+                }
                 let v = r[c.index]
                 if v.isPresent { sink.string(c.key, v.buffer) }
             }

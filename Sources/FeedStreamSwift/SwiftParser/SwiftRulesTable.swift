@@ -4,7 +4,7 @@
 
 extension SFM {
     static let fieldCount = 146
-    static let listCount = 34
+    static let listCount = 37
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -70,6 +70,7 @@ extension SFM {
     static let scPodroll: UInt32 = 8388608
     static let scPpublisher: UInt32 = 16777216
     static let scPsc: UInt32 = 33554432
+    static let scPvts: UInt32 = 67108864
     static let scFi: UInt32 = 3
     static let scMedia: UInt32 = 1539
 
@@ -268,6 +269,9 @@ extension SFM {
     static let listSocialInteracts = 31
     static let listPscChapters = 32
     static let listLocations = 33
+    static let listValueTimeSplits = 34
+    static let listTimeSplitRecipients = 35
+    static let listTimeSplitRemoteItems = 36
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -293,6 +297,9 @@ extension SFM {
         case 21: return 2  // altEnclosureSources
         case 22: return 2  // altEnclosureIntegrity
         case 24: return 7  // valueRecipients
+        case 34: return 4  // valueTimeSplits
+        case 35: return 7  // timeSplitRecipients
+        case 36: return 4  // timeSplitRemoteItems
         default: return -1
         }
     }
@@ -382,6 +389,7 @@ enum SwiftRulesTable {
         [("uri", 0), ("protocol", 1), ("accountId", 2), ("accountUrl", 3), ("priority", 4)],  // SOCIAL_INTERACT
         [("version", 145)],  // PSC_CHAPTERS
         [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
+        [("startTime", 0), ("duration", 1), ("remoteStartTime", 2), ("remotePercentage", 3)],  // VALUE_TIME_SPLIT
     ]
 
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
@@ -545,6 +553,9 @@ enum SwiftRulesTable {
         (9, "integrity", 2097152, 3, 22, 0, 31, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
         (9, "value", 3, 3, 23, 0, 32, 4194304, 0),  // podcast:value LATTR LST(VALUES)
         (9, "valueRecipient", 4194304, 3, 24, 0, 33, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
+        (9, "valueTimeSplit", 4194304, 3, 34, 0, 42, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
+        (9, "valueRecipient", 67108864, 3, 35, 0, 33, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
+        (9, "remoteItem", 67108864, 3, 36, 0, 37, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
         (9, "images", 3, 4, 255, 1, 21, 0, 0),  // podcast:images FATTR NONE
         (9, "image", 3, 3, 25, 0, 34, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
         (9, "txt", 3, 2, 26, 0, 35, 0, 0),  // podcast:txt LTEXT LST(TXTS)
