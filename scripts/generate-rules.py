@@ -173,6 +173,10 @@ class Rules:
         for uri, kind, fam in d["namespaces"]:
             if kind not in self.nskind or fam not in self.fam:
                 fail("namespace %s: unknown kind or family" % uri)
+        if len(d["scopes"]) > 32:
+            fail("more than 32 scopes: both machines keep a rule's scopes in 32 bits")
+        if len(d["fields"]) > 255:
+            fail("more than 255 fields: both machines keep a rule's target in 8 bits")
         if len(d["lists"]) > 64:
             fail("more than 64 lists: RecordLayout's FieldMask keeps one 64-bit word of list bits")
         for name, cols, _ in d["lists"]:
@@ -281,7 +285,7 @@ def swift_table(R):
     o.append("")
     o.append("    // Scopes, as bits so that a rule can apply in several.")
     for n in d["scopes"] + [s for s, _ in d["scope_sets"]]:
-        o.append("    static let sc%s: UInt16 = %d" % (pascal(n), R.scope["SC_" + n]))
+        o.append("    static let sc%s: UInt32 = %d" % (pascal(n), R.scope["SC_" + n]))
     o.append("")
     o.append("    // Actions.")
     for (n, doc), i in zip(d["actions"], range(len(d["actions"]))):
@@ -301,6 +305,18 @@ def swift_table(R):
     for n, cols, _ in d["lists"]:
         if "base" in cols:
             o.append("        case %d: return %d  // %s" % (R.list[n], cols.index("base"), camel(n)))
+    o.append("        default: return -1")
+    o.append("        }")
+    o.append("    }")
+    o.append("")
+    o.append("    /// The column holding the row number of the enclosing element's row (a list's")
+    o.append("    /// column named `parent_row`), or -1.")
+    o.append("    @inline(__always)")
+    o.append("    static func parentColumn(_ list: Int) -> Int {")
+    o.append("        switch list {")
+    for n, cols, _ in d["lists"]:
+        if "parent_row" in cols:
+            o.append("        case %d: return %d  // %s" % (R.list[n], cols.index("parent_row"), camel(n)))
     o.append("        default: return -1")
     o.append("        }")
     o.append("    }")
@@ -325,7 +341,7 @@ def swift_table(R):
     o.append("")
     o.append("    /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,")
     o.append("    /// else 1 + its index in defaultTypes; map and target 255 for none.")
-    o.append("    static let rules: [(UInt8, String, UInt16, UInt8, UInt8, UInt8, UInt8, UInt16, UInt8)] = [")
+    o.append("    static let rules: [(UInt8, String, UInt32, UInt8, UInt8, UInt8, UInt8, UInt32, UInt8)] = [")
     for r in d["rules"]:
         m = 0xFF if r["map"] == "NOMAP" else R.map[r["map"][3:-1]]
         o.append("        (%d, %s, %d, %d, %d, %d, %d, %d, %d),  // %s%s %s %s"
@@ -374,7 +390,12 @@ def c_header(R):
 SCOPE_WORDS = {"FEED": "feed", "ITEM": "item", "PERSON": "Atom person", "IMAGE": "RSS image",
                "TEXTINPUT": "RSS textInput", "SKIPHOURS": "skipHours", "SKIPDAYS": "skipDays",
                "OWNER": "itunes:owner", "ITCAT": "itunes:category", "MGROUP": "media:group",
-               "MCONTENT": "media:content", "SOURCE": "Atom source"}
+               "MCONTENT": "media:content", "SOURCE": "Atom source",
+               "GEOWHERE": "georss:where", "GEOPOINT": "geo:Point", "GMLPOINT": "gml:Point",
+               "GMLLINE": "gml:LineString", "GMLPOLY": "gml:Polygon", "GMLENV": "gml:Envelope",
+               "ALTENC": "podcast:alternateEnclosure", "PVALUE": "podcast:value",
+               "PODROLL": "podcast:podroll", "PPUBLISHER": "podcast:publisher", "PSC": "psc:chapters",
+               "PVTS": "podcast:valueTimeSplit"}
 
 
 def schema_region(R):

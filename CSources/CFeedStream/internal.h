@@ -93,7 +93,7 @@ typedef struct cfs_pub {
 #define CFS_MAX_FRAMES 32
 
 typedef struct cfs_frame {
-    uint16_t scope;     /* scope to restore when this element ends */
+    uint32_t scope;     /* scope to restore when this element ends */
     uint8_t item;       /* 1: the record in scope before was the item */
     uint8_t action;     /* what to do when it ends */
     uint8_t target;     /* field or list */
@@ -138,9 +138,10 @@ typedef struct cfs_machine {
     size_t lenient_ns_len, lenient_ns_cap;
     int in_item;
     unsigned long depth;        /* element depth in the document */
-    uint16_t scope;
+    uint32_t scope;
     uint8_t person_list;        /* authors or contributors, in person scope */
     uint32_t itcat_row;         /* the enclosing itunes:category row, + 1 */
+    uint32_t parent_row;        /* the row the last LATTR entering a scope pushed */
 
     cfs_frame frames[CFS_MAX_FRAMES];
     unsigned nframes;

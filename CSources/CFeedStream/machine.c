@@ -129,12 +129,12 @@ typedef struct { const char *name; uint8_t index; } attr_map;
 typedef struct rule {
     uint8_t fam;
     const char *name;
-    uint16_t scopes;
+    uint32_t scopes;
     uint8_t action;
     uint8_t target;     /* field or list (NONE: none) */
     uint8_t col;        /* column for R_LTEXT; priority for fields */
     const attr_map *attrs;
-    uint16_t enter;     /* scope entered (R_SCOPE, R_LATTR) */
+    uint32_t enter;     /* scope entered (R_SCOPE, R_LATTR) */
     const char *type;   /* R_TEXTC: the type when the element has no type attribute */
 } rule;
 
@@ -179,7 +179,7 @@ static void build_rules(void) {
     }
 }
 
-static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint16_t scope) {
+static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint32_t scope) {
     for (uint16_t i = rule_head[hash_name(fam, name, len)]; i != 0xFFFF; i = rule_next[i]) {
         const rule *r = &RULES[i];
         if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && memcmp(r->name, name, len) == 0)
@@ -196,6 +196,7 @@ static const char *const LIST_COLUMN_NAMES[CFS_LIST_COUNT] = {
 };
 static size_t LIST_COLUMNS[CFS_LIST_COUNT];
 static int LIST_BASE[CFS_LIST_COUNT];
+static int LIST_PARENT[CFS_LIST_COUNT];
 static pthread_once_t lists_once = PTHREAD_ONCE_INIT;
 
 static void build_lists(void) {
@@ -203,10 +204,12 @@ static void build_lists(void) {
     for (int l = 0; l < CFS_LIST_COUNT; l++) {
         size_t n = 0;
         LIST_BASE[l] = -1;
+        LIST_PARENT[l] = -1;
         for (const char *c = LIST_COLUMN_NAMES[l]; *c;) {
             const char *e = strchr(c, ' ');
             size_t len = e ? (size_t)(e - c) : strlen(c);
             if (len == 4 && memcmp(c, "base", 4) == 0) LIST_BASE[l] = (int)n;
+            if (len == 10 && memcmp(c, "parent_row", 10) == 0) LIST_PARENT[l] = (int)n;
             n++;
             c += len + (e != NULL);
         }
@@ -496,6 +499,7 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->markup_depth = 0;
     m->xhtml_strip_div = 0;
     m->itcat_row = 0;
+    m->parent_row = 0;
     m->limit = 0;
     m->limit_message[0] = 0;
 }
@@ -516,8 +520,8 @@ void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *syst
 }
 
 /* A_CAP_FALLBACK: a field's text that stands in for an attribute (FATTR): blank text
-   writes nothing. */
-enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK };
+   writes nothing. A_END_PARENT: restores parent_row from the frame's row. */
+enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK, A_END_PARENT };
 
 static int push_frame(cfs_machine *m, uint8_t action, uint8_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;
@@ -597,6 +601,12 @@ static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cf
     }
     int bc = base_column(list);
     if (bc >= 0) row[bc] = copy_scope_ref(m, r, current_base(m));
+    if (LIST_PARENT[list] >= 0) {
+        /* The row the enclosing element pushed (LATTR entering a scope), from 0. */
+        char digits[12];
+        int len = snprintf(digits, sizeof digits, "%u", (unsigned)m->parent_row);
+        row[LIST_PARENT[list]] = copy(r, digits, (size_t)len);
+    }
     return row;
 }
 
@@ -622,7 +632,7 @@ static int set_fields_from(cfs_machine *m, const attr_map *map, uint8_t prio, co
     return gave;
 }
 
-static int enter(cfs_machine *m, uint16_t scope) {
+static int enter(cfs_machine *m, uint32_t scope) {
     if (!push_frame(m, A_NONE, 0, 0, 0)) return skip(m);
     m->scope = scope;
     return 0;
@@ -677,7 +687,13 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
             m->itcat_row = (uint32_t)r->list[ru->target].count;
             return 0;
         }
-        return ru->enter ? enter(m, ru->enter) : skip(m);
+        if (ru->enter == 0) return skip(m);
+        /* The row is the parent of the rows pushed inside; the outer one's is restored
+           when the element ends. */
+        if (!push_frame(m, A_END_PARENT, 0, 0, m->parent_row)) return skip(m);
+        m->scope = ru->enter;
+        m->parent_row = (uint32_t)(r->list[ru->target].count - 1);
+        return 0;
     case R_RESOURCE: {
         const cfs_attr *res = find_ns_attr(attrs, n, NS_RDF, "resource");
         if (res == NULL) return capture_field(m, ru->target, ru->col);
@@ -691,9 +707,13 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         return capture_field_as(m, gave == 2 ? A_CAP_FALLBACK : A_CAP_FIELD, ru->target, ru->col);
     }
     case R_SCOPE:
+        set_fields_from(m, ru->attrs, ru->col, attrs, n, -1);   /* a map: the element's attributes */
         return enter(m, ru->enter);
-    case R_ITEM:
-        return begin_item(m, attrs, n);
+    case R_ITEM: {
+        int rc = begin_item(m, attrs, n);
+        if (m->cur == &m->item) set_fields_from(m, ru->attrs, ru->col, attrs, n, -1);
+        return rc;
+    }
     case R_PERSON:
         if (push_row(m, ru->target, NULL, attrs, n) == NULL) return 1;
         m->person_list = ru->target;
@@ -1078,6 +1098,9 @@ int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
         m->in_item = 0;
         m->cur = &m->feed;
         return emit_item(m);
+    case A_END_PARENT:
+        m->parent_row = fr.row;
+        return 0;
     default:
         return 0;
     }

@@ -353,6 +353,41 @@ typedef enum cfs_field {
     CFS_FIELD_ITUNES_CLOSED_CAPTIONED, /* `itunes:isClosedCaptioned`. */
     CFS_FIELD_MEDIA_STATUS_STATE, /* `media:status`' `state` attribute. */
     CFS_FIELD_MEDIA_STATUS_REASON, /* `media:status`' `reason` attribute. */
+    CFS_FIELD_GEO_LINE, /* `georss:line` ("lat long lat long ..."). */
+    CFS_FIELD_GEO_POLYGON, /* `georss:polygon` ("lat long ...", the first pair repeated last). */
+    CFS_FIELD_GEO_BOX, /* `georss:box` ("south west north east"). */
+    CFS_FIELD_GEO_FEATURETYPETAG, /* `georss:featuretypetag`. */
+    CFS_FIELD_GEO_RELATIONSHIPTAG, /* `georss:relationshiptag`. */
+    CFS_FIELD_GEO_FEATURENAME, /* `georss:featurename`. */
+    CFS_FIELD_GEO_ELEV, /* `georss:elev` (meters). */
+    CFS_FIELD_GEO_FLOOR, /* `georss:floor`. */
+    CFS_FIELD_GEO_RADIUS, /* `georss:radius` (meters). */
+    CFS_FIELD_GEO_WHERE_POINT, /* `georss:where`'s `gml:Point`'s `gml:pos`. */
+    CFS_FIELD_GEO_WHERE_LINE, /* `georss:where`'s `gml:LineString`'s `gml:posList`. */
+    CFS_FIELD_GEO_WHERE_POLYGON, /* `georss:where`'s `gml:Polygon`'s exterior `gml:LinearRing`'s `gml:posList`. */
+    CFS_FIELD_GEO_WHERE_LOWER, /* `georss:where`'s `gml:Envelope`'s `gml:lowerCorner`. */
+    CFS_FIELD_GEO_WHERE_UPPER, /* `georss:where`'s `gml:Envelope`'s `gml:upperCorner`. */
+    CFS_FIELD_PODCAST_SEASON_NAME, /* `podcast:season`'s `name` attribute. */
+    CFS_FIELD_PODCAST_EPISODE_DISPLAY, /* `podcast:episode`'s `display` attribute. */
+    CFS_FIELD_PODCAST_LICENSE, /* `podcast:license`'s text (an SPDX identifier or a name). */
+    CFS_FIELD_PODCAST_LICENSE_URL, /* `podcast:license`'s `url` attribute. */
+    CFS_FIELD_PODCAST_IMAGES_SRCSET, /* `podcast:images`' `srcset` attribute, as written. */
+    CFS_FIELD_PODCAST_UPDATE_FREQUENCY, /* `podcast:updateFrequency`'s text. */
+    CFS_FIELD_PODCAST_UPDATE_FREQUENCY_COMPLETE, /* `podcast:updateFrequency`'s `complete` attribute. */
+    CFS_FIELD_PODCAST_UPDATE_FREQUENCY_DTSTART, /* `podcast:updateFrequency`'s `dtstart` attribute. */
+    CFS_FIELD_PODCAST_UPDATE_FREQUENCY_RRULE, /* `podcast:updateFrequency`'s `rrule` attribute. */
+    CFS_FIELD_PODCAST_PODPING, /* `podcast:podping`'s `usesPodping` attribute. */
+    CFS_FIELD_PODCAST_CHAT_SERVER, /* `podcast:chat`'s `server` attribute. */
+    CFS_FIELD_PODCAST_CHAT_PROTOCOL, /* `podcast:chat`'s `protocol` attribute. */
+    CFS_FIELD_PODCAST_CHAT_ACCOUNT_ID, /* `podcast:chat`'s `accountId` attribute. */
+    CFS_FIELD_PODCAST_CHAT_SPACE, /* `podcast:chat`'s `space` attribute. */
+    CFS_FIELD_PODCAST_LIVE_STATUS, /* `podcast:liveItem`'s `status` attribute (the item is the live item). */
+    CFS_FIELD_PODCAST_LIVE_START, /* `podcast:liveItem`'s `start` attribute, as written. */
+    CFS_FIELD_PODCAST_LIVE_END, /* `podcast:liveItem`'s `end` attribute, as written. */
+    CFS_FIELD_PODCAST_PUBLISHER_FEED_GUID, /* `podcast:publisher`'s `podcast:remoteItem`'s `feedGuid`. */
+    CFS_FIELD_PODCAST_PUBLISHER_FEED_URL, /* `podcast:publisher`'s `podcast:remoteItem`'s `feedUrl`. */
+    CFS_FIELD_PODCAST_PUBLISHER_MEDIUM, /* `podcast:publisher`'s `podcast:remoteItem`'s `medium`. */
+    CFS_FIELD_PSC_VERSION, /* `psc:chapters`' `version` attribute. */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -386,6 +421,25 @@ typedef enum cfs_list {
     CFS_LIST_MEDIA_SUBTITLES, /* `media:subTitle`: href type lang */
     CFS_LIST_MEDIA_PEER_LINKS, /* `media:peerLink`: href type */
     CFS_LIST_MEDIA_PRICES, /* `media:price`: price currency type info */
+    CFS_LIST_SOUNDBITES, /* `podcast:soundbite`: start_time duration text */
+    CFS_LIST_TRAILERS, /* `podcast:trailer`: url pubdate length type season text */
+    CFS_LIST_ALT_ENCLOSURES, /* `podcast:alternateEnclosure`: type length bitrate height lang title rel codecs default */
+    CFS_LIST_ALT_ENCLOSURE_SOURCES, /* `podcast:alternateEnclosure`'s `podcast:source`: uri content_type parent_row */
+    CFS_LIST_ALT_ENCLOSURE_INTEGRITY, /* `podcast:alternateEnclosure`'s `podcast:integrity`: type value parent_row */
+    CFS_LIST_VALUES, /* `podcast:value`: type method suggested */
+    CFS_LIST_VALUE_RECIPIENTS, /* `podcast:value`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent_row */
+    CFS_LIST_PODCAST_IMAGES, /* `podcast:image`: href alt aspect_ratio width height type purpose */
+    CFS_LIST_TXTS, /* `podcast:txt`: text purpose */
+    CFS_LIST_BLOCKS, /* `podcast:block`: text id */
+    CFS_LIST_REMOTE_ITEMS, /* `podcast:remoteItem` (not in a podroll or publisher): feed_guid item_guid feed_url medium */
+    CFS_LIST_PODROLL, /* `podcast:podroll`'s `podcast:remoteItem`: feed_guid item_guid feed_url medium */
+    CFS_LIST_CONTENT_LINKS, /* `podcast:contentLink`: href text */
+    CFS_LIST_SOCIAL_INTERACTS, /* `podcast:socialInteract`: uri protocol account_id account_url priority */
+    CFS_LIST_PSC_CHAPTERS, /* `psc:chapters`' `psc:chapter`: start title href image */
+    CFS_LIST_LOCATIONS, /* `podcast:location`: text geo osm rel country */
+    CFS_LIST_VALUE_TIME_SPLITS, /* `podcast:value`'s `podcast:valueTimeSplit`: start_time duration remote_start_time remote_percentage parent_row */
+    CFS_LIST_TIME_SPLIT_RECIPIENTS, /* `podcast:valueTimeSplit`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent_row */
+    CFS_LIST_TIME_SPLIT_REMOTE_ITEMS, /* `podcast:valueTimeSplit`'s `podcast:remoteItem`: feed_guid item_guid feed_url medium parent_row */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

@@ -323,6 +323,12 @@ struct ExtensionCollector: RecordSink {
     private var path: [String] = []
     private var listKey: String?
     private var row: [String: String]?
+    /// Arrays within a row (child rows, RecordLayout's `Column(_:rowsOf:parent:_:)`):
+    /// the enclosing array's key and row, and the row's number. A child array is the
+    /// list "<the enclosing list>.<key>", each of its rows with "parent_row", the number
+    /// (from 0) of the row it belongs to in that list.
+    private var outer: [(listKey: String?, row: [String: String]?, index: Int)] = []
+    private var rowIndex = 0
 
     init(core: Set<String>) { self.core = core }
 
@@ -341,11 +347,20 @@ struct ExtensionCollector: RecordSink {
     mutating func beginObject(_ key: StaticString) { path.append("\(key)") }
     mutating func endObject() { path.removeLast() }
     mutating func beginArray(_ key: StaticString) {
-        let k = flat(key)
-        listKey = path.isEmpty && core.contains(k) ? nil : k
-        if let listKey { lists[listKey] = [] }
+        if row != nil {
+            outer.append((listKey, row, rowIndex))
+            listKey = listKey.map { "\($0).\(key)" }
+            row = nil
+        } else {
+            let k = flat(key)
+            listKey = path.isEmpty && core.contains(k) ? nil : k
+        }
+        if let listKey, lists[listKey] == nil { lists[listKey] = [] }
     }
-    mutating func beginElement() { row = [:] }
+    mutating func beginElement() {
+        row = outer.isEmpty ? [:] : ["parent_row": String(outer[outer.count - 1].index)]
+        rowIndex = listKey.flatMap { lists[$0]?.count } ?? 0   // its number in the flattened list
+    }
     mutating func endElement() {
         if let listKey, let row { lists[listKey]?.append(row) }
         row = nil
@@ -353,5 +368,11 @@ struct ExtensionCollector: RecordSink {
     mutating func element(_ value: UnsafeRawBufferPointer) {
         if let listKey { lists[listKey]?.append(["value": String(decoding: value, as: UTF8.self)]) }
     }
-    mutating func endArray() { listKey = nil }
+    mutating func endArray() {
+        if let o = outer.popLast() {
+            (listKey, row, rowIndex) = o
+        } else {
+            listKey = nil
+        }
+    }
 }

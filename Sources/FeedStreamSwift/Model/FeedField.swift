@@ -387,4 +387,74 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case mediaStatusState
     /// `media:status`' `reason` attribute.
     case mediaStatusReason
+    /// `georss:line` ("lat long lat long ...").
+    case geoLine
+    /// `georss:polygon` ("lat long ...", the first pair repeated last).
+    case geoPolygon
+    /// `georss:box` ("south west north east").
+    case geoBox
+    /// `georss:featuretypetag`.
+    case geoFeaturetypetag
+    /// `georss:relationshiptag`.
+    case geoRelationshiptag
+    /// `georss:featurename`.
+    case geoFeaturename
+    /// `georss:elev` (meters).
+    case geoElev
+    /// `georss:floor`.
+    case geoFloor
+    /// `georss:radius` (meters).
+    case geoRadius
+    /// `georss:where`'s `gml:Point`'s `gml:pos`.
+    case geoWherePoint
+    /// `georss:where`'s `gml:LineString`'s `gml:posList`.
+    case geoWhereLine
+    /// `georss:where`'s `gml:Polygon`'s exterior `gml:LinearRing`'s `gml:posList`.
+    case geoWherePolygon
+    /// `georss:where`'s `gml:Envelope`'s `gml:lowerCorner`.
+    case geoWhereLower
+    /// `georss:where`'s `gml:Envelope`'s `gml:upperCorner`.
+    case geoWhereUpper
+    /// `podcast:season`'s `name` attribute.
+    case podcastSeasonName
+    /// `podcast:episode`'s `display` attribute.
+    case podcastEpisodeDisplay
+    /// `podcast:license`'s text (an SPDX identifier or a name).
+    case podcastLicense
+    /// `podcast:license`'s `url` attribute.
+    case podcastLicenseUrl
+    /// `podcast:images`' `srcset` attribute, as written.
+    case podcastImagesSrcset
+    /// `podcast:updateFrequency`'s text.
+    case podcastUpdateFrequency
+    /// `podcast:updateFrequency`'s `complete` attribute.
+    case podcastUpdateFrequencyComplete
+    /// `podcast:updateFrequency`'s `dtstart` attribute.
+    case podcastUpdateFrequencyDtstart
+    /// `podcast:updateFrequency`'s `rrule` attribute.
+    case podcastUpdateFrequencyRrule
+    /// `podcast:podping`'s `usesPodping` attribute.
+    case podcastPodping
+    /// `podcast:chat`'s `server` attribute.
+    case podcastChatServer
+    /// `podcast:chat`'s `protocol` attribute.
+    case podcastChatProtocol
+    /// `podcast:chat`'s `accountId` attribute.
+    case podcastChatAccountId
+    /// `podcast:chat`'s `space` attribute.
+    case podcastChatSpace
+    /// `podcast:liveItem`'s `status` attribute (the item is the live item).
+    case podcastLiveStatus
+    /// `podcast:liveItem`'s `start` attribute, as written.
+    case podcastLiveStart
+    /// `podcast:liveItem`'s `end` attribute, as written.
+    case podcastLiveEnd
+    /// `podcast:publisher`'s `podcast:remoteItem`'s `feedGuid`.
+    case podcastPublisherFeedGuid
+    /// `podcast:publisher`'s `podcast:remoteItem`'s `feedUrl`.
+    case podcastPublisherFeedUrl
+    /// `podcast:publisher`'s `podcast:remoteItem`'s `medium`.
+    case podcastPublisherMedium
+    /// `psc:chapters`' `version` attribute.
+    case pscVersion
 }

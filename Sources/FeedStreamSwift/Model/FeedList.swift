@@ -57,6 +57,44 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case mediaPeerLinks
     /// `media:price`: price, currency, type, info.
     case mediaPrices
+    /// `podcast:soundbite`: start_time, duration, text.
+    case soundbites
+    /// `podcast:trailer`: url, pubdate, length, type, season, text.
+    case trailers
+    /// `podcast:alternateEnclosure`: type, length, bitrate, height, lang, title, rel, codecs, default.
+    case altEnclosures
+    /// `podcast:alternateEnclosure`'s `podcast:source`: uri, content_type, parent_row.
+    case altEnclosureSources
+    /// `podcast:alternateEnclosure`'s `podcast:integrity`: type, value, parent_row.
+    case altEnclosureIntegrity
+    /// `podcast:value`: type, method, suggested.
+    case values
+    /// `podcast:value`'s `podcast:valueRecipient`: name, custom_key, custom_value, type, address, split, fee, parent_row.
+    case valueRecipients
+    /// `podcast:image`: href, alt, aspect_ratio, width, height, type, purpose.
+    case podcastImages
+    /// `podcast:txt`: text, purpose.
+    case txts
+    /// `podcast:block`: text, id.
+    case blocks
+    /// `podcast:remoteItem` (not in a podroll or publisher): feed_guid, item_guid, feed_url, medium.
+    case remoteItems
+    /// `podcast:podroll`'s `podcast:remoteItem`: feed_guid, item_guid, feed_url, medium.
+    case podroll
+    /// `podcast:contentLink`: href, text.
+    case contentLinks
+    /// `podcast:socialInteract`: uri, protocol, account_id, account_url, priority.
+    case socialInteracts
+    /// `psc:chapters`' `psc:chapter`: start, title, href, image.
+    case pscChapters
+    /// `podcast:location`: text, geo, osm, rel, country.
+    case locations
+    /// `podcast:value`'s `podcast:valueTimeSplit`: start_time, duration, remote_start_time, remote_percentage, parent_row.
+    case valueTimeSplits
+    /// `podcast:valueTimeSplit`'s `podcast:valueRecipient`: name, custom_key, custom_value, type, address, split, fee, parent_row.
+    case timeSplitRecipients
+    /// `podcast:valueTimeSplit`'s `podcast:remoteItem`: feed_guid, item_guid, feed_url, medium, parent_row.
+    case timeSplitRemoteItems
 }
 
 extension FeedList {
@@ -91,6 +129,25 @@ extension FeedList {
         ["href", "type", "lang"],
         ["href", "type"],
         ["price", "currency", "type", "info"],
+        ["start_time", "duration", "text"],
+        ["url", "pubdate", "length", "type", "season", "text"],
+        ["type", "length", "bitrate", "height", "lang", "title", "rel", "codecs", "default"],
+        ["uri", "content_type", "parent_row"],
+        ["type", "value", "parent_row"],
+        ["type", "method", "suggested"],
+        ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent_row"],
+        ["href", "alt", "aspect_ratio", "width", "height", "type", "purpose"],
+        ["text", "purpose"],
+        ["text", "id"],
+        ["feed_guid", "item_guid", "feed_url", "medium"],
+        ["feed_guid", "item_guid", "feed_url", "medium"],
+        ["href", "text"],
+        ["uri", "protocol", "account_id", "account_url", "priority"],
+        ["start", "title", "href", "image"],
+        ["text", "geo", "osm", "rel", "country"],
+        ["start_time", "duration", "remote_start_time", "remote_percentage", "parent_row"],
+        ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent_row"],
+        ["feed_guid", "item_guid", "feed_url", "medium", "parent_row"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5]
 }

@@ -112,11 +112,38 @@ struct Column {
     let index: Int
     /// The column holding the xml:base chain to resolve this one against.
     let base: Int?
+    /// Not a column: the rows of another list whose `parent_row` column names this row
+    /// (written as an array member of the row's object; `index` is unused).
+    let children: ChildRows?
 
     init(_ key: StaticString, _ index: Int, base: Int? = nil) {
         self.key = key
         self.index = index
         self.base = base
+        self.children = nil
+    }
+
+    /// An array member of each row: the rows of `list` whose column `parent` (the list's
+    /// `parent_row`) holds the
+    /// row's number (from 0), written with `columns`.
+    init(_ key: StaticString, rowsOf list: FeedList, parent: Int, _ columns: [Column]) {
+        self.key = key
+        self.index = -1
+        self.base = nil
+        self.children = ChildRows(list: list, parent: parent, columns: columns)
+    }
+}
+
+/// The child rows of a `Column(_:rowsOf:parent:_:)`.
+final class ChildRows: Sendable {
+    let list: FeedList
+    let parent: Int
+    let columns: [Column]
+
+    init(list: FeedList, parent: Int, columns: [Column]) {
+        self.list = list
+        self.parent = parent
+        self.columns = columns
     }
 }
 
@@ -128,7 +155,18 @@ enum RecordLayout {
     static let links = Member.rows("links", .links, linkColumns)
     static let categoryColumns = [Column("term", 0), Column("scheme", 1), Column("label", 2)]
     static let categories = Member.rows("categories", .categories, categoryColumns)
-    static let geo = obj("geo", [.string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong)])
+    static let geo = obj("geo", [
+        .string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong),
+        // GeoRSS Simple and GML (geo-podcast): coordinates as written.
+        .string("line", .geoLine), .string("polygon", .geoPolygon), .string("box", .geoBox),
+        .string("featuretypetag", .geoFeaturetypetag), .string("relationshiptag", .geoRelationshiptag),
+        .string("featurename", .geoFeaturename), .string("elev", .geoElev), .string("floor", .geoFloor),
+        .string("radius", .geoRadius),
+        obj("where", [
+            .string("point", .geoWherePoint), .string("line", .geoWhereLine), .string("polygon", .geoWherePolygon),
+            .string("lower_corner", .geoWhereLower), .string("upper_corner", .geoWhereUpper),
+        ]),
+    ])
     static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
         .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
@@ -193,6 +231,38 @@ enum RecordLayout {
     ])
     static let itunesCategoryColumns = [Column("text", 0), Column("parent", 1)]
     static let podcastFunding = Member.rows("funding", .funding, [Column("url", 0), Column("text", 1)])
+
+    // Podcasting 2.0 members of both lines (geo-podcast).
+    static let podcastShared: [Member] = [
+        .rows("locations", .locations, [
+            Column("text", 0), Column("geo", 1), Column("osm", 2), Column("rel", 3), Column("country", 4),
+        ]),
+        .string("license", .podcastLicense), .string("license_url", .podcastLicenseUrl),
+        .string("images_srcset", .podcastImagesSrcset),
+        .rows("images", .podcastImages, [
+            Column("href", 0), Column("alt", 1), Column("aspect_ratio", 2), Column("width", 3), Column("height", 4),
+            Column("type", 5), Column("purpose", 6),
+        ]),
+        .rows("txt", .txts, [Column("text", 0), Column("purpose", 1)]),
+        .rows("value", .values, [
+            Column("type", 0), Column("method", 1), Column("suggested", 2),
+            Column("recipients", rowsOf: .valueRecipients, parent: 7, recipientColumns),
+            Column("time_splits", rowsOf: .valueTimeSplits, parent: 4, [
+                Column("start_time", 0), Column("duration", 1), Column("remote_start_time", 2),
+                Column("remote_percentage", 3),
+                Column("recipients", rowsOf: .timeSplitRecipients, parent: 7, recipientColumns),
+                Column("remote_items", rowsOf: .timeSplitRemoteItems, parent: 4, remoteItemColumns),
+            ]),
+        ]),
+        .rows("remote_items", .remoteItems, remoteItemColumns),
+        .string("chat_server", .podcastChatServer), .string("chat_protocol", .podcastChatProtocol),
+        .string("chat_account_id", .podcastChatAccountId), .string("chat_space", .podcastChatSpace),
+    ]
+    static let remoteItemColumns = [Column("feed_guid", 0), Column("item_guid", 1), Column("feed_url", 2), Column("medium", 3)]
+    static let recipientColumns = [
+        Column("name", 0), Column("custom_key", 1), Column("custom_value", 2), Column("type", 3),
+        Column("address", 4), Column("split", 5), Column("fee", 6),
+    ]
 
     /// An item line, after its common members (schema, kind, source, document).
     static let item: [Member] = [
@@ -261,6 +331,26 @@ enum RecordLayout {
             .rows("transcripts", .transcripts, [Column("url", 0), Column("type", 1), Column("language", 2), Column("rel", 3)]),
             podcastPeople,
             podcastFunding,
+            // geo-podcast
+            .string("season_name", .podcastSeasonName), .string("episode_display", .podcastEpisodeDisplay),
+            .string("live_status", .podcastLiveStatus), .string("live_start", .podcastLiveStart),
+            .string("live_end", .podcastLiveEnd),
+            .rows("soundbites", .soundbites, [Column("start_time", 0), Column("duration", 1), Column("text", 2)]),
+            .rows("alternate_enclosures", .altEnclosures, [
+                Column("type", 0), Column("length", 1), Column("bitrate", 2), Column("height", 3), Column("lang", 4),
+                Column("title", 5), Column("rel", 6), Column("codecs", 7), Column("default", 8),
+                Column("sources", rowsOf: .altEnclosureSources, parent: 2, [Column("uri", 0), Column("content_type", 1)]),
+                Column("integrity", rowsOf: .altEnclosureIntegrity, parent: 2, [Column("type", 0), Column("value", 1)]),
+            ]),
+            .rows("content_links", .contentLinks, [Column("href", 0), Column("text", 1)]),
+            .rows("social_interacts", .socialInteracts, [
+                Column("uri", 0), Column("protocol", 1), Column("account_id", 2), Column("account_url", 3),
+                Column("priority", 4),
+            ]),
+        ] + podcastShared),
+        obj("psc", [
+            .string("version", .pscVersion),
+            .rows("chapters", .pscChapters, [Column("start", 0), Column("title", 1), Column("href", 2), Column("image", 3)]),
         ]),
     ]
 
@@ -342,7 +432,22 @@ enum RecordLayout {
             .string("locked_owner", .podcastLockedOwner), .string("medium", .podcastMedium),
             podcastPeople,
             podcastFunding,
-        ]),
+            // geo-podcast
+            .rows("trailers", .trailers, [
+                Column("url", 0), Column("pubdate", 1), Column("length", 2), Column("type", 3), Column("season", 4),
+                Column("text", 5),
+            ]),
+            .rows("block", .blocks, [Column("text", 0), Column("id", 1)]),
+            .string("update_frequency", .podcastUpdateFrequency),
+            .string("update_frequency_complete", .podcastUpdateFrequencyComplete),
+            .string("update_frequency_dtstart", .podcastUpdateFrequencyDtstart),
+            .string("update_frequency_rrule", .podcastUpdateFrequencyRrule),
+            .string("podping", .podcastPodping),
+            .rows("podroll", .podroll, remoteItemColumns),
+            .string("publisher_feed_guid", .podcastPublisherFeedGuid),
+            .string("publisher_feed_url", .podcastPublisherFeedUrl),
+            .string("publisher_medium", .podcastPublisherMedium),
+        ] + podcastShared),
     ]
 }
 
@@ -390,7 +495,7 @@ extension Member {
         case .permalink: return [MemberField("guid_is_permalink", .boolean)]
         case .primaryLink: return [MemberField("link", .string)]
         case .rows(let key, _, let columns):
-            return [MemberField(k(key), .array(.object(columns.map { MemberField(k($0.key), .string) })))]
+            return [MemberField(k(key), Column.arrayType(columns))]
         case .strings(let key, _): return [MemberField(k(key), .array(.string))]
         case .persons(let key, _):
             return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw"].map { MemberField($0, .string) })))]
@@ -399,6 +504,15 @@ extension Member {
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
         case .flag(let key, _, _): return [MemberField(k(key), .boolean)]
         }
+    }
+}
+
+extension Column {
+    /// The type of an array of rows written with `columns`.
+    static func arrayType(_ columns: [Column]) -> MemberType {
+        .array(.object(columns.map {
+            MemberField($0.key.description, $0.children.map { arrayType($0.columns) } ?? .string)
+        }))
     }
 }
 
@@ -543,9 +657,13 @@ extension FeedRecordView {
             let rows = rows(list)
             guard !rows.isEmpty else { return }
             sink.beginArray(key)
-            for row in rows {
+            for (i, row) in rows.enumerated() {
                 sink.beginElement()
                 for c in columns {
+                    if let ch = c.children {
+                        writeChildren(c.key, ch, of: i, into: &sink)
+                        continue
+                    }
                     var v = row[c.index]
                     if (list == .links || list == .sourceLinks) && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
                     guard v.isPresent else { continue }
@@ -589,6 +707,38 @@ extension FeedRecordView {
             guard isSet(f), let b = rule.read(self[f]) else { return }
             sink.literal(key, b ? "true" : "false")
         }
+    }
+
+    /// The rows of `ch.list` whose parent column holds `row` (as written by the
+    /// machines: decimal digits), as the array member `key`; nothing when there are none.
+    private func writeChildren<S: RecordSink & ~Copyable>(_ key: StaticString, _ ch: ChildRows, of row: Int,
+                                                         into sink: inout S) {
+        func isChild(_ r: FeedRowView) -> Bool {
+            let p = r[ch.parent]
+            guard p.isPresent, !p.isEmpty else { return false }
+            var n = 0
+            for b in p.buffer {
+                guard b >= 0x30 && b <= 0x39 else { return false }
+                n = n &* 10 &+ Int(b - 0x30)
+            }
+            return n == row
+        }
+        let rows = rows(ch.list)
+        guard rows.contains(where: isChild) else { return }
+        sink.beginArray(key)
+        for (j, r) in rows.enumerated() where isChild(r) {
+            sink.beginElement()
+            for c in ch.columns {
+                if let grand = c.children {
+                    writeChildren(c.key, grand, of: j, into: &sink)   // rows naming row j of ch.list
+                    continue
+                }
+                let v = r[c.index]
+                if v.isPresent { sink.string(c.key, v.buffer) }
+            }
+            sink.endElement()
+        }
+        sink.endArray()
     }
 
     /// Calls `body` with `value` resolved against the document's location and the

@@ -186,9 +186,10 @@ struct SwiftFeedMachineCore {
     var maxFieldBytes = Int.max   // limits (FeedLimits)
     var maxItems = Int.max
     var limit: UInt8 = 0          // 0, or the limit that stopped the document (SFM.limit*)
-    var scope: UInt16 = SFM.scDoc
+    var scope: UInt32 = SFM.scDoc
     var personList: UInt8 = 0     // authors or contributors, in person scope
     var itcatRow: UInt32 = 0      // the enclosing itunes:category row, + 1
+    var parentRow: UInt32 = 0     // the row the last LATTR entering a scope pushed
 
     let frames: UnsafeMutablePointer<SFMFrame>
     var nframes = 0
@@ -289,6 +290,7 @@ struct SwiftFeedMachineCore {
         markupDepth = 0
         xhtmlStripDiv = 0
         itcatRow = 0
+        parentRow = 0
     }
 
     /// A case-insensitive "netscape" in an identifier (up to a NUL, as C strings end).
@@ -562,6 +564,19 @@ struct SwiftFeedMachineCore {
         }
         let bc = SFM.baseColumn(list)
         if bc >= 0 { row[bc] = copyScopeRef(r, currentBase) }
+        let pc = SFM.parentColumn(list)
+        if pc >= 0 {
+            // The row the enclosing element pushed (LATTR entering a scope), from 0.
+            row[pc] = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 12) { buf in
+                var n = parentRow, i = 12
+                repeat {
+                    i -= 1
+                    buf[i] = UInt8(ascii: "0") + UInt8(n % 10)
+                    n /= 10
+                } while n > 0
+                return r.pointee.copy(buf.baseAddress! + i, 12 - i)
+            }
+        }
         return row
     }
 
@@ -588,7 +603,7 @@ struct SwiftFeedMachineCore {
     }
 
     @inline(__always)
-    mutating func enter(_ s: UInt16) {
+    mutating func enter(_ s: UInt32) {
         if !pushFrame(SFM.aNone, 0, 0, 0) { return skip() }
         scope = s
     }
@@ -625,7 +640,7 @@ struct SwiftFeedMachineCore {
 
     /// The first rule in table order for (family, name) that applies in `scope`.
     @inline(__always)
-    func findRule(_ fam: UInt8, _ name: UnsafeRawBufferPointer, _ scope: UInt16) -> UnsafePointer<SFMRule>? {
+    func findRule(_ fam: UInt8, _ name: UnsafeRawBufferPointer, _ scope: UInt32) -> UnsafePointer<SFMRule>? {
         let len = name.count
         let p = name.baseAddress!.assumingMemoryBound(to: UInt8.self)
         var i = ruleHead[SwiftRules.hash(fam, p, len)]
@@ -664,7 +679,12 @@ struct SwiftFeedMachineCore {
                 itcatRow = UInt32(truncatingIfNeeded: r.pointee.lists[target].count)
                 return
             }
-            if ru.enter != 0 { enter(ru.enter) } else { skip() }
+            if ru.enter == 0 { return skip() }
+            // The row is the parent of the rows pushed inside; the outer one's is restored
+            // when the element ends (machine.c).
+            if !pushFrame(SFM.aEndParent, 0, 0, parentRow) { return skip() }
+            scope = ru.enter
+            parentRow = UInt32(truncatingIfNeeded: r.pointee.lists[target].count - 1)
         case SFM.rResource:
             if let res = findNSAttr(attrs, SFM.nsRdf, "resource") {
                 r.pointee.setFieldAttr(Int(ru.target), ru.col, res)
@@ -680,9 +700,11 @@ struct SwiftFeedMachineCore {
                 captureField(Int(ru.target), ru.col, action: gave == 2 ? SFM.aCapFallback : SFM.aCapField)
             }
         case SFM.rScope:
+            _ = setFieldsFrom(ru.map, ru.col, attrs, target: -1)   // a map: the element's attributes
             enter(ru.enter)
         case SFM.rItem:
             beginItem(attrs)
+            if cur == item { _ = setFieldsFrom(ru.map, ru.col, attrs, target: -1) }
         case SFM.rPerson:
             _ = pushRow(Int(ru.target), SFM.none, attrs)
             personList = ru.target
@@ -1024,6 +1046,9 @@ struct SwiftFeedMachineCore {
             inItem = false
             cur = feed
             return true
+        case SFM.aEndParent:
+            parentRow = fr.row
+            return false
         default:
             return false
         }

@@ -338,7 +338,7 @@ struct SFMPub {
 /// An element on the frame stack: what to do when it ends.
 struct SFMFrame {
     var row: UInt32       // row for list captures (itunes categories: the outer row + 1)
-    var scope: UInt16     // scope to restore when this element ends
+    var scope: UInt32     // scope to restore when this element ends
     var item: Bool        // the record in scope before was the item
     var action: UInt8
     var target: UInt8     // field or list

@@ -35,6 +35,7 @@ enum SFM {
     static let aEndItem: UInt8 = 3
     /// A field's text that stands in for an attribute (FATTR): blank text writes nothing.
     static let aCapFallback: UInt8 = 4
+    static let aEndParent: UInt8 = 5   // restores parentRow from the frame's row
 
     // Priorities: lower wins; ties: the first wins.
     static let p1: UInt8 = 1
@@ -52,8 +53,8 @@ struct SFMRule {
     var action: UInt8
     var target: UInt8      // field or list (SFM.none: none)
     var col: UInt8         // column for rLText; priority for fields
-    var scopes: UInt16
-    var enter: UInt16      // scope entered (rScope, rLAttr, rPerson)
+    var scopes: UInt32
+    var enter: UInt32      // scope entered (rScope, rLAttr, rPerson)
     var map: UInt8         // attribute map (SFM.none: none)
     var deftype: UInt8     // rTextC: 0 none, else 1 + its index in SwiftRulesTable.defaultTypes
 }

@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 191
-    static let listCount = 27
+    static let fieldCount = 226
+    static let listCount = 46
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -26,11 +26,13 @@ extension SFM {
     static let fFeedburner: UInt8 = 16
     static let fBlogchannel: UInt8 = 17
     static let fCdf: UInt8 = 18
-    static let fOther: UInt8 = 19
+    static let fGml: UInt8 = 19
+    static let fPsc: UInt8 = 20
+    static let fOther: UInt8 = 21
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -45,23 +47,35 @@ extension SFM {
     static let nsMisc: UInt8 = 9
 
     // Scopes, as bits so that a rule can apply in several.
-    static let scFeed: UInt16 = 1
-    static let scItem: UInt16 = 2
-    static let scPerson: UInt16 = 4
-    static let scImage: UInt16 = 8
-    static let scTextinput: UInt16 = 16
-    static let scSkiphours: UInt16 = 32
-    static let scSkipdays: UInt16 = 64
-    static let scOwner: UInt16 = 128
-    static let scItcat: UInt16 = 256
-    static let scMgroup: UInt16 = 512
-    static let scMcontent: UInt16 = 1024
-    static let scSource: UInt16 = 2048
-    static let scDoc: UInt16 = 4096
-    static let scRss: UInt16 = 8192
-    static let scRdf: UInt16 = 16384
-    static let scFi: UInt16 = 3
-    static let scMedia: UInt16 = 1539
+    static let scFeed: UInt32 = 1
+    static let scItem: UInt32 = 2
+    static let scPerson: UInt32 = 4
+    static let scImage: UInt32 = 8
+    static let scTextinput: UInt32 = 16
+    static let scSkiphours: UInt32 = 32
+    static let scSkipdays: UInt32 = 64
+    static let scOwner: UInt32 = 128
+    static let scItcat: UInt32 = 256
+    static let scMgroup: UInt32 = 512
+    static let scMcontent: UInt32 = 1024
+    static let scSource: UInt32 = 2048
+    static let scDoc: UInt32 = 4096
+    static let scRss: UInt32 = 8192
+    static let scRdf: UInt32 = 16384
+    static let scGeowhere: UInt32 = 32768
+    static let scGeopoint: UInt32 = 65536
+    static let scGmlpoint: UInt32 = 131072
+    static let scGmlline: UInt32 = 262144
+    static let scGmlpoly: UInt32 = 524288
+    static let scGmlenv: UInt32 = 1048576
+    static let scAltenc: UInt32 = 2097152
+    static let scPvalue: UInt32 = 4194304
+    static let scPodroll: UInt32 = 8388608
+    static let scPpublisher: UInt32 = 16777216
+    static let scPsc: UInt32 = 33554432
+    static let scPvts: UInt32 = 67108864
+    static let scFi: UInt32 = 3
+    static let scMedia: UInt32 = 1539
 
     // Actions.
     static let rText: UInt8 = 0  // capture text into a field
@@ -269,6 +283,41 @@ extension SFM {
     static let fieldItunesClosedCaptioned = 188
     static let fieldMediaStatusState = 189
     static let fieldMediaStatusReason = 190
+    static let fieldGeoLine = 191
+    static let fieldGeoPolygon = 192
+    static let fieldGeoBox = 193
+    static let fieldGeoFeaturetypetag = 194
+    static let fieldGeoRelationshiptag = 195
+    static let fieldGeoFeaturename = 196
+    static let fieldGeoElev = 197
+    static let fieldGeoFloor = 198
+    static let fieldGeoRadius = 199
+    static let fieldGeoWherePoint = 200
+    static let fieldGeoWhereLine = 201
+    static let fieldGeoWherePolygon = 202
+    static let fieldGeoWhereLower = 203
+    static let fieldGeoWhereUpper = 204
+    static let fieldPodcastSeasonName = 205
+    static let fieldPodcastEpisodeDisplay = 206
+    static let fieldPodcastLicense = 207
+    static let fieldPodcastLicenseUrl = 208
+    static let fieldPodcastImagesSrcset = 209
+    static let fieldPodcastUpdateFrequency = 210
+    static let fieldPodcastUpdateFrequencyComplete = 211
+    static let fieldPodcastUpdateFrequencyDtstart = 212
+    static let fieldPodcastUpdateFrequencyRrule = 213
+    static let fieldPodcastPodping = 214
+    static let fieldPodcastChatServer = 215
+    static let fieldPodcastChatProtocol = 216
+    static let fieldPodcastChatAccountId = 217
+    static let fieldPodcastChatSpace = 218
+    static let fieldPodcastLiveStatus = 219
+    static let fieldPodcastLiveStart = 220
+    static let fieldPodcastLiveEnd = 221
+    static let fieldPodcastPublisherFeedGuid = 222
+    static let fieldPodcastPublisherFeedUrl = 223
+    static let fieldPodcastPublisherMedium = 224
+    static let fieldPscVersion = 225
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -296,6 +345,25 @@ extension SFM {
     static let listMediaSubtitles = 24
     static let listMediaPeerLinks = 25
     static let listMediaPrices = 26
+    static let listSoundbites = 27
+    static let listTrailers = 28
+    static let listAltEnclosures = 29
+    static let listAltEnclosureSources = 30
+    static let listAltEnclosureIntegrity = 31
+    static let listValues = 32
+    static let listValueRecipients = 33
+    static let listPodcastImages = 34
+    static let listTxts = 35
+    static let listBlocks = 36
+    static let listRemoteItems = 37
+    static let listPodroll = 38
+    static let listContentLinks = 39
+    static let listSocialInteracts = 40
+    static let listPscChapters = 41
+    static let listLocations = 42
+    static let listValueTimeSplits = 43
+    static let listTimeSplitRecipients = 44
+    static let listTimeSplitRemoteItems = 45
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -309,6 +377,21 @@ extension SFM {
         case 14: return 6  // sourceLinks
         case 15: return 3  // sourceAuthors
         case 16: return 3  // sourceContributors
+        default: return -1
+        }
+    }
+
+    /// The column holding the row number of the enclosing element's row (a list's
+    /// column named `parent_row`), or -1.
+    @inline(__always)
+    static func parentColumn(_ list: Int) -> Int {
+        switch list {
+        case 30: return 2  // altEnclosureSources
+        case 31: return 2  // altEnclosureIntegrity
+        case 33: return 7  // valueRecipients
+        case 43: return 4  // valueTimeSplits
+        case 44: return 7  // timeSplitRecipients
+        case 45: return 4  // timeSplitRemoteItems
         default: return -1
         }
     }
@@ -353,6 +436,8 @@ enum SwiftRulesTable {
         ("http://rssnamespace.org/feedburner/ext/1.0", 9, 16),
         ("http://backend.userland.com/blogChannelModule", 9, 17),
         ("http://www.rssboard.org/media-rss", 9, 8),
+        ("http://www.opengis.net/gml", 9, 19),
+        ("http://podlove.org/simple-chapters", 9, 20),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -393,6 +478,32 @@ enum SwiftRulesTable {
         [("href", 0), ("type", 1)],  // MEDIA_PEER_LINK
         [("price", 0), ("currency", 1), ("type", 2), ("info", 3)],  // MEDIA_PRICE
         [("state", 189), ("reason", 190)],  // MEDIA_STATUS
+        [("name", 205)],  // PODCAST_SEASON
+        [("display", 206)],  // PODCAST_EPISODE
+        [("geo", 1), ("osm", 2), ("rel", 3), ("country", 4)],  // PODCAST_LOCATION
+        [("url", 208)],  // PODCAST_LICENSE
+        [("srcset", 209)],  // PODCAST_IMAGES
+        [("complete", 211), ("dtstart", 212), ("rrule", 213)],  // UPDATE_FREQUENCY
+        [("usesPodping", 214)],  // PODPING
+        [("server", 215), ("protocol", 216), ("accountId", 217), ("space", 218)],  // CHAT
+        [("status", 219), ("start", 220), ("end", 221)],  // LIVE_ITEM
+        [("feedGuid", 222), ("feedUrl", 223), ("medium", 224)],  // PUBLISHER
+        [("startTime", 0), ("duration", 1)],  // SOUNDBITE
+        [("url", 0), ("pubdate", 1), ("length", 2), ("type", 3), ("season", 4)],  // TRAILER
+        [("type", 0), ("length", 1), ("bitrate", 2), ("height", 3), ("lang", 4), ("title", 5), ("rel", 6), ("codecs", 7), ("default", 8)],  // ALT_ENCLOSURE
+        [("uri", 0), ("contentType", 1)],  // ALT_SOURCE
+        [("type", 0), ("value", 1)],  // INTEGRITY
+        [("type", 0), ("method", 1), ("suggested", 2)],  // VALUE
+        [("name", 0), ("customKey", 1), ("customValue", 2), ("type", 3), ("address", 4), ("split", 5), ("fee", 6)],  // VALUE_RECIPIENT
+        [("href", 0), ("alt", 1), ("aspect-ratio", 2), ("width", 3), ("height", 4), ("type", 5), ("purpose", 6)],  // PODCAST_IMAGE
+        [("purpose", 1)],  // TXT
+        [("id", 1)],  // BLOCK
+        [("feedGuid", 0), ("itemGuid", 1), ("feedUrl", 2), ("medium", 3)],  // REMOTE_ITEM
+        [("href", 0)],  // CONTENT_LINK
+        [("uri", 0), ("protocol", 1), ("accountId", 2), ("accountUrl", 3), ("priority", 4)],  // SOCIAL_INTERACT
+        [("version", 225)],  // PSC_CHAPTERS
+        [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
+        [("startTime", 0), ("duration", 1), ("remoteStartTime", 2), ("remotePercentage", 3)],  // VALUE_TIME_SPLIT
     ]
 
     /// The default types of text constructs (rules' deftype n is defaultTypes[n - 1]).
@@ -400,7 +511,7 @@ enum SwiftRulesTable {
 
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
     /// else 1 + its index in defaultTypes; map and target 255 for none.
-    static let rules: [(UInt8, String, UInt16, UInt8, UInt8, UInt8, UInt8, UInt16, UInt8)] = [
+    static let rules: [(UInt8, String, UInt32, UInt8, UInt8, UInt8, UInt8, UInt32, UInt8)] = [
         (0, "title", 3, 1, 2, 1, 255, 0, 1),  // RSS title TEXTC FLD(TITLE)
         (0, "link", 3, 2, 0, 0, 255, 0, 0),  // RSS link LTEXT LST(LINKS)
         (0, "description", 3, 1, 7, 1, 255, 0, 2),  // RSS description TEXTC FLD(SUMMARY)
@@ -562,8 +673,8 @@ enum SwiftRulesTable {
         (17, "blink", 1, 0, 138, 1, 255, 0, 0),  // blogChannel:blink TEXT FLD(BLINK)
         (17, "changes", 1, 0, 139, 1, 255, 0, 0),  // blogChannel:changes TEXT FLD(CHANGES)
         (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
-        (13, "lat", 3, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
-        (13, "long", 3, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
+        (13, "lat", 65539, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
+        (13, "long", 65539, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
         (7, "author", 3, 0, 76, 1, 255, 0, 0),  // itunes:author TEXT FLD(ITUNES_AUTHOR)
         (7, "duration", 2, 0, 77, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
         (7, "explicit", 3, 0, 78, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
@@ -627,7 +738,58 @@ enum SwiftRulesTable {
         (9, "chapters", 2, 4, 255, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
         (9, "person", 3, 2, 9, 0, 10, 0, 0),  // podcast:person LTEXT LST(PERSONS)
         (9, "funding", 3, 2, 11, 1, 12, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
-        (9, "season", 2, 0, 102, 1, 255, 0, 0),  // podcast:season TEXT FLD(PODCAST_SEASON)
-        (9, "episode", 2, 0, 103, 1, 255, 0, 0),  // podcast:episode TEXT FLD(PODCAST_EPISODE)
+        (9, "season", 2, 4, 102, 1, 36, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
+        (9, "episode", 2, 4, 103, 1, 37, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
+        (9, "soundbite", 2, 2, 27, 2, 46, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
+        (9, "location", 3, 2, 42, 0, 38, 0, 0),  // podcast:location LTEXT LST(LOCATIONS)
+        (9, "trailer", 1, 2, 28, 5, 47, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
+        (9, "license", 3, 4, 207, 1, 39, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
+        (9, "alternateEnclosure", 2, 3, 29, 0, 48, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
+        (9, "source", 2097152, 3, 30, 0, 49, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
+        (9, "integrity", 2097152, 3, 31, 0, 50, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
+        (9, "value", 3, 3, 32, 0, 51, 4194304, 0),  // podcast:value LATTR LST(VALUES)
+        (9, "valueRecipient", 4194304, 3, 33, 0, 52, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
+        (9, "valueTimeSplit", 4194304, 3, 43, 0, 61, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
+        (9, "valueRecipient", 67108864, 3, 44, 0, 52, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
+        (9, "remoteItem", 67108864, 3, 45, 0, 56, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
+        (9, "images", 3, 4, 255, 1, 40, 0, 0),  // podcast:images FATTR NONE
+        (9, "image", 3, 3, 34, 0, 53, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
+        (9, "txt", 3, 2, 35, 0, 54, 0, 0),  // podcast:txt LTEXT LST(TXTS)
+        (9, "block", 1, 2, 36, 0, 55, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
+        (9, "updateFrequency", 1, 4, 210, 1, 41, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
+        (9, "podroll", 1, 5, 255, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
+        (9, "remoteItem", 8388608, 3, 38, 0, 56, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
+        (9, "publisher", 1, 5, 255, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
+        (9, "remoteItem", 16777216, 4, 255, 1, 45, 0, 0),  // podcast:remoteItem FATTR NONE
+        (9, "remoteItem", 3, 3, 37, 0, 56, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
+        (9, "podping", 1, 4, 255, 1, 42, 0, 0),  // podcast:podping FATTR NONE
+        (9, "chat", 3, 4, 255, 1, 43, 0, 0),  // podcast:chat FATTR NONE
+        (9, "liveItem", 1, 6, 255, 1, 44, 0, 0),  // podcast:liveItem ITEM NONE
+        (9, "contentLink", 2, 2, 39, 1, 57, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
+        (9, "socialInteract", 2, 3, 40, 0, 58, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
+        (12, "line", 3, 0, 191, 1, 255, 0, 0),  // georss:line TEXT FLD(GEO_LINE)
+        (12, "polygon", 3, 0, 192, 1, 255, 0, 0),  // georss:polygon TEXT FLD(GEO_POLYGON)
+        (12, "box", 3, 0, 193, 1, 255, 0, 0),  // georss:box TEXT FLD(GEO_BOX)
+        (12, "featuretypetag", 3, 0, 194, 1, 255, 0, 0),  // georss:featuretypetag TEXT FLD(GEO_FEATURETYPETAG)
+        (12, "relationshiptag", 3, 0, 195, 1, 255, 0, 0),  // georss:relationshiptag TEXT FLD(GEO_RELATIONSHIPTAG)
+        (12, "featurename", 3, 0, 196, 1, 255, 0, 0),  // georss:featurename TEXT FLD(GEO_FEATURENAME)
+        (12, "elev", 3, 0, 197, 1, 255, 0, 0),  // georss:elev TEXT FLD(GEO_ELEV)
+        (12, "floor", 3, 0, 198, 1, 255, 0, 0),  // georss:floor TEXT FLD(GEO_FLOOR)
+        (12, "radius", 3, 0, 199, 1, 255, 0, 0),  // georss:radius TEXT FLD(GEO_RADIUS)
+        (12, "where", 3, 5, 255, 0, 255, 32768, 0),  // georss:where SCOPE NONE
+        (19, "Point", 32768, 5, 255, 0, 255, 131072, 0),  // gml:Point SCOPE NONE
+        (19, "pos", 131072, 0, 200, 1, 255, 0, 0),  // gml:pos TEXT FLD(GEO_WHERE_POINT)
+        (19, "LineString", 32768, 5, 255, 0, 255, 262144, 0),  // gml:LineString SCOPE NONE
+        (19, "posList", 262144, 0, 201, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_LINE)
+        (19, "Polygon", 32768, 5, 255, 0, 255, 524288, 0),  // gml:Polygon SCOPE NONE
+        (19, "exterior", 524288, 5, 255, 0, 255, 524288, 0),  // gml:exterior SCOPE NONE
+        (19, "LinearRing", 524288, 5, 255, 0, 255, 524288, 0),  // gml:LinearRing SCOPE NONE
+        (19, "posList", 524288, 0, 202, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_POLYGON)
+        (19, "Envelope", 32768, 5, 255, 0, 255, 1048576, 0),  // gml:Envelope SCOPE NONE
+        (19, "lowerCorner", 1048576, 0, 203, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
+        (19, "upperCorner", 1048576, 0, 204, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
+        (13, "Point", 3, 5, 255, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
+        (20, "chapters", 2, 5, 255, 1, 59, 33554432, 0),  // psc:chapters SCOPE NONE
+        (20, "chapter", 33554432, 3, 41, 0, 60, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }
