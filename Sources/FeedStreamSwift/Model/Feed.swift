@@ -335,7 +335,7 @@ struct ExtensionCollector: RecordSink {
     private func flat(_ key: StaticString) -> String { (path + ["\(key)"]).joined(separator: ".") }
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
-        let v = String(decoding: value, as: UTF8.self)
+        let v = FeedBytes.string(value)   // C1 controls as the JSON writer writes them
         if row != nil { row!["\(key)"] = v; return }
         let k = flat(key)
         if path.isEmpty && core.contains(k) { return }

@@ -31,8 +31,13 @@ public struct FeedBytes {
     /// text rules: invalid UTF-8 becomes U+FFFD, C1 controls their windows-1252 characters.
     public var string: String? {
         guard isPresent else { return nil }
-        let s = String(decoding: buffer, as: UTF8.self)
-        guard buffer.contains(0xC2) else { return s }
+        return Self.string(buffer)
+    }
+
+    /// `bytes` as a `String` by the writers' text rules (``string``).
+    static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let s = String(decoding: bytes, as: UTF8.self)
+        guard bytes.contains(0xC2) else { return s }
         var out = String.UnicodeScalarView()
         for u in s.unicodeScalars {
             if u.value >= 0x80 && u.value < 0xA0, let w = windows1252[Int(u.value & 0x1F)], let scalar = Unicode.Scalar(w) {
