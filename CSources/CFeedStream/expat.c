@@ -473,10 +473,19 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
     return TOK_OK;
 }
 
+/* Where feed's bytes are: expat's own buffer (from expat_buffer), ours (scratch), or
+   the caller's, which are only read (borrowed: copied to scratch before a UTF-16
+   document's unpaired surrogates are marked in them). */
+enum { IN_OURS, IN_EXPAT, IN_CALLERS };
+
+/* The new bytes expat_parse lets the charset be settled from, with the held ones. */
+#define DETECT_HEAD 4096
+
 /* The document's next bytes, p[0..n): the bytes held back, then the caller's `len`
-   new ones; p is expat's own buffer (from expat_buffer) when in_expat. */
-static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int in_expat, int final,
+   new ones, in `where`. */
+static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int where, int final,
                            size_t *consumed, cfs_error *err) {
+    int in_expat = where == IN_EXPAT;
     if (!t->detected) {
         cfs_tok_result r = detect(t, p, n, len, final, consumed, err);
         if (r != TOK_OK) return r;
@@ -510,6 +519,11 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int i
         t->win_len += written;
         st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
     } else {
+        if (where == IN_CALLERS && t->u16 != U16_NO) {
+            if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
+            memcpy(t->scratch, p, n);
+            p = t->scratch;
+        }
         size_t hold = utf16_units(t, p, n, final);
         if (!hold_back(t, p, n, hold)) return TOK_NOMEM;
         st = in_expat ? XML_ParseBuffer(t->xp, (int)(n - hold), final)
@@ -573,12 +587,35 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
         enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
         return result(t, st, len, final, consumed, err);
     }
+    /* Nothing held (a document's first bytes, as a rule): the caller's bytes as they are. */
+    if (t->held_len == 0) return feed(t, (uint8_t *)data, len, len, IN_CALLERS, final, consumed, err);
+    /* Bytes held for the charset (a document's first bytes: the input stage gives the
+       ones before a document start apart): settle it from them and the new bytes'
+       head, so that a chunk is not copied whole for a few bytes. The head decides as
+       all the bytes would: detection on a prefix never differs from detection on more,
+       or the output would depend on chunking. */
+    size_t head = t->held_len + (len < DETECT_HEAD ? len : DETECT_HEAD);
+    if (!t->detected && len > DETECT_HEAD && (uint64_t)head <= t->m->max_markup_bytes) {   /* (over the limit, all the bytes decide) */
+        if (!grow(&t->scratch, &t->scratch_cap, head)) return TOK_NOMEM;
+        memcpy(t->scratch, t->held, t->held_len);
+        memcpy(t->scratch + t->held_len, data, DETECT_HEAD);
+        cfs_error ignored;
+        size_t none;
+        if (detect(t, t->scratch, head, DETECT_HEAD, 0, &none, &ignored) == TOK_NOMEM) return TOK_NOMEM;
+    }
+    if (t->detected && !t->transcoding && t->u16 == U16_NO) {
+        /* The held bytes, then the caller's, each as they are. */
+        enum XML_Status st = XML_Parse(t->xp, (const char *)t->held, (int)t->held_len, 0);
+        t->held_len = 0;
+        if (st != XML_STATUS_ERROR) st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+        return result(t, st, len, final, consumed, err);
+    }
     size_t n = t->held_len + len;
     if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
-    if (t->held_len) memcpy(t->scratch, t->held, t->held_len);   /* held may be NULL when empty */
+    memcpy(t->scratch, t->held, t->held_len);
     if (len) memcpy(t->scratch + t->held_len, data, len);
     t->held_len = 0;
-    return feed(t, t->scratch, n, len, 0, final, consumed, err);
+    return feed(t, t->scratch, n, len, IN_OURS, final, consumed, err);
 }
 
 /* A buffer for the caller to fill: expat's own, after the bytes held back (so that it
@@ -604,7 +641,7 @@ static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_
     expat_tok *t = tok;
     size_t n = t->held_len + len;
     t->held_len = 0;
-    return feed(t, t->buf, n, len, !t->own_buf, final, consumed, err);
+    return feed(t, t->buf, n, len, t->own_buf ? IN_OURS : IN_EXPAT, final, consumed, err);
 }
 
 const cfs_tokenizer_ops cfs_expat_ops = {

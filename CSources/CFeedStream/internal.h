@@ -80,6 +80,7 @@ typedef struct cfs_rec {
     uint8_t prio[CFS_FIELD_COUNT];    /* 0 = unset; lower wins; ties: first wins */
     uint64_t set[CFS_PRESENT_WORDS];                /* fields written since the last reset */
     cfs_refvec list[CFS_LIST_COUNT];
+    uint64_t lists_used;                            /* bit l: list l has rows */
 } cfs_rec;
 
 /** The public form of a record; its row arrays keep their capacity. */
@@ -88,7 +89,9 @@ typedef struct cfs_pub {
     cfs_span *rows[CFS_LIST_COUNT];
     size_t cap[CFS_LIST_COUNT];
     uint64_t shown[CFS_PRESENT_WORDS];              /* fields set at the last publish */
+    uint64_t lists_shown;                           /* lists with rows at the last publish */
 } cfs_pub;
+_Static_assert(CFS_LIST_COUNT <= 64, "lists_used and lists_shown hold a bit per list");
 
 #define CFS_MAX_FRAMES 32
 

@@ -560,63 +560,77 @@ static int parse_chunk(lx_tok *t, const uint8_t *data, size_t len, int final) {
  * attributes would add to the count the start callback sees; it checks them there).
  */
 
-/* The index of the '>' of a start tag over the limit in p[0..n), or n. */
+/* The index of the '>' of a start tag over the limit in p[0..n), or n. Each state
+   skips to the next byte that can change it (memchr, or a tight loop in tags), so
+   text, quoted values, comments and CDATA sections cost little per byte. */
 static size_t precheck(lx_tok *t, const uint8_t *p, size_t n) {
     if (t->pc_off || t->m->max_attributes >= (uint64_t)INT64_MAX) return n;   /* no limit */
-    for (size_t i = 0; i < n; i++) {
-        uint8_t c = p[i];
+    size_t i = 0;
+    const uint8_t *q;
+    while (i < n) {
+        uint8_t c;
         switch (t->pc_state) {
-        case PC_TEXT: {
-            const uint8_t *lt = memchr(p + i, '<', n - i);
-            if (lt == NULL) return n;
-            i = (size_t)(lt - p);
+        case PC_TEXT:
+            if ((q = memchr(p + i, '<', n - i)) == NULL) return n;
+            i = (size_t)(q - p) + 1;
             t->pc_state = PC_LT;
             break;
-        }
         case PC_LT:
-            if (c == '!') t->pc_state = PC_BANG;
-            else if (c == '?') { t->pc_state = PC_PI; t->pc_run = 0; }
-            else if (c == '/') t->pc_state = PC_END;
-            else { t->pc_state = PC_TAG; t->pc_count = 0; i--; }
+            c = p[i];
+            if (c == '!') { t->pc_state = PC_BANG; i++; }
+            else if (c == '?') { t->pc_state = PC_PI; t->pc_run = 0; i++; }
+            else if (c == '/') { t->pc_state = PC_END; i++; }
+            else { t->pc_state = PC_TAG; t->pc_count = 0; }   /* the name's first byte is the tag's */
             break;
         case PC_BANG:
+            c = p[i++];
             if (c == '-') { t->pc_state = PC_COMMENT; t->pc_run = 0; }
             else if (c == '[') { t->pc_state = PC_CDATA; t->pc_run = 0; }
             else t->pc_state = PC_DOCTYPE;
             break;
         case PC_TAG:
-            if (c == '"' || c == '\'') { t->pc_state = PC_QUOTE; t->pc_quote = c; }
-            else if (c == '=') t->pc_count++;
-            else if (c == '>') {
-                t->pc_state = PC_TEXT;
-                if (t->pc_count > t->m->max_attributes) return i;
+            while (i < n) {
+                c = p[i++];
+                if (c > '>') continue;   /* '"', '\'', '=' and '>' are all below */
+                if (c == '"' || c == '\'') { t->pc_state = PC_QUOTE; t->pc_quote = c; break; }
+                if (c == '=') t->pc_count++;
+                else if (c == '>') {
+                    t->pc_state = PC_TEXT;
+                    if (t->pc_count > t->m->max_attributes) return i - 1;
+                    break;
+                }
             }
             break;
         case PC_QUOTE:
-            if (c == t->pc_quote) t->pc_state = PC_TAG;
+        case PC_DQUOTE:
+            if ((q = memchr(p + i, t->pc_quote, n - i)) == NULL) return n;
+            i = (size_t)(q - p) + 1;
+            t->pc_state = t->pc_state == PC_QUOTE ? PC_TAG : PC_DOCTYPE;
             break;
         case PC_END:
-            if (c == '>') t->pc_state = PC_TEXT;
+            if ((q = memchr(p + i, '>', n - i)) == NULL) return n;
+            i = (size_t)(q - p) + 1;
+            t->pc_state = PC_TEXT;
             break;
         case PC_COMMENT:   /* "-->" */
-            if (c == '>' && t->pc_run >= 2) t->pc_state = PC_TEXT;
-            else t->pc_run = c == '-' ? (unsigned char)(t->pc_run < 2 ? t->pc_run + 1 : 2) : 0;
-            break;
-        case PC_PI:
-            if (c == '>' && t->pc_run) t->pc_state = PC_TEXT;
-            else t->pc_run = c == '?';
-            break;
         case PC_CDATA:     /* "]]>" */
-            if (c == '>' && t->pc_run >= 2) t->pc_state = PC_TEXT;
-            else t->pc_run = c == ']' ? (unsigned char)(t->pc_run < 2 ? t->pc_run + 1 : 2) : 0;
+        case PC_PI: {      /* "?>" */
+            uint8_t mark = t->pc_state == PC_COMMENT ? '-' : t->pc_state == PC_CDATA ? ']' : '?';
+            unsigned need = t->pc_state == PC_PI ? 1 : 2;
+            if (t->pc_run == 0) {   /* nothing can end it before the next mark */
+                if ((q = memchr(p + i, mark, n - i)) == NULL) return n;
+                i = (size_t)(q - p);
+            }
+            c = p[i++];
+            if (c == '>' && t->pc_run >= need) t->pc_state = PC_TEXT;
+            else t->pc_run = c == mark ? (unsigned char)(t->pc_run < need ? t->pc_run + 1 : need) : 0;
             break;
+        }
         case PC_DOCTYPE:
+            c = p[i++];
             if (c == '[') { t->pc_off = 1; return n; }
             if (c == '"' || c == '\'') { t->pc_state = PC_DQUOTE; t->pc_quote = c; }
             else if (c == '>') t->pc_state = PC_TEXT;
-            break;
-        case PC_DQUOTE:
-            if (c == t->pc_quote) t->pc_state = PC_DOCTYPE;
             break;
         }
     }

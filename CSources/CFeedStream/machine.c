@@ -255,7 +255,8 @@ static void rec_reset(cfs_rec *r) {
         }
         r->set[w] = 0;
     }
-    for (int i = 0; i < CFS_LIST_COUNT; i++) r->list[i].count = 0;
+    for (uint64_t bits = r->lists_used; bits; bits &= bits - 1) r->list[__builtin_ctzll(bits)].count = 0;
+    r->lists_used = 0;
 }
 
 static cfs_ref copy(cfs_rec *r, const char *s, size_t len) { return cfs_arena_copy(&r->arena, s, len); }
@@ -591,6 +592,7 @@ static int capture_text(cfs_machine *m, int field, uint8_t prio, const char *def
 static cfs_ref *push_row(cfs_machine *m, int list, const attr_map *map, const cfs_attr *attrs, size_t n) {
     cfs_rec *r = m->cur;
     cfs_ref *row = cfs_refvec_push(&r->list[list]);
+    r->lists_used |= 1ull << list;
     if (row == NULL) {
         m->nomem = 1;
         return NULL;
@@ -741,6 +743,7 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         if (m->scope == SC_ITEM && attr_is(rel, "enclosure")) {
             cfs_ref href = row[0], type = row[2], length = row[5], base = row[6];
             cfs_ref *e = cfs_refvec_push(&r->list[CFS_LIST_ENCLOSURES]);
+            r->lists_used |= 1ull << CFS_LIST_ENCLOSURES;
             if (e == NULL) { m->nomem = 1; return 1; }
             e[0] = href;
             e[1] = type;
@@ -1003,7 +1006,11 @@ static int publish(const cfs_rec *r, cfs_pub *p) {
         p->shown[w] = r->set[w];
         p->record.present[w] = r->set[w];
     }
-    for (int l = 0; l < CFS_LIST_COUNT; l++) {
+    /* Lists with rows now or at the last publish (those must be emptied). */
+    uint64_t lists = r->lists_used | p->lists_shown;
+    p->lists_shown = r->lists_used;
+    for (; lists; lists &= lists - 1) {
+        int l = __builtin_ctzll(lists);
         const cfs_refvec *v = &r->list[l];
         size_t cells = v->count * v->stride;
         p->record.counts[l] = v->count;

@@ -21,6 +21,9 @@ public struct FeedRecordView {
         return FeedRowsView(base: base, columns: list.columns, count: base == nil ? 0 : raw.counts[list.rawValue])
     }
 
+    /// True when the list whose raw value is `list` has rows.
+    func hasRows(at list: Int) -> Bool { raw.rows[list] != nil && raw.counts[list] > 0 }
+
     /// A field, trimmed; absent when the feed did not have it.
     public subscript(field: FeedField) -> FeedBytes { bytes(fields[field.rawValue]) }
 

@@ -584,31 +584,50 @@ extension FeedRecordView {
     /// False when none of the mask's fields and lists can be present.
     func mayHave(_ mask: FieldMask) -> Bool {
         for w in 0..<SFM.presenceWords where presence[w] & mask.words[w] != 0 { return true }
-        guard mask.lists != 0 else { return false }
-        for l in FeedList.allCases where mask.lists & (1 << UInt64(l.rawValue)) != 0 && !rows(l).isEmpty { return true }
+        var lists = mask.lists   // only the lists the mask names, lowest first
+        while lists != 0 {
+            if hasRows(at: lists.trailingZeroBitCount) { return true }
+            lists &= lists &- 1
+        }
         return false
     }
 
     /// True when `member` would write anything for this record.
     func has(_ member: Member) -> Bool {
-        switch member {
+        withUnsafePointer(to: member) { has($0) }
+    }
+
+    private func has(_ member: UnsafePointer<Member>) -> Bool {
+        switch member.pointee {
         case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
-        case .object(_, let members, let mask): return mayHave(mask) && members.contains { has($0) }
+        case .object(_, let members, let mask): return mayHave(mask) && hasAny(members)
         case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
         }
     }
 
     /// Walks `members`, handing what is present to `sink`.
     func walk<S: RecordSink & ~Copyable>(_ members: [Member], into sink: inout S) {
-        for m in members { walk(m, into: &sink) }
+        // By index, so that each member is borrowed from the table, not copied (a
+        // copy of a member retains its payload: measured 5% of an item's cost).
+        members.withUnsafeBufferPointer { ms in
+            for i in ms.indices { walk(ms.baseAddress! + i, into: &sink) }
+        }
     }
 
-    private func walk<S: RecordSink & ~Copyable>(_ member: Member, into sink: inout S) {
-        switch member {
+    /// True when one of `members` would write anything.
+    private func hasAny(_ members: [Member]) -> Bool {
+        members.withUnsafeBufferPointer { ms in
+            for i in ms.indices where has(ms.baseAddress! + i) { return true }
+            return false
+        }
+    }
+
+    private func walk<S: RecordSink & ~Copyable>(_ member: UnsafePointer<Member>, into sink: inout S) {
+        switch member.pointee {
         case .string(let key, let f):
             guard isSet(f) else { return }
             let v = self[f]
@@ -699,7 +718,7 @@ extension FeedRecordView {
             sink.string("email", p.email.buffer)
             sink.endObject()
         case .object(let key, let members, let mask):
-            guard mayHave(mask), members.contains(where: { has($0) }) else { return }
+            guard mayHave(mask), hasAny(members) else { return }
             sink.beginObject(key)
             walk(members, into: &sink)
             sink.endObject()

@@ -553,6 +553,7 @@ struct SwiftFeedMachineCore {
     {
         let r = cur
         let row = r.pointee.lists[list].push()
+        r.pointee.listsUsed |= 1 &<< UInt64(list)
         if map != SFM.none {
             let start = mapStart[Int(map)]
             for k in start..<(start + mapCount[Int(map)]) {
@@ -736,6 +737,7 @@ struct SwiftFeedMachineCore {
             if scope == SFM.scItem && SwiftFeedMachineCore.attrIs(rel, "enclosure") {
                 let href = row[0], type = row[2], length = row[5], base = row[6]
                 let e = r.pointee.lists[SFM.listEnclosures].push()
+                r.pointee.listsUsed |= 1 &<< UInt64(SFM.listEnclosures)
                 e[0] = href
                 e[1] = type
                 e[2] = length

@@ -176,6 +176,9 @@ struct SFMRecord {
     let prio: UnsafeMutablePointer<UInt8>
     let set: UnsafeMutablePointer<UInt64>
     let lists: UnsafeMutablePointer<SFMRefVec>
+    /// Bit l: list l has rows (every push marks it), so that resets and publishing touch
+    /// only the lists a record uses.
+    var listsUsed: UInt64 = 0
 
     init(limit: Int, columns: UnsafePointer<Int>) {
         arena = SFMArena(initial: 16384, limit: limit)
@@ -220,7 +223,12 @@ struct SFMRecord {
             }
             set[w] = 0
         }
-        for l in 0..<SFM.listCount { lists[l].count = 0 }
+        var used = listsUsed
+        while used != 0 {
+            lists[used.trailingZeroBitCount].count = 0
+            used &= used &- 1
+        }
+        listsUsed = 0
     }
 
     @inline(__always)
@@ -267,6 +275,7 @@ struct SFMPub {
     let caps: UnsafeMutablePointer<Int>
     let counts: UnsafeMutablePointer<Int>
     let shown: UnsafeMutablePointer<UInt64>   // fields set at the last publish
+    let listsShown: UnsafeMutablePointer<UInt64>   // lists with rows at the last publish
 
     init() {
         fields = .allocate(capacity: SFM.fieldCount)
@@ -283,6 +292,8 @@ struct SFMPub {
         counts.initialize(repeating: 0, count: SFM.listCount)
         shown = .allocate(capacity: SFM.presenceWords)
         shown.initialize(repeating: 0, count: SFM.presenceWords)
+        listsShown = .allocate(capacity: 1)
+        listsShown.initialize(to: 0)
     }
 
     func free() {
@@ -294,6 +305,7 @@ struct SFMPub {
         caps.deallocate()
         counts.deallocate()
         shown.deallocate()
+        listsShown.deallocate()
     }
 
     var raw: RawRecord {
@@ -315,7 +327,12 @@ struct SFMPub {
             shown[w] = rec.set[w]
             present[w] = rec.set[w]
         }
-        for l in 0..<SFM.listCount {
+        // Lists with rows now or at the last publish (those must be emptied).
+        var lists = rec.listsUsed | listsShown.pointee
+        listsShown.pointee = rec.listsUsed
+        while lists != 0 {
+            let l = lists.trailingZeroBitCount
+            lists &= lists &- 1
             let v = rec.lists[l]
             let cells = v.count &* v.stride
             counts[l] = v.count
