@@ -649,6 +649,9 @@ static cfs_status gzip_input(cfs_parser *p) {
             /* Keep what was inflated, then stop. */
             p->stats.bytes_xml += n;
             if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
+            /* A callback that stopped the parser (or memory) in those bytes came first:
+               fed in smaller pieces, the stream would have stopped there. */
+            if (st != CFS_OK) return st;
             return set_fatal(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
         }
         if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;

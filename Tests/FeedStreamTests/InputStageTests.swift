@@ -244,6 +244,23 @@ final class InputStageTests: XCTestCase {
         }
     }
 
+    /// A callback stops the parser at an item that lies before a corruption of the gzip
+    /// stream: the stop is what the caller gets, whether the corrupt bytes came in the
+    /// same call or later (fuzzing found the one-call feed returning the gzip error).
+    func testAStopBeforeCorruptGzipIsTheStatusWhateverTheChunks() throws {
+        var gz = gzip(bytes(rss("a", items: 40)))
+        gz[gz.count / 2] ^= 0xFF   // deflate data corrupted after the first items' bytes
+        gz[gz.count / 2 + 1] ^= 0x5A
+        for backend in [CFS_BACKEND_EXPAT, CFS_BACKEND_LIBXML2] {
+            for size in [7, 64, 1 << 20] {
+                let t = transcript(gz, chunk: size, stopAfterItems: 1, backend: backend)
+                XCTAssertEqual(t.filter { $0.hasPrefix("item") }.count, 1, "chunk \(size): \(t)")
+                XCTAssertEqual(t.last, "status feed=\(CFS_ERR_ABORTED.rawValue) finish=\(CFS_ERR_ABORTED.rawValue)",
+                               "chunk \(size), backend \(backend.rawValue)")
+            }
+        }
+    }
+
     // MARK: Hostile input
 
     func testExternalEntitiesAreNeverLoaded() throws {
