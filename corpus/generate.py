@@ -701,6 +701,104 @@ def cmd_files(args):
     return 0
 
 
+# ---- web archives (WARC) -------------------------------------------------------------
+#
+# A crawl-like WARC/1.1 file: a warcinfo record, then per capture a request and a
+# response (feeds, HTML pages, images; some feeds sent chunked and gzip-encoded, some
+# with their charset only in the HTTP header, some with relative links), a revisit now
+# and then. A .gz output has one gzip member per record, as crawlers write them.
+
+def warc_record(rtype, uri, body, rid, date, content_type=None, extra=()):
+    head = ["WARC/1.1", "WARC-Type: " + rtype, "WARC-Record-ID: <urn:uuid:%s>" % rid, "WARC-Date: " + date]
+    if uri:
+        head.append("WARC-Target-URI: " + uri)
+    if content_type:
+        head.append("Content-Type: " + content_type)
+    head.extend(extra)
+    head.append("Content-Length: %d" % len(body))
+    return ("\r\n".join(head) + "\r\n\r\n").encode("ascii") + body + b"\r\n\r\n"
+
+
+def http_response(body, content_type, chunked=False, gzipped=False, status="200 OK"):
+    headers = ["HTTP/1.1 " + status, "Content-Type: " + content_type, "Server: generate.py"]
+    if gzipped:
+        body = gzip.compress(body, mtime=0)
+        headers.append("Content-Encoding: gzip")
+    if chunked:
+        parts, i, step = [], 0, 1000
+        while i < len(body):
+            piece = body[i:i + step]
+            parts.append(b"%x\r\n" % len(piece) + piece + b"\r\n")
+            i += step
+            step = step * 3 // 2
+        body = b"".join(parts) + b"0\r\n\r\n"
+        headers.append("Transfer-Encoding: chunked")
+    else:
+        headers.append("Content-Length: %d" % len(body))
+    return ("\r\n".join(headers) + "\r\n\r\n").encode("ascii") + body
+
+
+def cmd_warc(args):
+    limit = int(args.size_mb * 1_000_000)
+    gen = FeedGenerator(args.seed)
+    rnd = random.Random(args.seed)
+    compress = args.output.endswith(".gz")
+    start = time.perf_counter()
+    total = records = feeds = 0
+    with open(args.output, "wb") as out:
+        def put(rec):
+            nonlocal total, records
+            total += len(rec)
+            records += 1
+            out.write(gzip.compress(rec, compresslevel=6, mtime=0) if compress else rec)
+
+        def uid():
+            return "%08x-%04x-4%03x-8%03x-%012x" % (rnd.getrandbits(32), rnd.getrandbits(16), rnd.getrandbits(12),
+                                                    rnd.getrandbits(12), rnd.getrandbits(48))
+        info = b"software: corpus/generate.py\r\nformat: WARC File Format 1.1\r\n"
+        put(warc_record("warcinfo", None, info, uid(), "2026-01-01T00:00:00Z", "application/warc-fields"))
+        n = 0
+        while total < limit:
+            n += 1
+            date = "2026-01-%02dT%02d:%02d:%02dZ" % (1 + n % 28, n % 24, n % 60, (n * 7) % 60)
+            site = "https://site%d.example.org" % (n % 97)
+            kind = rnd.random()
+            if kind < 0.55:
+                uri = "%s/feeds/%d.xml" % (site, n)
+                doc = gen.document()
+                charset_in_header = rnd.random() < 0.2
+                ctype = rnd.choice(["application/rss+xml", "application/atom+xml", "text/xml", "application/xml"])
+                if charset_in_header:
+                    ctype += "; charset=utf-8"
+                body = http_response(doc.encode("utf-8"), ctype, chunked=rnd.random() < 0.2, gzipped=rnd.random() < 0.2)
+                feeds += 1
+            elif kind < 0.85:
+                uri = "%s/page/%d.html" % (site, n)
+                page = "<!DOCTYPE html><html><head><title>%s</title></head><body><p>%s</p></body></html>" % (
+                    esc(gen.title()), esc(gen.description(100, 400)))
+                body = http_response(page.encode("utf-8"), "text/html; charset=utf-8")
+            elif kind < 0.95:
+                uri = "%s/img/%d.png" % (site, n)
+                body = http_response(bytes(rnd.getrandbits(8) for _ in range(rnd.randint(500, 5000))), "image/png")
+            else:
+                uri = "%s/feeds/%d.xml" % (site, n - 1)
+                body = ("HTTP/1.1 304 Not Modified\r\nContent-Type: application/rss+xml\r\n\r\n").encode("ascii")
+                rid = uid()
+                put(warc_record("request", uri, ("GET %s HTTP/1.1\r\n\r\n" % uri).encode("ascii"), uid(), date,
+                                "application/http; msgtype=request"))
+                put(warc_record("revisit", uri, body, rid, date, "application/http; msgtype=response",
+                                ("WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified",
+                                 "WARC-Refers-To-Target-URI: " + uri)))
+                continue
+            put(warc_record("request", uri, ("GET %s HTTP/1.1\r\n\r\n" % uri).encode("ascii"), uid(), date,
+                            "application/http; msgtype=request"))
+            put(warc_record("response", uri, body, uid(), date, "application/http; msgtype=response"))
+    elapsed = time.perf_counter() - start
+    print("warc: %d records, %d feeds, %d items, %d bytes uncompressed, %d bytes written, %.2fs"
+          % (records, feeds, gen.items, total, os.path.getsize(args.output), elapsed), file=sys.stderr)
+    return 0
+
+
 # ---- hostile inputs (corpus/hostile) -------------------------------------------------
 #
 # Small files are committed (corpus/hostile/README.md lists each and its expected
@@ -833,6 +931,13 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
     p.add_argument("-o", "--output", required=True, help="output directory")
     p.set_defaults(func=cmd_files)
+
+    p = sub.add_parser("warc", help="write a crawl-like web archive: feeds, pages, images, revisits (.gz => a member per record)")
+    p.add_argument("--size-mb", type=float, required=True,
+                   help="stop after the record that crosses N*1,000,000 uncompressed bytes")
+    p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
+    p.add_argument("-o", "--output", required=True, help="output path; one gzip member per record if it ends in .gz")
+    p.set_defaults(func=cmd_warc)
 
     p = sub.add_parser("hostile", help="write the hostile inputs of corpus/hostile (see its README)")
     p.add_argument("-o", "--output", default=os.path.join(os.path.dirname(os.path.abspath(__file__)), "hostile"),

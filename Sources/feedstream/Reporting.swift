@@ -295,6 +295,8 @@ struct RunReport {
             + (s.recoveredDocuments > 0 ? ", \(s.recoveredDocuments) recovered), " : "), ")
             + (s.notFeedDocuments > 0 ? "\(s.notFeedDocuments) not \(plural(s.notFeedDocuments, "a feed", "feeds")), " : "")
             + "\(s.items) \(plural(s.items, "item")); "
+            + (s.warcInputs > 0 ? "\(s.warc.records) WARC \(plural(s.warc.records, "record")) (\(s.warc.feedRecords) "
+                + "\(plural(s.warc.feedRecords, "feed")), \(s.warc.records - s.warc.feedRecords) skipped); " : "")
             + String(format: "%.1f MB in, %.1f MB XML, %.1f MB out; %.2f s, %.1f MB/s",
                      Double(s.bytesIn) / 1e6, Double(s.bytesXML) / 1e6, Double(bytesOut) / 1e6, seconds, mbPerSecond)
             + (s.interrupted ? "; interrupted" : "")
@@ -310,6 +312,8 @@ struct RunReport {
         j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"feeds_recovered\":\(s.recoveredDocuments)"
         j += ",\"not_feeds\":\(s.notFeedDocuments)"
         j += ",\"items\":\(s.items)"
+        j += ",\"warc_records\":\(s.warc.records),\"warc_feed_records\":\(s.warc.feedRecords),\"warc_skipped\":{"
+        j += s.warc.skipped.sorted { $0.key < $1.key }.map { jsonString($0.key) + ":\($0.value)" }.joined(separator: ",") + "}"
         j += ",\"bytes_in\":\(s.bytesIn),\"bytes_xml\":\(s.bytesXML),\"bytes_out\":\(bytesOut)"
         j += String(format: ",\"mb_in\":%.3f,\"mb_xml\":%.3f,\"mb_out\":%.3f",
                     Double(s.bytesIn) / 1e6, Double(s.bytesXML) / 1e6, Double(bytesOut) / 1e6)

@@ -49,6 +49,19 @@ final class ChunkReader {
     /// read so far (``InputStage/compressedIn``); nil for plain input (or no inflating).
     var compressed: UInt64? { stage.mode == .plain || !inflate ? nil : stage.compressedIn }
 
+    /// Records each gzip member's start (``InputStage/memberStarts``) from now on;
+    /// ``takeMemberStarts()`` hands them out.
+    func recordMemberStarts() { stage.memberStarts = stage.memberStarts ?? [] }
+
+    /// The member starts recorded since the last call, oldest first.
+    func takeMemberStarts() -> [(compressed: UInt64, uncompressed: UInt64)] {
+        defer { if stage.memberStarts != nil { stage.memberStarts = [] } }
+        return stage.memberStarts ?? []
+    }
+
+    /// True once the stream was found to be gzip (nil before the first read).
+    var isGzip: Bool? { stage.mode == .detect ? nil : stage.mode != .plain }
+
     /// - Parameter inflate: inflate gzip; when false every byte is passed on as read.
     init(fd: Int32, inflate: Bool, isCancelled: @escaping @Sendable () -> Bool = { false },
          didRead: @escaping (UInt64) -> Void = { _ in }) {

@@ -124,6 +124,13 @@ package final class InputStage {
     /// Compressed bytes inflate consumed (total over the members): after the last step,
     /// and at the last checkpoint. In the pull way, what goes with each chunk.
     private(set) var compressedIn: UInt64 = 0
+    /// Padding zeros skipped between members: with ``compressedIn``, the input bytes
+    /// used, so a member's first byte is at `compressedIn + paddingIn` when it begins.
+    private(set) var paddingIn: UInt64 = 0
+    /// When not nil, each gzip member's start as it begins: its offset in the
+    /// compressed input and the uncompressed offset of its first byte (a WARC.gz has a
+    /// member per record, and a record is found by its member's offset).
+    var memberStarts: [(compressed: UInt64, uncompressed: UInt64)]?
     private var zCheckpoint: UInt64 = 0
     // Where the ratio window started: checkpoint input, uncompressed offset.
     private var ratioIn: UInt64 = 0
@@ -152,6 +159,8 @@ package final class InputStage {
         bytesXML = 0
         failure = nil
         compressedIn = 0
+        paddingIn = 0
+        if memberStarts != nil { memberStarts = [] }
         zCheckpoint = 0
         ratioIn = 0
         ratioOut = 0
@@ -223,7 +232,7 @@ package final class InputStage {
     func detect(_ first: UnsafeRawBufferPointer) {
         precondition(mode == .detect)
         if first.count >= 2 && Self.isGzip(first[0], first[1]) {
-            gzipBegin()
+            if gzipBegin() { memberStarts?.append((0, 0)) }
         } else {
             mode = .plain
         }
@@ -326,12 +335,14 @@ package final class InputStage {
         if mode == .gzipTrailer {
             // Between members: another member, or padding zeros, or garbage.
             while used < input.count && input[used] == 0 { used += 1 }
+            paddingIn += UInt64(used)
             if used == input.count { return (used, 0, false) }
             if input[used] != 0x1F {
                 fail(.fatal, "trailing garbage after gzip data")
                 return (used, 0, false)
             }
             guard gzipBegin() else { return (used, 0, false) }
+            memberStarts?.append((compressedIn + paddingIn, bytesXML))
         }
         let availIn = UInt32(input.count - used)
         z.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: UInt8.self) + used) }

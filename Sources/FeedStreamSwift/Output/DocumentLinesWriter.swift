@@ -27,6 +27,13 @@ public final class DocumentLinesWriter: FeedHandler {
         lines = JSONLinesWriter(output: assembler, bufferSize: 64 << 10)
     }
 
+    /// Where the next documents were found in a web archive
+    /// (``JSONLinesWriter/warc``).
+    package var warc: WARCOrigin? {
+        get { lines.warc }
+        set { lines.warc = newValue }
+    }
+
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String {
         get { lines.source }

@@ -50,12 +50,41 @@ public final class JSONLinesWriter: FeedHandler {
         set { buffer.documentBase = Array((newValue ?? "").utf8) }
     }
 
+    /// Where the next documents were found in a web archive (nil by default): written as
+    /// the `warc` member of each line, after `source` (docs/SCHEMA.md, "Web archives").
+    package var warc: WARCOrigin? {
+        didSet {
+            guard let warc else { return warcJSON = [] }
+            var b = ByteBuffer(capacity: 256)
+            b.append(",\"warc\":{")
+            var first = true
+            for (key, value) in [("record_id", warc.recordID), ("target_uri", warc.targetURI), ("date", warc.date)] {
+                guard let value else { continue }
+                if !first { b.append(0x2C) }
+                first = false
+                b.append(0x22)
+                Array(key.utf8).withUnsafeBytes { b.append($0.baseAddress!, $0.count) }
+                b.append("\":")
+                Array(value.utf8).withUnsafeBytes { b.appendJSONString($0) }
+            }
+            if !first { b.append(0x2C) }
+            b.append("\"offset\":")
+            b.append(decimal: warc.offset)
+            b.append(0x7D)
+            warcJSON = Array(b.bytes)
+        }
+    }
+    private var warcJSON: [UInt8] = [] { didSet { headJSON = sourceJSON + warcJSON } }
+    /// What follows `"source":` in each line: the source, then the `warc` member if any.
+    private var headJSON: [UInt8] = [0x22, 0x22]
+
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
         didSet {
             var b = ByteBuffer(capacity: source.utf8.count + 8)
             b.appendJSONPath(source)   // a file name's bytes that are not UTF-8 as \udcXX
             sourceJSON = Array(b.bytes)
+            headJSON = sourceJSON + warcJSON
         }
     }
 
@@ -80,7 +109,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// Writes the item's line.
     public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         closeFeed()
-        sourceJSON.withUnsafeBytes { buffer.writeItem(item, source: $0, documentNumberOffset: documentNumberOffset) }
+        withSource { buffer.writeItem(item, source: $0, documentNumberOffset: documentNumberOffset) }
         itemLines += 1
         try flushIfFull()
     }
@@ -88,7 +117,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// Writes the document's feed line (closed when the document finishes or fails).
     public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
         closeFeed()
-        sourceJSON.withUnsafeBytes { buffer.writeFeed(feed, source: $0, documentNumberOffset: documentNumberOffset) }
+        withSource { buffer.writeFeed(feed, source: $0, documentNumberOffset: documentNumberOffset) }
         // Closed by didFinishDocument or didFail, which may add the error.
         feedOpen = true
     }
@@ -107,6 +136,9 @@ public final class JSONLinesWriter: FeedHandler {
         closeFeed()
         try flushIfFull()
     }
+
+    /// What follows `"source":` in each line (``headJSON``).
+    private func withSource(_ body: (UnsafeRawBufferPointer) -> Void) { headJSON.withUnsafeBytes(body) }
 
     private func closeFeed() {
         guard feedOpen else { return }

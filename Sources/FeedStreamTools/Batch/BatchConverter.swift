@@ -281,6 +281,7 @@ protocol BatchLineWriter: FeedHandler {
     var documentNumberOffset: Int { get set }
     var resolvesRelativeURIsInContent: Bool { get set }
     var documentLocation: String? { get set }
+    var warc: WARCOrigin? { get set }
     var bytesWritten: UInt64 { get }
     func flush() throws
 }
@@ -325,6 +326,7 @@ private final class Worker {
             meter.reset()
             let writtenBefore = writer.bytesWritten
             let converted: ParseSummary?
+            warc = nil
             do {
                 converted = try convert(input)
             } catch {
@@ -340,9 +342,13 @@ private final class Worker {
                                           bytesOut: writer.bytesWritten - writtenBefore,
                                           notFeedDocuments: meter.notFeeds)
             result.skipped = converted == nil
+            result.warc = warc
             try sequencer.finish(index, result: result)
         }
     }
+
+    /// What the last input held when it was a web archive.
+    private var warc: WARCCounts?
 
     /// The input's summary; nil when it was found in a folder and skipped as not XML.
     private func convert(_ input: BatchInput) throws -> ParseSummary? {
@@ -367,6 +373,13 @@ private final class Worker {
             switch st.st_mode & S_IFMT {
             case S_IFREG:
                 if case .foundInFolder = input, !Self.looksLikeXMLOrGzip(fd) { return nil }
+                if WARCReader.isWARC(fd: fd) {
+                    let conversion = WARCConversion(parser: parser, handler: handler, writer: writer,
+                                                    runLocation: options.documentLocation)
+                    let (summary, counts) = try conversion.convert(fd: fd, isCancelled: cancelled, didRead: progress)
+                    warc = counts
+                    return summary
+                }
                 if pipelining && Int(st.st_size) >= options.pipelineMinimumBytes && isGzip(fd) {
                     return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
                 }
@@ -419,7 +432,7 @@ private final class Worker {
                                 didRead: didRead)
     }
 
-    /// True when the file's first bytes are gzip's (1F 8B), or, after a byte order mark
+    /// True when the file's first bytes are gzip's (1F 8B) or a WARC version line, or, after a byte order mark
     /// and white space (NULs too: UTF-16 and UTF-32 without a mark), an XML `<`; true
     /// also for an empty or all-blank start, which the parser reports.
     static func looksLikeXMLOrGzip(_ fd: Int32) -> Bool {
@@ -428,6 +441,7 @@ private final class Worker {
         guard n > 0 else { return true }
         let bytes = head[0..<n]
         if n >= 2 && InputStage.isGzip(bytes[0], bytes[1]) { return true }
+        if bytes.starts(with: Array("WARC/1.".utf8)) { return true }   // a web archive
         var rest = bytes[...]
         for mark: [UInt8] in [[0xEF, 0xBB, 0xBF], [0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF]]
         where rest.starts(with: mark) {

@@ -6,8 +6,8 @@ public enum BatchInput: Sendable, Hashable, CustomStringConvertible {
     /// The process's standard input, named `-`.
     case standardInput
     /// A file found by walking a folder (``InputWalker``): converted as ``file(_:)``
-    /// when its first bytes (after a byte order mark and white space) are gzip's or an
-    /// XML `<`, else skipped — counted in ``BatchSummary/skippedInputs``, not failed.
+    /// when its first bytes (after a byte order mark and white space) are gzip's, an
+    /// XML `<` or a WARC version line, else skipped — counted in ``BatchSummary/skippedInputs``, not failed.
     case foundInFolder(String)
 
     /// The name written as `source` in every line: the path as given, or `-`.
@@ -56,6 +56,9 @@ public struct BatchInputResult: Sendable {
     /// not failed.
     public var skipped = false
 
+    /// For a web archive (WARC): its records, converted and skipped; nil for other inputs.
+    public var warc: WARCCounts?
+
     /// True when every document was a well-formed feed and the input was readable.
     public var succeeded: Bool { summary.succeeded }
 }
@@ -86,6 +89,10 @@ public struct BatchSummary: Sendable, Equatable {
     public var bytesXML: UInt64 = 0
     /// JSON bytes handed to the output.
     public var bytesOut: UInt64 = 0
+    /// Web archive records, over every WARC input.
+    public var warc = WARCCounts()
+    /// WARC inputs among ``inputs``.
+    public var warcInputs = 0
     /// True when the run was cancelled before every input was converted. The counts are
     /// then what the run did: inputs finished, and the documents, items and bytes read
     /// of every input, the ones cut short included.
@@ -119,6 +126,10 @@ public struct BatchSummary: Sendable, Equatable {
         bytesIn += r.summary.bytesIn
         bytesXML += r.summary.bytesXML
         bytesOut += r.bytesOut
+        if let w = r.warc {
+            warcInputs += 1
+            warc.add(w)
+        }
     }
 }
 

@@ -1,0 +1,478 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// Web archives (ISO 28500, WARC/1.0 and 1.1): records one after another, each a header
+// (`WARC/1.1`, named fields, a blank line), a block of `Content-Length` bytes, and a
+// blank line. A `.warc.gz` is the same stream gzip-compressed a member per record, read
+// through the one Swift gzip stage (``ChunkReader``, ``InputStage``). The reader keeps
+// one buffer: memory is flat whatever the archive's size; a block is read only as far
+// as the caller asks, the rest skipped.
+
+/// A WARC record's header, as ``WARCReader`` read it.
+package struct WARCRecord: Sendable {
+    /// The version line, e.g. `WARC/1.1`.
+    package var version: String
+    /// The named fields in order, names as written.
+    package var fields: [(name: String, value: String)]
+    /// Where the record starts: its offset in the file, or, in a `.warc.gz`, the offset
+    /// of the gzip member it starts in (what WARC indexes such as CDX files record).
+    package var offset: UInt64
+    /// The uncompressed offset of the block's first byte.
+    package var blockOffset: UInt64
+    /// The block's length (`Content-Length`).
+    package var contentLength: Int
+
+    /// A field's value, by name in any case (the first of that name).
+    package func field(_ name: String) -> String? {
+        let n = name.lowercased()
+        return fields.first { $0.name.lowercased() == n }?.value
+    }
+
+    /// `WARC-Type`, lower-cased (`response`, `resource`, `revisit`, `request`, …).
+    package var type: String { field("WARC-Type")?.lowercased() ?? "" }
+}
+
+/// Where a document was found in a web archive: the `warc` member of its lines
+/// (docs/SCHEMA.md, "Web archives").
+package struct WARCOrigin: Sendable, Equatable {
+    /// `WARC-Record-ID`, as written (`<urn:uuid:…>`).
+    package var recordID: String?
+    /// `WARC-Target-URI`: the URL the feed was fetched from.
+    package var targetURI: String?
+    /// `WARC-Date`: when it was fetched, as written.
+    package var date: String?
+    /// ``WARCRecord/offset``.
+    package var offset: UInt64
+
+    package init(_ record: WARCRecord) {
+        recordID = record.field("WARC-Record-ID")
+        targetURI = record.field("WARC-Target-URI").map { $0.hasPrefix("<") && $0.hasSuffix(">") ? String($0.dropFirst().dropLast()) : $0 }
+        date = record.field("WARC-Date")
+        offset = record.offset
+    }
+}
+
+/// A WARC stream that does not follow the format where a record should start.
+package struct WARCFormatError: Error, Sendable, Equatable {
+    package var message: String
+    /// The uncompressed offset where it was found.
+    package var offset: UInt64
+}
+
+/// Reads a WARC file record by record, plain or gzip (by content).
+package final class WARCReader {
+    private let source: ChunkReader
+    private static let capacity = 1 << 20
+    /// Longest header (of a record, or of an HTTP message in its block) read.
+    package static let maxHeaderBytes = 256 << 10
+    private let buf = UnsafeMutablePointer<UInt8>.allocate(capacity: WARCReader.capacity)
+    private var start = 0
+    private var end = 0
+    private var atEnd = false
+    /// The uncompressed offset of `buf[start]`.
+    private var position: UInt64 = 0
+    /// Bytes of the current block not yet read or skipped.
+    private(set) var blockLeft = 0
+    /// gzip member starts not yet passed.
+    private var members: [(compressed: UInt64, uncompressed: UInt64)] = []
+
+    /// Reads `fd` from its current position (plain or gzip, by content).
+    package init(fd: Int32, isCancelled: @escaping @Sendable () -> Bool = { false },
+                 didRead: @escaping (UInt64) -> Void = { _ in }) {
+        source = ChunkReader(fd: fd, inflate: true, isCancelled: isCancelled, didRead: didRead)
+        source.recordMemberStarts()
+    }
+
+    deinit { buf.deallocate() }
+
+    /// Bytes read from the file (compressed, for gzip).
+    package var bytesIn: UInt64 { source.bytesIn }
+    /// Uncompressed bytes read so far.
+    package var bytesRead: UInt64 { position + UInt64(end - start) }
+    /// Why the stream ended early (corrupt or truncated gzip, a read error), once a read
+    /// came up short: its code and message.
+    package var failure: (code: FeedError.Code, message: String)? {
+        source.failure.flatMap { $0.kind == .cancelled ? nil : ($0.code, $0.fatalMessage) }
+    }
+
+    /// True when the file at `fd` is a WARC (plain, or gzip whose first member inflates
+    /// to a WARC version line). Reads its first bytes with `pread`: the descriptor's
+    /// position is left as it was.
+    package static func isWARC(fd: Int32) -> Bool {
+        var head = [UInt8](repeating: 0, count: 512)
+        let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        guard n >= 2 else { return false }
+        if !InputStage.isGzip(head[0], head[1]) { return head[..<n].withUnsafeBytes { isWARC($0) } }
+        var inflated: [UInt8] = []
+        let stage = InputStage(limits: .unlimited)
+        head[..<n].withUnsafeBytes { stage.feed($0) { inflated.append(contentsOf: $0) } }
+        return inflated.withUnsafeBytes { isWARC($0) }
+    }
+
+    /// True when the first bytes of `head` (uncompressed) are a WARC version line.
+    package static func isWARC(_ head: UnsafeRawBufferPointer) -> Bool {
+        let magic = Array("WARC/1.".utf8)
+        return head.count >= magic.count && head.prefix(magic.count).elementsEqual(magic)
+    }
+
+    // MARK: Records
+
+    /// The next record's header, after skipping what is left of the current block and
+    /// the blank lines after it; nil at the end of the stream.
+    /// - Throws: ``WARCFormatError`` when the bytes there are not a WARC header
+    ///   (``resynchronize()`` then finds the next record).
+    package func next() throws(WARCFormatError) -> WARCRecord? {
+        skipBlock()
+        // The block is followed by CRLF CRLF; be lenient about how many line ends.
+        while true {
+            guard ensure(1) else { return nil }
+            let c = buf[start]
+            guard c == 0x0D || c == 0x0A else { break }
+            consume(1)
+        }
+        let recordStart = position
+        let offset = recordOffset(recordStart)
+        guard let version = line(), version.hasPrefix("WARC/") else {
+            throw WARCFormatError(message: "not a WARC record header", offset: recordStart)
+        }
+        var fields: [(name: String, value: String)] = []
+        var headerBytes = 0
+        while true {
+            guard let l = line() else {
+                throw WARCFormatError(message: "WARC header cut short", offset: recordStart)
+            }
+            headerBytes += l.utf8.count + 2
+            if headerBytes > Self.maxHeaderBytes {
+                throw WARCFormatError(message: "WARC header longer than \(Self.maxHeaderBytes) bytes", offset: recordStart)
+            }
+            if l.isEmpty { break }
+            if (l.first == " " || l.first == "\t"), !fields.isEmpty {   // a folded line continues the last field
+                fields[fields.count - 1].value += " " + l.trimmingASCIISpaces()
+                continue
+            }
+            guard let colon = l.firstIndex(of: ":") else {
+                throw WARCFormatError(message: "WARC header line without a colon", offset: recordStart)
+            }
+            fields.append((String(l[..<colon]), String(l[l.index(after: colon)...]).trimmingASCIISpaces()))
+        }
+        var record = WARCRecord(version: version, fields: fields, offset: offset, blockOffset: position, contentLength: 0)
+        guard let lengthText = record.field("Content-Length"), let length = Int(lengthText), length >= 0 else {
+            throw WARCFormatError(message: "WARC record without a valid Content-Length", offset: recordStart)
+        }
+        record.contentLength = length
+        blockLeft = length
+        return record
+    }
+
+    /// Reads up to `count` more bytes of the current block.
+    package func readBlock(upTo count: Int) -> [UInt8] {
+        var out: [UInt8] = []
+        var want = min(count, blockLeft)
+        out.reserveCapacity(want)
+        while want > 0 && ensure(1) {
+            let n = min(want, end - start)
+            out.append(contentsOf: UnsafeBufferPointer(start: buf + start, count: n))
+            consume(n)
+            blockLeft -= n
+            want -= n
+        }
+        if want > 0 { blockLeft = 0 }   // the stream ended inside the block
+        return out
+    }
+
+    /// Skips the rest of the current block.
+    package func skipBlock() {
+        while blockLeft > 0 && ensure(1) {
+            let n = min(blockLeft, end - start)
+            consume(n)
+            blockLeft -= n
+        }
+        blockLeft = 0
+    }
+
+    /// After a ``WARCFormatError`` found at `from` (its ``WARCFormatError/offset``):
+    /// skips to the next line that starts a WARC header (`WARC/1.`), or to the end.
+    /// Returns how many bytes from `from` are not part of any record, so they can be
+    /// reported. (The reader reads whole lines of a header, so it stands at a line's
+    /// start.)
+    package func resynchronize(from: UInt64) -> UInt64 {
+        blockLeft = 0
+        let magic = Array("\nWARC/1.".utf8)
+        let version = Array(magic.dropFirst())
+        if position > from, ensure(version.count), memcmp(buf + start, version, version.count) == 0 {
+            return position - from   // the next line starts a record
+        }
+        while ensure(magic.count) {
+            var i = start
+            while i + magic.count <= end {
+                if buf[i] == 0x0A && memcmp(buf + i, magic, magic.count) == 0 {
+                    consume(i + 1 - start)
+                    return position - from
+                }
+                i += 1
+            }
+            consume(end - start - (magic.count - 1))   // keep a possible partial match
+        }
+        while ensure(1) { consume(end - start) }
+        return position - from
+    }
+
+    // MARK: Buffer
+
+    /// The record's offset: in a gzip stream, the last member begun at or before it.
+    private func recordOffset(_ at: UInt64) -> UInt64 {
+        members += source.takeMemberStarts()
+        guard source.isGzip == true else { return at }
+        var best: UInt64 = 0
+        var keep = 0
+        for (i, m) in members.enumerated() where m.uncompressed <= at {
+            best = m.compressed
+            keep = i
+        }
+        members.removeFirst(keep)   // the later ones may start later records
+        return best
+    }
+
+    /// True when at least `n` bytes are buffered (reading as needed); false at the end.
+    private func ensure(_ n: Int) -> Bool {
+        if end - start >= n { return true }
+        if atEnd { return false }
+        if start > 0 {
+            memmove(buf, buf + start, end - start)
+            end -= start
+            start = 0
+        }
+        while end - start < n && !atEnd {
+            let got = source.read(into: UnsafeMutableRawBufferPointer(start: buf + end, count: Self.capacity - end))
+            if got == 0 { atEnd = true } else { end += got }
+        }
+        return end - start >= n
+    }
+
+    private func consume(_ n: Int) {
+        start += n
+        position += UInt64(n)
+    }
+
+    /// The next line without its CRLF (or LF); nil at the end or past the header limit.
+    private func line() -> String? {
+        var scanned = 0
+        while true {
+            if let nl = memchr(buf + start + scanned, 0x0A, end - start - scanned) {
+                let i = buf.distance(to: nl.assumingMemoryBound(to: UInt8.self))
+                var len = i - start
+                if len > 0 && buf[i - 1] == 0x0D { len -= 1 }
+                let s = String(decoding: UnsafeBufferPointer(start: buf + start, count: len), as: UTF8.self)
+                consume(i + 1 - start)
+                return s
+            }
+            scanned = end - start
+            if scanned >= Self.maxHeaderBytes || !ensure(scanned + 1) { return nil }
+        }
+    }
+}
+
+// MARK: HTTP messages in blocks
+
+/// An HTTP response as a WARC `response` record holds it: status, header fields, and
+/// where the body starts in the block.
+package struct HTTPResponseHead: Sendable {
+    package var status: Int
+    package var fields: [(name: String, value: String)]
+    /// Index of the body's first byte in the block.
+    package var bodyStart: Int
+
+    package func field(_ name: String) -> String? {
+        let n = name.lowercased()
+        return fields.first { $0.name.lowercased() == n }?.value
+    }
+
+    /// Parses the head of `block`; nil when it is not an HTTP response or its head does
+    /// not end within the bytes given.
+    package init?(_ block: [UInt8]) {
+        guard block.starts(with: Array("HTTP/".utf8)) else { return nil }
+        var lines: [String] = []
+        var i = 0
+        var bodyStart = -1
+        while i < block.count {
+            guard let nl = block[i...].firstIndex(of: 0x0A) else { return nil }
+            var e = nl
+            if e > i && block[e - 1] == 0x0D { e -= 1 }
+            if e == i {
+                bodyStart = nl + 1
+                break
+            }
+            lines.append(String(decoding: block[i..<e], as: UTF8.self))
+            i = nl + 1
+        }
+        guard bodyStart >= 0, let statusLine = lines.first else { return nil }
+        let parts = statusLine.split(separator: " ", maxSplits: 2)
+        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
+        var fields: [(name: String, value: String)] = []
+        for l in lines.dropFirst() {
+            if (l.first == " " || l.first == "\t"), !fields.isEmpty {
+                fields[fields.count - 1].value += " " + l.trimmingASCIISpaces()
+                continue
+            }
+            guard let colon = l.firstIndex(of: ":") else { continue }
+            fields.append((String(l[..<colon]).trimmingASCIISpaces(), String(l[l.index(after: colon)...]).trimmingASCIISpaces()))
+        }
+        self.status = status
+        self.fields = fields
+        self.bodyStart = bodyStart
+    }
+
+    /// The media type of `Content-Type`, lower-cased, without parameters.
+    package var mediaType: String? {
+        field("Content-Type").map { String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmingASCIISpaces().lowercased() }
+    }
+
+    /// The `charset` parameter of `Content-Type`, as written (quotes removed).
+    package var charset: String? {
+        guard let ct = field("Content-Type") else { return nil }
+        for p in ct.split(separator: ";").dropFirst() {
+            let kv = p.split(separator: "=", maxSplits: 1)
+            guard kv.count == 2, kv[0].trimmingASCIISpaces().lowercased() == "charset" else { continue }
+            var v = kv[1].trimmingASCIISpaces()
+            if v.count >= 2 && v.hasPrefix("\"") && v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
+            return v.isEmpty ? nil : v
+        }
+        return nil
+    }
+}
+
+/// Undoes `Transfer-Encoding: chunked` (RFC 9112 7.1) as the bytes stream in: each
+/// piece given yields the chunks' data it holds.
+package struct ChunkedDecoder {
+    private var sizeLine: [UInt8] = []
+    private var dataLeft = 0
+    private var afterData = false
+    /// True once the last (zero-size) chunk was read.
+    package private(set) var done = false
+    /// True when a size line was not hexadecimal (the body is not chunked as it says).
+    package private(set) var malformed = false
+
+    package init() {}
+
+    /// The data in `raw`, the next bytes of the body.
+    package mutating func decode(_ raw: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        var i = raw.startIndex
+        while i < raw.endIndex && !done {
+            if dataLeft > 0 {
+                let n = min(dataLeft, raw.endIndex - i)
+                out.append(contentsOf: raw[i..<(i + n)])
+                dataLeft -= n
+                i += n
+                if dataLeft == 0 { afterData = true }
+            } else if afterData {   // the CRLF after a chunk's data
+                if raw[i] == 0x0A { afterData = false }
+                i += 1
+            } else {
+                let c = raw[i]
+                i += 1
+                if c != 0x0A {
+                    sizeLine.append(c)
+                    continue
+                }
+                var text = String(decoding: sizeLine, as: UTF8.self)
+                sizeLine = []
+                if let semi = text.firstIndex(of: ";") { text = String(text[..<semi]) }   // chunk extensions
+                guard let size = Int(text.trimmingASCIISpaces(), radix: 16), size >= 0 else {
+                    done = true
+                    malformed = true
+                    break
+                }
+                if size == 0 { done = true } else { dataLeft = size }   // trailer fields are not needed
+            }
+        }
+        return out
+    }
+}
+
+/// Whether a payload is a feed: by its media type, then by its first bytes.
+package enum FeedSniffer {
+    /// Media types that name a feed.
+    static let feedTypes: Set<String> = [
+        "application/rss+xml", "application/atom+xml", "application/rdf+xml", "application/rss",
+        "application/x-rss+xml", "application/x-atom+xml", "application/atom", "text/rss+xml", "text/atom+xml",
+        "application/feed+json",
+    ]
+
+    /// Why a payload is not taken, or nil when it is a feed.
+    ///
+    /// A payload is a feed when its root element is `rss`, `feed`, `rdf:RDF`/`RDF`, or a
+    /// CDF/RSS `channel` (after a byte order mark, an XML declaration, comments,
+    /// processing instructions and a DOCTYPE), whatever its media type says; a payload
+    /// whose media type names a feed is taken unless it is HTML (the parser then reports
+    /// what it is). HTML pages, images and the like are skipped.
+    package static func reasonToSkip(mediaType: String?, head: [UInt8]) -> String? {
+        let root = rootName(head)
+        if let root, isFeedRoot(root) { return nil }
+        if let mediaType, feedTypes.contains(mediaType) {
+            return root?.lowercased() == "html" ? "html" : nil
+        }
+        if root?.lowercased() == "html" || mediaType == "text/html" || mediaType == "application/xhtml+xml" { return "html" }
+        if root != nil { return "xml, not a feed" }
+        return "not a feed"
+    }
+
+    static func isFeedRoot(_ name: String) -> Bool {
+        let local = name.split(separator: ":").last.map(String.init) ?? name
+        return ["rss", "feed", "RDF", "channel", "CHANNEL"].contains(local)
+    }
+
+    /// The first element's name (qualified as written), or nil when the head holds no
+    /// start tag (not XML, or cut too short).
+    static func rootName(_ head: [UInt8]) -> String? {
+        var i = 0
+        if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
+        func skipSpace() { while i < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[i]) { i += 1 } }
+        func skip(past end: [UInt8]) -> Bool {
+            while i + end.count <= head.count {
+                if head[i..<(i + end.count)].elementsEqual(end) { i += end.count; return true }
+                i += 1
+            }
+            return false
+        }
+        while true {
+            skipSpace()
+            guard i < head.count, head[i] == UInt8(ascii: "<") else { return nil }
+            let rest = head[i...]
+            if rest.starts(with: Array("<?".utf8)) {
+                guard skip(past: Array("?>".utf8)) else { return nil }
+            } else if rest.starts(with: Array("<!--".utf8)) {
+                guard skip(past: Array("-->".utf8)) else { return nil }
+            } else if rest.starts(with: Array("<!".utf8)) {
+                // DOCTYPE: up to its '>' (an internal subset in brackets first).
+                var depth = 0
+                while i < head.count {
+                    let c = head[i]
+                    i += 1
+                    if c == UInt8(ascii: "[") { depth += 1 } else if c == UInt8(ascii: "]") { depth -= 1 }
+                    else if c == UInt8(ascii: ">") && depth <= 0 { break }
+                }
+            } else {
+                i += 1
+                let s = i
+                while i < head.count, !([0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(head[i])) { i += 1 }
+                return i > s ? String(decoding: head[s..<i], as: UTF8.self) : nil
+            }
+        }
+    }
+}
+
+extension StringProtocol {
+    /// Without the spaces, tabs and carriage returns around it.
+    package func trimmingASCIISpaces() -> String {
+        var s = Substring(self)
+        while let f = s.first, f == " " || f == "\t" || f == "\r" { s = s.dropFirst() }
+        while let l = s.last, l == " " || l == "\t" || l == "\r" { s = s.dropLast() }
+        return String(s)
+    }
+}

@@ -1,0 +1,228 @@
+import FeedStream
+
+/// What a web archive input held: records seen, those converted as feeds, and those
+/// skipped, by reason (`--stats`: `warc_records`, `warc_feed_records`, `warc_skipped`).
+public struct WARCCounts: Sendable, Equatable {
+    /// Records read.
+    public var records = 0
+    /// Records whose payload was converted as a feed.
+    public var feedRecords = 0
+    /// Records not converted, by reason: the record type (`request`, `warcinfo`,
+    /// `metadata`, `revisit`, …), or for responses `html`, `not a feed`, `xml, not a
+    /// feed`, `http status NNN`, `content-encoding NAME`.
+    public var skipped: [String: Int] = [:]
+
+    /// None.
+    public init() {}
+
+    mutating func add(_ other: WARCCounts) {
+        records += other.records
+        feedRecords += other.feedRecords
+        for (k, v) in other.skipped { skipped[k, default: 0] += v }
+    }
+}
+
+extension FeedError.Code {
+    /// A web archive record could not be read, or its payload is not all there (a
+    /// `revisit` of a feed, a payload the crawler truncated).
+    public static let warc = FeedError.Code(rawValue: "warc")
+}
+
+/// Converts one WARC input: each `response` or `resource` record whose payload is a
+/// feed is parsed (chunked transfer coding undone; a gzip content coding is inflated
+/// by the parser, which reads gzip by content), with `WARC-Target-URI` as the
+/// document's location and the record's `warc` member on its lines; every other record
+/// is counted as skipped, by reason. Documents are numbered across the archive.
+struct WARCConversion {
+    let parser: any FeedParser
+    let handler: any FeedHandler
+    let writer: any BatchLineWriter
+    /// The location the run was given (`--base-url`), restored after each record.
+    let runLocation: String?
+
+    /// Bytes of a response's block read before deciding whether it is a feed: its HTTP
+    /// head and the start of its body.
+    static let headBytes = 64 << 10
+
+    func convert(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+                 didRead: @escaping @Sendable (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
+        let reader = WARCReader(fd: fd, isCancelled: isCancelled, didRead: didRead)
+        var summary = ParseSummary()
+        var counts = WARCCounts()
+        defer {
+            writer.documentLocation = runLocation
+            writer.warc = nil
+            writer.documentNumberOffset = 0
+        }
+        func report(_ e: FeedError) throws {
+            if summary.firstError == nil { summary.firstError = e }
+            try handler.parser(parser, didFail: e)
+        }
+        while true {
+            if isCancelled() { throw BatchCancelled() }
+            let record: WARCRecord
+            do {
+                guard let r = try reader.next() else { break }
+                record = r
+            } catch {
+                try report(FeedError(code: .warc, message: error.message, offset: error.offset))
+                let skipped = reader.resynchronize(from: error.offset)
+                try report(FeedError(code: .warc, message: "\(skipped) bytes skipped to the next WARC record",
+                                     offset: error.offset))
+                continue
+            }
+            counts.records += 1
+            let type = record.type
+            guard type == "response" || type == "resource" || type == "revisit" else {
+                counts.skipped[type.isEmpty ? "no type" : type, default: 0] += 1
+                continue
+            }
+            var head = reader.readBlock(upTo: Self.headBytes)
+            var mediaType: String?
+            var chunked = false
+            var bodyStart = 0
+            if type == "resource" {
+                mediaType = record.field("Content-Type").map { String($0.split(separator: ";").first ?? "").lowercased() }
+            } else {
+                guard let http = HTTPResponseHead(head) else {
+                    counts.skipped["not an http response", default: 0] += 1
+                    continue
+                }
+                mediaType = http.mediaType
+                bodyStart = http.bodyStart
+                if type == "revisit" {
+                    // The payload is elsewhere (an earlier capture): reported when it was a feed.
+                    counts.skipped["revisit", default: 0] += 1
+                    if let mediaType, FeedSniffer.reasonToSkip(mediaType: mediaType, head: []) == nil {
+                        try report(FeedError(code: .warc, message: "revisit record of a feed: the payload is not in this record"
+                                             + (record.field("WARC-Refers-To-Target-URI").map { " (refers to \($0))" } ?? ""),
+                                             offset: record.offset))
+                    }
+                    continue
+                }
+                guard (200..<300).contains(http.status) else {
+                    counts.skipped["http status \(http.status)", default: 0] += 1
+                    continue
+                }
+                chunked = http.field("Transfer-Encoding")?.lowercased().contains("chunked") ?? false
+                if let coding = http.field("Content-Encoding")?.lowercased().trimmingASCIISpaces(),
+                   !["", "identity", "gzip", "x-gzip"].contains(coding) {
+                    counts.skipped["content-encoding \(coding)", default: 0] += 1
+                    continue
+                }
+            }
+            // Decide on the body's first bytes (dechunked, so the sniffer sees the document).
+            var body = Array(head[bodyStart...])
+            if chunked {
+                var sniffing = ChunkedDecoder()
+                body = sniffing.decode(body[...])
+            }
+            let gzipped = body.count >= 2 && body[0] == 0x1F && body[1] == 0x8B
+            if !gzipped, let reason = FeedSniffer.reasonToSkip(mediaType: mediaType, head: body) {
+                counts.skipped[reason, default: 0] += 1
+                continue
+            }
+            counts.feedRecords += 1
+            // Parse: the head's body bytes, then the rest of the block, streamed.
+            let stream = PayloadStream(reader: reader, first: Array(head[bodyStart...]), chunked: chunked)
+            head = []
+            writer.documentLocation = WARCOrigin(record).targetURI ?? runLocation
+            writer.warc = WARCOrigin(record)
+            writer.documentNumberOffset = summary.documents
+            let renumbered = Renumbering(inner: handler, base: summary.documents)
+            let part = try parser.parse(.chunks(FeedChunks { try stream.next() }), handler: renumbered)
+            summary.documents += part.documents
+            summary.items += part.items
+            summary.failedDocuments += part.failedDocuments
+            summary.recoveredDocuments += part.recoveredDocuments
+            summary.bytesXML += part.bytesXML
+            if summary.firstError == nil, var e = part.firstError {
+                if e.document != 0 { e.document += renumbered.base }
+                summary.firstError = e
+            }
+            if let truncated = record.field("WARC-Truncated") {
+                try report(FeedError(code: .warc, message: "payload truncated by the crawler (WARC-Truncated: \(truncated))",
+                                     offset: record.offset))
+            }
+            if stream.cutShort && reader.failure == nil {
+                try report(FeedError(code: .warc, message: "chunked payload cut short", offset: record.offset))
+            }
+        }
+        if let failure = reader.failure {
+            try report(FeedError(code: failure.code, message: failure.message, offset: reader.bytesRead))
+        }
+        summary.bytesIn = reader.bytesIn
+        return (summary, counts)
+    }
+}
+
+/// A record's payload for the parser, chunk by chunk: the bytes read with the head,
+/// then the rest of the block; chunked transfer coding undone as it streams.
+///
+/// `@unchecked Sendable`: used by the one thread that runs the parse.
+private final class PayloadStream: @unchecked Sendable {
+    private let reader: WARCReader
+    private var first: [UInt8]?
+    private let chunked: Bool
+    private var current: [UInt8] = []
+    private var decoder = ChunkedDecoder()
+    /// True when a chunked payload ended before its last chunk, or was not chunked as
+    /// its header said.
+    var cutShort: Bool { chunked && (!decoder.done || decoder.malformed) }
+
+    init(reader: WARCReader, first: [UInt8], chunked: Bool) {
+        self.reader = reader
+        self.first = first
+        self.chunked = chunked
+    }
+
+    func next() throws -> UnsafeRawBufferPointer? {
+        while true {
+            let raw: [UInt8]
+            if let f = first {
+                first = nil
+                raw = f
+            } else {
+                raw = reader.readBlock(upTo: 256 << 10)
+                if raw.isEmpty { return nil }
+            }
+            current = chunked ? decoder.decode(raw[...]) : raw
+            if !current.isEmpty {
+                return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
+            }
+        }
+    }
+}
+
+/// A record's parse, renumbered into the archive's documents.
+private final class Renumbering: FeedHandler {
+    let inner: any FeedHandler
+    let base: Int
+
+    init(inner: any FeedHandler, base: Int) {
+        self.inner = inner
+        self.base = base
+    }
+
+    func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
+        try inner.parser(parser, didStartDocument: base + document)
+    }
+
+    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+        try inner.parser(parser, didParseItem: item)
+    }
+
+    func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
+        try inner.parser(parser, didParseFeedInfo: feed)
+    }
+
+    func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
+        try inner.parser(parser, didFinishDocument: base + document)
+    }
+
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        var e = error
+        if e.document != 0 { e.document += base }
+        try inner.parser(parser, didFail: e)
+    }
+}

@@ -1,0 +1,242 @@
+import Foundation
+import XCTest
+
+/// Web archives (issue 21): `feedstream convert crawl.warc[.gz]` converts the feeds among
+/// the records, with their origin, and accounts for every other record. The archives
+/// are built here, record by record, from the WARC 1.1 format (ISO 28500).
+final class WARCCLITests: CLITestCase {
+    private struct Record {
+        var type: String
+        var uri: String?
+        var id: String
+        var date = "2026-03-04T05:06:07Z"
+        var contentType: String?
+        var extra: [String] = []
+        var block: [UInt8]
+
+        var bytes: [UInt8] {
+            var head = ["WARC/1.1", "WARC-Type: \(type)", "WARC-Record-ID: <urn:uuid:\(id)>", "WARC-Date: \(date)"]
+            if let uri { head.append("WARC-Target-URI: \(uri)") }
+            if let contentType { head.append("Content-Type: \(contentType)") }
+            head += extra
+            head.append("Content-Length: \(block.count)")
+            return Array((head.joined(separator: "\r\n") + "\r\n\r\n").utf8) + block + Array("\r\n\r\n".utf8)
+        }
+    }
+
+    private static func http(_ body: [UInt8], type: String, headers: [String] = [], status: String = "200 OK") -> [UInt8] {
+        var head = ["HTTP/1.1 \(status)", "Content-Type: \(type)"] + headers
+        if !headers.contains(where: { $0.hasPrefix("Transfer-Encoding") }) { head.append("Content-Length: \(body.count)") }
+        return Array((head.joined(separator: "\r\n") + "\r\n\r\n").utf8) + body
+    }
+
+    private static func response(_ uri: String, _ id: String, _ body: [UInt8], type: String, headers: [String] = [],
+                                 status: String = "200 OK") -> Record {
+        Record(type: "response", uri: uri, id: id, contentType: "application/http; msgtype=response",
+               block: http(body, type: type, headers: headers, status: status))
+    }
+
+    private static let feed = Array("""
+        <?xml version="1.0" encoding="UTF-8"?>
+        <rss version="2.0"><channel><title>Blog</title><link>/</link>
+        <item><title>First</title><link>posts/1.html</link><guid isPermaLink="false">p1</guid></item>
+        <item><title>Second</title><link>/posts/2.html</link><guid isPermaLink="false">p2</guid></item>
+        </channel></rss>
+        """.utf8)
+
+    private static let atom = Array("""
+        <feed xmlns="http://www.w3.org/2005/Atom"><title>News</title><id>urn:n</id><updated>2026-01-01T00:00:00Z</updated>
+        <entry><title>Only</title><id>urn:n:1</id><updated>2026-01-01T00:00:00Z</updated><link href="a/1"/></entry></feed>
+        """.utf8)
+
+    /// warcinfo, a request, a feed response, an HTML page, an image, an Atom resource.
+    private static var mixed: [Record] {
+        [
+            Record(type: "warcinfo", id: "00000000-0000-4000-8000-000000000000", contentType: "application/warc-fields",
+                   block: Array("software: test\r\n".utf8)),
+            Record(type: "request", uri: "https://blog.example.org/feed/rss.xml", id: "00000000-0000-4000-8000-000000000001",
+                   contentType: "application/http; msgtype=request",
+                   block: Array("GET /feed/rss.xml HTTP/1.1\r\nHost: blog.example.org\r\n\r\n".utf8)),
+            response("https://blog.example.org/feed/rss.xml", "00000000-0000-4000-8000-000000000002", feed,
+                     type: "application/rss+xml; charset=utf-8"),
+            response("https://blog.example.org/", "00000000-0000-4000-8000-000000000003",
+                     Array("<!DOCTYPE html><html><body>home</body></html>".utf8), type: "text/html"),
+            response("https://blog.example.org/logo.png", "00000000-0000-4000-8000-000000000004",
+                     [0x89, 0x50, 0x4E, 0x47, 0x0D, 0x0A, 0x1A, 0x0A, 0, 0, 0, 13], type: "image/png"),
+            Record(type: "resource", uri: "https://news.example.net/feeds/atom", id: "00000000-0000-4000-8000-000000000005",
+                   contentType: "application/atom+xml", block: atom),
+        ]
+    }
+
+    private func write(_ records: [Record], gzip: Bool, to url: URL) throws -> [UInt64] {
+        var file: [UInt8] = []
+        var offsets: [UInt64] = []
+        for r in records {
+            offsets.append(UInt64(file.count))
+            file += gzip ? try Self.gzip(r.bytes) : r.bytes
+        }
+        try Data(file).write(to: url)
+        return offsets
+    }
+
+    private static func gzip(_ bytes: [UInt8]) throws -> [UInt8] {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["gzip", "-c", "-n"]
+        let inp = Pipe(), out = Pipe()
+        p.standardInput = inp
+        p.standardOutput = out
+        try p.run()
+        inp.fileHandleForWriting.write(Data(bytes))
+        try inp.fileHandleForWriting.close()
+        let data = out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        return Array(data)
+    }
+
+    func testFeedsInAWebArchiveAreConvertedWithWhereTheyCameFrom() throws {
+        let dir = try tempDir()
+        for gzip in [false, true] {
+            let file = dir.appendingPathComponent(gzip ? "crawl.warc.gz" : "crawl.warc")
+            let offsets = try write(Self.mixed, gzip: gzip, to: file)
+            let stats = dir.appendingPathComponent("stats.json")
+            let r = try run(["convert", "-q", "--stats", stats.path, file.path])
+            XCTAssertEqual(r.status, 0, r.err)
+            let lines = try self.lines(r.out)
+            XCTAssertEqual(lines.map { $0["kind"] as? String }, ["item", "item", "feed", "item", "feed"])
+            // The RSS response: links resolved against the target URI, its record on every line.
+            let first = lines[0]
+            XCTAssertEqual(first["link"] as? String, "https://blog.example.org/feed/posts/1.html")
+            XCTAssertEqual(lines[1]["link"] as? String, "https://blog.example.org/posts/2.html")
+            XCTAssertEqual(lines[2]["link"] as? String, "https://blog.example.org/")
+            let warc = try XCTUnwrap(first["warc"] as? [String: Any])
+            XCTAssertEqual(warc["record_id"] as? String, "<urn:uuid:00000000-0000-4000-8000-000000000002>")
+            XCTAssertEqual(warc["target_uri"] as? String, "https://blog.example.org/feed/rss.xml")
+            XCTAssertEqual(warc["date"] as? String, "2026-03-04T05:06:07Z")
+            XCTAssertEqual(warc["offset"] as? Int, Int(offsets[2]), "gzip \(gzip): the record's (member's) offset")
+            XCTAssertEqual(first["source"] as? String, file.path)
+            // The Atom resource: document 2, its own record and base.
+            XCTAssertEqual(lines[3]["document"] as? Int, 2)
+            XCTAssertEqual(lines[3]["link"] as? String, "https://news.example.net/feeds/a/1")
+            XCTAssertEqual((lines[4]["warc"] as? [String: Any])?["offset"] as? Int, Int(offsets[5]))
+            // Every record accounted for.
+            let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+            XCTAssertEqual(s["warc_records"] as? Int, 6)
+            XCTAssertEqual(s["warc_feed_records"] as? Int, 2)
+            XCTAssertEqual(s["warc_skipped"] as? [String: Int],
+                           ["warcinfo": 1, "request": 1, "html": 1, "not a feed": 1])
+            XCTAssertEqual(s["items"] as? Int, 3)
+        }
+    }
+
+    /// Chunked transfer coding and gzip content coding are undone; a feed sent as
+    /// `text/plain` or `application/octet-stream` is still found by its root element.
+    func testPayloadCodingsAreUndoneAndFeedsAreFoundByContent() throws {
+        let dir = try tempDir()
+        var chunkedBody: [UInt8] = []
+        var rest = Self.feed[...]
+        var size = 7
+        while !rest.isEmpty {
+            let piece = rest.prefix(size)
+            chunkedBody += Array((String(piece.count, radix: 16) + ";ext=1\r\n").utf8) + piece + Array("\r\n".utf8)
+            rest = rest.dropFirst(piece.count)
+            size = size * 2 + 1
+        }
+        chunkedBody += Array("0\r\n\r\n".utf8)
+        let gzipped = try Self.gzip(Self.atom)
+        let records = [
+            Self.response("https://a.example/rss", "00000000-0000-4000-8000-00000000000a", chunkedBody,
+                          type: "application/octet-stream", headers: ["Transfer-Encoding: chunked"]),
+            Self.response("https://b.example/x/atom", "00000000-0000-4000-8000-00000000000b", gzipped,
+                          type: "text/plain", headers: ["Content-Encoding: gzip"]),
+            Self.response("https://c.example/gone", "00000000-0000-4000-8000-00000000000c", Self.feed,
+                          type: "application/rss+xml", status: "404 Not Found"),
+        ]
+        let file = dir.appendingPathComponent("codings.warc.gz")
+        _ = try write(records, gzip: true, to: file)
+        let stats = dir.appendingPathComponent("stats.json")
+        let r = try run(["convert", "-q", "--stats", stats.path, file.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        let lines = try self.lines(r.out)
+        XCTAssertEqual(lines.compactMap { $0["title"] as? String }, ["First", "Second", "Blog", "Only", "News"])
+        XCTAssertEqual(lines[3]["link"] as? String, "https://b.example/x/a/1")
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["warc_skipped"] as? [String: Int], ["http status 404": 1])
+    }
+
+    /// Nothing lost without a word: a revisit of a feed (its payload is elsewhere), a
+    /// payload the crawler truncated, and bytes that are no record are reported, and the
+    /// records after them still converted.
+    func testRevisitsTruncationsAndGarbageAreReported() throws {
+        let dir = try tempDir()
+        let revisit = Record(type: "revisit", uri: "https://blog.example.org/feed/rss.xml",
+                             id: "00000000-0000-4000-8000-000000000010", contentType: "application/http; msgtype=response",
+                             extra: ["WARC-Refers-To-Target-URI: https://blog.example.org/feed/rss.xml",
+                                     "WARC-Profile: http://netpreserve.org/warc/1.1/revisit/server-not-modified"],
+                             block: Array("HTTP/1.1 304 Not Modified\r\nContent-Type: application/rss+xml\r\n\r\n".utf8))
+        var truncated = Self.response("https://t.example/feed", "00000000-0000-4000-8000-000000000011",
+                                      Array(Self.feed.prefix(Self.feed.count - 60)), type: "application/rss+xml")
+        truncated.extra = ["WARC-Truncated: length"]
+        let good = Self.response("https://g.example/feed", "00000000-0000-4000-8000-000000000012", Self.feed,
+                                 type: "application/rss+xml")
+        let file = dir.appendingPathComponent("faults.warc")
+        var bytes = revisit.bytes + truncated.bytes + Array("this is not a record\r\n".utf8) + good.bytes
+        try Data(bytes).write(to: file)
+        bytes = []
+        let errors = dir.appendingPathComponent("errors.jsonl")
+        let r = try run(["convert", "-q", "--errors", errors.path, file.path])
+        XCTAssertEqual(r.status, 1, "data errors: exit 1 (\(r.err))")
+        let lines = try self.lines(r.out)
+        // The truncated feed's items (recovered: the second one cut short), then the good feed's.
+        XCTAssertEqual(lines.filter { $0["kind"] as? String == "item" }.compactMap { $0["title"] as? String },
+                       ["First", "Second", "First", "Second"])
+        XCTAssertEqual(lines.filter { $0["kind"] as? String == "feed" }.map { $0["document"] as? Int }, [1, 2])
+        let errs = try self.lines(String(decoding: Data(contentsOf: errors), as: UTF8.self))
+        let messages = errs.compactMap { $0["reason"] as? String }
+        XCTAssertTrue(messages.contains { $0.hasPrefix("revisit record of a feed") }, "\(messages)")
+        XCTAssertTrue(messages.contains { $0.contains("WARC-Truncated: length") }, "\(messages)")
+        XCTAssertTrue(messages.contains("not a WARC record header"), "\(messages)")
+        XCTAssertTrue(messages.contains("22 bytes skipped to the next WARC record"), "\(messages)")
+        XCTAssertEqual(errs.compactMap { $0["code"] as? String }, ["warc", "xml", "warc", "warc", "warc"])
+    }
+
+    /// A folder's `.warc` files are converted (a WARC starts with its version line, not
+    /// `<`), and the output is the same on one thread or several.
+    func testArchivesInFoldersOnAnyNumberOfThreads() throws {
+        let dir = try tempDir()
+        let folder = dir.appendingPathComponent("crawl")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        for i in 0..<4 {
+            _ = try write(Self.mixed, gzip: i % 2 == 1, to: folder.appendingPathComponent("part-\(i).warc" + (i % 2 == 1 ? ".gz" : "")))
+        }
+        let one = try run(["convert", "-q", "-j", "1", folder.path])
+        let two = try run(["convert", "-q", "-j", "2", folder.path])
+        XCTAssertEqual(one.status, 0, one.err)
+        XCTAssertEqual(try lines(one.out).filter { $0["kind"] as? String == "item" }.count, 12)
+        XCTAssertEqual(one.out, two.out)
+    }
+
+    /// The reader agrees with warcio, an independent one, on a generated crawl (records,
+    /// offsets of gzip members, target URIs, dates), and the items are those of the
+    /// payloads warcio extracts, converted one by one against their target URI.
+    func testTheReaderAgreesWithWarcio() throws {
+        let dir = try tempDir()
+        for name in ["crawl.warc.gz", "crawl.warc"] {
+            let file = dir.appendingPathComponent(name)
+            try sh("python3 corpus/generate.py warc --size-mb 1 --seed 7 -o '\(file.path)' 2>/dev/null")
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+            p.arguments = ["python3", "Tests/consumers/warc_check.py", binary.path, file.path]
+            p.currentDirectoryURL = Self.repo
+            let out = Pipe()
+            p.standardOutput = out
+            p.standardError = out
+            try p.run()
+            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            p.waitUntilExit()
+            print(text, terminator: "")
+            if p.terminationStatus == 77 { throw XCTSkip(text) }
+            XCTAssertEqual(p.terminationStatus, 0, text)
+        }
+    }
+}
