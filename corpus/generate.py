@@ -745,6 +745,8 @@ def cmd_warc(args):
     compress = args.output.endswith(".gz")
     start = time.perf_counter()
     total = records = feeds = 0
+    if os.path.dirname(args.output):
+        os.makedirs(os.path.dirname(args.output), exist_ok=True)
     with open(args.output, "wb") as out:
         def put(rec):
             nonlocal total, records

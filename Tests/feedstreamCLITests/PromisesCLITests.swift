@@ -249,6 +249,41 @@ final class ReadmeQueriesCLITests: CLITestCase {
         XCTAssertTrue(runs[2].contains("\"error\":{") && !runs[2].contains("recovered"), text)
     }
 
+    /// README "Web archives": its commands as written (the generator, convert on two
+    /// workers, two shards), with what they promise: every feed of the crawl converted,
+    /// with its record, and the shards together the whole.
+    func testWebArchivesRunsAsWritten() throws {
+        let commands = try XCTUnwrap(blocks(after: "**Web archives.**", "sh").first)
+        let lines = commands.split(separator: "\n").map(String.init)
+        XCTAssertEqual(lines.count, 3)
+        let dir = try tempDir()
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
+                                                   withDestinationURL: Self.repo.appendingPathComponent("corpus"))
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", lines.map { $0.components(separatedBy: "   #")[0] + "; echo \"== $?\"" }.joined(separator: "\n")]
+        p.currentDirectoryURL = dir
+        p.environment = ProcessInfo.processInfo.environment.merging(
+            ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(text.components(separatedBy: "== 0").count, 4, text)   // generate, convert, the shards loop
+        let stats = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: dir.appendingPathComponent("warc-stats.json"))) as? [String: Any])
+        XCTAssertGreaterThan(stats["warc_feed_records"] as? Int ?? 0, 50)
+        XCTAssertEqual(stats["feeds"] as? Int, stats["warc_feed_records"] as? Int)
+        let shards = try ["feeds-1.jsonl", "feeds-2.jsonl"].map {
+            try String(contentsOf: dir.appendingPathComponent($0), encoding: .utf8)
+        }
+        let shardLines = shards.joined().split(separator: "\n").count
+        XCTAssertEqual(shardLines, (stats["items"] as? Int ?? 0) + (stats["feeds"] as? Int ?? 0))
+        XCTAssertTrue(shards.joined().contains("\"warc\":{\"record_id\":\"<urn:uuid:"))
+    }
+
     func testLoadingItElsewhereRunsAsWritten() throws {
         try python("duckdb")
         try python("pandas")
