@@ -13,12 +13,56 @@ import Musl
 // one buffer: memory is flat whatever the archive's size; a block is read only as far
 // as the caller asks, the rest skipped.
 
+/// Header fields as WARC and HTTP write them (`Name: value`, a line each; a line that
+/// starts with a space or tab continues the previous one), parsed from bytes.
+package struct HeaderFields: Sendable {
+    /// The fields in order, names as written.
+    package private(set) var fields: [(name: String, value: String)] = []
+    /// The names lower-cased (ASCII), for lookups.
+    private var keys: [String] = []
+
+    package init() {}
+
+    /// Adds one line (without its line end); false when it is neither a field nor a
+    /// continuation.
+    package mutating func add<C: RandomAccessCollection>(line: C) -> Bool where C.Element == UInt8, C.Index == Int {
+        guard let first = line.first else { return false }
+        if first == 0x20 || first == 0x09 {
+            guard !fields.isEmpty else { return false }
+            fields[fields.count - 1].value += " " + Self.trimmed(line, line.startIndex, line.endIndex)
+            return true
+        }
+        guard let colon = line.firstIndex(of: 0x3A) else { return false }
+        let name = Self.trimmed(line, line.startIndex, colon)
+        fields.append((name, Self.trimmed(line, colon + 1, line.endIndex)))
+        keys.append(String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+        return true
+    }
+
+    /// The first value of a field, by name in any case.
+    package func value(_ name: String) -> String? {
+        let n = name.lowercased()
+        return keys.firstIndex(of: n).map { fields[$0].value }
+    }
+
+    private static func trimmed<C: RandomAccessCollection>(_ b: C, _ from: Int, _ to: Int) -> String
+        where C.Element == UInt8, C.Index == Int
+    {
+        var lo = from, hi = to
+        while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 || b[lo] == 0x0D { lo += 1 }
+        while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 || b[hi - 1] == 0x0D { hi -= 1 }
+        return String(decoding: b[lo..<hi], as: UTF8.self)
+    }
+}
+
 /// A WARC record's header, as ``WARCReader`` read it.
 package struct WARCRecord: Sendable {
     /// The version line, e.g. `WARC/1.1`.
     package var version: String
+    /// The named fields.
+    package var header: HeaderFields
     /// The named fields in order, names as written.
-    package var fields: [(name: String, value: String)]
+    package var fields: [(name: String, value: String)] { header.fields }
     /// Where the record starts: its offset in the file, or, in a `.warc.gz`, the offset
     /// of the gzip member it starts in (what WARC indexes such as CDX files record).
     package var offset: UInt64
@@ -27,11 +71,16 @@ package struct WARCRecord: Sendable {
     /// The block's length (`Content-Length`).
     package var contentLength: Int
 
-    /// A field's value, by name in any case (the first of that name).
-    package func field(_ name: String) -> String? {
-        let n = name.lowercased()
-        return fields.first { $0.name.lowercased() == n }?.value
+    package init(header: HeaderFields, version: String, offset: UInt64, blockOffset: UInt64) {
+        self.header = header
+        self.version = version
+        self.offset = offset
+        self.blockOffset = blockOffset
+        contentLength = 0
     }
+
+    /// A field's value, by name in any case (the first of that name).
+    package func field(_ name: String) -> String? { header.value(name) }
 
     /// `WARC-Type`, lower-cased (`response`, `resource`, `revisit`, `request`, …).
     package var type: String { field("WARC-Type")?.lowercased() ?? "" }
@@ -77,7 +126,7 @@ package final class WARCReader {
     /// The uncompressed offset of `buf[start]`.
     private var position: UInt64 = 0
     /// Bytes of the current block not yet read or skipped.
-    private(set) var blockLeft = 0
+    package private(set) var blockLeft = 0
     /// gzip member starts not yet passed.
     private var members: [(compressed: UInt64, uncompressed: UInt64)] = []
 
@@ -137,30 +186,27 @@ package final class WARCReader {
         }
         let recordStart = position
         let offset = recordOffset(recordStart)
-        guard let version = line(), version.hasPrefix("WARC/") else {
+        guard let version = line({ String(decoding: $0, as: UTF8.self) }), version.hasPrefix("WARC/") else {
             throw WARCFormatError(message: "not a WARC record header", offset: recordStart)
         }
-        var fields: [(name: String, value: String)] = []
-        var headerBytes = 0
+        var header = HeaderFields()
+        let headerStart = position
         while true {
-            guard let l = line() else {
+            guard let more = line({ l -> Bool? in
+                if l.isEmpty { return false }
+                return header.add(line: l) ? true : nil
+            }) else {
                 throw WARCFormatError(message: "WARC header cut short", offset: recordStart)
             }
-            headerBytes += l.utf8.count + 2
-            if headerBytes > Self.maxHeaderBytes {
+            if position - headerStart > UInt64(Self.maxHeaderBytes) {
                 throw WARCFormatError(message: "WARC header longer than \(Self.maxHeaderBytes) bytes", offset: recordStart)
             }
-            if l.isEmpty { break }
-            if (l.first == " " || l.first == "\t"), !fields.isEmpty {   // a folded line continues the last field
-                fields[fields.count - 1].value += " " + l.trimmingASCIISpaces()
-                continue
-            }
-            guard let colon = l.firstIndex(of: ":") else {
+            guard let more else {
                 throw WARCFormatError(message: "WARC header line without a colon", offset: recordStart)
             }
-            fields.append((String(l[..<colon]), String(l[l.index(after: colon)...]).trimmingASCIISpaces()))
+            if !more { break }
         }
-        var record = WARCRecord(version: version, fields: fields, offset: offset, blockOffset: position, contentLength: 0)
+        var record = WARCRecord(header: header, version: version, offset: offset, blockOffset: position)
         guard let lengthText = record.field("Content-Length"), let length = Int(lengthText), length >= 0 else {
             throw WARCFormatError(message: "WARC record without a valid Content-Length", offset: recordStart)
         }
@@ -183,6 +229,22 @@ package final class WARCReader {
         }
         if want > 0 { blockLeft = 0 }   // the stream ended inside the block
         return out
+    }
+
+    /// Calls `body` with the next bytes of the current block (at most `count`, at least
+    /// one unless the block or the stream ended: then empty), borrowed from the reader's
+    /// buffer for the call, and consumes them.
+    package func withNextBlockBytes<R>(upTo count: Int, _ body: (UnsafeRawBufferPointer) throws -> R) rethrows -> R {
+        guard blockLeft > 0, ensure(1) else {
+            blockLeft = 0
+            return try body(UnsafeRawBufferPointer(start: nil, count: 0))
+        }
+        let n = min(count, blockLeft, end - start)
+        defer {
+            consume(n)
+            blockLeft -= n
+        }
+        return try body(UnsafeRawBufferPointer(start: buf + start, count: n))
     }
 
     /// Skips the rest of the current block.
@@ -259,17 +321,18 @@ package final class WARCReader {
         position += UInt64(n)
     }
 
-    /// The next line without its CRLF (or LF); nil at the end or past the header limit.
-    private func line() -> String? {
+    /// `body` with the next line, without its CRLF (or LF), borrowed for the call;
+    /// nil at the end or past the header limit.
+    private func line<R>(_ body: (UnsafeBufferPointer<UInt8>) -> R) -> R? {
         var scanned = 0
         while true {
             if let nl = memchr(buf + start + scanned, 0x0A, end - start - scanned) {
                 let i = buf.distance(to: nl.assumingMemoryBound(to: UInt8.self))
                 var len = i - start
                 if len > 0 && buf[i - 1] == 0x0D { len -= 1 }
-                let s = String(decoding: UnsafeBufferPointer(start: buf + start, count: len), as: UTF8.self)
+                let r = body(UnsafeBufferPointer(start: buf + start, count: len))
                 consume(i + 1 - start)
-                return s
+                return r
             }
             scanned = end - start
             if scanned >= Self.maxHeaderBytes || !ensure(scanned + 1) { return nil }
@@ -283,48 +346,44 @@ package final class WARCReader {
 /// where the body starts in the block.
 package struct HTTPResponseHead: Sendable {
     package var status: Int
-    package var fields: [(name: String, value: String)]
+    package var header: HeaderFields
     /// Index of the body's first byte in the block.
     package var bodyStart: Int
 
-    package func field(_ name: String) -> String? {
-        let n = name.lowercased()
-        return fields.first { $0.name.lowercased() == n }?.value
-    }
+    package func field(_ name: String) -> String? { header.value(name) }
 
     /// Parses the head of `block`; nil when it is not an HTTP response or its head does
     /// not end within the bytes given.
     package init?(_ block: [UInt8]) {
-        guard block.starts(with: Array("HTTP/".utf8)) else { return nil }
-        var lines: [String] = []
+        let http: [UInt8] = [0x48, 0x54, 0x54, 0x50, 0x2F]   // "HTTP/"
+        guard block.count > http.count, block[0..<http.count].elementsEqual(http),
+              let statusEnd = block.firstIndex(of: 0x0A) else { return nil }
+        // "HTTP/1.1 200 OK": the status is the second word.
         var i = 0
-        var bodyStart = -1
-        while i < block.count {
-            guard let nl = block[i...].firstIndex(of: 0x0A) else { return nil }
+        while i < statusEnd && block[i] != 0x20 { i += 1 }
+        while i < statusEnd && block[i] == 0x20 { i += 1 }
+        var status = 0, digits = 0
+        while i < statusEnd, block[i] >= 0x30 && block[i] <= 0x39, digits < 3 {
+            status = status * 10 + Int(block[i] - 0x30)
+            digits += 1
+            i += 1
+        }
+        guard digits == 3 else { return nil }
+        var header = HeaderFields()
+        i = statusEnd + 1
+        while true {
+            guard i < block.count, let nl = block[i...].firstIndex(of: 0x0A) else { return nil }
             var e = nl
             if e > i && block[e - 1] == 0x0D { e -= 1 }
             if e == i {
                 bodyStart = nl + 1
                 break
             }
-            lines.append(String(decoding: block[i..<e], as: UTF8.self))
+            _ = header.add(line: block[i..<e])   // a line that is no field is ignored, as clients do
             i = nl + 1
         }
-        guard bodyStart >= 0, let statusLine = lines.first else { return nil }
-        let parts = statusLine.split(separator: " ", maxSplits: 2)
-        guard parts.count >= 2, let status = Int(parts[1]) else { return nil }
-        var fields: [(name: String, value: String)] = []
-        for l in lines.dropFirst() {
-            if (l.first == " " || l.first == "\t"), !fields.isEmpty {
-                fields[fields.count - 1].value += " " + l.trimmingASCIISpaces()
-                continue
-            }
-            guard let colon = l.firstIndex(of: ":") else { continue }
-            fields.append((String(l[..<colon]).trimmingASCIISpaces(), String(l[l.index(after: colon)...]).trimmingASCIISpaces()))
-        }
         self.status = status
-        self.fields = fields
-        self.bodyStart = bodyStart
+        self.header = header
     }
 
     /// The media type of `Content-Type`, lower-cased, without parameters.
@@ -429,38 +488,41 @@ package enum FeedSniffer {
 
     /// The first element's name (qualified as written), or nil when the head holds no
     /// start tag (not XML, or cut too short).
-    static func rootName(_ head: [UInt8]) -> String? {
+    package static func rootName(_ head: [UInt8]) -> String? {
         var i = 0
-        if head.starts(with: [0xEF, 0xBB, 0xBF]) { i = 3 }
-        func skipSpace() { while i < head.count, [0x20, 0x09, 0x0A, 0x0D].contains(head[i]) { i += 1 } }
-        func skip(past end: [UInt8]) -> Bool {
-            while i + end.count <= head.count {
-                if head[i..<(i + end.count)].elementsEqual(end) { i += end.count; return true }
+        if head.count >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF { i = 3 }
+        func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D }
+        func at(_ k: Int, _ c: UInt8) -> Bool { i + k < head.count && head[i + k] == c }
+        /// Moves past the first `a b` (or `a` when b is 0) from i on; false when none.
+        func skip(past a: UInt8, _ b: UInt8, _ c: UInt8 = 0) -> Bool {
+            while i < head.count {
+                if head[i] == a && (b == 0 || at(1, b)) && (c == 0 || at(2, c)) {
+                    i += 1 + (b == 0 ? 0 : 1) + (c == 0 ? 0 : 1)
+                    return true
+                }
                 i += 1
             }
             return false
         }
         while true {
-            skipSpace()
-            guard i < head.count, head[i] == UInt8(ascii: "<") else { return nil }
-            let rest = head[i...]
-            if rest.starts(with: Array("<?".utf8)) {
-                guard skip(past: Array("?>".utf8)) else { return nil }
-            } else if rest.starts(with: Array("<!--".utf8)) {
-                guard skip(past: Array("-->".utf8)) else { return nil }
-            } else if rest.starts(with: Array("<!".utf8)) {
-                // DOCTYPE: up to its '>' (an internal subset in brackets first).
+            while i < head.count && isSpace(head[i]) { i += 1 }
+            guard at(0, 0x3C) else { return nil }                     // '<'
+            if at(1, 0x3F) {                                          // "<?" ... "?>"
+                guard skip(past: 0x3F, 0x3E) else { return nil }
+            } else if at(1, 0x21) && at(2, 0x2D) && at(3, 0x2D) {    // "<!--" ... "-->"
+                i += 4
+                guard skip(past: 0x2D, 0x2D, 0x3E) else { return nil }
+            } else if at(1, 0x21) {                                   // DOCTYPE, its internal subset first
                 var depth = 0
                 while i < head.count {
                     let c = head[i]
                     i += 1
-                    if c == UInt8(ascii: "[") { depth += 1 } else if c == UInt8(ascii: "]") { depth -= 1 }
-                    else if c == UInt8(ascii: ">") && depth <= 0 { break }
+                    if c == 0x5B { depth += 1 } else if c == 0x5D { depth -= 1 } else if c == 0x3E && depth <= 0 { break }
                 }
             } else {
                 i += 1
                 let s = i
-                while i < head.count, !([0x20, 0x09, 0x0A, 0x0D, UInt8(ascii: ">"), UInt8(ascii: "/")].contains(head[i])) { i += 1 }
+                while i < head.count, !isSpace(head[i]), head[i] != 0x3E, head[i] != 0x2F { i += 1 }
                 return i > s ? String(decoding: head[s..<i], as: UTF8.self) : nil
             }
         }

@@ -62,6 +62,13 @@ public enum FeedURL: Sendable {
 
     /// RFC 3986 §5.2.4.
     static func removeDotSegments(_ path: [UInt8]) -> [UInt8] {
+        // Most paths have no dot segment (a '.' at a segment's start): nothing to do.
+        var dotSegment = false
+        for (i, c) in path.enumerated() where c == 0x2E && (i == 0 || path[i - 1] == 0x2F) {
+            dotSegment = true
+            break
+        }
+        if !dotSegment { return path }
         var input = path[...]
         var output: [UInt8] = []
         func starts(_ s: String) -> Bool { input.starts(with: s.utf8) }

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Relative URIs inside HTML and XHTML content, resolved against the content's
 /// `xml:base` chain (RFC 3986 §5.2 through ``FeedURL``), as feedparser does by default.
 ///
@@ -37,7 +45,11 @@ enum MarkupURLs {
             copied = range.upperBound
         }
         while i < n {
-            guard s[i] == 0x3C else { i += 1; continue }
+            guard s[i] == 0x3C else {   // text: on to the next '<'
+                guard let lt = memchr(s.baseAddress! + i, 0x3C, n - i) else { break }
+                i = s.baseAddress!.distance(to: lt.assumingMemoryBound(to: UInt8.self))
+                continue
+            }
             // Comments and declarations are skipped whole.
             if i + 3 < n && s[i + 1] == 0x21 && s[i + 2] == 0x2D && s[i + 3] == 0x2D {
                 i = find(s, "-->", from: i + 4).map { $0 + 3 } ?? n

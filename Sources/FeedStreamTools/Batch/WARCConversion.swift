@@ -43,6 +43,8 @@ struct WARCConversion {
     /// Bytes of a response's block read before deciding whether it is a feed: its HTTP
     /// head and the start of its body.
     static let headBytes = 64 << 10
+    /// What is read first, to decide without copying more of records that are skipped.
+    static let sniffBytes = 4 << 10
 
     func convert(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
@@ -77,14 +79,20 @@ struct WARCConversion {
                 counts.skipped[type.isEmpty ? "no type" : type, default: 0] += 1
                 continue
             }
-            var head = reader.readBlock(upTo: Self.headBytes)
+            // A few KiB hold the HTTP head and the body's start as a rule; more only when not.
+            var head = reader.readBlock(upTo: Self.sniffBytes)
             var mediaType: String?
             var chunked = false
             var bodyStart = 0
             if type == "resource" {
                 mediaType = record.field("Content-Type").map { String($0.split(separator: ";").first ?? "").lowercased() }
             } else {
-                guard let http = HTTPResponseHead(head) else {
+                var parsed = HTTPResponseHead(head)
+                if parsed == nil && reader.blockLeft > 0 {
+                    head += reader.readBlock(upTo: Self.headBytes - head.count)
+                    parsed = HTTPResponseHead(head)
+                }
+                guard let http = parsed else {
                     counts.skipped["not an http response", default: 0] += 1
                     continue
                 }
@@ -112,10 +120,17 @@ struct WARCConversion {
                 }
             }
             // Decide on the body's first bytes (dechunked, so the sniffer sees the document).
-            var body = Array(head[bodyStart...])
-            if chunked {
+            var first = Array(head[bodyStart...])
+            head = []
+            func decoded() -> [UInt8] {
+                guard chunked else { return first }
                 var sniffing = ChunkedDecoder()
-                body = sniffing.decode(body[...])
+                return sniffing.decode(first[...])
+            }
+            var body = decoded()
+            if FeedSniffer.rootName(body) == nil && reader.blockLeft > 0 {   // a long prolog: look further
+                first += reader.readBlock(upTo: Self.headBytes)
+                body = decoded()
             }
             let gzipped = body.count >= 2 && body[0] == 0x1F && body[1] == 0x8B
             if !gzipped, let reason = FeedSniffer.reasonToSkip(mediaType: mediaType, head: body) {
@@ -124,8 +139,7 @@ struct WARCConversion {
             }
             counts.feedRecords += 1
             // Parse: the head's body bytes, then the rest of the block, streamed.
-            let stream = PayloadStream(reader: reader, first: Array(head[bodyStart...]), chunked: chunked)
-            head = []
+            let stream = PayloadStream(reader: reader, first: first, chunked: chunked)
             writer.documentLocation = WARCOrigin(record).targetURI ?? runLocation
             writer.warc = WARCOrigin(record)
             writer.documentNumberOffset = summary.documents
@@ -182,6 +196,11 @@ private final class PayloadStream: @unchecked Sendable {
             if let f = first {
                 first = nil
                 raw = f
+            } else if !chunked {
+                // The reader's own buffer, borrowed until the next call (FeedChunks' contract):
+                // the bytes stay put until the reader reads again.
+                let b = reader.withNextBlockBytes(upTo: 256 << 10) { $0 }
+                return b.count > 0 ? b : nil
             } else {
                 raw = reader.readBlock(upTo: 256 << 10)
                 if raw.isEmpty { return nil }
