@@ -7,6 +7,9 @@
 #
 # HARNESS: expat | libxml2   the C core (input stage + tokenizer + state machine),
 #                            clang -fsanitize=fuzzer,address,undefined
+#          resync            the same checks on dumps built from the input: several
+#                            documents, every form of document start, four charsets
+#                            (resync-libxml2: with libxml2)
 #          swift             the pure-Swift backend (input stage, XMLTokenizer,
 #                            SwiftFeedMachine, JSON writer), swiftc -sanitize=fuzzer,address
 #          differential      the same bytes through expat and swift (FUZZ_BACKENDS to
@@ -27,12 +30,12 @@ out=$root/.build-fuzz
 CLANG=${CLANG:-clang}
 SWIFTC=${SWIFTC:-swiftc}
 
-usage() { sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 harness=$1
 what=$2
 shift 2
-case $harness in expat|libxml2|swift|differential) ;; *) usage ;; esac
+case $harness in expat|libxml2|resync|resync-libxml2|swift|differential) ;; *) usage ;; esac
 
 pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib)
 pc_libs=$(pkg-config --libs expat libxml-2.0 zlib)
@@ -47,18 +50,17 @@ stale() {
 }
 
 build_c() {
-    local backend=$1 bin=$out/fuzz_$1
+    local backend=$1 bin=$out/fuzz_$2 source=$root/Fuzz/c/$3
     mkdir -p "$out"
     if stale "$bin" "$root/Fuzz/c" "$root/CSources/CFeedStream"; then
         echo "building $bin" >&2
         # shellcheck disable=SC2086
         "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all -DFUZZ_BACKEND="CFS_BACKEND_$(echo "$backend" | tr a-z A-Z)" \
-            $core_includes $pc_cflags "$root/Fuzz/c/fuzz_core.c" $core_sources $pc_libs \
+            -I"$root/Fuzz/c" $core_includes $pc_cflags "$source" $core_sources $pc_libs \
             -fuse-ld=lld -o "$bin"
     fi
 }
-
 # The Swift library is compiled once with swiftc (not SwiftPM: its executables bring
 # their own main, libFuzzer brings another), as a static library with coverage and
 # ASan, against the C core compiled the same way; each harness links it.
@@ -126,7 +128,9 @@ build_swift() {
 }
 
 case $harness in
-expat|libxml2) build_c "$harness" ;;
+expat|libxml2) build_c "$harness" "$harness" fuzz_core.c ;;
+resync) build_c expat resync fuzz_resync.c ;;
+resync-libxml2) build_c libxml2 resync-libxml2 fuzz_resync.c ;;
 swift) build_swift swift FuzzSwiftParser.swift ;;
 differential) build_swift differential FuzzDifferential.swift ;;
 esac

@@ -521,7 +521,7 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
     } else {
         if (where == IN_CALLERS && t->u16 != U16_NO) {
             if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
-            memcpy(t->scratch, p, n);
+            if (n) memcpy(t->scratch, p, n);   /* p is NULL at the end of the input */
             p = t->scratch;
         }
         size_t hold = utf16_units(t, p, n, final);

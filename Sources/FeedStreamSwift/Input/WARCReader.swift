@@ -465,12 +465,14 @@ package enum FeedSniffer {
 
     /// Why a payload is not taken, or nil when it is a feed.
     ///
-    /// A payload is a feed when its root element is `rss`, `feed`, `rdf:RDF`/`RDF`, or a
+    /// A payload is a feed when it is a JSON Feed (an object naming its version), or when
+    /// its root element is `rss`, `feed`, `rdf:RDF`/`RDF`, or a
     /// CDF/RSS `channel` (after a byte order mark, an XML declaration, comments,
     /// processing instructions and a DOCTYPE), whatever its media type says; a payload
     /// whose media type names a feed is taken unless it is HTML (the parser then reports
     /// what it is). HTML pages, images and the like are skipped.
     package static func reasonToSkip(mediaType: String?, head: [UInt8]) -> String? {
+        if isJSONFeed(head) { return nil }
         let root = rootName(head)
         if let root, isFeedRoot(root) { return nil }
         if let mediaType, feedTypes.contains(mediaType) {
@@ -479,6 +481,21 @@ package enum FeedSniffer {
         if root?.lowercased() == "html" || mediaType == "text/html" || mediaType == "application/xhtml+xml" { return "html" }
         if root != nil { return "xml, not a feed" }
         return "not a feed"
+    }
+
+    /// A JSON object naming a JSON Feed version (`"version": "https://jsonfeed.org/version/1.1"`)
+    /// in its first bytes.
+    static func isJSONFeed(_ head: [UInt8]) -> Bool {
+        var i = 0
+        if head.count >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF { i = 3 }
+        while i < head.count, head[i] == 0x20 || head[i] == 0x09 || head[i] == 0x0A || head[i] == 0x0D { i += 1 }
+        guard i < head.count, head[i] == 0x7B else { return false }   // '{'
+        let marker = Array("jsonfeed.org/version/".utf8)
+        guard head.count - i >= marker.count else { return false }
+        for k in i...(head.count - marker.count) where head[k] == marker[0] && head[k..<(k + marker.count)].elementsEqual(marker) {
+            return true
+        }
+        return false
     }
 
     static func isFeedRoot(_ name: String) -> Bool {
