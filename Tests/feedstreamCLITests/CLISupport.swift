@@ -89,6 +89,43 @@ class CLITestCase: XCTestCase {
         return (p.terminationStatus, String(decoding: o, as: UTF8.self))
     }
 
+    /// Runs README command lines as written in `dir` (each line's trailing `   # comment`
+    /// dropped), with the built binary first on PATH, each followed by `echo "== $?"`;
+    /// returns standard output.
+    func runAsWritten(_ lines: [String], in dir: URL) throws -> String {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", lines.map { $0.components(separatedBy: "   #")[0] + "; echo \"== $?\"" }.joined(separator: "\n")]
+        p.currentDirectoryURL = dir
+        p.environment = ProcessInfo.processInfo.environment.merging(
+            ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        return text
+    }
+
+    /// Runs a Python check script of Tests/consumers (`python3 SCRIPT ARGS`), printing
+    /// what it says; exit 77 is a skip (a module is missing), any other non-zero a failure.
+    func pythonCheck(_ script: String, _ args: [String]) throws {
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        p.arguments = ["python3", script] + args
+        p.currentDirectoryURL = Self.repo
+        let out = Pipe()
+        p.standardOutput = out
+        p.standardError = out
+        try p.run()
+        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        print(text, terminator: "")
+        if p.terminationStatus == 77 { throw XCTSkip(text) }
+        XCTAssertEqual(p.terminationStatus, 0, text)
+    }
+
     func tempDir() throws -> URL {
         let d = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-cli-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: d, withIntermediateDirectories: true)

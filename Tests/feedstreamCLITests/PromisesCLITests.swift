@@ -227,18 +227,7 @@ final class ReadmeQueriesCLITests: CLITestCase {
         let lines = commands.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 3)
         let dir = try tempDir()
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", lines.map { $0.components(separatedBy: "   #")[0] + "; echo \"== $?\"" }.joined(separator: "\n")]
-        p.currentDirectoryURL = dir
-        p.environment = ProcessInfo.processInfo.environment.merging(
-            ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = try runAsWritten(lines, in: dir)
         let runs = text.components(separatedBy: "== ")
         XCTAssertEqual(runs.count, 4, text)   // printf, then the two conversions
         // Recovering: the item, then the feed line with the error and "recovered".
@@ -259,18 +248,7 @@ final class ReadmeQueriesCLITests: CLITestCase {
         let dir = try tempDir()
         try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
                                                    withDestinationURL: Self.repo.appendingPathComponent("corpus"))
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", lines.map { $0.components(separatedBy: "   #")[0] + "; echo \"== $?\"" }.joined(separator: "\n")]
-        p.currentDirectoryURL = dir
-        p.environment = ProcessInfo.processInfo.environment.merging(
-            ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
-        let out = Pipe()
-        p.standardOutput = out
-        p.standardError = FileHandle.nullDevice
-        try p.run()
-        let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        p.waitUntilExit()
+        let text = try runAsWritten(lines, in: dir)
         XCTAssertEqual(text.components(separatedBy: "== 0").count, 4, text)   // generate, convert, the shards loop
         let stats = try XCTUnwrap(JSONSerialization.jsonObject(
             with: Data(contentsOf: dir.appendingPathComponent("warc-stats.json"))) as? [String: Any])

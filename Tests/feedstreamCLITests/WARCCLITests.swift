@@ -224,19 +224,7 @@ final class WARCCLITests: CLITestCase {
         for name in ["crawl.warc.gz", "crawl.warc"] {
             let file = dir.appendingPathComponent(name)
             try sh("python3 corpus/generate.py warc --size-mb 1 --seed 7 -o '\(file.path)' 2>/dev/null")
-            let p = Process()
-            p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-            p.arguments = ["python3", "Tests/consumers/warc_check.py", binary.path, file.path]
-            p.currentDirectoryURL = Self.repo
-            let out = Pipe()
-            p.standardOutput = out
-            p.standardError = out
-            try p.run()
-            let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            p.waitUntilExit()
-            print(text, terminator: "")
-            if p.terminationStatus == 77 { throw XCTSkip(text) }
-            XCTAssertEqual(p.terminationStatus, 0, text)
+            try pythonCheck("Tests/consumers/warc_check.py", [binary.path, file.path])
         }
     }
 }

@@ -520,6 +520,9 @@ extension RecordLayout {
     /// The members every line starts with (JSONLinesWriter's `header`).
     static let commonFields: [MemberField] = [
         MemberField("schema", .integer), MemberField("kind", .string), MemberField("source", .string),
+        // Documents read from a web archive (JSONLinesWriter.warc, docs/SCHEMA.md "Web archives").
+        MemberField("warc", .object([MemberField("record_id", .string), MemberField("target_uri", .string),
+                                     MemberField("date", .string), MemberField("offset", .integer)])),
         MemberField("document", .integer),
     ]
 
