@@ -73,8 +73,8 @@ final class ResyncTests: XCTestCase {
             + items.map { "<item><title>\($0)</title></item>" }.joined() + "</channel></rss>\n"
     }
 
-    /// A comment with `--` inside it: the tokenizer may report the error once it has the
-    /// whole comment, which may be chunks later; the root start tag right after the error is
+    /// A comment with a control character in it: the tokenizer may report the error
+    /// once it has the whole comment, which may be chunks later; the root start tag right after the error is
     /// a new document (the failed one's root had started), and it must be found
     /// whatever the cuts. Also in windows-1252 (transcoded by the Swift tokenizer,
     /// whose error offsets count UTF-8: the resume point is mapped back to input bytes).
@@ -84,9 +84,10 @@ final class ResyncTests: XCTestCase {
             var data = Array((declaration + "\n<rss version=\"2.0\"><channel><title>D</title>").utf8)
             data += declaration.contains("1252") ? Array("<item><title>caf".utf8) + [0xE9] + Array(" d1</title></item>".utf8)
                                                  : Array("<item><title>d1</title></item>".utf8)
-            // The comment ends inside E (its own empty comment): a tokenizer that finds
-            // the end first and checks the body then reports the `--` late.
-            data += Array("<!-- a -- b <rss version=\"2.0\"><channel><title>E</title><!-- --><item><title>e1</title></item></channel></rss>\n".utf8)
+            // A control character in a comment that ends inside E (its own empty
+            // comment): the Swift tokenizer finds the comment's `--` first and checks the
+            // characters before it then, so it reports the error chunks later.
+            data += Array("<!-- a \u{1} b <rss version=\"2.0\"><channel><title>E</title><!-- --><item><title>e1</title></item></channel></rss>\n".utf8)
             data += Array(rss("F", ["f1", "f2"], declaration: "").utf8)
             for (backend, strict) in configurations {
                 let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
@@ -127,7 +128,7 @@ final class ResyncTests: XCTestCase {
     /// or two: the lines of the whole input every time.
     func testRandomCutsOfDumpsGiveTheWholeInputsLines() throws {
         let latin = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>L</title><item><title>".utf8)
-            + [0xE0] + Array("</title></item><!-- x -- <feed xmlns=\"http://www.w3.org/2005/Atom\"><title>A</title></feed>".utf8)
+            + [0xE0] + Array("</title></item><!-- x \u{1} <feed xmlns=\"http://www.w3.org/2005/Atom\"><title>A</title><!-- --></feed>".utf8)
         let parts: [[UInt8]] = [
             Array(rss("G", ["g1", "g2"]).utf8),
             Array(rss("N", ["n1"], declaration: "").utf8),
@@ -137,6 +138,7 @@ final class ResyncTests: XCTestCase {
             Array(rss("B", ["b1", "x & y", "b3"]).utf8),
             Array("<rss version=\"2.0\"><channel><title>M</title><item><title>m1</title></itme></channel></rss>".utf8),
             Array("<rss version=\"2.0\"><channel><title>C</title><!-- -- <rss version=\"2.0\"><channel><title>R</title></channel></rss>".utf8),
+            Array("<rss version=\"2.0\"><channel><title>K</title><!-- \u{1} <rss version=\"2.0\"><channel><title>S</title><!-- --></channel></rss>".utf8),
             Array("<rss version=\"2.0\"><channel><title>T</title><item a=\"1\" b=\"<rss>\"></item></channel></rss>".utf8),
             Array("<?pi <?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>P</title></feed>".utf8),
             latin,
