@@ -275,7 +275,10 @@ static cfs_status set_fatal(cfs_parser *p, cfs_status code, const char *message,
                                 p->doc == D_IN ? p->m.document : 0, 0, 0, p->xml_offset, sys_errno };
         p->has_fatal = 1;
     }
-    return code;
+    /* The error that stopped the stream, the first: a callback's stop during the parse
+       of what corrupt gzip data inflated to wins over the gzip error after it, as it
+       does when the same bytes come in smaller chunks (found by fuzz_expat). */
+    return p->fatal.code;
 }
 
 /* ---- documents ---------------------------------------------------------------- */

@@ -1,3 +1,4 @@
+import CFeedStream
 import FeedStream
 import FeedStreamTools
 import Foundation
@@ -11,11 +12,11 @@ import XCTest
 /// backend, strict or recovering (libxml2 up to its first error: its push parser places
 /// some errors by how much input it had, Fuzz/README.md).
 final class ResyncTests: XCTestCase {
-    private static let known = Paths.repo.appendingPathComponent("Fuzz/known")
+    private static let known = Paths.corpus.appendingPathComponent("fuzz-regressions")
 
     // MARK: the fuzzers' findings
 
-    /// Fuzz/known/resume-after-error-in-earlier-chunk.xml: a broken declaration whose end
+    /// corpus/fuzz-regressions/resume-after-error-in-earlier-chunk.xml: a broken declaration whose end
     /// comes much later. The first document fails in its declaration; its own root
     /// (`<rss`, the root had not started) is not a new document; the `<?xml` further on is
     /// the second document, which fails in its declaration too.
@@ -31,7 +32,7 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "resume-after-error-in-earlier-chunk.xml", every: 1)
     }
 
-    /// Fuzz/known/expat-own-root-after-held-declaration-error.xml: an XML declaration
+    /// corpus/fuzz-regressions/expat-own-root-after-held-declaration-error.xml: an XML declaration
     /// error expat reports only once more input came. Four documents: the failed one
     /// (whose own `<rss` is skipped), a second with one item before its error, and two
     /// that fail at once.
@@ -50,7 +51,7 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "expat-own-root-after-held-declaration-error.xml", every: 16)
     }
 
-    /// Fuzz/known/swift-gzip-chunks-junk-before-declaration.xml: a comma before the
+    /// corpus/fuzz-regressions/swift-gzip-chunks-junk-before-declaration.xml: a comma before the
     /// declaration. The comma is a document that fails at its first byte; the search
     /// resumes at the next byte, the `<?xml` of the feed (4 items when recovered).
     func testJunkBeforeTheDeclaration() throws {
@@ -173,6 +174,29 @@ final class ResyncTests: XCTestCase {
                     }
                 }
             }
+        }
+    }
+
+    /// C core: a callback stops the parser at the first item, and the gzip data turns
+    /// corrupt after it (corpus/fuzz-regressions/gzip-corrupt-after-stop.gz, found by the
+    /// smoke run of fuzz_expat after the resync fix): the status is the stop, whether the
+    /// item came in an earlier call or in the one whose inflate then failed.
+    func testCStopBeforeCorruptGzipIsTheStatusHoweverCut() throws {
+        let data = try [UInt8](Data(contentsOf: Paths.corpus.appendingPathComponent("fuzz-regressions/gzip-corrupt-after-stop.gz")))
+        for size in [data.count, 1, 64, 300] {
+            var cb = cfs_callbacks()
+            cb.on_item = { _, _, _ in 1 }
+            var options = cfs_options()
+            cfs_options_init(&options)
+            let p = try XCTUnwrap(cfs_parser_create(&options, &cb, nil))
+            defer { cfs_parser_destroy(p) }
+            var statuses: Set<UInt32> = []
+            for start in Swift.stride(from: 0, to: data.count, by: size) {
+                let st = data[start..<min(start + size, data.count)].withUnsafeBytes { cfs_parser_feed(p, $0.baseAddress, $0.count) }
+                if st != CFS_OK { statuses.insert(st.rawValue) }
+            }
+            XCTAssertEqual(statuses, [CFS_ERR_ABORTED.rawValue], "chunks of \(size)")
+            XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_ABORTED, "chunks of \(size)")
         }
     }
 
