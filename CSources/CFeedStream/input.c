@@ -829,12 +829,11 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
+    if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
-    int stopped = 0, reported = 0;
-    for (;;) {
-        if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
-        stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
-        if (p->doc != D_IN || stopped) break;
+    int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
+    int reported = 0;
+    if (p->doc == D_IN && !stopped) {
         reported = 1;
         /* Close the open document; an unfinished one reports where it broke off. */
         size_t consumed = 0, used;
@@ -849,10 +848,11 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
             err = (cfs_error){ CFS_ERR_XML, "no element found", 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
         }
         handle(p, r, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
-        /* The end found an error before it: search the bytes after it too (a document
-           found there is closed by the next round). */
-        if (p->replay_len == 0) break;
-        replay(p);
+        /* The input ended: nothing after the error is searched again (every cut has
+           given the tokenizer all the bytes before its final call, so an error it
+           reports only now is the same error however the input was cut; and a
+           document must not begin in bytes DumpParts' probe ends inside of). */
+        p->replay_len = 0;
     }
     if (p->pending && !stopped) recover_pending(p);
     if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);

@@ -470,10 +470,9 @@ public final class SwiftFeedParser: FeedParser {
         if fatal == nil, let failure = try stage.finish(sink: { try xmlInput($0) }) {
             if failure.kind == .truncated { truncated = true } else { streamFailed(failure) }
         }
+        if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
         var reported = false
-        while true {
-            if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
-            guard state == .open else { break }
+        if state == .open {
             reported = true
             var r = try tokenizer.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
             if case .error(var e, let consumed) = r, truncated || fatal != nil {
@@ -486,10 +485,9 @@ public final class SwiftFeedParser: FeedParser {
             } else {
                 _ = try handle(r, 0, at: xmlOffset - documentOffset)
             }
-            // The end found an error before it: search the bytes after it too (a
-            // document found there is closed by the next round).
-            if replayCount == 0 { break }
-            try replay()
+            // The input ended: nothing after the error is searched again (input.c's
+            // cfs_parser_finish says why).
+            replayCount = 0
         }
         if pending != nil { try recoverPending() }
         if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }
