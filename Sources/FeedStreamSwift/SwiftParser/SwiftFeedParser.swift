@@ -246,7 +246,7 @@ public final class SwiftFeedParser: FeedParser {
         case .error(let e, let consumed):
             let kept = !self.kept.overflowed && UInt64(self.kept.bytes.count) >= at
             // The error's input offset: a transcoded document's offsets count UTF-8.
-            var from: UInt64
+            let from: UInt64
             if !tokenizer.isTranscoded {
                 from = Self.resyncFrom(UInt64(e.offset))
             } else if kept {
