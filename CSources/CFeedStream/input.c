@@ -14,9 +14,12 @@
  * root element closes, the tokenizer is reset and the bytes after it start the next
  * document. After a well-formedness error the rest of that document is skipped up to
  * the next document's start (doc_start_step: an "<?xml" declaration or a root start
- * tag), so one broken feed in a dump costs only itself. With a recovery hook
- * (cfs_parser_set_recover) the bytes of each document are kept while it is parsed, and
- * a document that fails as XML goes to the hook whole once its end is known.
+ * tag), so one broken feed in a dump costs only itself. The bytes of each document are
+ * kept while it is parsed (up to a window): the search for the next document starts
+ * right after the error's offset in them (resync), whichever chunk holds that byte, so
+ * what follows a failed document does not depend on how the input was cut. With a
+ * recovery hook (cfs_parser_set_recover) a document that fails as XML goes to the hook
+ * whole once its end is known.
  */
 #include "internal.h"
 
@@ -30,6 +33,9 @@
 #define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* tokenizer chunk: uncompressed bytes per parse; the ratio checkpoints */
 #define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
 #define MAX_PARSE ((size_t)1 << 30)   /* largest single parse call */
+/* The open document's bytes kept for the resync when no recovery hook sets the window:
+   16 MiB, the Swift library's FeedRecovery.window (the window it gives the hook). */
+#define RESYNC_WINDOW ((size_t)16 << 20)
 
 /* IN_INFLATED: the caller inflates (cfs_parser_feed_inflated). */
 enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER, IN_INFLATED };
@@ -85,12 +91,15 @@ struct cfs_parser {
     size_t skip_match;           /* how many */
     int skip_own_root;           /* the failed document's root had not started: the next
                                     root start tag is its own, not a new document's */
-    /* Recovery (cfs_parser_set_recover): the open document's bytes, up to keep_max;
-       a failed document waits in `pending` until its end is known. */
+    /* The open document's bytes, up to keep_max with a recovery hook
+       (cfs_parser_set_recover), RESYNC_WINDOW without: where the search for the next
+       document resumes after an error (resync); with a hook a failed document waits in
+       `pending` until its end is known. */
     cfs_recover_fn recover;
     uint8_t *keep;
     size_t keep_len, keep_cap, keep_max;
     int keep_over;
+    size_t replay_from, replay_len;   /* kept bytes to search again after an error (resync) */
     int pending;
     cfs_error pending_err;
     char pending_message[256];
@@ -208,8 +217,9 @@ void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) 
 
 /* Keeps n more bytes of the open (or failed, pending) document. */
 static void keep(cfs_parser *p, const uint8_t *data, size_t n) {
-    if (p->recover == NULL || p->keep_over || n == 0) return;
-    if (n > p->keep_max - p->keep_len || p->keep_len + n > p->keep_max) { p->keep_over = 1; return; }
+    if (p->keep_over || n == 0) return;
+    size_t max = p->recover ? p->keep_max : RESYNC_WINDOW;
+    if (n > max - p->keep_len || p->keep_len + n > max) { p->keep_over = 1; return; }
     if (p->keep_len + n > p->keep_cap) {
         size_t cap = p->keep_cap ? p->keep_cap : 64 << 10;
         while (cap < p->keep_len + n) cap *= 2;
@@ -241,6 +251,7 @@ void cfs_parser_reset(cfs_parser *p) {
     p->pend_len = 0;
     p->pending = 0;
     keep_reset(p);
+    p->replay_len = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
     p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = 0;
@@ -264,7 +275,10 @@ static cfs_status set_fatal(cfs_parser *p, cfs_status code, const char *message,
                                 p->doc == D_IN ? p->m.document : 0, 0, 0, p->xml_offset, sys_errno };
         p->has_fatal = 1;
     }
-    return code;
+    /* The error that stopped the stream, the first: a callback's stop during the parse
+       of what corrupt gzip data inflated to wins over the gzip error after it, as it
+       does when the same bytes come in smaller chunks (found by fuzz_expat). */
+    return p->fatal.code;
 }
 
 /* ---- documents ---------------------------------------------------------------- */
@@ -352,9 +366,16 @@ static cfs_status recover_pending(cfs_parser *p) {
     return stop ? set_fatal(p, CFS_ERR_ABORTED, NULL, 0) : CFS_OK;
 }
 
-/* Handles a tokenizer result for `len` bytes given at stream offset `at`.
-   Sets *used to the bytes that belonged to the document (the rest starts anew). */
-static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, size_t consumed,
+/* Where the search for the next document resumes after an error at document offset
+   `at`: the byte after it. SwiftFeedParser.resyncFrom is the same rule. */
+static uint64_t resync_from(uint64_t at) { return at + 1; }
+
+/* Handles a tokenizer result for `len` bytes that start at document offset `at`.
+   Sets *used to the bytes that belonged to the document (the rest starts anew). After
+   an error in bytes of an earlier call (the tokenizer held them: an unfinished
+   declaration, say), *used is 0 and replay_len says which kept bytes replay() must
+   search again before the rest. */
+static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, uint64_t at, size_t consumed,
                          cfs_error *err, size_t *used) {
     *used = len;
     switch (r) {
@@ -363,17 +384,51 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, size_t con
     case TOK_ROOT_END:
         *used = consumed;
         return end_document(p, NULL);
-    case TOK_ERROR:
-        /* Resume the search for the next document just past the error. */
-        *used = consumed < len ? consumed + 1 : len;
+    case TOK_ERROR: {
+        uint64_t from = resync_from(err->offset);
         err->offset += p->doc_offset;
-        return end_document(p, err);
+        if (from >= at) {
+            *used = from - at < len ? (size_t)(from - at) : len;
+            return end_document(p, err);
+        }
+        /* The resume point is in bytes of an earlier call: in the kept bytes, unless
+           the document outgrew the window (then at the start of these). */
+        *used = 0;
+        int kept = !p->keep_over && p->keep_len >= at;
+        cfs_status st = end_document(p, err);
+        if (st == CFS_OK && kept && p->doc == D_SKIP && !p->has_fatal) {
+            p->replay_from = (size_t)from;
+            p->replay_len = (size_t)(at - from);
+        }
+        return st;
+    }
     case TOK_ABORT:
         return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     case TOK_NOMEM:
         return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     }
     return CFS_OK;
+}
+
+static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len);
+
+/* After handle() asked for it: searches the failed document's kept bytes from the
+   resume point again, as if they came now (a document found there starts and takes
+   them); the stream offset is the bytes' own. Called where the caller's next byte is
+   the one after them. */
+static cfs_status replay(cfs_parser *p) {
+    size_t n = p->replay_len;
+    if (n == 0) return CFS_OK;
+    p->replay_len = 0;
+    /* A copy: the kept bytes are the next document's once one starts. */
+    uint8_t *copy = malloc(n);
+    if (copy == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    memcpy(copy, p->keep + p->replay_from, n);
+    p->keep_len = p->replay_from;   /* a pending document keeps them again as they are skipped */
+    p->xml_offset -= n;
+    cfs_status st = xml_input(p, copy, n);
+    free(copy);
+    return st;
 }
 
 
@@ -474,7 +529,7 @@ static cfs_status start_held_document(cfs_parser *p) {
     size_t consumed = 0, u;
     cfs_error err = {0};
     cfs_tok_result r = p->ops->parse(p->tok, p->pend, held, 0, &consumed, &err);
-    return handle(p, r, held, consumed, &err, &u);
+    return handle(p, r, held, 0, consumed, &err, &u);
 }
 
 /* Uncompressed bytes in caller memory: split into documents and parse. */
@@ -549,7 +604,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
                 keep(p, start_bytes, before);
                 cfs_tok_result r = p->ops->parse(p->tok, start_bytes, before, 0, &consumed, &err);
                 p->xml_offset += before;
-                st = handle(p, r, before, consumed, &err, &u);
+                st = handle(p, r, before, 0, consumed, &err, &u);
             }
             continue;
         }
@@ -563,13 +618,14 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
         cfs_error err = {0};
         if (n > 0) {
             cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
-            st = handle(p, r, n, consumed, &err, &used);
+            st = handle(p, r, n, p->xml_offset - p->doc_offset, consumed, &err, &used);
             if (p->doc == D_IN || p->pending) keep(p, data, used);
         }
         p->xml_offset += used;
         data += used;
         len -= used;
         if (st == CFS_OK && over && p->doc == D_IN) st = document_too_big(p);
+        if (st == CFS_OK) st = replay(p);
     }
     return st;
 }
@@ -582,13 +638,15 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     uint64_t room = document_room(p);
     size_t take = n > room ? (size_t)room : n;
     cfs_tok_result r = p->ops->parse_buffer(p->tok, take, 0, &consumed, &err);
-    cfs_status st = handle(p, r, take, consumed, &err, &used);
+    cfs_status st = handle(p, r, take, p->xml_offset - p->doc_offset, consumed, &err, &used);
     if (p->doc == D_IN || p->pending) keep(p, buf, used);
     p->xml_offset += used;
     if (st == CFS_OK && take < n && p->doc == D_IN) st = document_too_big(p);
-    if (st != CFS_OK || used == n) return st;
+    if (st != CFS_OK || (used == n && p->replay_len == 0)) return st;
+    /* The rest leaves buf (the tokenizer's) before anything else is parsed. */
     size_t rest = n - used;
     memcpy(p->carry, buf + used, rest);
+    if ((st = replay(p)) != CFS_OK || rest == 0) return st;
     return xml_input(p, p->carry, rest);
 }
 
@@ -792,7 +850,12 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
             r = TOK_ERROR;
             err = (cfs_error){ CFS_ERR_XML, "no element found", 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
         }
-        handle(p, r, 0, consumed, &err, &used);
+        handle(p, r, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
+        /* The input ended: nothing after the error is searched again (every cut has
+           given the tokenizer all the bytes before its final call, so an error it
+           reports only now is the same error however the input was cut; and a
+           document must not begin in bytes DumpParts' probe ends inside of). */
+        p->replay_len = 0;
     }
     if (p->pending && !stopped) recover_pending(p);
     if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);

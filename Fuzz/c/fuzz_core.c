@@ -39,10 +39,11 @@ static int trace;   /* FUZZ_TRACE set: print what each run sees (to study a find
 typedef struct digest {
     uint64_t h;
     /* h as it was when the first document error was digested (0: none yet). With
-       expat the search for the next document after an error does not depend on the
-       cuts, and whole digests are compared; libxml2's push parser notices some errors
-       only once it has more input (Fuzz/README.md), so with it what follows a failed
-       document may depend on the cuts, and only this is compared. */
+       expat the search for the next document after an error resumes after the error's
+       byte whatever chunk held it (input.c's resync_from and replay), and whole digests
+       are compared; libxml2's push parser places some errors by how much input it had
+       (Fuzz/README.md), so with it what follows a failed document may depend on the
+       cuts, and only this is compared. */
     uint64_t h_first_error;
     size_t items, documents, errors;
     int stop_after_first_item;

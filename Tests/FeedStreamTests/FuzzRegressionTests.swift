@@ -30,6 +30,11 @@ final class FuzzRegressionTests: XCTestCase {
             + "after it, so libxml2's search for the next document finds the `<?xml` that follows",
         "non-ascii-name-characters.xml": "libxml2 reports the broken name only once it has more input, so its "
             + "search for the next document depends on where the input was cut (the limitation in Fuzz/README.md)",
+        "resume-after-error-in-earlier-chunk.xml": "the libxml2 adapter looks at a document's first bytes again only "
+            + "once they have doubled, so depending on the cuts a broken declaration is reported only by the final "
+            + "call, and nothing past an error the end reports is searched (Fuzz/README.md, resynchronization)",
+        "expat-own-root-after-held-declaration-error.xml": "as resume-after-error-in-earlier-chunk.xml: libxml2 may "
+            + "report the broken declaration only at the end, depending on the cuts",
     ]
 
     private var files: [URL] {

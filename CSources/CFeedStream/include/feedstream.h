@@ -652,8 +652,10 @@ typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_
  * document as it sees fit; the items before the failure were delivered as usual, and
  * the error counts as the stream's first error as it would have. Every other failure
  * (limits, gzip, a document over max_bytes) goes to on_document_end as before.
- * Without a hook (the default), nothing is kept: at least the error and the items before
- * it, as always. Set it before feeding a stream; NULL removes it. Kept by reset.
+ * Without a hook (the default), the bytes are kept only up to 16 MiB, for the search for
+ * the next document after an error (it starts right after the error's offset, whatever
+ * chunk held that byte): a failed document reports the error and the items before it,
+ * as always. Set it before feeding a stream; NULL removes it. Kept by reset.
  */
 void cfs_parser_set_recover(cfs_parser *parser, cfs_recover_fn hook, size_t max_bytes);
 

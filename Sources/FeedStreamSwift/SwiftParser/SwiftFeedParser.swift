@@ -50,11 +50,16 @@ public final class SwiftFeedParser: FeedParser {
     /// True when documents that fail as XML are not re-read by the recovery path.
     public let strict: Bool
     private let maxDocumentBytes: UInt64
-    // Recovery: the open document's bytes, and the failure that waits for the end of
-    // the failed document (the next document's start, or the end of the input).
+    // The open document's bytes (up to FeedRecovery.window): where the search for the
+    // next document resumes after an error (resync), and what the recovery path re-reads;
+    // the failure that waits for the end of the failed document (the next document's
+    // start, or the end of the input).
     private let recovery: FeedRecovery?
     private var kept = DocumentBytes()
     private var pending: (error: FeedError, delivered: Int)?
+    /// Kept bytes to search again for the next document after an error (replay()).
+    private var replayFrom = 0
+    private var replayCount = 0
 
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
@@ -138,6 +143,7 @@ public final class SwiftFeedParser: FeedParser {
         fatal = nil
         pending = nil
         kept.reset()
+        replayCount = 0
     }
 
     private func read(_ fd: Int32) throws {
@@ -218,9 +224,17 @@ public final class SwiftFeedParser: FeedParser {
         try machine.finish(error: err)
     }
 
-    /// Handles what the tokenizer said about `len` bytes; returns how many belonged to
-    /// the document (the rest starts anew).
-    private func handle(_ r: XMLTokOutcome, _ len: Int) throws -> Int {
+    /// Where the search for the next document resumes after an error at document
+    /// (input) offset `at`: the byte after it. input.c's resync_from is the same rule.
+    private static func resyncFrom(_ at: UInt64) -> UInt64 { at + 1 }
+
+    /// Handles what the tokenizer said about `len` bytes that start at document offset
+    /// `at`; returns how many belonged to the document (the rest starts anew). `fresh`:
+    /// those of the bytes not kept yet. After an error in bytes of an earlier call (the
+    /// tokenizer held them: an unfinished declaration, say) it returns 0 and
+    /// replayCount says which kept bytes replay() must search again before the rest.
+    private func handle(_ r: XMLTokOutcome, _ len: Int, at: UInt64,
+                        fresh: UnsafeRawBufferPointer = UnsafeRawBufferPointer(start: nil, count: 0)) throws -> Int {
         switch r {
         case .ok:
             return len
@@ -230,11 +244,42 @@ public final class SwiftFeedParser: FeedParser {
             // hand the same bytes to the next document.
             return max(consumed, 1)
         case .error(let e, let consumed):
+            let kept = !self.kept.overflowed && UInt64(self.kept.bytes.count) >= at
+            // The error's input offset: a transcoded document's offsets count UTF-8.
+            let from: UInt64
+            if !tokenizer.isTranscoded {
+                from = Self.resyncFrom(UInt64(e.offset))
+            } else if kept {
+                let input = self.kept.bytes + (fresh.count > 0 ? Array(fresh) : [])
+                from = Self.resyncFrom(UInt64(input.withUnsafeBytes { tokenizer.inputOffset(ofUTF8: e.offset, in: $0) }))
+            } else {
+                from = at + UInt64(max(consumed, 0)) + 1
+            }
             try endDocument(FeedError(code: e.isLimit ? .limitExceeded : .malformedXML, message: e.message,
                                       document: machine.document, line: e.line, column: e.column,
                                       offset: documentOffset + UInt64(e.offset)))
-            return consumed < len ? consumed + 1 : len
+            if from >= at { return Int(min(from - at, UInt64(len))) }
+            // The resume point is in bytes of an earlier call: in the kept bytes, unless
+            // the document outgrew the window (then at the start of these).
+            if kept && state == .skip && fatal == nil {
+                replayFrom = Int(from)
+                replayCount = Int(at - from)
+            }
+            return 0
         }
+    }
+
+    /// After handle() asked for it: searches the failed document's kept bytes from the
+    /// resume point again, as if they came now (a document found there starts and takes
+    /// them), at their own stream offset. Called where the next byte is the one after
+    /// them. input.c's replay() is the same step.
+    private func replay() throws {
+        guard replayCount > 0 else { return }
+        let copy = Array(kept.bytes[replayFrom..<(replayFrom + replayCount)])   // the next document's kept bytes reuse kept
+        kept.removeLast(kept.bytes.count - replayFrom)   // a pending document keeps them again as they are skipped
+        xmlOffset -= UInt64(replayCount)
+        replayCount = 0
+        try copy.withUnsafeBytes { try xmlInput($0) }
     }
 
     /// Re-reads the failed document whose bytes are kept (its end is known now).
@@ -335,7 +380,7 @@ public final class SwiftFeedParser: FeedParser {
                         try tokenizer.parse(UnsafeRawBufferPointer(rebasing: $0[0..<before]), final: false)
                     }
                     xmlOffset += UInt64(before)
-                    _ = try handle(r, before)
+                    _ = try handle(r, before, at: 0)
                 }
             case .open:
                 let inDocument = xmlOffset - documentOffset
@@ -343,14 +388,16 @@ public final class SwiftFeedParser: FeedParser {
                 let over = UInt64(len) > room
                 let n = over ? Int(room) : len
                 if n > 0 {
-                    let r = try tokenizer.parse(UnsafeRawBufferPointer(start: data, count: n), final: false)
-                    used = try handle(r, n)
-                    if recovery != nil && (state == .open || pending != nil) { kept.append(data, used) }
+                    let chunk = UnsafeRawBufferPointer(start: data, count: n)
+                    let r = try tokenizer.parse(chunk, final: false)
+                    used = try handle(r, n, at: xmlOffset - documentOffset, fresh: chunk)
+                    if state == .open || pending != nil { kept.append(data, used) }
                 }
                 xmlOffset += UInt64(used)
                 data += used
                 len -= used
                 if over && state == .open { try documentTooBig() }
+                try replay()
             }
         }
     }
@@ -413,9 +460,9 @@ public final class SwiftFeedParser: FeedParser {
         try beginDocument()
         guard !bytes.isEmpty else { return }
         documentOffset -= UInt64(bytes.count)
-        if recovery != nil { kept.append(bytes, bytes.count) }
+        kept.append(bytes, bytes.count)
         let r = try bytes.withUnsafeBytes { try tokenizer.parse($0, final: false) }
-        _ = try handle(r, bytes.count)
+        _ = try handle(r, bytes.count, at: 0)
     }
 
     private func finish(_ handler: some FeedHandler) throws {
@@ -436,8 +483,11 @@ public final class SwiftFeedParser: FeedParser {
                 _ = consumed
                 r = .ok
             } else {
-                _ = try handle(r, 0)
+                _ = try handle(r, 0, at: xmlOffset - documentOffset)
             }
+            // The input ended: nothing after the error is searched again (input.c's
+            // cfs_parser_finish says why).
+            replayCount = 0
         }
         if pending != nil { try recoverPending() }
         if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }

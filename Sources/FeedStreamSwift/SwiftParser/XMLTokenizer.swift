@@ -88,6 +88,10 @@ final class SwiftXMLTokenizer {
 
     // ---- encodings ----
     @exclusivity(unchecked) private var transcoder: XMLTranscoder?
+    /// A transcoded document: where it switched from its first bytes (read as they are,
+    /// so input and UTF-8 offsets agree up to there) to its charset, and the transcoder
+    /// as it was then (``inputOffset(ofUTF8:in:)``).
+    private var switched: (offset: Int, transcoder: XMLTranscoder)?
     @exclusivity(unchecked) private var rawPending = ScratchBytes(capacity: 1 << 14)
     private let decoded = TranscodeBuffer()
 
@@ -218,6 +222,7 @@ final class SwiftXMLTokenizer {
         nsBytes.removeAll()
         bindingsCount = 0
         transcoder = nil
+        switched = nil
         rawPending.removeAll()
         if !entities.isEmpty { entities.removeAll() }
         for d in defaults { d.name.deallocate(); d.value.deallocate() }
@@ -231,6 +236,7 @@ final class SwiftXMLTokenizer {
         if transcoder != nil { return try parseTranscoded(data, final: final) }
         let r = try parseUTF8(data, final: final)
         guard case .switchEncoding(let at) = r else { return r.outcome }
+        switched = (processed, transcoder!)
         // The rest of this input is in the declared encoding.
         let rest = at < data.count ? UnsafeRawBufferPointer(rebasing: data[at...]) : UnsafeRawBufferPointer(start: nil, count: 0)
         switch try parseTranscoded(rest, final: final) {
@@ -395,6 +401,47 @@ final class SwiftXMLTokenizer {
             off += take
         } while off < data.count
         return .ok
+    }
+
+    /// True when the document's offsets (errors) count UTF-8 bytes of decoded text, not
+    /// its input bytes.
+    var isTranscoded: Bool { switched != nil }
+
+    /// The input offset (from the document's start) of the character at UTF-8 offset `u`
+    /// of the document as the tokenizer read it (error offsets count those): `u` itself
+    /// for a document read as UTF-8; for a transcoded one, the fewest input bytes whose
+    /// decoding yields `u` bytes, found by decoding `input` (the document's bytes from its
+    /// start, as far as they go) again. Used on errors only (the search for the next
+    /// document resumes after the error's input byte, SwiftFeedParser.resyncFrom).
+    func inputOffset(ofUTF8 u: Int, in input: UnsafeRawBufferPointer) -> Int {
+        guard let (start, initial) = switched, u > start, input.count > start,
+              let src = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return u }
+        let need = u - start   // UTF-8 bytes after the switch
+        var t = initial
+        let block = 4096
+        let dest = UnsafeMutablePointer<UInt8>.allocate(capacity: XMLTranscoder.maxOutput(forInput: block + 8))
+        defer { dest.deallocate() }
+        var i = start, produced = 0
+        while i < input.count {
+            let n = min(block, input.count - i)
+            let before = t
+            let r = t.decode(UnsafeRawBufferPointer(start: src + i, count: n), final: false, to: dest)
+            if produced + r.written >= need {
+                // In this block: the shortest prefix that yields enough.
+                var lo = 0, hi = r.consumed
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    var t2 = before
+                    let w = t2.decode(UnsafeRawBufferPointer(start: src + i, count: mid), final: false, to: dest).written
+                    if produced + w >= need { hi = mid } else { lo = mid + 1 }
+                }
+                return i + lo
+            }
+            produced += r.written
+            if r.invalidAt != nil || r.consumed == 0 { return i + r.consumed }
+            i += r.consumed
+        }
+        return i
     }
 
     /// The fewest input bytes whose decoding yields at least `output` bytes.

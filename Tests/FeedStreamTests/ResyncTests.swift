@@ -1,0 +1,301 @@
+import CFeedStream
+import FeedStream
+import FeedStreamTools
+import Foundation
+import XCTest
+
+/// Resynchronization after a document error does not depend on how the input was cut
+/// (issue 17): the search for the next document resumes right after the error's byte,
+/// even when the tokenizer reports the error only once later chunks came (it held the
+/// bytes: an unfinished declaration, comment or tag), so every chunking of a dump gives
+/// the lines of the whole input — items, feed lines and error records — on every
+/// backend, strict or recovering (libxml2 up to its first error: its push parser places
+/// some errors by how much input it had, Fuzz/README.md).
+final class ResyncTests: XCTestCase {
+    private static let known = Paths.corpus.appendingPathComponent("fuzz-regressions")
+
+    // MARK: the fuzzers' findings
+
+    /// corpus/fuzz-regressions/resume-after-error-in-earlier-chunk.xml: a broken declaration whose end
+    /// comes much later. The first document fails in its declaration; its own root
+    /// (`<rss`, the root had not started) is not a new document; the `<?xml` further on is
+    /// the second document, which fails in its declaration too.
+    func testBrokenDeclarationThatRunsOn() throws {
+        let data = try read("resume-after-error-in-earlier-chunk.xml")
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.map { $0.error?.message }, ["XML declaration not well-formed", "XML declaration not well-formed"], context)
+            XCTAssertEqual(docs.map { $0.error?.offset }, [29, 398], context)
+            XCTAssertEqual(docs.map(\.items.count), [0, 0], context)
+        }
+        try assertCutsDoNotMatter(data, "resume-after-error-in-earlier-chunk.xml", every: 1)
+    }
+
+    /// corpus/fuzz-regressions/expat-own-root-after-held-declaration-error.xml: an XML declaration
+    /// error expat reports only once more input came. Four documents: the failed one
+    /// (whose own `<rss` is skipped), a second with one item before its error, and two
+    /// that fail at once.
+    func testHeldDeclarationErrorKeepsTheOwnRoot() throws {
+        let data = try read("expat-own-root-after-held-declaration-error.xml")
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.count, 4, context)
+            XCTAssertEqual(docs.map { $0.error?.offset }, [33, 3147, 5089, 6780], context)
+            XCTAssertEqual(docs.first?.error?.message, "XML declaration not well-formed", context)
+            // Strict: the items before each error; recovering: the second document's item too.
+            XCTAssertEqual(docs.map(\.items.count), strict ? [0, 0, 0, 0] : [0, 1, 0, 0], context)
+            if !strict { XCTAssertEqual(docs[1].items.first?.title?.value, "Shake Shake Shake Your Spices", context) }
+        }
+        try assertCutsDoNotMatter(data, "expat-own-root-after-held-declaration-error.xml", every: 16)
+    }
+
+    /// corpus/fuzz-regressions/swift-gzip-chunks-junk-before-declaration.xml: a comma before the
+    /// declaration. The comma is a document that fails at its first byte; the search
+    /// resumes at the next byte, the `<?xml` of the feed (4 items when recovered).
+    func testJunkBeforeTheDeclaration() throws {
+        let data = try read("swift-gzip-chunks-junk-before-declaration.xml")
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.count, 2, context)
+            XCTAssertEqual(docs.map { $0.error?.offset }, [0, 1507], context)
+            XCTAssertEqual(docs[1].feed.title?.value, "Top Stories", context)
+            XCTAssertEqual(docs.map(\.items.count), strict ? [0, 0] : [0, 4], context)
+        }
+        try assertCutsDoNotMatter(data, "swift-gzip-chunks-junk-before-declaration.xml", every: 16)
+    }
+
+    // MARK: held errors with a document start behind them
+
+    private func rss(_ title: String, _ items: [String], declaration: String = "<?xml version=\"1.0\"?>\n") -> String {
+        declaration + "<rss version=\"2.0\"><channel><title>\(title)</title>"
+            + items.map { "<item><title>\($0)</title></item>" }.joined() + "</channel></rss>\n"
+    }
+
+    /// A comment with a control character in it: the tokenizer may report the error
+    /// once it has the whole comment, which may be chunks later; the root start tag right after the error is
+    /// a new document (the failed one's root had started), and it must be found
+    /// whatever the cuts. Also in windows-1252 (transcoded by the Swift tokenizer,
+    /// whose error offsets count UTF-8: the resume point is mapped back to input bytes).
+    func testErrorInAHeldCommentWithADocumentBehindIt() throws {
+        for (declaration, body) in [("<?xml version=\"1.0\"?>", "d1"),
+                                    ("<?xml version=\"1.0\" encoding=\"windows-1252\"?>", "caf\u{E9} d1")] {
+            var data = Array((declaration + "\n<rss version=\"2.0\"><channel><title>D</title>").utf8)
+            data += declaration.contains("1252") ? Array("<item><title>caf".utf8) + [0xE9] + Array(" d1</title></item>".utf8)
+                                                 : Array("<item><title>d1</title></item>".utf8)
+            // A control character in a comment that ends inside E (its own empty
+            // comment): the Swift tokenizer finds the comment's `--` first and checks the
+            // characters before it then, so it reports the error chunks later.
+            data += Array("<!-- a \u{1} b <rss version=\"2.0\"><channel><title>E</title><!-- --><item><title>e1</title></item></channel></rss>\n".utf8)
+            data += Array(rss("F", ["f1", "f2"], declaration: "").utf8)
+            for (backend, strict) in configurations {
+                let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+                let context = "\(declaration), \(backend), strict \(strict)"
+                XCTAssertEqual(docs.map { $0.feed.title?.value }, ["D", "E", "F"], context)
+                XCTAssertEqual(docs.map { $0.error == nil }, [false, true, true], context)
+                XCTAssertEqual(docs[0].items.map { $0.title?.value }, [body], context)
+                XCTAssertEqual(docs[1].items.map { $0.title?.value }, ["e1"], context)
+                XCTAssertEqual(docs[2].items.map { $0.title?.value }, ["f1", "f2"], context)
+            }
+            try assertCutsDoNotMatter(data, "held comment, \(declaration)", every: 1)
+        }
+    }
+
+    /// A broken declaration and a document without one right behind it: the failed
+    /// document's root is its own `<rss` (skipped), the next one is new.
+    func testBrokenDeclarationThenDocumentsWithoutDeclarations() throws {
+        let data = Array(("<?xml version=\"1.0\" encodin  -->\n" + rss("B", ["b1"], declaration: "")
+                          + rss("C", ["c1"], declaration: "") + rss("G", ["g1", "g2"])).utf8)
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.count, 3, context)
+            XCTAssertEqual(docs[0].error?.message, "XML declaration not well-formed", context)
+            XCTAssertEqual(docs[0].error?.offset, 29, context)
+            XCTAssertEqual(docs.dropFirst().map { $0.feed.title?.value }, ["C", "G"], context)
+            XCTAssertEqual(docs.dropFirst().map { $0.error == nil }, [true, true], context)
+            XCTAssertEqual(docs[2].items.map { $0.title?.value }, ["g1", "g2"], context)
+        }
+        try assertCutsDoNotMatter(data, "broken declaration", every: 1)
+    }
+
+    // MARK: property
+
+    /// Random (fixed-seed) concatenations of good and broken documents — with and
+    /// without declarations, broken declarations, junk, errors in held comments and
+    /// tags, a transcoded one — cut at random places, or gzip-compressed as one member
+    /// or two: the lines of the whole input every time.
+    func testRandomCutsOfDumpsGiveTheWholeInputsLines() throws {
+        let latin = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><rss version=\"2.0\"><channel><title>L</title><item><title>".utf8)
+            + [0xE0] + Array("</title></item><!-- x \u{1} <feed xmlns=\"http://www.w3.org/2005/Atom\"><title>A</title><!-- --></feed>".utf8)
+        let parts: [[UInt8]] = [
+            Array(rss("G", ["g1", "g2"]).utf8),
+            Array(rss("N", ["n1"], declaration: "").utf8),
+            Array("<?xml version=\"1.0\" encodin  <rss version=\"2.0\"><channel><title>H</title></channel></rss>\n".utf8),
+            Array("<?xml version=\"1.0\" encoding=\"UTF\u{1}\"?><rss><channel><title>U</title></channel></rss>".utf8),
+            Array(",".utf8),
+            Array(rss("B", ["b1", "x & y", "b3"]).utf8),
+            Array("<rss version=\"2.0\"><channel><title>M</title><item><title>m1</title></itme></channel></rss>".utf8),
+            Array("<rss version=\"2.0\"><channel><title>C</title><!-- -- <rss version=\"2.0\"><channel><title>R</title></channel></rss>".utf8),
+            Array("<rss version=\"2.0\"><channel><title>K</title><!-- \u{1} <rss version=\"2.0\"><channel><title>S</title><!-- --></channel></rss>".utf8),
+            Array("<rss version=\"2.0\"><channel><title>T</title><item a=\"1\" b=\"<rss>\"></item></channel></rss>".utf8),
+            Array("<?pi <?xml version=\"1.0\"?><feed xmlns=\"http://www.w3.org/2005/Atom\"><title>P</title></feed>".utf8),
+            latin,
+        ]
+        var state: UInt64 = 17
+        func random(_ n: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % n
+        }
+        for round in 0..<24 {
+            let count = 2 + random(5)
+            let dump = (0..<count).map { _ in parts[random(parts.count)] }.joined(separator: Array("\n".utf8)).map { $0 }
+            for (backend, strict) in configurations + [(.libxml2, false), (.libxml2, true)] {
+                let parser = backend.makeParser(strict: strict)
+                let whole = try convert(parser, .bytes(dump))
+                let context = "round \(round), \(backend), strict \(strict)"
+                var variants: [(String, FeedInput)] = []
+                for _ in 0..<12 {
+                    let cuts = Set((0..<(1 + random(4))).map { _ in 1 + random(max(1, dump.count - 1)) }).sorted()
+                    variants.append(("cuts \(cuts)", pieces(dump, cuts: cuts)))
+                }
+                for size in [1, 3, 17] { variants.append(("chunks of \(size)", chunkedInput(dump, size))) }
+                variants.append(("gzip", .bytes(gzip(dump))))
+                let split = 1 + random(max(1, dump.count - 1))
+                variants.append(("two gzip members split at \(split)", .bytes(gzip(Array(dump[..<split])) + gzip(Array(dump[split...])))))
+                for (name, input) in variants {
+                    let got = try convert(parser, input)
+                    if backend == .libxml2 {
+                        XCTAssertEqual(upToFirstError(got), upToFirstError(whole), "\(context), \(name)")
+                    } else if got != whole {
+                        XCTFail("\(context), \(name): differs from the whole input\n\(firstDifference(whole, got))")
+                    }
+                }
+            }
+        }
+    }
+
+    /// C core: a callback stops the parser at the first item, and the gzip data turns
+    /// corrupt after it (corpus/fuzz-regressions/gzip-corrupt-after-stop.gz, found by the
+    /// smoke run of fuzz_expat after the resync fix): the status is the stop, whether the
+    /// item came in an earlier call or in the one whose inflate then failed.
+    func testCStopBeforeCorruptGzipIsTheStatusHoweverCut() throws {
+        let data = try [UInt8](Data(contentsOf: Paths.corpus.appendingPathComponent("fuzz-regressions/gzip-corrupt-after-stop.gz")))
+        for size in [data.count, 1, 64, 300] {
+            var cb = cfs_callbacks()
+            cb.on_item = { _, _, _ in 1 }
+            var options = cfs_options()
+            cfs_options_init(&options)
+            let p = try XCTUnwrap(cfs_parser_create(&options, &cb, nil))
+            defer { cfs_parser_destroy(p) }
+            var statuses: Set<UInt32> = []
+            for start in Swift.stride(from: 0, to: data.count, by: size) {
+                let st = data[start..<min(start + size, data.count)].withUnsafeBytes { cfs_parser_feed(p, $0.baseAddress, $0.count) }
+                if st != CFS_OK { statuses.insert(st.rawValue) }
+            }
+            XCTAssertEqual(statuses, [CFS_ERR_ABORTED.rawValue], "chunks of \(size)")
+            XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_ABORTED, "chunks of \(size)")
+        }
+    }
+
+    // MARK: helpers
+
+    private let configurations: [(FeedBackend, Bool)] = [(.expat, false), (.expat, true), (.swift, false), (.swift, true)]
+
+    private func read(_ name: String) throws -> [UInt8] {
+        try [UInt8](Data(contentsOf: Self.known.appendingPathComponent(name)))
+    }
+
+    /// `data` cut in two at every offset of its first 1 KiB (where the errors held in
+    /// a declaration are) and at every `every`-th one after, in
+    /// three at a sample of pairs, in small chunks, and gzip-compressed (one member, two):
+    /// the whole input's lines every time, on expat and swift, strict and recovering.
+    private func assertCutsDoNotMatter(_ data: [UInt8], _ name: String, every: Int,
+                                       file: StaticString = #filePath, line: UInt = #line) throws {
+        for (backend, strict) in configurations {
+            let parser = backend.makeParser(strict: strict)
+            let whole = try convert(parser, .bytes(data))
+            let context = "\(name), \(backend), strict \(strict)"
+            var failures = 0
+            func check(_ what: @autoclosure () -> String, _ input: FeedInput) throws {
+                let got = try convert(parser, input)
+                if got != whole && failures < 3 {
+                    failures += 1
+                    XCTFail("\(context), \(what()): differs from the whole input\n\(firstDifference(whole, got))",
+                            file: file, line: line)
+                }
+            }
+            for cut in 1..<data.count where cut < 1024 || cut % every == 0 {
+                try check("cut at \(cut)", pieces(data, cuts: [cut]))
+            }
+            for a in Swift.stride(from: 1, to: data.count, by: 97) {
+                for gap in [1, 5, 40] where a + gap < data.count {
+                    try check("cuts at \(a), \(a + gap)", pieces(data, cuts: [a, a + gap]))
+                }
+            }
+            for size in [1, 2, 7, 64] { try check("chunks of \(size)", chunkedInput(data, size)) }
+            try check("gzip", .bytes(gzip(data)))
+            for split in Swift.stride(from: 1, to: data.count, by: max(1, data.count / 16)) {
+                try check("two gzip members at \(split)", .bytes(gzip(Array(data[..<split])) + gzip(Array(data[split...]))))
+            }
+        }
+    }
+
+    private func convert(_ parser: any FeedParser, _ input: FeedInput) throws -> [UInt8] {
+        let out = MemoryOutput()
+        let writer = JSONLinesWriter(output: out)
+        writer.source = "resync"
+        try parser.parse(input, handler: writer)
+        try writer.flush()
+        return out.bytes
+    }
+
+    /// The lines up to the first with an error (libxml2's rule).
+    private func upToFirstError(_ lines: [UInt8]) -> [String] {
+        var kept: [String] = []
+        for l in String(decoding: lines, as: UTF8.self).split(separator: "\n") {
+            kept.append(String(l))
+            if l.contains("\"error\":") { break }
+        }
+        return kept
+    }
+
+    /// `bytes` as chunks cut at the given offsets (each a fresh allocation).
+    private func pieces(_ bytes: [UInt8], cuts: [Int]) -> FeedInput {
+        let bounds = [0] + cuts + [bytes.count]
+        let chunks = zip(bounds, bounds.dropFirst()).map { Array(bytes[$0..<$1]) }
+        final class Feeder: @unchecked Sendable {
+            let chunks: [[UInt8]]
+            var index = 0
+            var current: UnsafeMutableRawBufferPointer?
+            init(_ chunks: [[UInt8]]) { self.chunks = chunks }
+            deinit { current?.deallocate() }
+            func next() -> UnsafeRawBufferPointer? {
+                current?.deallocate()
+                current = nil
+                guard index < chunks.count else { return nil }
+                let chunk = chunks[index]
+                index += 1
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunk.count), alignment: 1)
+                buffer.copyBytes(from: chunk)
+                current = buffer
+                return UnsafeRawBufferPointer(rebasing: buffer[0..<chunk.count])
+            }
+        }
+        let feeder = Feeder(chunks)
+        return .chunks(FeedChunks { feeder.next() })
+    }
+
+    private func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
+        let la = String(decoding: a, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        let lb = String(decoding: b, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
+        for i in 0..<max(la.count, lb.count) {
+            let x = i < la.count ? String(la[i]) : "(none)"
+            let y = i < lb.count ? String(lb[i]) : "(none)"
+            if x != y { return "line \(i + 1):\n  whole: \(x.prefix(400))\n  cut:   \(y.prefix(400))" }
+        }
+        return "(same lines)"
+    }
+}
