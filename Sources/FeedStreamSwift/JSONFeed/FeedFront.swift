@@ -55,8 +55,7 @@ package final class FeedFront {
             return (json, .chunks(FeedChunks { try source.next() }))
         case .chunks(let chunks):
             let source = SniffedChunks(chunks)
-            guard let first = try? source.peek() else { return (false, .chunks(source.chunks)) }
-            let json = startsJSON(first)
+            let json = source.sniff()
             return (json, .chunks(source.chunks))
         }
     }
@@ -98,6 +97,10 @@ package final class FeedFront {
 
     /// nil when `b` is all white space (or a byte order mark).
     private static func firstByteIsBrace(_ b: UnsafeRawBufferPointer) -> Bool? {
+        // Too few bytes to tell a byte order mark or gzip's magic yet.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if b.count < 3 && b.elementsEqual(bom.prefix(b.count)) { return nil }
+        if b.count == 1 && b[0] == 0x1F { return nil }
         var i = 0
         if b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF { i = 3 }
         while i < b.count {
@@ -151,31 +154,46 @@ private final class SniffedPipe: @unchecked Sendable {
     }
 }
 
-/// A chunk source whose first chunk was looked at: handed on again, then the rest.
+/// A chunk source whose first chunks were looked at (copied, since a chunk lives only
+/// until the next is pulled): handed on again one by one, then the rest.
 private final class SniffedChunks: @unchecked Sendable {
     private let base: FeedChunks
-    private var first: UnsafeRawBufferPointer?
-    private var pulled = false
-    private var given = false
+    private var held: [[UInt8]] = []
+    private var given = 0
+    private var current: [UInt8] = []
     private var failure: (any Error)?
 
     init(_ base: FeedChunks) { self.base = base }
 
-    func peek() throws -> UnsafeRawBufferPointer? {
-        pulled = true
-        do {
-            first = try base.next()
-        } catch {
-            failure = error
+    /// Pulls chunks until their bytes tell JSON from the rest (or sniffBytes, or the end).
+    func sniff() -> Bool {
+        var seen: [UInt8] = []
+        while seen.count < FeedFront.sniffBytes {
+            let chunk: UnsafeRawBufferPointer?
+            do {
+                chunk = try base.next()
+            } catch {
+                failure = error
+                break
+            }
+            guard let chunk else { break }
+            held.append(Array(chunk))
+            seen.append(contentsOf: chunk)
+            if let verdict = seen.withUnsafeBytes({ FeedFront.verdict($0) }) { return verdict }
         }
-        return first
+        return false
     }
 
     private func next() throws -> UnsafeRawBufferPointer? {
-        if pulled && !given {
-            given = true
-            if let failure { throw failure }
-            return first
+        if given < held.count {
+            current = held[given]
+            held[given] = []
+            given += 1
+            return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
+        }
+        if let failure {
+            self.failure = nil
+            throw failure
         }
         return try base.next()
     }

@@ -70,7 +70,7 @@ final class JSONTokenizer {
     private var documentOffset: UInt64 = 0
     private var line = 1
     private var lineStart: UInt64 = 0
-    private var sawBOM = false
+    private var bomBytes = 0
 
     let maxDepth: Int
     let maxFieldBytes: Int
@@ -94,7 +94,7 @@ final class JSONTokenizer {
         documentOffset = 0
         line = 1
         lineStart = 0
-        sawBOM = false
+        bomBytes = 0
     }
 
     /// True while a document is open.
@@ -144,10 +144,10 @@ final class JSONTokenizer {
                 break
             case .top:
                 if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { break }
-                if c == 0xEF && pos == 0 && i + 2 < n && base[i + 1] == 0xBB && base[i + 2] == 0xBF && !sawBOM {
-                    sawBOM = true
-                    i += 3
-                    continue
+                // A byte order mark at the start of the stream (its bytes may come apart).
+                if pos < 3 && bomBytes == Int(pos) && c == (pos == 0 ? 0xEF : pos == 1 ? 0xBB : 0xBF) {
+                    bomBytes += 1
+                    break
                 }
                 documentOffset = pos
                 line = 1

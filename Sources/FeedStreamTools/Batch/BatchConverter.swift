@@ -420,8 +420,8 @@ private final class Worker {
     }
 
     /// True when the file's first bytes are gzip's (1F 8B), or, after a byte order mark
-    /// and white space (NULs too: UTF-16 and UTF-32 without a mark), an XML `<`; true
-    /// also for an empty or all-blank start, which the parser reports.
+    /// and white space (NULs too: UTF-16 and UTF-32 without a mark), an XML `<` or a JSON
+    /// Feed's `{`; true also for an empty or all-blank start, which the parser reports.
     static func looksLikeXMLOrGzip(_ fd: Int32) -> Bool {
         var head = [UInt8](repeating: 0, count: 512)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
@@ -435,7 +435,7 @@ private final class Worker {
             break
         }
         guard let first = rest.first(where: { ![0x00, 0x09, 0x0A, 0x0D, 0x20].contains($0) }) else { return true }
-        return first == UInt8(ascii: "<")
+        return first == UInt8(ascii: "<") || first == UInt8(ascii: "{")
     }
 
     private func isGzip(_ fd: Int32) -> Bool {
