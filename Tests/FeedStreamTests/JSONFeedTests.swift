@@ -355,6 +355,14 @@ final class JSONFeedTests: XCTestCase {
             defer { close(fd) }
             XCTAssertEqual(try jsonLines(.fileDescriptor(fd), source: "s", parser: backend.makeParser()).text, expected)
         }
+        // White space past the first 4 KiB read to tell: read on until the `{`.
+        let spaced = Array(repeating: UInt8(ascii: " "), count: 10_000) + doc
+        try Data(spaced).write(to: url)
+        for backend in FeedBackend.allCases {
+            let r = try jsonLines(.file(path: url.path), source: "s", parser: backend.makeParser())
+            XCTAssertEqual(r.summary.items, 1, "\(backend)")
+            XCTAssertNil(r.summary.firstError, "\(backend)")
+        }
     }
 
     /// The limits apply as to XML: items, depth, field text, document size.

@@ -60,17 +60,24 @@ package final class FeedFront {
         }
     }
 
+    /// Reads from `offset` without moving the descriptor: 4 KiB, more (up to sniffBytes)
+    /// only while the bytes do not tell (white space, a short gzip start).
     private static func peek(_ fd: Int32, at offset: off_t) -> Bool {
-        let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: sniffBytes, alignment: 16)
-        defer { buf.deallocate() }
-        var n = 0
-        while n < sniffBytes {
-            let r = pread(fd, buf.baseAddress! + n, sniffBytes - n, offset + off_t(n))
-            if r < 0 && errno == EINTR { continue }
-            if r <= 0 { break }
-            n += r
+        var size = 4096
+        while true {
+            let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            defer { buf.deallocate() }
+            var n = 0
+            while n < size {
+                let r = pread(fd, buf.baseAddress! + n, size - n, offset + off_t(n))
+                if r < 0 && errno == EINTR { continue }
+                if r <= 0 { break }
+                n += r
+            }
+            if let verdict = verdict(UnsafeRawBufferPointer(rebasing: buf[0..<n])) { return verdict }
+            if n < size || size >= sniffBytes { return false }
+            size *= 4
         }
-        return startsJSON(UnsafeRawBufferPointer(rebasing: buf[0..<n]))
     }
 
     private struct Found: Error { let json: Bool }
