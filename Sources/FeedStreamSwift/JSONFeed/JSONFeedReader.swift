@@ -64,6 +64,7 @@ package final class JSONFeedReader: JSONTokenSink {
     private var sawItems = false
     private var sawVersion = false
     private var documentOpen = false
+    private var documentOffset: UInt64 = 0
     private var roles: [Role] = []
     private var key = Key.none
     private var extensionKey: [UInt8] = []
@@ -206,6 +207,7 @@ package final class JSONFeedReader: JSONTokenSink {
         summary.documents += 1
         document = summary.documents
         documentOpen = true
+        documentOffset = offset
         items = 0
         format = .json
         feedDirty = true
@@ -225,7 +227,7 @@ package final class JSONFeedReader: JSONTokenSink {
         var error: FeedError?
         if !sawItems && !sawVersion {
             error = FeedError(code: .notAFeed, message: "JSON object is not a JSON Feed (no version, no items)",
-                              document: document, line: 1, column: 1, offset: 0)
+                              document: document, line: 1, column: 1, offset: documentOffset)
         }
         try endDocument(error)
     }
