@@ -159,6 +159,9 @@ const char *cfs_format_name(cfs_format f) {
     case CFS_FORMAT_ATOM10: return "atom10";
     case CFS_FORMAT_ATOM: return "atom";
     case CFS_FORMAT_CDF: return "cdf";
+    case CFS_FORMAT_JSON10: return "json10";
+    case CFS_FORMAT_JSON11: return "json11";
+    case CFS_FORMAT_JSON: return "json";
     case CFS_FORMAT_UNKNOWN: break;
     }
     return "unknown";

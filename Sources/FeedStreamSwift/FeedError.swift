@@ -9,6 +9,8 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
 
         /// The document is not well-formed XML.
         public static let malformedXML = Code(rawValue: "xml")
+        /// A JSON Feed document that is not well-formed JSON (RFC 8259).
+        public static let malformedJSON = Code(rawValue: "json")
         /// The gzip data is corrupt or truncated.
         public static let gzip = Code(rawValue: "gzip")
         /// A well-formed document whose root is not `rss`, `rdf:RDF` or `feed`.

@@ -129,7 +129,10 @@ typedef enum cfs_format {
     CFS_FORMAT_ATOM03,   /* <feed> in the Atom 0.3 namespace                */
     CFS_FORMAT_ATOM10,   /* <feed> in the Atom 1.0 namespace (RFC 4287)     */
     CFS_FORMAT_ATOM,     /* <feed> in no or another namespace: read as Atom */
-    CFS_FORMAT_CDF       /* Microsoft's Channel Definition Format: <CHANNEL> */
+    CFS_FORMAT_CDF,      /* Microsoft's Channel Definition Format: <CHANNEL> */
+    CFS_FORMAT_JSON10,   /* JSON Feed 1.0 (read by the Swift JSON Feed reader) */
+    CFS_FORMAT_JSON11,   /* JSON Feed 1.1                                      */
+    CFS_FORMAT_JSON      /* JSON Feed of a missing or unknown version          */
 } cfs_format;
 
 /** Tokenizer backends. */
@@ -388,6 +391,12 @@ typedef enum cfs_field {
     CFS_FIELD_PODCAST_PUBLISHER_FEED_URL, /* `podcast:publisher`'s `podcast:remoteItem`'s `feedUrl`. */
     CFS_FIELD_PODCAST_PUBLISHER_MEDIUM, /* `podcast:publisher`'s `podcast:remoteItem`'s `medium`. */
     CFS_FIELD_PSC_VERSION, /* `psc:chapters`' `version` attribute. */
+    CFS_FIELD_JSON_CONTENT_TEXT, /* JSON Feed: an item's `content_text` when it also has `content_html` (which is then its `content`). */
+    CFS_FIELD_JSON_IMAGE, /* JSON Feed: an item's `image`. */
+    CFS_FIELD_JSON_BANNER_IMAGE, /* JSON Feed: an item's `banner_image`. */
+    CFS_FIELD_JSON_USER_COMMENT, /* JSON Feed: the feed's `user_comment`. */
+    CFS_FIELD_JSON_NEXT_URL, /* JSON Feed: the feed's `next_url`. */
+    CFS_FIELD_JSON_EXPIRED, /* JSON Feed: the feed's `expired` (`true` or `false` as written). */
     CFS_FIELD_COUNT
 } cfs_field;
 
@@ -440,6 +449,10 @@ typedef enum cfs_list {
     CFS_LIST_VALUE_TIME_SPLITS, /* `podcast:value`'s `podcast:valueTimeSplit`: start_time duration remote_start_time remote_percentage parent_row */
     CFS_LIST_TIME_SPLIT_RECIPIENTS, /* `podcast:valueTimeSplit`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent_row */
     CFS_LIST_TIME_SPLIT_REMOTE_ITEMS, /* `podcast:valueTimeSplit`'s `podcast:remoteItem`: feed_guid item_guid feed_url medium parent_row */
+    CFS_LIST_JSON_AUTHORS, /* JSON Feed: author objects (`authors`, or 1.0's `author`) as written: name url avatar */
+    CFS_LIST_JSON_ATTACHMENTS, /* JSON Feed: an item's `attachments` as written: url mime_type title size_in_bytes duration_in_seconds */
+    CFS_LIST_JSON_HUBS, /* JSON Feed: the feed's `hubs`: type url */
+    CFS_LIST_JSON_EXTENSIONS, /* JSON Feed: `_`-prefixed extension members, each value as its raw JSON text: key json */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

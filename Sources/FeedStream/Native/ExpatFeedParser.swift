@@ -54,8 +54,11 @@ extension ExpatFeedParser: Sendable {}
 final class NativeParser {
     private let handle: OpaquePointer
     private let sink = NativeSink()
+    /// JSON Feed input goes to the shared JSON Feed reader.
+    private let front: FeedFront
 
     init(backend: cfs_backend, maxItemBytes: Int, limits: FeedLimits, strict: Bool) {
+        front = FeedFront(maxItemBytes: maxItemBytes, limits: limits)
         var options = cfs_options()
         cfs_options_init(&options)
         options.backend = backend
@@ -115,6 +118,10 @@ final class NativeParser {
     /// Parses `input` for `parser` (the public object that owns this one, named to the
     /// handler in every callback).
     func parse(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler) throws -> ParseSummary {
+        try front.parse(input, parser: parser, handler: handler) { try parseXML($0, parser: parser, handler: handler) }
+    }
+
+    private func parseXML(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler) throws -> ParseSummary {
         cfs_parser_reset(handle)
         sink.parser = parser
         sink.handler = handler

@@ -49,6 +49,9 @@ extension FeedFormat {
         case CFS_FORMAT_ATOM10: self = .atom10
         case CFS_FORMAT_ATOM: self = .atom
         case CFS_FORMAT_CDF: self = .cdf
+        case CFS_FORMAT_JSON10: self = .json10
+        case CFS_FORMAT_JSON11: self = .json11
+        case CFS_FORMAT_JSON: self = .json
         default: self = .unknown
         }
     }

@@ -457,4 +457,16 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case podcastPublisherMedium
     /// `psc:chapters`' `version` attribute.
     case pscVersion
+    /// JSON Feed: an item's `content_text` when it also has `content_html` (which is then its `content`).
+    case jsonContentText
+    /// JSON Feed: an item's `image`.
+    case jsonImage
+    /// JSON Feed: an item's `banner_image`.
+    case jsonBannerImage
+    /// JSON Feed: the feed's `user_comment`.
+    case jsonUserComment
+    /// JSON Feed: the feed's `next_url`.
+    case jsonNextUrl
+    /// JSON Feed: the feed's `expired` (`true` or `false` as written).
+    case jsonExpired
 }

@@ -1,5 +1,5 @@
 /// The format of a feed document, detected from its root element, namespace and
-/// `version` attribute. Raw values are the names used in the JSON output.
+/// `version` attribute (for JSON Feed, from its `version` member). Raw values are the names used in the JSON output.
 public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     /// RSS 0.90: an RDF root in the Netscape RSS 0.90 namespace.
     case rss090
@@ -28,6 +28,12 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     case atom
     /// Microsoft's Channel Definition Format (1997): a `CHANNEL` root in no namespace.
     case cdf
+    /// JSON Feed 1.0 (`"version": "https://jsonfeed.org/version/1"`).
+    case json10
+    /// JSON Feed 1.1 (`"version": "https://jsonfeed.org/version/1.1"`).
+    case json11
+    /// A JSON Feed whose `version` is missing or not a known one, read as 1.1.
+    case json
     /// Not a feed (the root element is something else) or not known yet.
     case unknown
 
@@ -47,6 +53,9 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
         case .atom10: "atom10"
         case .atom: "atom"
         case .cdf: "cdf"
+        case .json10: "json10"
+        case .json11: "json11"
+        case .json: "json"
         case .unknown: "unknown"
         }
     }

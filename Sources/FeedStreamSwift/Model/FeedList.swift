@@ -95,6 +95,14 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case timeSplitRecipients
     /// `podcast:valueTimeSplit`'s `podcast:remoteItem`: feed_guid, item_guid, feed_url, medium, parent_row.
     case timeSplitRemoteItems
+    /// JSON Feed: author objects (`authors`, or 1.0's `author`) as written: name, url, avatar.
+    case jsonAuthors
+    /// JSON Feed: an item's `attachments` as written: url, mime_type, title, size_in_bytes, duration_in_seconds.
+    case jsonAttachments
+    /// JSON Feed: the feed's `hubs`: type, url.
+    case jsonHubs
+    /// JSON Feed: `_`-prefixed extension members, each value as its raw JSON text: key, json.
+    case jsonExtensions
 }
 
 extension FeedList {
@@ -148,6 +156,10 @@ extension FeedList {
         ["start_time", "duration", "remote_start_time", "remote_percentage", "parent_row"],
         ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent_row"],
         ["feed_guid", "item_guid", "feed_url", "medium", "parent_row"],
+        ["name", "url", "avatar"],
+        ["url", "mime_type", "title", "size_in_bytes", "duration_in_seconds"],
+        ["type", "url"],
+        ["key", "json"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5, 3, 5, 2, 2]
 }

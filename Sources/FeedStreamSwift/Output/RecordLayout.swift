@@ -352,7 +352,21 @@ enum RecordLayout {
             .string("version", .pscVersion),
             .rows("chapters", .pscChapters, [Column("start", 0), Column("title", 1), Column("href", 2), Column("image", 3)]),
         ]),
+        obj("json_feed", [
+            .string("content_text", .jsonContentText),
+            .url("image", .jsonImage, base: .base), .url("banner_image", .jsonBannerImage, base: .base),
+            jsonAuthors,
+            .rows("attachments", .jsonAttachments, [
+                Column("url", 0), Column("mime_type", 1), Column("title", 2), Column("size_in_bytes", 3),
+                Column("duration_in_seconds", 4),
+            ]),
+            jsonExtensions,
+        ]),
     ]
+
+    // JSON Feed's own members (docs/SCHEMA.md, "JSON Feed"), beside the shared ones.
+    static let jsonAuthors = Member.rows("authors", .jsonAuthors, [Column("name", 0), Column("url", 1), Column("avatar", 2)])
+    static let jsonExtensions = Member.rows("extensions", .jsonExtensions, [Column("key", 0), Column("json", 1)])
 
     /// A feed line, after its common members and `format`.
     /// The feed members repeated in every item line (its `feed` object), after `title`.
@@ -448,6 +462,14 @@ enum RecordLayout {
             .string("publisher_feed_url", .podcastPublisherFeedUrl),
             .string("publisher_medium", .podcastPublisherMedium),
         ] + podcastShared),
+        obj("json_feed", [
+            .string("user_comment", .jsonUserComment),
+            .url("next_url", .jsonNextUrl, base: .base),
+            .flag("expired", .jsonExpired, .explicit),
+            jsonAuthors,
+            .rows("hubs", .jsonHubs, [Column("type", 0), Column("url", 1)]),
+            jsonExtensions,
+        ]),
     ]
 }
 

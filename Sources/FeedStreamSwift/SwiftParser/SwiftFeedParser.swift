@@ -30,6 +30,8 @@ public final class SwiftFeedParser: FeedParser {
     private let stage: InputStage
     private let readSize = 256 << 10
     private let readBuffer: UnsafeMutableRawPointer
+    /// JSON Feed input goes to the shared JSON Feed reader.
+    private let front: FeedFront
 
     // The stream: documents one after another (as input.c splits them).
     private enum DocumentState { case between, open, skip }
@@ -76,6 +78,7 @@ public final class SwiftFeedParser: FeedParser {
         recovery = strict ? nil : FeedRecovery(maxItemBytes: maxItemBytes, limits: limits)
         maxDocumentBytes = UInt64(FeedLimits.effective(limits.maxDocumentBytes))
         stage = InputStage(limits: limits)
+        front = FeedFront(maxItemBytes: maxItemBytes, limits: limits)
         readBuffer = .allocate(byteCount: readSize, alignment: 16)
         held.reserveCapacity(8)
     }
@@ -89,6 +92,10 @@ public final class SwiftFeedParser: FeedParser {
     /// ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        try front.parse(input, parser: self, handler: handler) { try parseXML($0, handler: handler) }
+    }
+
+    private func parseXML(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
         reset()
         machine.handler = handler
         machine.parser = self

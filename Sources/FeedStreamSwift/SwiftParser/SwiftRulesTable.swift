@@ -3,8 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
-    static let fieldCount = 226
-    static let listCount = 46
+    static let fieldCount = 232
+    static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -318,6 +318,12 @@ extension SFM {
     static let fieldPodcastPublisherFeedUrl = 223
     static let fieldPodcastPublisherMedium = 224
     static let fieldPscVersion = 225
+    static let fieldJsonContentText = 226
+    static let fieldJsonImage = 227
+    static let fieldJsonBannerImage = 228
+    static let fieldJsonUserComment = 229
+    static let fieldJsonNextUrl = 230
+    static let fieldJsonExpired = 231
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -364,6 +370,10 @@ extension SFM {
     static let listValueTimeSplits = 43
     static let listTimeSplitRecipients = 44
     static let listTimeSplitRemoteItems = 45
+    static let listJsonAuthors = 46
+    static let listJsonAttachments = 47
+    static let listJsonHubs = 48
+    static let listJsonExtensions = 49
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.

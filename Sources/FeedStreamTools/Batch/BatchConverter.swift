@@ -432,11 +432,14 @@ private final class Worker {
                                 didRead: didRead)
     }
 
-    /// True when the file's first bytes are gzip's (1F 8B) or a WARC version line, or, after a byte order mark
-    /// and white space (NULs too: UTF-16 and UTF-32 without a mark), an XML `<`; true
+    /// True when the file's first bytes are gzip's (1F 8B) or a WARC version line, or,
+    /// after a byte order mark and white space (NULs too: UTF-16 and UTF-32 without a
+    /// mark), an XML `<`, or a JSON Feed's `{` when the first KiB names
+    /// `jsonfeed.org/version` (the specification asks for `version` at the top; other
+    /// JSON, such as JSON Lines, is skipped); true
     /// also for an empty or all-blank start, which the parser reports.
     static func looksLikeXMLOrGzip(_ fd: Int32) -> Bool {
-        var head = [UInt8](repeating: 0, count: 512)
+        var head = [UInt8](repeating: 0, count: 1024)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n > 0 else { return true }
         let bytes = head[0..<n]
@@ -449,6 +452,10 @@ private final class Worker {
             break
         }
         guard let first = rest.first(where: { ![0x00, 0x09, 0x0A, 0x0D, 0x20].contains($0) }) else { return true }
+        if first == UInt8(ascii: "{") {
+            let mark = Array("jsonfeed.org/version".utf8)
+            return rest.indices.contains { rest[$0...].starts(with: mark) }
+        }
         return first == UInt8(ascii: "<")
     }
 

@@ -1,0 +1,214 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// The one place where an input is routed by its content: a JSON Feed (first byte `{`,
+/// after a byte order mark and white space, plain or gzip) goes to ``JSONFeedReader``,
+/// whatever the backend, so that every backend writes the same lines for it; anything
+/// else goes to the backend's XML path. Every backend's `parse` goes through here.
+///
+/// Sniffing reads the input's first bytes without losing them: a file is opened again,
+/// a seekable descriptor read with `pread`, a pipe or a chunk source has its first chunk
+/// handed on before the rest.
+package final class FeedFront {
+    private let maxItemBytes: Int
+    private let limits: FeedLimits
+    private var reader: JSONFeedReader?
+
+    package init(maxItemBytes: Int, limits: FeedLimits) {
+        self.maxItemBytes = maxItemBytes
+        self.limits = limits
+    }
+
+    /// Parses `input` as JSON Feed, or hands it (its first bytes kept) to `xml`.
+    package func parse(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler,
+                       xml: (FeedInput) throws -> ParseSummary) throws -> ParseSummary {
+        let (isJSON, routed) = FeedFront.sniff(input)
+        guard isJSON else { return try xml(routed) }
+        if reader == nil { reader = JSONFeedReader(maxItemBytes: maxItemBytes, limits: limits) }
+        return try reader!.parse(routed, parser: parser, handler: handler)
+    }
+
+    static let sniffBytes = 64 << 10
+
+    /// Whether `input` holds a JSON document, and the input to parse it from (the same,
+    /// or one that yields the bytes read to tell).
+    static func sniff(_ input: FeedInput) -> (Bool, FeedInput) {
+        switch input {
+        case .bytes(let b):
+            return (b.withUnsafeBytes { startsJSON($0) }, input)
+        case .file(let path):
+            let fd = open(path, O_RDONLY)
+            if fd < 0 { return (false, input) }
+            defer { close(fd) }
+            return (peek(fd, at: 0), input)
+        case .fileDescriptor(let fd):
+            let at = lseek(fd, 0, SEEK_CUR)
+            if at >= 0 { return (peek(fd, at: at), input) }
+            // A pipe: its first chunk is read here and handed on first.
+            let source = SniffedPipe(fd: fd)
+            let json = source.first.withUnsafeBytes { startsJSON($0) }
+            return (json, .chunks(FeedChunks { try source.next() }))
+        case .chunks(let chunks):
+            let source = SniffedChunks(chunks)
+            let json = source.sniff()
+            return (json, .chunks(source.chunks))
+        }
+    }
+
+    /// Reads from `offset` without moving the descriptor: 4 KiB, more (up to sniffBytes)
+    /// only while the bytes do not tell (white space, a short gzip start).
+    private static func peek(_ fd: Int32, at offset: off_t) -> Bool {
+        var size = 4096
+        while true {
+            let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
+            defer { buf.deallocate() }
+            var n = 0
+            while n < size {
+                let r = pread(fd, buf.baseAddress! + n, size - n, offset + off_t(n))
+                if r < 0 && errno == EINTR { continue }
+                if r <= 0 { break }
+                n += r
+            }
+            if let verdict = verdict(UnsafeRawBufferPointer(rebasing: buf[0..<n])) { return verdict }
+            if n < size || size >= sniffBytes { return false }
+            size *= 4
+        }
+    }
+
+    private struct Found: Error { let json: Bool }
+
+    /// The first byte that is not a byte order mark or white space is `{`; for gzip,
+    /// in the inflated bytes.
+    static func startsJSON(_ b: UnsafeRawBufferPointer) -> Bool { verdict(b) ?? false }
+
+    /// nil when `b` does not tell yet (white space only, or too little of a gzip stream).
+    static func verdict(_ b: UnsafeRawBufferPointer) -> Bool? {
+        if b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B {
+            let stage = InputStage(limits: .unlimited)
+            do {
+                try stage.feed(b) { chunk in
+                    if let verdict = firstByteIsBrace(chunk) { throw Found(json: verdict) }
+                }
+            } catch let f as Found {
+                return f.json
+            } catch {}
+            return nil
+        }
+        return firstByteIsBrace(b)
+    }
+
+    /// nil when `b` is all white space (or a byte order mark).
+    private static func firstByteIsBrace(_ b: UnsafeRawBufferPointer) -> Bool? {
+        // Too few bytes to tell a byte order mark or gzip's magic yet.
+        let bom: [UInt8] = [0xEF, 0xBB, 0xBF]
+        if b.count < 3 && b.elementsEqual(bom.prefix(b.count)) { return nil }
+        if b.count == 1 && b[0] == 0x1F { return nil }
+        var i = 0
+        if b.count >= 3 && b[0] == 0xEF && b[1] == 0xBB && b[2] == 0xBF { i = 3 }
+        while i < b.count {
+            let c = b[i]
+            if c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 { i += 1; continue }
+            return c == 0x7B
+        }
+        return nil
+    }
+}
+
+/// A pipe read once: the first chunk is kept to be handed on first.
+private final class SniffedPipe: @unchecked Sendable {
+    let fd: Int32
+    var first: [UInt8] = []
+    private var firstGiven = false
+    private var readError: Int32 = 0
+    private let buffer: UnsafeMutableRawPointer
+    private let size = 256 << 10
+
+    init(fd: Int32) {
+        self.fd = fd
+        buffer = .allocate(byteCount: size, alignment: 16)
+        // Reads until the bytes tell (a pipe may deliver a document slowly: no more).
+        while first.count < FeedFront.sniffBytes {
+            let n = read(fd, buffer, size)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { readError = errno }
+            if n <= 0 { break }
+            first.append(contentsOf: UnsafeRawBufferPointer(start: buffer, count: n))
+            if first.withUnsafeBytes({ FeedFront.verdict($0) }) != nil { break }
+        }
+    }
+
+    deinit { buffer.deallocate() }
+
+    func next() throws -> UnsafeRawBufferPointer? {
+        if !firstGiven {
+            firstGiven = true
+            if !first.isEmpty {
+                return first.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
+            }
+        }
+        if readError != 0 { throw FeedError(code: .io, message: "read error: " + String(cString: strerror(readError))) }
+        while true {
+            let n = read(fd, buffer, size)
+            if n < 0 && errno == EINTR { continue }
+            if n < 0 { throw FeedError(code: .io, message: "read error: " + String(cString: strerror(errno))) }
+            return n == 0 ? nil : UnsafeRawBufferPointer(start: buffer, count: n)
+        }
+    }
+}
+
+/// A chunk source whose first chunks were looked at (copied, since a chunk lives only
+/// until the next is pulled): handed on again one by one, then the rest.
+private final class SniffedChunks: @unchecked Sendable {
+    private let base: FeedChunks
+    private var held: [[UInt8]] = []
+    private var given = 0
+    private var current: [UInt8] = []
+    private var failure: (any Error)?
+
+    init(_ base: FeedChunks) { self.base = base }
+
+    /// Pulls chunks until their bytes tell JSON from the rest (or sniffBytes, or the end).
+    func sniff() -> Bool {
+        var seen: [UInt8] = []
+        while seen.count < FeedFront.sniffBytes {
+            let chunk: UnsafeRawBufferPointer?
+            do {
+                chunk = try base.next()
+            } catch {
+                failure = error
+                break
+            }
+            guard let chunk else { break }
+            held.append(Array(chunk))
+            seen.append(contentsOf: chunk)
+            if let verdict = seen.withUnsafeBytes({ FeedFront.verdict($0) }) { return verdict }
+        }
+        return false
+    }
+
+    private func next() throws -> UnsafeRawBufferPointer? {
+        if given < held.count {
+            current = held[given]
+            held[given] = []
+            given += 1
+            return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
+        }
+        if let failure {
+            self.failure = nil
+            throw failure
+        }
+        return try base.next()
+    }
+
+    var chunks: FeedChunks {
+        if let compressed = base.compressed {
+            return FeedChunks(inflated: { try self.next() }, compressed: compressed)
+        }
+        return FeedChunks { try self.next() }
+    }
+}
