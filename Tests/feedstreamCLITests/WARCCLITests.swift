@@ -164,6 +164,23 @@ final class WARCCLITests: CLITestCase {
         XCTAssertEqual(s["warc_skipped"] as? [String: Int], ["http status 404": 1])
     }
 
+    /// A JSON Feed in an archive is converted like any feed (by its version key, also
+    /// when served as `application/json`), its links resolved against the target URI.
+    func testJSONFeedsInAnArchive() throws {
+        let dir = try tempDir()
+        let body = Array(#"{"version":"https://jsonfeed.org/version/1.1","title":"J","home_page_url":"/","items":[{"id":"1","url":"posts/1","content_text":"hi"}]}"#.utf8)
+        let file = dir.appendingPathComponent("json.warc")
+        _ = try write([Self.response("https://j.example/feeds/feed.json", "00000000-0000-4000-8000-000000000020", body,
+                                     type: "application/json")], gzip: false, to: file)
+        let r = try run(["convert", "-q", file.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        let lines = try self.lines(r.out)
+        XCTAssertEqual(lines.map { $0["kind"] as? String }, ["item", "feed"])
+        XCTAssertEqual(lines[0]["link"] as? String, "https://j.example/feeds/posts/1")
+        XCTAssertEqual(lines[1]["format"] as? String, "json11")
+        XCTAssertEqual((lines[1]["warc"] as? [String: Any])?["target_uri"] as? String, "https://j.example/feeds/feed.json")
+    }
+
     /// Nothing lost without a word: a revisit of a feed (its payload is elsewhere), a
     /// payload the crawler truncated, and bytes that are no record are reported, and the
     /// records after them still converted.
