@@ -80,7 +80,6 @@ package final class FeedFront {
         }
     }
 
-    private struct Found: Error { let json: Bool }
 
     /// The first byte that is not a byte order mark or white space is `{`; for gzip,
     /// in the inflated bytes.
@@ -89,15 +88,22 @@ package final class FeedFront {
     /// nil when `b` does not tell yet (white space only, or too little of a gzip stream).
     static func verdict(_ b: UnsafeRawBufferPointer) -> Bool? {
         if b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B {
+            // Inflate only as far as the first byte that tells: into a small buffer, so a
+            // gzip file costs a few hundred inflated bytes here, not a whole chunk.
             let stage = InputStage(limits: .unlimited)
-            do {
-                try stage.feed(b) { chunk in
-                    if let verdict = firstByteIsBrace(chunk) { throw Found(json: verdict) }
+            stage.detect(UnsafeRawBufferPointer(rebasing: b[0..<2]))
+            return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> Bool? in
+                var rest = b
+                var seen: [UInt8] = []   // a byte order mark may straddle two steps
+                while true {
+                    let step = stage.gzipStep(from: rest, into: out)
+                    rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
+                    seen += UnsafeRawBufferPointer(rebasing: out[0..<step.written])
+                    if let verdict = seen.withUnsafeBytes({ firstByteIsBrace($0) }) { return verdict }
+                    if seen.count > 3 { seen = Array(seen.suffix(3)) }   // white space so far: keep a mark's worth
+                    if !step.more && (step.written == 0 || rest.isEmpty) { return nil }
                 }
-            } catch let f as Found {
-                return f.json
-            } catch {}
-            return nil
+            }
         }
         return firstByteIsBrace(b)
     }
