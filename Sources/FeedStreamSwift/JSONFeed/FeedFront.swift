@@ -94,13 +94,13 @@ package final class FeedFront {
             stage.detect(UnsafeRawBufferPointer(rebasing: b[0..<2]))
             return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> Bool? in
                 var rest = b
-                var seen: [UInt8] = []   // a byte order mark may straddle two steps
+                var seen: [UInt8] = []   // what came out so far (a byte order mark may straddle steps)
                 while true {
                     let step = stage.gzipStep(from: rest, into: out)
                     rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
                     seen += UnsafeRawBufferPointer(rebasing: out[0..<step.written])
                     if let verdict = seen.withUnsafeBytes({ firstByteIsBrace($0) }) { return verdict }
-                    if seen.count > 3 { seen = Array(seen.suffix(3)) }   // white space so far: keep a mark's worth
+                    if seen.count > sniffBytes { return nil }   // white space only, so far
                     if !step.more && (step.written == 0 || rest.isEmpty) { return nil }
                 }
             }
