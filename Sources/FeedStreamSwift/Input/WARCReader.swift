@@ -159,7 +159,7 @@ package final class WARCReader {
         if !InputStage.isGzip(head[0], head[1]) { return head[..<n].withUnsafeBytes { isWARC($0) } }
         var inflated: [UInt8] = []
         let stage = InputStage(limits: .unlimited)
-        head[..<n].withUnsafeBytes { stage.feed($0) { inflated.append(contentsOf: $0) } }
+        _ = head[..<n].withUnsafeBytes { stage.feed($0) { inflated.append(contentsOf: $0) } }
         return inflated.withUnsafeBytes { isWARC($0) }
     }
 
