@@ -97,6 +97,30 @@ package final class InputStage {
     /// Largest piece given to zlib at once (its counters are 32-bit; input.c's MAX_PARSE).
     private static let maxPiece = 1 << 30
 
+    /// What the uncompressed start of a gzip stream says, for callers that must look at
+    /// it before parsing (which content it is): inflates `head` (a stream's first bytes,
+    /// gzip magic included) a few hundred bytes at a time, calling `decide` with all the
+    /// output so far until it answers, the output passes `limit` bytes or `head` runs
+    /// out (nil). Costs what it inflates, never a whole chunk.
+    static func peekInflated<R>(_ head: UnsafeRawBufferPointer, limit: Int = 64 << 10,
+                                _ decide: (UnsafeRawBufferPointer) -> R?) -> R? {
+        guard head.count >= 2, isGzip(head[0], head[1]) else { return nil }
+        let stage = InputStage(limits: .unlimited)
+        stage.detect(UnsafeRawBufferPointer(rebasing: head[0..<2]))
+        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> R? in
+            var rest = head
+            var seen: [UInt8] = []   // all the output so far (what decides may straddle steps)
+            while true {
+                let step = stage.gzipStep(from: rest, into: out)
+                rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
+                seen += UnsafeRawBufferPointer(rebasing: out[0..<step.written])
+                if let answer = seen.withUnsafeBytes(decide) { return answer }
+                if seen.count > limit { return nil }
+                if !step.more && (step.written == 0 || rest.isEmpty) { return nil }
+            }
+        }
+    }
+
     /// True for the first two bytes of a gzip member, 1F 8B.
     @inline(__always)
     package static func isGzip(_ b0: UInt8, _ b1: UInt8) -> Bool { b0 == 0x1F && b1 == 0x8B }

@@ -157,10 +157,10 @@ package final class WARCReader {
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n >= 2 else { return false }
         if !InputStage.isGzip(head[0], head[1]) { return head[..<n].withUnsafeBytes { isWARC($0) } }
-        var inflated: [UInt8] = []
-        let stage = InputStage(limits: .unlimited)
-        _ = head[..<n].withUnsafeBytes { stage.feed($0) { inflated.append(contentsOf: $0) } }
-        return inflated.withUnsafeBytes { isWARC($0) }
+        let magic = "WARC/1.".utf8.count
+        return head[..<n].withUnsafeBytes { b in
+            InputStage.peekInflated(b, limit: magic) { $0.count >= magic ? isWARC($0) : nil }
+        } ?? false
     }
 
     /// True when the first bytes of `head` (uncompressed) are a WARC version line.

@@ -87,23 +87,8 @@ package final class FeedFront {
 
     /// nil when `b` does not tell yet (white space only, or too little of a gzip stream).
     static func verdict(_ b: UnsafeRawBufferPointer) -> Bool? {
-        if b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B {
-            // Inflate only as far as the first byte that tells: into a small buffer, so a
-            // gzip file costs a few hundred inflated bytes here, not a whole chunk.
-            let stage = InputStage(limits: .unlimited)
-            stage.detect(UnsafeRawBufferPointer(rebasing: b[0..<2]))
-            return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> Bool? in
-                var rest = b
-                var seen: [UInt8] = []   // what came out so far (a byte order mark may straddle steps)
-                while true {
-                    let step = stage.gzipStep(from: rest, into: out)
-                    rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
-                    seen += UnsafeRawBufferPointer(rebasing: out[0..<step.written])
-                    if let verdict = seen.withUnsafeBytes({ firstByteIsBrace($0) }) { return verdict }
-                    if seen.count > sniffBytes { return nil }   // white space only, so far
-                    if !step.more && (step.written == 0 || rest.isEmpty) { return nil }
-                }
-            }
+        if b.count >= 2 && b[0] == 0x1F && b[1] == 0x8B {   // as far as the first byte that tells
+            return InputStage.peekInflated(b, limit: sniffBytes) { firstByteIsBrace($0) }
         }
         return firstByteIsBrace(b)
     }

@@ -79,13 +79,9 @@ package final class JSONFeedReader: JSONTokenSink {
     private var jsonRow = -1
 
     package init(maxItemBytes: Int, limits: FeedLimits) {
-        var limit = maxItemBytes == 0 ? SFM.defaultMaxItemBytes : maxItemBytes
-        if limit < 0 || limit > Int(UInt32.max) - 1 { limit = Int(UInt32.max) - 1 }
-        let t = SwiftRules.shared
-        item = .allocate(capacity: 1)
-        item.initialize(to: SFMRecord(limit: limit, columns: t.listColumns))
-        feed = .allocate(capacity: 1)
-        feed.initialize(to: SFMRecord(limit: limit, columns: t.listColumns))
+        let limit = SFMRecord.limit(maxItemBytes: maxItemBytes)
+        item = SFMRecord.make(limit: limit)
+        feed = SFMRecord.make(limit: limit)
         maxItems = FeedLimits.effective(limits.maxItems)
         tokenizer = JSONTokenizer(limits: limits)
         stage = InputStage(limits: limits)
@@ -95,12 +91,8 @@ package final class JSONFeedReader: JSONTokenSink {
     }
 
     deinit {
-        item.pointee.free()
-        item.deinitialize(count: 1)
-        item.deallocate()
-        feed.pointee.free()
-        feed.deinitialize(count: 1)
-        feed.deallocate()
+        SFMRecord.destroy(item)
+        SFMRecord.destroy(feed)
         pubItem.free()
         pubFeed.free()
         readBuffer.deallocate()

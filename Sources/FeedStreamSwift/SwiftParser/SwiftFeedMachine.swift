@@ -36,10 +36,8 @@ final class SwiftFeedMachine {
     ///   - limits: the field-text and item limits are the machine's (the tokenizer
     ///     checks depth and attributes).
     init(maxItemBytes: Int, limits: FeedLimits = .default) {
-        var limit = maxItemBytes == 0 ? SFM.defaultMaxItemBytes : maxItemBytes
-        if limit < 0 || limit > Int(UInt32.max) - 1 { limit = Int(UInt32.max) - 1 }
         core = .allocate(capacity: 1)
-        core.initialize(to: SwiftFeedMachineCore(limit: limit))
+        core.initialize(to: SwiftFeedMachineCore(limit: SFMRecord.limit(maxItemBytes: maxItemBytes)))
         core.pointee.maxFieldBytes = FeedLimits.effective(limits.maxFieldBytes)
         core.pointee.maxItems = FeedLimits.effective(limits.maxItems)
     }
@@ -228,10 +226,8 @@ struct SwiftFeedMachineCore {
 
     init(limit: Int) {
         let t = SwiftRules.shared
-        item = .allocate(capacity: 1)
-        item.initialize(to: SFMRecord(limit: limit, columns: t.listColumns))
-        feed = .allocate(capacity: 1)
-        feed.initialize(to: SFMRecord(limit: limit, columns: t.listColumns))
+        item = SFMRecord.make(limit: limit)
+        feed = SFMRecord.make(limit: limit)
         cur = feed
         capRec = feed
         frames = .allocate(capacity: SFM.maxFrames)
@@ -249,12 +245,8 @@ struct SwiftFeedMachineCore {
     }
 
     func free() {
-        item.pointee.free()
-        item.deinitialize(count: 1)
-        item.deallocate()
-        feed.pointee.free()
-        feed.deinitialize(count: 1)
-        feed.deallocate()
+        SFMRecord.destroy(item)
+        SFMRecord.destroy(feed)
         pubItem.free()
         pubFeed.free()
         frames.deallocate()

@@ -194,6 +194,29 @@ struct SFMRecord {
         }
     }
 
+    /// A record's byte limit from a parser's `maxItemBytes` (0: the default, 64 MiB;
+    /// offsets are 32 bits): the one rule for every record builder (the XML machine
+    /// and the JSON Feed reader).
+    static func limit(maxItemBytes: Int) -> Int {
+        let limit = maxItemBytes == 0 ? SFM.defaultMaxItemBytes : maxItemBytes
+        return limit < 0 || limit > Int(UInt32.max) - 1 ? Int(UInt32.max) - 1 : limit
+    }
+
+    /// A record under construction, allocated with the rules' list columns; release it
+    /// with ``destroy(_:)``.
+    static func make(limit: Int) -> UnsafeMutablePointer<SFMRecord> {
+        let r = UnsafeMutablePointer<SFMRecord>.allocate(capacity: 1)
+        r.initialize(to: SFMRecord(limit: limit, columns: SwiftRules.shared.listColumns))
+        return r
+    }
+
+    /// Frees a record ``make(limit:)`` made.
+    static func destroy(_ r: UnsafeMutablePointer<SFMRecord>) {
+        r.pointee.free()
+        r.deinitialize(count: 1)
+        r.deallocate()
+    }
+
     func free() {
         arena.free()
         field.deallocate()

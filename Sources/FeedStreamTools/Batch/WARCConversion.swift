@@ -140,8 +140,9 @@ struct WARCConversion {
             counts.feedRecords += 1
             // Parse: the head's body bytes, then the rest of the block, streamed.
             let stream = PayloadStream(reader: reader, first: first, chunked: chunked)
-            writer.documentLocation = WARCOrigin(record).targetURI ?? runLocation
-            writer.warc = WARCOrigin(record)
+            let origin = WARCOrigin(record)
+            writer.documentLocation = origin.targetURI ?? runLocation
+            writer.warc = origin
             writer.documentNumberOffset = summary.documents
             let renumbered = Renumbering(inner: handler, base: summary.documents)
             let part = try parser.parse(.chunks(FeedChunks { try stream.next() }), handler: renumbered)
