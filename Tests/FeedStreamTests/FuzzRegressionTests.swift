@@ -167,26 +167,6 @@ final class FuzzRegressionTests: XCTestCase {
 }
 
 /// Hands out chunks one after another (each stays valid until the next call).
-private final class PieceFeeder: @unchecked Sendable {
-    private let chunks: [[UInt8]]
-    private var index = 0
-    private var current: UnsafeMutableRawBufferPointer?
-
-    init(_ chunks: [[UInt8]]) { self.chunks = chunks }
-    deinit { current?.deallocate() }
-
-    func next() -> UnsafeRawBufferPointer? {
-        current?.deallocate()
-        current = nil
-        guard index < chunks.count else { return nil }
-        let chunk = chunks[index]
-        index += 1
-        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunk.count), alignment: 1)
-        buffer.copyBytes(from: chunk)
-        current = buffer
-        return UnsafeRawBufferPointer(rebasing: buffer[0..<chunk.count])
-    }
-}
 
 private extension Array {
     func adjacentPairs() -> [(Element, Element)] { zip(self, dropFirst()).map { ($0, $1) } }

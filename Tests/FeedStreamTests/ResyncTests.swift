@@ -266,25 +266,7 @@ final class ResyncTests: XCTestCase {
     private func pieces(_ bytes: [UInt8], cuts: [Int]) -> FeedInput {
         let bounds = [0] + cuts + [bytes.count]
         let chunks = zip(bounds, bounds.dropFirst()).map { Array(bytes[$0..<$1]) }
-        final class Feeder: @unchecked Sendable {
-            let chunks: [[UInt8]]
-            var index = 0
-            var current: UnsafeMutableRawBufferPointer?
-            init(_ chunks: [[UInt8]]) { self.chunks = chunks }
-            deinit { current?.deallocate() }
-            func next() -> UnsafeRawBufferPointer? {
-                current?.deallocate()
-                current = nil
-                guard index < chunks.count else { return nil }
-                let chunk = chunks[index]
-                index += 1
-                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunk.count), alignment: 1)
-                buffer.copyBytes(from: chunk)
-                current = buffer
-                return UnsafeRawBufferPointer(rebasing: buffer[0..<chunk.count])
-            }
-        }
-        let feeder = Feeder(chunks)
+        let feeder = PieceFeeder(chunks)
         return .chunks(FeedChunks { feeder.next() })
     }
 

@@ -153,3 +153,27 @@ func assertGeneratorIsCurrent(_ script: String, file: StaticString = #filePath, 
     p.waitUntilExit()
     XCTAssertEqual(p.terminationStatus, 0, message, file: file, line: line)
 }
+
+/// Hands out chunks one by one for `FeedInput.chunks`, each in a fresh allocation freed
+/// at the next call (so a parser that keeps a borrowed chunk too long reads freed memory
+/// under ASan).
+final class PieceFeeder: @unchecked Sendable {
+    private let chunks: [[UInt8]]
+    private var index = 0
+    private var current: UnsafeMutableRawBufferPointer?
+
+    init(_ chunks: [[UInt8]]) { self.chunks = chunks }
+    deinit { current?.deallocate() }
+
+    func next() -> UnsafeRawBufferPointer? {
+        current?.deallocate()
+        current = nil
+        guard index < chunks.count else { return nil }
+        let chunk = chunks[index]
+        index += 1
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: max(1, chunk.count), alignment: 1)
+        buffer.copyBytes(from: chunk)
+        current = buffer
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<chunk.count])
+    }
+}
