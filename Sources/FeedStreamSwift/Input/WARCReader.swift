@@ -485,7 +485,7 @@ package enum FeedSniffer {
 
     /// A JSON object naming a JSON Feed version (`"version": "https://jsonfeed.org/version/1.1"`)
     /// in its first bytes.
-    static func isJSONFeed(_ head: [UInt8]) -> Bool {
+    package static func isJSONFeed(_ head: [UInt8]) -> Bool {
         var i = 0
         if head.count >= 3 && head[0] == 0xEF && head[1] == 0xBB && head[2] == 0xBF { i = 3 }
         while i < head.count, head[i] == 0x20 || head[i] == 0x09 || head[i] == 0x0A || head[i] == 0x0D { i += 1 }

@@ -452,10 +452,7 @@ private final class Worker {
             break
         }
         guard let first = rest.first(where: { ![0x00, 0x09, 0x0A, 0x0D, 0x20].contains($0) }) else { return true }
-        if first == UInt8(ascii: "{") {
-            let mark = Array("jsonfeed.org/version".utf8)
-            return rest.indices.contains { rest[$0...].starts(with: mark) }
-        }
+        if first == UInt8(ascii: "{") { return FeedSniffer.isJSONFeed(Array(bytes)) }
         return first == UInt8(ascii: "<")
     }
 
