@@ -436,7 +436,7 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
     cfs_detect_result r;
     int over = (uint64_t)n > t->m->max_markup_bytes;
     cfs_charset_release(&t->cs);
-    cfs_detect_status st = cfs_charset_detect(p, n, final || over, &t->cs, &r);
+    cfs_detect_status st = cfs_charset_detect(p, n, final || over, t->m->transport_charset, &t->cs, &r);
     if (st == CFS_DETECT_MORE) return TOK_OK;
     if (st == CFS_DETECT_NOMEM) return TOK_NOMEM;
     if (st == CFS_DETECT_ERROR) {

@@ -213,6 +213,17 @@ void cfs_parser_destroy(cfs_parser *p) {
     free(p);
 }
 
+int cfs_parser_set_charset(cfs_parser *p, const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    if (n >= sizeof p->m.transport_charset) {
+        p->m.transport_charset[0] = 0;
+        return 0;
+    }
+    if (n) memcpy(p->m.transport_charset, name, n);
+    p->m.transport_charset[n] = 0;
+    return 1;
+}
+
 void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) {
     p->recover = fn;
     p->keep_max = max_bytes;
@@ -263,6 +274,7 @@ void cfs_parser_reset(cfs_parser *p) {
     memset(&p->stats, 0, sizeof p->stats);
     memset(&p->first_error, 0, sizeof p->first_error);
     memset(&p->fatal, 0, sizeof p->fatal);
+    p->m.transport_charset[0] = 0;
 }
 
 const cfs_error *cfs_parser_error(const cfs_parser *p) {

@@ -172,6 +172,10 @@ typedef struct cfs_machine {
     uint64_t max_attributes;
     size_t max_items;
     uint64_t max_markup_bytes;  /* checked by the tokenizer adapters */
+    /* The charset the transport named (cfs_parser_set_charset; empty: none): used for
+       every document of the stream that has no byte order mark and is not UTF-16 or
+       UTF-32 by its first bytes, over its XML declaration (cfs_charset_detect). */
+    char transport_charset[64];
     /* Set when a limit stopped the document: the adapter reports CFS_ERR_LIMIT with
        this message at the tokenizer's current position. */
     int limit;
@@ -350,7 +354,8 @@ typedef enum cfs_detect_status {
 
 typedef struct cfs_detect_result {
     size_t skip;            /* bytes of a byte order mark */
-    int alias;              /* the declared name is an alias: expat must be told the charset's */
+    int alias;              /* expat must be told the charset's name: the declared name is an
+                               alias, or the transport's charset overrides the declaration */
     const char *message;
     size_t at;              /* document offset of the error */
     unsigned long line, column;
@@ -360,9 +365,15 @@ typedef struct cfs_detect_result {
     order mark, UTF-16 without one ("00 3C", "3C 00"), then the XML declaration's
     encoding name (checked as expat checks it), resolved through the alias table; and
     UTF-32, which expat does not read, the same way (a mark, "00 00 00 3C",
-    "3C 00 00 00"). cs->name is the charset's name. */
-cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final, cfs_charset *cs,
-                                     cfs_detect_result *r);
+    "3C 00 00 00"). cs->name is the charset's name.
+    `transport` (NULL or "": none) is the charset the transport named (HTTP's
+    Content-Type charset): RFC 7303's order, a byte order mark (or UTF-16/UTF-32 found
+    by the first bytes) first, then the transport's charset, then the declaration. It
+    is used when it names a charset we read that is not UTF-16 or UTF-32 (an 8-bit
+    document cannot be those); the declaration is still checked for well-formedness,
+    not for its name. */
+cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final, const char *transport,
+                                     cfs_charset *cs, cfs_detect_result *r);
 
 extern const cfs_tokenizer_ops cfs_expat_ops;
 extern const cfs_tokenizer_ops cfs_libxml2_ops;

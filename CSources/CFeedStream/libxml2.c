@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 
 #define OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
@@ -701,7 +702,7 @@ static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int fin
     if (!final && !over && t->head_len < t->head_check) return TOK_OK;
     t->head_check = t->head_len * 2;
     cfs_detect_result r;
-    cfs_detect_status st = cfs_charset_detect(t->head, t->head_len, final || over, &t->cs, &r);
+    cfs_detect_status st = cfs_charset_detect(t->head, t->head_len, final || over, t->m->transport_charset, &t->cs, &r);
     switch (st) {
     case CFS_DETECT_MORE:
         return TOK_OK;
@@ -728,6 +729,26 @@ static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int fin
     return TOK_OK;
 }
 
+/* libxml2's push parser, at a '&' in content, waits for a ';' anywhere further on
+   before it reads the reference (xmlParseTryOrFinish), so a bare '&' held every byte
+   after it until the input ended, and the documents in them were never searched for
+   (expat fails at once). True when libxml2 waits at a reference that cannot be one:
+   a byte that is no name (or character reference) byte comes before any ';'. Then
+   libxml2 is told the input ended: it fails at the '&' as it would have at the end. */
+static int waits_at_bad_reference(const lx_tok *t) {
+    const xmlParserCtxtPtr c = t->ctxt;
+    const xmlParserInputPtr in = c->input;
+    if (c->instate != XML_PARSER_CONTENT || in == NULL || in->cur == NULL || in->cur >= in->end || *in->cur != '&')
+        return 0;
+    const xmlChar *q = in->cur + 1, *end = in->end;
+    if (q < end && *q == '#') {
+        for (q++; q < end && (isxdigit(*q) || *q == 'x'); q++) {}
+    } else {
+        for (; q < end && (*q >= 0x80 || isalnum(*q) || *q == '.' || *q == '-' || *q == '_' || *q == ':'); q++) {}
+    }
+    return q < end && *q != ';';
+}
+
 /* libxml2 never sees the byte order mark; expat counts it as a column of line 1. */
 static void mark_column(const lx_tok *t, cfs_error *err) {
     if (t->skip && err->line == 1 && err->column > 0) err->column++;
@@ -752,6 +773,8 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         len = t->head_len - t->skip;
     }
     rc = feed(t, data, len, final);
+    if (rc >= 0 && !final && !t->error && !t->aborted && !t->root_closed && waits_at_bad_reference(t))
+        rc = parse_chunk(t, NULL, 0, 1);
     if (t->started && t->head_len) t->head_len = 0;
     if (rc < 0) return TOK_NOMEM;
     *consumed = total;

@@ -559,8 +559,22 @@ static void position(const uint8_t *s, size_t at, unsigned long *line, unsigned 
     *column = (unsigned long)(at - start) + 1;
 }
 
-cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final, cfs_charset *cs,
-                                     cfs_detect_result *r) {
+/* The transport's charset as one this stage reads, when it is one an 8-bit document
+   can be in (not UTF-16 or UTF-32); 0 when not (unknown, or wide). */
+static int transport_charset(const char *name, cfs_charset *cs) {
+    size_t len = strlen(name);
+    const char *alias = cfs_charset_alias((const uint8_t *)name, len);
+    const uint8_t *nm = (const uint8_t *)(alias ? alias : name);
+    size_t nm_len = alias ? strlen(alias) : len;
+    if (builtin(nm, nm_len, cs)) {   /* "UTF-16" and "UTF-32" are built in, as big-endian */
+        if (cs->kind == CFS_CHARSET_UTF16BE || cs->kind == CFS_CHARSET_UTF16LE || cfs_charset_utf32(cs)) return 0;
+        return 1;
+    }
+    return cfs_charset_named(cs, nm, nm_len);
+}
+
+cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final, const char *transport,
+                                     cfs_charset *cs, cfs_detect_result *r) {
     memset(r, 0, sizeof *r);
     if (len < 4 && !final) return CFS_DETECT_MORE;
     int utf16 = 0, utf32 = 0;
@@ -591,6 +605,9 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
         utf16 = 1;
     }
     r->skip = skip;
+    /* The transport's charset, for an 8-bit document without a byte order mark. */
+    cfs_charset over;
+    int use_transport = transport && *transport && !utf16 && !utf32 && skip == 0 && transport_charset(transport, &over);
 
     /* The declaration, in ASCII: the bytes themselves, or UTF-16 decoded (every
        character of a declaration is ASCII, 2 bytes in UTF-16). */
@@ -633,7 +650,7 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
                 st = CFS_DETECT_ERROR;
                 r->message = "XML declaration not well-formed";
                 r->at = bad;
-            } else if (name_len > 0) {
+            } else if (name_len > 0 && !use_transport) {
                 /* expat's processXmlDecl with findEncoding: "UTF-16" in a UTF-16 document
                    keeps the byte order found; another built-in name must agree with
                    the document (its character width and, for UTF-16, byte order): else
@@ -682,5 +699,14 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
         }
     }
     free(decoded);
+    if (use_transport) {
+        if (st == CFS_DETECT_OK) {
+            cfs_charset_release(cs);
+            *cs = over;
+            r->alias = 1;   /* expat is told the charset, over the declaration */
+        } else {
+            cfs_charset_release(&over);
+        }
+    }
     return st;
 }

@@ -46,6 +46,28 @@ public protocol FeedParser: AnyObject, SendableMetatype {
     ///   ``FeedError/Code/outOfMemory``.
     @discardableResult
     func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary
+
+    /// Parses `input` that came with a media type from its transport: `contentType` is
+    /// the HTTP `Content-Type` value as received (`application/rss+xml; charset=ISO-8859-1`),
+    /// or nil. Its `charset` parameter is the charset of every document of the input,
+    /// in RFC 7303's order: a byte order mark (or UTF-16/UTF-32 found by a document's
+    /// first bytes) first, then the `charset`, then the XML declaration's `encoding`,
+    /// then UTF-8. A charset we do not read, or a wide one for a document that is not,
+    /// is ignored; JSON Feed is UTF-8 whatever the header says. The feed's `encoding`
+    /// member names the charset used. Otherwise as ``parse(_:handler:)``.
+    ///
+    /// The default implementation ignores `contentType` (for backends outside this
+    /// package); every backend here applies it, byte for byte the same.
+    @discardableResult
+    func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary
+}
+
+extension FeedParser {
+    /// Ignores `contentType`: see ``FeedParser/parse(_:contentType:handler:)``.
+    @discardableResult
+    public func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary {
+        try parse(input, handler: handler)
+    }
 }
 
 /// Where the bytes come from. Plain XML or gzip is decided by content, not by name.

@@ -57,4 +57,37 @@ final class ErrorPositionTests: XCTestCase {
         let control = [0xEF, 0xBB, 0xBF] + bytes("<rss version=\"2.0\"><channel><title>ab\u{1}</title></channel></rss>")
         try assertEveryBackend(control, line: 1, column: 39, offset: 40, "UTF-8 mark, invalid character")
     }
+    func testABrokenReferenceIsReportedAtTheByteThatBreaksIt() throws {
+        // expat's scanRef/scanCharRef: the first byte that is not part of the reference
+        // (the Swift tokenizer said the '&' or the name's first byte).
+        let head = #"<rss version="2.0"><channel><title>a"#   // the '&' is at offset 36
+        for (text, offset) in [("&b<", 38), ("&bc d", 39), ("&;", 37), ("& b", 37),
+                               ("&#12x;", 40), ("&#x;", 39), ("&#;", 38), ("&#xZ;", 39)] {
+            let doc = bytes(head + text + "</title></channel></rss>")
+            for (backend, e) in try errors(doc) {
+                // libxml2 reports an empty character reference after its ';' (one byte on).
+                let libxml2After = backend == .libxml2 && (text == "&#x;" || text == "&#;") ? 1 : 0
+                XCTAssertEqual([e.line, e.column, e.offset], [1, offset + 1 + libxml2After, offset + libxml2After],
+                               "\(text): \(backend.rawValue)")
+            }
+        }
+    }
+
+    func testABareAmpersandWithNoSemicolonAfterItLosesNothingAfter() throws {
+        // libxml2's push parser waited for a ';' anywhere further on before failing at a
+        // bare '&': every later document of the input was swallowed (issue 17).
+        let broken = #"<rss version="2.0"><channel><title>c</title><item><title>a&b</title></item></channel></rss>"#
+        let good = #"<rss version="2.0"><channel><title>d</title><item><title>y</title></item></channel></rss>"#
+        for strict in [true, false] {
+            for backend in FeedBackend.allCases {
+                for input in [FeedInput.bytes(bytes(broken + "\n" + good + good)), chunkedInput(bytes(broken + "\n" + good + good), 5)] {
+                    let collector = FeedCollector()
+                    let summary = try backend.makeParser(limits: .default, strict: strict).parse(input, handler: collector)
+                    XCTAssertEqual(summary.documents, 3, "\(backend.rawValue), strict \(strict)")
+                    XCTAssertEqual(collector.documents.map { $0.feed.title?.value ?? "" }, ["c", "d", "d"], backend.rawValue)
+                    XCTAssertEqual(summary.firstError?.offset, 60, backend.rawValue)
+                }
+            }
+        }
+    }
 }

@@ -673,6 +673,19 @@ typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_
 void cfs_parser_set_recover(cfs_parser *parser, cfs_recover_fn hook, size_t max_bytes);
 
 /**
+ * The charset the transport named for the stream's bytes (HTTP's Content-Type
+ * `charset` parameter; NULL or "" for none). RFC 7303's order: a byte order mark (or
+ * UTF-16/UTF-32 found by a document's first bytes) first, then this charset, then the
+ * XML declaration's `encoding`, then UTF-8. It applies to every document of the
+ * stream, when it names a charset the parser reads that is not UTF-16 or UTF-32 (an
+ * unknown name is ignored: the document's own charset is used); the declaration is
+ * still checked for well-formedness, not for its name. Set it before feeding a
+ * stream; cleared by cfs_parser_reset.
+ * @return 1, or 0 when the name is longer than 63 bytes (then none is set).
+ */
+int cfs_parser_set_charset(cfs_parser *parser, const char *name);
+
+/**
  * Feeds the next chunk of the stream (any size, split anywhere). The first bytes
  * decide between gzip (magic 1f 8b) and plain XML. Chunks of plain XML are parsed in
  * place where the tokenizer allows; gzip is inflated straight into its buffer.

@@ -43,7 +43,14 @@ public final class ExpatFeedParser: FeedParser {
     /// `cfs_parser_feed_fd`, `cfs_parser_finish`); see ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try native.parse(input, parser: self, handler: handler)
+        try native.parse(input, contentType: nil, parser: self, handler: handler)
+    }
+
+    /// Parses `input` with the charset its transport named (`cfs_parser_set_charset`);
+    /// see ``FeedParser/parse(_:contentType:handler:)``.
+    @discardableResult
+    public func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary {
+        try native.parse(input, contentType: contentType, parser: self, handler: handler)
     }
 }
 
@@ -117,12 +124,22 @@ final class NativeParser {
 
     /// Parses `input` for `parser` (the public object that owns this one, named to the
     /// handler in every callback).
-    func parse(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler) throws -> ParseSummary {
-        try front.parse(input, parser: parser, handler: handler) { try parseXML($0, parser: parser, handler: handler) }
+    func parse(_ input: FeedInput, contentType: String?, parser: any FeedParser, handler: some FeedHandler) throws
+        -> ParseSummary
+    {
+        let charset = ContentType.charset(contentType)
+        sink.recovery?.transportCharset = charset
+        return try front.parse(input, parser: parser, handler: handler) {
+            try parseXML($0, charset: charset, parser: parser, handler: handler)
+        }
     }
 
-    private func parseXML(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler) throws -> ParseSummary {
+    private func parseXML(_ input: FeedInput, charset: String?, parser: any FeedParser, handler: some FeedHandler) throws
+        -> ParseSummary
+    {
         cfs_parser_reset(handle)
+        // A name too long for the C core (63 bytes) is no charset we read: ignored, as an unknown one.
+        _ = cfs_parser_set_charset(handle, charset)
         sink.parser = parser
         sink.handler = handler
         sink.error = nil

@@ -37,7 +37,14 @@ public final class LibXML2FeedParser: FeedParser {
     /// ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try native.parse(input, parser: self, handler: handler)
+        try native.parse(input, contentType: nil, parser: self, handler: handler)
+    }
+
+    /// Parses `input` with the charset its transport named (`cfs_parser_set_charset`);
+    /// see ``FeedParser/parse(_:contentType:handler:)``.
+    @discardableResult
+    public func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary {
+        try native.parse(input, contentType: contentType, parser: self, handler: handler)
     }
 }
 

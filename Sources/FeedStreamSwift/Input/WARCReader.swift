@@ -387,22 +387,10 @@ package struct HTTPResponseHead: Sendable {
     }
 
     /// The media type of `Content-Type`, lower-cased, without parameters.
-    package var mediaType: String? {
-        field("Content-Type").map { String($0.split(separator: ";", maxSplits: 1).first ?? "").trimmingASCIISpaces().lowercased() }
-    }
+    package var mediaType: String? { field("Content-Type").map { ContentType($0).mediaType } }
 
     /// The `charset` parameter of `Content-Type`, as written (quotes removed).
-    package var charset: String? {
-        guard let ct = field("Content-Type") else { return nil }
-        for p in ct.split(separator: ";").dropFirst() {
-            let kv = p.split(separator: "=", maxSplits: 1)
-            guard kv.count == 2, kv[0].trimmingASCIISpaces().lowercased() == "charset" else { continue }
-            var v = kv[1].trimmingASCIISpaces()
-            if v.count >= 2 && v.hasPrefix("\"") && v.hasSuffix("\"") { v = String(v.dropFirst().dropLast()) }
-            return v.isEmpty ? nil : v
-        }
-        return nil
-    }
+    package var charset: String? { ContentType.charset(field("Content-Type")) }
 }
 
 /// Undoes `Transfer-Encoding: chunked` (RFC 9112 7.1) as the bytes stream in: each

@@ -17,6 +17,10 @@ package final class FeedRecovery {
     private lazy var machine = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
     private lazy var tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
 
+    /// The charset the transport named for the stream being parsed (set per parse by
+    /// the backend, as its tokenizer's).
+    package var transportCharset: String?
+
     package init(maxItemBytes: Int, limits: FeedLimits) {
         self.maxItemBytes = maxItemBytes
         self.limits = limits
@@ -30,7 +34,7 @@ package final class FeedRecovery {
     /// - Returns: the items the document has in all, and whether it was recovered.
     package func recover(_ document: UnsafeRawBufferPointer, number: Int, delivered: Int, error: FeedError,
                          parser: any FeedParser, handler: any FeedHandler) throws -> (items: Int, recovered: Bool) {
-        let (repaired, charset) = XMLRepair.repair(document, limits: limits)
+        let (repaired, charset) = XMLRepair.repair(document, limits: limits, transportCharset: transportCharset)
         machine.begin(document: number)
         machine.skipItems = delivered
         machine.handler = handler

@@ -58,10 +58,10 @@ struct XMLRepair {
 
     /// The repaired document: well-formed UTF-8 XML for every input the rules cover, and
     /// the charset it was decoded from (``XMLTranscoder/name``).
-    static func repair(_ document: UnsafeRawBufferPointer, limits: FeedLimits = .default)
-        -> (xml: [UInt8], charset: String)
+    static func repair(_ document: UnsafeRawBufferPointer, limits: FeedLimits = .default,
+                       transportCharset: String? = nil) -> (xml: [UInt8], charset: String)
     {
-        let (text, charset) = decode(document)
+        let (text, charset) = decode(document, transportCharset: transportCharset)
         var r = XMLRepair()
         r.maxDepth = FeedLimits.effective(limits.maxDepth)
         r.maxAttributes = FeedLimits.effective(limits.maxAttributes)
@@ -74,13 +74,17 @@ struct XMLRepair {
 
     /// The document as UTF-8 made of XML characters only, without its XML declaration,
     /// and the charset it was decoded from: found by its first bytes as the tokenizer
-    /// finds it (``XMLTranscoder/sniff(_:_:)``), else by its declaration when the name is
-    /// known, else UTF-8.
-    static func decode(_ d: UnsafeRawBufferPointer) -> (utf8: [UInt8], charset: String) {
+    /// finds it (``XMLTranscoder/sniff(_:_:)``), else by the transport's charset
+    /// (without a byte order mark, as the tokenizer's `transportCharset`), else by its
+    /// declaration when the name is known, else UTF-8.
+    static func decode(_ d: UnsafeRawBufferPointer, transportCharset: String? = nil) -> (utf8: [UInt8], charset: String) {
         let b = d.bindMemory(to: UInt8.self)
         guard let base = b.baseAddress, b.count > 0 else { return ([], "utf-8") }
         var (transcoder, start) = XMLTranscoder.sniff(base, b.count)
-        if transcoder == nil, let name = declaredEncoding(b),
+        let transport = transcoder == nil && start == 0 ? transportCharset.flatMap(XMLTranscoder.transport) : nil
+        if let transport {
+            transcoder = transport.isPassthrough ? nil : transport
+        } else if transcoder == nil, let name = declaredEncoding(b),
            let t = XMLTranscoder.named(UnsafeRawBufferPointer(rebasing: d[name])), !t.isPassthrough, !t.isWide {
             transcoder = t
         }

@@ -92,7 +92,17 @@ public final class SwiftFeedParser: FeedParser {
     /// ``FeedParser/parse(_:handler:)``.
     @discardableResult
     public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try front.parse(input, parser: self, handler: handler) { try parseXML($0, handler: handler) }
+        try parse(input, contentType: nil, handler: handler)
+    }
+
+    /// Parses `input` with the charset its transport named; see
+    /// ``FeedParser/parse(_:contentType:handler:)``.
+    @discardableResult
+    public func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary {
+        let charset = ContentType.charset(contentType)
+        tokenizer.transportCharset = charset
+        recovery?.transportCharset = charset
+        return try front.parse(input, parser: self, handler: handler) { try parseXML($0, handler: handler) }
     }
 
     private func parseXML(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
@@ -250,15 +260,22 @@ public final class SwiftFeedParser: FeedParser {
             // A root cannot end before the first byte of the input that ended it; never
             // hand the same bytes to the next document.
             return max(consumed, 1)
-        case .error(let e, let consumed):
+        case .error(var e, let consumed):
             let kept = !self.kept.overflowed && UInt64(self.kept.bytes.count) >= at
-            // The error's input offset: a transcoded document's offsets count UTF-8.
+            // The scanner counts UTF-8 bytes: the error's input offset (a transcoded
+            // document's differ) and its column in characters (expat's), from the kept bytes.
             let from: UInt64
-            if !tokenizer.isTranscoded {
+            if kept {
+                let input = fresh.count > 0 ? self.kept.bytes + Array(fresh) : self.kept.bytes
+                let raw = input.withUnsafeBytes { b in
+                    let raw = tokenizer.isTranscoded ? tokenizer.inputOffset(ofUTF8: e.offset, in: b) : e.offset
+                    if let column = tokenizer.inputColumn(ofInput: raw, line: e.line, in: b) { e.column = column }
+                    e.offset = raw
+                    return raw
+                }
+                from = Self.resyncFrom(UInt64(raw))
+            } else if !tokenizer.isTranscoded {
                 from = Self.resyncFrom(UInt64(e.offset))
-            } else if kept {
-                let input = self.kept.bytes + (fresh.count > 0 ? Array(fresh) : [])
-                from = Self.resyncFrom(UInt64(input.withUnsafeBytes { tokenizer.inputOffset(ofUTF8: e.offset, in: $0) }))
             } else {
                 from = at + UInt64(max(consumed, 0)) + 1
             }

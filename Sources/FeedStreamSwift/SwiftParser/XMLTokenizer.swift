@@ -205,6 +205,13 @@ final class SwiftXMLTokenizer {
         for d in defaults { d.name.deallocate(); d.value.deallocate() }
     }
 
+    /// The charset the transport named (HTTP's `Content-Type` charset), set for a
+    /// whole stream: a document without a byte order mark that is not UTF-16 or UTF-32
+    /// by its first bytes is read in it, over its XML declaration (RFC 7303; the C
+    /// core's `cfs_charset_detect` applies the same order). Ignored when it names a
+    /// charset we do not read, or a wide one.
+    var transportCharset: String?
+
     /// Prepares for a new document.
     func begin() {
         phase = .start
@@ -444,6 +451,36 @@ final class SwiftXMLTokenizer {
         return i
     }
 
+    /// The column of input offset `raw` (of the document's bytes `input`, from its
+    /// start) on line `line`, counted in characters as expat counts it: the error
+    /// positions of the scanner count UTF-8 bytes, which a character past U+007F makes
+    /// more. nil when it cannot be told here (UTF-16 and UTF-32: their columns stay as
+    /// the scanner counts them), or `input` does not reach `raw`.
+    func inputColumn(ofInput raw: Int, line: Int, in input: UnsafeRawBufferPointer) -> Int? {
+        guard raw >= 0, raw <= input.count, let base = input.baseAddress else { return nil }
+        if let (_, t) = switched, t.isWide { return nil }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        // An ASCII-compatible charset: a line ends at byte 0x0A.
+        var start = raw
+        while start > 0 && p[start - 1] != 0x0A { start -= 1 }
+        var utf8 = UnsafeRawBufferPointer(rebasing: input[start..<raw])
+        var decoded: UnsafeMutablePointer<UInt8>?
+        defer { decoded?.deallocate() }
+        if let (_, initial) = switched {
+            var t = initial
+            let out = UnsafeMutablePointer<UInt8>.allocate(capacity: XMLTranscoder.maxOutput(forInput: utf8.count + 8))
+            decoded = out
+            let r = t.decode(utf8, final: true, to: out)
+            utf8 = UnsafeRawBufferPointer(start: out, count: r.written)
+        }
+        // Every byte but a continuation byte begins a character (a UTF-8 mark's too: the
+        // one column expat counts for it).
+        var chars = 0
+        for c in utf8 where c & 0xC0 != 0x80 { chars += 1 }
+        // A UTF-8 mark before a declared 8-bit charset was decoded in it: one column.
+        return chars + 1 + (switched != nil && line == 1 ? markColumns : 0)
+    }
+
     /// The fewest input bytes whose decoding yields at least `output` bytes.
     private func inputBytes(producing output: Int, from input: UnsafeRawBufferPointer) -> Int {
         var lo = 0, hi = input.count
@@ -623,8 +660,19 @@ final class SwiftXMLTokenizer {
         // "<?xml" and white space: the declaration.
         if n - i < 6 && !final { return .stop(.more(i)) }
         let utf16 = phase == .declInUTF16   // or UTF-32: a wide charset, found by its first bytes
+        // The transport's charset, for an 8-bit document without a byte order mark (a
+        // UTF-8 mark set markColumns, also when its bytes were consumed by an earlier call).
+        let transport = utf16 || i > 0 || markColumns != 0 ? nil : transportCharset.flatMap(XMLTranscoder.transport)
+        /// Reads the document from `at` on in the transport's charset.
+        func useTransport(_ t: XMLTranscoder, at: Int) -> Step {
+            machine.encoding(t.name)
+            if t.isPassthrough { return .next(at) }
+            transcoder = t
+            return .stop(.switchEncoding(at))
+        }
         phase = .prolog
         guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else {
+            if let transport { return useTransport(transport, at: i) }
             machine.encoding(transcoder?.name ?? "utf-8")
             return .next(i)
         }
@@ -637,6 +685,7 @@ final class SwiftXMLTokenizer {
         let (parsed, bad) = parseDeclaration(s, i + 5, close)
         guard let decl = parsed else { return .stop(.error(bad, "XML declaration not well-formed")) }
         standalone = decl.standalone
+        if let transport { return useTransport(transport, at: end) }
         if let enc = decl.encoding {
             let declared = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
             // The name it stands for (the alias table, charset_aliases.def), in lower case.
@@ -1205,7 +1254,8 @@ final class SwiftXMLTokenizer {
                 j += 1
             }
             guard j < n else { return needMore(i, final) }
-            guard s[j] == 0x3B, j > digits else { return .stop(.error(i, "not well-formed (invalid token)")) }
+            // expat's scanCharRef: the error is at the first byte that is not a digit (or ';').
+            guard s[j] == 0x3B, j > digits else { return .stop(.error(j, "not well-formed (invalid token)")) }
             guard isXMLChar(v) else { return .stop(.error(i, "reference to invalid character number")) }
             if inAttribute {
                 values.appendScalar(v)
@@ -1218,7 +1268,9 @@ final class SwiftXMLTokenizer {
         }
         let ne = name(s, i + 1, n)
         if ne == -1 { return needMore(i, final) }
-        if ne == -2 || s[ne] != 0x3B { return .stop(.error(i + 1, "not well-formed (invalid token)")) }
+        // expat's scanRef: at the byte that cannot start a name, or the one after the name.
+        if ne == -2 { return .stop(.error(i + 1, "not well-formed (invalid token)")) }
+        if s[ne] != 0x3B { return .stop(.error(ne, "not well-formed (invalid token)")) }
         let nm = UnsafeRawBufferPointer(start: s + i + 1, count: ne - i - 1)
         if let c = predefinedEntity(nm) {
             if inAttribute {

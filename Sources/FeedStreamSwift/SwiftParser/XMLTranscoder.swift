@@ -239,6 +239,14 @@ struct XMLTranscoder {
         return XMLTranscoder(kind: .iconv, name: reported, tables: tables, converter: SequenceConverter(cd))
     }
 
+    /// The transcoder for a charset the transport named (HTTP's `Content-Type`
+    /// charset), when it is one an 8-bit document can be in: nil for a name we do not
+    /// read and for UTF-16 and UTF-32 (the C core's `transport_charset`, transcode.c).
+    static func transport(_ name: String) -> XMLTranscoder? {
+        guard let t = named(name), !t.isWide else { return nil }
+        return t
+    }
+
     static func named(_ name: String) -> XMLTranscoder? {
         var name = name
         return name.withUTF8 { named(UnsafeRawBufferPointer($0)) }

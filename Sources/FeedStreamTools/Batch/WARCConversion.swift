@@ -81,11 +81,11 @@ struct WARCConversion {
             }
             // A few KiB hold the HTTP head and the body's start as a rule; more only when not.
             var head = reader.readBlock(upTo: Self.sniffBytes)
-            var mediaType: String?
+            var contentType: String?   // the payload's, as the server (or the archiver) gave it
             var chunked = false
             var bodyStart = 0
             if type == "resource" {
-                mediaType = record.field("Content-Type").map { String($0.split(separator: ";").first ?? "").lowercased() }
+                contentType = record.field("Content-Type")
             } else {
                 var parsed = HTTPResponseHead(head)
                 if parsed == nil && reader.blockLeft > 0 {
@@ -96,8 +96,9 @@ struct WARCConversion {
                     counts.skipped["not an http response", default: 0] += 1
                     continue
                 }
-                mediaType = http.mediaType
+                contentType = http.field("Content-Type")
                 bodyStart = http.bodyStart
+                let mediaType = http.mediaType
                 if type == "revisit" {
                     // The payload is elsewhere (an earlier capture): reported when it was a feed.
                     counts.skipped["revisit", default: 0] += 1
@@ -133,7 +134,8 @@ struct WARCConversion {
                 body = decoded()
             }
             let gzipped = body.count >= 2 && body[0] == 0x1F && body[1] == 0x8B
-            if !gzipped, let reason = FeedSniffer.reasonToSkip(mediaType: mediaType, head: body) {
+            if !gzipped, let reason = FeedSniffer.reasonToSkip(mediaType: contentType.map { ContentType($0).mediaType },
+                                                                head: body) {
                 counts.skipped[reason, default: 0] += 1
                 continue
             }
@@ -145,7 +147,9 @@ struct WARCConversion {
             writer.warc = origin
             writer.documentNumberOffset = summary.documents
             let renumbered = Renumbering(inner: handler, base: summary.documents)
-            let part = try parser.parse(.chunks(FeedChunks { try stream.next() }), handler: renumbered)
+            // The HTTP charset applies over the XML declaration (RFC 7303; FeedParser's contentType).
+            let part = try parser.parse(.chunks(FeedChunks { try stream.next() }), contentType: contentType,
+                                        handler: renumbered)
             summary.documents += part.documents
             summary.items += part.items
             summary.failedDocuments += part.failedDocuments
