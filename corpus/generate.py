@@ -768,11 +768,20 @@ def cmd_warc(args):
             if kind < 0.55:
                 uri = "%s/feeds/%d.xml" % (site, n)
                 doc = gen.document()
-                charset_in_header = rnd.random() < 0.2
                 ctype = rnd.choice(["application/rss+xml", "application/atom+xml", "text/xml", "application/xml"])
-                if charset_in_header:
+                payload = doc.encode("utf-8")
+                r = rnd.random()
+                if r < 0.1:
                     ctype += "; charset=utf-8"
-                body = http_response(doc.encode("utf-8"), ctype, chunked=rnd.random() < 0.2, gzipped=rnd.random() < 0.2)
+                elif r < 0.3:
+                    # The charset in the HTTP header only: the declaration names none, or
+                    # (as servers often get it) the wrong one; the header is right. What
+                    # the charset lacks becomes "?".
+                    charset = rnd.choice(["windows-1252", "iso-8859-1"])
+                    decl = rnd.choice(['<?xml version="1.0"?>\n', XML_DECL])
+                    payload = (decl + doc[len(XML_DECL):]).encode(charset, errors="replace")
+                    ctype += "; charset=" + charset
+                body = http_response(payload, ctype, chunked=rnd.random() < 0.2, gzipped=rnd.random() < 0.2)
                 feeds += 1
             elif kind < 0.85:
                 uri = "%s/page/%d.html" % (site, n)

@@ -88,6 +88,9 @@ struct Convert: ParsableCommand {
     @Option(name: .customLong("base-url"), help: ArgumentHelp("The URL the inputs were read from: relative URIs (links, content, ...) are resolved against it, and the documents' xml:base against it (docs/SCHEMA.md, \"URLs\").", valueName: "URL"))
     var baseURL: String?
 
+    @Option(name: .customLong("content-type"), help: ArgumentHelp("The HTTP Content-Type the inputs were served with, e.g. 'application/rss+xml; charset=windows-1252': its charset is their documents' charset unless a byte order mark says otherwise, over their XML declaration (RFC 7303; docs/SCHEMA.md, \"Backends\"). Records of a web archive carry their own.", valueName: "VALUE"))
+    var contentType: String?
+
     @OptionGroup(title: "Limits (a document that passes one fails with a \"limit\" error; the run goes on)")
     var limits: LimitOptions
 
@@ -130,6 +133,7 @@ struct Convert: ParsableCommand {
             makeParser: { backend.makeParser(limits: limits, strict: strict) })
         options.resolvesRelativeURIsInContent = !contentAsWritten
         options.documentLocation = baseURL
+        options.contentType = contentType
         let converter = BatchConverter(options: options)
         // Before any temporary file exists, so none is left behind by a signal.
         Interrupt.shared.install { converter.cancel() }

@@ -8,7 +8,8 @@ Converts WARC_FILE with feedstream, then reads it with warcio and checks:
     .warc.gz, the offset of its gzip member), its target URI and date;
   - the items are those of each feed payload extracted by warcio (chunked transfer
     coding and gzip content coding undone) and converted one by one with
-    `--base-url TARGET_URI`, in the same order, member for member (the common members
+    `--base-url TARGET_URI --content-type HTTP_CONTENT_TYPE`, in the same order, member
+    for member (the common members
     `source`, `warc`, `document` aside);
   - the records feedstream counts equal warcio's.
 Exits 0 when all hold, 1 otherwise, 77 (skipped) when warcio is missing, saying so with
@@ -67,7 +68,9 @@ with tempfile.TemporaryDirectory() as tmp:
             rid = rec.rec_headers.get_header("WARC-Record-ID")
             payload = rec.content_stream().read()   # before the offset: warcio reads the record's end first
             if rid in converted_ids:
+                headers = rec.http_headers if rec.http_headers is not None else rec.rec_headers
                 by_id[rid] = {
+                    "content_type": headers.get_header("Content-Type"),
                     "offset": it.get_record_offset(),
                     "uri": rec.rec_headers.get_header("WARC-Target-URI"),
                     "date": rec.rec_headers.get_header("WARC-Date"),
@@ -94,7 +97,10 @@ with tempfile.TemporaryDirectory() as tmp:
         path = os.path.join(tmp, "payload-%d" % n)
         with open(path, "wb") as f:
             f.write(ref["payload"])
-        lines = convert(["--base-url", ref["uri"], path])
+        args = ["--base-url", ref["uri"]]
+        if ref["content_type"]:
+            args += ["--content-type", ref["content_type"]]
+        lines = convert(args + [path])
         check(lines, "payload of %s (%d bytes) converts" % (rid, len(ref["payload"])))
         expected += lines
     got = [strip(l) for l in whole]

@@ -129,6 +129,58 @@ final class WARCCLITests: CLITestCase {
         }
     }
 
+    /// The HTTP charset is the payload's (RFC 7303): over a declaration that names
+    /// another, or none; a byte order mark still wins; chunked and gzip-coded payloads
+    /// alike; the same on every backend.
+    func testTheHTTPCharsetIsTheDocumentsCharset() throws {
+        func rss(_ declaration: String, _ title: [UInt8]) -> [UInt8] {
+            Array((declaration + "<rss version=\"2.0\"><channel><title>c</title><item><title>").utf8) + title
+                + Array("</title></item></channel></rss>".utf8)
+        }
+        let quoted: [UInt8] = [0x93, 0x63, 0x61, 0x66, 0xE9, 0x94]   // windows-1252: \u{201C}caf\u{E9}\u{201D}
+        // In two chunks (chunked transfer coding).
+        let latin: [UInt8] = rss("", [0xE9])
+        var chunked: [UInt8] = Array("e\r\n".utf8) + Array(latin.prefix(14)) + Array("\r\n".utf8)
+        chunked += Array((String(latin.count - 14, radix: 16) + "\r\n").utf8)
+        chunked += Array(latin.dropFirst(14)) + Array("\r\n0\r\n\r\n".utf8)
+        let gzipped = try Self.gzip(rss("<?xml version=\"1.0\"?>", quoted))
+        let records = [
+            // Declared UTF-8, served (rightly) as windows-1252.
+            Self.response("https://a.example/1", "00000000-0000-4000-8000-000000000011",
+                          rss("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", quoted),
+                          type: "application/rss+xml; charset=windows-1252"),
+            // No declaration; Latin-1 in the header only; chunked.
+            Self.response("https://a.example/2", "00000000-0000-4000-8000-000000000012", chunked,
+                          type: "text/xml; charset=\"ISO-8859-1\"", headers: ["Transfer-Encoding: chunked"]),
+            // A UTF-8 byte order mark wins over the header's Latin-1.
+            Self.response("https://a.example/3", "00000000-0000-4000-8000-000000000013",
+                          [0xEF, 0xBB, 0xBF] + rss("", Array("\u{E9}".utf8)),
+                          type: "application/xml; charset=iso-8859-1"),
+            // gzip content coding, the charset in the header only.
+            Self.response("https://a.example/4", "00000000-0000-4000-8000-000000000014",
+                          gzipped, type: "application/rss+xml; charset=cp1252", headers: ["Content-Encoding: gzip"]),
+        ]
+        let file = try tempDir().appendingPathComponent("charsets.warc.gz")
+        _ = try write(records, gzip: true, to: file)
+        var outputs: [String] = []
+        for backend in ["expat", "libxml2", "swift"] {
+            let r = try run(["convert", "-q", "--backend", backend, file.path])
+            XCTAssertEqual(r.status, 0, r.err)
+            let lines = try self.lines(r.out)
+            XCTAssertEqual(lines.filter { $0["kind"] as? String == "item" }.map { $0["title"] as? String },
+                           ["\u{201C}caf\u{E9}\u{201D}", "\u{E9}", "\u{E9}", "\u{201C}caf\u{E9}\u{201D}"], backend)
+            XCTAssertEqual(lines.filter { $0["kind"] as? String == "feed" }.map { $0["encoding"] as? String },
+                           ["windows-1252", "iso-8859-1", nil, "windows-1252"], backend)
+            outputs.append(r.out)
+        }
+        XCTAssertEqual(Set(outputs).count, 1, "backends differ")
+        // The payload alone, served the same way: `--content-type`.
+        let alone = try tempDir().appendingPathComponent("alone.xml")
+        try Data(rss("<?xml version=\"1.0\" encoding=\"UTF-8\"?>", quoted)).write(to: alone)
+        let r = try run(["convert", "-q", "--content-type", "application/rss+xml; charset=windows-1252", alone.path])
+        XCTAssertEqual(try lines(r.out).first?["title"] as? String, "\u{201C}caf\u{E9}\u{201D}")
+    }
+
     /// Chunked transfer coding and gzip content coding are undone; a feed sent as
     /// `text/plain` or `application/octet-stream` is still found by its root element.
     func testPayloadCodingsAreUndoneAndFeedsAreFoundByContent() throws {

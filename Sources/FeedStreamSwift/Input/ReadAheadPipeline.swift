@@ -48,6 +48,7 @@ public struct ReadAheadPipeline: Sendable {
     }
 
     package func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
+               contentType: String? = nil,
                isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) throws
         -> ParseSummary
     {
@@ -72,18 +73,19 @@ public struct ReadAheadPipeline: Sendable {
             queue.close()   // stops the reader if the parse ended early
             done.wait()
         }
-        return try parseChunks(from: queue, with: parser, handler: handler, inflated: true)
+        return try parseChunks(from: queue, with: parser, handler: handler, contentType: contentType, inflated: true)
     }
 }
 
 /// Parses `fd` as read, on the calling thread, without inflating (the parser does): a
 /// read that can be cancelled while it waits on a pipe.
 package func parseReading(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
+                  contentType: String? = nil,
                   isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping (UInt64) -> Void) throws
     -> ParseSummary
 {
     let source = ReaderChunks(ChunkReader(fd: fd, inflate: false, isCancelled: isCancelled, didRead: didRead))
-    return try parseChunks(from: source, with: parser, handler: handler)
+    return try parseChunks(from: source, with: parser, handler: handler, contentType: contentType)
 }
 
 /// Where a chunked parse gets its bytes.
@@ -103,13 +105,13 @@ protocol ChunkSource: AnyObject {
 /// Feeds `source` to `parser` through a ``StreamFailureRelay``; `inflated`: the source
 /// inflates, and the parser checks the ratio with its counts.
 private func parseChunks(from source: any ChunkSource, with parser: any FeedParser, handler: any FeedHandler,
-                         inflated: Bool = false) throws -> ParseSummary
+                         contentType: String?, inflated: Bool = false) throws -> ParseSummary
 {
     let relay = StreamFailureRelay(handler)
     let feed = ChunkFeed(source: source, relay: relay)
     let chunks = inflated ? FeedChunks(inflated: { try feed.next() }, compressed: { feed.source.compressed })
                           : FeedChunks { try feed.next() }
-    let summary = try parser.parse(.chunks(chunks), handler: relay)
+    let summary = try parser.parse(.chunks(chunks), contentType: contentType, handler: relay)
     return try relay.finish(summary, bytesIn: source.bytesIn, parser: parser)
 }
 

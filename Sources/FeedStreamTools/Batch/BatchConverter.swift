@@ -68,6 +68,10 @@ public final class BatchConverter: Sendable {
         /// The URL every input was read from, when known
         /// (``JSONLinesWriter/documentLocation``): `convert --base-url`.
         public var documentLocation: String? = nil
+        /// The HTTP `Content-Type` the inputs were served with (`convert --content-type`):
+        /// its `charset` is their documents' (``FeedParser/parse(_:contentType:handler:)``).
+        /// A WARC record carries its own.
+        public var contentType: String? = nil
 
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
@@ -369,7 +373,9 @@ private final class Worker {
                 close(fd)
             }
             var st = stat()
-            guard fstat(fd, &st) == 0 else { return try parser.parse(.fileDescriptor(fd), handler: handler) }
+            guard fstat(fd, &st) == 0 else {
+                return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
+            }
             switch st.st_mode & S_IFMT {
             case S_IFREG:
                 if case .foundInFolder = input, !Self.looksLikeXMLOrGzip(fd) { return nil }
@@ -390,7 +396,7 @@ private final class Worker {
                 return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
             }
             live.parsing(fd: fd, worker: number)
-            return try parser.parse(.fileDescriptor(fd), handler: handler)
+            return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
         }
     }
 
@@ -426,10 +432,11 @@ private final class Worker {
                             didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
         if pipelining {
             return try ReadAheadPipeline().parse(fileDescriptor: fd, with: parser, handler: handler,
-                                                 isCancelled: isCancelled, didRead: didRead)
+                                                 contentType: options.contentType, isCancelled: isCancelled,
+                                                 didRead: didRead)
         }
-        return try parseReading(fileDescriptor: fd, with: parser, handler: handler, isCancelled: isCancelled,
-                                didRead: didRead)
+        return try parseReading(fileDescriptor: fd, with: parser, handler: handler, contentType: options.contentType,
+                                isCancelled: isCancelled, didRead: didRead)
     }
 
     /// True when the file's first bytes are gzip's (1F 8B) or a WARC version line, or,
