@@ -15,11 +15,15 @@ import Musl
 
 /// Header fields as WARC and HTTP write them (`Name: value`, a line each; a line that
 /// starts with a space or tab continues the previous one), parsed from bytes.
+///
+/// Kept as bytes with the places of names and values: a record's header has a dozen
+/// fields and the reader looks at a few, so only those become strings.
 package struct HeaderFields: Sendable {
-    /// The fields in order, names as written.
-    package private(set) var fields: [(name: String, value: String)] = []
-    /// The names lower-cased (ASCII), for lookups.
-    private var keys: [String] = []
+    /// The fields' bytes: each name, then its value (trimmed; continuations joined by a space).
+    private var bytes: [UInt8] = []
+    /// Where each field's name and value are in `bytes`: name `a..<b`, value `b..<c`.
+    private var places: [(b: Int32, c: Int32)] = []
+    private var starts: [Int32] = []
 
     package init() {}
 
@@ -28,30 +32,58 @@ package struct HeaderFields: Sendable {
     package mutating func add<C: RandomAccessCollection>(line: C) -> Bool where C.Element == UInt8, C.Index == Int {
         guard let first = line.first else { return false }
         if first == 0x20 || first == 0x09 {
-            guard !fields.isEmpty else { return false }
-            fields[fields.count - 1].value += " " + Self.trimmed(line, line.startIndex, line.endIndex)
+            guard !places.isEmpty else { return false }
+            let (lo, hi) = Self.trimmed(line, line.startIndex, line.endIndex)
+            bytes.append(0x20)
+            bytes.append(contentsOf: line[lo..<hi])
+            places[places.count - 1].c = Int32(bytes.count)
             return true
         }
         guard let colon = line.firstIndex(of: 0x3A) else { return false }
-        let name = Self.trimmed(line, line.startIndex, colon)
-        fields.append((name, Self.trimmed(line, colon + 1, line.endIndex)))
-        keys.append(String(decoding: name.utf8.map { $0 >= 0x41 && $0 <= 0x5A ? $0 | 0x20 : $0 }, as: UTF8.self))
+        let (nlo, nhi) = Self.trimmed(line, line.startIndex, colon)
+        let (vlo, vhi) = Self.trimmed(line, colon + 1, line.endIndex)
+        starts.append(Int32(bytes.count))
+        bytes.append(contentsOf: line[nlo..<nhi])
+        let b = Int32(bytes.count)
+        bytes.append(contentsOf: line[vlo..<vhi])
+        places.append((b, Int32(bytes.count)))
         return true
     }
 
-    /// The first value of a field, by name in any case.
-    package func value(_ name: String) -> String? {
-        let n = name.lowercased()
-        return keys.firstIndex(of: n).map { fields[$0].value }
+    /// The fields in order, names as written.
+    package var fields: [(name: String, value: String)] {
+        places.indices.map { k in
+            (String(decoding: bytes[Int(starts[k])..<Int(places[k].b)], as: UTF8.self),
+             String(decoding: bytes[Int(places[k].b)..<Int(places[k].c)], as: UTF8.self))
+        }
     }
 
-    private static func trimmed<C: RandomAccessCollection>(_ b: C, _ from: Int, _ to: Int) -> String
+    /// The first value of a field, by name in any case (ASCII).
+    package func value(_ name: String) -> String? {
+        let key = Array(name.utf8)
+        for k in places.indices {
+            let a = Int(starts[k]), b = Int(places[k].b)
+            guard b - a == key.count else { continue }
+            var same = true
+            for n in 0..<key.count {
+                // Letters match in any case; other bytes must be equal.
+                let x = bytes[a + n], y = key[n]
+                if x != y && !(Self.isLetter(x) && x | 0x20 == y | 0x20) { same = false; break }
+            }
+            if same { return String(decoding: bytes[b..<Int(places[k].c)], as: UTF8.self) }
+        }
+        return nil
+    }
+
+    private static func isLetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A }
+
+    private static func trimmed<C: RandomAccessCollection>(_ b: C, _ from: Int, _ to: Int) -> (Int, Int)
         where C.Element == UInt8, C.Index == Int
     {
         var lo = from, hi = to
         while lo < hi, b[lo] == 0x20 || b[lo] == 0x09 || b[lo] == 0x0D { lo += 1 }
         while hi > lo, b[hi - 1] == 0x20 || b[hi - 1] == 0x09 || b[hi - 1] == 0x0D { hi -= 1 }
-        return String(decoding: b[lo..<hi], as: UTF8.self)
+        return (lo, hi)
     }
 }
 
