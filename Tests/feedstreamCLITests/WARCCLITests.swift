@@ -296,4 +296,30 @@ final class WARCCLITests: CLITestCase {
             try pythonCheck("Tests/consumers/warc_check.py", [binary.path, file.path])
         }
     }
+    /// With `-j` above 1 a large archive is read and inflated on a second thread; the
+    /// lines (offsets of records included), errors and counts are those of `-j 1`.
+    func testReadingAheadChangesNothing() throws {
+        let dir = try tempDir()
+        let file = dir.appendingPathComponent("big.warc.gz")
+        try sh("python3 corpus/generate.py warc --size-mb 4 --seed 5 -o '\(file.path)' 2>/dev/null")
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+        XCTAssertGreaterThan(size, 1 << 20, "over the read-ahead threshold (1 MiB)")
+        var outs: [String] = [], stats: [String] = []
+        for jobs in ["1", "2"] {
+            let s = dir.appendingPathComponent("stats-\(jobs).json")
+            let e = dir.appendingPathComponent("errors-\(jobs).jsonl")
+            let r = try run(["convert", "-q", "--data-errors-ok", "-j", jobs, "--stats", s.path, "--errors", e.path, file.path])
+            XCTAssertEqual(r.status, 0, r.err)
+            outs.append(r.out)
+            var counted = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: s)) as? [String: Any])
+            for k in ["seconds", "mb_per_s", "jobs"] { counted[k] = nil }
+            stats.append(String(decoding: try JSONSerialization.data(withJSONObject: counted, options: .sortedKeys), as: UTF8.self))
+            stats.append(try String(contentsOf: e, encoding: .utf8))
+        }
+        XCTAssertGreaterThan(try lines(outs[0]).count, 1000)
+        XCTAssertEqual(outs[0], outs[1])
+        XCTAssertEqual(stats[0], stats[2])
+        XCTAssertEqual(stats[1], stats[3])
+        try pythonCheck("Tests/consumers/warc_check.py", [binary.path, file.path])
+    }
 }

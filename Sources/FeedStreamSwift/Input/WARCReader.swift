@@ -1,3 +1,5 @@
+import Dispatch
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -145,9 +147,102 @@ package struct WARCFormatError: Error, Sendable, Equatable {
     package var offset: UInt64
 }
 
+/// Where a ``WARCReader`` gets its uncompressed bytes: a ``ChunkReader`` on the reader's
+/// own thread, or ``ReadAheadWARCSource`` inflating on a second one.
+protocol WARCByteSource: AnyObject {
+    /// Fills `buffer` with the next bytes; 0 at the end.
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int
+    /// gzip member starts found since the last call (some may lie ahead of the bytes read).
+    func takeMemberStarts() -> [(compressed: UInt64, uncompressed: UInt64)]
+    /// True once the stream was found to be gzip (nil before the first read).
+    var isGzip: Bool? { get }
+    var bytesIn: UInt64 { get }
+    var failure: StreamFailure? { get }
+}
+
+extension ChunkReader: WARCByteSource {}
+
+/// A WARC's bytes read and inflated on a second thread, a few chunks ahead (as
+/// ``ReadAheadPipeline`` does for a `.gz` input): the converting thread only parses.
+/// ``close()`` stops the reading thread and waits for it (call it when done).
+final class ReadAheadWARCSource: WARCByteSource {
+    /// What the reading thread tells the converting one besides the chunks.
+    private final class Found: @unchecked Sendable {   // under `lock`
+        let lock = ConditionLock()
+        var members: [(compressed: UInt64, uncompressed: UInt64)] = []
+        var gzip: Bool?
+    }
+    private let queue: ChunkQueue
+    private let found = Found()
+    private let done = DispatchGroup()
+    private var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
+    private var ended = false
+
+    init(fd: Int32, chunkSize: Int = 256 << 10, depth: Int = 3,
+         isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
+        let queue = ChunkQueue(chunkSize: chunkSize, depth: depth)
+        let found = found
+        self.queue = queue
+        // Not `self`: the reader must not keep this object alive (deinit stops it).
+        DispatchQueue(label: "feedstream.warc-read-ahead").async(group: done) {
+            let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
+                                     didRead: didRead)
+            reader.recordMemberStarts()
+            while let buffer = queue.takeFree() {
+                let n = reader.read(into: buffer)
+                // Before the chunk is handed on: a record in it finds its member's start.
+                let starts = reader.takeMemberStarts()
+                found.lock.withLock {
+                    found.members += starts
+                    found.gzip = reader.isGzip
+                }
+                if n == 0 {
+                    queue.recycle(buffer)
+                    break
+                }
+                queue.put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
+            }
+            queue.finish(failure: reader.failure, bytesIn: reader.bytesIn)
+        }
+    }
+
+    /// Stops the reading thread (if it is still reading) and waits for it.
+    deinit {
+        queue.close()
+        done.wait()
+    }
+
+    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+        guard let out = buffer.baseAddress, buffer.count > 0 else { return 0 }
+        while chunk.count == 0 {
+            if ended { return 0 }
+            guard let next = queue.nextChunk() else {
+                ended = true
+                return 0
+            }
+            chunk = next
+        }
+        let n = min(buffer.count, chunk.count)
+        out.copyMemory(from: chunk.baseAddress!, byteCount: n)
+        chunk = UnsafeRawBufferPointer(rebasing: chunk[n...])
+        return n
+    }
+
+    func takeMemberStarts() -> [(compressed: UInt64, uncompressed: UInt64)] {
+        found.lock.withLock {
+            defer { found.members.removeAll() }
+            return found.members
+        }
+    }
+
+    var isGzip: Bool? { found.lock.withLock { found.gzip } }
+    var bytesIn: UInt64 { queue.bytesIn }
+    var failure: StreamFailure? { ended ? queue.failure : nil }
+}
+
 /// Reads a WARC file record by record, plain or gzip (by content).
 package final class WARCReader {
-    private let source: ChunkReader
+    private let source: any WARCByteSource
     private static let capacity = 1 << 20
     /// Longest header (of a record, or of an HTTP message in its block) read.
     package static let maxHeaderBytes = 256 << 10
@@ -165,8 +260,16 @@ package final class WARCReader {
     /// Reads `fd` from its current position (plain or gzip, by content).
     package init(fd: Int32, isCancelled: @escaping @Sendable () -> Bool = { false },
                  didRead: @escaping (UInt64) -> Void = { _ in }) {
-        source = ChunkReader(fd: fd, inflate: true, isCancelled: isCancelled, didRead: didRead)
-        source.recordMemberStarts()
+        let reader = ChunkReader(fd: fd, inflate: true, isCancelled: isCancelled, didRead: didRead)
+        reader.recordMemberStarts()
+        source = reader
+    }
+
+    /// Reads `fd` with its reading and inflating on a second thread, a few chunks ahead
+    /// (``ReadAheadWARCSource``); the same records, offsets and bytes.
+    package init(readingAhead fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+                 didRead: @escaping @Sendable (UInt64) -> Void) {
+        source = ReadAheadWARCSource(fd: fd, isCancelled: isCancelled, didRead: didRead)
     }
 
     deinit { buf.deallocate() }

@@ -380,8 +380,9 @@ private final class Worker {
             case S_IFREG:
                 if case .foundInFolder = input, !Self.looksLikeXMLOrGzip(fd) { return nil }
                 if WARCReader.isWARC(fd: fd) {
-                    let conversion = WARCConversion(parser: parser, handler: handler, writer: writer,
+                    var conversion = WARCConversion(parser: parser, handler: handler, writer: writer,
                                                     runLocation: options.documentLocation)
+                    conversion.readAhead = pipelining && Int(st.st_size) >= options.pipelineMinimumBytes
                     let (summary, counts) = try conversion.convert(fd: fd, isCancelled: cancelled, didRead: progress)
                     warc = counts
                     return summary

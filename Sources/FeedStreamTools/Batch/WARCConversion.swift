@@ -39,6 +39,9 @@ struct WARCConversion {
     let writer: any BatchLineWriter
     /// The location the run was given (`--base-url`), restored after each record.
     let runLocation: String?
+    /// Read and inflate the archive on a second thread (as a large `.gz` input is read
+    /// with `-j` above 1): the converting thread only parses.
+    var readAhead = false
 
     /// Bytes of a response's block read before deciding whether it is a feed: its HTTP
     /// head and the start of its body.
@@ -48,7 +51,8 @@ struct WARCConversion {
 
     func convert(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
-        let reader = WARCReader(fd: fd, isCancelled: isCancelled, didRead: didRead)
+        let reader = readAhead ? WARCReader(readingAhead: fd, isCancelled: isCancelled, didRead: didRead)
+                               : WARCReader(fd: fd, isCancelled: isCancelled, didRead: didRead)
         var summary = ParseSummary()
         var counts = WARCCounts()
         defer {
