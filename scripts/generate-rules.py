@@ -59,7 +59,7 @@ def unquote(s):
 
 def parse(text):
     d = {k: [] for k in ("families", "nskinds", "namespaces", "scopes", "scope_sets", "actions",
-                         "fields", "lists", "maps", "rules")}
+                         "fields", "lists", "maps", "rules", "constants")}
     # Drop comments (the strings in this file never hold "/*").
     body = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     body = re.sub(r"^#.*$", "", body, flags=re.M)
@@ -74,6 +74,11 @@ def parse(text):
         if macro == "CFS_FAMILY":
             a = re.fullmatch(r"(\w+), " + STRING, args)
             d["families"].append((a[1], unquote(a[2])))
+        elif macro == "CFS_CONSTANT":
+            a = re.fullmatch(r"(\w+), (\d+), " + STRING, args)
+            if not a:
+                fail("cannot read constant: %r" % args)
+            d["constants"].append((a[1], int(a[2]), unquote(a[3])))
         elif macro == "CFS_NSKIND":
             d["nskinds"].append(args.strip())
         elif macro == "CFS_NAMESPACE":
@@ -268,6 +273,9 @@ def swift_table(R):
          "// as the C core's machine.c expands from the same file.",
          "",
          "extension SFM {"]
+    for name, value, doc in d["constants"]:
+        o.append("    /// %s" % doc)
+        o.append("    static let %s = %d" % (camel(name), value))
     o.append("    static let fieldCount = %d" % len(d["fields"]))
     o.append("    static let listCount = %d" % len(d["lists"]))
     o.append("")
@@ -357,7 +365,12 @@ def swift_table(R):
 
 def c_enums(R):
     d = R.d
-    o = ["/* BEGIN %s */" % BANNER, "typedef enum cfs_field {"]
+    o = ["/* BEGIN %s */" % BANNER]
+    for name, value, doc in d["constants"]:
+        o.append("/** %s */" % doc.replace("*/", "* /"))
+        o.append("#define CFS_%s ((size_t)%d)" % (name, value))
+    o.append("")
+    o.append("typedef enum cfs_field {")
     for name, doc in d["fields"]:
         o.append("    CFS_FIELD_%s, /* %s */" % (name, doc.replace("*/", "* /")))
     o.append("    CFS_FIELD_COUNT")

@@ -34,8 +34,8 @@
 #define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
 #define MAX_PARSE ((size_t)1 << 30)   /* largest single parse call */
 /* The open document's bytes kept for the resync when no recovery hook sets the window:
-   16 MiB, the Swift library's FeedRecovery.window (the window it gives the hook). */
-#define RESYNC_WINDOW ((size_t)16 << 20)
+   CFS_RESYNC_WINDOW (feed_rules.def, the one source of the Swift library's
+   FeedRecovery.window too). */
 
 /* IN_INFLATED: the caller inflates (cfs_parser_feed_inflated). */
 enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER, IN_INFLATED };
@@ -92,7 +92,7 @@ struct cfs_parser {
     int skip_own_root;           /* the failed document's root had not started: the next
                                     root start tag is its own, not a new document's */
     /* The open document's bytes, up to keep_max with a recovery hook
-       (cfs_parser_set_recover), RESYNC_WINDOW without: where the search for the next
+       (cfs_parser_set_recover), CFS_RESYNC_WINDOW without: where the search for the next
        document resumes after an error (resync); with a hook a failed document waits in
        `pending` until its end is known. */
     cfs_recover_fn recover;
@@ -232,7 +232,7 @@ void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) 
 /* Keeps n more bytes of the open (or failed, pending) document. */
 static void keep(cfs_parser *p, const uint8_t *data, size_t n) {
     if (p->keep_over || n == 0) return;
-    size_t max = p->recover ? p->keep_max : RESYNC_WINDOW;
+    size_t max = p->recover ? p->keep_max : CFS_RESYNC_WINDOW;
     if (n > max - p->keep_len || p->keep_len + n > max) { p->keep_over = 1; return; }
     if (p->keep_len + n > p->keep_cap) {
         size_t cap = p->keep_cap ? p->keep_cap : 64 << 10;

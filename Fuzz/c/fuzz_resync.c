@@ -94,6 +94,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (form >> 7 & 1) text_in(&dump, charset, "</title>");   /* the item left open */
         else text_in(&dump, charset, close[root]);
     }
+    const char *save = getenv("FUZZ_DUMP");   /* to study a finding: the dump built, to a file */
+    if (save) {
+        FILE *f = fopen(save, "wb");
+        if (f) {
+            if (dump.len) fwrite(dump.p, 1, dump.len, f);
+            fclose(f);
+        }
+    }
     int r = fuzz_core_one_input(dump.p ? dump.p : (const uint8_t *)"", dump.len);
     free(dump.p);
     return r;
