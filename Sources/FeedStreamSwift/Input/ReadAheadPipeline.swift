@@ -57,17 +57,8 @@ public struct ReadAheadPipeline: Sendable {
         // A queue of its own: it targets an overcommitting pool, so the reader gets a
         // thread even when every worker of a batch is busy parsing.
         DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
-            let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
-                                     didRead: didRead)
-            while let buffer = queue.takeFree() {
-                let n = reader.read(into: buffer)
-                if n == 0 {
-                    queue.recycle(buffer)
-                    break
-                }
-                queue.put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
-            }
-            queue.finish(failure: reader.failure, bytesIn: reader.bytesIn)
+            queue.produce(from: ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
+                                            didRead: didRead))
         }
         defer {
             queue.close()   // stops the reader if the parse ended early
@@ -211,6 +202,22 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
             free.append(buffer)
             lock.broadcast()
         }
+    }
+
+    /// The producer's loop: fills free buffers from `reader` until it ends or the
+    /// consumer goes, then finishes. `didRead` runs after each read, before its chunk is
+    /// handed on.
+    func produce(from reader: ChunkReader, didRead: (ChunkReader) -> Void = { _ in }) {
+        while let buffer = takeFree() {
+            let n = reader.read(into: buffer)
+            didRead(reader)
+            if n == 0 {
+                recycle(buffer)
+                break
+            }
+            put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
+        }
+        finish(failure: reader.failure, bytesIn: reader.bytesIn)
     }
 
     /// No more chunks.

@@ -188,21 +188,14 @@ final class ReadAheadWARCSource: WARCByteSource {
             let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
                                      didRead: didRead)
             reader.recordMemberStarts()
-            while let buffer = queue.takeFree() {
-                let n = reader.read(into: buffer)
+            queue.produce(from: reader) { reader in
                 // Before the chunk is handed on: a record in it finds its member's start.
                 let starts = reader.takeMemberStarts()
                 found.lock.withLock {
                     found.members += starts
                     found.gzip = reader.isGzip
                 }
-                if n == 0 {
-                    queue.recycle(buffer)
-                    break
-                }
-                queue.put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
             }
-            queue.finish(failure: reader.failure, bytesIn: reader.bytesIn)
         }
     }
 
