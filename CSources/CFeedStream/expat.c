@@ -38,6 +38,13 @@ typedef struct expat_tok {
     size_t held_len, held_cap;
     uint8_t *scratch;       /* held + a chunk */
     size_t scratch_cap;
+    /* The unpaired surrogates marked in expat's own buffer (IN_EXPAT) by the last
+       call: where, and the unit's bytes. Past the document's end that buffer holds
+       the next documents' bytes, which the input stage reads from there: they are
+       put back once the document ended. */
+    struct u16_mark { size_t at; uint8_t b[2]; } *marks;
+    size_t marks_len, marks_cap;
+    int record_marks;
     uint8_t *buf;           /* the buffer handed out by expat_buffer, held bytes first */
     int own_buf;            /* buf is scratch (transcoding), not expat's */
     /* UTF-32, which expat does not read: expat gets the charset stage's UTF-8 (utf8),
@@ -317,6 +324,7 @@ static void expat_destroy(void *tok) {
     cfs_charset_release(&t->cs);
     free(t->held);
     free(t->scratch);
+    free(t->marks);
     free(t->utf8);
     free(t->win);
     free(t);
@@ -401,6 +409,16 @@ static size_t utf16_units(expat_tok *t, uint8_t *p, size_t n, int final) {
         if ((lo & 0xFC00) == 0xDC00) {
             i += 2;
             continue;
+        }
+        if (t->record_marks) {
+            if (t->marks_len == t->marks_cap) {
+                size_t cap = t->marks_cap ? 2 * t->marks_cap : 16;
+                struct u16_mark *m = realloc(t->marks, cap * sizeof *m);
+                if (m == NULL) return (size_t)-1;
+                t->marks = m;
+                t->marks_cap = cap;
+            }
+            t->marks[t->marks_len++] = (struct u16_mark){ i, { p[i], p[i + 1] } };
         }
         p[i] = p[i + 1] = 0xFF;
     }
@@ -524,10 +542,27 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
             if (n) memcpy(t->scratch, p, n);   /* p is NULL at the end of the input */
             p = t->scratch;
         }
+        /* In expat's buffer the marks are recorded, to be undone past the document's
+           end (marks, above: left there, a UTF-16BE document followed by a UTF-8 one
+           in the same inflated chunk turned the UTF-8 bytes DB 8F into FF FF, found
+           by the resync fuzzer). */
+        t->record_marks = in_expat && t->u16 != U16_NO;
+        t->marks_len = 0;
         size_t hold = utf16_units(t, p, n, final);
+        t->record_marks = 0;
+        if (hold == (size_t)-1) return TOK_NOMEM;
         if (!hold_back(t, p, n, hold)) return TOK_NOMEM;
         st = in_expat ? XML_ParseBuffer(t->xp, (int)(n - hold), final)
                       : XML_Parse(t->xp, (const char *)p, (int)(n - hold), final);
+        if (t->marks_len) {
+            cfs_tok_result r = result(t, st, len, final, consumed, err);
+            /* The document went on: its bytes keep their marks (expat may scan the
+               unfinished token again). It ended: every byte is put back. */
+            if (r != TOK_OK)
+                for (size_t k = 0; k < t->marks_len; k++) memcpy(p + t->marks[k].at, t->marks[k].b, 2);
+            t->marks_len = 0;
+            return r;
+        }
     }
     return result(t, st, len, final, consumed, err);
 }

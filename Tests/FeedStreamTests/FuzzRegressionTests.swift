@@ -76,6 +76,13 @@ final class FuzzRegressionTests: XCTestCase {
                             let two = gzip(Array(bytes[..<split])) + gzip(Array(bytes[split...]))
                             XCTAssertEqual(try convert(parser, .bytes(two)), whole, "\(context): two gzip members split at \(split)")
                         }
+                        // A few small pieces, then the rest: once a document has begun, the C
+                        // core inflates the rest straight into the tokenizer's buffer.
+                        let z = gzip(bytes)
+                        for piece in [8, 24, 40] where 3 * piece < z.count {
+                            XCTAssertEqual(try convert(parser, pieces(z, cuts: [piece, 2 * piece, 3 * piece])), whole,
+                                           "\(context): gzip in three \(piece)-byte pieces, then the rest")
+                        }
                     }
                     if limit > 0 { try checkItemText(whole, within: limit, context) }
                     outputs.append((backend, whole))
