@@ -90,4 +90,30 @@ final class ErrorPositionTests: XCTestCase {
             }
         }
     }
+    func testAnUndecodableCharacterAfterAHeldTokenIsWhereItIs() throws {
+        // UTF-32LE by its first bytes, "<" then four bytes that are no character: the
+        // Swift backend said offset 0 (the held "<"), expat 4 (found by the differential fuzzer).
+        let data: [UInt8] = [0x3C, 0, 0, 0] + bytes(#"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title></channel></rss>"#)
+        try assertEveryBackend(data, line: 1, column: 2, offset: 4, "UTF-32LE, then 8-bit bytes")
+    }
+
+    func testABadCharacterInACommentThatNeverEndsIsWhereItIs() throws {
+        // expat reports it as it scans the comment, before its end; the Swift backend
+        // said "unclosed token" at the comment's start, at the end of the input, too late
+        // for the search for the next document (found by the differential fuzzer).
+        let data = bytes("<?xml version=\"1.0\"?><!-- c ") + [0xCB] + bytes("p <?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title></channel></rss>")
+        // libxml2 reports it only at the end of the input (where nothing after it is
+        // searched again: README, "same output"), so the document after it is expat's and swift's.
+        for backend in FeedBackend.allCases {
+            for input in [FeedInput.bytes(data), chunkedInput(data, 7)] {
+                let collector = FeedCollector()
+                try backend.makeParser(limits: .default, strict: true).parse(input, handler: collector)
+                let error = try XCTUnwrap(collector.documents.first?.error, backend.rawValue)
+                XCTAssertEqual([error.line, error.column, Int(error.offset)], [1, 29, 28], backend.rawValue)
+                if backend != .libxml2 {
+                    XCTAssertEqual(collector.documents.map { $0.feed.title?.value }, [nil, "b"], backend.rawValue)
+                }
+            }
+        }
+    }
 }

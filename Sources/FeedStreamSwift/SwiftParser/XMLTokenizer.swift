@@ -388,7 +388,9 @@ final class SwiftXMLTokenizer {
             switch r {
             case .ok, .switchEncoding:
                 if invalidAt != nil {
-                    let e = error("not well-formed (invalid token)", nil, 0)
+                    // At the character that cannot be decoded: after what was decoded
+                    // before it, scanned or still carried (an unfinished token).
+                    let e = error("not well-formed (invalid token)", UnsafePointer(carry.base), carry.count)
                     return .error(e, consumed: max(dropped + consumed - pendingAtEntry, 0))
                 }
                 rawPending.removeFirst(consumed)
@@ -1354,12 +1356,15 @@ final class SwiftXMLTokenizer {
     /// Checks the characters of a comment or PI body; returns the offset of the first
     /// invalid one, or -1 when the input ends inside a character.
     @inline(__always)
-    private func checkChars(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> Int? {
+    /// The first byte of `s[from..<to]` that begins no XML character; with `partialOK`, a
+    /// character cut off by `to` (more bytes to come) is not one.
+    private func checkChars(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, partialOK: Bool = false) -> Int? {
         var k = from
         while k < to {
             let c = s[k]
             if c >= 0x80 {
                 let len = utf8Length(s, k, to)
+                if len == 0 && partialOK { return nil }
                 if len <= 0 { return k }
                 k += len
             } else {
@@ -1370,11 +1375,24 @@ final class SwiftXMLTokenizer {
         return nil
     }
 
+    /// A comment or processing instruction from `i` that does not end in `s[..<n]`: the
+    /// error at the first character of its text (from `from`) that is not one, as expat
+    /// reports it while it scans, before the end comes (found by the differential
+    /// fuzzer: reported only at the end, the error came too late for the search for the
+    /// next document); else more bytes, or at the end of the input "unclosed token".
+    /// (The text is checked again from its start with each chunk, as the end is
+    /// searched for: a comment longer than a chunk costs its length per chunk, within
+    /// the markup limit.)
+    private func unclosed(_ s: UnsafePointer<UInt8>, _ i: Int, from: Int, _ n: Int, final: Bool) -> Step {
+        if let bad = checkChars(s, from, n, partialOK: !final) { return .stop(.error(bad, "not well-formed (invalid token)")) }
+        return needMore(i, final)
+    }
+
     private func comment(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
         var j = i + 4
         while true {
-            guard let d = find2(s, j, n, 0x2D, 0x2D) else { return needMore(i, final) }
-            guard d + 2 < n else { return needMore(i, final) }
+            guard let d = find2(s, j, n, 0x2D, 0x2D) else { return unclosed(s, i, from: i + 4, n, final: final) }
+            guard d + 2 < n else { return unclosed(s, i, from: i + 4, n, final: final) }
             if let bad = checkChars(s, i + 4, d) { return .stop(.error(bad, "not well-formed (invalid token)")) }
             guard s[d + 2] == 0x3E else { return .stop(.error(d, "not well-formed (invalid token)")) }
             j = d + 3
@@ -1392,7 +1410,7 @@ final class SwiftXMLTokenizer {
             return .stop(.error(i, target.equals("xml") ? "XML or text declaration not at start of entity"
                                                      : "not well-formed (invalid token)"))
         }
-        guard let close = find2(s, te, n, 0x3F, 0x3E) else { return needMore(i, final) }
+        guard let close = find2(s, te, n, 0x3F, 0x3E) else { return unclosed(s, i, from: te, n, final: final) }
         if close > te && !isSpace(s[te]) { return .stop(.error(te, "not well-formed (invalid token)")) }
         if let bad = checkChars(s, te, close) { return .stop(.error(bad, "not well-formed (invalid token)")) }
         return .next(close + 2)
