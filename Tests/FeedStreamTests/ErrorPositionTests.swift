@@ -116,4 +116,14 @@ final class ErrorPositionTests: XCTestCase {
             }
         }
     }
+    func testADocumentThatFailsInItsFirstWideCharactersNamesItsCharset() throws {
+        // UTF-32BE by its first bytes, then four bytes that are no character: the feed
+        // line names the charset on every backend (the Swift backend named none; found
+        // by the differential fuzzer).
+        let data: [UInt8] = [0, 0, 0, 0x3C, 0x3C, 0x3F, 0x78, 0x6D] + bytes("l version=\"1.0\"?>")
+        for backend in FeedBackend.allCases {
+            let (text, _) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser(limits: .default))
+            XCTAssertTrue(text.contains(#""encoding":"utf-32be""#), "\(backend.rawValue): \(text)")
+        }
+    }
 }

@@ -388,6 +388,10 @@ final class SwiftXMLTokenizer {
             switch r {
             case .ok, .switchEncoding:
                 if invalidAt != nil {
+                    // Before a declaration could be read: the document is in the charset
+                    // its first bytes gave, as the C core names it (no declaration error
+                    // came; found by the differential fuzzer).
+                    if phase == .declInUTF16 { machine.encoding(transcoder!.name) }
                     // At the character that cannot be decoded: after what was decoded
                     // before it, scanned or still carried (an unfinished token).
                     let e = error("not well-formed (invalid token)", UnsafePointer(carry.base), carry.count)
