@@ -105,6 +105,7 @@ struct cfs_parser {
     char pending_message[256];
     size_t pending_items;
     enum await_state aw;         /* Misc skipping between documents */
+    uint64_t aw_start;           /* stream offset of the '<' of the Misc being skipped */
     uint8_t pend[XML_DECL_LEN];  /* bytes held while deciding Misc or a new document */
     size_t pend_len;
     int aw_run;                  /* comment: dashes seen; PI: 1 after '?' */
@@ -469,6 +470,7 @@ static int skip_misc(cfs_parser *p, const uint8_t *data, size_t len, size_t *use
             p->pend[0] = c;
             p->pend_len = 1;
             p->aw = AW_LT;
+            p->aw_start = p->xml_offset + i;
             break;
         case AW_LT:
             if (c == '!') p->aw = AW_BANG;
@@ -530,6 +532,21 @@ static cfs_status document_too_big(cfs_parser *p) {
     cfs_limit_over(p->limit_message, sizeof p->limit_message, "document size", p->lim.max_document_bytes, " bytes");
     cfs_error err = { CFS_ERR_LIMIT, p->limit_message, p->m.document, 0, 0, p->xml_offset, 0 };
     return end_document(p, &err);
+}
+
+/* The input ended inside a comment or processing instruction after the last document:
+   its bytes (and any document in them) were read as nothing. Reported as a document
+   that fails at the comment's '<' (line and column are not counted outside the
+   tokenizer), as other bytes between documents that are none are, so that every byte
+   is accounted for. SwiftFeedParser.unclosedMisc is the same step. */
+static void unclosed_misc(cfs_parser *p) {
+    const char *what = p->aw == AW_COMMENT ? "unclosed comment after the last document"
+                                           : "unclosed processing instruction after the last document";
+    p->aw = AW_SPACE;
+    if (begin_document(p) != CFS_OK) return;
+    p->doc_offset = p->aw_start;
+    cfs_error err = { CFS_ERR_XML, what, p->m.document, 0, 0, p->aw_start, 0 };
+    end_document(p, &err);
 }
 
 /* Starts the document whose first bytes skip_misc held back, and feeds them. */
@@ -848,6 +865,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         xml_input(p, p->head, p->head_len);
     }
     if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
+    if (!p->has_fatal && p->doc == D_AWAIT && (p->aw == AW_COMMENT || p->aw == AW_PI)) unclosed_misc(p);
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;

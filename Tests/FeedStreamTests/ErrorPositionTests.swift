@@ -126,4 +126,31 @@ final class ErrorPositionTests: XCTestCase {
             XCTAssertTrue(text.contains(#""encoding":"utf-32be""#), "\(backend.rawValue): \(text)")
         }
     }
+    func testAnUnclosedCommentAfterTheLastDocumentIsReported() throws {
+        // The rest of the input (here a whole document) went unread with no word: now a
+        // failed document at the comment's '<', on every backend, however cut (issue 17).
+        let first = #"<rss version="2.0"><channel><title>a</title></channel></rss>"#   // 60 bytes
+        for (tail, message) in [("<!-- never closed\n<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title></channel></rss>",
+                                 "unclosed comment after the last document"),
+                                ("\n<?pi never closed", "unclosed processing instruction after the last document")] {
+            let data = bytes(first + tail)
+            let at = first.utf8.count + (tail.hasPrefix("\n") ? 1 : 0)
+            for backend in FeedBackend.allCases {
+                for input in [FeedInput.bytes(data), chunkedInput(data, 1), chunkedInput(data, 7)] {
+                    let collector = FeedCollector()
+                    let summary = try backend.makeParser(limits: .default).parse(input, handler: collector)
+                    XCTAssertEqual(summary.documents, 2, backend.rawValue)
+                    XCTAssertEqual(summary.failedDocuments, 1, backend.rawValue)
+                    let e = try XCTUnwrap(collector.documents.last?.error, backend.rawValue)
+                    XCTAssertEqual(e.message, message, backend.rawValue)
+                    XCTAssertEqual(e.offset, UInt64(at), backend.rawValue)
+                }
+            }
+        }
+        // A comment that ends is still nothing.
+        let closed = bytes(first + "<!-- fine -->\n")
+        for backend in FeedBackend.allCases {
+            XCTAssertTrue(try backend.makeParser().parse(.bytes(closed), handler: FeedCollector()).succeeded, backend.rawValue)
+        }
+    }
 }

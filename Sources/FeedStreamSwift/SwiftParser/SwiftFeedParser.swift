@@ -41,6 +41,8 @@ public final class SwiftFeedParser: FeedParser {
     private var skipOwnRoot = false
     private enum BetweenState { case space, lt, bang, bangDash, comment, piTarget, pi }
     private var between = BetweenState.space
+    /// Stream offset of the '<' of the Misc being skipped between documents.
+    private var betweenStart: UInt64 = 0
     private var held: [UInt8] = []
     private var run = 0
     private var xmlOffset: UInt64 = 0
@@ -442,6 +444,7 @@ public final class SwiftFeedParser: FeedParser {
                 if c != 0x3C || !afterDocument { used = i; return true }
                 held = [c]
                 between = .lt
+                betweenStart = xmlOffset + UInt64(i)
             case .lt:
                 if c == 0x21 { between = .bang } else if c == 0x3F { between = .piTarget } else { used = i; return true }
                 held.append(c)
@@ -476,6 +479,18 @@ public final class SwiftFeedParser: FeedParser {
         return false
     }
 
+    /// The input ended inside a comment or processing instruction after the last
+    /// document: reported as a document that fails at its '<' (input.c's unclosed_misc).
+    private func unclosedMisc() throws {
+        let what = between == .comment ? "unclosed comment after the last document"
+                                       : "unclosed processing instruction after the last document"
+        between = .space
+        try beginDocument()
+        documentOffset = betweenStart
+        try endDocument(FeedError(code: .malformedXML, message: what, document: machine.document, line: 0, column: 0,
+                                  offset: betweenStart))
+    }
+
     /// Starts the document whose first bytes skipMisc held back, and feeds them.
     private func startHeldDocument() throws {
         let bytes = held
@@ -495,6 +510,7 @@ public final class SwiftFeedParser: FeedParser {
             if failure.kind == .truncated { truncated = true } else { streamFailed(failure) }
         }
         if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
+        if fatal == nil && state == .between && (between == .comment || between == .pi) { try unclosedMisc() }
         var reported = false
         if state == .open {
             reported = true

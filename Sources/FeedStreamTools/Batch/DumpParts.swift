@@ -61,6 +61,7 @@ package enum DumpParts {
                 state.inProbe = true
                 return p.bytes
             }
+            state.ended = true
             return nil
         }
         var summary = try parser.parse(.chunks(chunks), handler: renumbered)
@@ -291,6 +292,9 @@ private final class PartState: @unchecked Sendable {
     var inProbe = false
     /// The (part's) number of the document begun in the probe, if one was.
     var probeDocument: Int?
+    /// The part and its probe were all given: a document begun now is none the probe
+    /// began (the report of a comment left open at the end: the cut did not hold).
+    var ended = false
     /// What the parser delivered for that document, which is not passed on.
     var dropped = ParseSummary()
 }
@@ -311,7 +315,7 @@ private final class PartHandler<Inner: FeedHandler>: FeedHandler {
     }
 
     func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
-        if state.inProbe && state.probeDocument == nil { state.probeDocument = document }
+        if state.inProbe && !state.ended && state.probeDocument == nil { state.probeDocument = document }
         if state.probeDocument != nil { return }
         try inner.parser(parser, didStartDocument: documentBase + document)
     }
