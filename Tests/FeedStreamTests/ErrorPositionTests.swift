@@ -153,4 +153,25 @@ final class ErrorPositionTests: XCTestCase {
             XCTAssertTrue(try backend.makeParser().parse(.bytes(closed), handler: FeedCollector()).succeeded, backend.rawValue)
         }
     }
+    func testAProcessingInstructionIsCheckedRightAfterItsTarget() throws {
+        // expat's scanPi: "?>" or white space must follow the target, the error is there
+        // whatever comes after (the Swift backend waited for the "?>"; found by the swift fuzzer).
+        let cases: [(String, Int)] = [("<?xmle.org/blog/\">\n<feed>x", 10), ("<?xmle.org/b ?><rss/>", 10), ("<?pi?x?><rss/>", 5)]
+        for (text, offset) in cases {
+            for backend in [FeedBackend.expat, .swift] {
+                for input in [FeedInput.bytes(bytes(text)), chunkedInput(bytes(text), 3)] {
+                    let collector = FeedCollector()
+                    try backend.makeParser(limits: .default, strict: true).parse(input, handler: collector)
+                    XCTAssertEqual(collector.documents.first?.error.map { Int($0.offset) }, offset, "\(text): \(backend.rawValue)")
+                }
+            }
+        }
+        // A processing instruction as it should be, and an empty one, are nothing.
+        for ok in ["<?pi some text?><rss version=\"2.0\"><channel><title>t</title></channel></rss>",
+                   "<?pi?><rss version=\"2.0\"><channel><title>t</title></channel></rss>"] {
+            for backend in FeedBackend.allCases {
+                XCTAssertTrue(try backend.makeParser().parse(.bytes(bytes(ok)), handler: FeedCollector()).succeeded, backend.rawValue)
+            }
+        }
+    }
 }

@@ -1414,8 +1414,16 @@ final class SwiftXMLTokenizer {
             return .stop(.error(i, target.equals("xml") ? "XML or text declaration not at start of entity"
                                                      : "not well-formed (invalid token)"))
         }
+        // expat's scanPi: right after the target, "?>" or white space, else the error
+        // is there, whatever follows (found by the swift fuzzer: the check waited for
+        // the "?>", so the error's place depended on where one was).
+        if s[te] == 0x3F {
+            guard te + 1 < n else { return needMore(i, final) }
+            if s[te + 1] != 0x3E { return .stop(.error(te + 1, "not well-formed (invalid token)")) }
+            return .next(te + 2)
+        }
+        if !isSpace(s[te]) { return .stop(.error(te, "not well-formed (invalid token)")) }
         guard let close = find2(s, te, n, 0x3F, 0x3E) else { return unclosed(s, i, from: te, n, final: final) }
-        if close > te && !isSpace(s[te]) { return .stop(.error(te, "not well-formed (invalid token)")) }
         if let bad = checkChars(s, te, close) { return .stop(.error(bad, "not well-formed (invalid token)")) }
         return .next(close + 2)
     }
