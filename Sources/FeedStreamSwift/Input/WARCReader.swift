@@ -24,8 +24,7 @@ package struct HeaderFields: Sendable {
     /// The fields' bytes: each name, then its value (trimmed; continuations joined by a space).
     private var bytes: [UInt8] = []
     /// Where each field's name and value are in `bytes`: name `a..<b`, value `b..<c`.
-    private var places: [(b: Int32, c: Int32)] = []
-    private var starts: [Int32] = []
+    private var places: [(a: Int32, b: Int32, c: Int32)] = []
 
     package init() {}
 
@@ -44,27 +43,27 @@ package struct HeaderFields: Sendable {
         guard let colon = line.firstIndex(of: 0x3A) else { return false }
         let (nlo, nhi) = Self.trimmed(line, line.startIndex, colon)
         let (vlo, vhi) = Self.trimmed(line, colon + 1, line.endIndex)
-        starts.append(Int32(bytes.count))
+        let a = Int32(bytes.count)
         bytes.append(contentsOf: line[nlo..<nhi])
         let b = Int32(bytes.count)
         bytes.append(contentsOf: line[vlo..<vhi])
-        places.append((b, Int32(bytes.count)))
+        places.append((a, b, Int32(bytes.count)))
         return true
     }
 
     /// The fields in order, names as written.
     package var fields: [(name: String, value: String)] {
-        places.indices.map { k in
-            (String(decoding: bytes[Int(starts[k])..<Int(places[k].b)], as: UTF8.self),
-             String(decoding: bytes[Int(places[k].b)..<Int(places[k].c)], as: UTF8.self))
+        places.map { p in
+            (String(decoding: bytes[Int(p.a)..<Int(p.b)], as: UTF8.self),
+             String(decoding: bytes[Int(p.b)..<Int(p.c)], as: UTF8.self))
         }
     }
 
     /// The first value of a field, by name in any case (ASCII).
     package func value(_ name: String) -> String? {
         let key = Array(name.utf8)
-        for k in places.indices {
-            let a = Int(starts[k]), b = Int(places[k].b)
+        for p in places {
+            let a = Int(p.a), b = Int(p.b)
             guard b - a == key.count else { continue }
             var same = true
             for n in 0..<key.count {
@@ -72,7 +71,7 @@ package struct HeaderFields: Sendable {
                 let x = bytes[a + n], y = key[n]
                 if x != y && !(Self.isLetter(x) && x | 0x20 == y | 0x20) { same = false; break }
             }
-            if same { return String(decoding: bytes[b..<Int(places[k].c)], as: UTF8.self) }
+            if same { return String(decoding: bytes[b..<Int(p.c)], as: UTF8.self) }
         }
         return nil
     }
@@ -164,7 +163,7 @@ extension ChunkReader: WARCByteSource {}
 
 /// A WARC's bytes read and inflated on a second thread, a few chunks ahead (as
 /// ``ReadAheadPipeline`` does for a `.gz` input): the converting thread only parses.
-/// ``close()`` stops the reading thread and waits for it (call it when done).
+/// Released, it stops the reading thread and waits for it.
 final class ReadAheadWARCSource: WARCByteSource {
     /// What the reading thread tells the converting one besides the chunks.
     private final class Found: @unchecked Sendable {   // under `lock`
