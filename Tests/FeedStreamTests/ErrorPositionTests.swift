@@ -174,4 +174,78 @@ final class ErrorPositionTests: XCTestCase {
             }
         }
     }
+
+    /// The expat and Swift backends' error (libxml2 words and places prolog errors its
+    /// own way: docs/SCHEMA.md, "Backends").
+    private func assertExpatAndSwift(_ document: String, column: Int, message: String,
+                                     file: StaticString = #filePath, line: UInt = #line) throws {
+        for backend in [FeedBackend.expat, .swift] {
+            let (text, _) = try jsonLines(.bytes(bytes(document)), source: "t", parser: backend.makeParser(limits: .default))
+            let feed = try XCTUnwrap(text.split(separator: "\n").last(where: { $0.contains(#""kind":"feed""#) }))
+            let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(feed.utf8)) as? [String: Any])
+            let e = try XCTUnwrap(record["error"] as? [String: Any], "\(backend.rawValue): \(feed)", file: file, line: line)
+            XCTAssertEqual(e["column"] as? Int, column, "\(document): \(backend.rawValue)", file: file, line: line)
+            XCTAssertEqual(e["offset"] as? Int, column - 1, "\(document): \(backend.rawValue)", file: file, line: line)
+            XCTAssertEqual(e["message"] as? String, message, "\(document): \(backend.rawValue)", file: file, line: line)
+        }
+    }
+
+    func testThePrologIsReadAsExpatReadsIt() throws {
+        // The differential fuzzer's classes of November 26 (the Swift tokenizer failed at
+        // a token's start, or at the DOCTYPE's, where expat reads on to the bad byte).
+        let invalid = "not well-formed (invalid token)"
+        // Text before the root: a name, then '<' where a name may not be followed by one.
+        try assertExpatAndSwift(#"V<?xml version="1.0"?><rss/>"#, column: 2, message: invalid)
+        // A literal: followed by what may not follow one; or a token out of place.
+        try assertExpatAndSwift("'x'y<rss/>", column: 4, message: invalid)
+        try assertExpatAndSwift("'x' <rss/>", column: 1, message: "syntax error")
+        // A markup declaration's keyword ended by a quote.
+        try assertExpatAndSwift(#"<!DOCTYPE rss [<!E"x">]><rss/>"#, column: 19, message: invalid)
+        // A start tag in the internal subset.
+        try assertExpatAndSwift(#"<!DOCTYPE rss [ <!ENTITY e "v"> <x> ]><rss/>"#, column: 33, message: "syntax error")
+        // A DOCTYPE the input ends in: no element, at the end (it was "unclosed" at its start).
+        try assertExpatAndSwift(#"<!DOCTYPE rss [ <!ENTITY e "v">"#, column: 32, message: "no element found")
+        // "<?xml" followed by neither space nor "?": the target's end.
+        try assertExpatAndSwift(#"<?xml<?xml version="1.0"?><rss/>"#, column: 6, message: invalid)
+        // A parameter entity reference in an entity's value, a tab in a public identifier.
+        try assertExpatAndSwift(#"<!DOCTYPE rss [<!ENTITY a "x%b;y">]><rss/>"#, column: 29,
+                                message: "illegal parameter entity reference")
+        try assertExpatAndSwift("<!DOCTYPE rss PUBLIC \"a\tb\" \"c\"><rss/>", column: 24,
+                                message: "illegal character(s) in public id")
+        try assertExpatAndSwift(#"<!DOCTYPE rss [<!ENTITY a "x&#0;">]><rss/>"#, column: 29,
+                                message: "reference to invalid character number")
+    }
+
+    func testMarkupInContentIsReadAsExpatReadsIt() throws {
+        let invalid = "not well-formed (invalid token)"
+        // "--" in a comment: the byte after it (was the first '-').
+        try assertExpatAndSwift("<rss><!-- x -- y --></rss>", column: 15, message: invalid)
+        // "<![" not followed by "CDATA[": the first byte that differs (was the '<').
+        try assertExpatAndSwift("<rss><![CDAXA[x]]></rss>", column: 12, message: invalid)
+        // A reserved target in another case: the target's end.
+        try assertExpatAndSwift("<rss><?XmL a?></rss>", column: 11, message: invalid)
+        // A reference's syntax in an attribute value, checked as the tag is read (the
+        // '<' further on in the value was reported first).
+        try assertExpatAndSwift(#"<rss a="x&#to <"/>"#, column: 12, message: invalid)
+        // Two colons in a name, or a colon followed by what cannot begin a name.
+        try assertExpatAndSwift(#"<rss a:b:c="1"/>"#, column: 9, message: invalid)
+        try assertExpatAndSwift("<rss><l:1/></rss>", column: 9, message: invalid)
+        // A byte that is no character in a name: that byte (was the name's start).
+        try assertExpatAndSwift("<rss vers\u{FFFF}=\"1\"/>", column: 10, message: invalid)
+    }
+
+    func testDeclarationsAfterAParameterEntityReferenceAreIgnored() throws {
+        // expat's keepProcessing: the reference is never read, so a document that is not
+        // standalone has the declarations after it ignored; the entity stays a reference.
+        let doc = #"<!DOCTYPE rss [ %p; <!ENTITY e "v"> ]><rss version="2.0"><channel><title>a&e;b</title></channel></rss>"#
+        for backend in FeedBackend.allCases {
+            let (text, _) = try jsonLines(.bytes(bytes(doc)), source: "t", parser: backend.makeParser(limits: .default))
+            XCTAssertTrue(text.contains(#""title":"a&e;b""#), "\(backend.rawValue): \(text)")
+        }
+        let standalone = #"<?xml version="1.0" standalone="yes"?>"# + doc
+        for backend in [FeedBackend.expat, .swift] {
+            let (text, _) = try jsonLines(.bytes(bytes(standalone)), source: "t", parser: backend.makeParser(limits: .default))
+            XCTAssertTrue(text.contains(#""title":"avb""#), "\(backend.rawValue): \(text)")
+        }
+    }
 }

@@ -61,7 +61,10 @@ final class SwiftXMLTokenizer {
     @exclusivity(unchecked) private var phase = Phase.start
     @exclusivity(unchecked) private var depth = 0
     @exclusivity(unchecked) private var rootSeen = false
-    @exclusivity(unchecked) private var doctypeSeen = false
+    /// Where the prolog stands in expat's grammar of it (XMLPrologTokens.swift).
+    @exclusivity(unchecked) private var grammar = PrologGrammar()
+    /// Where the last name that was none went wrong (``name(_:_:_:colons:)``).
+    @exclusivity(unchecked) private var badNameByte = 0
     @exclusivity(unchecked) private var standalone = false
 
     // ---- positions (in the UTF-8 the tokenizer sees) ----
@@ -98,6 +101,8 @@ final class SwiftXMLTokenizer {
     // ---- entities declared in the internal DTD subset ----
     private struct Entity { var value: [UInt8]?; var external: Bool }
     @exclusivity(unchecked) private var entities: [[UInt8]: Entity] = [:]
+    /// Parameter entities: the replacement text, nil for an external one (never read).
+    @exclusivity(unchecked) private var parameterEntities: [[UInt8]: [UInt8]?] = [:]
     @exclusivity(unchecked) private var entityDepth = 0
     @exclusivity(unchecked) private var expandedBytes = 0
 
@@ -218,7 +223,7 @@ final class SwiftXMLTokenizer {
         depth = 0
         limitError = false
         rootSeen = false
-        doctypeSeen = false
+        grammar = PrologGrammar()
         standalone = false
         processed = 0
         line = 1
@@ -232,6 +237,7 @@ final class SwiftXMLTokenizer {
         switched = nil
         rawPending.removeAll()
         if !entities.isEmpty { entities.removeAll() }
+        if !parameterEntities.isEmpty { parameterEntities.removeAll() }
         for d in defaults { d.name.deallocate(); d.value.deallocate() }
         defaults.removeAll()
         entityDepth = 0
@@ -551,10 +557,7 @@ final class SwiftXMLTokenizer {
             }
             if depth == 0 {
                 // Prolog (the epilog is never scanned: the root's end stops the document).
-                let c = s[i]
-                if c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D { i += 1; continue }
-                if c != 0x3C { return .error(i, "syntax error") }
-                switch try markup(s, i, n, final: final) {
+                switch try prolog(s, i, n, final: final) {
                 case .next(let j): i = j
                 case .stop(let stop): return stop
                 }
@@ -677,17 +680,25 @@ final class SwiftXMLTokenizer {
             return .stop(.switchEncoding(at))
         }
         phase = .prolog
+        grammar = PrologGrammar()
         guard n - i >= 6, matches(s + i, "<?xml"), isSpace(s[i + 5]) else {
             if let transport { return useTransport(transport, at: i) }
             machine.encoding(transcoder?.name ?? "utf-8")
             return .next(i)
         }
+        // The declaration runs to the first "?>" (as the C core's cfs_charset_detect
+        // finds it, before expat reads a byte). With none in the whole document, expat
+        // scans it as a processing instruction: a bad character in it is the error, at
+        // its place (the differential fuzzer: reported "unclosed" at its start).
         guard let close = find2(s, i + 5, n, 0x3F, 0x3E) else {
             phase = utf16 ? .declInUTF16 : .start
-            if final { return .stop(.error(i, "unclosed token")) }
-            return .stop(.more(0))
+            guard final else { return .stop(.more(0)) }
+            let pi = transport == nil ? scanProcessingInstruction(s, i + 2, n) : PrologScan(token: .partial, next: n)
+            if pi.token == .invalid { return .stop(.error(pi.next, "not well-formed (invalid token)")) }
+            return .stop(.error(i, pi.token == .partialChar ? "partial character" : "unclosed token"))
         }
         let end = close + 2
+        grammar.state = .prolog1
         let (parsed, bad) = parseDeclaration(s, i + 5, close)
         guard let decl = parsed else { return .stop(.error(bad, "XML declaration not well-formed")) }
         standalone = decl.standalone
@@ -827,32 +838,53 @@ final class SwiftXMLTokenizer {
         .stop(final ? .error(i, "unclosed token") : .more(i))
     }
 
+    /// How a name may hold colons (expat in namespace mode): element and attribute
+    /// names one, followed by a name's first character; end tags any (they must match
+    /// a start tag anyway); references, PI targets none (a colon ends the name).
+    private enum Colons { case qualified, any, none }
+
     /// Scans a name from `i`; returns its end, or -1 when the input ends first, -2 when
-    /// there is no valid name.
+    /// there is no valid name (the bad byte in ``badNameByte``, where expat reports it).
     @inline(__always)
-    private func name(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+    private func name(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, colons: Colons = .qualified) -> Int {
         var i = from
         guard i < n else { return -1 }
-        let first = s[i]
-        if first < 0x80 {
-            if nameStartTable[Int(first)] == 0 { return -2 }
-            i += 1
-        } else {
+        /// A name's first character at `i`: its length, 0 when the input ends in it, -1 when it is none.
+        func start(_ i: Int) -> Int {
+            let c = s[i]
+            if c < 0x80 { return nameStartTable[Int(c)] == 0 ? -1 : 1 }
             // Beyond ASCII, the characters expat accepts (XMLNameCharacters.swift).
             let len = utf8Length(s, i, n)
-            if len == 0 { return -1 }
-            if len < 0 || !isExpatNameCharacter(utf8Scalar(s, i, len), first: true) { return -2 }
-            i += len
+            if len == 0 { return 0 }
+            return len < 0 || !isExpatNameCharacter(utf8Scalar(s, i, len), first: true) ? -1 : len
         }
+        var colon = false
+        var k = start(i)
+        if k == 0 { return -1 }
+        if k < 0 { badNameByte = i; return -2 }
+        i += k
         while i < n {
             let c = s[i]
             if c < 0x80 {
-                if nameTable[Int(c)] == 0 { return i }
-                i += 1
+                if nameTable[Int(c)] != 0 { i += 1; continue }
+                guard c == 0x3A else { return i }
+                switch colons {
+                case .none: return i
+                case .any: i += 1; continue
+                case .qualified:
+                    if colon { badNameByte = i; return -2 }
+                    colon = true
+                    i += 1
+                    guard i < n else { return -1 }
+                    k = start(i)
+                    if k == 0 { return -1 }
+                    if k < 0 { badNameByte = i; return -2 }
+                    i += k
+                }
             } else {
                 let len = utf8Length(s, i, n)
                 if len == 0 { return -1 }
-                if len < 0 { return -2 }
+                if len < 0 { badNameByte = i; return -2 }
                 if !isExpatNameCharacter(utf8Scalar(s, i, len), first: false) { return i }
                 i += len
             }
@@ -865,7 +897,7 @@ final class SwiftXMLTokenizer {
         let nameStart = i + 1
         var j = name(s, nameStart, n)
         if j == -1 { return needMore(i, final) }
-        if j == -2 { return .stop(.error(nameStart, "not well-formed (invalid token)")) }
+        if j == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
         let nameEnd = j
         var count = 0
         var empty = false
@@ -889,7 +921,7 @@ final class SwiftXMLTokenizer {
             let an = j
             let ae = name(s, an, n)
             if ae == -1 { return needMore(i, final) }
-            if ae == -2 { return .stop(.error(an, "not well-formed (invalid token)")) }
+            if ae == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
             j = ae
             while j < n && isSpace(s[j]) { j += 1 }
             guard j < n else { return needMore(i, final) }
@@ -910,7 +942,17 @@ final class SwiftXMLTokenizer {
                     if v == 0x09 || v == 0x0A || v == 0x0D { decode = true; j += 1; continue }
                     return .stop(.error(j, "not well-formed (invalid token)"))
                 }
-                if v == 0x26 { decode = true; j += 1; continue }
+                if v == 0x26 {
+                    // Its syntax is checked here, as expat's scanAtts does (an error in
+                    // it comes before one further on; the differential fuzzer); its
+                    // meaning when the value is decoded.
+                    decode = true
+                    let r = referenceEnd(s, j + 1, n)
+                    if r == -1 { return needMore(i, final) }
+                    if r < -1 { return .stop(.error(-r - 2, "not well-formed (invalid token)")) }
+                    j = r
+                    continue
+                }
                 if v == 0x3C { return .stop(.error(j, "not well-formed (invalid token)")) }
                 if v >= 0x80 {
                     let len = utf8Length(s, j, n)
@@ -932,6 +974,32 @@ final class SwiftXMLTokenizer {
         if let stop = try element(s, i, nameStart, nameEnd, count, empty: empty) { return .stop(stop) }
         if empty && depth == 0 { return .stop(.rootEnd(j)) }
         return .next(j)
+    }
+
+    /// The end (after its `;`) of the reference whose `&` is before `from`, as expat's
+    /// scanRef and scanCharRef check it: -1 when the bytes end first, -2 - k for the bad
+    /// byte at k.
+    private func referenceEnd(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+        var p = from
+        guard p < n else { return -1 }
+        if s[p] == 0x23 {
+            p += 1
+            guard p < n else { return -1 }
+            let hex = s[p] == 0x78
+            if hex { p += 1; guard p < n else { return -1 } }
+            if hexValue(s[p], hex) == nil { return -2 - p }
+            p += 1
+            while p < n {
+                if s[p] == 0x3B { return p + 1 }
+                if hexValue(s[p], hex) == nil { return -2 - p }
+                p += 1
+            }
+            return -1
+        }
+        let e = name(s, p, n, colons: .none)
+        if e == -1 { return -1 }
+        if e == -2 { return -2 - badNameByte }
+        return s[e] == 0x3B ? e + 1 : -2 - e
     }
 
     private func growRaw() {
@@ -1153,9 +1221,9 @@ final class SwiftXMLTokenizer {
 
     private func endTag(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
         let nameStart = i + 2
-        let nameEnd = name(s, nameStart, n)
+        let nameEnd = name(s, nameStart, n, colons: .any)
         if nameEnd == -1 { return needMore(i, final) }
-        if nameEnd == -2 { return .stop(.error(nameStart, "not well-formed (invalid token)")) }
+        if nameEnd == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
         var j = nameEnd
         while j < n && isSpace(s[j]) { j += 1 }
         guard j < n else { return needMore(i, final) }
@@ -1272,10 +1340,10 @@ final class SwiftXMLTokenizer {
             }
             return .next(j + 1)
         }
-        let ne = name(s, i + 1, n)
+        let ne = name(s, i + 1, n, colons: .none)
         if ne == -1 { return needMore(i, final) }
         // expat's scanRef: at the byte that cannot start a name, or the one after the name.
-        if ne == -2 { return .stop(.error(i + 1, "not well-formed (invalid token)")) }
+        if ne == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
         if s[ne] != 0x3B { return .stop(.error(ne, "not well-formed (invalid token)")) }
         let nm = UnsafeRawBufferPointer(start: s + i + 1, count: ne - i - 1)
         if let c = predefinedEntity(nm) {
@@ -1337,95 +1405,138 @@ final class SwiftXMLTokenizer {
 
     // ---- comments, processing instructions, CDATA, DOCTYPE ----------------------------
 
+    /// `<!` in content: a comment or a CDATA section (expat's contentTok: anything else
+    /// is not well-formed at the byte after `<!`; `CDATA[` is checked byte by byte).
     private func declarationOrComment(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
-        guard i + 3 < n else { return needMore(i, final) }
-        if s[i + 2] == 0x2D {
-            guard s[i + 3] == 0x2D else { return .stop(.error(i, "not well-formed (invalid token)")) }
-            return comment(s, i, n, final: final)
-        }
-        if s[i + 2] == 0x5B {
-            guard i + 9 <= n else { return needMore(i, final) }
-            guard matches(s + i, "<![CDATA["), depth > 0 else { return .stop(.error(i, "not well-formed (invalid token)")) }
+        guard i + 2 < n else { return needMore(i, final) }
+        switch s[i + 2] {
+        case 0x2D:
+            return construct(scanComment(s, i + 3, n), at: i, final: final)
+        case 0x5B:
+            let keyword: StaticString = "CDATA["
+            for k in 0..<6 {
+                guard i + 3 + k < n else { return needMore(i, final) }
+                if s[i + 3 + k] != keyword.utf8Start[k] { return .stop(.error(i + 3 + k, "not well-formed (invalid token)")) }
+            }
             phase = .cdata
             cdataStart = processed + i
             return .next(i + 9)
+        default:
+            return .stop(.error(i + 2, "not well-formed (invalid token)"))
         }
-        guard i + 9 <= n else { return needMore(i, final) }
-        guard matches(s + i, "<!DOCTYPE"), depth == 0, !rootSeen, !doctypeSeen else {
-            return .stop(.error(i, "syntax error"))
-        }
-        return doctype(s, i, n, final: final)
     }
 
-    /// Checks the characters of a comment or PI body; returns the offset of the first
-    /// invalid one, or -1 when the input ends inside a character.
-    @inline(__always)
-    /// The first byte of `s[from..<to]` that begins no XML character; with `partialOK`, a
-    /// character cut off by `to` (more bytes to come) is not one.
-    private func checkChars(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, partialOK: Bool = false) -> Int? {
-        var k = from
-        while k < to {
-            let c = s[k]
-            if c >= 0x80 {
-                let len = utf8Length(s, k, to)
-                if len == 0 && partialOK { return nil }
-                if len <= 0 { return k }
-                k += len
-            } else {
-                if c < 0x20 && c != 0x09 && c != 0x0A && c != 0x0D { return k }
-                k += 1
-            }
-        }
-        return nil
-    }
-
-    /// A comment or processing instruction from `i` that does not end in `s[..<n]`: the
-    /// error at the first character of its text (from `from`) that is not one, as expat
-    /// reports it while it scans, before the end comes (found by the differential
-    /// fuzzer: reported only at the end, the error came too late for the search for the
-    /// next document); else more bytes, or at the end of the input "unclosed token".
-    /// (The text is checked again from its start with each chunk, as the end is
-    /// searched for: a comment longer than a chunk costs its length per chunk, within
-    /// the markup limit.)
-    private func unclosed(_ s: UnsafePointer<UInt8>, _ i: Int, from: Int, _ n: Int, final: Bool) -> Step {
-        if let bad = checkChars(s, from, n, partialOK: !final) { return .stop(.error(bad, "not well-formed (invalid token)")) }
-        return needMore(i, final)
-    }
-
-    private func comment(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
-        var j = i + 4
-        while true {
-            guard let d = find2(s, j, n, 0x2D, 0x2D) else { return unclosed(s, i, from: i + 4, n, final: final) }
-            guard d + 2 < n else { return unclosed(s, i, from: i + 4, n, final: final) }
-            if let bad = checkChars(s, i + 4, d) { return .stop(.error(bad, "not well-formed (invalid token)")) }
-            guard s[d + 2] == 0x3E else { return .stop(.error(d, "not well-formed (invalid token)")) }
-            j = d + 3
-            return .next(j)
+    /// A comment or processing instruction from `i`, scanned as expat scans it (an
+    /// invalid character is the error as soon as it is read, the end or not; a PI named
+    /// `xml` is misplaced once it is whole).
+    private func construct(_ t: PrologScan, at i: Int, final: Bool) -> Step {
+        switch t.token {
+        case .invalid: return .stop(.error(t.next, "not well-formed (invalid token)"))
+        case .partial: return needMore(i, final)
+        case .partialChar: return .stop(final ? .error(i, "partial character") : .more(i))
+        case .xmlDeclaration: return .stop(.error(i, "XML or text declaration not at start of entity"))
+        default: return .next(t.next)
         }
     }
 
     private func processingInstruction(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
-        let ts = i + 2
-        let te = name(s, ts, n)
-        if te == -1 { return needMore(i, final) }
-        if te == -2 { return .stop(.error(ts, "not well-formed (invalid token)")) }
-        let target = UnsafeRawBufferPointer(start: s + ts, count: te - ts)
-        if target.count == 3 && asciiLowercased(target) == Array("xml".utf8) {
-            return .stop(.error(i, target.equals("xml") ? "XML or text declaration not at start of entity"
-                                                     : "not well-formed (invalid token)"))
+        construct(scanProcessingInstruction(s, i + 2, n), at: i, final: final)
+    }
+
+    /// The prolog from `from` (before the root; the epilog is never read), token by
+    /// token in expat's grammar of it, up to the root's start tag, which is read here
+    /// too. A DOCTYPE is read whole: when it does not end in the bytes given, it is
+    /// read again from its start with more (its identifiers and declarations are
+    /// delivered once it ends; an error in the part read is reported at once, as expat
+    /// reports it).
+    private func prolog(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, final: Bool) throws -> Step {
+        var i = from
+        var doctypeStart = -1
+        var beforeDoctype = grammar
+        var publicID: (Int, Int)?, systemID: (Int, Int)?
+        var declarationStart = 0
+        // expat's keepProcessing: after a reference to a parameter entity not declared, a
+        // document not standalone has its later declarations ignored.
+        var keepProcessing = true
+        var keepDeclaration = true
+        /// More bytes are needed from `at`: from the DOCTYPE's start when inside one.
+        func more(_ at: Int) -> Step {
+            if doctypeStart >= 0 {
+                grammar = beforeDoctype
+                return .stop(.more(doctypeStart))
+            }
+            return .stop(.more(at))
         }
-        // expat's scanPi: right after the target, "?>" or white space, else the error
-        // is there, whatever follows (found by the swift fuzzer: the check waited for
-        // the "?>", so the error's place depended on where one was).
-        if s[te] == 0x3F {
-            guard te + 1 < n else { return needMore(i, final) }
-            if s[te + 1] != 0x3E { return .stop(.error(te + 1, "not well-formed (invalid token)")) }
-            return .next(te + 2)
+        while true {
+            var t = prologToken(s, i, n)
+            if t.open && !final { return more(i) }
+            switch t.token {
+            case .none:
+                // At the end of the input, "no element found" (a DOCTYPE not ended
+                // included, as expat says), at the end.
+                return final ? .stop(.more(n)) : more(n)
+            case .partial, .partialChar:
+                if !final { return more(i) }
+                return .stop(.error(i, t.token == .partial ? "unclosed token" : "partial character"))
+            case .invalid:
+                return .stop(.error(t.next, "not well-formed (invalid token)"))
+            case .xmlDeclaration where grammar.state == .prolog0:
+                // `<?xml?>` at the start (the start takes a declaration with white
+                // space): a declaration without a version.
+                return .stop(.error(parseDeclaration(s, i + 5, t.next - 2).bad, "XML declaration not well-formed"))
+            default:
+                break
+            }
+            t.open = false
+            let before = grammar
+            switch grammar.role(t.token, s, i, t.next) {
+            case .error:
+                let message = t.token == .parameterEntityReference ? "illegal parameter entity reference"
+                    : t.token == .xmlDeclaration ? "XML or text declaration not at start of entity" : "syntax error"
+                return .stop(.error(i, message))
+            case .rootStart:
+                return try startTag(s, i, n, final: final)
+            case .doctypeOpen:
+                doctypeStart = i
+                beforeDoctype = before
+            case .doctypePublicID, .publicID:
+                if let bad = badPublicIDByte(s, i + 1, t.next - 1) {
+                    return .stop(.error(bad, "illegal character(s) in public id"))
+                }
+                if grammar.state == .doctype3 { publicID = (i + 1, t.next - 1 - (i + 1)) }
+            case .doctypeSystemID:
+                systemID = (i + 1, t.next - 1 - (i + 1))
+            case .declarationOpen:
+                declarationStart = i
+                keepDeclaration = keepProcessing
+            case .declarationEnd:
+                // Declared at once (a parameter entity may be referred to next); read
+                // again with the DOCTYPE, a declaration changes nothing (the first wins).
+                if keepDeclaration { declareEntities(s + declarationStart, t.next - declarationStart) }
+            case .entityValue:
+                if keepProcessing, let e = entityValueError(s, i + 1, t.next - 1) { return .stop(.error(e.at, e.message)) }
+            case .doctypeClose:
+                machine.doctype(publicID: publicID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) },
+                                systemID: systemID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) })
+                doctypeStart = -1
+            default:
+                guard t.token == .parameterEntityReference else { break }
+                // As expat reads one (parameter entities parsed unless standalone, an
+                // external one read as empty): an internal one's declarations are
+                // declared (its text is not checked as expat checks it: docs/SCHEMA.md);
+                // one never declared stops the declarations after it.
+                if standalone { break }
+                let key = Array(UnsafeRawBufferPointer(start: s + i + 1, count: t.next - i - 2))
+                if let entity = parameterEntities[key] {
+                    if keepProcessing, let text = entity, !text.isEmpty {
+                        text.withUnsafeBufferPointer { declareEntities($0.baseAddress!, $0.count) }
+                    }
+                } else {
+                    keepProcessing = false
+                }
+            }
+            i = t.next
         }
-        if !isSpace(s[te]) { return .stop(.error(te, "not well-formed (invalid token)")) }
-        guard let close = find2(s, te, n, 0x3F, 0x3E) else { return unclosed(s, i, from: te, n, final: final) }
-        if let bad = checkChars(s, te, close) { return .stop(.error(bad, "not well-formed (invalid token)")) }
-        return .next(close + 2)
     }
 
     /// Inside a CDATA section: text up to "]]>".
@@ -1481,86 +1592,6 @@ final class SwiftXMLTokenizer {
         return .stop(.more(n))
     }
 
-    /// `<!DOCTYPE name [SYSTEM "x" | PUBLIC "p" "x"] [[ internal subset ]]>`: the
-    /// identifiers go to the machine; general entities declared in the internal subset
-    /// are kept (their replacement text is used, nothing external is ever read).
-    private func doctype(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
-        var j = i + 9
-        func ws() { while j < n && isSpace(s[j]) { j += 1 } }
-        func literal() -> (Int, Int)? {
-            guard j < n, s[j] == 0x22 || s[j] == 0x27 else { return nil }
-            let q = s[j]
-            let start = j + 1
-            guard let e = memchr(s + start, Int32(q), n - start) else { j = n; return nil }
-            let end = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
-            j = end + 1
-            return (start, end - start)
-        }
-        guard j < n else { return needMore(i, final) }
-        guard isSpace(s[j]) else { return .stop(.error(j, "syntax error")) }
-        ws()
-        let ne = name(s, j, n)
-        if ne == -1 { return needMore(i, final) }
-        if ne == -2 { return .stop(.error(j, "syntax error")) }
-        j = ne
-        ws()
-        var publicID: (Int, Int)?, systemID: (Int, Int)?
-        guard j + 6 <= n else { return needMore(i, final) }
-        if matches(s + j, "PUBLIC") {
-            j += 6
-            ws()
-            guard let p = literal() else { return j >= n ? needMore(i, final) : .stop(.error(j, "syntax error")) }
-            publicID = p
-            ws()
-            guard let sy = literal() else { return j >= n ? needMore(i, final) : .stop(.error(j, "syntax error")) }
-            systemID = sy
-        } else if matches(s + j, "SYSTEM") {
-            j += 6
-            ws()
-            guard let sy = literal() else { return j >= n ? needMore(i, final) : .stop(.error(j, "syntax error")) }
-            systemID = sy
-        }
-        ws()
-        guard j < n else { return needMore(i, final) }
-        var subset: (Int, Int)?
-        if s[j] == 0x5B {
-            // The internal subset ends at the first "]" outside literals and comments.
-            let start = j + 1
-            var k = start
-            var quote: UInt8 = 0
-            var inComment = false
-            while k < n {
-                let c = s[k]
-                if inComment {
-                    if c == 0x2D && k + 2 < n && s[k + 1] == 0x2D && s[k + 2] == 0x3E { inComment = false; k += 3; continue }
-                } else if quote != 0 {
-                    if c == quote { quote = 0 }
-                } else if c == 0x22 || c == 0x27 {
-                    quote = c
-                } else if c == 0x3C && k + 3 < n && s[k + 1] == 0x21 && s[k + 2] == 0x2D && s[k + 3] == 0x2D {
-                    inComment = true
-                    k += 4
-                    continue
-                } else if c == 0x5D {
-                    break
-                }
-                k += 1
-            }
-            guard k < n else { return needMore(i, final) }
-            subset = (start, k - start)
-            j = k + 1
-            ws()
-            guard j < n else { return needMore(i, final) }
-        }
-        guard s[j] == 0x3E else { return .stop(.error(j, "syntax error")) }
-        if let bad = checkChars(s, i, j) { return .stop(.error(bad, "not well-formed (invalid token)")) }
-        doctypeSeen = true
-        machine.doctype(publicID: publicID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) },
-                        systemID: systemID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) })
-        if let subset { declareEntities(s + subset.0, subset.1) }
-        return .next(j + 1)
-    }
-
     /// `<!ENTITY name "value">` and `<!ENTITY name SYSTEM "uri">` of the internal subset.
     /// Character references in a value are replaced when it is declared (as XML says);
     /// the first declaration of a name wins.
@@ -1576,7 +1607,12 @@ final class SwiftXMLTokenizer {
             guard i + 8 < n, matches(s + i, "<!ENTITY"), isSpace(s[i + 8]) else { i += 1; continue }
             var j = i + 8
             while j < n && isSpace(s[j]) { j += 1 }
-            if j < n && s[j] == 0x25 { i = j; continue }   // a parameter entity: not used
+            // A parameter entity: its replacement text kept (nil: external, never read).
+            let parameter = j < n && s[j] == 0x25
+            if parameter {
+                j += 1
+                while j < n && isSpace(s[j]) { j += 1 }
+            }
             let ne = name(s, j, n)
             guard ne > j else { i = j; continue }
             let key = Array(UnsafeRawBufferPointer(start: s + j, count: ne - j))
@@ -1592,7 +1628,11 @@ final class SwiftXMLTokenizer {
                 entity = Entity(value: replaceCharacterReferences(s + vs, ve - vs), external: false)
                 j = ve + 1
             }
-            if entities[key] == nil { entities[key] = entity }
+            if parameter {
+                if parameterEntities[key] == nil { parameterEntities[key] = .some(entity.value) }
+            } else if entities[key] == nil {
+                entities[key] = entity
+            }
             i = j
         }
     }
@@ -1744,11 +1784,11 @@ private nonisolated(unsafe) let textClass: UnsafePointer<UInt8> = table { c in
 
 /// ASCII name characters (non-ASCII bytes are checked as UTF-8 and allowed).
 private nonisolated(unsafe) let nameClass: UnsafePointer<UInt8> = table { c in
-    isASCIILetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E || c == 0x5F || c == 0x3A || c >= 0x80
+    isASCIILetter(c) || (c >= 0x30 && c <= 0x39) || c == 0x2D || c == 0x2E || c == 0x5F || c >= 0x80
 }
 
 private nonisolated(unsafe) let nameStartClass: UnsafePointer<UInt8> = table { c in
-    isASCIILetter(c) || c == 0x5F || c == 0x3A || c >= 0x80
+    isASCIILetter(c) || c == 0x5F || c >= 0x80
 }
 
 private func table(_ f: (UInt8) -> Bool) -> UnsafePointer<UInt8> {
@@ -1825,7 +1865,7 @@ private func predefinedEntity(_ name: UnsafeRawBufferPointer) -> UInt8? {
 /// input ends inside it, -1 when it is not valid or not an XML character (surrogates,
 /// U+FFFE, U+FFFF).
 @inline(__always)
-private func utf8Length(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
+func utf8Length(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
     let c = s[i]
     if c < 0xC2 { return -1 }
     if c < 0xE0 {
