@@ -35,6 +35,9 @@ final class FuzzRegressionTests: XCTestCase {
             + "call, and nothing past an error the end reports is searched (Fuzz/README.md, resynchronization)",
         "expat-own-root-after-held-declaration-error.xml": "as resume-after-error-in-earlier-chunk.xml: libxml2 may "
             + "report the broken declaration only at the end, depending on the cuts",
+        "prolog-and-markup-as-expat-reads-them.xml": "libxml2 places prolog, DOCTYPE and markup errors its own "
+            + "way (a markup declaration's keyword at its '<', a comment's '--' at its first '-', ...), so its "
+            + "resumed searches differ",
     ]
 
     private var files: [URL] {
