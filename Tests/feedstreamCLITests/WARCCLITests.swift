@@ -285,6 +285,33 @@ final class WARCCLITests: CLITestCase {
         XCTAssertEqual(one.out, two.out)
     }
 
+    /// A web archive on standard input (or any pipe) is found by its first bytes, as a
+    /// file is: the same lines (but `source`), the same counts, plain or gzip, on one
+    /// thread or two; a feed on standard input is still read as one.
+    func testAWebArchiveOnStandardInput() throws {
+        let dir = try tempDir()
+        for gzip in [false, true] {
+            let file = dir.appendingPathComponent(gzip ? "crawl.warc.gz" : "crawl.warc")
+            _ = try write(Self.mixed, gzip: gzip, to: file)
+            let fromFile = try run(["convert", "-q", file.path])
+            XCTAssertEqual(fromFile.status, 0, fromFile.err)
+            let expected = fromFile.out.replacingOccurrences(of: #""source":"\#(file.path)""#, with: #""source":"-""#)
+            for jobs in ["1", "2"] {
+                let stats = dir.appendingPathComponent("stats.json")
+                let r = try run(["convert", "-q", "-j", jobs, "--stats", stats.path, "-"], stdin: try Data(contentsOf: file))
+                XCTAssertEqual(r.status, 0, r.err)
+                XCTAssertEqual(r.out, expected, "gzip \(gzip), -j \(jobs)")
+                XCTAssertEqual(try lines(r.out).filter { $0["kind"] as? String == "item" }.count, 3)
+                let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+                XCTAssertEqual(s["warc_records"] as? Int, 6)
+                XCTAssertEqual(s["warc_feed_records"] as? Int, 2)
+            }
+        }
+        let feed = try run(["convert", "-q", "-"], stdin: Data(Self.feed))
+        XCTAssertEqual(feed.status, 0, feed.err)
+        XCTAssertEqual(try lines(feed.out).map { $0["kind"] as? String }, ["item", "item", "feed"])
+    }
+
     /// The reader agrees with warcio, an independent one, on a generated crawl (records,
     /// offsets of gzip members, target URIs, dates), and the items are those of the
     /// payloads warcio extracts, converted one by one against their target URI.

@@ -25,7 +25,7 @@ import Musl
 /// still be interrupted.
 ///
 /// Not thread-safe: one thread calls ``read(into:)``.
-final class ChunkReader {
+package final class ChunkReader {
     private let fd: Int32
     private let inflate: Bool
     private let pollable: Bool
@@ -62,8 +62,11 @@ final class ChunkReader {
     /// True once the stream was found to be gzip (nil before the first read).
     var isGzip: Bool? { stage.mode == .detect ? nil : stage.mode != .plain }
 
-    /// - Parameter inflate: inflate gzip; when false every byte is passed on as read.
-    init(fd: Int32, inflate: Bool, isCancelled: @escaping @Sendable () -> Bool = { false },
+    /// - Parameters:
+    ///   - inflate: inflate gzip; when false every byte is passed on as read.
+    ///   - prefix: the stream's first bytes, already read from `fd` (to look at a pipe's
+    ///     start: ``readHead(fd:count:isCancelled:)``); at most 64 KiB.
+    init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool = { false },
          didRead: @escaping (UInt64) -> Void = { _ in }) {
         self.fd = fd
         self.inflate = inflate
@@ -71,6 +74,29 @@ final class ChunkReader {
         self.didRead = didRead
         var st = stat()
         pollable = fstat(fd, &st) == 0 && (st.st_mode & S_IFMT) != S_IFREG
+        precondition(prefix.count <= Self.inputSize)
+        if !prefix.isEmpty {
+            prefix.withUnsafeBytes { input.update(from: $0.bindMemory(to: UInt8.self).baseAddress!, count: prefix.count) }
+            inputCount = prefix.count
+            bytesIn = UInt64(prefix.count)
+        }
+    }
+
+    /// Reads the first `count` bytes of `fd` (fewer at its end), for a pipe whose start
+    /// decides how it is read; then hand them on as a reader's `prefix`. Nil when the
+    /// run was cancelled while waiting.
+    package static func readHead(fd: Int32, count: Int, isCancelled: @escaping @Sendable () -> Bool,
+                                 didRead: @escaping (UInt64) -> Void) -> [UInt8]? {
+        let reader = ChunkReader(fd: fd, inflate: false, isCancelled: isCancelled, didRead: didRead)
+        var head = [UInt8](repeating: 0, count: count)
+        var n = 0
+        while n < count {
+            let k = head.withUnsafeMutableBytes { reader.read(into: UnsafeMutableRawBufferPointer(rebasing: $0[n...])) }
+            if k == 0 { break }
+            n += k
+        }
+        if reader.failure?.kind == .cancelled { return nil }
+        return Array(head[..<n])
     }
 
     deinit { input.deallocate() }

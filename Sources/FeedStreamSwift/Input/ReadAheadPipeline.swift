@@ -47,8 +47,8 @@ public struct ReadAheadPipeline: Sendable {
         try parse(fileDescriptor: fd, with: parser, handler: handler, isCancelled: { false }, didRead: { _ in })
     }
 
-    package func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
-               contentType: String? = nil,
+    package func parse(fileDescriptor fd: Int32, prefix: [UInt8] = [], with parser: any FeedParser,
+               handler: any FeedHandler, contentType: String? = nil,
                isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) throws
         -> ParseSummary
     {
@@ -57,8 +57,8 @@ public struct ReadAheadPipeline: Sendable {
         // A queue of its own: it targets an overcommitting pool, so the reader gets a
         // thread even when every worker of a batch is busy parsing.
         DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
-            queue.produce(from: ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
-                                            didRead: didRead))
+            queue.produce(from: ChunkReader(fd: fd, inflate: true, prefix: prefix,
+                                            isCancelled: { queue.isClosed || isCancelled() }, didRead: didRead))
         }
         defer {
             queue.close()   // stops the reader if the parse ended early
@@ -70,12 +70,13 @@ public struct ReadAheadPipeline: Sendable {
 
 /// Parses `fd` as read, on the calling thread, without inflating (the parser does): a
 /// read that can be cancelled while it waits on a pipe.
-package func parseReading(fileDescriptor fd: Int32, with parser: any FeedParser, handler: any FeedHandler,
-                  contentType: String? = nil,
+package func parseReading(fileDescriptor fd: Int32, prefix: [UInt8] = [], with parser: any FeedParser,
+                  handler: any FeedHandler, contentType: String? = nil,
                   isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping (UInt64) -> Void) throws
     -> ParseSummary
 {
-    let source = ReaderChunks(ChunkReader(fd: fd, inflate: false, isCancelled: isCancelled, didRead: didRead))
+    let source = ReaderChunks(ChunkReader(fd: fd, inflate: false, prefix: prefix, isCancelled: isCancelled,
+                                          didRead: didRead))
     return try parseChunks(from: source, with: parser, handler: handler, contentType: contentType)
 }
 

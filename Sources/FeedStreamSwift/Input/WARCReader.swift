@@ -177,15 +177,15 @@ final class ReadAheadWARCSource: WARCByteSource {
     private var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
     private var ended = false
 
-    init(fd: Int32, chunkSize: Int = 256 << 10, depth: Int = 3,
+    init(fd: Int32, prefix: [UInt8] = [], chunkSize: Int = 256 << 10, depth: Int = 3,
          isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
         let queue = ChunkQueue(chunkSize: chunkSize, depth: depth)
         let found = found
         self.queue = queue
         // Not `self`: the reader must not keep this object alive (deinit stops it).
         DispatchQueue(label: "feedstream.warc-read-ahead").async(group: done) {
-            let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { queue.isClosed || isCancelled() },
-                                     didRead: didRead)
+            let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix,
+                                     isCancelled: { queue.isClosed || isCancelled() }, didRead: didRead)
             reader.recordMemberStarts()
             queue.produce(from: reader) { reader in
                 // Before the chunk is handed on: a record in it finds its member's start.
@@ -249,19 +249,20 @@ package final class WARCReader {
     /// gzip member starts not yet passed.
     private var members: [(compressed: UInt64, uncompressed: UInt64)] = []
 
-    /// Reads `fd` from its current position (plain or gzip, by content).
-    package init(fd: Int32, isCancelled: @escaping @Sendable () -> Bool = { false },
+    /// Reads `fd` from its current position (plain or gzip, by content), after `prefix`
+    /// (its first bytes, already read from it: a pipe's).
+    package init(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool = { false },
                  didRead: @escaping (UInt64) -> Void = { _ in }) {
-        let reader = ChunkReader(fd: fd, inflate: true, isCancelled: isCancelled, didRead: didRead)
+        let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
         reader.recordMemberStarts()
         source = reader
     }
 
     /// Reads `fd` with its reading and inflating on a second thread, a few chunks ahead
     /// (``ReadAheadWARCSource``); the same records, offsets and bytes.
-    package init(readingAhead fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+    package init(readingAhead fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) {
-        source = ReadAheadWARCSource(fd: fd, isCancelled: isCancelled, didRead: didRead)
+        source = ReadAheadWARCSource(fd: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
     }
 
     deinit { buf.deallocate() }
@@ -283,11 +284,16 @@ package final class WARCReader {
         var head = [UInt8](repeating: 0, count: 512)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         guard n >= 2 else { return false }
-        if !InputStage.isGzip(head[0], head[1]) { return head[..<n].withUnsafeBytes { isWARC($0) } }
+        return head[..<n].withUnsafeBytes { isWARCStart($0) }
+    }
+
+    /// True when `head`, a stream's first bytes (512 are enough), is a WARC's start:
+    /// plain, or gzip whose first member inflates to a WARC version line.
+    package static func isWARCStart(_ head: UnsafeRawBufferPointer) -> Bool {
+        guard head.count >= 2 else { return false }
+        if !InputStage.isGzip(head[0], head[1]) { return isWARC(head) }
         let magic = "WARC/1.".utf8.count
-        return head[..<n].withUnsafeBytes { b in
-            InputStage.peekInflated(b, limit: magic) { $0.count >= magic ? isWARC($0) : nil }
-        } ?? false
+        return InputStage.peekInflated(head, limit: magic) { $0.count >= magic ? isWARC($0) : nil } ?? false
     }
 
     /// True when the first bytes of `head` (uncompressed) are a WARC version line.

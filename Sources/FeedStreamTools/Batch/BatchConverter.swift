@@ -361,7 +361,7 @@ private final class Worker {
         let progress: @Sendable (UInt64) -> Void = { [live] in live.read($0, worker: worker) }
         switch input {
         case .standardInput:
-            return try readStream(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
+            return try readPipe(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
         case .file(let path), .foundInFolder(let path):
             let fd = Self.openInput(path, isCancelled: cancelled)
             if fd == -2 { throw BatchCancelled() }
@@ -394,7 +394,7 @@ private final class Worker {
                 break   // the parser reports the read error
             default:
                 // A pipe or a device: read so that cancelling does not wait on it.
-                return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
+                return try readPipe(fd: fd, isCancelled: cancelled, didRead: progress)
             }
             live.parsing(fd: fd, worker: number)
             return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
@@ -429,15 +429,34 @@ private final class Worker {
 
     /// A stream read by a ChunkReader: on a second thread (inflating) when pipelining,
     /// else on this one (the parser inflates).
-    private func readStream(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+    private func readStream(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                             didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
         if pipelining {
-            return try ReadAheadPipeline().parse(fileDescriptor: fd, with: parser, handler: handler,
+            return try ReadAheadPipeline().parse(fileDescriptor: fd, prefix: prefix, with: parser, handler: handler,
                                                  contentType: options.contentType, isCancelled: isCancelled,
                                                  didRead: didRead)
         }
-        return try parseReading(fileDescriptor: fd, with: parser, handler: handler, contentType: options.contentType,
-                                isCancelled: isCancelled, didRead: didRead)
+        return try parseReading(fileDescriptor: fd, prefix: prefix, with: parser, handler: handler,
+                                contentType: options.contentType, isCancelled: isCancelled, didRead: didRead)
+    }
+
+    /// A pipe (standard input among them), which cannot be looked at before it is read:
+    /// its first bytes are read, and decide whether it is a web archive (converted as a
+    /// WARC file is) or not (parsed as a stream); the rest is read after them.
+    private func readPipe(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+                          didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
+        guard let head = ChunkReader.readHead(fd: fd, count: 512, isCancelled: isCancelled, didRead: didRead) else {
+            throw BatchCancelled()
+        }
+        guard head.withUnsafeBytes({ WARCReader.isWARCStart($0) }) else {
+            return try readStream(fd: fd, prefix: head, isCancelled: isCancelled, didRead: didRead)
+        }
+        var conversion = WARCConversion(parser: parser, handler: handler, writer: writer,
+                                        runLocation: options.documentLocation)
+        conversion.readAhead = pipelining
+        let (summary, counts) = try conversion.convert(fd: fd, prefix: head, isCancelled: isCancelled, didRead: didRead)
+        warc = counts
+        return summary
     }
 
     /// True when the file's first bytes are gzip's (1F 8B) or a WARC version line, or,

@@ -49,10 +49,12 @@ struct WARCConversion {
     /// What is read first, to decide without copying more of records that are skipped.
     static let sniffBytes = 4 << 10
 
-    func convert(fd: Int32, isCancelled: @escaping @Sendable () -> Bool,
+    /// Converts the archive read from `fd`, after `prefix` (its first bytes, already
+    /// read from it: a pipe's).
+    func convert(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
-        let reader = readAhead ? WARCReader(readingAhead: fd, isCancelled: isCancelled, didRead: didRead)
-                               : WARCReader(fd: fd, isCancelled: isCancelled, didRead: didRead)
+        let reader = readAhead ? WARCReader(readingAhead: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
+                               : WARCReader(fd: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
         var summary = ParseSummary()
         var counts = WARCCounts()
         defer {
