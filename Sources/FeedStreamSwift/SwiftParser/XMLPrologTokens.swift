@@ -101,29 +101,41 @@ private func textStep(_ s: UnsafePointer<UInt8>, _ p: Int, _ n: Int) -> NameStep
 
 // ---- the constructs shared with content: comments and processing instructions ------
 
+/// Characters from `from` up to the next `stop` byte, each checked as expat's
+/// INVALID_CASES check it: where `stop` is (`n` when the bytes end first), or the token
+/// to end with.
+private func textRun(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, until stop: UInt8) -> NameRun {
+    var p = from
+    while p < n && s[p] != stop {
+        switch textStep(s, p, n) {
+        case .advance(let k): p += k
+        case .end(let e): return .token(e)
+        case .stop: p += 1
+        }
+    }
+    return .stops(p)
+}
+
 /// A comment from `p`, just after `<!-`.
 func scanComment(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
     var p = from
     guard p < n else { return PrologScan(token: .partial, next: p) }
     if s[p] != 0x2D { return PrologScan(token: .invalid, next: p) }
     p += 1
-    while p < n {
-        if s[p] == 0x2D {
-            p += 1
-            guard p < n else { break }
-            if s[p] == 0x2D {
-                p += 1
-                guard p < n else { break }
-                if s[p] != 0x3E { return PrologScan(token: .invalid, next: p) }
-                return PrologScan(token: .comment, next: p + 1)
-            }
-            continue
+    while true {
+        switch textRun(s, p, n, until: 0x2D) {
+        case .token(let t): return t
+        case .stops(let d): p = d
+        case .noName: break
         }
-        switch textStep(s, p, n) {
-        case .advance(let k): p += k
-        case .end(let e): return e
-        case .stop: p += 1
-        }
+        // A '-': "-->" ends the comment, "--" otherwise is the error (at the byte after it).
+        p += 1
+        guard p < n else { break }
+        if s[p] != 0x2D { continue }
+        p += 1
+        guard p < n else { break }
+        if s[p] != 0x3E { return PrologScan(token: .invalid, next: p) }
+        return PrologScan(token: .comment, next: p + 1)
     }
     return PrologScan(token: .partial, next: p)
 }
@@ -155,18 +167,15 @@ func scanProcessingInstruction(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int)
         if isWhite(c) {
             guard let kind = target(p) else { return PrologScan(token: .invalid, next: p) }
             p += 1
-            while p < n {
-                if s[p] == 0x3F {
-                    p += 1
-                    guard p < n else { break }
-                    if s[p] == 0x3E { return PrologScan(token: kind, next: p + 1) }
-                    continue
+            while true {
+                switch textRun(s, p, n, until: 0x3F) {
+                case .token(let t): return t
+                case .stops(let q): p = q
+                case .noName: break
                 }
-                switch textStep(s, p, n) {
-                case .advance(let k): p += k
-                case .end(let e): return e
-                case .stop: p += 1
-                }
+                p += 1   // past the '?': "?>" ends it
+                guard p < n else { break }
+                if s[p] == 0x3E { return PrologScan(token: kind, next: p + 1) }
             }
             return PrologScan(token: .partial, next: p)
         }
@@ -288,22 +297,18 @@ func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
 /// A quoted literal, from just after its quote.
 private func literal(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, quote: UInt8) -> PrologScan {
     var p = from
-    while p < n {
-        if s[p] == quote {
-            p += 1
-            guard p < n else { return PrologScan(token: .literal, next: p, open: true) }
-            switch s[p] {
-            case 0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x25, 0x5B: return PrologScan(token: .literal, next: p)
-            default: return PrologScan(token: .invalid, next: p)
-            }
-        }
-        switch textStep(s, p, n) {
-        case .advance(let k): p += k
-        case .end(let e): return e
-        case .stop: p += 1
-        }
+    switch textRun(s, p, n, until: quote) {
+    case .token(let t): return t
+    case .stops(let q): p = q
+    case .noName: break
     }
-    return PrologScan(token: .partial, next: p)
+    guard p < n else { return PrologScan(token: .partial, next: p) }
+    p += 1   // past the closing quote
+    guard p < n else { return PrologScan(token: .literal, next: p, open: true) }
+    switch s[p] {
+    case 0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x25, 0x5B: return PrologScan(token: .literal, next: p)
+    default: return PrologScan(token: .invalid, next: p)
+    }
 }
 
 /// `<!` and what follows: a comment, `<![`, or a markup declaration's keyword.
@@ -330,50 +335,54 @@ private func declaration(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Pr
     return PrologScan(token: .partial, next: p)
 }
 
-/// `%` and what follows: a parameter entity reference, or the `%` of `<!ENTITY %`.
-private func percent(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
+/// A name from `p`, as expat scans one (a name's first character, then name
+/// characters): where it stops (the first byte that is no name character, or `n`).
+private enum NameRun { case stops(Int), token(PrologScan), noName }
+
+private func nameRun(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> NameRun {
     var p = from
-    guard p < n else { return PrologScan(token: .partial, next: p) }
     switch nameStep(s, p, n, first: true) {
     case .advance(let k): p += k
-    case .end(let e): return e
-    case .stop:
-        let c = s[p]
-        return PrologScan(token: isWhite(c) || c == 0x25 ? .percent : .invalid, next: p)
+    case .end(let e): return .token(e)
+    case .stop: return .noName
     }
     while p < n {
         switch nameStep(s, p, n, first: false) {
-        case .advance(let k): p += k; continue
-        case .end(let e): return e
-        case .stop: break
+        case .advance(let k): p += k
+        case .end(let e): return .token(e)
+        case .stop: return .stops(p)
         }
-        if s[p] == 0x3B { return PrologScan(token: .parameterEntityReference, next: p + 1) }
-        return PrologScan(token: .invalid, next: p)
     }
-    return PrologScan(token: .partial, next: p)
+    return .stops(n)
+}
+
+/// `%` and what follows: a parameter entity reference, or the `%` of `<!ENTITY %`.
+private func percent(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
+    guard from < n else { return PrologScan(token: .partial, next: from) }
+    switch nameRun(s, from, n) {
+    case .token(let t): return t
+    case .noName:
+        let c = s[from]
+        return PrologScan(token: isWhite(c) || c == 0x25 ? .percent : .invalid, next: from)
+    case .stops(let p):
+        guard p < n else { return PrologScan(token: .partial, next: p) }
+        return s[p] == 0x3B ? PrologScan(token: .parameterEntityReference, next: p + 1) : PrologScan(token: .invalid, next: p)
+    }
 }
 
 /// `#` and a name (`#PCDATA`, `#IMPLIED`, ...).
 private func poundName(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
-    var p = from
-    guard p < n else { return PrologScan(token: .partial, next: p) }
-    switch nameStep(s, p, n, first: true) {
-    case .advance(let k): p += k
-    case .end(let e): return e
-    case .stop: return PrologScan(token: .invalid, next: p)
-    }
-    while p < n {
-        switch nameStep(s, p, n, first: false) {
-        case .advance(let k): p += k; continue
-        case .end(let e): return e
-        case .stop: break
-        }
+    guard from < n else { return PrologScan(token: .partial, next: from) }
+    switch nameRun(s, from, n) {
+    case .token(let t): return t
+    case .noName: return PrologScan(token: .invalid, next: from)
+    case .stops(let p):
+        guard p < n else { return PrologScan(token: .poundName, next: n, open: true) }
         switch s[p] {
         case 0x20, 0x09, 0x0A, 0x0D, 0x29, 0x3E, 0x25, 0x7C: return PrologScan(token: .poundName, next: p)
         default: return PrologScan(token: .invalid, next: p)
         }
     }
-    return PrologScan(token: .poundName, next: n, open: true)
 }
 
 /// The first byte of a public identifier literal (`from`..<`to`, quotes excluded) that
@@ -632,18 +641,10 @@ func entityValueError(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (at:
                 p = q + 1
                 continue
             }
-            switch nameStep(s, q, to, first: true) {
-            case .advance(let k): q += k
-            case .end(let e): return (e.next, invalid)
-            case .stop: return (q, invalid)
-            }
-            while q < to {
-                switch nameStep(s, q, to, first: false) {
-                case .advance(let k): q += k; continue
-                case .end(let e): return (e.next, invalid)
-                case .stop: break
-                }
-                break
+            switch nameRun(s, q, to) {
+            case .token(let e): return (e.next, invalid)
+            case .noName: return (q, invalid)
+            case .stops(let e): q = e
             }
             guard q < to else { return (p, invalid) }
             if s[q] != 0x3B { return (q, invalid) }
