@@ -41,7 +41,7 @@ final class FuzzRegressionTests: XCTestCase {
     ]
 
     private var files: [URL] {
-        Paths.files(in: Paths.corpus.appendingPathComponent("fuzz-regressions"), extensions: ["xml", "gz", "bin"])
+        Paths.files(in: Paths.corpus.appendingPathComponent("fuzz-regressions"), extensions: ["xml", "gz", "bin", "json"])
     }
 
     private var maxCuts: Int {

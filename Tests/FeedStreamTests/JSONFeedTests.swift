@@ -316,6 +316,20 @@ final class JSONFeedTests: XCTestCase {
         }
     }
 
+    /// A line feed inside a string is the error, at its place: the last character of the
+    /// line it ends (the column was computed from the next line's start and overflowed:
+    /// the process crashed; found by the swift fuzzer).
+    func testALineFeedInAStringIsAnErrorWhereItIs() throws {
+        for (text, line, column, offset) in [
+            ("{\"version\": \"https://jsonfeed.org/version/1.1\", \"title\": \"a\nb\"}", 1, 60, 59),
+            ("{\"version\": \"https://jsonfeed.org/version/1.1\",\n\"title\": \"a\nb\"}", 2, 12, 59),
+        ] {
+            let e = try object(try feedLine(try linesFromEveryBackend(text))["error"])
+            XCTAssertEqual(e["message"] as? String, "control character in a string", text)
+            XCTAssertEqual([e["line"] as? Int, e["column"] as? Int, e["offset"] as? Int], [line, column, offset], text)
+        }
+    }
+
     /// Chunked, gzip and whole inputs give the same lines; white space and a byte order
     /// mark may come before the object; documents may follow one another.
     func testChunksGzipAndConcatenatedDocuments() throws {

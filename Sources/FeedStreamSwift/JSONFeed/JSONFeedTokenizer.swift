@@ -70,6 +70,9 @@ final class JSONTokenizer {
     private var documentOffset: UInt64 = 0
     private var line = 1
     private var lineStart: UInt64 = 0
+    /// The start of the line before (an error at the line feed that ended it: a control
+    /// character in a string, found by the swift fuzzer — the column underflowed).
+    private var previousLineStart: UInt64 = 0
     private var bomBytes = 0
 
     let maxDepth: Int
@@ -94,6 +97,7 @@ final class JSONTokenizer {
         documentOffset = 0
         line = 1
         lineStart = 0
+        previousLineStart = 0
         bomBytes = 0
     }
 
@@ -108,8 +112,9 @@ final class JSONTokenizer {
     /// Stops the stream with an error at stream offset `i` (in the current line).
     func fail(_ message: String, at i: UInt64, limit: Bool = false) -> JSONTokError {
         state = .failed
-        return JSONTokError(message: message, isLimit: limit, line: line,
-                            column: Int(i - lineStart) + 1, offset: i)
+        // The line feed just counted is the last character of the line before.
+        let (l, from) = i < lineStart ? (line - 1, previousLineStart) : (line, lineStart)
+        return JSONTokError(message: message, isLimit: limit, line: l, column: Int(i - min(i, from)) + 1, offset: i)
     }
 
     /// The error for input that ends inside a document.
@@ -138,7 +143,7 @@ final class JSONTokenizer {
                 offset = pos
                 throw fail(FeedLimits.message("document size", over: maxDocumentBytes), at: pos, limit: true)
             }
-            if c == 0x0A && state != .number { line += 1; lineStart = pos + 1 }
+            if c == 0x0A && state != .number { line += 1; previousLineStart = lineStart; lineStart = pos + 1 }
             switch state {
             case .failed:
                 break
@@ -152,6 +157,7 @@ final class JSONTokenizer {
                 documentOffset = pos
                 line = 1
                 lineStart = pos
+                previousLineStart = pos
                 offset = pos
                 try sink?.documentStart(offset: pos)
                 if c != 0x7B { throw fail("expected '{' (a JSON Feed is an object)", at: pos) }
