@@ -242,6 +242,17 @@ final class ErrorPositionTests: XCTestCase {
             let (text, _) = try jsonLines(.bytes(bytes(doc)), source: "t", parser: backend.makeParser(limits: .default))
             XCTAssertTrue(text.contains(#""title":"a&e;b""#), "\(backend.rawValue): \(text)")
         }
+        // An internal parameter entity is read as declarations: an error in its text is
+        // reported at the reference; one referring to itself is an error.
+        try assertExpatAndSwift(#"<!DOCTYPE rss [ <!ENTITY % d "<!ENTIT e 'x'>"> %d; ]><rss/>"#, column: 48,
+                                message: "syntax error")
+        try assertExpatAndSwift(#"<!DOCTYPE rss [ <!ENTITY % d '&#37;d;'> %d; ]><rss/>"#, column: 41,
+                                message: "recursive entity reference")
+        let declared = #"<!DOCTYPE rss [ <!ENTITY % a "<!ENTITY e 'x'>"> <!ENTITY % d '&#37;a;'> %d; ]><rss version="2.0"><channel><title>&e;</title></channel></rss>"#
+        for backend in FeedBackend.allCases {
+            let (text, _) = try jsonLines(.bytes(bytes(declared)), source: "t", parser: backend.makeParser(limits: .default))
+            XCTAssertTrue(text.contains(#""title":"x""#), "\(backend.rawValue): \(text)")
+        }
         let standalone = #"<?xml version="1.0" standalone="yes"?>"# + doc
         for backend in [FeedBackend.expat, .swift] {
             let (text, _) = try jsonLines(.bytes(bytes(standalone)), source: "t", parser: backend.makeParser(limits: .default))

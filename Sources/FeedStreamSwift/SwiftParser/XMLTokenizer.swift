@@ -1522,17 +1522,13 @@ final class SwiftXMLTokenizer {
             default:
                 guard t.token == .parameterEntityReference else { break }
                 // As expat reads one (parameter entities parsed unless standalone, an
-                // external one read as empty): an internal one's declarations are
-                // declared (its text is not checked as expat checks it: docs/SCHEMA.md);
-                // one never declared stops the declarations after it.
+                // external one read as empty): an internal one is read as declarations,
+                // an error in it reported at the reference; one never declared stops the
+                // declarations after it.
                 if standalone { break }
-                let key = Array(UnsafeRawBufferPointer(start: s + i + 1, count: t.next - i - 2))
-                if let entity = parameterEntities[key] {
-                    if keepProcessing, let text = entity, !text.isEmpty {
-                        text.withUnsafeBufferPointer { declareEntities($0.baseAddress!, $0.count) }
-                    }
-                } else {
-                    keepProcessing = false
+                var open: [[UInt8]] = []
+                if let message = parameterEntity(s, i, t.next, open: &open, keep: &keepProcessing) {
+                    return .stop(.error(i, message))
                 }
             }
             i = t.next
@@ -1590,6 +1586,54 @@ final class SwiftXMLTokenizer {
         deliver(s + run, n - run)
         if final { return .stop(.error(n, "unclosed CDATA section")) }
         return .stop(.more(n))
+    }
+
+    /// The parameter entity referred to by `s[from..<to]` (`%name;`), between
+    /// declarations: an internal one's text read token by token in the prolog's grammar
+    /// (its declarations declared when `keep`), an external one as empty, one never
+    /// declared stops the declarations after it (`keep` false). Returns the error in
+    /// it, if any (expat reports it at the reference).
+    private func parameterEntity(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, open: inout [[UInt8]],
+                                 keep: inout Bool) -> String? {
+        let key = Array(UnsafeRawBufferPointer(start: s + from + 1, count: to - from - 2))
+        guard let entity = parameterEntities[key] else {
+            keep = false
+            return nil
+        }
+        guard let text = entity, !text.isEmpty else { return nil }
+        if open.contains(key) { return "recursive entity reference" }
+        open.append(key)
+        defer { open.removeLast() }
+        return text.withUnsafeBufferPointer { buffer -> String? in
+            let p = buffer.baseAddress!, n = buffer.count
+            var i = 0, declarationStart = 0, keepDeclaration = keep
+            while true {
+                let t = prologToken(p, i, n)
+                switch t.token {
+                case .none: return grammar.state == .internalSubset ? nil : "incomplete markup in parameter entity"
+                case .partial, .partialChar, .invalid: return "not well-formed (invalid token)"
+                default: break
+                }
+                switch grammar.role(t.token, p, i, t.next) {
+                case .error, .rootStart:
+                    return t.token == .parameterEntityReference ? "illegal parameter entity reference"
+                        : t.token == .xmlDeclaration ? "XML or text declaration not at start of entity" : "syntax error"
+                case .declarationOpen:
+                    declarationStart = i
+                    keepDeclaration = keep
+                case .declarationEnd:
+                    if keepDeclaration { declareEntities(p + declarationStart, t.next - declarationStart) }
+                case .entityValue:
+                    if keep, let e = entityValueError(p, i + 1, t.next - 1) { return e.message }
+                case .publicID:
+                    if badPublicIDByte(p, i + 1, t.next - 1) != nil { return "illegal character(s) in public id" }
+                default:
+                    if t.token == .parameterEntityReference,
+                       let message = parameterEntity(p, i, t.next, open: &open, keep: &keep) { return message }
+                }
+                i = t.next
+            }
+        }
     }
 
     /// `<!ENTITY name "value">` and `<!ENTITY name SYSTEM "uri">` of the internal subset.
