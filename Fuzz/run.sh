@@ -97,6 +97,7 @@ EOF
         # FeedStreamSwift in the package build, is left out), and FeedStreamTools with them.
         rm -rf "$out/src"
         mkdir -p "$out/src"
+        touch "$out/src/.taken"   # when the snapshot was taken (see below)
         cp -R "$root/Sources/FeedStreamSwift" "$out/src/FeedStreamSwift"
         cp -R "$root/Sources/FeedStream" "$out/src/FeedStream"
         # BackendDiff (the differential harness's rule) lives in FeedStreamTools, with
@@ -111,6 +112,10 @@ EOF
             -emit-module -emit-module-path "$out/swift/FeedStream.swiftmodule" \
             $(find "$out/src" -name '*.swift' | sort) -o "$lib.tmp"
         mv "$lib.tmp" "$lib"
+        # Dated as the snapshot, not the end of the build: a source edited while the
+        # library built is newer, so the next run builds again (it was taken for built,
+        # and two harnesses ran code without the edit).
+        touch -r "$out/src/.taken" "$lib"
     fi
 }
 
