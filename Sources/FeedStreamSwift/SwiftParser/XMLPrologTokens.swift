@@ -588,6 +588,15 @@ struct PrologGrammar {
         return .error
     }
 
+    /// expat's error for a token the grammar does not allow where it came (doProlog).
+    static func errorMessage(for token: PrologToken) -> String {
+        switch token {
+        case .parameterEntityReference: "illegal parameter entity reference"
+        case .xmlDeclaration: "XML or text declaration not at start of entity"
+        default: "syntax error"
+        }
+    }
+
     /// Inside the DOCTYPE (from its keyword to its `>`).
     var inDoctype: Bool {
         switch state {

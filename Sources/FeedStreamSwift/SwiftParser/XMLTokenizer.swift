@@ -1491,9 +1491,7 @@ final class SwiftXMLTokenizer {
             let before = grammar
             switch grammar.role(t.token, s, i, t.next) {
             case .error:
-                let message = t.token == .parameterEntityReference ? "illegal parameter entity reference"
-                    : t.token == .xmlDeclaration ? "XML or text declaration not at start of entity" : "syntax error"
-                return .stop(.error(i, message))
+                return .stop(.error(i, PrologGrammar.errorMessage(for: t.token)))
             case .rootStart:
                 return try startTag(s, i, n, final: final)
             case .doctypeOpen:
@@ -1616,8 +1614,7 @@ final class SwiftXMLTokenizer {
                 }
                 switch grammar.role(t.token, p, i, t.next) {
                 case .error, .rootStart:
-                    return t.token == .parameterEntityReference ? "illegal parameter entity reference"
-                        : t.token == .xmlDeclaration ? "XML or text declaration not at start of entity" : "syntax error"
+                    return PrologGrammar.errorMessage(for: t.token)
                 case .declarationOpen:
                     declarationStart = i
                     keepDeclaration = keep
