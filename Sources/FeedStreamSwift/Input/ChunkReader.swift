@@ -38,6 +38,10 @@ package final class ChunkReader {
     private var inputStart = 0
     private var inputCount = 0
     private var atEnd = false
+    /// The first read's size, when the stream begins inside a file (`fileOffset`).
+    private var firstReadLimit: Int?
+    /// Where the next `pread` reads, when reading at an offset (`fileOffset`).
+    private var readPosition: UInt64?
     /// The stage: never checks the ratio here (see above), so no limit.
     private let stage = InputStage(limits: .unlimited)
 
@@ -66,9 +70,17 @@ package final class ChunkReader {
     ///   - inflate: inflate gzip; when false every byte is passed on as read.
     ///   - prefix: the stream's first bytes, already read from `fd` (to look at a pipe's
     ///     start: ``readHead(fd:count:isCancelled:)``); at most 64 KiB.
-    init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool = { false },
-         didRead: @escaping (UInt64) -> Void = { _ in }) {
+    ///   - fileOffset: read the (regular) file with `pread` from this offset, leaving the
+    ///     descriptor's position alone (several readers can share it), instead of from
+    ///     its position; the first read ends where a reader from the file's start would
+    ///     end one, so both have read the same bytes (``bytesIn``) when they stop at the
+    ///     same place.
+    init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
+         isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
         self.fd = fd
+        readPosition = fileOffset
+        let misalignment = Int((fileOffset ?? 0) % UInt64(Self.inputSize))
+        firstReadLimit = misalignment == 0 ? nil : Self.inputSize - misalignment
         self.inflate = inflate
         self.isCancelled = isCancelled
         self.didRead = didRead
@@ -188,8 +200,11 @@ package final class ChunkReader {
                 let r = poll(&pfd, 1, 100)
                 if r == 0 || (r < 0 && errno == EINTR) { continue }
             }
-            let n = Glibc.read(fd, p, count)
+            let size = min(count, firstReadLimit ?? count)
+            let n = readPosition.map { pread(fd, p, size, off_t($0)) } ?? Glibc.read(fd, p, size)
             if n >= 0 {
+                firstReadLimit = nil
+                readPosition? += UInt64(n)
                 bytesIn += UInt64(n)
                 if n > 0 { didRead(bytesIn) }
                 return n

@@ -103,6 +103,11 @@ package struct WARCRecord: Sendable {
     package var blockOffset: UInt64
     /// The block's length (`Content-Length`).
     package var contentLength: Int
+    /// The uncompressed offset of the header's first byte (from where the reader began).
+    package var start: UInt64 = 0
+    /// True when the record is the first thing in its gzip member (plain: always): a
+    /// reader begun at ``offset`` reads from here on what this one reads.
+    package var startsMember = true
 
     package init(header: HeaderFields, version: String, offset: UInt64, blockOffset: UInt64) {
         self.header = header
@@ -249,13 +254,20 @@ package final class WARCReader {
     /// gzip member starts not yet passed.
     private var members: [(compressed: UInt64, uncompressed: UInt64)] = []
 
+    /// The file offset of the stream's first byte: added to every ``WARCRecord/offset``.
+    private let fileOffset: UInt64
+
     /// Reads `fd` from its current position (plain or gzip, by content), after `prefix`
-    /// (its first bytes, already read from it: a pipe's).
-    package init(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool = { false },
-                 didRead: @escaping (UInt64) -> Void = { _ in }) {
-        let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
+    /// (its first bytes, already read from it: a pipe's); or, given `fileOffset` (a
+    /// regular file), from there with `pread` (the descriptor's position is left alone:
+    /// several readers can read parts of one file), with the file's record offsets.
+    package init(fd: Int32, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
+                 isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
+        let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix, fileOffset: fileOffset,
+                                 isCancelled: isCancelled, didRead: didRead)
         reader.recordMemberStarts()
         source = reader
+        self.fileOffset = fileOffset ?? 0
     }
 
     /// Reads `fd` with its reading and inflating on a second thread, a few chunks ahead
@@ -263,6 +275,7 @@ package final class WARCReader {
     package init(readingAhead fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) {
         source = ReadAheadWARCSource(fd: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
+        fileOffset = 0
     }
 
     deinit { buf.deallocate() }
@@ -318,7 +331,7 @@ package final class WARCReader {
             consume(1)
         }
         let recordStart = position
-        let offset = recordOffset(recordStart)
+        let (offset, startsMember) = recordOffset(recordStart)
         guard let version = line({ String(decoding: $0, as: UTF8.self) }), version.hasPrefix("WARC/") else {
             throw WARCFormatError(message: "not a WARC record header", offset: recordStart)
         }
@@ -340,6 +353,8 @@ package final class WARCReader {
             if !more { break }
         }
         var record = WARCRecord(header: header, version: version, offset: offset, blockOffset: position)
+        record.start = recordStart
+        record.startsMember = startsMember
         guard let lengthText = record.field("Content-Length"), let length = Int(lengthText), length >= 0 else {
             throw WARCFormatError(message: "WARC record without a valid Content-Length", offset: recordStart)
         }
@@ -419,18 +434,19 @@ package final class WARCReader {
 
     // MARK: Buffer
 
-    /// The record's offset: in a gzip stream, the last member begun at or before it.
-    private func recordOffset(_ at: UInt64) -> UInt64 {
+    /// The file offset of a record found at uncompressed offset `at`: in a gzip stream,
+    /// the last member begun at or before it, and whether that member begins there.
+    private func recordOffset(_ at: UInt64) -> (offset: UInt64, startsMember: Bool) {
         members += source.takeMemberStarts()
-        guard source.isGzip == true else { return at }
-        var best: UInt64 = 0
+        guard source.isGzip == true else { return (fileOffset + at, true) }
+        var best: (compressed: UInt64, uncompressed: UInt64) = (0, 0)
         var keep = 0
         for (i, m) in members.enumerated() where m.uncompressed <= at {
-            best = m.compressed
+            best = m
             keep = i
         }
         members.removeFirst(keep)   // the later ones may start later records
-        return best
+        return (fileOffset + best.compressed, best.uncompressed == at)
     }
 
     /// True when at least `n` bytes are buffered (reading as needed); false at the end.

@@ -49,6 +49,11 @@ public final class BatchConverter: Sendable {
         public var pipeline: Bool
         /// Gzip files from this size (compressed) are pipelined.
         public var pipelineMinimumBytes: Int
+        /// A web archive file of at least twice this size is converted in parts of
+        /// about this size, split at record boundaries, on the workers that have no
+        /// input left (so one big archive uses every job); nil: never. Never with one
+        /// job or without ``pipeline``. The output is the same either way.
+        public var warcPartBytes: Int? = 1 << 20
         /// Ordered runs: output held in memory for inputs that finished before an
         /// earlier one; workers past it wait.
         public var maxBufferedBytes: Int
@@ -208,6 +213,8 @@ final class LiveState: @unchecked Sendable {
     /// Per worker: the bytes read of an input closed but not summarized (yet, or ever:
     /// an input cut short by ``cancel()``).
     private var closed: [UInt64]
+    /// Workers with no input left, whose threads can read parts of another worker's input.
+    private var spareWorkers = 0
 
     init(workers: Int) {
         openFile = Array(repeating: -1, count: workers)
@@ -219,6 +226,7 @@ final class LiveState: @unchecked Sendable {
         lock.withLock {
             progress = BatchProgress()
             cancelled = false
+            spareWorkers = 0
             for i in openFile.indices { openFile[i] = -1; reading[i] = 0; closed[i] = 0 }
         }
     }
@@ -242,6 +250,18 @@ final class LiveState: @unchecked Sendable {
             progress.items += items
             progress.documents += documents
             return !cancelled
+        }
+    }
+
+    /// A worker found no input left: its thread is free for another's parts.
+    func returnSpareWorkers(_ n: Int) { lock.withLock { spareWorkers += n } }
+
+    /// Takes up to `n` of the free workers; returns how many.
+    func takeSpareWorkers(upTo n: Int) -> Int {
+        lock.withLock {
+            let k = min(n, spareWorkers)
+            spareWorkers -= k
+            return k
         }
     }
 
@@ -323,11 +343,16 @@ private final class Worker {
     }
 
     func run(_ dispatcher: Dispatcher) throws {
-        while !live.isCancelled, let (index, input) = dispatcher.next() {
+        while !live.isCancelled {
+            guard let (index, input) = dispatcher.next() else {
+                live.returnSpareWorkers(1)   // no input left: free to read another's parts
+                break
+            }
             guard sequencer.admit(index) else { break }
             sink.index = index
             writer.source = input.name
             meter.reset()
+            partBytesOut = 0
             let writtenBefore = writer.bytesWritten
             let converted: ParseSummary?
             warc = nil
@@ -343,7 +368,7 @@ private final class Worker {
             live.endInput(worker: number, summary: summary)
             var result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
                                           droppedErrors: meter.droppedErrors,
-                                          bytesOut: writer.bytesWritten - writtenBefore,
+                                          bytesOut: writer.bytesWritten - writtenBefore + partBytesOut,
                                           notFeedDocuments: meter.notFeeds)
             result.skipped = converted == nil
             result.warc = warc
@@ -353,6 +378,8 @@ private final class Worker {
 
     /// What the last input held when it was a web archive.
     private var warc: WARCCounts?
+    /// Bytes of the last input written past the writer (a web archive read in parts).
+    private var partBytesOut: UInt64 = 0
 
     /// The input's summary; nil when it was found in a folder and skipped as not XML.
     private func convert(_ input: BatchInput) throws -> ParseSummary? {
@@ -380,6 +407,10 @@ private final class Worker {
             case S_IFREG:
                 if case .foundInFolder = input, !Self.looksLikeXMLOrGzip(fd) { return nil }
                 if WARCReader.isWARC(fd: fd) {
+                    if pipelining, let partBytes = options.warcPartBytes, Int(st.st_size) >= 2 * partBytes {
+                        return try convertInParts(fd: fd, size: UInt64(st.st_size), partBytes: partBytes,
+                                                  didRead: progress)
+                    }
                     var conversion = WARCConversion(parser: parser, handler: handler, writer: writer,
                                                     runLocation: options.documentLocation)
                     conversion.readAhead = pipelining && Int(st.st_size) >= options.pipelineMinimumBytes
@@ -402,6 +433,26 @@ private final class Worker {
     }
 
     private var pipelining: Bool { options.pipeline && options.jobs > 1 }
+
+    /// A web archive file read in parts on this thread and the run's idle workers
+    /// (``WARCParts``): the same lines, errors and counts as one reader gives.
+    private func convertInParts(fd: Int32, size: UInt64, partBytes: Int,
+                                didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
+        let parts = WARCParts(fd: fd, size: size, partBytes: UInt64(partBytes), options: options, live: live,
+                              source: writer.source)
+        try writer.flush()
+        let (summary, counts) = try parts.convert(
+            parser: parser,
+            write: { lines in
+                try lines.withUnsafeBytes { try sink.write($0) }
+                partBytesOut += UInt64(lines.count)
+            },
+            report: { try meter.parser(parser, didFail: $0) },
+            dropped: { meter.addDropped(errors: $0, notFeeds: $1) },
+            didRead: didRead)
+        warc = counts
+        return summary
+    }
 
     /// Opens an input by its name's bytes (``PathBytes``). A FIFO is opened without
     /// waiting for a writer (O_NONBLOCK), then waited for in slices of 100 ms, so that a
@@ -546,6 +597,13 @@ private final class InputMeter: FeedHandler {
     func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         if error.code == .notAFeed { notFeeds += 1 }
         if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
+    }
+
+    /// Errors not passed on one by one (a part's past its cap), and the "not a feed"
+    /// reports among them.
+    func addDropped(errors: Int, notFeeds: Int) {
+        droppedErrors += errors
+        self.notFeeds += notFeeds
     }
 }
 

@@ -49,12 +49,27 @@ struct WARCConversion {
     /// What is read first, to decide without copying more of records that are skipped.
     static let sniffBytes = 4 << 10
 
+    /// Called before an error whose offset is one in the uncompressed stream (bytes
+    /// that are no record, a stream that ended early) is reported, as opposed to a
+    /// record's file offset: a part of an archive (``WARCParts``) knows the former only
+    /// relative to where it began.
+    var willReportStreamOffset: (() -> Void)? = nil
+
     /// Converts the archive read from `fd`, after `prefix` (its first bytes, already
     /// read from it: a pipe's).
     func convert(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
         let reader = readAhead ? WARCReader(readingAhead: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
                                : WARCReader(fd: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
+        let (summary, counts, _) = try convert(reader, isCancelled: isCancelled)
+        return (summary, counts)
+    }
+
+    /// Converts the records `reader` reads, up to the end of its stream or, when
+    /// `stopAt` is given, up to the first record it is true for (that record is not
+    /// read: it is returned).
+    func convert(_ reader: WARCReader, isCancelled: @escaping @Sendable () -> Bool,
+                 stopAt: ((WARCRecord) -> Bool)? = nil) throws -> (ParseSummary, WARCCounts, stoppedAt: WARCRecord?) {
         var summary = ParseSummary()
         var counts = WARCCounts()
         defer {
@@ -62,8 +77,9 @@ struct WARCConversion {
             writer.warc = nil
             writer.documentNumberOffset = 0
         }
-        func report(_ e: FeedError) throws {
+        func report(_ e: FeedError, streamOffset: Bool = false) throws {
             if summary.firstError == nil { summary.firstError = e }
+            if streamOffset { willReportStreamOffset?() }
             try handler.parser(parser, didFail: e)
         }
         while true {
@@ -73,11 +89,15 @@ struct WARCConversion {
                 guard let r = try reader.next() else { break }
                 record = r
             } catch {
-                try report(FeedError(code: .warc, message: error.message, offset: error.offset))
+                try report(FeedError(code: .warc, message: error.message, offset: error.offset), streamOffset: true)
                 let skipped = reader.resynchronize(from: error.offset)
                 try report(FeedError(code: .warc, message: "\(skipped) bytes skipped to the next WARC record",
-                                     offset: error.offset))
+                                     offset: error.offset), streamOffset: true)
                 continue
+            }
+            if let stopAt, stopAt(record) {
+                summary.bytesIn = reader.bytesIn
+                return (summary, counts, record)
             }
             counts.records += 1
             let type = record.type
@@ -174,10 +194,10 @@ struct WARCConversion {
             }
         }
         if let failure = reader.failure {
-            try report(FeedError(code: failure.code, message: failure.message, offset: reader.bytesRead))
+            try report(FeedError(code: failure.code, message: failure.message, offset: reader.bytesRead), streamOffset: true)
         }
         summary.bytesIn = reader.bytesIn
-        return (summary, counts)
+        return (summary, counts, nil)
     }
 }
 

@@ -1,0 +1,346 @@
+import Dispatch
+import FeedStream
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One web archive file converted on several threads (issue 21: "a WARC can be split
+/// across workers at record boundaries"), with the output, counts and errors of one
+/// reader going through it from start to end.
+///
+/// **Cuts.** Past every ``partBytes`` of the file the first place a record may start is
+/// a proposed cut: in a `.warc.gz`, a gzip member's header whose first inflated bytes
+/// are a WARC version line (what WARC writers do: a member per record); in a plain
+/// `.warc`, a line that is a WARC version line. Each part, from its cut, is read on its
+/// own thread (`pread`: one descriptor) by a reader of its own, into JSON Lines in
+/// memory, its documents numbered from 1, its errors kept.
+///
+/// **The chain.** A proposed cut can lie: a version line inside a payload (a WARC
+/// archived in a WARC), a member that continues a record begun in the member before. A
+/// part is therefore read past its end, up to the first record that begins exactly at
+/// a later cut (a record that is the first thing of its member, at that member's
+/// offset): there a reader of the whole file stands where a reader begun at the cut
+/// stands, so that cut's part is what the whole reader would give from there on. The
+/// parts are put together in order along that chain, from part 0; a part whose cut no
+/// record began at is dropped (its bytes were read by the part before), and a part that
+/// reaches the end of the stream (or a corrupt member: the whole reader stops there
+/// too) ends the file. Each part's lines are renumbered by the documents before it
+/// (``DumpParts/renumber(_:by:)``), its errors' documents likewise, and offsets in the
+/// uncompressed stream by the uncompressed bytes before it; record offsets are the
+/// file's from the start.
+///
+/// **Threads.** The worker that took the file reads parts itself and puts them
+/// together; workers of the run with no input left (``LiveState/takeSpareWorkers(upTo:)``)
+/// read parts ahead of it, at most ``window`` parts ahead (what is held in memory).
+///
+/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; the rest is
+/// set once, and each part's reader, writer and parser belong to the thread reading it.
+package final class WARCParts: @unchecked Sendable {
+    /// Parts are proposed about this many file bytes apart.
+    let partBytes: UInt64
+    /// Parts read ahead of the one being put together, at most.
+    let window: Int
+
+    private let fd: Int32
+    private let options: BatchConverter.Options
+    private let live: LiveState
+    private let source: String
+    /// 0, then the proposed cuts, ascending.
+    private let bounds: [UInt64]
+    private let lock = ConditionLock()
+    private var results: [Result<Part, any Error>?]
+    private var claimed: [Bool]
+    /// The part being put together (helpers read at most ``window`` past it).
+    private var assembling = 0
+    private var done = false
+    private let helpers = DispatchGroup()
+    private var helperCount = 0
+    /// Every helper this input may have is working (read on the putting-together thread only).
+    private var allHired = false
+
+    /// What one part gave, numbered as if it began the file (documents from 1,
+    /// uncompressed offsets from its cut).
+    struct Part {
+        var lines: [UInt8]
+        var summary: ParseSummary
+        var counts: WARCCounts
+        /// Its errors in order, each with whether its offset is in the uncompressed stream.
+        var errors: [(FeedError, streamOffset: Bool)]
+        var droppedErrors: Int
+        var notFeeds: Int
+        /// The later part it ends at (the index of the cut a record began at, and that
+        /// record's uncompressed offset from this part's cut), or nil: it read to the end.
+        var next: (part: Int, uncompressed: UInt64)?
+    }
+
+    init(fd: Int32, size: UInt64, partBytes: UInt64, options: BatchConverter.Options, live: LiveState, source: String) {
+        self.fd = fd
+        self.partBytes = max(1, partBytes)
+        self.options = options
+        self.live = live
+        self.source = source
+        window = options.jobs + 1
+        bounds = [0] + Self.proposedCuts(fd: fd, size: size, partBytes: self.partBytes)
+        results = Array(repeating: nil, count: bounds.count)
+        claimed = Array(repeating: false, count: bounds.count)
+    }
+
+    /// The number of parts proposed.
+    var partCount: Int { bounds.count }
+
+    // MARK: Cuts
+
+    /// The places, past every `partBytes` of the file, where a record may begin: a gzip
+    /// member whose first bytes inflate to `WARC/1.` (for a gzip file), or a line that
+    /// begins with `WARC/1.` (plain). Looked for up to `partBytes` past each mark.
+    package static func proposedCuts(fd: Int32, size: UInt64, partBytes: UInt64) -> [UInt64] {
+        var magic: (UInt8, UInt8) = (0, 0)
+        guard withUnsafeMutableBytes(of: &magic, { pread(fd, $0.baseAddress, 2, 0) }) == 2 else { return [] }
+        let gzip = InputStage.isGzip(magic.0, magic.1)
+        let step = 64 << 10, lookahead = 4096
+        var buffer = [UInt8](repeating: 0, count: step + lookahead)
+        var cuts: [UInt64] = []
+        var mark = partBytes
+        while mark < size {
+            var found: UInt64?
+            var at = mark - 1   // a plain line's start needs the line feed before it
+            search: while found == nil && at < min(size, mark + partBytes) {
+                let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
+                guard n > 1 else { break }
+                let bytes = buffer[..<n]
+                for i in 0..<min(n - 1, step) {
+                    if gzip {
+                        guard bytes[i] == 0x1F, bytes[i + 1] == 0x8B,
+                              buffer.withUnsafeBytes({ WARCReader.isWARCStart(UnsafeRawBufferPointer(rebasing: $0[i..<n])) })
+                        else { continue }
+                        found = at + UInt64(i)
+                    } else {
+                        guard bytes[i] == 0x0A, bytes[i + 1] == 0x57,
+                              buffer.withUnsafeBytes({ WARCReader.isWARC(UnsafeRawBufferPointer(rebasing: $0[(i + 1)..<n])) })
+                        else { continue }
+                        found = at + UInt64(i) + 1
+                    }
+                    break search
+                }
+                at += UInt64(step)
+            }
+            guard let cut = found else {
+                mark += partBytes
+                continue
+            }
+            cuts.append(cut)
+            mark = cut + partBytes
+        }
+        return cuts
+    }
+
+    // MARK: Reading a part
+
+    /// Reads part `k` with `parser`, to the first record at a later cut (or the end);
+    /// `hiring`: on the putting-together thread, which takes on idle workers as they come.
+    private func read(_ k: Int, parser: any FeedParser, hiring: Bool = false) throws -> Part {
+        let from = bounds[k]
+        let stop: @Sendable () -> Bool = { [live, self] in live.isCancelled || isDone }
+        let reader = WARCReader(fd: fd, fileOffset: from, isCancelled: stop)
+        let output = MemoryOutput()
+        var writer: any BatchLineWriter
+        switch options.layout {
+        case .items: writer = JSONLinesWriter(output: output)
+        case .documents: writer = DocumentLinesWriter(output: output)
+        }
+        writer.source = source
+        writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
+        writer.documentLocation = options.documentLocation
+        let errors = PartErrors()
+        var conversion = WARCConversion(parser: parser, handler: FeedHandlerGroup(writer, errors), writer: writer,
+                                        runLocation: options.documentLocation)
+        conversion.willReportStreamOffset = { errors.nextIsStreamOffset = true }
+        let bounds = bounds
+        var next: (part: Int, uncompressed: UInt64)?
+        let (summary, counts, stopped) = try conversion.convert(reader, isCancelled: stop) { [self] record in
+            if hiring { hire() }
+            guard record.offset > from, record.startsMember else { return false }
+            guard let j = Self.index(of: record.offset, in: bounds) else { return false }
+            next = (j, record.start)
+            return true
+        }
+        if stopped == nil { next = nil }
+        if stop() { throw BatchCancelled() }
+        try writer.flush()
+        return Part(lines: output.bytes, summary: summary, counts: counts, errors: errors.errors,
+                    droppedErrors: errors.dropped, notFeeds: errors.notFeeds, next: next)
+    }
+
+    /// The index of `offset` among the sorted `bounds`, if it is one.
+    private static func index(of offset: UInt64, in bounds: [UInt64]) -> Int? {
+        var lo = 0, hi = bounds.count
+        while lo < hi {
+            let mid = (lo + hi) / 2
+            if bounds[mid] < offset { lo = mid + 1 } else { hi = mid }
+        }
+        return lo < bounds.count && bounds[lo] == offset ? lo : nil
+    }
+
+    private var isDone: Bool { lock.withLock { done } }
+
+    // MARK: Putting together
+
+    /// Converts the file: its lines go to `write` in order, its errors to `report` (then
+    /// the count of errors not kept, and of "not a feed" among them, to `dropped`).
+    /// Returns the summary and the counts one reader of the whole file gives.
+    func convert(parser: any FeedParser, write: ([UInt8]) throws -> Void, report: (FeedError) throws -> Void,
+                 dropped: (_ errors: Int, _ notFeeds: Int) -> Void,
+                 didRead: (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
+        defer {
+            lock.withLock {
+                done = true
+                lock.broadcast()
+            }
+            helpers.wait()
+        }
+        var total = ParseSummary()
+        var counts = WARCCounts()
+        var k = 0
+        var uncompressed: UInt64 = 0   // the stream's bytes before part k
+        while true {
+            hire()
+            let part = try result(k, parser: parser)
+            try write(DumpParts.renumber(part.lines, by: total.documents))
+            for (error, streamOffset) in part.errors {
+                var e = error
+                if e.document != 0 { e.document += total.documents }
+                if streamOffset { e.offset += uncompressed }
+                if total.firstError == nil { total.firstError = e }
+                try report(e)
+            }
+            dropped(part.droppedErrors, part.notFeeds)
+            guard live.add(items: part.summary.items, documents: part.summary.documents) else { throw BatchCancelled() }
+            total.documents += part.summary.documents
+            total.items += part.summary.items
+            total.failedDocuments += part.summary.failedDocuments
+            total.recoveredDocuments += part.summary.recoveredDocuments
+            total.bytesXML += part.summary.bytesXML
+            counts.add(part.counts)
+            guard let next = part.next else {
+                total.bytesIn = bounds[k] + part.summary.bytesIn
+                didRead(total.bytesIn)
+                return (total, counts)
+            }
+            uncompressed += next.uncompressed
+            didRead(bounds[next.part])
+            lock.withLock {
+                for i in k..<next.part { results[i] = nil }   // parts skipped over are not used
+                assembling = next.part
+                lock.broadcast()
+            }
+            k = next.part
+        }
+    }
+
+    /// Part `k`'s result: read here if no helper took it; while a helper reads it, this
+    /// thread reads the next part nobody took (within the window), or waits.
+    private func result(_ k: Int, parser: any FeedParser) throws -> Part {
+        while true {
+            enum Next { case ready(Result<Part, any Error>), read(Int), wait }
+            let next: Next = lock.withLock {
+                if let r = results[k] { return .ready(r) }
+                if !claimed[k] {
+                    claimed[k] = true
+                    return .read(k)
+                }
+                if let j = unclaimed() {
+                    claimed[j] = true
+                    return .read(j)
+                }
+                lock.wait()
+                return .wait
+            }
+            switch next {
+            case .ready(let r):
+                return try r.get()
+            case .read(let j) where j == k:
+                return try read(k, parser: parser, hiring: true)
+            case .read(let j):
+                let r = Result { try read(j, parser: parser, hiring: true) }
+                lock.withLock {
+                    results[j] = r
+                    lock.broadcast()
+                }
+            case .wait:
+                continue
+            }
+        }
+    }
+
+    /// The first part nobody took within the window past the one being put together.
+    /// Call with the lock held.
+    private func unclaimed() -> Int? {
+        var j = assembling + 1
+        while j < claimed.count && j <= assembling + window {
+            if !claimed[j] { return j }
+            j += 1
+        }
+        return nil
+    }
+
+    /// Starts a helper for each worker of the run left idle (up to `jobs - 1` in all).
+    private func hire() {
+        guard bounds.count > 1, !allHired else { return }
+        let wanted = options.jobs - 1 - lock.withLock { helperCount }
+        guard wanted > 0 else { return }
+        let n = live.takeSpareWorkers(upTo: wanted)
+        guard n > 0 else { return }
+        lock.withLock { helperCount += n }
+        allHired = helperCount >= options.jobs - 1
+        for h in 0..<n {
+            DispatchQueue(label: "feedstream.warc-part.\(h)").async(group: helpers) { [self] in
+                let parser = options.makeParser()
+                while let k = claim() {
+                    let r = Result { try read(k, parser: parser) }
+                    lock.withLock {
+                        results[k] = r
+                        lock.broadcast()
+                    }
+                }
+                live.returnSpareWorkers(1)
+            }
+        }
+    }
+
+    /// The next part for a helper, once it is within the window; nil when none is left.
+    private func claim() -> Int? {
+        lock.withLock {
+            while !done {
+                if let j = unclaimed() {
+                    claimed[j] = true
+                    return j
+                }
+                if !claimed[(assembling + 1)...].contains(false) { return nil }   // all taken
+                lock.wait()
+            }
+            return nil
+        }
+    }
+}
+
+/// A part's errors, in order, with which ones have stream offsets.
+private final class PartErrors: FeedHandler {
+    var errors: [(FeedError, streamOffset: Bool)] = []
+    var dropped = 0
+    var notFeeds = 0
+    var nextIsStreamOffset = false
+
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        defer { nextIsStreamOffset = false }
+        if errors.count < BatchInputResult.maxErrors {
+            errors.append((error, nextIsStreamOffset))
+        } else {
+            dropped += 1
+            if error.code == .notAFeed { notFeeds += 1 }
+        }
+    }
+}
