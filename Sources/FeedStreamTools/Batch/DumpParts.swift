@@ -1,5 +1,12 @@
 import Dispatch
 import FeedStream
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
 
 /// A dump's uncompressed stream parsed in parts, each part on its own (issue 20, "one
 /// `.gz` dump on all cores"): the parts come from ``DocumentSplitter``'s cuts, and the
@@ -216,32 +223,40 @@ package enum DumpParts {
         let key = Array(",\"document\":".utf8)
         var out: [UInt8] = []
         out.reserveCapacity(lines.count + lines.count / 64)
-        var i = 0
-        while i < lines.count {
-            let lineEnd = lines[i...].firstIndex(of: 0x0A).map { $0 + 1 } ?? lines.count
-            var k = i
-            var found = false
-            while k + key.count <= lineEnd {
-                if lines[k] == key[0] && lines[k..<k + key.count].elementsEqual(key) { found = true; break }
-                k += 1
-            }
-            guard found else {
-                out += lines[i..<lineEnd]
+        lines.withUnsafeBytes { all in
+            guard let p = all.baseAddress else { return }
+            var i = 0
+            while i < all.count {
+                let lineEnd = memchr(p + i, 0x0A, all.count - i).map { p.distance(to: UnsafeRawPointer($0)) + 1 } ?? all.count
+                guard let k = find(key, in: p, from: i, to: lineEnd) else {
+                    out.append(contentsOf: all[i..<lineEnd])
+                    i = lineEnd
+                    continue
+                }
+                var d = k + key.count
+                var n = 0
+                while d < lineEnd, all[d] >= 0x30, all[d] <= 0x39 {
+                    n = n * 10 + Int(all[d] - 0x30)
+                    d += 1
+                }
+                out.append(contentsOf: all[i..<k + key.count])
+                out.append(contentsOf: String(n + base).utf8)
+                out.append(contentsOf: all[d..<lineEnd])
                 i = lineEnd
-                continue
             }
-            var d = k + key.count
-            var n = 0
-            while d < lineEnd, lines[d] >= 0x30, lines[d] <= 0x39 {
-                n = n * 10 + Int(lines[d] - 0x30)
-                d += 1
-            }
-            out += lines[i..<k + key.count]
-            out += Array(String(n + base).utf8)
-            out += lines[d..<lineEnd]
-            i = lineEnd
         }
         return out
+    }
+
+    /// Where `key` (which begins with a comma) first is in `p[from..<to]`.
+    private static func find(_ key: [UInt8], in p: UnsafeRawPointer, from: Int, to: Int) -> Int? {
+        var i = from
+        while i + key.count <= to, let c = memchr(p + i, Int32(key[0]), to - i - key.count + 1) {
+            let k = p.distance(to: UnsafeRawPointer(c))
+            if key.withUnsafeBytes({ memcmp(p + k, $0.baseAddress!, $0.count) }) == 0 { return k }
+            i = k + 1
+        }
+        return nil
     }
 
     /// Adds a part's summary to the stream's.

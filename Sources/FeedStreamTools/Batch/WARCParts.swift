@@ -12,10 +12,12 @@ import Musl
 /// across workers at record boundaries"), with the output, counts and errors of one
 /// reader going through it from start to end.
 ///
-/// **Cuts.** Past every ``partBytes`` of the file the first place a record may start is
-/// a proposed cut: in a `.warc.gz`, a gzip member's header whose first inflated bytes
-/// are a WARC version line (what WARC writers do: a member per record); in a plain
-/// `.warc`, a line that is a WARC version line. Each part, from its cut, is read on its
+/// **Cuts.** ``partBytes`` past the last cut (or the file's start), the first place a
+/// record may start is the next proposed cut: in a `.warc.gz`, a gzip member's header
+/// whose first inflated bytes are a WARC version line (what WARC writers do: a member
+/// per record); in a plain `.warc`, a line that is a WARC version line. Cuts are looked
+/// for as the reading comes near them (a few KiB read each), not all at the start, so
+/// a big archive on a disk begins at once. Each part, from its cut, is read on its
 /// own thread (`pread`: one descriptor) by a reader of its own, into JSON Lines in
 /// memory, its documents numbered from 1, its errors kept.
 ///
@@ -46,12 +48,16 @@ package final class WARCParts: @unchecked Sendable {
     let window: Int
 
     private let fd: Int32
+    private let size: UInt64
+    private let gzip: Bool
     private let options: BatchConverter.Options
     private let live: LiveState
     private let source: String
-    /// 0, then the proposed cuts, ascending.
-    private let bounds: [UInt64]
     private let lock = ConditionLock()
+    /// 0, then the cuts proposed so far, ascending.
+    private var bounds: [UInt64] = [0]
+    /// Every cut not yet proposed is at or past this offset (where the next search begins).
+    private var nextMark: UInt64
     private var results: [Result<Part, any Error>?]
     private var claimed: [Bool]
     /// The part being put together (helpers read at most ``window`` past it).
@@ -79,63 +85,81 @@ package final class WARCParts: @unchecked Sendable {
 
     init(fd: Int32, size: UInt64, partBytes: UInt64, options: BatchConverter.Options, live: LiveState, source: String) {
         self.fd = fd
+        self.size = size
         self.partBytes = max(1, partBytes)
         self.options = options
         self.live = live
         self.source = source
         window = options.jobs + 1
-        bounds = [0] + Self.proposedCuts(fd: fd, size: size, partBytes: self.partBytes)
-        results = Array(repeating: nil, count: bounds.count)
-        claimed = Array(repeating: false, count: bounds.count)
+        nextMark = self.partBytes
+        var magic: (UInt8, UInt8) = (0, 0)
+        gzip = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2
+            && InputStage.isGzip(magic.0, magic.1)
+        results = [nil]
+        claimed = [false]
     }
-
-    /// The number of parts proposed.
-    var partCount: Int { bounds.count }
 
     // MARK: Cuts
 
-    /// The places, past every `partBytes` of the file, where a record may begin: a gzip
-    /// member whose first bytes inflate to `WARC/1.` (for a gzip file), or a line that
-    /// begins with `WARC/1.` (plain). Looked for up to `partBytes` past each mark.
+    /// Every cut an archive is split at with parts of `partBytes` (the tests' view).
     package static func proposedCuts(fd: Int32, size: UInt64, partBytes: UInt64) -> [UInt64] {
-        var magic: (UInt8, UInt8) = (0, 0)
-        guard withUnsafeMutableBytes(of: &magic, { pread(fd, $0.baseAddress, 2, 0) }) == 2 else { return [] }
-        let gzip = InputStage.isGzip(magic.0, magic.1)
-        let step = 64 << 10, lookahead = 4096
+        let parts = WARCParts(fd: fd, size: size, partBytes: partBytes, options: .init(jobs: 1), live: LiveState(workers: 1),
+                              source: "")
+        return parts.lock.withLock {
+            while parts.proposeCut() {}
+            return Array(parts.bounds.dropFirst())
+        }
+    }
+
+    /// Proposes the next cut: the first place a record may begin from ``nextMark`` on,
+    /// looked for up to `partBytes` past it (then from there). False when the file ends
+    /// first. Call with the lock held.
+    private func proposeCut() -> Bool {
+        let step = 16 << 10, lookahead = 4096
         var buffer = [UInt8](repeating: 0, count: step + lookahead)
-        var cuts: [UInt64] = []
-        var mark = partBytes
-        while mark < size {
-            var found: UInt64?
+        while nextMark < size {
+            let mark = nextMark
             var at = mark - 1   // a plain line's start needs the line feed before it
-            search: while found == nil && at < min(size, mark + partBytes) {
+            while at < min(size, mark + partBytes) {
                 let n = buffer.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, off_t(at)) }
                 guard n > 1 else { break }
-                let bytes = buffer[..<n]
                 for i in 0..<min(n - 1, step) {
+                    let cut: UInt64
                     if gzip {
-                        guard bytes[i] == 0x1F, bytes[i + 1] == 0x8B,
+                        guard buffer[i] == 0x1F, buffer[i + 1] == 0x8B,
                               buffer.withUnsafeBytes({ WARCReader.isWARCStart(UnsafeRawBufferPointer(rebasing: $0[i..<n])) })
                         else { continue }
-                        found = at + UInt64(i)
+                        cut = at + UInt64(i)
                     } else {
-                        guard bytes[i] == 0x0A, bytes[i + 1] == 0x57,
+                        guard buffer[i] == 0x0A, buffer[i + 1] == 0x57,
                               buffer.withUnsafeBytes({ WARCReader.isWARC(UnsafeRawBufferPointer(rebasing: $0[(i + 1)..<n])) })
                         else { continue }
-                        found = at + UInt64(i) + 1
+                        cut = at + UInt64(i) + 1
                     }
-                    break search
+                    bounds.append(cut)
+                    results.append(nil)
+                    claimed.append(false)
+                    nextMark = cut + partBytes
+                    return true
                 }
                 at += UInt64(step)
             }
-            guard let cut = found else {
-                mark += partBytes
-                continue
-            }
-            cuts.append(cut)
-            mark = cut + partBytes
+            nextMark = mark + partBytes   // none here: look past the next mark
         }
-        return cuts
+        return false
+    }
+
+    /// The index of the cut at `offset`, if one is there; proposes cuts up to it first.
+    private func cut(at offset: UInt64) -> Int? {
+        lock.withLock {
+            while nextMark <= offset && proposeCut() {}
+            var lo = 0, hi = bounds.count
+            while lo < hi {
+                let mid = (lo + hi) / 2
+                if bounds[mid] < offset { lo = mid + 1 } else { hi = mid }
+            }
+            return lo < bounds.count && bounds[lo] == offset ? lo : nil
+        }
     }
 
     // MARK: Reading a part
@@ -143,7 +167,7 @@ package final class WARCParts: @unchecked Sendable {
     /// Reads part `k` with `parser`, to the first record at a later cut (or the end);
     /// `hiring`: on the putting-together thread, which takes on idle workers as they come.
     private func read(_ k: Int, parser: any FeedParser, hiring: Bool = false) throws -> Part {
-        let from = bounds[k]
+        let from = lock.withLock { bounds[k] }
         let stop: @Sendable () -> Bool = { [live, self] in live.isCancelled || isDone }
         let reader = WARCReader(fd: fd, fileOffset: from, isCancelled: stop)
         let output = MemoryOutput()
@@ -159,12 +183,11 @@ package final class WARCParts: @unchecked Sendable {
         var conversion = WARCConversion(parser: parser, handler: FeedHandlerGroup(writer, errors), writer: writer,
                                         runLocation: options.documentLocation)
         conversion.willReportStreamOffset = { errors.nextIsStreamOffset = true }
-        let bounds = bounds
         var next: (part: Int, uncompressed: UInt64)?
         let (summary, counts, stopped) = try conversion.convert(reader, isCancelled: stop) { [self] record in
             if hiring { hire() }
             guard record.offset > from, record.startsMember else { return false }
-            guard let j = Self.index(of: record.offset, in: bounds) else { return false }
+            guard let j = cut(at: record.offset) else { return false }
             next = (j, record.start)
             return true
         }
@@ -173,16 +196,6 @@ package final class WARCParts: @unchecked Sendable {
         try writer.flush()
         return Part(lines: output.bytes, summary: summary, counts: counts, errors: errors.errors,
                     droppedErrors: errors.dropped, notFeeds: errors.notFeeds, next: next)
-    }
-
-    /// The index of `offset` among the sorted `bounds`, if it is one.
-    private static func index(of offset: UInt64, in bounds: [UInt64]) -> Int? {
-        var lo = 0, hi = bounds.count
-        while lo < hi {
-            let mid = (lo + hi) / 2
-            if bounds[mid] < offset { lo = mid + 1 } else { hi = mid }
-        }
-        return lo < bounds.count && bounds[lo] == offset ? lo : nil
     }
 
     private var isDone: Bool { lock.withLock { done } }
@@ -226,12 +239,12 @@ package final class WARCParts: @unchecked Sendable {
             total.bytesXML += part.summary.bytesXML
             counts.add(part.counts)
             guard let next = part.next else {
-                total.bytesIn = bounds[k] + part.summary.bytesIn
+                total.bytesIn = lock.withLock { bounds[k] } + part.summary.bytesIn
                 didRead(total.bytesIn)
                 return (total, counts)
             }
             uncompressed += next.uncompressed
-            didRead(bounds[next.part])
+            didRead(lock.withLock { bounds[next.part] })
             lock.withLock {
                 for i in k..<next.part { results[i] = nil }   // parts skipped over are not used
                 assembling = next.part
@@ -280,7 +293,7 @@ package final class WARCParts: @unchecked Sendable {
     /// Call with the lock held.
     private func unclaimed() -> Int? {
         var j = assembling + 1
-        while j < claimed.count && j <= assembling + window {
+        while j <= assembling + window && (j < claimed.count || proposeCut()) {
             if !claimed[j] { return j }
             j += 1
         }
@@ -289,7 +302,7 @@ package final class WARCParts: @unchecked Sendable {
 
     /// Starts a helper for each worker of the run left idle (up to `jobs - 1` in all).
     private func hire() {
-        guard bounds.count > 1, !allHired else { return }
+        guard !allHired else { return }
         let wanted = options.jobs - 1 - lock.withLock { helperCount }
         guard wanted > 0 else { return }
         let n = live.takeSpareWorkers(upTo: wanted)
@@ -319,7 +332,7 @@ package final class WARCParts: @unchecked Sendable {
                     claimed[j] = true
                     return j
                 }
-                if !claimed[(assembling + 1)...].contains(false) { return nil }   // all taken
+                if nextMark >= size && !claimed[(assembling + 1)...].contains(false) { return nil }   // all taken
                 lock.wait()
             }
             return nil
