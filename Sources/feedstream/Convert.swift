@@ -64,7 +64,7 @@ struct Convert: ParsableCommand {
     @Flag(help: "Write each input's lines as they are ready, not in input order (lines of big inputs may interleave; each line stays whole).")
     var unordered = false
 
-    @Flag(name: .customLong("no-pipeline"), help: "Do not read and inflate big gzip inputs on a second thread.")
+    @Flag(name: .customLong("no-pipeline"), help: "One thread per input: do not read and inflate big gzip inputs on a second thread, nor split a big web archive across the workers left idle.")
     var noPipeline = false
 
     @Option(name: .long, help: ArgumentHelp("Also write each error as a JSON record to FILE.", valueName: "FILE"))

@@ -349,4 +349,35 @@ final class WARCCLITests: CLITestCase {
         XCTAssertEqual(stats[1], stats[3])
         try pythonCheck("Tests/consumers/warc_check.py", [binary.path, file.path])
     }
+
+    /// With `-j` above 1, an archive of at least 2 MiB is split at record boundaries and
+    /// read on every job (issue 21): plain or gzip, on 2 or 3 jobs, the lines, the
+    /// `--errors` records and the `--stats` counts are those of `-j 1` and of
+    /// `--no-pipeline` (one thread per input).
+    func testABigArchiveOnEveryJobIsTheArchiveOnOne() throws {
+        let dir = try tempDir()
+        for (name, mb) in [("big.warc.gz", "7"), ("big.warc", "3")] {
+            let file = dir.appendingPathComponent(name)
+            try sh("python3 corpus/generate.py warc --size-mb \(mb) --seed 11 -o '\(file.path)' 2>/dev/null")
+            let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: file.path)[.size] as? Int)
+            XCTAssertGreaterThan(size, 2 << 20, "\(name): split into parts of 1 MiB")
+            var runs: [[String]] = []
+            for options in [["-j", "1"], ["-j", "2"], ["-j", "3"], ["-j", "2", "--no-pipeline"]] {
+                let s = dir.appendingPathComponent("stats.json"), e = dir.appendingPathComponent("errors.jsonl")
+                let r = try run(["convert", "-q", "--data-errors-ok", "--stats", s.path, "--errors", e.path] + options + [file.path])
+                XCTAssertEqual(r.status, 0, r.err)
+                var counted = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: s)) as? [String: Any])
+                for k in ["seconds", "mb_per_s", "jobs"] { counted[k] = nil }
+                runs.append([r.out, String(decoding: try JSONSerialization.data(withJSONObject: counted, options: .sortedKeys), as: UTF8.self),
+                             try String(contentsOf: e, encoding: .utf8)])
+            }
+            XCTAssertGreaterThan(try lines(runs[0][0]).count, 1000)
+            XCTAssertTrue(runs[0][2].contains("revisit record of a feed"))
+            for r in runs.dropFirst() {
+                XCTAssertEqual(r[0], runs[0][0], name)
+                XCTAssertEqual(r[1], runs[0][1], name)
+                XCTAssertEqual(r[2], runs[0][2], name)
+            }
+        }
+    }
 }
