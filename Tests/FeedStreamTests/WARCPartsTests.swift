@@ -136,8 +136,10 @@ final class WARCPartsTests: XCTestCase {
         var warc: WARCCounts?
     }
 
-    private func convert(_ path: String, jobs: Int, partBytes: Int?) throws -> Run {
-        var options = BatchConverter.Options(jobs: jobs)
+    private func convert(_ path: String, jobs: Int, partBytes: Int?, layout: BatchConverter.Options.Layout = .items)
+        throws -> Run
+    {
+        var options = BatchConverter.Options(jobs: jobs, layout: layout)
         options.warcPartBytes = partBytes
         let out = MemoryOutput()
         let recorder = ResultRecorder()
@@ -162,6 +164,10 @@ final class WARCPartsTests: XCTestCase {
                 XCTAssertEqual(run.warc, reference.warc, "\(name) -j \(jobs), parts of \(partBytes)", file: file, line: line)
             }
         }
+        // A line per document holding its items: numbered the same way.
+        let documents = try convert(path, jobs: 1, partBytes: nil, layout: .documents)
+        XCTAssertNotEqual(documents.text, reference.text)
+        XCTAssertEqual(try convert(path, jobs: 2, partBytes: 300, layout: .documents), documents, name, file: file, line: line)
         return reference
     }
 
