@@ -166,6 +166,7 @@ struct Convert: ParsableCommand {
 
         let summary: BatchSummary
         do {
+            defer { Interrupt.shared.runHasStopped() }
             summary = try converter.run(walker.lazy.filter { shard?.contains($0) ?? true }, to: sink.output,
                                         observer: reporter)
             if let error = reporter.writeError { throw error }

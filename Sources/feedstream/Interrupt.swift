@@ -5,8 +5,12 @@ import Foundation
 /// other signal whose default is to end the process and that can be caught (``stopping``):
 /// the first one stops the run cleanly — no input is started after it, the running
 /// ones are abandoned, temporary output is removed, and the process exits with
-/// 128 + the signal number (130, 143). A second one exits at once, after removing the
-/// temporary files. SIGPIPE (the reader of the output is gone: `| head`) exits at once
+/// 128 + the signal number (130, 143). Parsers stop where they look (every few hundred
+/// items, every read of a pipe); one that has not stopped within ``grace`` (a long
+/// stretch of input with no item and no document in it) is not waited for: the process
+/// removes the temporary files and exits then, with the same status, without its
+/// summary and `--stats` (``runHasStopped()`` says when it no longer needs to). A
+/// second signal exits at once, after removing the temporary files. SIGPIPE (the reader of the output is gone: `| head`) exits at once
 /// too, with 141, after removing them. SIGKILL cannot be caught: ``OutputFile`` removes
 /// the temporaries that dead processes left beside its output.
 ///
@@ -24,6 +28,10 @@ final class Interrupt: @unchecked Sendable {
     private var onFirst: (@Sendable () -> Void)?
     private var temporaries: Set<String> = []
     private var installed = false
+    private var stopped = false
+
+    /// How long the run has, after the first signal, to stop by itself.
+    static let grace: DispatchTimeInterval = .seconds(1)
 
     /// The signals handled: those that end a process by default and can be caught.
     static let stopping: [Int32] = [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE, SIGUSR1, SIGUSR2, SIGALRM,
@@ -73,6 +81,10 @@ final class Interrupt: @unchecked Sendable {
     var received: Int32 { lock.withLock { signal } }
     var isPending: Bool { received != 0 }
 
+    /// The run has returned: what is left (the summary, `--stats`) is written, not cut
+    /// short after ``grace``.
+    func runHasStopped() { lock.withLock { stopped = true } }
+
     /// A file to remove if the process is stopped before it is kept.
     func removeOnExit(_ path: String) { _ = lock.withLock { temporaries.insert(path) } }
     func keep(_ path: String) { _ = lock.withLock { temporaries.remove(path) } }
@@ -85,6 +97,15 @@ final class Interrupt: @unchecked Sendable {
         }
         if first && sig != SIGPIPE {
             action?()
+            DispatchQueue.global().asyncAfter(deadline: .now() + Self.grace) { [self] in
+                let (stopped, files) = lock.withLock { (self.stopped, temporaries) }
+                guard !stopped else { return }
+                let message = "feedstream: interrupted; a parser did not stop within a second: ended now, "
+                    + "without a summary or --stats, the -o and --errors files not written\n"
+                _ = message.withCString { write(2, $0, strlen($0)) }
+                for f in files { unlink(f) }
+                _exit(128 + sig)
+            }
         } else {
             for f in files { unlink(f) }
             _exit(128 + sig)

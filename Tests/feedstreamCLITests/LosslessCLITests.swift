@@ -141,4 +141,43 @@ final class LosslessCLITests: CLITestCase {
         XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
+
+    /// SIGTERM is honoured within a second whatever a parser is doing: here it reads a
+    /// long stretch of input with nothing in it (a sparse file of 200 GB of zero bytes:
+    /// no item, no document, so no place where the parser looks at the signal), which it
+    /// used to read to its end (minutes) before the run stopped. The run is ended after
+    /// the grace second: status 143, no output file and no temporary left, no `--stats`.
+    func testASignalEndsTheRunWithinASecondWhateverTheParserIsDoing() throws {
+        let dir = try tempDir()
+        let input = dir.appendingPathComponent("zeros.xml")
+        XCTAssertTrue(FileManager.default.createFile(atPath: input.path, contents: nil))
+        XCTAssertEqual(truncate(input.path, 200 << 30), 0, "a sparse file")
+        let out = dir.appendingPathComponent("out.jsonl"), stats = dir.appendingPathComponent("stats.json")
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert", "-q", "-j", "1", "-o", out.path, "--stats", stats.path, input.path]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let marker = dir.appendingPathComponent(".out.jsonl.partial-\(p.processIdentifier)")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        usleep(500_000)   // reading the zeros by now
+        kill(p.processIdentifier, SIGTERM)
+        // A watchdog, not a measure: reading the whole file takes minutes.
+        let deadline = DispatchTime.now() + .seconds(20)
+        while p.isRunning && DispatchTime.now() < deadline { usleep(10_000) }
+        if p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            XCTFail("SIGTERM was not honoured while the parser read input with nothing in it")
+        }
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(message.contains("did not stop within a second"), message)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["zeros.xml"])
+    }
 }
