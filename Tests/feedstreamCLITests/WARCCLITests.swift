@@ -183,7 +183,7 @@ final class WARCCLITests: CLITestCase {
 
     /// Chunked transfer coding and gzip content coding are undone; a feed sent as
     /// `text/plain` or `application/octet-stream` is still found by its root element.
-    func testPayloadCodingsAreUndoneAndFeedsAreFoundByContent() throws {
+    func testPayloadCodingsAreUndoneAndFeedsAreFoundByContent() throws {   // and pages skipped through them
         let dir = try tempDir()
         var chunkedBody: [UInt8] = []
         var rest = Self.feed[...]
@@ -203,6 +203,14 @@ final class WARCCLITests: CLITestCase {
                           type: "text/plain", headers: ["Content-Encoding: gzip"]),
             Self.response("https://c.example/gone", "00000000-0000-4000-8000-00000000000c", Self.feed,
                           type: "application/rss+xml", status: "404 Not Found"),
+            // A gzip coding is looked through: a page and a script are no feeds, whatever
+            // bytes their coding begins with.
+            Self.response("https://d.example/", "00000000-0000-4000-8000-00000000000d",
+                          try Self.gzip(Array("<!DOCTYPE html><html><body>home</body></html>".utf8)),
+                          type: "text/html", headers: ["Content-Encoding: gzip"]),
+            Self.response("https://d.example/app.js", "00000000-0000-4000-8000-00000000000e",
+                          try Self.gzip(Array("function f() { return 1 }".utf8)),
+                          type: "application/javascript", headers: ["Content-Encoding: gzip"]),
         ]
         let file = dir.appendingPathComponent("codings.warc.gz")
         _ = try write(records, gzip: true, to: file)
@@ -213,7 +221,8 @@ final class WARCCLITests: CLITestCase {
         XCTAssertEqual(lines.compactMap { $0["title"] as? String }, ["First", "Second", "Blog", "Only", "News"])
         XCTAssertEqual(lines[3]["link"] as? String, "https://b.example/x/a/1")
         let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
-        XCTAssertEqual(s["warc_skipped"] as? [String: Int], ["http status 404": 1])
+        XCTAssertEqual(s["warc_skipped"] as? [String: Int], ["http status 404": 1, "html": 1, "not a feed": 1])
+        XCTAssertEqual(s["not_feeds"] as? Int, 0)
     }
 
     /// A JSON Feed in an archive is converted like any feed (by its version key, also

@@ -102,7 +102,7 @@ package final class InputStage {
     /// gzip magic included) a few hundred bytes at a time, calling `decide` with all the
     /// output so far until it answers, the output passes `limit` bytes or `head` runs
     /// out (nil). Costs what it inflates, never a whole chunk.
-    static func peekInflated<R>(_ head: UnsafeRawBufferPointer, limit: Int = 64 << 10,
+    package static func peekInflated<R>(_ head: UnsafeRawBufferPointer, limit: Int = 64 << 10,
                                 _ decide: (UnsafeRawBufferPointer) -> R?) -> R? {
         guard head.count >= 2, isGzip(head[0], head[1]) else { return nil }
         let stage = InputStage(limits: .unlimited)

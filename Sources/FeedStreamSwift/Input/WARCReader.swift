@@ -620,6 +620,22 @@ package enum FeedSniffer {
         return "not a feed"
     }
 
+    /// A payload's first bytes, when they are enough for ``reasonToSkip(mediaType:head:)``
+    /// to decide: a root element found, or a first character that no XML or JSON
+    /// document begins with (after a byte order mark and white space; a NUL may be
+    /// UTF-16 or UTF-32, which waits); nil while more bytes could change the answer.
+    package static func decides(_ head: UnsafeRawBufferPointer) -> [UInt8]? {
+        let bytes = Array(head)
+        // A root name is whole when one byte fewer gives the same (else it may go on).
+        if let root = rootName(bytes), rootName(Array(bytes.dropLast())) == root { return bytes }
+        if isJSONFeed(bytes) { return bytes }
+        var i = 0
+        if bytes.count >= 3 && bytes[0] == 0xEF && bytes[1] == 0xBB && bytes[2] == 0xBF { i = 3 }
+        while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+        guard i < bytes.count else { return nil }
+        return [0x3C, 0x7B, 0x00, 0xFE, 0xFF].contains(bytes[i]) ? nil : bytes
+    }
+
     /// A JSON object naming a JSON Feed version (`"version": "https://jsonfeed.org/version/1.1"`)
     /// in its first bytes.
     package static func isJSONFeed(_ head: [UInt8]) -> Bool {

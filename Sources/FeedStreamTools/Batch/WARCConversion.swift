@@ -159,9 +159,13 @@ struct WARCConversion {
                 first += reader.readBlock(upTo: Self.headBytes)
                 body = decoded()
             }
-            let gzipped = body.count >= 2 && body[0] == 0x1F && body[1] == 0x8B
-            if !gzipped, let reason = FeedSniffer.reasonToSkip(mediaType: contentType.map { ContentType($0).mediaType },
-                                                                head: body) {
+            // A gzip coding is looked through: its first inflated bytes decide (when the
+            // bytes at hand are too few to, the payload is parsed and the parser says).
+            let sniffed: [UInt8]? = body.count >= 2 && InputStage.isGzip(body[0], body[1])
+                ? body.withUnsafeBytes { InputStage.peekInflated($0, limit: Self.sniffBytes) { FeedSniffer.decides($0) } }
+                : body
+            if let sniffed, let reason = FeedSniffer.reasonToSkip(mediaType: contentType.map { ContentType($0).mediaType },
+                                                                   head: sniffed) {
                 counts.skipped[reason, default: 0] += 1
                 continue
             }
