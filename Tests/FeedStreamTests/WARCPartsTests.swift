@@ -46,6 +46,10 @@ final class WARCPartsTests: XCTestCase {
         return Array((s + "</channel></rss>").utf8)
     }
 
+    /// Items of the plain feed of record `n`: one is far bigger than a part (a part
+    /// read ahead that runs into it gives up, and is read again in order).
+    private static func items(_ n: Int) -> Int { n == 45 ? 200 : n % 4 + 1 }
+
     /// The records of a crawl: feeds (one a dump of two documents, one broken), pages,
     /// a revisit of a feed, a truncated payload, and a resource that is itself a small
     /// WARC (its lines start with `WARC/1.1`: a proposed cut that is no boundary).
@@ -77,7 +81,7 @@ final class WARCPartsTests: XCTestCase {
                                   block: Array("HTTP/1.1 200 OK\r\nContent-Type: application/rss+xml\r\n\r\n".utf8)
                                       + rss(n).dropLast(20)))
             default:
-                out.append(response(n, body: rss(n, items: n % 4 + 1)))
+                out.append(response(n, body: rss(n, items: items(n))))
             }
         }
         return out
@@ -122,6 +126,9 @@ final class WARCPartsTests: XCTestCase {
         var file: [UInt8] = []
         for (i, r) in records(count: count).enumerated() {
             if i == count / 2 { file += Array("this line is no record\r\nnor this one\r\n".utf8) }   // a format error
+            if i == count / 3 {   // a long stretch of lines that look like record starts and are none
+                file += Array(String(repeating: "WARC/1.1 is no header\r\n", count: 150).utf8)
+            }
             file += r
         }
         return file
@@ -221,7 +228,7 @@ final class WARCPartsTests: XCTestCase {
         XCTAssertEqual(warc.skipped["revisit"], kinds.filter { $0 == 4 }.count)
         XCTAssertEqual(run.summary.documents, 2 * dumps + broken + truncated + plainFeeds.count + extra.documents)
         // A broken feed keeps its one item, a truncated one its two (recovered).
-        XCTAssertEqual(run.summary.items, 4 * dumps + plainFeeds.map { $0 % 4 + 1 }.reduce(0, +)
+        XCTAssertEqual(run.summary.items, 4 * dumps + plainFeeds.map(Self.items).reduce(0, +)
                        + broken + 2 * truncated + extra.items)
         XCTAssertEqual(run.summary.recoveredDocuments, broken + truncated)
         // Documents are numbered through the archive: 1…N, each once in the feed lines.
@@ -232,6 +239,20 @@ final class WARCPartsTests: XCTestCase {
         XCTAssertEqual(numbers, Array(1...run.summary.documents))
         XCTAssertEqual(run.errors.filter { $0.message.hasPrefix("revisit record of a feed") }.count, kinds.filter { $0 == 4 }.count)
         XCTAssertEqual(run.errors.filter { $0.message.contains("WARC-Truncated") }.count, truncated)
+    }
+
+    /// A whole archive in one gzip member (`gzip crawl.warc`) has no place to cut: no
+    /// cut is proposed (the search gives up after a few marks, rather than scanning the
+    /// file to its end), and it is read as one part.
+    func testAnArchiveInOneGzipMemberIsOnePart() throws {
+        let bytes = gzip(Self.plainArchive(count: 60))
+        let path = folder.appendingPathComponent("one.warc.gz").path
+        try Data(bytes).write(to: URL(fileURLWithPath: path))
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        XCTAssertEqual(WARCParts.proposedCuts(fd: fd, size: UInt64(bytes.count), partBytes: 150), [])
+        let run = try assertSameAtAnySplit(bytes, name: "one.warc.gz")
+        XCTAssertEqual(run.warc?.records, 61)
     }
 
     /// A corrupt member ends the whole reader; the parts after it (good members, proposed

@@ -443,11 +443,11 @@ private final class Worker {
         try writer.flush()
         let (summary, counts) = try parts.convert(
             parser: parser,
-            write: { lines in
-                try lines.withUnsafeBytes { try sink.write($0) }
+            write: { [self] lines in
+                try sink.write(lines)
                 partBytesOut += UInt64(lines.count)
             },
-            report: { try meter.parser(parser, didFail: $0) },
+            report: { [self] in try meter.parser(parser, didFail: $0) },
             dropped: { meter.addDropped(errors: $0, notFeeds: $1) },
             didRead: didRead)
         warc = counts

@@ -42,6 +42,8 @@ struct WARCConversion {
     /// Read and inflate the archive on a second thread (as a large `.gz` input is read
     /// with `-j` above 1): the converting thread only parses.
     var readAhead = false
+    /// Documents before the first one read here (a part of an archive read after others).
+    var documentBase = 0
 
     /// Bytes of a response's block read before deciding whether it is a feed: its HTTP
     /// head and the start of its body.
@@ -175,8 +177,8 @@ struct WARCConversion {
             let origin = WARCOrigin(record)
             writer.documentLocation = origin.targetURI ?? runLocation
             writer.warc = origin
-            writer.documentNumberOffset = summary.documents
-            let renumbered = Renumbering(inner: handler, base: summary.documents)
+            writer.documentNumberOffset = documentBase + summary.documents
+            let renumbered = Renumbering(inner: handler, base: documentBase + summary.documents)
             // The HTTP charset applies over the XML declaration (RFC 7303; FeedParser's contentType).
             let part = try parser.parse(.chunks(FeedChunks { try stream.next() }), contentType: contentType,
                                         handler: renumbered)

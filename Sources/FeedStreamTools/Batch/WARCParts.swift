@@ -35,9 +35,12 @@ import Musl
 /// uncompressed stream by the uncompressed bytes before it; record offsets are the
 /// file's from the start.
 ///
-/// **Threads.** The worker that took the file reads parts itself and puts them
-/// together; workers of the run with no input left (``LiveState/takeSpareWorkers(upTo:)``)
-/// read parts ahead of it, at most ``window`` parts ahead (what is held in memory).
+/// **Threads and memory.** The worker that took the file puts the parts together and
+/// reads, straight out, the part it is at when nobody read it ahead (so a part that
+/// runs on, past cuts that did not hold or in a file with none, is never held whole);
+/// workers of the run with no input left (``LiveState/takeSpareWorkers(upTo:)``) read
+/// parts ahead into memory, at most ``window`` parts ahead, each giving up (to be read
+/// again in order) once it runs ``aheadLimit`` past its cut without reaching another.
 ///
 /// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; the rest is
 /// set once, and each part's reader, writer and parser belong to the thread reading it.
@@ -81,7 +84,27 @@ package final class WARCParts: @unchecked Sendable {
         /// The later part it ends at (the index of the cut a record began at, and that
         /// record's uncompressed offset from this part's cut), or nil: it read to the end.
         var next: (part: Int, uncompressed: UInt64)?
+        /// Read ahead, it ran past ``aheadLimit`` without reaching a cut: left to be read
+        /// again as the part being put together (its output is not held whole).
+        var abandoned = false
+        /// Its lines and errors went out as it was read (``Streaming``): only its first
+        /// error is here.
+        var firstStreamedError: FeedError?
+        var streamed = false
     }
+
+    /// Where the part being put together goes as it is read, so that no part of any
+    /// length is held whole: its lines, numbered after `documents` documents, and its
+    /// errors, placed after `uncompressed` bytes of the stream.
+    struct Streaming {
+        var documents: Int
+        var uncompressed: UInt64
+        var write: (UnsafeRawBufferPointer) throws -> Void
+        var report: (FeedError) throws -> Void
+    }
+
+    /// A part read ahead gives up past this many bytes of its cut (see ``Part/abandoned``).
+    private var aheadLimit: UInt64 { UInt64(Self.maxMarks + 1) * partBytes }
 
     init(fd: Int32, size: UInt64, partBytes: UInt64, options: BatchConverter.Options, live: LiveState, source: String) {
         self.fd = fd
@@ -106,18 +129,21 @@ package final class WARCParts: @unchecked Sendable {
         let parts = WARCParts(fd: fd, size: size, partBytes: partBytes, options: .init(jobs: 1), live: LiveState(workers: 1),
                               source: "")
         return parts.lock.withLock {
-            while parts.proposeCut() {}
+            while parts.nextMark < parts.size { _ = parts.proposeCut() }
             return Array(parts.bounds.dropFirst())
         }
     }
 
     /// Proposes the next cut: the first place a record may begin from ``nextMark`` on,
-    /// looked for up to `partBytes` past it (then from there). False when the file ends
-    /// first. Call with the lock held.
+    /// looked for up to `partBytes` past it, then from there, for ``maxMarks`` marks at
+    /// most (a few MiB read: an archive of records that big, or of one gzip member, is
+    /// not scanned to its end under the lock). False when none was found in them (the
+    /// file may end there: ``nextMark`` is then its size). Call with the lock held.
     private func proposeCut() -> Bool {
         let step = 16 << 10, lookahead = 4096
         var buffer = [UInt8](repeating: 0, count: step + lookahead)
-        while nextMark < size {
+        var marks = 0
+        while nextMark < size && marks < Self.maxMarks {
             let mark = nextMark
             var at = mark - 1   // a plain line's start needs the line feed before it
             while at < min(size, mark + partBytes) {
@@ -126,7 +152,7 @@ package final class WARCParts: @unchecked Sendable {
                 for i in 0..<min(n - 1, step) {
                     let cut: UInt64
                     if gzip {
-                        guard buffer[i] == 0x1F, buffer[i + 1] == 0x8B,
+                        guard buffer[i] == 0x1F, buffer[i + 1] == 0x8B, i + 2 < n, buffer[i + 2] == 0x08,
                               buffer.withUnsafeBytes({ WARCReader.isWARCStart(UnsafeRawBufferPointer(rebasing: $0[i..<n])) })
                         else { continue }
                         cut = at + UInt64(i)
@@ -145,14 +171,18 @@ package final class WARCParts: @unchecked Sendable {
                 at += UInt64(step)
             }
             nextMark = mark + partBytes   // none here: look past the next mark
+            marks += 1
         }
         return false
     }
 
+    /// Marks looked past, at most, in one ``proposeCut()``.
+    static let maxMarks = 4
+
     /// The index of the cut at `offset`, if one is there; proposes cuts up to it first.
     private func cut(at offset: UInt64) -> Int? {
         lock.withLock {
-            while nextMark <= offset && proposeCut() {}
+            while nextMark <= offset && nextMark < size { _ = proposeCut() }
             var lo = 0, hi = bounds.count
             while lo < hi {
                 let mid = (lo + hi) / 2
@@ -164,13 +194,16 @@ package final class WARCParts: @unchecked Sendable {
 
     // MARK: Reading a part
 
-    /// Reads part `k` with `parser`, to the first record at a later cut (or the end);
-    /// `hiring`: on the putting-together thread, which takes on idle workers as they come.
-    private func read(_ k: Int, parser: any FeedParser, hiring: Bool = false) throws -> Part {
+    /// Reads part `k` with `parser`, to the first record at a later cut (or the end):
+    /// ahead into memory, giving up past ``aheadLimit``, or, given `streaming`, straight
+    /// out. `hiring`: on the putting-together thread, which takes on idle workers as
+    /// they come.
+    private func read(_ k: Int, parser: any FeedParser, hiring: Bool = false, streaming: Streaming? = nil) throws -> Part {
         let from = lock.withLock { bounds[k] }
         let stop: @Sendable () -> Bool = { [live, self] in live.isCancelled || isDone }
         let reader = WARCReader(fd: fd, fileOffset: from, isCancelled: stop)
-        let output = MemoryOutput()
+        let memory = MemoryOutput()
+        let output: any ByteOutput = streaming.map { ClosureOutput($0.write) } ?? memory
         var writer: any BatchLineWriter
         switch options.layout {
         case .items: writer = JSONLinesWriter(output: output)
@@ -179,23 +212,33 @@ package final class WARCParts: @unchecked Sendable {
         writer.source = source
         writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
         writer.documentLocation = options.documentLocation
-        let errors = PartErrors()
+        let errors = PartErrors(streaming: streaming)
         var conversion = WARCConversion(parser: parser, handler: FeedHandlerGroup(writer, errors), writer: writer,
                                         runLocation: options.documentLocation)
         conversion.willReportStreamOffset = { errors.nextIsStreamOffset = true }
+        conversion.documentBase = streaming?.documents ?? 0
+        let limit = streaming == nil ? from + aheadLimit : UInt64.max
         var next: (part: Int, uncompressed: UInt64)?
+        var abandoned = false
         let (summary, counts, stopped) = try conversion.convert(reader, isCancelled: stop) { [self] record in
             if hiring { hire() }
-            guard record.offset > from, record.startsMember else { return false }
-            guard let j = cut(at: record.offset) else { return false }
-            next = (j, record.start)
-            return true
+            guard record.offset > from else { return false }
+            if record.startsMember, let j = cut(at: record.offset) {
+                next = (j, record.start)
+                return true
+            }
+            abandoned = record.offset > limit
+            return abandoned
         }
         if stopped == nil { next = nil }
         if stop() { throw BatchCancelled() }
         try writer.flush()
-        return Part(lines: output.bytes, summary: summary, counts: counts, errors: errors.errors,
-                    droppedErrors: errors.dropped, notFeeds: errors.notFeeds, next: next)
+        var part = Part(lines: memory.bytes, summary: summary, counts: counts, errors: errors.errors,
+                        droppedErrors: errors.dropped, notFeeds: errors.notFeeds, next: next)
+        part.abandoned = abandoned
+        part.streamed = streaming != nil
+        part.firstStreamedError = errors.first
+        return part
     }
 
     private var isDone: Bool { lock.withLock { done } }
@@ -205,8 +248,8 @@ package final class WARCParts: @unchecked Sendable {
     /// Converts the file: its lines go to `write` in order, its errors to `report` (then
     /// the count of errors not kept, and of "not a feed" among them, to `dropped`).
     /// Returns the summary and the counts one reader of the whole file gives.
-    func convert(parser: any FeedParser, write: ([UInt8]) throws -> Void, report: (FeedError) throws -> Void,
-                 dropped: (_ errors: Int, _ notFeeds: Int) -> Void,
+    func convert(parser: any FeedParser, write: @escaping (UnsafeRawBufferPointer) throws -> Void,
+                 report: @escaping (FeedError) throws -> Void, dropped: (_ errors: Int, _ notFeeds: Int) -> Void,
                  didRead: (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
         defer {
             lock.withLock {
@@ -221,16 +264,22 @@ package final class WARCParts: @unchecked Sendable {
         var uncompressed: UInt64 = 0   // the stream's bytes before part k
         while true {
             hire()
-            let part = try result(k, parser: parser)
-            try write(DumpParts.renumber(part.lines, by: total.documents))
-            for (error, streamOffset) in part.errors {
-                var e = error
-                if e.document != 0 { e.document += total.documents }
-                if streamOffset { e.offset += uncompressed }
-                if total.firstError == nil { total.firstError = e }
-                try report(e)
+            let part = try result(k, parser: parser, streaming: Streaming(documents: total.documents,
+                                                                          uncompressed: uncompressed,
+                                                                          write: write, report: report))
+            if part.streamed {
+                if total.firstError == nil { total.firstError = part.firstStreamedError }
+            } else {
+                try DumpParts.renumber(part.lines, by: total.documents).withUnsafeBytes { try write($0) }
+                for (error, streamOffset) in part.errors {
+                    var e = error
+                    if e.document != 0 { e.document += total.documents }
+                    if streamOffset { e.offset += uncompressed }
+                    if total.firstError == nil { total.firstError = e }
+                    try report(e)
+                }
+                dropped(part.droppedErrors, part.notFeeds)
             }
-            dropped(part.droppedErrors, part.notFeeds)
             guard live.add(items: part.summary.items, documents: part.summary.documents) else { throw BatchCancelled() }
             total.documents += part.summary.documents
             total.items += part.summary.items
@@ -254,9 +303,10 @@ package final class WARCParts: @unchecked Sendable {
         }
     }
 
-    /// Part `k`'s result: read here if no helper took it; while a helper reads it, this
-    /// thread reads the next part nobody took (within the window), or waits.
-    private func result(_ k: Int, parser: any FeedParser) throws -> Part {
+    /// Part `k`'s result: read here, straight out (`streaming`), if no helper took it or
+    /// the helper gave it up; while a helper reads it, this thread reads the next part
+    /// nobody took (within the window), or waits.
+    private func result(_ k: Int, parser: any FeedParser, streaming: Streaming) throws -> Part {
         while true {
             enum Next { case ready(Result<Part, any Error>), read(Int), wait }
             let next: Next = lock.withLock {
@@ -274,9 +324,10 @@ package final class WARCParts: @unchecked Sendable {
             }
             switch next {
             case .ready(let r):
-                return try r.get()
+                let part = try r.get()
+                return part.abandoned ? try read(k, parser: parser, hiring: true, streaming: streaming) : part
             case .read(let j) where j == k:
-                return try read(k, parser: parser, hiring: true)
+                return try read(k, parser: parser, hiring: true, streaming: streaming)
             case .read(let j):
                 let r = Result { try read(j, parser: parser, hiring: true) }
                 lock.withLock {
@@ -340,20 +391,37 @@ package final class WARCParts: @unchecked Sendable {
     }
 }
 
-/// A part's errors, in order, with which ones have stream offsets.
+/// A part's errors: read ahead, kept in order with which ones have stream offsets;
+/// streaming, placed and reported at once.
 private final class PartErrors: FeedHandler {
+    let streaming: WARCParts.Streaming?
     var errors: [(FeedError, streamOffset: Bool)] = []
     var dropped = 0
     var notFeeds = 0
+    var first: FeedError?
     var nextIsStreamOffset = false
+
+    init(streaming: WARCParts.Streaming?) { self.streaming = streaming }
 
     func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         defer { nextIsStreamOffset = false }
-        if errors.count < BatchInputResult.maxErrors {
+        if let streaming {
+            var e = error
+            if nextIsStreamOffset { e.offset += streaming.uncompressed }
+            if first == nil { first = e }
+            try streaming.report(e)
+        } else if errors.count < BatchInputResult.maxErrors {
             errors.append((error, nextIsStreamOffset))
         } else {
             dropped += 1
             if error.code == .notAFeed { notFeeds += 1 }
         }
     }
+}
+
+/// Bytes handed to a closure (the part being put together, written as it is read).
+private final class ClosureOutput: ByteOutput {
+    let body: (UnsafeRawBufferPointer) throws -> Void
+    init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.body = body }
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try body(bytes) }
 }
