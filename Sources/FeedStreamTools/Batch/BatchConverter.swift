@@ -15,8 +15,9 @@ import Musl
 /// and writes that input's lines in blocks of whole lines; an output sequencer
 /// puts the blocks out in input order (or as they come), holding at most
 /// ``Options/maxBufferedBytes`` for inputs that finished ahead of an earlier one. A big
-/// gzip input is read and inflated on a second thread (``ReadAheadPipeline``). Ill-formed
-/// inputs are reported, in the results, and the run goes on.
+/// gzip input is read and inflated on a second thread (``ReadAheadPipeline``); a big web
+/// archive is split at record boundaries and read by the workers left without input
+/// (``WARCParts``). Ill-formed inputs are reported, in the results, and the run goes on.
 ///
 /// ```swift
 /// let converter = BatchConverter(options: .init(jobs: 8))
