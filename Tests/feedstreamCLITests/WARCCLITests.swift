@@ -196,6 +196,12 @@ final class WARCCLITests: CLITestCase {
         }
         chunkedBody += Array("0\r\n\r\n".utf8)
         let gzipped = try Self.gzip(Self.atom)
+        // The record's first read is 4 KiB of its block: the HTTP head, then the body.
+        let httpHead = Self.http([], type: "text/xml").count - "Content-Length: 0\r\n".utf8.count
+            + "Content-Length: 9999\r\n".utf8.count
+        let comment = "<!--" + String(repeating: "x", count: 4096 - httpHead - 4 - 3 - 2) + "-->"
+        let longProlog = Array((comment + "<rss version=\"2.0\"><channel><title>Late</title></channel></rss>").utf8)
+        XCTAssertEqual(httpHead + comment.utf8.count + 2, 4096, "the first read ends after `<r`")
         let records = [
             Self.response("https://a.example/rss", "00000000-0000-4000-8000-00000000000a", chunkedBody,
                           type: "application/octet-stream", headers: ["Transfer-Encoding: chunked"]),
@@ -211,6 +217,10 @@ final class WARCCLITests: CLITestCase {
             Self.response("https://d.example/app.js", "00000000-0000-4000-8000-00000000000e",
                           try Self.gzip(Array("function f() { return 1 }".utf8)),
                           type: "application/javascript", headers: ["Content-Encoding: gzip"]),
+            // A feed served as text/xml whose root tag the first 4 KiB read end inside
+            // (a long comment first): its name is read whole before it decides.
+            Self.response("https://e.example/feed", "00000000-0000-4000-8000-00000000000f", longProlog,
+                          type: "text/xml"),
         ]
         let file = dir.appendingPathComponent("codings.warc.gz")
         _ = try write(records, gzip: true, to: file)
@@ -218,7 +228,7 @@ final class WARCCLITests: CLITestCase {
         let r = try run(["convert", "-q", "--stats", stats.path, file.path])
         XCTAssertEqual(r.status, 0, r.err)
         let lines = try self.lines(r.out)
-        XCTAssertEqual(lines.compactMap { $0["title"] as? String }, ["First", "Second", "Blog", "Only", "News"])
+        XCTAssertEqual(lines.compactMap { $0["title"] as? String }, ["First", "Second", "Blog", "Only", "News", "Late"])
         XCTAssertEqual(lines[3]["link"] as? String, "https://b.example/x/a/1")
         let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
         XCTAssertEqual(s["warc_skipped"] as? [String: Int], ["http status 404": 1, "html": 1, "not a feed": 1])

@@ -157,13 +157,15 @@ struct WARCConversion {
                 return sniffing.decode(first[...])
             }
             var body = decoded()
-            if FeedSniffer.rootName(body) == nil && reader.blockLeft > 0 {   // a long prolog: look further
+            var gzipped: Bool { body.count >= 2 && InputStage.isGzip(body[0], body[1]) }
+            // A long prolog, or a root name cut where the bytes read end: look further.
+            if (gzipped || body.withUnsafeBytes({ FeedSniffer.decides($0) }) == nil) && reader.blockLeft > 0 {
                 first += reader.readBlock(upTo: Self.headBytes)
                 body = decoded()
             }
             // A gzip coding is looked through: its first inflated bytes decide (when the
             // bytes at hand are too few to, the payload is parsed and the parser says).
-            let sniffed: [UInt8]? = body.count >= 2 && InputStage.isGzip(body[0], body[1])
+            let sniffed: [UInt8]? = gzipped
                 ? body.withUnsafeBytes { InputStage.peekInflated($0, limit: Self.sniffBytes) { FeedSniffer.decides($0) } }
                 : body
             if let sniffed, let reason = FeedSniffer.reasonToSkip(mediaType: contentType.map { ContentType($0).mediaType },
