@@ -121,24 +121,7 @@ final class LosslessCLITests: CLITestCase {
         p.arguments = ["convert", "-q", "-o", out.path, fifo]
         p.standardError = FileHandle.nullDevice
         try p.run()
-        let marker = dir.appendingPathComponent(".out.jsonl.partial-\(p.processIdentifier)")
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
-            usleep(10_000)
-            waited += 1
-        }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
-        usleep(200_000)   // in the open by now
-        kill(p.processIdentifier, SIGTERM)
-        // A watchdog, not a measure: a run that ignores the signal is killed and fails.
-        let deadline = DispatchTime.now() + .seconds(20)
-        while p.isRunning && DispatchTime.now() < deadline { usleep(10_000) }
-        if p.isRunning {
-            kill(p.processIdentifier, SIGKILL)
-            XCTFail("SIGTERM was not honoured while waiting for the FIFO")
-        }
-        p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+        try terminate(p, writing: out, after: 200_000, "while waiting for the FIFO")   // in the open by then
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 
@@ -159,25 +142,34 @@ final class LosslessCLITests: CLITestCase {
         let err = Pipe()
         p.standardError = err
         try p.run()
-        let marker = dir.appendingPathComponent(".out.jsonl.partial-\(p.processIdentifier)")
+        // Reading the whole file takes minutes.
+        try terminate(p, writing: out, after: 500_000, "while the parser read input with nothing in it")
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(message.contains("did not stop within a second"), message)
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["zeros.xml"])
+    }
+
+    /// Sends SIGTERM to a run writing `-o out`, `microseconds` after its temporary output
+    /// appeared, and checks that it ends with 143. A watchdog, not a measure: a run that
+    /// ignores the signal for 20 s is killed and fails.
+    private func terminate(_ p: Process, writing out: URL, after microseconds: useconds_t, _ what: String,
+                           file: StaticString = #filePath, line: UInt = #line) throws {
+        let marker = out.deletingLastPathComponent().appendingPathComponent(".\(out.lastPathComponent).partial-\(p.processIdentifier)")
         var waited = 0
         while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
             usleep(10_000)
             waited += 1
         }
-        usleep(500_000)   // reading the zeros by now
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started", file: file, line: line)
+        usleep(microseconds)
         kill(p.processIdentifier, SIGTERM)
-        // A watchdog, not a measure: reading the whole file takes minutes.
         let deadline = DispatchTime.now() + .seconds(20)
         while p.isRunning && DispatchTime.now() < deadline { usleep(10_000) }
         if p.isRunning {
             kill(p.processIdentifier, SIGKILL)
-            XCTFail("SIGTERM was not honoured while the parser read input with nothing in it")
+            XCTFail("SIGTERM was not honoured " + what, file: file, line: line)
         }
         p.waitUntilExit()
-        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
-        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertTrue(message.contains("did not stop within a second"), message)
-        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["zeros.xml"])
+        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM, file: file, line: line)
     }
 }

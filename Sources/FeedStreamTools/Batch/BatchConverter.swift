@@ -300,6 +300,21 @@ final class LiveState: @unchecked Sendable {
     }
 }
 
+extension BatchConverter.Options {
+    /// A writer of the run's layout into `output`, in blocks of ``blockBytes``, with the
+    /// run's content and location options: a worker's, or a web archive part's.
+    func makeWriter(output: any ByteOutput) -> any BatchLineWriter {
+        var writer: any BatchLineWriter
+        switch layout {
+        case .items: writer = JSONLinesWriter(output: output, bufferSize: blockBytes)
+        case .documents: writer = DocumentLinesWriter(output: output, bufferSize: blockBytes)
+        }
+        writer.resolvesRelativeURIsInContent = resolvesRelativeURIsInContent
+        writer.documentLocation = documentLocation
+        return writer
+    }
+}
+
 /// Writers a worker can use: JSON lines per item or per document.
 protocol BatchLineWriter: FeedHandler {
     var source: String { get set }
@@ -333,12 +348,7 @@ private final class Worker {
         self.sequencer = sequencer
         parser = options.makeParser()
         sink = SequencerOutput(sequencer)
-        switch options.layout {
-        case .items: writer = JSONLinesWriter(output: sink, bufferSize: options.blockBytes)
-        case .documents: writer = DocumentLinesWriter(output: sink, bufferSize: options.blockBytes)
-        }
-        writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
-        writer.documentLocation = options.documentLocation
+        writer = options.makeWriter(output: sink)
         meter = InputMeter(live)
         handler = FeedHandlerGroup(writer, meter)
     }

@@ -204,14 +204,8 @@ package final class WARCParts: @unchecked Sendable {
         let reader = WARCReader(fd: fd, fileOffset: from, isCancelled: stop)
         let memory = MemoryOutput()
         let output: any ByteOutput = streaming.map { ClosureOutput($0.write) } ?? memory
-        var writer: any BatchLineWriter
-        switch options.layout {
-        case .items: writer = JSONLinesWriter(output: output)
-        case .documents: writer = DocumentLinesWriter(output: output)
-        }
+        let writer = options.makeWriter(output: output)
         writer.source = source
-        writer.resolvesRelativeURIsInContent = options.resolvesRelativeURIsInContent
-        writer.documentLocation = options.documentLocation
         let errors = PartErrors(streaming: streaming)
         var conversion = WARCConversion(parser: parser, handler: FeedHandlerGroup(writer, errors), writer: writer,
                                         runLocation: options.documentLocation)
