@@ -12,6 +12,9 @@ rows=[(n,d) for (n,_),d in zip(rows,dem)]
 total=sum(n for n,_ in rows)
 groups=[
  ('expat tokenizer (libexpat)', r'libexpat'),
+ ('Swift XML tokenizer (XMLTokenizer, prolog, names, references)', r'XMLTokenizer|XMLProlog|PrologGrammar|XMLTranscoder'),
+ ('Swift feed machine (MachineCore, SFM*, SwiftFeedMachine)', r'MachineCore|SFM|SwiftFeedMachine|SwiftRules'),
+ ('Swift record walk (FeedRecordView.walk, RecordSink)', r'FeedRecordView|RecordSink|RawRecord'),
  ('memcpy/memmove (libc)', r'memcpy|memmove'),
  ('strlen/strchr (libc; expat.c split_name)', r'strlen|strchr'),
  ('memcmp (libc)', r'memcmp'),

@@ -6,7 +6,8 @@
 #
 # Cuts the first MB megabytes of the plain standard dump at a document boundary, runs
 #   tokenize only   Benchmarks/profile/tokenize_only.c (cfs_baseline_tokenize_fd)
-#   end to end      feedstream convert -q SLICE > /dev/null   (expat → JSON Lines)
+#   end to end      feedstream convert -q --backend B SLICE > /dev/null   (B → JSON Lines;
+#                   FEEDSTREAM_BACKEND, default expat)
 # under valgrind --tool=callgrind, on a release binary stripped of debug info
 # (objcopy --strip-debug: valgrind cannot read Swift's DWARF), and prints both totals,
 # the instructions per byte and per item, and the end-to-end profile by group
@@ -15,6 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mb=${1:-60}
+backend=${FEEDSTREAM_BACKEND:-expat}
 out=/tmp/feedstream-profile
 mkdir -p "$out"
 dump=${FEEDSTREAM_DUMP:-/tmp/feedstream-dump.xml.gz}
@@ -30,11 +32,11 @@ open(sys.argv[2], 'wb').write(data[:cut])
 PY
 swift build -c release --product feedstream >/dev/null
 objcopy --strip-debug .build/release/feedstream "$out/feedstream"
-cc -O2 -ICSources/CFeedStream/include -o "$out/tokenize_only" Benchmarks/profile/tokenize_only.c \
-  CSources/CFeedStream/baseline.c $(pkg-config --cflags --libs expat zlib) -lpthread
+cc -O2 -ICSources/CFeedStream/include -ICSources/CFeedStreamBaseline/include -o "$out/tokenize_only" Benchmarks/profile/tokenize_only.c \
+  CSources/CFeedStreamBaseline/baseline.c $(pkg-config --cflags --libs expat zlib) -lpthread
 valgrind --tool=callgrind --callgrind-out-file="$out/tok.out" "$out/tokenize_only" "$slice" 2>/dev/null
-"$out/feedstream" convert "$slice" 2>"$out/convert.summary" >/dev/null
-valgrind --tool=callgrind --callgrind-out-file="$out/convert.out" "$out/feedstream" convert -q "$slice" \
+"$out/feedstream" convert --backend "$backend" "$slice" 2>"$out/convert.summary" >/dev/null
+valgrind --tool=callgrind --callgrind-out-file="$out/convert.out" "$out/feedstream" convert -q --backend "$backend" "$slice" \
   >/dev/null 2>/dev/null
 echo "== end to end: $(cat "$out/convert.summary")"
 python3 - "$out" "$slice" <<'PY'
