@@ -12,13 +12,13 @@ import Foundation
 ///
 /// - Throws: ``FeedError/Code/io`` for a URL that is not a file URL, and everything
 ///   ``documents(from:backend:)-(FeedInput,_)`` throws.
-public func documents(contentsOf url: URL, backend: FeedBackend = .expat) throws(FeedError) -> [FeedDocument] {
+public func documents(contentsOf url: URL, backend: FeedBackend = .default) throws(FeedError) -> [FeedDocument] {
     try documents(from: fileInput(url), backend: backend)
 }
 
 /// Parses the file at `url`, which holds one feed; strict. See
 /// ``document(from:backend:)-(FeedInput,_)``.
-public func document(contentsOf url: URL, backend: FeedBackend = .expat) throws(FeedError) -> FeedDocument {
+public func document(contentsOf url: URL, backend: FeedBackend = .default) throws(FeedError) -> FeedDocument {
     try document(from: fileInput(url), backend: backend)
 }
 
@@ -28,13 +28,13 @@ public func document(contentsOf url: URL, backend: FeedBackend = .expat) throws(
 /// ```swift
 /// for try await item in FeedStream.items(from: url, backend: .expat) { ... }
 /// ```
-public func items(from url: URL, backend: FeedBackend = .expat, bufferSize: Int = 64) -> FeedItemSequence {
+public func items(from url: URL, backend: FeedBackend = .default, bufferSize: Int = 64) -> FeedItemSequence {
     FeedItemSequence(source: StreamSource(urlInput(url), backend: backend, bufferSize: bufferSize))
 }
 
 /// Every event of the file at `url`, as an async sequence with back-pressure; see
 /// ``events(from:backend:bufferSize:)-(FeedInput,_,_)``.
-public func events(from url: URL, backend: FeedBackend = .expat, bufferSize: Int = 64) -> FeedEventSequence {
+public func events(from url: URL, backend: FeedBackend = .default, bufferSize: Int = 64) -> FeedEventSequence {
     FeedEventSequence(source: StreamSource(urlInput(url), backend: backend, bufferSize: bufferSize))
 }
 

@@ -30,7 +30,7 @@
 ///   corrupt gzip at its start: ``FeedError/Code/io``, ``FeedError/Code/empty``,
 ///   ``FeedError/Code/gzip``, ...) or memory runs out.
 /// - Complexity: memory grows with the input; stream large inputs with ``items(from:backend:bufferSize:)-(FeedInput,_,_)``.
-public func documents(from input: FeedInput, backend: FeedBackend = .expat) throws(FeedError) -> [FeedDocument] {
+public func documents(from input: FeedInput, backend: FeedBackend = .default) throws(FeedError) -> [FeedDocument] {
     switch backend {
     case .expat: try documents(from: input, parser: ExpatFeedParser.self)
     case .libxml2: try documents(from: input, parser: LibXML2FeedParser.self)
@@ -45,7 +45,7 @@ public func documents(from input: FeedInput, backend: FeedBackend = .expat) thro
 /// let (data, _) = try await URLSession.shared.data(from: feedURL)
 /// let documents = try FeedStream.documents(from: data)
 /// ```
-public func documents(from bytes: some Sequence<UInt8>, backend: FeedBackend = .expat) throws(FeedError)
+public func documents(from bytes: some Sequence<UInt8>, backend: FeedBackend = .default) throws(FeedError)
     -> [FeedDocument]
 {
     try documents(from: .bytes(Array(bytes)), backend: backend)
@@ -64,14 +64,14 @@ public func documents(from bytes: some Sequence<UInt8>, backend: FeedBackend = .
 /// - Throws: the input's first ``FeedError``: ill-formed XML with its line and column
 ///   (``FeedError/Code/malformedXML``), a document that is not a feed
 ///   (``FeedError/Code/notAFeed``), an empty, unreadable or corrupt input.
-public func document(from input: FeedInput, backend: FeedBackend = .expat) throws(FeedError) -> FeedDocument {
+public func document(from input: FeedInput, backend: FeedBackend = .default) throws(FeedError) -> FeedDocument {
     let documents = try documents(from: input, backend: backend)
     if let failed = documents.first(where: { $0.error != nil }), let error = failed.error { throw error }
     return documents[0]
 }
 
 /// Parses bytes in memory that hold one feed; see ``document(from:backend:)-(FeedInput,_)``.
-public func document(from bytes: some Sequence<UInt8>, backend: FeedBackend = .expat) throws(FeedError)
+public func document(from bytes: some Sequence<UInt8>, backend: FeedBackend = .default) throws(FeedError)
     -> FeedDocument
 {
     try document(from: .bytes(Array(bytes)), backend: backend)
@@ -94,7 +94,7 @@ public func document(from bytes: some Sequence<UInt8>, backend: FeedBackend = .e
 ///     }
 /// }
 /// ```
-public func documents(from input: FeedInput, backend: FeedBackend = .expat,
+public func documents(from input: FeedInput, backend: FeedBackend = .default,
                       completion: @escaping @Sendable (Result<[FeedDocument], FeedError>) -> Void)
 {
     let started = startThread {
@@ -123,7 +123,7 @@ public func documents(from input: FeedInput, backend: FeedBackend = .expat,
 ///     values below 1 count as 1.
 /// - Returns: a sequence that throws the input's first ``FeedError`` after the items
 ///   before it. See ``FeedItemSequence`` for cancellation.
-public func items(from input: FeedInput, backend: FeedBackend = .expat, bufferSize: Int = 64) -> FeedItemSequence {
+public func items(from input: FeedInput, backend: FeedBackend = .default, bufferSize: Int = 64) -> FeedItemSequence {
     FeedItemSequence(source: StreamSource(streamInput(input), backend: backend, bufferSize: bufferSize))
 }
 
@@ -145,7 +145,7 @@ public func items(from input: FeedInput, backend: FeedBackend = .expat, bufferSi
 ///   - input: what to parse (see ``items(from:backend:bufferSize:)-(FeedInput,_,_)``).
 ///   - backend: the parser to use; ``FeedBackend/expat`` by default.
 ///   - bufferSize: events parsed ahead of the consumer at most; values below 1 count as 1.
-public func events(from input: FeedInput, backend: FeedBackend = .expat, bufferSize: Int = 64) -> FeedEventSequence {
+public func events(from input: FeedInput, backend: FeedBackend = .default, bufferSize: Int = 64) -> FeedEventSequence {
     FeedEventSequence(source: StreamSource(streamInput(input), backend: backend, bufferSize: bufferSize))
 }
 

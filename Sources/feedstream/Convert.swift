@@ -77,7 +77,7 @@ struct Convert: ParsableCommand {
     var stats: String?
 
     @Option(help: "Parser backend: \(FeedBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
-    var backend: FeedBackend = .expat
+    var backend: FeedBackend = .default
 
     @Flag(help: "Do not re-read documents that fail as XML: keep only the items before the failure (the recovery path is on by default; docs/SCHEMA.md, \"Recovered documents\").")
     var strict = false

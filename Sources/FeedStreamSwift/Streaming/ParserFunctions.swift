@@ -1,7 +1,7 @@
 // The entry points generic over the parser type (the backend chosen at compile time,
 // statically dispatched): what a package that links only FeedStreamSwift calls, e.g.
 // `FeedStreamSwift.documents(from: input, parser: SwiftFeedParser.self)`. The overloads
-// that take a backend as a value (`backend: FeedBackend = .expat`) are in the FeedStream
+// that take a backend as a value (`backend: FeedBackend = .default`) are in the FeedStream
 // module, which has the C backends.
 #if canImport(FoundationEssentials)
 import FoundationEssentials

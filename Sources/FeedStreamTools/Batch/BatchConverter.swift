@@ -82,7 +82,7 @@ public final class BatchConverter: Sendable {
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
                     pipelineMinimumBytes: Int = 1 << 20, maxBufferedBytes: Int = 32 << 20, blockBytes: Int = 256 << 10,
-                    makeParser: @escaping @Sendable () -> any FeedParser = { ExpatFeedParser() }) {
+                    makeParser: @escaping @Sendable () -> any FeedParser = { FeedBackend.default.makeParser() }) {
             precondition(jobs >= 1, "at least one job")
             self.jobs = jobs
             self.ordered = ordered
