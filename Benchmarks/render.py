@@ -2,6 +2,7 @@
 """Renders a `feedstream bench --json` report for people.
 
     python3 Benchmarks/render.py readme RESULTS.json README.md   # rewrite the Results section
+    python3 Benchmarks/render.py check RESULTS.json README.md    # exit 1 unless the section is RESULTS'
     python3 Benchmarks/render.py table RESULTS.json               # print that section
     python3 Benchmarks/render.py plot RESULTS.json docs/bench.png # MB/s per contender (needs matplotlib)
 
@@ -144,23 +145,33 @@ def targets(report):
         ratio = r["ratioToTokenizeOnly"]
         lines.append(f"- {text}: **{ratio:.2f}×** tokenize only ({r['medianMBps']:.1f} MB/s), target ≥ {goal:.2f}× — "
                      + ("met" if ratio >= goal else "**not met**"))
+    check("swift (the default backend), plain XML dump → JSON Lines, one core", find(report, "feedstream-dump.xml", "swift"), 1.6)
+    check("swift, 3,000 single-feed files → JSON Lines, one core", find(report, "feedstream-files", "swift"), 1.6)
     check("expat, plain XML → JSON Lines, one core", find(report, "feedstream-dump.xml", "expat"), 0.8)
     check("expat, `.gz` dump → JSON Lines, inflate on the second core",
           find(report, "feedstream-dump.xml.gz", "expat+inflate-thread"), 0.8)
     check("expat, `.gz` dump → JSON Lines, one thread (`feedstream convert --no-pipeline`)",
           find(report, "feedstream-dump.xml.gz", "expat"), 0.8)
     lines.append("- zero allocations per item on the fast path: measured by the benchmark suite "
-                 "(`cd Benchmarks && swift package benchmark --filter 'allocations.*'`, metric `mallocs/1k items`), not by this table: see "Allocations" below.")
+                 "(`cd Benchmarks && swift package benchmark --filter 'allocations.*'`, metric `mallocs/1k items`), not by this table: see \"Allocations\" below.")
     return lines
 
 
-def readme(report, path):
+def readme(report, path, check=False):
+    """Rewrites the README's section from the report; with `check`, only says whether
+    it is the one the report gives (exit 1 when it was edited by hand or is stale)."""
     text = open(path, encoding="utf-8").read()
     if BEGIN not in text or END not in text:
         sys.exit(f"{path}: markers {BEGIN} / {END} not found")
     head, rest = text.split(BEGIN, 1)
     _, tail = rest.split(END, 1)
-    open(path, "w", encoding="utf-8").write(head + BEGIN + "\n" + section(report) + "\n" + END + tail)
+    new = head + BEGIN + "\n" + section(report) + "\n" + END + tail
+    if check:
+        if new != text:
+            sys.exit(f"{path}: the Results section is not the one {sys.argv[2]} gives "
+                     "(edited by hand, or render.py changed: run RESULTS_ONLY=1 Benchmarks/results.sh)")
+        return
+    open(path, "w", encoding="utf-8").write(new)
 
 
 def plot(report, path):
@@ -195,6 +206,7 @@ def plot(report, path):
         tok = w["results"][[r["id"] for r in w["results"]].index("tokenize-only")]["medianMBps"]
         ax.axvline(tok, color="#424242", linestyle="--", linewidth=0.8)
         ax.axvline(0.8 * tok, color="#c62828", linestyle=":", linewidth=1.0)
+        ax.axvline(1.6 * tok, color="#2e7d32", linestyle=":", linewidth=1.0)
         ax.set_yticks(list(y))
         ax.set_yticklabels(names, fontsize=7.5)
         # The axis fits the parsers and the tokenizer; a read-only or inflate-only
@@ -211,7 +223,7 @@ def plot(report, path):
         ax.tick_params(axis="x", labelsize=7.5)
         ax.grid(axis="x", linewidth=0.3)
     axes[-1, 0].set_xlabel("MB/s of uncompressed XML (median, bars: min–max over runs); "
-                           "dashed: tokenize only, dotted: 0.8 × tokenize only (target)", fontsize=7.5)
+                           "dashed: tokenize only; dotted: the targets, 0.8 × (red, expat) and 1.6 × (green, swift) tokenize only", fontsize=7.5)
     m = report["machine"]
     fig.suptitle(f"feedstream bench, {m['date'][:10]}, {m['cpu']}, {m['cores']} cores, {report['runs']} runs",
                  fontsize=9)
@@ -220,13 +232,15 @@ def plot(report, path):
 
 
 def main(argv):
-    if len(argv) < 3 or argv[1] not in ("readme", "table", "plot"):
+    if len(argv) < 3 or argv[1] not in ("readme", "check", "table", "plot"):
         sys.exit(__doc__)
     report = json.load(open(argv[2], encoding="utf-8"))
     if argv[1] == "table":
         print(section(report))
     elif argv[1] == "readme":
         readme(report, argv[3])
+    elif argv[1] == "check":
+        readme(report, argv[3], check=True)
     else:
         plot(report, argv[3])
 

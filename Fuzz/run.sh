@@ -4,6 +4,7 @@
 #   Fuzz/run.sh HARNESS SECONDS [libFuzzer flags...]
 #   Fuzz/run.sh HARNESS build          # build only
 #   Fuzz/run.sh HARNESS repro FILE...  # run the harness once over files (a crash, a corpus)
+#   Fuzz/run.sh HARNESS minimize       # merge the own-seeds corpus into Fuzz/corpus/ (below)
 #
 # HARNESS: expat | libxml2   the C core (input stage + tokenizer + state machine),
 #                            clang -fsanitize=fuzzer,address,undefined
@@ -21,8 +22,17 @@
 # ../shared/corpus/real/ are read, never written (libFuzzer writes only to the first
 # corpus folder it is given, which is always .build-fuzz/corpus/HARNESS).
 #
+# The corpus kept in the repository, Fuzz/corpus/documents (expat, libxml2, swift,
+# differential: their inputs are documents) and Fuzz/corpus/dumps (resync,
+# resync-libxml2: their inputs describe dumps), is read as seeds by every run. It is
+# grown from the project's own files only, never from ../shared (whose feeds are not
+# ours to copy): FUZZ_OWN=1 runs with the project's seeds alone and grows
+# .build-fuzz/own/HARNESS; `minimize` then merges that into the kept corpus (libFuzzer
+# -merge=1: only inputs that add coverage for this harness are added).
+#
 # Environment: CLANG, SWIFTC (default: from PATH), FUZZ_MAX_LEN (16384),
-# FUZZ_SEEDS (extra seed folders, space-separated), FUZZ_BACKENDS (differential).
+# FUZZ_SEEDS (extra seed folders, space-separated), FUZZ_BACKENDS (differential),
+# FUZZ_OWN (1: the project's seeds only, see above).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -152,14 +162,29 @@ export SWIFT_BACKTRACE=enable=no   # libFuzzer and ASan print the stack
 if [ "$what" = repro ]; then
     exec "$bin" -runs=1 "$@"
 fi
+
+case $harness in resync*) kept=$root/Fuzz/corpus/dumps ;; *) kept=$root/Fuzz/corpus/documents ;; esac
+own=$out/own/$harness
+if [ "$what" = minimize ]; then
+    [ -d "$own" ] || { echo "no $own: grow it first (FUZZ_OWN=1 Fuzz/run.sh $harness SECONDS)" >&2; exit 2; }
+    mkdir -p "$kept"
+    before=$(ls "$kept" | wc -l)
+    "$bin" -merge=1 -max_len="${FUZZ_MAX_LEN:-16384}" -timeout=20 -rss_limit_mb=2560 \
+        "$kept" "$own" > "$out/logs/minimize-$harness.log" 2>&1
+    echo "minimize: $kept: $before -> $(ls "$kept" | wc -l) files, $(du -sh "$kept" | cut -f1)"
+    exit 0
+fi
 case $what in ''|*[!0-9]*) usage ;; esac
 
 corpus_dir=$out/corpus/$harness
+[ -n "${FUZZ_OWN:-}" ] && corpus_dir=$own
 artifacts=$out/artifacts/$harness
 mkdir -p "$corpus_dir" "$artifacts" "$out/logs"
 seeds=()
-for d in corpus/feeds corpus/encodings corpus/bad corpus/hostile corpus/fuzz-regressions \
-         ../shared/corpus/real ${FUZZ_SEEDS:-}; do
+shared=../shared/corpus/real
+[ -n "${FUZZ_OWN:-}" ] && shared=
+for d in "$kept" corpus/feeds corpus/encodings corpus/bad corpus/hostile corpus/fuzz-regressions \
+         $shared ${FUZZ_SEEDS:-}; do
     [ -d "$d" ] && seeds+=("$d")
 done
 log=$out/logs/$harness-$(date -u +%Y%m%dT%H%M%SZ).log
