@@ -2,7 +2,7 @@
 /// backend as a value, for choosing at run time (the generic functions that take a
 /// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
 public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
-    /// expat under the C core (``ExpatFeedParser``).
+    /// expat under the C core (``ExpatFeedParser``): the default (``default``).
     case expat
     /// libxml2's SAX2 push parser under the C core (``LibXML2FeedParser``).
     case libxml2

@@ -24,7 +24,7 @@
 ///
 /// - Parameters:
 ///   - input: a file, a file descriptor, bytes or chunks; plain XML or gzip.
-///   - backend: the parser to use; ``FeedBackend/expat`` by default.
+///   - backend: the parser to use; ``FeedBackend/default`` when not given.
 /// - Returns: the documents in input order; never empty.
 /// - Throws: ``FeedError`` when the input yields no document at all (unreadable, empty,
 ///   corrupt gzip at its start: ``FeedError/Code/io``, ``FeedError/Code/empty``,
@@ -118,7 +118,7 @@ public func documents(from input: FeedInput, backend: FeedBackend = .default,
 ///   - input: what to parse. A ``FeedInput/file(path:)`` or
 ///     ``FeedInput/fileDescriptor(_:)`` is read in chunks by the stream, so cancelling
 ///     stops it between two reads (on a pipe, also while waiting for data).
-///   - backend: the parser to use; ``FeedBackend/expat`` by default.
+///   - backend: the parser to use; ``FeedBackend/default`` when not given.
 ///   - bufferSize: items parsed ahead of the consumer at most (the parser waits beyond);
 ///     values below 1 count as 1.
 /// - Returns: a sequence that throws the input's first ``FeedError`` after the items
@@ -143,7 +143,7 @@ public func items(from input: FeedInput, backend: FeedBackend = .default, buffer
 ///
 /// - Parameters:
 ///   - input: what to parse (see ``items(from:backend:bufferSize:)-(FeedInput,_,_)``).
-///   - backend: the parser to use; ``FeedBackend/expat`` by default.
+///   - backend: the parser to use; ``FeedBackend/default`` when not given.
 ///   - bufferSize: events parsed ahead of the consumer at most; values below 1 count as 1.
 public func events(from input: FeedInput, backend: FeedBackend = .default, bufferSize: Int = 64) -> FeedEventSequence {
     FeedEventSequence(source: StreamSource(streamInput(input), backend: backend, bufferSize: bufferSize))

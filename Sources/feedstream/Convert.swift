@@ -76,7 +76,7 @@ struct Convert: ParsableCommand {
     @Option(name: .long, help: ArgumentHelp("Write the run's totals as JSON to FILE.", valueName: "FILE"))
     var stats: String?
 
-    @Option(help: "Parser backend: \(FeedBackend.allCases.map(\.rawValue).joined(separator: ", ")).")
+    @Option(help: "The parser: swift (the pure-Swift parser), expat or libxml2 (under the C core); the lines are the same (docs/SCHEMA.md, \"Backends\").")
     var backend: FeedBackend = .default
 
     @Flag(help: "Do not re-read documents that fail as XML: keep only the items before the failure (the recovery path is on by default; docs/SCHEMA.md, \"Recovered documents\").")

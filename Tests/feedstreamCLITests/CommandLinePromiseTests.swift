@@ -48,6 +48,8 @@ final class CommandLinePromiseTests: CLITestCase {
         let help = try run(["convert", "--help"])   // not an error
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.out.contains("--max-depth"), help.out)
+        // The default backend, as the help says it (FeedBackend.default).
+        XCTAssertTrue(help.out.contains("default: expat)"), help.out)
     }
 
     /// `-o` (and `--errors`, `--stats`) never replaces an input: the same file however it
