@@ -499,7 +499,8 @@ static int skip_misc(cfs_parser *p, const uint8_t *data, size_t len, size_t *use
                 p->pend[p->pend_len++] = c;
                 break;
             }
-            if (k == 3 && (is_space(c) || c == '?')) goto start;   /* an XML declaration */
+            /* an XML declaration: the same rule as a document start after a failed one */
+            if (k == 3 && doc_start_step(p->pend, p->pend_len, c) == START_MATCH) goto start;
             p->pend_len = 0;
             p->aw = AW_PI;
             p->aw_run = c == '?';

@@ -67,6 +67,29 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "swift-gzip-chunks-junk-before-declaration.xml", every: 16)
     }
 
+    /// corpus/fuzz-regressions/declaration-start-followed-by-nul.xml: after a document,
+    /// `<?xml` followed by a NUL byte is a processing instruction (the Misc after a root),
+    /// not a new document: the rule of a document start (`<?xml` and white space or `?`)
+    /// decides between documents too. The C core took NUL for white space there and began
+    /// a document that failed at once, and what came behind it was skipped as that
+    /// document's rest: document B vanished on expat and libxml2 (the differential fuzzer's
+    /// three `document-count` findings). Five feeds, one error (D's), on every backend.
+    func testDeclarationStartFollowedByNulBetweenDocuments() throws {
+        let data = try read("declaration-start-followed-by-nul.xml")
+        for backend in FeedBackend.allCases {
+            for strict in [false, true] {
+                let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+                let context = "\(backend), strict \(strict)"
+                // D fails inside its title: only the recovery path reads it.
+                XCTAssertEqual(docs.map { $0.feed.title?.value }, ["A", "B", "C", strict ? nil : "D", "E"], context)
+                XCTAssertEqual(docs.map { $0.error == nil }, [true, true, true, false, true], context)
+                XCTAssertEqual(docs[3].error?.line, 1, context)
+                XCTAssertEqual(docs.map { $0.items.map { $0.title?.value } }, [["a"], ["b"], [], [], ["e"]], context)
+            }
+        }
+        try assertCutsDoNotMatter(data, "declaration-start-followed-by-nul.xml", every: 1)
+    }
+
     // MARK: held errors with a document start behind them
 
     private func rss(_ title: String, _ items: [String], declaration: String = "<?xml version=\"1.0\"?>\n") -> String {

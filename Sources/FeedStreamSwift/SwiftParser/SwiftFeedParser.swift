@@ -466,7 +466,8 @@ public final class SwiftFeedParser: FeedParser {
                     held.append(c)
                     break
                 }
-                if k == 3 && (c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 || c == 0x3F) { used = i; return true }
+                // An XML declaration: the rule of a document start after a failed one.
+                if k == 3 && DocumentStart.step(held, c) == .match { used = i; return true }
                 held.removeAll(keepingCapacity: true)
                 between = .pi
                 run = c == 0x3F ? 1 : 0
