@@ -101,6 +101,10 @@ struct cfs_parser {
     int keep_over;
     size_t replay_from, replay_len;   /* kept bytes to search again after an error (resync) */
     int pending;
+    /* A failed document whose rest is being skipped with no hook (strict, or over the
+       window): its end goes out once the skip ends, with the bytes skipped counted. Its
+       error is in pending_err, as a pending document's. */
+    int deferred;
     cfs_error pending_err;
     char pending_message[256];
     size_t pending_items;
@@ -265,6 +269,7 @@ void cfs_parser_reset(cfs_parser *p) {
     p->aw = AW_SPACE;
     p->pend_len = 0;
     p->pending = 0;
+    p->deferred = 0;
     keep_reset(p);
     p->replay_len = 0;
     p->xml_offset = 0;
@@ -356,17 +361,25 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
                                 p->m.document, 1, 1, p->doc_offset, 0 };
         err = &not_feed;
     }
+    p->doc = err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_LIMIT) ? D_SKIP : D_AWAIT;
     if (err) {
         err->document = p->m.document;
         p->stats.failed_documents++;
-        keep_first_error(p, err);
+        if (p->doc != D_SKIP) keep_first_error(p, err);   /* else once its skip is counted (end_skip) */
     }
     p->stats.items += p->m.items;
-    p->doc = err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_LIMIT) ? D_SKIP : D_AWAIT;
     p->skip_own_root = !p->m.root_seen;
     p->skip_match = 0;
     p->aw = AW_SPACE;
     p->pend_len = 0;
+    if (p->doc == D_SKIP) {
+        /* Its end goes out when the skip ends (end_skip), with the bytes skipped. */
+        p->deferred = 1;
+        p->pending_err = *err;
+        snprintf(p->pending_message, sizeof p->pending_message, "%s", err->message ? err->message : "error");
+        p->pending_err.message = p->pending_message;
+        return CFS_OK;
+    }
     if (cfs_machine_finish(&p->m, err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     return CFS_OK;
 }
@@ -380,6 +393,21 @@ static cfs_status recover_pending(cfs_parser *p) {
     int stop = p->recover(p->m.ctx, p->keep, p->keep_len, p->pending_items, &p->pending_err);
     keep_reset(p);
     return stop ? set_fatal(p, CFS_ERR_ABORTED, NULL, 0) : CFS_OK;
+}
+
+/* The search past a failed document's error ended at the stream's current offset (the
+   next document's start, or the stream's end): its error counts the bytes from the
+   error's own to there (`skipped`: what strict parsing did not read), and the document
+   ends — through the recovery hook when it waits there. SwiftFeedParser.endSkip is the
+   same step. */
+static cfs_status end_skip(cfs_parser *p) {
+    if (!p->pending && !p->deferred) return CFS_OK;
+    p->pending_err.skipped = p->xml_offset > p->pending_err.offset ? p->xml_offset - p->pending_err.offset : 0;
+    if (p->pending) return recover_pending(p);
+    p->deferred = 0;
+    keep_first_error(p, &p->pending_err);
+    if (cfs_machine_finish(&p->m, &p->pending_err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+    return CFS_OK;
 }
 
 /* Where the search for the next document resumes after an error at document offset
@@ -627,7 +655,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             p->xml_offset -= before;
             data += i - in_this;
             len -= i - in_this;
-            st = recover_pending(p);
+            st = end_skip(p);
             if (st != CFS_OK) return st;
             p->doc = D_AWAIT;
             st = begin_document(p);
@@ -891,7 +919,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
            document must not begin in bytes DumpParts' probe ends inside of). */
         p->replay_len = 0;
     }
-    if (p->pending && !stopped) recover_pending(p);
+    if (!stopped) end_skip(p);
     if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
     if (p->has_fatal) return p->fatal.code;
     if (truncated_gzip) return CFS_ERR_GZIP;

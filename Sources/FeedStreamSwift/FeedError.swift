@@ -43,6 +43,12 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
     public var column: Int
     /// Byte offset in the uncompressed stream.
     public var offset: UInt64
+    /// For a document that failed in a stream of several: the bytes from ``offset`` to
+    /// the next document's start (or the stream's end) that the search for it passed
+    /// over, unread by strict parsing (a ``recovered`` document's were read by the
+    /// recovery path). With ``offset`` it is the byte range skipped, so a reader can
+    /// account for every byte of a dump. 0 for every other error.
+    public var skipped: UInt64 = 0
     /// True when the document failed as XML and was then read by the recovery path
     /// (docs/SCHEMA.md, "Recovered documents"): its items and feed fields are what the
     /// lenient reading found, the rest of the error says where strict XML failed. Never

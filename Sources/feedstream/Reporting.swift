@@ -88,7 +88,8 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
         var s = "{\"file\":" + jsonString(file)
         s += ",\"document\":\(e.document),\"line\":\(e.line),\"column\":\(e.column)"
         s += ",\"reason\":" + jsonString(e.message) + ",\"code\":" + jsonString(e.code.rawValue)
-        s += ",\"offset\":\(e.offset)" + (e.recovered ? ",\"recovered\":true}\n" : "}\n")
+        s += ",\"offset\":\(e.offset)" + (e.skipped > 0 ? ",\"skipped\":\(e.skipped)" : "")
+        s += e.recovered ? ",\"recovered\":true}\n" : "}\n"
         record.append(contentsOf: s.utf8)
     }
 

@@ -7,6 +7,7 @@ import XCTest
 /// Charsets are decoded once, the way expat decodes them, by every backend: the same
 /// charsets accepted, the same bytes rejected, the same UTF-8 out, whatever the input's
 /// chunking (docs/SCHEMA.md, "Backends"). Each case has its own expected output bytes.
+/// A failed document's `skipped` is the rest of the input: each case is one document.
 final class CharsetTests: XCTestCase {
     /// `data` in chunks of `size` bytes.
     private func chunked(_ data: [UInt8], _ size: Int) -> FeedInput {
@@ -98,7 +99,7 @@ final class CharsetTests: XCTestCase {
         let data = Array("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<rss version=\"2.0\"><channel><title>A+ImIDkQ.</title></channel></rss>\n".utf8)
         let expected = """
             {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
-            "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30}}
+            "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30,"skipped":\(data.count - 30)}}
 
             """
         try assertEveryBackendWrites(data, expected, "UTF-7")
@@ -112,7 +113,7 @@ final class CharsetTests: XCTestCase {
         let expected = """
             {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},"title":"a","title_type":"text"}
             {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"iso-2022-jp","title":"T","title_type":"text","items":1,\
-            "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":131}}
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":131,"skipped":\(data.count - 131)}}
 
             """
         try assertEveryBackendWrites(data, expected, "ISO-2022-JP")
@@ -133,7 +134,7 @@ final class CharsetTests: XCTestCase {
         let expected = """
             {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"\u{20AC}"},"title":"a","title_type":"text"}
             {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"gb18030","title":"\u{20AC}","title_type":"text","items":1,\
-            "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":128}}
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":2,"column":87,"offset":128,"skipped":\(good.count - 128)}}
 
             """
         // The pure-Swift backend scans UTF-8 (the euro sign before the error is 3 bytes
@@ -167,7 +168,7 @@ final class CharsetTests: XCTestCase {
             let mark = bigEndian ? 0 : 1
             let expected = """
                 {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"utf-16\(bigEndian ? "be" : "le")","title":"T","title_type":"text","items":0,\
-                "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":\(99 + mark),"offset":\(2 * mark + 196)}}
+                "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":\(99 + mark),"offset":\(2 * mark + 196),"skipped":\(data.count - 2 * mark - 196)}}
 
                 """
             try assertEveryBackendWrites(data, expected, name)
@@ -221,7 +222,7 @@ final class CharsetTests: XCTestCase {
                 let data = encoded(declaration) { utf32($0, bigEndian: bigEndian, mark: true) }
                 let expected = """
                     {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
-                    "error":{"code":"xml","message":"encoding specified in XML declaration is incorrect","line":1,"column":32,"offset":124}}
+                    "error":{"code":"xml","message":"encoding specified in XML declaration is incorrect","line":1,"column":32,"offset":124,"skipped":\(data.count - 124)}}
 
                     """
                 try assertEveryBackendWrites(data, expected, "UTF-32\(order) declared \(declaration)")
@@ -234,7 +235,7 @@ final class CharsetTests: XCTestCase {
         bad.replaceSubrange(at..<(at + 4), with: [0x00, 0xD8, 0x00, 0x00])
         let expected = """
             {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"utf-32le","items":0,\
-            "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":38,"offset":\(at)}}
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":38,"offset":\(at),"skipped":\(bad.count - at)}}
 
             """
         try assertEveryBackendWrites(bad, expected, "UTF-32 surrogate")
@@ -272,7 +273,7 @@ final class CharsetTests: XCTestCase {
         let unknown = Array("<?xml version=\"1.0\" encoding=\"no-such-charset\"?><rss version=\"2.0\"><channel><title>T</title></channel></rss>".utf8)
         try assertEveryBackendWrites(unknown, """
             {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
-            "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30}}
+            "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30,"skipped":\(unknown.count - 30)}}
 
             """, "unknown")
     }

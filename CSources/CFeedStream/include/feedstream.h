@@ -513,6 +513,11 @@ typedef struct cfs_error {
     uint64_t offset;
     /** errno for CFS_ERR_IO, else 0. */
     int sys_errno;
+    /** A document that failed in a stream of several: the bytes from `offset` to the
+        next document's start (or the stream's end) that the search for it passed over,
+        unread by strict parsing (a recovered document's were read by the recovery
+        path). 0 for every other error. With `offset` it is the byte range skipped. */
+    uint64_t skipped;
 } cfs_error;
 
 /** Callbacks. Any may be NULL. Return 0 to go on, non-zero to stop the parser: the

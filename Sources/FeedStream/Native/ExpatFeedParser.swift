@@ -255,5 +255,6 @@ extension FeedError {
         if e.code == CFS_ERR_IO && e.sys_errno != 0 { message += ": " + String(cString: strerror(e.sys_errno)) }
         self.init(code: code, message: message, document: e.document, line: Int(e.line), column: Int(e.column),
                   offset: e.offset)
+        skipped = e.skipped
     }
 }

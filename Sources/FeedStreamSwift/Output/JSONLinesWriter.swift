@@ -186,6 +186,7 @@ extension ByteBuffer {
         key("line"); append(decimal: UInt64(error.line))
         key("column"); append(decimal: UInt64(error.column))
         key("offset"); append(decimal: error.offset)
+        if error.skipped > 0 { key("skipped"); append(decimal: error.skipped) }
         append(0x7D)
         if error.recovered { append(",\"recovered\":true") }
     }

@@ -561,7 +561,7 @@ extension RecordLayout {
     /// A failed document's `error` object (JSONLinesWriter's `writeError`).
     static let errorField = MemberField("error", .object([
         MemberField("code", .string), MemberField("message", .string), MemberField("line", .integer),
-        MemberField("column", .integer), MemberField("offset", .integer),
+        MemberField("column", .integer), MemberField("offset", .integer), MemberField("skipped", .integer),
     ]))
 
     /// A feed line's members after the common ones; `items` is the document's item count;

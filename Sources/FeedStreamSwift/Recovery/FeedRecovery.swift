@@ -50,6 +50,7 @@ package final class FeedRecovery {
         var e = error
         if case .error(let t, _) = outcome, t.isLimit {
             e = FeedError(code: .limitExceeded, message: t.message, document: number, offset: error.offset)
+            e.skipped = error.skipped
         }
         let recovered = machine.core.pointee.rootSeen
         e.recovered = recovered

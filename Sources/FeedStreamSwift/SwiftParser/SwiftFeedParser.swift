@@ -61,6 +61,9 @@ public final class SwiftFeedParser: FeedParser {
     private let recovery: FeedRecovery?
     private var kept = DocumentBytes()
     private var pending: (error: FeedError, delivered: Int)?
+    /// A failed document whose rest is skipped with no recovery (strict, or over the
+    /// window): it ends once the skip ends, with the bytes skipped (endSkip).
+    private var deferred: FeedError?
     /// Kept bytes to search again for the next document after an error (replay()).
     private var replayFrom = 0
     private var replayCount = 0
@@ -161,6 +164,7 @@ public final class SwiftFeedParser: FeedParser {
         summary = ParseSummary()
         fatal = nil
         pending = nil
+        deferred = nil
         kept.reset()
         replayCount = 0
     }
@@ -229,18 +233,41 @@ public final class SwiftFeedParser: FeedParser {
             err = FeedError(code: .notAFeed, message: "root element is not rss, rdf:RDF or feed",
                             document: machine.document, line: 1, column: 1, offset: documentOffset)
         }
+        state = err?.code == .malformedXML || err?.code == .limitExceeded ? .skip : .between
         if err != nil {
             err!.document = machine.document
             summary.failedDocuments += 1
-            if summary.firstError == nil { summary.firstError = err }
+            // A skip's first: once its skip is counted (endSkip).
+            if summary.firstError == nil && state != .skip { summary.firstError = err }
         }
         summary.items += machine.items
-        state = err?.code == .malformedXML || err?.code == .limitExceeded ? .skip : .between
         skipOwnRoot = !machine.core.pointee.rootSeen
         skipHeld.removeAll(keepingCapacity: true)
         between = .space
         held.removeAll(keepingCapacity: true)
+        if state == .skip {
+            deferred = err   // ends when the skip ends (endSkip), with the bytes skipped
+            return
+        }
         try machine.finish(error: err)
+    }
+
+    /// The search past a failed document's error ended at the current stream offset
+    /// (the next document's start, or the stream's end): its error counts the bytes from
+    /// the error's own to there (``FeedError/skipped``), and the document ends — through
+    /// the recovery path when it waits there. input.c's end_skip is the same step.
+    private func endSkip() throws {
+        func skipped(_ e: FeedError) -> UInt64 { xmlOffset > e.offset ? xmlOffset - e.offset : 0 }
+        if var p = pending {
+            p.error.skipped = skipped(p.error)
+            pending = p
+            try recoverPending()
+        } else if var e = deferred {
+            deferred = nil
+            e.skipped = skipped(e)
+            if summary.firstError == nil { summary.firstError = e }
+            try machine.finish(error: e)
+        }
     }
 
     /// Where the search for the next document resumes after an error at document
@@ -397,7 +424,7 @@ public final class SwiftFeedParser: FeedParser {
                 xmlOffset -= UInt64(before)
                 data += i - inThis
                 len -= i - inThis
-                try recoverPending()
+                try endSkip()
                 state = .between
                 try beginDocument()
                 if before > 0 {
@@ -530,7 +557,7 @@ public final class SwiftFeedParser: FeedParser {
             // cfs_parser_finish says why).
             replayCount = 0
         }
-        if pending != nil { try recoverPending() }
+        try endSkip()
         if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }
         if let fatal {
             summary.firstError = fatal
