@@ -597,11 +597,12 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
         cfs_charset_init(cs, head[0] == 0xFE ? CFS_CHARSET_UTF16BE : CFS_CHARSET_UTF16LE);
         skip = 2;
         utf16 = 1;
-    } else if (len >= 2 && head[0] == 0 && head[1] == '<') {   /* UTF-16 without a mark, as expat sniffs it */
-        cfs_charset_init(cs, CFS_CHARSET_UTF16BE);
-        utf16 = 1;
-    } else if (len >= 2 && head[0] == '<' && head[1] == 0) {
-        cfs_charset_init(cs, CFS_CHARSET_UTF16LE);
+    } else if (len >= 2 && (head[0] == 0 || head[1] == 0)) {
+        /* UTF-16 without a mark, as expat's initScan finds it: a document starts with
+           ASCII, so a zero first byte is UTF-16BE ("00 3C", "00 20"), a zero second byte
+           UTF-16LE. (Only "00 3C" and "3C 00" were taken here: expat read "00 20 00 3C"
+           as UTF-16BE by itself, while this stage took it for UTF-8.) */
+        cfs_charset_init(cs, head[0] == 0 ? CFS_CHARSET_UTF16BE : CFS_CHARSET_UTF16LE);
         utf16 = 1;
     }
     r->skip = skip;

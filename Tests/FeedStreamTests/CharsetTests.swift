@@ -173,6 +173,23 @@ final class CharsetTests: XCTestCase {
                 """
             try assertEveryBackendWrites(data, expected, name)
         }
+        // UTF-16BE without a mark whose first character is not `<` (a space: 00 20):
+        // expat's own sniffing reads it as UTF-16BE (a zero first byte), and so does every
+        // backend now. The C core took it for UTF-8 and left expat to it: the lone
+        // surrogate went unmarked and expat joined it with the X (`AB👘CD`, exit 0, no
+        // `encoding`); the Swift backend and libxml2 rejected the document at its first byte.
+        // corpus/fuzz-regressions/utf16be-without-mark-space-first.xml is this document.
+        let spaceFirst = Array(" <rss version=\"2.0\"><channel><title>T</title><item><title>a</title></item><item><title>AB".utf16)
+            + [0xD83D] + Array("XCD</title></item></channel></rss>\n".utf16)
+        let beBytes = spaceFirst.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        try assertEveryBackendWrites(beBytes, """
+            {"schema":1,"kind":"item","source":"t","document":1,"index":0,"feed":{"format":"rss20","title":"T"},"title":"a","title_type":"text"}
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"utf-16be","title":"T","title_type":"text","items":1,\
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":90,"offset":178,"skipped":\(beBytes.count - 178)}}
+
+            """, "UTF-16BE without a mark, a space first")
+        XCTAssertEqual(beBytes, try [UInt8](Data(contentsOf: Paths.corpus.appendingPathComponent(
+            "fuzz-regressions/utf16be-without-mark-space-first.xml"))))
         // A pair is one character: U+1F458, 4 bytes of UTF-8.
         let pair = utf16Document([0xD83D, 0xDC58], bigEndian: false)
         try assertEveryBackendWrites(pair, """

@@ -89,8 +89,9 @@ typedef enum cfs_status {
     /** A document is not well-formed XML. Reported per document through
         on_document_end (or the recovery hook: cfs_parser_set_recover); the parser skips
         to the next document of the stream (the next "<?xml" declaration or root start
-        tag: <rss, <feed, <rdf:RDF, <RDF) and goes on. cfs_parser_finish() returns it if any document
-        of the stream failed. */
+        tag: <rss, <feed, <rdf:RDF, <RDF) and goes on; the document's end is reported once
+        that skip ended, its error's `skipped` counting the bytes passed over.
+        cfs_parser_finish() returns it if any document of the stream failed. */
     CFS_ERR_XML = 2,
     /** The gzip data is corrupt or truncated. Fatal for the rest of the stream. */
     CFS_ERR_GZIP = 3,

@@ -152,8 +152,8 @@ struct XMLTranscoder {
     /// What a document's first bytes (at least 4 of them, or all there are) say of its
     /// charset, as expat and the C core's cfs_charset_detect find it: a byte order mark
     /// (`mark` its length; UTF-32's before UTF-16's, whose little-endian mark starts
-    /// UTF-32's), or UTF-32 or UTF-16 without one, found by where the zero bytes around
-    /// the first `<` are. `transcoder` nil: 8-bit, UTF-8 unless the declaration says
+    /// UTF-32's), or UTF-32 or UTF-16 without one, found by where the zero bytes are (a
+    /// `<` in four bytes for UTF-32, a zero in the first two for UTF-16). `transcoder` nil: 8-bit, UTF-8 unless the declaration says
     /// otherwise (a UTF-8 mark is `mark` 3). The tokenizer and the recovery path both
     /// start a document with it.
     static func sniff(_ s: UnsafePointer<UInt8>, _ n: Int) -> (transcoder: XMLTranscoder?, mark: Int) {
@@ -169,8 +169,10 @@ struct XMLTranscoder {
         if n >= 2 && ((s[0] == 0xFE && s[1] == 0xFF) || (s[0] == 0xFF && s[1] == 0xFE)) {
             return (.utf16(bigEndian: s[0] == 0xFE), 2)
         }
-        if n >= 2 && s[0] == 0 && s[1] == 0x3C { return (.utf16(bigEndian: true), 0) }   // as expat sniffs it
-        if n >= 2 && s[0] == 0x3C && s[1] == 0 { return (.utf16(bigEndian: false), 0) }
+        // UTF-16 without a mark, as expat's initScan finds it (and cfs_charset_detect): a
+        // document starts with ASCII, so a zero first byte is UTF-16BE, a zero second
+        // byte UTF-16LE.
+        if n >= 2 && (s[0] == 0 || s[1] == 0) { return (.utf16(bigEndian: s[0] == 0), 0) }
         return (nil, 0)
     }
 
