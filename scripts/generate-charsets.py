@@ -17,6 +17,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import write_or_check  # noqa: E402
+
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/charset_aliases.def"
 SWIFT = "Sources/FeedStreamSwift/SwiftParser/CharsetAliases.swift"
@@ -60,16 +63,7 @@ def swift(entries):
 
 
 def main():
-    text = swift(read_entries())
-    path = os.path.join(ROOT, SWIFT)
-    if "--check" in sys.argv[1:]:
-        current = open(path, encoding="utf-8").read() if os.path.exists(path) else None
-        if current != text:
-            sys.stderr.write("generate-charsets: %s is stale: run python3 scripts/generate-charsets.py\n" % SWIFT)
-            sys.exit(1)
-        return
-    with open(path, "w", encoding="utf-8") as f:
-        f.write(text)
+    write_or_check("generate-charsets", ROOT, SWIFT, swift(read_entries()))
 
 
 main()

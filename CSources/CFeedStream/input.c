@@ -46,24 +46,26 @@ enum doc_state { D_AWAIT, D_IN, D_SKIP };
 enum await_state { AW_SPACE, AW_LT, AW_BANG, AW_BANG_DASH, AW_COMMENT, AW_PI_TARGET, AW_PI };
 
 /* Where a document starts after a failed one: "<?xml" followed by white space or '?',
-   or a root start tag followed by white space, '>' or '/'. SwiftFeedParser's
-   DocumentStart has the same list: backends must agree on where documents start. */
-static const char *const DOC_STARTS[] = { "<?xml", "<rss", "<feed", "<rdf:RDF", "<RDF" };
-#define DOC_START_MAX 8
+   or a root start tag followed by white space, '>' or '/' -- the list in
+   document_starts.def, which the Swift backend's DocumentStart is generated from:
+   backends must agree on where documents start. */
+static const struct { const char *bytes, *delimiters; } DOC_STARTS[] = {
+#define DOCUMENT_START(start, delimiters) { start, delimiters },
+#include "document_starts.def"
+#undef DOCUMENT_START
+};
+#define DOC_START_MAX 8   /* the longest start (scripts/generate-document-starts.py checks) */
 enum { START_PREFIX, START_MATCH, START_NONE };
 
 /* held[0..n) (from a '<', a prefix of some start) followed by c. */
 static int doc_start_step(const uint8_t *held, size_t n, uint8_t c) {
     int prefix = 0;
     for (size_t k = 0; k < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; k++) {
-        const char *s = DOC_STARTS[k];
+        const char *s = DOC_STARTS[k].bytes;
         size_t len = strlen(s);
         if (memcmp(s, held, n < len ? n : len) != 0) continue;
         if (len > n && (uint8_t)s[n] == c) prefix = 1;
-        if (len == n) {
-            int space = c == ' ' || c == '\t' || c == '\n' || c == '\r';
-            if (space || (k == 0 ? c == '?' : (c == '>' || c == '/'))) return START_MATCH;
-        }
+        if (len == n && c != 0 && strchr(DOC_STARTS[k].delimiters, c) != NULL) return START_MATCH;
     }
     return prefix ? START_PREFIX : START_NONE;
 }

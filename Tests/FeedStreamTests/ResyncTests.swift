@@ -140,6 +140,12 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "skipped ranges", every: 7)
     }
 
+    /// The document starts are written once (document_starts.def): the Swift table is
+    /// generated from it.
+    func testTheDocumentStartsAreGenerated() throws {
+        try assertGeneratorIsCurrent("scripts/generate-document-starts.py")
+    }
+
     // MARK: held errors with a document start behind them
 
     private func rss(_ title: String, _ items: [String], declaration: String = "<?xml version=\"1.0\"?>\n") -> String {

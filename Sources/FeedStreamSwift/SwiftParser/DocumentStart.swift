@@ -1,22 +1,18 @@
 /// Where the next document of a stream starts, after a document that failed: the
 /// stream resynchronizes at the next `<?xml` declaration or root start tag (`<rss`,
 /// `<feed`, `<rdf:RDF`, `<RDF`), whichever comes first, so that documents written
-/// without declarations are not lost after a failed one. The C core's input.c
-/// (`doc_start_step`) applies the same rule, byte for byte: backends must agree on where
-/// documents start.
+/// without declarations are not lost after a failed one. The list is
+/// CSources/CFeedStream/document_starts.def, which the C core's input.c
+/// (`doc_start_step`) includes and ``table`` is generated from
+/// (scripts/generate-document-starts.py): backends agree on where documents start.
 enum DocumentStart {
     /// The starts, each followed by one of its delimiters (which is not part of it).
-    private static let starts: [(bytes: [UInt8], delimiters: [UInt8])] = [
-        declaration,
-        (Array("<rss".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
-        (Array("<feed".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
-        (Array("<rdf:RDF".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
-        (Array("<RDF".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3E, 0x2F]),
-    ]
+    private static let starts = table
 
-    /// The XML declaration's start, `<?xml`, and the bytes that may follow it: the
-    /// start of a document wherever one may begin (``DocumentSplitter`` cuts dumps there).
-    static let declaration: (bytes: [UInt8], delimiters: [UInt8]) = (Array("<?xml".utf8), [0x20, 0x09, 0x0A, 0x0D, 0x3F])
+    /// The XML declaration's start, `<?xml`, and the bytes that may follow it (the
+    /// table's first): the start of a document wherever one may begin
+    /// (``DocumentSplitter`` cuts dumps there).
+    static let declaration = table[0]
 
     enum Step { case prefix, match, none }
 
