@@ -11,8 +11,8 @@ Run from anywhere:
     python3 scripts/generate-document-starts.py --check   # exit 1 when it is stale
 
 ResyncTests runs --check. The script also checks the source: the XML declaration
-first, every start at most 8 bytes (the C core's DOC_START_MAX) and once, delimiters
-never empty and never NUL.
+first, every start 1 to 8 bytes (the C core's DOC_START_MAX) and once, delimiters
+never empty and never NUL (the C core finds them with strchr).
 """
 import os
 import re
@@ -24,7 +24,7 @@ from generated import write_or_check  # noqa: E402
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/document_starts.def"
 SWIFT = "Sources/FeedStreamSwift/SwiftParser/DocumentStartsTable.swift"
-ENTRY = re.compile(r'^DOCUMENT_START\("((?:[^"\\]|\\.)+)", "((?:[^"\\]|\\.)+)"\)$')
+ENTRY = re.compile(r'^DOCUMENT_START\("((?:[^"\\]|\\x[0-9A-Fa-f]{2}|\\.)+)", "((?:[^"\\]|\\.)+)"\)$')
 ESCAPES = {"t": 0x09, "n": 0x0A, "r": 0x0D, "\\": 0x5C, '"': 0x22}
 DOC_START_MAX = 8
 
@@ -37,7 +37,10 @@ def fail(msg):
 def unescape(s, where):
     out, i = [], 0
     while i < len(s):
-        if s[i] == "\\":
+        if s[i] == "\\" and s[i + 1:i + 2] == "x" and re.fullmatch(r"[0-9A-Fa-f]{2}", s[i + 2:i + 4]):
+            out.append(int(s[i + 2:i + 4], 16))
+            i += 4
+        elif s[i] == "\\":
             if i + 1 >= len(s) or s[i + 1] not in ESCAPES:
                 fail("%s: unknown escape in %r" % (where, s))
             out.append(ESCAPES[s[i + 1]])
@@ -61,14 +64,14 @@ def read_entries():
             fail("%s:%d: not DOCUMENT_START(\"start\", \"delimiters\")" % (DEF, n))
         where = "%s:%d" % (DEF, n)
         start, delimiters = unescape(m.group(1), where), unescape(m.group(2), where)
-        if len(start) > DOC_START_MAX or start[0] != 0x3C:
-            fail("%s: a start begins with '<' and has at most %d bytes" % (where, DOC_START_MAX))
+        if not 1 <= len(start) <= DOC_START_MAX:
+            fail("%s: a start has 1 to %d bytes" % (where, DOC_START_MAX))
         if 0 in delimiters or len(set(delimiters)) != len(delimiters):
             fail("%s: delimiters must be distinct and not NUL" % where)
-        entries.append((m.group(1), start, delimiters))
-    if not entries or entries[0][1] != list(b"<?xml"):
+        entries.append((start, delimiters))
+    if not entries or entries[0][0] != list(b"<?xml"):
         fail("%s: the XML declaration (\"<?xml\") must come first" % DEF)
-    if len({bytes(s) for _, s, _ in entries}) != len(entries):
+    if len({bytes(s) for s, _ in entries}) != len(entries):
         fail("%s: a start is listed twice" % DEF)
     return entries
 
@@ -79,8 +82,10 @@ def swift(entries):
            "    /// The document starts (see %s), the XML declaration first: each" % DEF,
            "    /// start's bytes, and the bytes one of which must follow it.",
            "    static let table: [(bytes: [UInt8], delimiters: [UInt8])] = ["]
-    for text, _, delimiters in entries:
-        out.append('        (Array("%s".utf8), [%s]),' % (text, ", ".join("0x%02X" % b for b in delimiters)))
+    def hexes(bs):
+        return ", ".join("0x%02X" % b for b in bs)
+    for start, delimiters in entries:
+        out.append("        ([%s], [%s]),   // %s" % (hexes(start), hexes(delimiters), bytes(start).decode("latin-1").encode("unicode_escape").decode("ascii")))
     out += ["    ]", "}", ""]
     return "\n".join(out)
 

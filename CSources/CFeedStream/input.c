@@ -46,11 +46,11 @@ enum doc_state { D_AWAIT, D_IN, D_SKIP };
 enum await_state { AW_SPACE, AW_LT, AW_BANG, AW_BANG_DASH, AW_COMMENT, AW_PI_TARGET, AW_PI };
 
 /* Where a document starts after a failed one: "<?xml" followed by white space or '?',
-   or a root start tag followed by white space, '>' or '/' -- the list in
-   document_starts.def, which the Swift backend's DocumentStart is generated from:
-   backends must agree on where documents start. */
-static const struct { const char *bytes, *delimiters; } DOC_STARTS[] = {
-#define DOCUMENT_START(start, delimiters) { start, delimiters },
+   a root start tag followed by white space, '>' or '/', or a byte order mark followed
+   by '<' -- the list in document_starts.def, which the Swift backend's DocumentStart is
+   generated from: backends must agree on where documents start. */
+static const struct { const char *bytes; size_t len; const char *delimiters; } DOC_STARTS[] = {
+#define DOCUMENT_START(start, delimiters) { start, sizeof start - 1, delimiters },
 #include "document_starts.def"
 #undef DOCUMENT_START
 };
@@ -62,7 +62,7 @@ static int doc_start_step(const uint8_t *held, size_t n, uint8_t c) {
     int prefix = 0;
     for (size_t k = 0; k < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; k++) {
         const char *s = DOC_STARTS[k].bytes;
-        size_t len = strlen(s);
+        size_t len = DOC_STARTS[k].len;
         if (memcmp(s, held, n < len ? n : len) != 0) continue;
         if (len > n && (uint8_t)s[n] == c) prefix = 1;
         if (len == n && c != 0 && strchr(DOC_STARTS[k].delimiters, c) != NULL) return START_MATCH;
@@ -90,6 +90,7 @@ struct cfs_parser {
 
     enum doc_state doc;
     uint8_t skip_held[DOC_START_MAX];  /* bytes of a document start matched while skipping */
+    uint8_t start_first[256];    /* 1 for a byte some document start begins with */
     size_t skip_match;           /* how many */
     int skip_own_root;           /* the failed document's root had not started: the next
                                     root start tag is its own, not a new document's */
@@ -188,6 +189,8 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
     cfs_parser *p = calloc(1, sizeof *p);
     if (p == NULL) return NULL;
     p->opt = opt;
+    for (size_t k = 0; k < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; k++)
+        p->start_first[(uint8_t)DOC_STARTS[k].bytes[0]] = 1;
     switch (p->opt.backend) {
     case CFS_BACKEND_EXPAT: p->ops = &cfs_expat_ops; break;
     case CFS_BACKEND_LIBXML2: p->ops = &cfs_libxml2_ops; break;
@@ -615,16 +618,16 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             size_t i = 0;
             int matched = 0;
             while (i < len) {
-                if (p->skip_match == 0) {   /* the next '<' (the rest of a rejected document may be huge) */
-                    const uint8_t *lt = memchr(data + i, '<', len - i);
-                    if (lt == NULL) { i = len; break; }
-                    i = (size_t)(lt - data);
-                    p->skip_held[p->skip_match++] = '<';
+                if (p->skip_match == 0) {   /* the next byte a start begins with (the rest of a rejected document may be huge) */
+                    while (i < len && !p->start_first[data[i]]) i++;
+                    if (i == len) break;
+                    p->skip_held[p->skip_match++] = data[i];
                     i++;
                     continue;
                 }
                 int step = doc_start_step(p->skip_held, p->skip_match, data[i]);
-                if (step == START_MATCH && p->skip_own_root && p->skip_held[1] != '?') {
+                /* A root start tag: '<' and not the declaration's '?'. */
+                if (step == START_MATCH && p->skip_own_root && p->skip_held[0] == '<' && p->skip_held[1] != '?') {
                     p->skip_own_root = 0;   /* the failed document's own root */
                     step = START_NONE;
                 }
@@ -633,7 +636,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
                     p->skip_held[p->skip_match++] = data[i];
                 } else {
                     p->skip_match = 0;
-                    if (data[i] == '<') p->skip_held[p->skip_match++] = '<';
+                    if (p->start_first[data[i]]) p->skip_held[p->skip_match++] = data[i];
                 }
                 i++;
             }

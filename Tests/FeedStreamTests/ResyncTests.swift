@@ -140,6 +140,39 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "skipped ranges", every: 7)
     }
 
+    /// A byte order mark followed by `<` is a document start (issue 17): a UTF-16
+    /// document after a failed one has no byte sequence the ASCII starts match, so it was
+    /// skipped as the failed document's rest (all of it, its items too). UTF-16LE with a
+    /// declaration, UTF-16BE without, UTF-8 with a mark, each behind a failed document.
+    func testADocumentAfterAFailedOneMayStartWithAByteOrderMark() throws {
+        let bad = Array("<rss version=\"2.0\"><channel><title>A</titel></channel></rss>\n".utf8)
+        let le = [UInt8]([0xFF, 0xFE]) + rss("LE", ["le1", "le2"], declaration: "<?xml version=\"1.0\" encoding=\"UTF-16\"?>")
+            .utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let be = [UInt8]([0xFE, 0xFF]) + rss("BE", ["be1"], declaration: "").utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }
+        let u8 = [UInt8]([0xEF, 0xBB, 0xBF]) + Array(rss("U8", ["u1"], declaration: "").utf8)
+        let data = bad + le + bad + be + bad + u8
+        for backend in FeedBackend.allCases {
+            for strict in [false, true] {
+                let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+                let context = "\(backend), strict \(strict)"
+                XCTAssertEqual(docs.map { $0.feed.title?.value }, ["A", "LE", "A", "BE", "A", "U8"].map { strict && $0 == "A" ? nil : $0 }, context)
+                XCTAssertEqual(docs.map { $0.error == nil }, [false, true, false, true, false, true], context)
+                XCTAssertEqual(docs.map(\.items.count), [0, 2, 0, 1, 0, 1], context)
+                // Each failed document's range ends where the next one's mark begins.
+                let starts = [0, bad.count + le.count, 2 * bad.count + le.count + be.count]
+                for (k, start) in starts.enumerated() {
+                    let e = try XCTUnwrap(docs[2 * k].error, context)
+                    XCTAssertEqual(e.offset + e.skipped, UInt64(start + bad.count), "\(context), document \(2 * k + 1)")
+                }
+            }
+        }
+        let feedLines = String(decoding: try convert(FeedBackend.swift.makeParser(), .bytes(data)), as: UTF8.self)
+            .split(separator: "\n").filter { $0.contains("\"kind\":\"feed\"") }
+        XCTAssertEqual(feedLines.map { $0.contains("\"encoding\":\"utf-16le\"") }, [false, true, false, false, false, false])
+        XCTAssertEqual(feedLines.map { $0.contains("\"encoding\":\"utf-16be\"") }, [false, false, false, true, false, false])
+        try assertCutsDoNotMatter(data, "byte order marks", every: 5)
+    }
+
     /// The document starts are written once (document_starts.def): the Swift table is
     /// generated from it.
     func testTheDocumentStartsAreGenerated() throws {

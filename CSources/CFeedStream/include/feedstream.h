@@ -88,8 +88,8 @@ typedef enum cfs_status {
     CFS_ERR_NOMEM = 1,
     /** A document is not well-formed XML. Reported per document through
         on_document_end (or the recovery hook: cfs_parser_set_recover); the parser skips
-        to the next document of the stream (the next "<?xml" declaration or root start
-        tag: <rss, <feed, <rdf:RDF, <RDF) and goes on; the document's end is reported once
+        to the next document of the stream (the next "<?xml" declaration, root start
+        tag -- <rss, <feed, <rdf:RDF, <RDF -- or byte order mark followed by '<') and goes on; the document's end is reported once
         that skip ended, its error's `skipped` counting the bytes passed over.
         cfs_parser_finish() returns it if any document of the stream failed. */
     CFS_ERR_XML = 2,

@@ -1,7 +1,8 @@
 /// Where the next document of a stream starts, after a document that failed: the
-/// stream resynchronizes at the next `<?xml` declaration or root start tag (`<rss`,
-/// `<feed`, `<rdf:RDF`, `<RDF`), whichever comes first, so that documents written
-/// without declarations are not lost after a failed one. The list is
+/// stream resynchronizes at the next `<?xml` declaration, root start tag (`<rss`,
+/// `<feed`, `<rdf:RDF`, `<RDF`) or byte order mark followed by `<`, whichever comes
+/// first, so that documents written without declarations (or in UTF-16) are not lost
+/// after a failed one. The list is
 /// CSources/CFeedStream/document_starts.def, which the C core's input.c
 /// (`doc_start_step`) includes and ``table`` is generated from
 /// (scripts/generate-document-starts.py): backends agree on where documents start.
@@ -13,6 +14,14 @@ enum DocumentStart {
     /// table's first): the start of a document wherever one may begin
     /// (``DocumentSplitter`` cuts dumps there).
     static let declaration = table[0]
+
+    /// For each byte value, whether some start begins with it.
+    static let firstBytes: [Bool] = (0..<256).map { b in table.contains { $0.bytes[0] == UInt8(b) } }
+
+    /// A start that is a root start tag (`<` and not the declaration's `?`): after a
+    /// document that failed before its root started, the first one found is that
+    /// document's own root.
+    static func isRootStartTag(_ held: [UInt8]) -> Bool { held.count > 1 && held[0] == 0x3C && held[1] != 0x3F }
 
     enum Step { case prefix, match, none }
 

@@ -381,15 +381,17 @@ public final class SwiftFeedParser: FeedParser {
                 var i = 0
                 var matched = false
                 scan: while i < len {
-                    if skipHeld.isEmpty {   // the next '<' (the rest of a rejected document may be huge)
-                        guard let lt = memchr(data + i, 0x3C, len - i) else { i = len; break }
-                        i = lt.assumingMemoryBound(to: UInt8.self) - UnsafeMutablePointer(mutating: data)
-                        skipHeld.append(0x3C)
+                    if skipHeld.isEmpty {   // the next byte a start begins with (the rest of a rejected document may be huge)
+                        DocumentStart.firstBytes.withUnsafeBufferPointer { first in
+                            while i < len && !first[Int(data[i])] { i += 1 }
+                        }
+                        if i == len { break }
+                        skipHeld.append(data[i])
                         i += 1
                         continue
                     }
                     var step = DocumentStart.step(skipHeld, data[i])
-                    if case .match = step, skipOwnRoot, skipHeld[1] != 0x3F {
+                    if case .match = step, skipOwnRoot, DocumentStart.isRootStartTag(skipHeld) {
                         skipOwnRoot = false   // the failed document's own root
                         step = .none
                     }
@@ -402,7 +404,7 @@ public final class SwiftFeedParser: FeedParser {
                         break scan
                     case .none:
                         skipHeld.removeAll(keepingCapacity: true)
-                        if data[i] == 0x3C { skipHeld.append(0x3C) }
+                        if DocumentStart.firstBytes[Int(data[i])] { skipHeld.append(data[i]) }
                         i += 1
                     }
                 }
