@@ -139,13 +139,14 @@ func chunkedInput(_ data: [UInt8], _ size: Int) -> FeedInput {
     })
 }
 
-/// Runs a generator script of the repository with `--check`: it fails (and says what
-/// differs) when a file it writes was edited by hand or its source changed without
-/// regenerating.
-func assertGeneratorIsCurrent(_ script: String, file: StaticString = #filePath, line: UInt = #line) throws {
+/// Runs a generator script of the repository with `--check` (or `arguments`): it fails
+/// (and says what differs) when a file it writes was edited by hand or its source
+/// changed without regenerating.
+func assertGeneratorIsCurrent(_ script: String, arguments: [String] = ["--check"],
+                              file: StaticString = #filePath, line: UInt = #line) throws {
     let p = Process()
     p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-    p.arguments = ["python3", Paths.repo.appendingPathComponent(script).path, "--check"]
+    p.arguments = ["python3", Paths.repo.appendingPathComponent(script).path] + arguments
     let err = Pipe()
     p.standardError = err
     try p.run()
