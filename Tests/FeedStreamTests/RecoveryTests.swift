@@ -226,12 +226,35 @@ final class RecoveryTests: XCTestCase {
             let lines = out.split(separator: "\n")
             XCTAssertEqual(lines.count, 2)
             XCTAssertTrue(lines[0].contains("\"title\":\"a & b\""), "\(backend): \(lines[0])")
+            XCTAssertTrue(lines[0].hasSuffix(",\"recovered\":true}"), "\(backend): \(lines[0])")
             XCTAssertTrue(lines[1].hasSuffix("},\"recovered\":true}"), "\(backend): \(lines[1])")
             let summary = try backend.makeParser().parse(.bytes(data), handler: FeedCollector())
             XCTAssertEqual(summary.recoveredDocuments, 1, "\(backend)")
             XCTAssertEqual(summary.failedDocuments, 0, "\(backend)")
             XCTAssertEqual(summary.items, 1, "\(backend)")
             XCTAssertEqual(summary.firstError?.recovered, true, "\(backend)")
+        }
+    }
+
+    /// Text is never changed without a mark (issue 17): the item lines the recovery path
+    /// wrote carry `"recovered": true`, the items read strictly before the failure do
+    /// not. Here a lone UTF-16 surrogate (no character: the strict parse fails there)
+    /// becomes U+FFFD in the recovered item, on every backend.
+    func testItemsTheRecoveryPathWroteAreMarked() throws {
+        let s = "<?xml version=\"1.0\" encoding=\"UTF-16\"?><rss version=\"2.0\"><channel><title>T</title>"
+            + "<item><title>a</title></item><item><title>AB\u{FFFF}XCD</title></item><item><title>c</title></item></channel></rss>"
+        let units = s.utf16.map { $0 == 0xFFFF ? 0xD83D : $0 }
+        let data = [UInt8]([0xFF, 0xFE]) + units.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        for backend in FeedBackend.allCases {
+            let docs = try documents(data, backend)
+            XCTAssertEqual(docs.count, 1, "\(backend)")
+            XCTAssertEqual(docs.first.map(titles), ["a", "AB\u{FFFD}XCD", "c"], "\(backend)")
+            XCTAssertEqual(docs.first?.items.map(\.isRecovered), [false, true, true], "\(backend)")
+            let lines = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser()).text.split(separator: "\n")
+            XCTAssertEqual(lines.map { $0.hasSuffix(",\"recovered\":true}") }, [false, true, true, true], "\(backend)")
+            // Strict: the item before the failure only, unmarked.
+            let strict = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser(strict: true)).text
+            XCTAssertFalse(strict.contains("\"recovered\""), "\(backend)")
         }
     }
 

@@ -184,6 +184,8 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     public var enclosures: [FeedEnclosure]
     /// True when the item's text passed the parser's per-item limit and was cut.
     public var isTruncated: Bool
+    /// True when the recovery path read the item (``FeedItemView/isRecovered``).
+    public var isRecovered: Bool
     /// The item's language (`dc:language`, or its `xml:lang`).
     public var language: String?
     /// The contributors: Atom `contributor`, `dc:contributor`.
@@ -213,6 +215,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         categories = v.categories.map(FeedCategory.init)
         enclosures = v.enclosures.map(FeedEnclosure.init)
         isTruncated = v.isTruncated
+        isRecovered = v.isRecovered
         language = v.record[.language].string
         contributors = v.record.contributors.map(FeedPerson.init)
         rights = FeedText(v.record, .rights)

@@ -4,14 +4,19 @@ public struct FeedItemView {
     public let index: Int
     /// True when the item's text exceeded the parser's per-item limit and was cut.
     public let isTruncated: Bool
+    /// True when the recovery path read the item (its document failed as XML before the
+    /// item ended; docs/SCHEMA.md, "Recovered documents"): its text is what the lenient
+    /// reading found, and may have been repaired (U+FFFD for bytes no charset reads).
+    public let isRecovered: Bool
     /// All fields and lists.
     public let record: FeedRecordView
     /// The feed data that appeared before this item.
     public let feed: FeedInfoView
 
-    package init(index: Int, isTruncated: Bool, record: RawRecord, feed: FeedInfoView) {
+    package init(index: Int, isTruncated: Bool, isRecovered: Bool = false, record: RawRecord, feed: FeedInfoView) {
         self.index = index
         self.isTruncated = isTruncated
+        self.isRecovered = isRecovered
         self.record = FeedRecordView(record)
         self.feed = feed
     }

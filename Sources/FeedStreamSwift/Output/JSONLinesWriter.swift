@@ -163,6 +163,7 @@ extension ByteBuffer {
         beginLine(depth: 0)
         item.record.walk(RecordLayout.item, into: &self)
         if item.isTruncated { append(",\"truncated\":true") }
+        if item.isRecovered { append(",\"recovered\":true") }
         append("}\n")
     }
 

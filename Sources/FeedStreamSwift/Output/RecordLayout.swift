@@ -549,13 +549,13 @@ extension RecordLayout {
     ]
 
     /// An item line's members after the common ones: its index, its feed object, the
-    /// layout's members, and `truncated`.
+    /// layout's members, `truncated` and `recovered`.
     package static var itemFields: [MemberField] {
         [MemberField("index", .integer),
          MemberField("feed", .object([MemberField("format", .string), MemberField("title", .string)]
                                      + itemFeed.flatMap(\.fields)))]
             + item.flatMap(\.fields)
-            + [MemberField("truncated", .boolean)]
+            + [MemberField("truncated", .boolean), MemberField("recovered", .boolean)]
     }
 
     /// A failed document's `error` object (JSONLinesWriter's `writeError`).

@@ -14,7 +14,11 @@ package final class FeedRecovery {
 
     private let maxItemBytes: Int
     private let limits: FeedLimits
-    private lazy var machine = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
+    private lazy var machine: SwiftFeedMachine = {
+        let m = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
+        m.recovering = true   // every item it delivers was read by the recovery path
+        return m
+    }()
     private lazy var tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
 
     /// The charset the transport named for the stream being parsed (set per parse by

@@ -30,6 +30,8 @@ final class SwiftFeedMachine {
     /// Items of the document not to deliver (counted all the same): the recovery path
     /// re-reads a failed document from its start, and its first items were delivered.
     var skipItems = 0
+    /// The recovery path's machine: its items are marked ``FeedItemView/isRecovered``.
+    var recovering = false
 
     /// - Parameters:
     ///   - maxItemBytes: per-record byte limit; 0 for the default (64 MiB).
@@ -150,7 +152,7 @@ final class SwiftFeedMachine {
         let feed = feedInfo()
         c.pointee.items += 1
         guard index >= skipItems, let handler, let parser else { return }
-        try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated,
+        try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering,
                                                               record: c.pointee.pubItem.raw, feed: feed))
     }
 }
