@@ -230,8 +230,9 @@ final class ReadmeQueriesCLITests: CLITestCase {
         let text = try runAsWritten(lines, in: dir)
         let runs = text.components(separatedBy: "== ")
         XCTAssertEqual(runs.count, 4, text)   // printf, then the two conversions
-        // Recovering: the item, then the feed line with the error and "recovered".
+        // Recovering: the item, then the feed line with the error, both "recovered".
         XCTAssertTrue(runs[1].contains("\"kind\":\"item\"") && runs[1].contains("\"title\":\"a & b\""), text)
+        XCTAssertTrue(runs[1].contains("\"title_type\":\"text\",\"recovered\":true}"), text)
         XCTAssertTrue(runs[1].contains("},\"recovered\":true}"), text)
         // Strict: the feed line and its error only.
         XCTAssertFalse(runs[2].contains("\"kind\":\"item\""), text)
