@@ -57,6 +57,33 @@ final class ErrorPositionTests: XCTestCase {
         let control = [0xEF, 0xBB, 0xBF] + bytes("<rss version=\"2.0\"><channel><title>ab\u{1}</title></channel></rss>")
         try assertEveryBackend(control, line: 1, column: 39, offset: 40, "UTF-8 mark, invalid character")
     }
+
+    /// In UTF-16 and UTF-32 the column counts characters too, not the UTF-8 bytes the
+    /// Swift tokenizer scans (it said 47 and 48 here; a known exception until the default
+    /// became the Swift backend): three `é` and an emoji (a surrogate pair in UTF-16, one
+    /// character) before the control character, on line 2 after a declaration, or on
+    /// line 1 after a byte order mark (one column).
+    func testUTF16AndUTF32ColumnsCountCharacters() throws {
+        let body = "<rss version=\"2.0\"><channel><title>\u{E9}\u{E9}\u{E9}\u{1F600}x\u{1}</title></channel></rss>\n"
+        func utf16(_ s: String, bigEndian: Bool) -> [UInt8] {
+            s.utf16.flatMap { bigEndian ? [UInt8($0 >> 8), UInt8($0 & 0xFF)] : [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
+        func utf32(_ s: String, bigEndian: Bool) -> [UInt8] {
+            s.unicodeScalars.flatMap { u -> [UInt8] in
+                let b = [UInt8(u.value >> 24), UInt8((u.value >> 16) & 0xFF), UInt8((u.value >> 8) & 0xFF), UInt8(u.value & 0xFF)]
+                return bigEndian ? b : b.reversed()
+            }
+        }
+        let declared = "<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n" + body
+        // Line 2: 35 characters of markup, then 5 before the control character.
+        try assertEveryBackend([0xFF, 0xFE] + utf16(declared, bigEndian: false), line: 2, column: 41, offset: 164, "UTF-16LE, line 2")
+        try assertEveryBackend(utf16(declared, bigEndian: true), line: 2, column: 41, offset: 162, "UTF-16BE, line 2")
+        // Line 1 after a mark: the mark is a column.
+        try assertEveryBackend([0xFF, 0xFE] + utf16(body, bigEndian: false), line: 1, column: 42, offset: 84, "UTF-16LE mark, line 1")
+        try assertEveryBackend([0xFF, 0xFE, 0, 0] + utf32(body, bigEndian: false), line: 1, column: 42, offset: 164, "UTF-32LE mark, line 1")
+        try assertEveryBackend(utf32(body, bigEndian: true), line: 1, column: 41, offset: 160, "UTF-32BE, line 1")
+    }
+
     func testABrokenReferenceIsReportedAtTheByteThatBreaksIt() throws {
         // expat's scanRef/scanCharRef: the first byte that is not part of the reference
         // (the Swift tokenizer said the '&' or the name's first byte).

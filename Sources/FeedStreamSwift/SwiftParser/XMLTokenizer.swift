@@ -466,11 +466,10 @@ final class SwiftXMLTokenizer {
     /// The column of input offset `raw` (of the document's bytes `input`, from its
     /// start) on line `line`, counted in characters as expat counts it: the error
     /// positions of the scanner count UTF-8 bytes, which a character past U+007F makes
-    /// more. nil when it cannot be told here (UTF-16 and UTF-32: their columns stay as
-    /// the scanner counts them), or `input` does not reach `raw`.
+    /// more. nil when `input` does not reach `raw`.
     func inputColumn(ofInput raw: Int, line: Int, in input: UnsafeRawBufferPointer) -> Int? {
         guard raw >= 0, raw <= input.count, let base = input.baseAddress else { return nil }
-        if let (_, t) = switched, t.isWide { return nil }
+        if let (from, t) = switched, t.isWide { return wideColumn(ofInput: raw, from: from, t, in: input) }
         let p = base.assumingMemoryBound(to: UInt8.self)
         // An ASCII-compatible charset: a line ends at byte 0x0A.
         var start = raw
@@ -491,6 +490,34 @@ final class SwiftXMLTokenizer {
         for c in utf8 where c & 0xC0 != 0x80 { chars += 1 }
         // A UTF-8 mark before a declared 8-bit charset was decoded in it: one column.
         return chars + 1 + (switched != nil && line == 1 ? markColumns : 0)
+    }
+
+    /// ``inputColumn(ofInput:line:in:)`` in a UTF-16 or UTF-32 document, transcoded from
+    /// input offset `from` (after its byte order mark, if any) by `initial`: the line
+    /// starts after the last line feed unit before `raw`; its characters are counted by
+    /// decoding it (a surrogate pair is one, as in expat), and on the document's first
+    /// line its byte order mark is one column.
+    private func wideColumn(ofInput raw: Int, from: Int, _ initial: XMLTranscoder,
+                            in input: UnsafeRawBufferPointer) -> Int? {
+        let p = input.baseAddress!.assumingMemoryBound(to: UInt8.self)
+        let unit = initial.isUTF16 ? 2 : 4
+        let mark = markColumns < 0   // a byte order mark (markColumns is 1 - its bytes)
+        let first = from
+        guard raw >= first, (raw - first) % unit == 0 else { return nil }
+        let littleEndian = initial.kind == .utf16LE || initial.kind == .utf32LE
+        func isLineFeed(_ k: Int) -> Bool {
+            for j in 0..<unit where p[k + j] != (j == (littleEndian ? 0 : unit - 1) ? 0x0A : 0) { return false }
+            return true
+        }
+        var start = raw
+        while start - unit >= first && !isLineFeed(start - unit) { start -= unit }
+        var t = initial
+        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: XMLTranscoder.maxOutput(forInput: raw - start + 8))
+        defer { out.deallocate() }
+        let r = t.decode(UnsafeRawBufferPointer(rebasing: input[start..<raw]), final: true, to: out)
+        var chars = 0
+        for k in 0..<r.written where out[k] & 0xC0 != 0x80 { chars += 1 }
+        return chars + 1 + (start == first && mark ? 1 : 0)
     }
 
     /// The fewest input bytes whose decoding yields at least `output` bytes.
