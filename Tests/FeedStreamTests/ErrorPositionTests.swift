@@ -84,6 +84,26 @@ final class ErrorPositionTests: XCTestCase {
         try assertEveryBackend(utf32(body, bigEndian: true), line: 1, column: 41, offset: 160, "UTF-32BE, line 1")
     }
 
+    /// An attribute's default value in the internal subset is read as expat reads it
+    /// (storeAttributeValue): a `<` in it is an invalid token there, and a reference must
+    /// be one. The Swift backend took `"audio<…"` as a default (the differential fuzzer;
+    /// corpus/fuzz-regressions/attribute-default-values.xml has more cases). A good
+    /// default is applied, its references replaced.
+    func testAttributeDefaultValuesAreCheckedAsExpatChecksThem() throws {
+        func doc(_ declaration: String) -> [UInt8] {
+            bytes("<?xml version=\"1.0\"?>\n<!DOCTYPE rss [\n  <!ATTLIST enclosure type CDATA \(declaration)>\n]>\n"
+                  + "<rss version=\"2.0\"><channel><title>T</title><item><title>i</title><enclosure url=\"http://example.com/i.mp3\"/></item></channel></rss>\n")
+        }
+        try assertEveryBackend(doc("\"audio<mpeg\""), line: 3, column: 40, offset: 77, "a < in a default")
+        try assertEveryBackend(doc("#FIXED \"x<y\""), line: 3, column: 43, offset: 80, "a < in a #FIXED default")
+        try assertEveryBackend(doc("\"a&b c;\""), line: 3, column: 38, offset: 75, "a broken entity reference")
+        for backend in FeedBackend.allCases {
+            let docs = try backend.makeParser(strict: true).documents(from: .bytes(doc("\"a&amp;b&#65;\"")))
+            XCTAssertNil(docs.first?.error, "\(backend)")
+            XCTAssertEqual(docs.first?.items.first?.enclosures.map(\.type), ["a&bA"], "\(backend)")
+        }
+    }
+
     func testABrokenReferenceIsReportedAtTheByteThatBreaksIt() throws {
         // expat's scanRef/scanCharRef: the first byte that is not part of the reference
         // (the Swift tokenizer said the '&' or the name's first byte).

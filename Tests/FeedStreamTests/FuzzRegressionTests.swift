@@ -35,6 +35,8 @@ final class FuzzRegressionTests: XCTestCase {
             + "call, and nothing past an error the end reports is searched (Fuzz/README.md, resynchronization)",
         "expat-own-root-after-held-declaration-error.xml": "as resume-after-error-in-earlier-chunk.xml: libxml2 may "
             + "report the broken declaration only at the end, depending on the cuts",
+        "attribute-default-values.xml": "libxml2 places a bad character reference in a default value after it, and "
+            + "a reference the value ends inside at the value's end (expat: at the `&`)",
         "prolog-and-markup-as-expat-reads-them.xml": "libxml2 places prolog, DOCTYPE and markup errors its own "
             + "way (a markup declaration's keyword at its '<', a comment's '--' at its first '-', ...), so its "
             + "resumed searches differ",

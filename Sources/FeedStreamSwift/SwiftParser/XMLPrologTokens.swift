@@ -416,6 +416,8 @@ enum PrologRole: Equatable {
     case publicID
     /// An internal entity's value.
     case entityValue
+    /// An attribute's default value in an attribute-list declaration (`#FIXED` too).
+    case attributeDefault
 }
 
 /// The prolog's grammar as expat's xmlrole states it: the state after each token, and
@@ -547,9 +549,9 @@ struct PrologGrammar {
                 if keyword("IMPLIED", at: start + 1) || keyword("REQUIRED", at: start + 1) { return go(.attlist1) }
                 if keyword("FIXED", at: start + 1) { return go(.attlist9) }
             }
-            if token == .literal { return go(.attlist1) }
+            if token == .literal { return go(.attlist1, .attributeDefault) }
         case .attlist9:
-            if token == .literal { return go(.attlist1) }
+            if token == .literal { return go(.attlist1, .attributeDefault) }
         case .element0:
             if isName { return go(.element1) }
         case .element1:
