@@ -99,11 +99,19 @@ final class SwiftXMLTokenizer {
     private let decoded = TranscodeBuffer()
 
     // ---- entities declared in the internal DTD subset ----
-    private struct Entity { var value: [UInt8]?; var external: Bool }
+    /// A general entity: its replacement text (character references replaced), or nil
+    /// for an external one; `binary` for an unparsed one (`NDATA`), which no reference
+    /// may name.
+    private struct Entity { var value: [UInt8]?; var external: Bool; var binary = false }
     @exclusivity(unchecked) private var entities: [[UInt8]: Entity] = [:]
     /// Parameter entities: the replacement text, nil for an external one (never read).
     @exclusivity(unchecked) private var parameterEntities: [[UInt8]: [UInt8]?] = [:]
     @exclusivity(unchecked) private var entityDepth = 0
+    /// The document referred to parameter entities so far (a DOCTYPE with an external
+    /// identifier, or a `%name;` between declarations): expat's `hasParamEntityRefs`.
+    /// An undeclared entity in an attribute-list default is an error until then (or
+    /// always, standalone), since no external declaration could have declared it.
+    @exclusivity(unchecked) private var refersToParameterEntities = false
     @exclusivity(unchecked) private var expandedBytes = 0
 
     private struct Frame {
@@ -183,13 +191,18 @@ final class SwiftXMLTokenizer {
         }
     }
 
-    /// A default attribute value declared in the internal subset (`<!ATTLIST`).
+    /// An attribute declared in the internal subset (`<!ATTLIST`): its default value,
+    /// if it has one, and whether its type is CDATA.
     private struct AttributeDefault {
         var element: [UInt8]
         var name: UnsafeMutableBufferPointer<UInt8>
-        var value: UnsafeMutableBufferPointer<UInt8>
+        var value: UnsafeMutableBufferPointer<UInt8>?
+        var cdata: Bool
     }
     private var defaults: [AttributeDefault] = []
+    /// An attribute of a type other than CDATA was declared: values given in start tags
+    /// are looked up and normalized.
+    private var tokenizedDeclared = false
 
     init(machine: SwiftFeedMachine, limits: FeedLimits = .default) {
         self.machine = machine
@@ -207,7 +220,7 @@ final class SwiftXMLTokenizer {
         frames.deallocate(); bindings.deallocate(); raw.deallocate(); attrs.deallocate()
         // ATTLIST defaults of the last document (begin() frees those of earlier ones;
         // found by LeakSanitizer).
-        for d in defaults { d.name.deallocate(); d.value.deallocate() }
+        for d in defaults { d.name.deallocate(); d.value?.deallocate() }
     }
 
     /// The charset the transport named (HTTP's `Content-Type` charset), set for a
@@ -238,10 +251,12 @@ final class SwiftXMLTokenizer {
         rawPending.removeAll()
         if !entities.isEmpty { entities.removeAll() }
         if !parameterEntities.isEmpty { parameterEntities.removeAll() }
-        for d in defaults { d.name.deallocate(); d.value.deallocate() }
+        for d in defaults { d.name.deallocate(); d.value?.deallocate() }
         defaults.removeAll()
+        tokenizedDeclared = false
         entityDepth = 0
         expandedBytes = 0
+        refersToParameterEntities = false
     }
 
     /// Parses the next bytes of the document (`final`: there are no more).
@@ -1003,31 +1018,89 @@ final class SwiftXMLTokenizer {
         return .next(j)
     }
 
-    /// An attribute-list declaration's default value `s[from..<to]` (inside its quotes)
-    /// as expat's storeAttributeValue reads it: a `<` is an invalid token there, a
-    /// reference must be one (its bad byte is the error's place; one the value ends
-    /// inside, its `&`), and a character reference must name a character XML allows.
-    /// (An undeclared entity in a default is not checked, as expat does not when the
-    /// document refers to parameter entities.) Found by the differential fuzzer: the Swift
-    /// backend took `"audio<!ENTITY…"` as a default value that expat rejects.
-    private func attributeDefaultError(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (at: Int, message: String)? {
+    /// Where and why an attribute-list default is not well-formed.
+    private struct DefaultValueError: Error { var at: Int; var message: String }
+
+    /// An attribute-list declaration's default value `s[from..<to]` (inside its quotes),
+    /// read as expat's storeAttributeValue reads it (found by the differential fuzzer and
+    /// by hand): references replaced, general entities declared so far expanded
+    /// (recursively), literal white space a space, a character reference's white space
+    /// kept; for a type other than CDATA, spaces collapsed and trimmed. Not well-formed:
+    /// a `<` (also in a replacement text), a bad reference, a recursive one, one to an
+    /// external or unparsed entity, and one to an undeclared entity while no external
+    /// declaration could have declared it (standalone, or no parameter entity referred to
+    /// yet; otherwise it is dropped). An error in the literal is placed at its byte (a
+    /// reference's at its `&`), one in a replacement text or an undeclared entity at the
+    /// literal's quote, where expat places them. `account`: counted toward the
+    /// amplification limit (once per literal).
+    private func attributeDefault(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, cdata: Bool,
+                                  account: Bool = true) -> Result<[UInt8], DefaultValueError> {
+        var out: [UInt8] = []
+        var open: [[UInt8]] = []
+        if let e = appendDefault(s, from, to, cdata: cdata, top: true, quote: from - 1, account: account,
+                                 into: &out, open: &open) {
+            return .failure(e)
+        }
+        if !cdata && out.last == 0x20 { out.removeLast() }
+        return .success(out)
+    }
+
+    private func appendDefault(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, cdata: Bool, top: Bool, quote: Int,
+                               account: Bool, into out: inout [UInt8], open: inout [[UInt8]]) -> DefaultValueError? {
+        func space() { if cdata || (!out.isEmpty && out.last != 0x20) { out.append(0x20) } }
+        func error(_ j: Int, _ message: String) -> DefaultValueError { DefaultValueError(at: top ? j : quote, message: message) }
         var j = from
         while j < to {
-            switch s[j] {
+            let c = s[j]
+            switch c {
             case 0x3C:
-                return (j, "not well-formed (invalid token)")
+                return error(j, "not well-formed (invalid token)")
+            case 0x0D:
+                space()
+                j += (j + 1 < to && s[j + 1] == 0x0A) ? 2 : 1
+            case 0x20, 0x09, 0x0A:
+                space()
+                j += 1
             case 0x26:
                 let r = referenceEnd(s, j + 1, to)
-                if r == -1 { return (j, "not well-formed (invalid token)") }
-                if r < -1 { return (-r - 2, "not well-formed (invalid token)") }
+                if r == -1 { return error(j, "not well-formed (invalid token)") }
+                if r < -1 { return error(-r - 2, "not well-formed (invalid token)") }
                 if s[j + 1] == 0x23 {
                     let hex = s[j + 2] == 0x78
                     var v: UInt32 = 0
                     for k in (j + (hex ? 3 : 2))..<(r - 1) { v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + hexValue(s[k], hex)! }
-                    if !isXMLChar(v) { return (j, "reference to invalid character number") }
+                    if !isXMLChar(v) { return error(j, "reference to invalid character number") }
+                    if v == 0x20 { space() } else { XMLRepair.appendScalar(&out, v) }
+                } else {
+                    let nm = UnsafeRawBufferPointer(start: s + j + 1, count: r - j - 2)
+                    if let ch = predefinedEntity(nm) {
+                        out.append(ch)
+                    } else if let entity = entities.isEmpty ? nil : entities[Array(nm)] {
+                        let key = Array(nm)
+                        if open.contains(key) { return error(j, "recursive entity reference") }
+                        if entity.binary { return error(j, "reference to binary entity") }
+                        guard let value = entity.value else { return error(j, "reference to external entity in attribute") }
+                        if account {
+                            expandedBytes += value.count
+                            if expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + j + 1) {
+                                return error(j, "limit on input amplification factor (from DTD and entities) breached")
+                            }
+                        }
+                        open.append(key)
+                        let e = value.withUnsafeBufferPointer { b -> DefaultValueError? in
+                            guard let p = b.baseAddress, b.count > 0 else { return nil }
+                            return appendDefault(p, 0, b.count, cdata: cdata, top: false, quote: quote, account: account,
+                                                 into: &out, open: &open)
+                        }
+                        open.removeLast()
+                        if let e { return e }
+                    } else if standalone || !refersToParameterEntities {
+                        return DefaultValueError(at: quote, message: "undefined entity")
+                    }
                 }
                 j = r
             default:
+                out.append(c)
                 j += 1
             }
         }
@@ -1075,6 +1148,7 @@ final class SwiftXMLTokenizer {
                          empty: Bool) throws -> Stop? {
         let bindingsBefore = bindingsCount
         values.removeAll()
+        let specified = count
         var count = count
         if !defaults.isEmpty { count = applyDefaults(s + nameStart, nameEnd - nameStart, count, tagStart) }
         // The attribute limit (namespace declarations count), before the duplicate checks
@@ -1084,15 +1158,26 @@ final class SwiftXMLTokenizer {
             return .error(tagStart, FeedLimits.message("attributes", count, maxAttributes))
         }
         // Values that need it are decoded first (declarations may use references).
-        for k in 0..<count where raw[k].needsDecoding {
+        // A value of an attribute declared with a type other than CDATA is normalized
+        // (defaults were when declared).
+        for k in 0..<count {
+            let cdata = !tokenizedDeclared || k >= specified || declaredCDATA(s + nameStart, nameEnd - nameStart, raw[k])
+            guard raw[k].needsDecoding || !cdata else { continue }
             let start = values.count
+            attributeCDATA = cdata
+            attributeStart = start
             if let stop = try attributeValue(raw[k].value, 0, Int(raw[k].valueLength)) {
+                attributeCDATA = true
                 // attributeValue positions errors in the value; `s` is the buffer the
                 // error is reported against (found by fuzzing: the position depended on
                 // where the input was cut).
-                if case .error(let at, let message) = stop { return .error(raw[k].value - s + at, message) }
+                if case .error(let at, let message) = stop {
+                    return .error(at == Self.atTag ? tagStart : raw[k].value - s + at, message)
+                }
                 return stop
             }
+            attributeCDATA = true
+            if !cdata && values.count > start && values.base[values.count - 1] == 0x20 { values.removeLast(1) }
             raw[k].decoded = start
             raw[k].valueLength = Int32(values.count - start)
         }
@@ -1208,11 +1293,22 @@ final class SwiftXMLTokenizer {
         return nil
     }
 
+    /// Whether the attribute `a` of element `qname` is of type CDATA (or not declared).
+    private func declaredCDATA(_ qname: UnsafePointer<UInt8>, _ qlen: Int, _ a: RawAttr) -> Bool {
+        for d in defaults where d.name.count == Int(a.nameLength) && d.element.count == qlen
+            && memcmp(d.name.baseAddress!, a.name, d.name.count) == 0
+            && d.element.withUnsafeBufferPointer({ memcmp($0.baseAddress!, qname, qlen) == 0 }) {
+            return d.cdata
+        }
+        return true
+    }
+
     /// Adds the declared defaults of attributes the tag does not specify, after the
     /// specified ones (as expat does). Returns the new attribute count.
     private func applyDefaults(_ qname: UnsafePointer<UInt8>, _ qlen: Int, _ count: Int, _ tagStart: Int) -> Int {
         var n = count
         for d in defaults where d.element.count == qlen && d.element.withUnsafeBufferPointer({ memcmp($0.baseAddress!, qname, qlen) == 0 }) {
+            guard let value = d.value else { continue }
             var present = false
             for k in 0..<n where Int(raw[k].nameLength) == d.name.count && memcmp(raw[k].name, d.name.baseAddress!, d.name.count) == 0 {
                 present = true
@@ -1224,7 +1320,7 @@ final class SwiftXMLTokenizer {
                 colon = Int32(UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - UnsafePointer(d.name.baseAddress!))
             }
             raw[n] = RawAttr(name: UnsafePointer(d.name.baseAddress!), nameLength: Int32(d.name.count), colon: colon,
-                             value: UnsafePointer(d.value.baseAddress!), valueLength: Int32(d.value.count),
+                             value: UnsafePointer(value.baseAddress!), valueLength: Int32(value.count),
                              position: Int32(tagStart), needsDecoding: false)
             n += 1
         }
@@ -1238,7 +1334,8 @@ final class SwiftXMLTokenizer {
     }
 
     /// Decodes an attribute value into `values`: references replaced, each white space
-    /// character (CR LF as one) a space.
+    /// character (CR LF as one) a space, collapsed when the value is not CDATA
+    /// (``attributeSpace()``).
     private func attributeValue(_ s: UnsafePointer<UInt8>, _ from: Int, _ length: Int) throws -> Stop? {
         var i = from
         let end = from + length
@@ -1246,10 +1343,13 @@ final class SwiftXMLTokenizer {
             let c = s[i]
             switch c {
             case 0x0D:
-                values.append(0x20)
+                attributeSpace()
                 i += (i + 1 < end && s[i + 1] == 0x0A) ? 2 : 1
             case 0x09, 0x0A:
-                values.append(0x20)
+                attributeSpace()
+                i += 1
+            case 0x20 where !attributeCDATA:
+                attributeSpace()
                 i += 1
             case 0x26:
                 switch try reference(s, i, end, final: true, inAttribute: true) {
@@ -1263,6 +1363,22 @@ final class SwiftXMLTokenizer {
         }
         return nil
     }
+
+    /// The decoded attribute value's type is CDATA (it is unless the internal subset
+    /// declared another), and where in `values` it starts.
+    @exclusivity(unchecked) private var attributeCDATA = true
+    @exclusivity(unchecked) private var attributeStart = 0
+
+    /// A space from white space (or `&#32;`) in an attribute value: for a value not of
+    /// type CDATA, none at the start or after another (expat's appendAttributeValue; the
+    /// one at the end is taken off after).
+    @inline(__always)
+    private func attributeSpace() {
+        if attributeCDATA || (values.count > attributeStart && values.base[values.count - 1] != 0x20) { values.append(0x20) }
+    }
+
+    /// An error position in an attribute value that stands for its start tag.
+    private static let atTag = Int.min
 
     private func pushFrame(_ qname: UnsafeRawBufferPointer, _ localOffset: Int, _ bindingsBefore: Int) {
         if depth == framesCapacity {
@@ -1390,7 +1506,7 @@ final class SwiftXMLTokenizer {
             guard s[j] == 0x3B, j > digits else { return .stop(.error(j, "not well-formed (invalid token)")) }
             guard isXMLChar(v) else { return .stop(.error(i, "reference to invalid character number")) }
             if inAttribute {
-                values.appendScalar(v)
+                if v == 0x20 { attributeSpace() } else { values.appendScalar(v) }
             } else if machine.wantsText {
                 text.removeAll()
                 text.appendScalar(v)
@@ -1418,8 +1534,9 @@ final class SwiftXMLTokenizer {
             if let stop = try expand(entity, s, i, inAttribute: inAttribute) { return .stop(stop) }
             return .next(ne + 1)
         }
-        // Not declared: the document may have an external DTD we never read.
-        if standalone { return .stop(.error(i, "undefined entity")) }
+        // Not declared: the document may have an external DTD we never read. (In an
+        // attribute value expat places the error at the start tag.)
+        if standalone { return .stop(.error(inAttribute ? Self.atTag : i, "undefined entity")) }
         if !inAttribute && machine.wantsText {
             if let t = HTMLEntities.utf8(named: nm) {
                 machine.text(t)
@@ -1431,21 +1548,33 @@ final class SwiftXMLTokenizer {
         return .next(ne + 1)
     }
 
-    /// An entity declared in the internal subset.
+    /// An entity declared in the internal subset. An unparsed one may not be referred
+    /// to; an external one is not read in content and not allowed in an attribute value.
+    /// An error in a replacement text is placed at the reference in content, at the start
+    /// tag (``atTag``) in an attribute value, as expat places them.
     private func expand(_ entity: Entity, _ s: UnsafePointer<UInt8>, _ at: Int, inAttribute: Bool) throws -> Stop? {
-        guard let value = entity.value else { return nil }   // external: not read
+        let here = inAttribute && entityDepth > 0 ? Self.atTag : at
+        if entity.binary { return .error(here, "reference to binary entity") }
+        guard let value = entity.value else {   // external: not read
+            return inAttribute ? .error(here, "reference to external entity in attribute") : nil
+        }
         entityDepth += 1
         defer { entityDepth -= 1 }
-        if entityDepth > 40 { return .error(at, "recursive entity reference") }
+        if entityDepth > 40 { return .error(inAttribute ? Self.atTag : at, "recursive entity reference") }
         expandedBytes += value.count
         if expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + at + 1) {
-            return .error(at, "limit on input amplification factor (from DTD and entities) breached")
+            return .error(here, "limit on input amplification factor (from DTD and entities) breached")
         }
         return try value.withUnsafeBufferPointer { b -> Stop? in
             guard let p = b.baseAddress, b.count > 0 else { return nil }
             if inAttribute {
-                if memchr(p, 0x3C, b.count) != nil { return .error(at, "not well-formed (invalid token)") }
-                return try attributeValue(p, 0, b.count)
+                if memchr(p, 0x3C, b.count) != nil { return .error(Self.atTag, "not well-formed (invalid token)") }
+                // A reference the replacement text ends inside is a bad token there
+                // (expat's XML_TOK_PARTIAL in appendAttributeValue).
+                if case .error(_, let message)? = try attributeValue(p, 0, b.count) {
+                    return .error(Self.atTag, message == "unclosed token" ? "not well-formed (invalid token)" : message)
+                }
+                return nil
             }
             let depthBefore = depth, phaseBefore = phase
             let stop = try scan(p, b.count, final: true)
@@ -1559,9 +1688,13 @@ final class SwiftXMLTokenizer {
                 if let bad = badPublicIDByte(s, i + 1, t.next - 1) {
                     return .stop(.error(bad, "illegal character(s) in public id"))
                 }
-                if grammar.state == .doctype3 { publicID = (i + 1, t.next - 1 - (i + 1)) }
+                if grammar.state == .doctype3 {
+                    publicID = (i + 1, t.next - 1 - (i + 1))
+                    refersToParameterEntities = true
+                }
             case .doctypeSystemID:
                 systemID = (i + 1, t.next - 1 - (i + 1))
+                refersToParameterEntities = true
             case .declarationOpen:
                 declarationStart = i
                 keepDeclaration = keepProcessing
@@ -1572,13 +1705,16 @@ final class SwiftXMLTokenizer {
             case .entityValue:
                 if keepProcessing, let e = entityValueError(s, i + 1, t.next - 1) { return .stop(.error(e.at, e.message)) }
             case .attributeDefault:
-                if keepProcessing, let e = attributeDefaultError(s, i + 1, t.next - 1) { return .stop(.error(e.at, e.message)) }
+                if keepProcessing, case .failure(let e) = attributeDefault(s, i + 1, t.next - 1, cdata: true) {
+                    return .stop(.error(e.at, e.message))
+                }
             case .doctypeClose:
                 machine.doctype(publicID: publicID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) },
                                 systemID: systemID.map { UnsafeRawBufferPointer(start: s + $0.0, count: $0.1) })
                 doctypeStart = -1
             default:
                 guard t.token == .parameterEntityReference else { break }
+                refersToParameterEntities = true
                 // As expat reads one (parameter entities parsed unless standalone, an
                 // external one read as empty): an internal one is read as declarations,
                 // an error in it reported at the reference; one never declared stops the
@@ -1683,7 +1819,7 @@ final class SwiftXMLTokenizer {
                 case .entityValue:
                     if keep, let e = entityValueError(p, i + 1, t.next - 1) { return e.message }
                 case .attributeDefault:
-                    if keep, let e = attributeDefaultError(p, i + 1, t.next - 1) { return e.message }
+                    if keep, case .failure(let e) = attributeDefault(p, i + 1, t.next - 1, cdata: true) { return e.message }
                 case .publicID:
                     if badPublicIDByte(p, i + 1, t.next - 1) != nil { return "illegal character(s) in public id" }
                 default:
@@ -1730,6 +1866,20 @@ final class SwiftXMLTokenizer {
                 let ve = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
                 entity = Entity(value: replaceCharacterReferences(s + vs, ve - vs), external: false)
                 j = ve + 1
+            } else {
+                // SYSTEM "uri" or PUBLIC "id" "uri", then `NDATA name` for an unparsed
+                // entity (the grammar checked the form).
+                var literals = matches(s + j, "PUBLIC") ? 2 : 1
+                while literals > 0 && j < n {
+                    if s[j] == 0x22 || s[j] == 0x27 {
+                        guard let e = memchr(s + j + 1, Int32(s[j]), n - j - 1) else { return }
+                        j = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
+                        literals -= 1
+                    }
+                    j += 1
+                }
+                while j < n && isSpace(s[j]) { j += 1 }
+                entity.binary = j + 5 < n && matches(s + j, "NDATA") && isSpace(s[j + 5])
             }
             if parameter {
                 if parameterEntities[key] == nil { parameterEntities[key] = .some(entity.value) }
@@ -1740,10 +1890,12 @@ final class SwiftXMLTokenizer {
         }
     }
 
-    /// `<!ATTLIST element (name type default)*>`: keeps the literal defaults (also
-    /// `#FIXED` ones), normalized as attribute values are (references replaced, white
-    /// space a space; for types other than CDATA, runs of spaces collapsed and trimmed).
-    /// The first declaration of an attribute wins. Returns where the declaration ends.
+    /// `<!ATTLIST element (name type default)*>`: keeps each attribute's declaration —
+    /// whether its type is CDATA (a value of another type is normalized: spaces
+    /// collapsed and trimmed) and its default (also `#FIXED`), read as
+    /// ``attributeDefault(_:_:_:cdata:account:)`` says. The first declaration of an
+    /// attribute wins (as in expat, one without a default too). Returns where the
+    /// declaration ends.
     private func declareAttributes(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
         var j = from
         func ws() { while j < n && isSpace(s[j]) { j += 1 } }
@@ -1775,35 +1927,40 @@ final class SwiftXMLTokenizer {
                 ws()
             }
             guard j < n else { return j }
+            var value: [UInt8]?
+            var hasDefault = true
             if s[j] == 0x23 {   // #REQUIRED, #IMPLIED, #FIXED "v"
                 let ke = name(s, j + 1, n)
                 guard ke > j + 1 else { return j }
-                let fixed = ke - j - 1 == 5 && matches(s + j + 1, "FIXED")
+                hasDefault = ke - j - 1 == 5 && matches(s + j + 1, "FIXED")
                 j = ke
-                if !fixed { continue }
-                ws()
+                if hasDefault { ws() }
             }
-            guard j < n, s[j] == 0x22 || s[j] == 0x27 else { return j }
-            let q = s[j]
-            guard let e = memchr(s + j + 1, Int32(q), n - j - 1) else { return n }
-            let ve = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
-            var value = replaceCharacterReferences(s + j + 1, ve - j - 1, predefined: true)
-            for k in value.indices where value[k] == 0x09 || value[k] == 0x0A || value[k] == 0x0D { value[k] = 0x20 }
-            if !cdata {
-                value = value.split(separator: 0x20).map(Array.init).joined(separator: [0x20]).map { $0 }
+            if hasDefault {
+                guard j < n, s[j] == 0x22 || s[j] == 0x27 else { return j }
+                guard let e = memchr(s + j + 1, Int32(s[j]), n - j - 1) else { return n }
+                let ve = UnsafePointer<UInt8>(e.assumingMemoryBound(to: UInt8.self)) - s
+                // Its errors stopped the document when the literal was read.
+                guard case .success(let v) = attributeDefault(s, j + 1, ve, cdata: cdata, account: false) else { return n }
+                value = v
+                j = ve + 1
             }
-            j = ve + 1
             let known = defaults.contains { d in
                 d.element == element && d.name.count == attribute.count && memcmp(d.name.baseAddress!, attribute.baseAddress!, attribute.count) == 0
             }
             if known { continue }
             let nameCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(attribute.count, 1))
             _ = nameCopy.initialize(from: attribute)
-            let valueCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(value.count, 1))
-            _ = valueCopy.initialize(from: value)
+            var valueCopy: UnsafeMutableBufferPointer<UInt8>?
+            if let value {
+                let copy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(value.count, 1))
+                _ = copy.initialize(from: value)
+                valueCopy = UnsafeMutableBufferPointer(rebasing: copy[0..<value.count])
+            }
+            if !cdata { tokenizedDeclared = true }
             defaults.append(AttributeDefault(element: element,
                                              name: UnsafeMutableBufferPointer(rebasing: nameCopy[0..<attribute.count]),
-                                             value: UnsafeMutableBufferPointer(rebasing: valueCopy[0..<value.count])))
+                                             value: valueCopy, cdata: cdata))
         }
     }
 
@@ -1820,10 +1977,7 @@ final class SwiftXMLTokenizer {
                 let d0 = j
                 while j < n, let d = hexValue(s[j], hex) { v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + d; j += 1 }
                 if j < n && s[j] == 0x3B && j > d0 && isXMLChar(v) {
-                    var tmp = ScratchBytes(capacity: 4)
-                    tmp.appendScalar(v)
-                    out.append(contentsOf: UnsafeBufferPointer(start: tmp.base, count: tmp.count))
-                    tmp.free()
+                    XMLRepair.appendScalar(&out, v)
                     i = j + 1
                     continue
                 }
