@@ -65,9 +65,15 @@ extension ByteBuffer {
             var i = 0
             var run = 0
             while i < n {
-                // Skip 8 plain ASCII bytes at a time (no control, quote, backslash or
-                // byte >= 0x80 among them).
-                while i + 8 <= n {
+                // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
+                // among them), 16 at a time, then 8.
+                var found = false
+                while i &+ 16 <= n {
+                    let k = firstSpecialByte16(src + i, 0x22, 0x5C, 0x5C)
+                    i &+= k
+                    if k < 16 { found = true; break }
+                }
+                while !found && i + 8 <= n {
                     let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
                     if hasSpecialByte(w) { break }
                     i += 8

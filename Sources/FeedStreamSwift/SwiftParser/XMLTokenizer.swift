@@ -609,7 +609,13 @@ final class SwiftXMLTokenizer {
             let runStart = i
             var stopByte: UInt8 = 0
             scanning: while true {
-                while i &+ 8 <= n {
+                var found = false
+                while i &+ 16 <= n {
+                    let k = firstSpecialByte16(s + i, 0x3C, 0x26, 0x5D)
+                    i &+= k
+                    if k < 16 { found = true; break }
+                }
+                while !found && i &+ 8 <= n {
                     let x = UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self)
                     let m = attentionMask(x)
                     if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
@@ -977,6 +983,12 @@ final class SwiftXMLTokenizer {
             let vs = j
             var decode = false
             while true {
+                // Plain bytes 16 at a time (not the quote, `<`, `&`, a control or non-ASCII).
+                if j &+ 16 <= n {
+                    let k = firstSpecialByte16(s + j, quote, 0x3C, 0x26)
+                    j &+= k
+                    if k == 16 { continue }
+                }
                 guard j < n else { return needMore(i, final) }
                 let v = s[j]
                 if v == quote { break }
@@ -1734,7 +1746,13 @@ final class SwiftXMLTokenizer {
         var i = from
         var run = from
         while true {
-            while i &+ 8 <= n {
+            var found = false
+            while i &+ 16 <= n {
+                let k = firstSpecialByte16(s + i, 0x5D, 0x5D, 0x5D)
+                i &+= k
+                if k < 16 { found = true; break }
+            }
+            while !found && i &+ 8 <= n {
                 let m = cdataMask(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
                 if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
                 i &+= 8

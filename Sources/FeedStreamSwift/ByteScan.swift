@@ -1,0 +1,38 @@
+// Vector scanning of byte runs (issue 20, "SIMD scanning"): 16 bytes classified per
+// step with portable SIMD (`SIMD16<UInt8>`, no platform intrinsics), for the loops that
+// skip plain bytes — character data and CDATA in the Swift XML tokenizer, JSON string
+// escaping in the writers. The callers keep their 8-byte and byte-by-byte paths for the
+// last bytes (and to handle the byte found).
+//
+// The class test is done with lane-wise wrapping arithmetic rather than `.==` (whose
+// `SIMDMask` the compiler lowers lane by lane through memory): in a byte lane, `y == 0`
+// is the high bit of `(y &- 1) & ~y`, `x < 0x20` the high bit of `(x &- 0x20) & ~x`, and
+// `x >= 0x80` the high bit of `x`. LLVM lowers these to SSE2/NEON byte operations.
+
+/// The index of the first byte of `p[0..<16]` that is a control character (< 0x20),
+/// non-ASCII (>= 0x80), or equal to `a`, `b` or `c` (pass one twice for two); 16 when
+/// there is none.
+@inline(__always)
+func firstSpecialByte16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int {
+    let x = p.loadUnaligned(as: SIMD16<UInt8>.self)
+    let ya = x ^ SIMD16(repeating: a), yb = x ^ SIMD16(repeating: b), yc = x ^ SIMD16(repeating: c)
+    let one = SIMD16<UInt8>(repeating: 1)
+    let m = (((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc)
+        | ((x &- SIMD16(repeating: 0x20)) & ~x) | x) & SIMD16(repeating: 0x80)
+    return firstFlagged(m)
+}
+
+/// The index of the first lane of `m` with its high bit set (lanes are 0 or 0x80), 16
+/// when none: the two 64-bit halves, byte 0 lowest (little-endian).
+@inline(__always)
+private func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
+    let w = unsafeBitCast(m, to: SIMD2<UInt64>.self)
+    #if _endian(little)
+    if w[0] != 0 { return w[0].trailingZeroBitCount &>> 3 }
+    if w[1] != 0 { return 8 &+ (w[1].trailingZeroBitCount &>> 3) }
+    #else
+    if w[0] != 0 { return w[0].leadingZeroBitCount &>> 3 }
+    if w[1] != 0 { return 8 &+ (w[1].leadingZeroBitCount &>> 3) }
+    #endif
+    return 16
+}

@@ -1,0 +1,146 @@
+import FeedStream
+@testable import FeedStreamSwift
+import Foundation
+import XCTest
+
+/// The vector scans (`ByteScan.swift`, issue 20 "SIMD scanning") give what the byte-by-
+/// byte reading gives, wherever the bytes sit: the 16-byte step, the 8-byte step and
+/// the last bytes are each taken at every alignment, over every file of our corpus
+/// whole and, when the shared real-world corpus is there, over a slice of each of its
+/// files (JSON escaping) and every tenth file whole at one alignment, a different one
+/// each (the tokenizer): the whole of it at 16 alignments takes minutes in a debug build.
+final class VectorScanTests: XCTestCase {
+    /// Every file of our corpus.
+    private var ourFiles: [URL] {
+        Paths.files(in: Paths.corpus.appendingPathComponent("feeds"))
+            + Paths.files(in: Paths.corpus.appendingPathComponent("fuzz-regressions"))
+    }
+
+    /// The shared real-world corpus's files, when present.
+    private var realFiles: [URL] { Paths.files(in: Paths.sharedReal).filter { $0.pathExtension != "tsv" } }
+
+    func testFirstSpecialByteIsTheFirstByteOfTheClass() {
+        // Every byte value at every lane, in a block of plain bytes.
+        for lane in 0..<16 {
+            for v in 0...255 {
+                var block = [UInt8](repeating: 0x61, count: 16)
+                block[lane] = UInt8(v)
+                let k = block.withUnsafeBytes { firstSpecialByte16($0.baseAddress!, 0x3C, 0x26, 0x5D) }
+                let special = v < 0x20 || v >= 0x80 || v == 0x3C || v == 0x26 || v == 0x5D
+                XCTAssertEqual(k, special ? lane : 16, "byte \(v) at \(lane)")
+            }
+        }
+        // The first of several.
+        let block: [UInt8] = Array("abc\"def\\gh\u{1}ijklm".utf8)
+        XCTAssertEqual(block.withUnsafeBytes { firstSpecialByte16($0.baseAddress!, 0x22, 0x5C, 0x5C) }, 3)
+    }
+
+    /// JSON string escaping as the writers define it, one byte at a time: the oracle.
+    private func referenceEscaped(_ s: ArraySlice<UInt8>) -> [UInt8] {
+        var out: [UInt8] = []
+        let b = Array(s)
+        var i = 0
+        func scalar(_ v: UInt32) { out += Array(String(Unicode.Scalar(v)!).utf8) }
+        while i < b.count {
+            let c = b[i]
+            switch c {
+            case 0x22: out += Array("\\\"".utf8); i += 1
+            case 0x5C: out += Array("\\\\".utf8); i += 1
+            case 0x0A: out += Array("\\n".utf8); i += 1
+            case 0x0D: out += Array("\\r".utf8); i += 1
+            case 0x09: out += Array("\\t".utf8); i += 1
+            case 0x08: out += Array("\\b".utf8); i += 1
+            case 0x0C: out += Array("\\f".utf8); i += 1
+            case 0..<0x20: out += Array(String(format: "\\u%04x", c).utf8); i += 1
+            case 0x20..<0x80: out.append(c); i += 1
+            default:
+                // A well-formed UTF-8 sequence is kept (a C1 control as windows-1252
+                // reads it, where it defines one); any other byte is U+FFFD.
+                let len = c >= 0xF0 ? 4 : c >= 0xE0 ? 3 : c >= 0xC2 ? 2 : 0
+                if len > 0 && i + len <= b.count,
+                   let decoded = String(validating: b[i..<i + len], as: UTF8.self),
+                   decoded.unicodeScalars.count == 1 {
+                    let v = decoded.unicodeScalars.first!.value
+                    if v >= 0x80 && v < 0xA0, let w = windows1252[Int(v - 0x80)] { scalar(w) } else { out += b[i..<i + len] }
+                    i += len
+                } else {
+                    scalar(0xFFFD)
+                    i += 1
+                }
+            }
+        }
+        return out
+    }
+
+    private func escaped(_ s: ArraySlice<UInt8>) -> [UInt8] {
+        var buffer = ByteBuffer(capacity: 64)
+        s.withUnsafeBytes { buffer.appendJSONEscaped($0) }
+        return Array(buffer.bytes)
+    }
+
+    func testJSONEscapingAtEveryAlignmentIsTheByteByByteEscaping() throws {
+        var checked = 0
+        let slices = try ourFiles.map { ($0, try [UInt8](Data(contentsOf: $0))) } + realFiles.map { url in
+            // 528 bytes from the middle of the file: its text, past the prolog.
+            let data = try [UInt8](Data(contentsOf: url))
+            let from = max(0, data.count / 2 - 264)
+            return (url, Array(data[from..<min(data.count, from + 528)]))
+        }
+        for (url, data) in slices {
+            // Whole from each of 16 offsets, and each offset's first 1–40 bytes (the
+            // 8-byte and byte-by-byte paths at the end).
+            for offset in 0..<min(16, data.count) {
+                let s = data[offset...]
+                XCTAssertEqual(escaped(s), referenceEscaped(s), "\(url.lastPathComponent) from \(offset)")
+                for length in [1, 7, 15, 16, 17, 31, 33, 40] where offset + length <= data.count {
+                    let t = data[offset..<offset + length]
+                    XCTAssertEqual(escaped(t), referenceEscaped(t), "\(url.lastPathComponent) [\(offset), \(length)]")
+                }
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 10)
+        // Special bytes at every lane of both halves of a step, after plain runs.
+        for lane in 0..<40 {
+            for special: [UInt8] in [[0x22], [0x5C], [0x01], [0xC3, 0xA9], [0xC2, 0x80], [0xFF], [0xE2, 0x82]] {
+                let s = ArraySlice([UInt8](repeating: 0x78, count: lane) + special + [UInt8](repeating: 0x79, count: 20))
+                XCTAssertEqual(escaped(s), referenceEscaped(s), "\(special) at \(lane)")
+            }
+        }
+    }
+
+    /// Every corpus file parsed by the Swift backend from each of 16 alignments in
+    /// memory, in one piece: the lines the same as from a file read whole.
+    func testTheSwiftTokenizerGivesTheSameLinesAtEveryAlignment() throws {
+        var checked = 0
+        // Ours at every alignment; every tenth real file at one, each a different one.
+        let real = realFiles.enumerated().filter { $0.offset % 10 == 0 }.map { ($0.element, [$0.offset / 10 % 15 + 1]) }
+        for (url, offsets) in ourFiles.map({ ($0, Array(1..<16)) }) + real {
+            let data = try [UInt8](Data(contentsOf: url))
+            guard !data.starts(with: [0x1F, 0x8B]) else { continue }
+            let reference = try jsonLines(.bytes(data), source: "t", parser: SwiftFeedParser()).text
+            let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: data.count + 16, alignment: 64)
+            defer { buffer.deallocate() }
+            for offset in offsets {
+                let slice = UnsafeMutableRawBufferPointer(rebasing: buffer[offset..<offset + data.count])
+                slice.copyBytes(from: data)
+                let once = OneChunk(UnsafeRawBufferPointer(slice))
+                let text = try jsonLines(.chunks(FeedChunks { once.next() }), source: "t", parser: SwiftFeedParser()).text
+                XCTAssertEqual(text, reference, "\(url.lastPathComponent) at alignment \(offset)")
+            }
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 10)
+    }
+}
+
+/// One chunk of memory, given once (`@unchecked Sendable`: read on the parsing thread only).
+private final class OneChunk: @unchecked Sendable {
+    private let bytes: UnsafeRawBufferPointer
+    private var given = false
+    init(_ bytes: UnsafeRawBufferPointer) { self.bytes = bytes }
+    func next() -> UnsafeRawBufferPointer? {
+        defer { given = true }
+        return given ? nil : bytes
+    }
+}
