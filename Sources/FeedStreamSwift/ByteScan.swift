@@ -36,3 +36,16 @@ private func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     #endif
     return 16
 }
+
+/// Advances `i` over the bytes of `p[i..<n]` that ``firstSpecialByte16(_:_:_:_:)`` does not
+/// stop at, 16 at a time while 16 are left. True when it stopped at such a byte; false
+/// when fewer than 16 bytes are left to look at (for the caller's shorter steps).
+@inline(__always)
+func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
+    while i &+ 16 <= n {
+        let k = firstSpecialByte16(p + i, a, b, c)
+        i &+= k
+        if k < 16 { return true }
+    }
+    return false
+}

@@ -67,12 +67,7 @@ extension ByteBuffer {
             while i < n {
                 // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
                 // among them), 16 at a time, then 8.
-                var found = false
-                while i &+ 16 <= n {
-                    let k = firstSpecialByte16(src + i, 0x22, 0x5C, 0x5C)
-                    i &+= k
-                    if k < 16 { found = true; break }
-                }
+                let found = skipPlainBytes16(src, &i, n, 0x22, 0x5C, 0x5C)
                 while !found && i + 8 <= n {
                     let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
                     if hasSpecialByte(w) { break }

@@ -609,12 +609,7 @@ final class SwiftXMLTokenizer {
             let runStart = i
             var stopByte: UInt8 = 0
             scanning: while true {
-                var found = false
-                while i &+ 16 <= n {
-                    let k = firstSpecialByte16(s + i, 0x3C, 0x26, 0x5D)
-                    i &+= k
-                    if k < 16 { found = true; break }
-                }
+                let found = skipPlainBytes16(s, &i, n, 0x3C, 0x26, 0x5D)
                 while !found && i &+ 8 <= n {
                     let x = UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self)
                     let m = attentionMask(x)
@@ -1746,12 +1741,7 @@ final class SwiftXMLTokenizer {
         var i = from
         var run = from
         while true {
-            var found = false
-            while i &+ 16 <= n {
-                let k = firstSpecialByte16(s + i, 0x5D, 0x5D, 0x5D)
-                i &+= k
-                if k < 16 { found = true; break }
-            }
+            let found = skipPlainBytes16(s, &i, n, 0x5D, 0x5D, 0x5D)
             while !found && i &+ 8 <= n {
                 let m = cdataMask(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
                 if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
