@@ -384,9 +384,11 @@ final class SwiftXMLTokenizer {
         return .error(e, consumed)
     }
 
-    /// The end of the document's bytes, with the root not closed.
+    /// The end of the document's bytes, with the root not closed (in a CDATA section
+    /// whose bytes were all delivered: expat's "unclosed CDATA section", whatever the cuts).
     private func finish() -> UTF8Outcome {
-        let e = error(carry.count > 0 ? "unclosed token" : "no element found", nil, 0)
+        let message = carry.count > 0 ? "unclosed token" : phase == .cdata ? "unclosed CDATA section" : "no element found"
+        let e = error(message, nil, 0)
         carry.removeAll()
         return .error(e, 0)
     }
@@ -580,6 +582,24 @@ final class SwiftXMLTokenizer {
     // ---- the scanner ----------------------------------------------------------------
 
     private func scan(_ s: UnsafePointer<UInt8>, _ n: Int, final: Bool) throws -> Stop {
+        let stop = try scanBytes(s, n, final: final)
+        // A construct the input ends in, its last bytes the start of a character: expat's
+        // tokenizers say XML_TOK_PARTIAL_CHAR there, "partial character".
+        if final, case .error(let at, "unclosed token") = stop, endsInsideCharacter(s, n) {
+            return .error(at, "partial character")
+        }
+        return stop
+    }
+
+    /// The last bytes of `s[0..<n]` begin a UTF-8 sequence that needs more bytes.
+    private func endsInsideCharacter(_ s: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+        var k = n - 1
+        while k >= 0 && k >= n - 3 && s[k] & 0xC0 == 0x80 { k -= 1 }
+        guard k >= 0, s[k] >= 0xC0 else { return false }
+        return utf8Length(s, k, n) == 0
+    }
+
+    private func scanBytes(_ s: UnsafePointer<UInt8>, _ n: Int, final: Bool) throws -> Stop {
         var i = 0
         if phase == .start || phase == .declInUTF16 {
             switch startOfDocument(s, n, final: final) {
@@ -643,6 +663,8 @@ final class SwiftXMLTokenizer {
                             deliver(s + runStart, i - runStart)
                             return .more(i)
                         }
+                        // The input ends inside a character (expat's XML_TOK_PARTIAL_CHAR).
+                        if len == 0 { return .error(i, "partial character") }
                     }
                     return .error(i, "not well-formed (invalid token)")
                 }
@@ -1005,7 +1027,7 @@ final class SwiftXMLTokenizer {
                 if v == 0x3C { return .stop(.error(j, "not well-formed (invalid token)")) }
                 if v >= 0x80 {
                     let len = utf8Length(s, j, n)
-                    if len == 0 { return needMore(i, final) }
+                    if len == 0 { return final ? .stop(.error(i, "partial character")) : needMore(i, final) }
                     if len < 0 { return .stop(.error(j, "not well-formed (invalid token)")) }
                     j += len
                     continue
@@ -1778,7 +1800,7 @@ final class SwiftXMLTokenizer {
                     deliver(s + run, i - run)
                     return .stop(.more(i))
                 }
-                return .stop(.error(i, "not well-formed (invalid token)"))
+                return .stop(.error(i, len == 0 ? "partial character" : "not well-formed (invalid token)"))
             } else if c == 0x09 || c == 0x0A {
                 i &+= 1
             } else {
