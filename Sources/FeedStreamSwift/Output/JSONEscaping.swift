@@ -4,16 +4,22 @@
 
 /// Byte classes: 0 plain, 1 escape, 2/3/4 lead byte of a sequence of that length,
 /// 5 never valid (a stray continuation byte, C0, C1, F5–FF).
-private let byteClass: [UInt8] = (0..<256).map { b -> UInt8 in
-    switch b {
-    case 0x00..<0x20, 0x22, 0x5C: return 1
-    case 0x20..<0x80: return 0
-    case 0xC2...0xDF: return 2
-    case 0xE0...0xEF: return 3
-    case 0xF0...0xF4: return 4
-    default: return 5
+/// (A table allocated once and never freed: read through a pointer, with no array
+/// access or closure per string.)
+private nonisolated(unsafe) let byteClass: UnsafePointer<UInt8> = {
+    let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for b in 0..<256 {
+        switch b {
+        case 0x00..<0x20, 0x22, 0x5C: table[b] = 1
+        case 0x20..<0x80: table[b] = 0
+        case 0xC2...0xDF: table[b] = 2
+        case 0xE0...0xEF: table[b] = 3
+        case 0xF0...0xF4: table[b] = 4
+        default: table[b] = 5
+        }
     }
-}
+    return UnsafePointer(table)
+}()
 
 private let hex: StaticString = "0123456789abcdef"
 
@@ -61,7 +67,8 @@ extension ByteBuffer {
     mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer) {
         guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let n = bytes.count
-        byteClass.withUnsafeBufferPointer { cls in
+        let cls = byteClass
+        do {
             var i = 0
             var run = 0
             while i < n {
