@@ -921,7 +921,7 @@ final class SwiftXMLTokenizer {
             // Beyond ASCII, the characters expat accepts (XMLNameCharacters.swift).
             let len = utf8Length(s, i, n)
             if len == 0 { return 0 }
-            return len < 0 || !isExpatNameCharacter(utf8Scalar(s, i, len), first: true) ? -1 : len
+            return len < 0 || !isNameCharacter(utf8Scalar(s, i, len), first: true) ? -1 : len
         }
         var colon = false
         var k = start(i)
@@ -950,11 +950,21 @@ final class SwiftXMLTokenizer {
                 let len = utf8Length(s, i, n)
                 if len == 0 { return -1 }
                 if len < 0 { badNameByte = i; return -2 }
-                if !isExpatNameCharacter(utf8Scalar(s, i, len), first: false) { return i }
+                if !isNameCharacter(utf8Scalar(s, i, len), first: false) { return i }
                 i += len
             }
         }
         return -1
+    }
+
+    /// A name character beyond ASCII as expat reads it: its tables (XMLNameCharacters.swift),
+    /// and in a document it reads as ISO-8859-1 its built-in Latin-1 table's too, which
+    /// makes ª, µ and º (U+00AA, U+00B5, U+00BA) name-start characters (`latin1tab.h`;
+    /// found by the differential fuzzer).
+    @inline(__always)
+    private func isNameCharacter(_ v: UInt32, first: Bool) -> Bool {
+        if isExpatNameCharacter(v, first: first) { return true }
+        return (v == 0xAA || v == 0xB5 || v == 0xBA) && transcoder?.kind == .latin1
     }
 
     private func startTag(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
