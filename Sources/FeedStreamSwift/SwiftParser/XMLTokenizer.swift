@@ -1114,17 +1114,11 @@ final class SwiftXMLTokenizer {
                     let nm = UnsafeRawBufferPointer(start: s + j + 1, count: r - j - 2)
                     if let ch = predefinedEntity(nm) {
                         out.append(ch)
-                    } else if let entity = entities.isEmpty ? nil : entities[Array(nm)] {
-                        let key = Array(nm)
+                    } else if !entities.isEmpty, case let key = Array(nm), let entity = entities[key] {
                         if open.contains(key) { return error(j, "recursive entity reference") }
                         if entity.binary { return error(j, "reference to binary entity") }
                         guard let value = entity.value else { return error(j, "reference to external entity in attribute") }
-                        if account {
-                            expandedBytes += value.count
-                            if expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + j + 1) {
-                                return error(j, "limit on input amplification factor (from DTD and entities) breached")
-                            }
-                        }
+                        if account && amplified(by: value.count, at: j) { return error(j, Self.amplificationMessage) }
                         open.append(key)
                         let e = value.withUnsafeBufferPointer { b -> DefaultValueError? in
                             guard let p = b.baseAddress, b.count > 0 else { return nil }
@@ -1587,6 +1581,16 @@ final class SwiftXMLTokenizer {
         return .next(ne + 1)
     }
 
+    /// Counts `bytes` of replacement text expanded at `at` (in the current buffer) and
+    /// says whether the expansions passed expat's amplification limit: past 8 MiB, more
+    /// than 100 times the input read (XML_SetBillionLaughsAttackProtection's defaults).
+    private func amplified(by bytes: Int, at: Int) -> Bool {
+        expandedBytes += bytes
+        return expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + at + 1)
+    }
+
+    private static let amplificationMessage = "limit on input amplification factor (from DTD and entities) breached"
+
     /// An entity declared in the internal subset. An unparsed one may not be referred
     /// to; an external one is not read in content and not allowed in an attribute value.
     /// An error in a replacement text is placed at the reference in content, at the start
@@ -1600,10 +1604,7 @@ final class SwiftXMLTokenizer {
         entityDepth += 1
         defer { entityDepth -= 1 }
         if entityDepth > 40 { return .error(inAttribute ? Self.atTag : at, "recursive entity reference") }
-        expandedBytes += value.count
-        if expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + at + 1) {
-            return .error(here, "limit on input amplification factor (from DTD and entities) breached")
-        }
+        if amplified(by: value.count, at: at) { return .error(here, Self.amplificationMessage) }
         return try value.withUnsafeBufferPointer { b -> Stop? in
             guard let p = b.baseAddress, b.count > 0 else { return nil }
             if inAttribute {
