@@ -36,12 +36,13 @@ final class CharsetTests: XCTestCase {
     /// Checks that every backend, given `data` whole, in chunks of 1 byte and 4 KB and as a file,
     /// writes exactly `expected` (JSON Lines, source "t"), error positions included.
     private func assertEveryBackendWrites(_ data: [UInt8], _ expected: String, _ name: String,
+                                          backends: [FeedBackend] = FeedBackend.allCases,
                                           file: StaticString = #filePath, line: UInt = #line) throws {
         // A file too: the C core reads it straight into expat's own buffer.
         let path = FileManager.default.temporaryDirectory.appendingPathComponent("charset-\(UUID().uuidString).xml").path
         try Data(data).write(to: URL(fileURLWithPath: path))
         defer { try? FileManager.default.removeItem(atPath: path) }
-        for backend in FeedBackend.allCases {
+        for backend in backends {
             let want = Array(expected.utf8)
             for (how, input) in [("whole", FeedInput.bytes(data)), ("1-byte chunks", chunked(data, 1)),
                                  ("4 KB chunks", chunked(data, 4096)), ("file", FeedInput.file(path: path))] {
@@ -293,6 +294,32 @@ final class CharsetTests: XCTestCase {
             "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30,"skipped":\(unknown.count - 30)}}
 
             """, "unknown")
+    }
+
+    func testLatin1NameCharactersAreExpatsInTheDocumentAndXMLsInReplacementTexts() throws {
+        // expat reads an ISO-8859-1 document with its Latin-1 table, where ª, µ and º are
+        // name-start characters; in UTF-8 and in a replacement text (read as UTF-8) they
+        // are none (XML 1.0). libxml2 follows XML 1.0 everywhere, in its own words.
+        func latin1(_ s: String) -> [UInt8] { s.unicodeScalars.map { UInt8($0.value) } }
+        let names = "<!DOCTYPE \u{AA}rss [<!ENTITY \u{AA}e \"x\">]><?p\u{B5} y?>"
+            + "<rss version=\"2.0\"><channel><title>T&\u{AA}e;</title></channel></rss>"
+        try assertEveryBackendWrites(latin1("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>" + names),
+                                     feedLine("iso-8859-1", title: "Tx"), "Latin-1 names", backends: [.expat, .swift])
+        let utf8 = Array(("<?xml version=\"1.0\" encoding=\"UTF-8\"?>" + names).utf8)
+        try assertEveryBackendWrites(utf8, """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":49,"offset":48,"skipped":\(utf8.count - 48)}}
+
+            """, "the same names in UTF-8", backends: [.expat, .swift])   // libxml2: its own words
+        let replacement = latin1("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><!DOCTYPE rss [<!ENTITY e \"<\u{BA}x/>\">]>"
+            + "<rss version=\"2.0\"><channel><title>T&e;</title></channel></rss>")
+        let at = 115   // the reference
+        XCTAssertEqual(replacement[at], UInt8(ascii: "&"))
+        try assertEveryBackendWrites(replacement, """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"iso-8859-1","items":0,\
+            "error":{"code":"xml","message":"not well-formed (invalid token)","line":1,"column":116,"offset":\(at),"skipped":\(replacement.count - at)}}
+
+            """, "a Latin-1 name in a replacement text", backends: [.expat, .swift])
     }
 
     func testTheAliasTableIsGenerated() throws {

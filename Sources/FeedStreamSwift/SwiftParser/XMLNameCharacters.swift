@@ -19,6 +19,23 @@ func isExpatNameCharacter(_ c: UInt32, first: Bool) -> Bool {
     return lo > 0 && c <= ranges[2 * (lo - 1) + 1]
 }
 
+/// The name characters of the text being scanned, as expat reads it: its tables
+/// (`isExpatNameCharacter`), and in the bytes of a document it reads as ISO-8859-1 its
+/// built-in Latin-1 table's too, which makes ª, µ and º (U+00AA, U+00B5, U+00BA)
+/// name-start characters (`latin1tab.h`; found by the differential fuzzer). Every name
+/// the C core resolves to Latin-1 (aliases and the transport's charset included)
+/// reaches expat as "ISO-8859-1". A replacement text is not the document's bytes: expat
+/// reads it in its internal encoding, UTF-8, whose tables are XML 1.0's.
+struct NameCharacters {
+    /// The text is a document's own bytes read as ISO-8859-1.
+    var latin1 = false
+
+    @inline(__always)
+    func accepts(_ c: UInt32, first: Bool) -> Bool {
+        isExpatNameCharacter(c, first: first) || (latin1 && (c == 0xAA || c == 0xB5 || c == 0xBA))
+    }
+}
+
 private let expatNameStartRanges: [UInt32] = [
     0x00C0, 0x00D6, 0x00D8, 0x00F6, 0x00F8, 0x0131, 0x0134, 0x013E,
     0x0141, 0x0148, 0x014A, 0x017E, 0x0180, 0x01C3, 0x01CD, 0x01F0,

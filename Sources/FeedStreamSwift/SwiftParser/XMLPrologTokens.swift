@@ -76,12 +76,12 @@ private enum NameStep { case advance(Int), stop, end(PrologScan) }
 /// advances; an ASCII byte that is none stops (the caller decides); a non-ASCII
 /// character that is none, or a bad one, is the invalid token.
 @inline(__always)
-private func nameStep(_ s: UnsafePointer<UInt8>, _ p: Int, _ n: Int, first: Bool) -> NameStep {
+private func nameStep(_ s: UnsafePointer<UInt8>, _ p: Int, _ n: Int, first: Bool, _ names: NameCharacters) -> NameStep {
     let c = s[p]
     if c < 0x80 { return (first ? isNameStart(c) : isNameByte(c)) ? .advance(1) : .stop }
     let len = wideLength(s, p, n)
     if len == 0 { return .end(PrologScan(token: .partialChar, next: p)) }
-    if len < 0 || !isExpatNameCharacter(utf8Scalar(s, p, len), first: first) {
+    if len < 0 || !names.accepts(utf8Scalar(s, p, len), first: first) {
         return .end(PrologScan(token: .invalid, next: p))
     }
     return .advance(len)
@@ -142,10 +142,10 @@ func scanComment(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan
 
 /// A processing instruction from `p`, just after `<?`: ``PrologToken/xmlDeclaration``
 /// for the target `xml`, invalid for another case of it (`XML`, `Xml`: reserved).
-func scanProcessingInstruction(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
+func scanProcessingInstruction(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, _ names: NameCharacters) -> PrologScan {
     var p = from
     guard p < n else { return PrologScan(token: .partial, next: p) }
-    switch nameStep(s, p, n, first: true) {
+    switch nameStep(s, p, n, first: true, names) {
     case .advance(let k): p += k
     case .end(let e): return e
     case .stop: return PrologScan(token: .invalid, next: p)
@@ -158,7 +158,7 @@ func scanProcessingInstruction(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int)
         return s[from] == 0x78 && s[from + 1] == 0x6D && s[from + 2] == 0x6C ? .xmlDeclaration : nil
     }
     while p < n {
-        switch nameStep(s, p, n, first: false) {
+        switch nameStep(s, p, n, first: false, names) {
         case .advance(let k): p += k; continue
         case .end(let e): return e
         case .stop: break
@@ -193,7 +193,7 @@ func scanProcessingInstruction(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int)
 // ---- the prolog's tokens -------------------------------------------------------------
 
 /// The prolog token at `i`.
-func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
+func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, _ names: NameCharacters) -> PrologScan {
     guard i < n else { return PrologScan(token: .none, next: i) }
     let c = s[i]
     switch c {
@@ -203,14 +203,14 @@ func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
         guard p < n else { return PrologScan(token: .partial, next: p) }
         let d = s[p]
         if d == 0x21 { return declaration(s, p + 1, n) }
-        if d == 0x3F { return scanProcessingInstruction(s, p + 1, n) }
+        if d == 0x3F { return scanProcessingInstruction(s, p + 1, n, names) }
         if isNameStart(d) || d >= 0x80 { return PrologScan(token: .rootStart, next: i) }
         return PrologScan(token: .invalid, next: p)
     case 0x20, 0x09, 0x0A, 0x0D:
         var p = i + 1
         while p < n && isWhite(s[p]) { p += 1 }
         return PrologScan(token: .space, next: p)
-    case 0x25: return percent(s, i + 1, n)
+    case 0x25: return percent(s, i + 1, n, names)
     case 0x2C: return PrologScan(token: .comma, next: i + 1)
     case 0x5B: return PrologScan(token: .openBracket, next: i + 1)
     case 0x5D:
@@ -234,7 +234,7 @@ func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
         }
     case 0x7C: return PrologScan(token: .or, next: i + 1)
     case 0x3E: return PrologScan(token: .declarationClose, next: i + 1)
-    case 0x23: return poundName(s, i + 1, n)
+    case 0x23: return poundName(s, i + 1, n, names)
     default: break
     }
     // A name or a name token.
@@ -245,9 +245,9 @@ func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
         if len == 0 { return PrologScan(token: .partialChar, next: p) }
         if len < 0 { return PrologScan(token: .invalid, next: p) }
         let v = utf8Scalar(s, p, len)
-        if isExpatNameCharacter(v, first: true) {
+        if names.accepts(v, first: true) {
             token = .name
-        } else if isExpatNameCharacter(v, first: false) {
+        } else if names.accepts(v, first: false) {
             token = .nameToken
         } else {
             return PrologScan(token: .invalid, next: p)
@@ -262,7 +262,7 @@ func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
         return PrologScan(token: .invalid, next: p)
     }
     while p < n {
-        switch nameStep(s, p, n, first: false) {
+        switch nameStep(s, p, n, first: false, names) {
         case .advance(let k): p += k; continue
         case .end(let e): return e
         case .stop: break
@@ -275,7 +275,7 @@ func prologToken(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> PrologScan {
             if token == .name {
                 guard p < n else { return PrologScan(token: .partial, next: p) }
                 token = .prefixedName
-                switch nameStep(s, p, n, first: false) {
+                switch nameStep(s, p, n, first: false, names) {
                 case .advance(let k): p += k
                 case .end(let e): return e
                 case .stop: token = .nameToken
@@ -339,15 +339,15 @@ private func declaration(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Pr
 /// characters): where it stops (the first byte that is no name character, or `n`).
 private enum NameRun { case stops(Int), token(PrologScan), noName }
 
-private func nameRun(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> NameRun {
+private func nameRun(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, _ names: NameCharacters) -> NameRun {
     var p = from
-    switch nameStep(s, p, n, first: true) {
+    switch nameStep(s, p, n, first: true, names) {
     case .advance(let k): p += k
     case .end(let e): return .token(e)
     case .stop: return .noName
     }
     while p < n {
-        switch nameStep(s, p, n, first: false) {
+        switch nameStep(s, p, n, first: false, names) {
         case .advance(let k): p += k
         case .end(let e): return .token(e)
         case .stop: return .stops(p)
@@ -357,9 +357,9 @@ private func nameRun(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> NameRu
 }
 
 /// `%` and what follows: a parameter entity reference, or the `%` of `<!ENTITY %`.
-private func percent(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
+private func percent(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, _ names: NameCharacters) -> PrologScan {
     guard from < n else { return PrologScan(token: .partial, next: from) }
-    switch nameRun(s, from, n) {
+    switch nameRun(s, from, n, names) {
     case .token(let t): return t
     case .noName:
         let c = s[from]
@@ -371,9 +371,9 @@ private func percent(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Prolog
 }
 
 /// `#` and a name (`#PCDATA`, `#IMPLIED`, ...).
-private func poundName(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> PrologScan {
+private func poundName(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, _ names: NameCharacters) -> PrologScan {
     guard from < n else { return PrologScan(token: .partial, next: from) }
-    switch nameRun(s, from, n) {
+    switch nameRun(s, from, n, names) {
     case .token(let t): return t
     case .noName: return PrologScan(token: .invalid, next: from)
     case .stops(let p):
@@ -612,13 +612,13 @@ struct PrologGrammar {
 /// expat's storeEntityValue finds it: a parameter entity reference (not allowed in the
 /// internal subset's declarations), a `%` or `&` that begins no reference, a character
 /// reference to no XML character.
-func entityValueError(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (at: Int, message: String)? {
+func entityValueError(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, _ names: NameCharacters) -> (at: Int, message: String)? {
     let invalid = "not well-formed (invalid token)"
     var p = from
     while p < to {
         let c = s[p]
         if c == 0x25 {
-            let t = percent(s, p + 1, to)
+            let t = percent(s, p + 1, to, names)
             switch t.token {
             case .parameterEntityReference: return (p, "illegal parameter entity reference")
             case .partial: return (p, invalid)
@@ -652,7 +652,7 @@ func entityValueError(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int) -> (at:
                 p = q + 1
                 continue
             }
-            switch nameRun(s, q, to) {
+            switch nameRun(s, q, to, names) {
             case .token(let e): return (e.next, invalid)
             case .noName: return (q, invalid)
             case .stops(let e): q = e

@@ -758,7 +758,7 @@ final class SwiftXMLTokenizer {
         guard let close = find2(s, i + 5, n, 0x3F, 0x3E) else {
             phase = utf16 ? .declInUTF16 : .start
             guard final else { return .stop(.more(0)) }
-            let pi = transport == nil ? scanProcessingInstruction(s, i + 2, n) : PrologScan(token: .partial, next: n)
+            let pi = transport == nil ? scanProcessingInstruction(s, i + 2, n, NameCharacters()) : PrologScan(token: .partial, next: n)
             if pi.token == .invalid { return .stop(.error(pi.next, "not well-formed (invalid token)")) }
             return .stop(.error(i, pi.token == .partialChar ? "partial character" : "unclosed token"))
         }
@@ -921,7 +921,7 @@ final class SwiftXMLTokenizer {
             // Beyond ASCII, the characters expat accepts (XMLNameCharacters.swift).
             let len = utf8Length(s, i, n)
             if len == 0 { return 0 }
-            return len < 0 || !isNameCharacter(utf8Scalar(s, i, len), first: true) ? -1 : len
+            return len < 0 || !nameCharacters.accepts(utf8Scalar(s, i, len), first: true) ? -1 : len
         }
         var colon = false
         var k = start(i)
@@ -950,21 +950,17 @@ final class SwiftXMLTokenizer {
                 let len = utf8Length(s, i, n)
                 if len == 0 { return -1 }
                 if len < 0 { badNameByte = i; return -2 }
-                if !isNameCharacter(utf8Scalar(s, i, len), first: false) { return i }
+                if !nameCharacters.accepts(utf8Scalar(s, i, len), first: false) { return i }
                 i += len
             }
         }
         return -1
     }
 
-    /// A name character beyond ASCII as expat reads it: its tables (XMLNameCharacters.swift),
-    /// and in a document it reads as ISO-8859-1 its built-in Latin-1 table's too, which
-    /// makes ª, µ and º (U+00AA, U+00B5, U+00BA) name-start characters (`latin1tab.h`;
-    /// found by the differential fuzzer).
-    @inline(__always)
-    private func isNameCharacter(_ v: UInt32, first: Bool) -> Bool {
-        if isExpatNameCharacter(v, first: first) { return true }
-        return (v == 0xAA || v == 0xB5 || v == 0xBA) && transcoder?.kind == .latin1
+    /// The name characters of what is being scanned (``NameCharacters``): the document's
+    /// own bytes, or a replacement text (read as UTF-8).
+    private var nameCharacters: NameCharacters {
+        NameCharacters(latin1: entityDepth == 0 && transcoder?.kind == .latin1)
     }
 
     private func startTag(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
@@ -1122,6 +1118,8 @@ final class SwiftXMLTokenizer {
                         open.append(key)
                         let e = value.withUnsafeBufferPointer { b -> DefaultValueError? in
                             guard let p = b.baseAddress, b.count > 0 else { return nil }
+                            entityDepth += 1   // a replacement text: its names are read as UTF-8
+                            defer { entityDepth -= 1 }
                             return appendDefault(p, 0, b.count, cdata: cdata, top: false, quote: quote, account: account,
                                                  into: &out, open: &open)
                         }
@@ -1667,7 +1665,7 @@ final class SwiftXMLTokenizer {
     }
 
     private func processingInstruction(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) -> Step {
-        construct(scanProcessingInstruction(s, i + 2, n), at: i, final: final)
+        construct(scanProcessingInstruction(s, i + 2, n, nameCharacters), at: i, final: final)
     }
 
     /// The prolog from `from` (before the root; the epilog is never read), token by
@@ -1695,7 +1693,7 @@ final class SwiftXMLTokenizer {
             return .stop(.more(at))
         }
         while true {
-            var t = prologToken(s, i, n)
+            var t = prologToken(s, i, n, nameCharacters)
             if t.open && !final { return more(i) }
             switch t.token {
             case .none:
@@ -1743,7 +1741,7 @@ final class SwiftXMLTokenizer {
                 // again with the DOCTYPE, a declaration changes nothing (the first wins).
                 if keepDeclaration { declareEntities(s + declarationStart, t.next - declarationStart) }
             case .entityValue:
-                if keepProcessing, let e = entityValueError(s, i + 1, t.next - 1) { return .stop(.error(e.at, e.message)) }
+                if keepProcessing, let e = entityValueError(s, i + 1, t.next - 1, nameCharacters) { return .stop(.error(e.at, e.message)) }
             case .attributeDefault:
                 if keepProcessing, case .failure(let e) = attributeDefault(s, i + 1, t.next - 1, cdata: true) {
                     return .stop(.error(e.at, e.message))
@@ -1843,7 +1841,7 @@ final class SwiftXMLTokenizer {
             let p = buffer.baseAddress!, n = buffer.count
             var i = 0, declarationStart = 0, keepDeclaration = keep
             while true {
-                let t = prologToken(p, i, n)
+                let t = prologToken(p, i, n, NameCharacters())
                 switch t.token {
                 case .none: return grammar.state == .internalSubset ? nil : "incomplete markup in parameter entity"
                 case .partial, .partialChar, .invalid: return "not well-formed (invalid token)"
@@ -1858,7 +1856,7 @@ final class SwiftXMLTokenizer {
                 case .declarationEnd:
                     if keepDeclaration { declareEntities(p + declarationStart, t.next - declarationStart) }
                 case .entityValue:
-                    if keep, let e = entityValueError(p, i + 1, t.next - 1) { return e.message }
+                    if keep, let e = entityValueError(p, i + 1, t.next - 1, NameCharacters()) { return e.message }
                 case .attributeDefault:
                     if keep, case .failure(let e) = attributeDefault(p, i + 1, t.next - 1, cdata: true) { return e.message }
                 case .publicID:
