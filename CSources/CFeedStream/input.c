@@ -126,6 +126,10 @@ struct cfs_parser {
     uint64_t z_checkpoint;
     uint64_t ratio_in;
     uint64_t ratio_out;
+    /* A part of a stream inflated by the caller (cfs_parser_inflated_origin): the
+       part's first byte's offset in the whole stream, modulo CHUNK, so that the
+       checkpoints fall where they fall in the whole stream. */
+    uint64_t z_phase;
 
     cfs_error first_error;
     char first_message[256];     /* first_error's message: the tokenizers reuse theirs */
@@ -279,7 +283,7 @@ void cfs_parser_reset(cfs_parser *p) {
     p->replay_len = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
-    p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = 0;
+    p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = p->z_phase = 0;
     p->has_error = p->has_fatal = 0;
     p->finished = 0;
     memset(&p->stats, 0, sizeof p->stats);
@@ -845,7 +849,7 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
     if (p->has_fatal) return p->fatal.code;
     if (p->mode == IN_DETECT && p->head_len == 0) p->mode = IN_INFLATED;
     if (p->mode != IN_INFLATED) return CFS_ERR_MISUSE;
-    size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
+    size_t room = CHUNK - (size_t)((p->stats.bytes_xml + p->z_phase) % CHUNK);
     if (len > room) return CFS_ERR_MISUSE;
     if (len == 0) return CFS_OK;
     p->stats.bytes_in += len;
@@ -853,6 +857,14 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
     cfs_status st = xml_input(p, data, len);
     if (len == room && st == CFS_OK) st = ratio_checkpoint(p, compressed);
     return st;
+}
+
+cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
+    if (p->finished || p->mode != IN_DETECT || p->head_len != 0 || p->stats.bytes_xml != 0) return CFS_ERR_MISUSE;
+    p->mode = IN_INFLATED;
+    p->z_phase = offset % CHUNK;
+    p->z_checkpoint = p->ratio_in = checkpoint;
+    return CFS_OK;
 }
 
 static ssize_t read_full(int fd, uint8_t *buf, size_t len) {

@@ -29,9 +29,12 @@ public struct FeedChunks: Sendable, Equatable {
     /// the chunks as uncompressed XML and check ``FeedLimits/maxRatio`` with these
     /// counts, as when they inflate themselves (``InputStage``,
     /// `cfs_parser_feed_inflated`); a parser of your own sees plain chunks.
-    init(inflated next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
-         compressed: @escaping @Sendable () -> UInt64?) {
-        source = Source(next: next, compressed: compressed)
+    /// With `origin`, the chunks are a part of an inflated gzip stream, split at a
+    /// document's start (``InflatedOrigin``): the parser checks the ratio where one
+    /// parser of the whole stream checks it.
+    package init(inflated next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
+                 compressed: @escaping @Sendable () -> UInt64?, origin: InflatedOrigin? = nil) {
+        source = Source(next: next, compressed: compressed, origin: origin)
     }
 
     /// The next chunk, or `nil` at the end of the stream.
@@ -40,16 +43,36 @@ public struct FeedChunks: Sendable, Equatable {
     /// For chunks made with ``init(inflated:compressed:)``: see there. Nil otherwise.
     package var compressed: (@Sendable () -> UInt64?)? { source.compressed }
 
+    /// For chunks made with ``init(inflated:compressed:origin:)`` and an origin: where the part
+    /// begins. Nil otherwise.
+    package var origin: InflatedOrigin? { source.origin }
+
     /// Two values are equal when they are the same source.
     public static func == (a: FeedChunks, b: FeedChunks) -> Bool { a.source === b.source }
 
     private final class Source: Sendable {
         let next: @Sendable () throws -> UnsafeRawBufferPointer?
         let compressed: (@Sendable () -> UInt64?)?
+        let origin: InflatedOrigin?
         init(next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
-             compressed: (@Sendable () -> UInt64?)? = nil) {
+             compressed: (@Sendable () -> UInt64?)? = nil, origin: InflatedOrigin? = nil) {
             self.next = next
             self.compressed = compressed
+            self.origin = origin
         }
+    }
+}
+
+/// Where a part of an inflated gzip stream begins (C: `cfs_parser_inflated_origin`):
+/// the part's first byte's offset in the whole uncompressed stream, and the compressed
+/// bytes inflate had consumed at the last ratio checkpoint (a multiple of
+/// ``InputStage/chunkSize``) at or before it. The ratio checkpoints then fall where
+/// they fall in the whole stream, with the same counts.
+package struct InflatedOrigin: Sendable, Equatable {
+    package var offset: UInt64
+    package var checkpoint: UInt64
+    package init(offset: UInt64, checkpoint: UInt64) {
+        self.offset = offset
+        self.checkpoint = checkpoint
     }
 }

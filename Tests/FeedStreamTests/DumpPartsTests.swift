@@ -137,6 +137,92 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    /// A `.gz` dump's stream inflated on one thread (``ChunkReader``, as `convert`
+    /// reads a big `.gz`): the stream, and the compressed counts at its ratio checkpoints.
+    private func inflate(_ gz: [UInt8]) throws -> (stream: [UInt8], checkpoints: DumpParts.Checkpoints) {
+        let path = FileManager.default.temporaryDirectory.appendingPathComponent("dump-\(UUID().uuidString).gz").path
+        try Data(gz).write(to: URL(fileURLWithPath: path))
+        defer { try? FileManager.default.removeItem(atPath: path) }
+        let fd = open(path, O_RDONLY)
+        defer { close(fd) }
+        let reader = ChunkReader(fd: fd, inflate: true)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputStage.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var stream: [UInt8] = []
+        var counts: [UInt64] = [0]
+        while case let n = reader.read(into: buffer), n > 0 {
+            stream += buffer[0..<n]
+            if stream.count % InputStage.chunkSize == 0 { counts.append(try XCTUnwrap(reader.compressed)) }
+        }
+        XCTAssertNil(reader.failure)
+        return (stream, DumpParts.Checkpoints(counts: counts))
+    }
+
+    /// The decompression ratio in parts (issue 20, one `.gz` dump on all cores): each
+    /// part's parser checks it at the whole stream's checkpoints with the whole stream's
+    /// counts (``InflatedOrigin``), so a bomb among the documents stops the parts where
+    /// one parser of the `.gz` stops, on every backend, and nothing after it comes out.
+    func testGzipPartsStopAtTheRatioWhereTheWholeStreamStops() throws {
+        var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func noise(_ n: Int) -> String {
+            Data((0..<n).map { _ in
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                return UInt8(truncatingIfNeeded: state >> 33)
+            }).base64EncodedString()
+        }
+        func document(_ title: String, _ items: [String]) -> String {
+            "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>\(title)</title>"
+                + items.map { "<item><title>\($0)</title></item>" }.joined() + "</channel></rss>\n"
+        }
+        var xml = Array(document("noise", [noise(400_000), noise(300_000)]).utf8)
+        for k in 1...3 { xml += Array(document("before \(k)", ["a", noise(100_000)]).utf8) }
+        xml += Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>bomb</title>".utf8)
+        let filler = String(repeating: " ", count: 10_000)
+        for i in 0..<1_800 { xml += Array("<item><title>b</title><guid>\(i)</guid></item>\(filler)".utf8) }
+        xml += Array("</channel></rss>\n".utf8)
+        for k in 1...2 { xml += Array(document("after \(k)", ["z"]).utf8) }
+        let gz = gzip(xml)
+        let (stream, checkpoints) = try inflate(gz)
+        XCTAssertEqual(stream, xml)
+        let limits = { var l = FeedLimits(); l.maxRatio = 50; return l }()
+        for backend in FeedBackend.allCases {
+            let expected = try whole(gz, backend.makeParser(limits: limits))
+            let text = String(decoding: expected.lines, as: UTF8.self)
+            // The whole stream's own figures: the bomb, document 5, stopped past the
+            // activation (16 MiB of it); the documents after it never read.
+            XCTAssertEqual(expected.summary.firstError?.message, "limit exceeded: decompression ratio > 50", "\(backend)")
+            XCTAssertEqual(expected.summary.firstError?.document, 5, "\(backend)")
+            XCTAssertFalse(text.contains("after 1"), "\(backend)")
+            let bombItems = text.split(separator: "\n").filter { $0.contains("\"document\":5,\"index\"") }.count
+            XCTAssertTrue((1_500...1_800).contains(bombItems), "\(backend): \(bombItems) items of the bomb")
+            for minimum: UInt64 in [1, 500_000] {
+                let label = "\(backend), parts of at least \(minimum) bytes"
+                let parser = backend.makeParser(limits: limits)
+                let got = try stream.withUnsafeBytes {
+                    try DumpParts.convertSequentially($0, minimumPartBytes: minimum, gzip: checkpoints, parser: parser,
+                                                      source: "dump.xml")
+                }
+                XCTAssertGreaterThan(got.parts, 1, label)
+                XCTAssertTrue(got.lines == expected.lines, "\(label):\n\(String(decoding: got.lines.suffix(400), as: UTF8.self))")
+                var summary = got.summary
+                summary.bytesIn = expected.summary.bytesIn   // the parts count uncompressed bytes
+                XCTAssertEqual(summary, expected.summary, label)
+                let parallel = try stream.withUnsafeBytes {
+                    try DumpParts.convertParallel($0, minimumPartBytes: minimum, jobs: 3, gzip: checkpoints,
+                                                  makeParser: { backend.makeParser(limits: limits) }, source: "dump.xml")
+                }
+                XCTAssertTrue(parallel.lines == expected.lines, "\(label), 3 threads")
+            }
+            // Without the checkpoints the parts are plain XML: no ratio, every document out
+            // (what the origin is for).
+            let plain = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: backend.makeParser(limits: limits),
+                                                  source: "dump.xml")
+            }
+            XCTAssertTrue(String(decoding: plain.lines, as: UTF8.self).contains("after 2"), "\(backend)")
+        }
+    }
+
     func testDumpWithDeclarations() throws {
         let docs = Self.corpusDocuments
         XCTAssertGreaterThan(docs.count, 10)

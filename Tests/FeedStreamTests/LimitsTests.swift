@@ -463,6 +463,28 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(offset, Int(CFS_RATIO_ACTIVATION) + chunk, "at the first checkpoint past the activation")
         XCTAssertEqual(String(cString: cfs_parser_error(p)!.pointee.message), "limit exceeded: decompression ratio > 200")
         XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_LIMIT)
+
+        // A part of the stream from 100 bytes before a checkpoint (cfs_parser_inflated_origin):
+        // its first chunk ends there, and the window's compressed count starts at the
+        // origin's checkpoint, so 1 compressed byte per checkpoint fails at the same place.
+        cfs_parser_reset(p)
+        let origin = UInt64(3 * chunk - 100)
+        XCTAssertEqual(cfs_parser_inflated_origin(p, origin, 2), CFS_OK)
+        status = CFS_OK
+        offset = 0
+        xml.withUnsafeBytes { b in
+            XCTAssertEqual(cfs_parser_feed_inflated(p, b.baseAddress, 101, 0), CFS_ERR_MISUSE, "past the stream's checkpoint")
+            while offset < b.count && status == CFS_OK {
+                let n = min(offset == 0 ? 100 : chunk, b.count - offset)
+                status = cfs_parser_feed_inflated(p, b.baseAddress! + offset, n, UInt64(offset / chunk + 3))
+                offset += n
+            }
+        }
+        XCTAssertEqual(status, CFS_ERR_LIMIT)
+        // The window passes the activation at the stream's checkpoint 100 + 64 chunks in.
+        XCTAssertEqual(offset, Int(CFS_RATIO_ACTIVATION) + 100, "the first of the stream's checkpoints past the activation")
+        XCTAssertEqual(cfs_parser_inflated_origin(p, 0, 0), CFS_ERR_MISUSE, "after a feed")
+        XCTAssertEqual(cfs_parser_finish(p), CFS_ERR_LIMIT)
     }
 
     private func temporaryFile(_ data: [UInt8]) throws -> Int32 {

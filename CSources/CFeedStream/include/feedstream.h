@@ -745,6 +745,21 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *parser, const void *data, size_t
                                     uint64_t compressed);
 
 /**
+ * Declares that the stream cfs_parser_feed_inflated() will feed is a part of a bigger
+ * inflated stream, split at a document's start (to parse the parts of one gzip dump on
+ * several cores, each on a parser of its own): max_ratio is then checked at the
+ * multiples of CFS_RATIO_INTERVAL of the whole stream, with the same counts, so a part
+ * fails where one parser of the whole stream fails. Offsets the parser reports stay
+ * counted from the part's first byte. Call it before the first feed of the stream.
+ * @param parser      the parser.
+ * @param offset      the part's first byte's offset in the whole uncompressed stream.
+ * @param checkpoint  the compressed bytes inflate had consumed at the last multiple of
+ *                    CFS_RATIO_INTERVAL at or before `offset` (0 before the first).
+ * @return CFS_OK; CFS_ERR_MISUSE after anything was fed, or after cfs_parser_finish().
+ */
+cfs_status cfs_parser_inflated_origin(cfs_parser *parser, uint64_t offset, uint64_t checkpoint);
+
+/**
  * Ends the stream: closes the last document (an unfinished one is reported as
  * truncated through on_document_end). Call it once per stream, also after a fatal
  * status from feed.

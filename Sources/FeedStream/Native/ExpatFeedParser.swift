@@ -167,6 +167,7 @@ final class NativeParser {
         case .chunks(let chunks):
             if let compressed = chunks.compressed {
                 // Inflated by ReadAheadPipeline's reader: the ratio is still checked here.
+                if let origin = chunks.origin { _ = cfs_parser_inflated_origin(handle, origin.offset, origin.checkpoint) }
                 while let chunk = try chunks.next() {
                     let status = if let c = compressed() {
                         cfs_parser_feed_inflated(handle, chunk.baseAddress, chunk.count, c)

@@ -93,7 +93,7 @@ struct StreamFailure: Sendable, Equatable {
 package final class InputStage {
     /// input.c's CHUNK (`CFS_RATIO_INTERVAL`): the largest chunk handed on, and the
     /// distance between ratio checkpoints.
-    static let chunkSize = 256 << 10
+    package static let chunkSize = 256 << 10
     /// Largest piece given to zlib at once (its counters are 32-bit; input.c's MAX_PARSE).
     private static let maxPiece = 1 << 30
 
@@ -159,6 +159,9 @@ package final class InputStage {
     // Where the ratio window started: checkpoint input, uncompressed offset.
     private var ratioIn: UInt64 = 0
     private var ratioOut: UInt64 = 0
+    /// A part's first byte's offset in the whole stream, modulo ``chunkSize``
+    /// (``inflatedOrigin(_:)``): the checkpoints fall where they fall in the whole stream.
+    private var phase: UInt64 = 0
 
     /// A stage enforcing `limits.maxRatio` (the only limit of this stage).
     init(limits: FeedLimits) {
@@ -188,6 +191,7 @@ package final class InputStage {
         zCheckpoint = 0
         ratioIn = 0
         ratioOut = 0
+        phase = 0
     }
 
     // MARK: Documents and the ratio
@@ -400,6 +404,17 @@ package final class InputStage {
     /// the ratio is checked with `compressed`, the compressed bytes that stage had
     /// consumed when it produced the last of them (its ``compressedIn``). `chunk` must
     /// not run past the next checkpoint. Returns the stream's failure, if any.
+    /// The bytes ``feedInflated(_:compressed:sink:)`` will feed are a part of a bigger
+    /// inflated stream, split at a document's start (`cfs_parser_inflated_origin`).
+    /// Before the first feed.
+    func inflatedOrigin(_ origin: InflatedOrigin) {
+        precondition(mode == .detect && headCount == 0 && bytesXML == 0, "InputStage.inflatedOrigin after a feed")
+        mode = .inflated
+        phase = origin.offset % UInt64(Self.chunkSize)
+        zCheckpoint = origin.checkpoint
+        ratioIn = origin.checkpoint
+    }
+
     @discardableResult
     func feedInflated(_ chunk: UnsafeRawBufferPointer, compressed: UInt64,
                       sink: (UnsafeRawBufferPointer) throws -> Void) rethrows -> StreamFailure? {
@@ -407,7 +422,7 @@ package final class InputStage {
         if failure != nil { return failure }
         if mode == .detect && headCount == 0 { mode = .inflated }
         precondition(mode == .inflated, "InputStage.feedInflated after feed")
-        let room = Self.chunkSize - Int(bytesXML % UInt64(Self.chunkSize))
+        let room = Self.chunkSize - Int((bytesXML + phase) % UInt64(Self.chunkSize))
         precondition(chunk.count <= room, "InputStage.feedInflated: a chunk runs past a checkpoint")
         guard chunk.count > 0 else { return nil }
         bytesIn += UInt64(chunk.count)

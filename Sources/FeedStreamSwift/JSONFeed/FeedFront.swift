@@ -198,7 +198,7 @@ private final class SniffedChunks: @unchecked Sendable {
 
     var chunks: FeedChunks {
         if let compressed = base.compressed {
-            return FeedChunks(inflated: { try self.next() }, compressed: compressed)
+            return FeedChunks(inflated: { try self.next() }, compressed: compressed, origin: base.origin)
         }
         return FeedChunks { try self.next() }
     }

@@ -133,6 +133,7 @@ public final class SwiftFeedParser: FeedParser {
         case .chunks(let chunks):
             if let compressed = chunks.compressed {
                 // Inflated by ReadAheadPipeline's reader: the ratio is still checked here.
+                if let origin = chunks.origin { stage.inflatedOrigin(origin) }
                 while fatal == nil, let chunk = try chunks.next() {
                     if let c = compressed() {
                         if let failure = try stage.feedInflated(chunk, compressed: c, sink: { try xmlInput($0) }) {

@@ -29,20 +29,49 @@ import Musl
 /// for the lines, ``FeedError/document`` for errors) count the documents of the parts
 /// before it, and error offsets the bytes before it.
 ///
+/// For a gzip stream, each part's parser is given the stream's compressed counts at its
+/// ratio checkpoints (``Checkpoints``, ``InflatedOrigin``): it checks the decompression
+/// ratio where one parser of the whole stream checks it, and a part in which it stops
+/// the stream (``Outcome/stopped``) is the last.
+///
 /// Not yet wired into `feedstream convert` (which still parses a `.gz` dump on one
-/// parser): ``convertSequentially(_:minimumPartBytes:parser:source:)`` parses the parts
-/// one after another, ``convertParallel(_:minimumPartBytes:jobs:makeParser:source:)`` on
-/// several threads, both over a stream in memory; the streaming converter (parts from
-/// the inflating thread, the ratio limit checked per part) is to match them.
+/// parser, inflating on a second thread): ``convertSequentially(_:minimumPartBytes:gzip:parser:source:layout:)``
+/// parses the parts one after another, ``convertParallel(_:minimumPartBytes:jobs:gzip:makeParser:source:layout:)``
+/// on several threads, both over a stream in memory; the streaming converter (parts
+/// from the inflating thread, memory bounded, the stream's failure given to the last
+/// part) is to match them.
 package enum DumpParts {
     /// What parsing one part gave.
     package struct Outcome: Sendable {
         /// False when the parser did not begin a document in the probe: the part's
         /// output must be dropped and the part parsed again with the next.
         package var joined: Bool
+        /// The parser stopped the stream inside the part (a fatal error: the
+        /// decompression ratio): nothing after the part is parsed, as one parser of the
+        /// whole stream parses nothing after it.
+        package var stopped = false
         /// The part's counts (documents, items, failures), its first error renumbered;
         /// ``ParseSummary/bytesXML`` and ``ParseSummary/bytesIn`` are the part's bytes.
         package var summary: ParseSummary
+    }
+
+    /// The compressed counts of an inflated gzip stream at its ratio checkpoints (every
+    /// ``InputStage/chunkSize`` bytes of the uncompressed stream): what a part's parser
+    /// checks the ratio with (``InflatedOrigin``), for the checkpoints `first`... of the
+    /// stream (the 0th, at offset 0, is 0).
+    package struct Checkpoints: Sendable {
+        package var first: Int
+        package var counts: [UInt64]
+        package init(first: Int = 0, counts: [UInt64]) {
+            self.first = first
+            self.counts = counts
+        }
+
+        /// The count at checkpoint `k` (at offset k·chunkSize).
+        package func count(at k: UInt64) -> UInt64 {
+            let i = Int(k) - first
+            return i >= 0 && i < counts.count ? counts[i] : counts.last ?? 0
+        }
     }
 
     /// Parses `part` (the stream's bytes from offset `start`, after `documentBase`
@@ -50,29 +79,50 @@ package enum DumpParts {
     /// part), delivering renumbered events to `handler`; a writer among the handlers
     /// must have its ``JSONLinesWriter/documentNumberOffset`` set to `documentBase` by the caller.
     package static func parse(_ part: UnsafeRawBufferPointer, probe: UnsafeRawBufferPointer?, start: UInt64,
-                              documentBase: Int, parser: any FeedParser, handler: some FeedHandler) throws -> Outcome
+                              documentBase: Int, gzip: Checkpoints? = nil, parser: any FeedParser,
+                              handler: some FeedHandler) throws -> Outcome
     {
         let state = PartState()
         let renumbered = PartHandler(inner: handler, state: state, start: start, documentBase: documentBase)
-        // The part in chunks of the input stage's size, then the probe, then the end.
-        let chunk = 256 << 10
+        // The part in chunks of the input stage's size, then the probe, then the end;
+        // for gzip, cut at the whole stream's ratio checkpoints.
+        let grid = UInt64(InputStage.chunkSize)
         let unsafePart = UnsafeSendableBytes(part)
         let unsafeProbe = probe.map(UnsafeSendableBytes.init)
-        let chunks = FeedChunks {
+        let next: @Sendable () -> UnsafeRawBufferPointer? = {
+            let segment: UnsafeRawBufferPointer
+            let offset: Int   // of the segment in the part and probe
             if state.position < unsafePart.bytes.count {
-                let n = min(chunk, unsafePart.bytes.count - state.position)
-                defer { state.position += n }
-                return UnsafeRawBufferPointer(rebasing: unsafePart.bytes[state.position..<state.position + n])
-            }
-            if let p = unsafeProbe, !state.inProbe {
+                segment = unsafePart.bytes
+                offset = 0
+            } else if let p = unsafeProbe, state.position < unsafePart.bytes.count + p.bytes.count {
                 state.inProbe = true
-                return p.bytes
+                segment = p.bytes
+                offset = unsafePart.bytes.count
+            } else {
+                state.ended = true
+                return nil
             }
-            state.ended = true
-            return nil
+            let from = state.position - offset
+            let stream = start + UInt64(state.position)
+            let n = min(segment.count - from, Int(grid - stream % grid))
+            state.position += n
+            return UnsafeRawBufferPointer(rebasing: segment[from..<from + n])
+        }
+        let chunks: FeedChunks
+        if let gzip {
+            let origin = InflatedOrigin(offset: start, checkpoint: gzip.count(at: start / grid))
+            chunks = FeedChunks(inflated: next, compressed: {
+                let end = start + UInt64(state.position)
+                return end % grid == 0 ? gzip.count(at: end / grid) : 0   // read at checkpoints only
+            }, origin: origin)
+        } else {
+            chunks = FeedChunks(next)
         }
         var summary = try parser.parse(.chunks(chunks), handler: renumbered)
-        if probe != nil {
+        // The parser asked for no more bytes before the probe: it stopped the stream.
+        let stopped = !state.ended && !state.inProbe
+        if probe != nil && !stopped {
             guard let probeDocument = state.probeDocument else { return Outcome(joined: false, summary: ParseSummary()) }
             // The document begun in the probe is the next part's: take out what it counted.
             summary.documents -= 1
@@ -86,9 +136,10 @@ package enum DumpParts {
             e.offset += start
             summary.firstError = e
         }
-        summary.bytesIn = UInt64(part.count)
-        summary.bytesXML = UInt64(part.count)
-        return Outcome(joined: true, summary: summary)
+        // The part's bytes (the parser read the probe too), or, stopped, those it read.
+        if !stopped { summary.bytesXML = UInt64(part.count) }
+        summary.bytesIn = summary.bytesXML
+        return Outcome(joined: true, stopped: stopped, summary: summary)
     }
 
     /// Converts a whole uncompressed stream to JSON Lines part by part, on this thread:
@@ -96,7 +147,7 @@ package enum DumpParts {
     /// parse of the whole stream. Returns the lines, the summary, the parts parsed and the
     /// cuts proposed (a cut that did not hold joins two parts).
     package static func convertSequentially(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64,
-                                            parser: any FeedParser, source: String,
+                                            gzip: Checkpoints? = nil, parser: any FeedParser, source: String,
                                             layout: BatchConverter.Options.Layout = .items) throws
         -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
     {
@@ -117,8 +168,8 @@ package enum DumpParts {
             let probe = last ? nil
                 : UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)])
             let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probe,
-                                    start: UInt64(start), documentBase: total.documents, parser: parser,
-                                    handler: writer)
+                                    start: UInt64(start), documentBase: total.documents, gzip: gzip,
+                                    parser: parser, handler: writer)
             guard outcome.joined else {
                 to += 1   // the cut did not hold: this part and the next are one
                 continue
@@ -127,19 +178,21 @@ package enum DumpParts {
             lines += output.bytes
             add(outcome.summary, to: &total)
             parts += 1
+            if outcome.stopped { break }
             from = to
             to += 1
         }
         return (lines, total, parts, cuts.count)
     }
 
-    /// ``convertSequentially(_:minimumPartBytes:parser:source:)`` with the parts parsed
+    /// ``convertSequentially(_:minimumPartBytes:gzip:parser:source:layout:)`` with the parts parsed
     /// on `jobs` threads at once, each with a parser of its own: the parts are parsed
     /// speculatively, numbered from 1, and put together in order — a part's document
     /// numbers (``renumber(_:by:)``) and first error shifted by the documents before it;
     /// a part whose cut did not hold is parsed again, joined with the next, on this
     /// thread. The result is the same as the sequential one.
     package static func convertParallel(_ stream: UnsafeRawBufferPointer, minimumPartBytes: UInt64, jobs: Int,
+                                        gzip: Checkpoints? = nil,
                                         makeParser: @escaping @Sendable () -> any FeedParser, source: String,
                                         layout: BatchConverter.Options.Layout = .items) throws
         -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
@@ -156,8 +209,8 @@ package enum DumpParts {
                 let parser = makeParser()
                 while let i = results.take() {
                     results.set(i, Result { try parsePart(bytes.bytes, from: bounds[i], to: bounds[i + 1],
-                                                          probe: i + 1 < count, parser: parser, source: source,
-                                                          layout: layout) })
+                                                          probe: i + 1 < count, gzip: gzip, parser: parser,
+                                                          source: source, layout: layout) })
                 }
             }
         }
@@ -174,7 +227,7 @@ package enum DumpParts {
             while !outcome.joined {   // the cut at bounds[end] did not hold: one part with the next
                 end += 1
                 (outcome, partLines) = try parsePart(stream, from: bounds[i], to: bounds[end], probe: end < count,
-                                                     parser: parser, source: source, layout: layout)
+                                                     gzip: gzip, parser: parser, source: source, layout: layout)
             }
             lines += renumber(partLines, by: total.documents)
             var summary = outcome.summary
@@ -184,6 +237,7 @@ package enum DumpParts {
             }
             add(summary, to: &total)
             parts += 1
+            if outcome.stopped { break }
             i = end
         }
         return (lines, total, parts, cuts.count)
@@ -191,14 +245,14 @@ package enum DumpParts {
 
     /// One part parsed on its own, numbered from document 1, into JSON Lines.
     private static func parsePart(_ stream: UnsafeRawBufferPointer, from start: Int, to end: Int, probe: Bool,
-                                  parser: any FeedParser, source: String,
+                                  gzip: Checkpoints?, parser: any FeedParser, source: String,
                                   layout: BatchConverter.Options.Layout) throws -> (Outcome, [UInt8]) {
         let output = MemoryOutput()
         let writer = makeWriter(layout, output: output, source: source)
         let probeBytes = probe
             ? UnsafeRawBufferPointer(rebasing: stream[end..<min(stream.count, end + DocumentSplitter.probeBytes)]) : nil
         let outcome = try parse(UnsafeRawBufferPointer(rebasing: stream[start..<end]), probe: probeBytes,
-                                start: UInt64(start), documentBase: 0, parser: parser, handler: writer)
+                                start: UInt64(start), documentBase: 0, gzip: gzip, parser: parser, handler: writer)
         try writer.flush()
         return (outcome, output.bytes)
     }
