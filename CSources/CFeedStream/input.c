@@ -859,6 +859,8 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
     return st;
 }
 
+int cfs_parser_in_document(const cfs_parser *p) { return p->doc == D_IN; }
+
 cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
     if (p->finished || p->mode != IN_DETECT || p->head_len != 0 || p->stats.bytes_xml != 0) return CFS_ERR_MISUSE;
     p->mode = IN_INFLATED;

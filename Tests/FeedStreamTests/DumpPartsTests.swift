@@ -37,6 +37,12 @@ final class DumpPartsTests: XCTestCase {
         XCTAssertEqual(cuts(s, minimum: 26), [26, 67])
         XCTAssertEqual(cuts("<rss/><rss/><feed/>"), [], "no declarations, no cut")
         XCTAssertEqual(cuts("<?xml"), [], "no delimiter yet")
+        // In gzip, no cut with a ratio checkpoint within its probe's bytes.
+        let grid = UInt64(InputStage.chunkSize)
+        XCTAssertTrue(DumpParts.cutKeepsTheRatioWindow(0))
+        XCTAssertTrue(DumpParts.cutKeepsTheRatioWindow(grid), "a checkpoint at the cut: before either parser begins")
+        XCTAssertFalse(DumpParts.cutKeepsTheRatioWindow(grid - 3))
+        XCTAssertTrue(DumpParts.cutKeepsTheRatioWindow(grid - UInt64(DocumentSplitter.probeBytes) - 1))
     }
 
     // MARK: Parts equal the whole

@@ -760,6 +760,18 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *parser, const void *data, size_t
 cfs_status cfs_parser_inflated_origin(cfs_parser *parser, uint64_t offset, uint64_t checkpoint);
 
 /**
+ * Whether a document is open: begun, and neither ended nor failed (a failed
+ * document's report may still be pending, for the recovery path). A caller that
+ * inflates the stream itself (cfs_parser_feed_inflated) and meets corrupt or truncated
+ * data asks it to tell, as the parser does when it inflates, whether the failure cuts a
+ * document short (it is then that document's error) or comes between documents (an
+ * error of its own).
+ * @param parser the parser.
+ * @return 1 or 0.
+ */
+int cfs_parser_in_document(const cfs_parser *parser);
+
+/**
  * Ends the stream: closes the last document (an unfinished one is reported as
  * truncated through on_document_end). Call it once per stream, also after a fatal
  * status from feed.

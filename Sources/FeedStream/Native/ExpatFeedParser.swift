@@ -57,6 +57,10 @@ public final class ExpatFeedParser: FeedParser {
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension ExpatFeedParser: Sendable {}
 
+extension ExpatFeedParser: DocumentStateReporting {
+    package var isInDocument: Bool? { native.isInDocument }
+}
+
 /// Owns a C parser handle and the sink its callbacks reach. Shared by the C backends.
 final class NativeParser {
     private let handle: OpaquePointer
@@ -134,9 +138,17 @@ final class NativeParser {
         }
     }
 
+    /// True while an XML stream is parsed (not a JSON Feed).
+    private var parsingXML = false
+
+    /// ``DocumentStateReporting/isInDocument``: the C core's (`cfs_parser_in_document`).
+    var isInDocument: Bool? { parsingXML ? cfs_parser_in_document(handle) != 0 : nil }
+
     private func parseXML(_ input: FeedInput, charset: String?, parser: any FeedParser, handler: some FeedHandler) throws
         -> ParseSummary
     {
+        parsingXML = true
+        defer { parsingXML = false }
         cfs_parser_reset(handle)
         // A name too long for the C core (63 bytes) is no charset we read: ignored, as an unknown one.
         _ = cfs_parser_set_charset(handle, charset)

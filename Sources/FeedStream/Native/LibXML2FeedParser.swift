@@ -50,3 +50,7 @@ public final class LibXML2FeedParser: FeedParser {
 
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension LibXML2FeedParser: Sendable {}
+
+extension LibXML2FeedParser: DocumentStateReporting {
+    package var isInDocument: Bool? { native.isInDocument }
+}

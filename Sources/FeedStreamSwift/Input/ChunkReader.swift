@@ -46,12 +46,12 @@ package final class ChunkReader {
     private let stage = InputStage(limits: .unlimited)
 
     /// Bytes read from the descriptor.
-    private(set) var bytesIn: UInt64 = 0
+    package private(set) var bytesIn: UInt64 = 0
     /// Why the stream ended early, once ``read(into:)`` has returned 0.
-    var failure: StreamFailure? { stage.failure }
+    package var failure: StreamFailure? { stage.failure }
     /// For gzip: the compressed bytes inflate had consumed when it produced the last byte
     /// read so far (``InputStage/compressedIn``); nil for plain input (or no inflating).
-    var compressed: UInt64? { stage.mode == .plain || !inflate ? nil : stage.compressedIn }
+    package var compressed: UInt64? { stage.mode == .plain || !inflate ? nil : stage.compressedIn }
 
     /// Records each gzip member's start (``InputStage/memberStarts``) from now on;
     /// ``takeMemberStarts()`` hands them out.
@@ -75,7 +75,7 @@ package final class ChunkReader {
     ///     its position; the first read ends where a reader from the file's start would
     ///     end one, so both have read the same bytes (``bytesIn``) when they stop at the
     ///     same place.
-    init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
+    package init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
          isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
         self.fd = fd
         readPosition = fileOffset
@@ -116,7 +116,7 @@ package final class ChunkReader {
     /// Fills `buffer` with the next bytes of the stream (inflated, for gzip; never past a
     /// ratio checkpoint). Returns how many; 0 at the end, and then ``failure`` tells
     /// whether the end came early.
-    func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
+    package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
         guard let out = buffer.baseAddress, buffer.count > 0, stage.failure == nil else { return 0 }
         if stage.mode == .detect {
             if inflate {

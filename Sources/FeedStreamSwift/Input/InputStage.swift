@@ -33,8 +33,8 @@ import Musl
 // failures and the decompression ratio are handled in one place.
 
 /// Why a stream ended early.
-struct StreamFailure: Sendable, Equatable {
-    enum Kind: Sendable, Equatable {
+package struct StreamFailure: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
         /// Corrupt gzip data, a read error or the decompression ratio: the C core stops
         /// at once (`set_fatal`).
         case fatal
@@ -44,15 +44,15 @@ struct StreamFailure: Sendable, Equatable {
         case cancelled
     }
 
-    var kind: Kind
-    var code: FeedError.Code
+    package var kind: Kind
+    package var code: FeedError.Code
     /// The message the C core gives the document the failure cuts short.
-    var message: String
+    package var message: String
     /// The read error's errno, else 0.
-    var errno: Int32 = 0
+    package var errno: Int32 = 0
 
     /// The message of the stream-level error (the C core adds the errno's text).
-    var fatalMessage: String { errno == 0 ? message : message + ": " + String(cString: strerror(errno)) }
+    package var fatalMessage: String { errno == 0 ? message : message + ": " + String(cString: strerror(errno)) }
 }
 
 /// Gzip or plain by content, gzip members one after another, inflate, and the

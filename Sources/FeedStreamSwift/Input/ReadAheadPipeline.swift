@@ -99,7 +99,7 @@ protocol ChunkSource: AnyObject {
 private func parseChunks(from source: any ChunkSource, with parser: any FeedParser, handler: any FeedHandler,
                          contentType: String?, inflated: Bool = false) throws -> ParseSummary
 {
-    let relay = StreamFailureRelay(handler)
+    let relay = StreamFailureRelay(handler, parser: parser)
     let feed = ChunkFeed(source: source, relay: relay)
     let chunks = inflated ? FeedChunks(inflated: { try feed.next() }, compressed: { feed.source.compressed })
                           : FeedChunks { try feed.next() }

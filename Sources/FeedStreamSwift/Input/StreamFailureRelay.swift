@@ -10,7 +10,7 @@
 ///   `bytesIn` counts the bytes read, not the bytes parsed.
 ///
 /// The parsing thread calls everything here.
-final class StreamFailureRelay: FeedHandler {
+package final class StreamFailureRelay: FeedHandler {
     private let base: any FeedHandler
     private var openDocument = 0
     private var ended = false
@@ -20,19 +20,29 @@ final class StreamFailureRelay: FeedHandler {
     private var reportedAlone = false
     private var rewritten: (original: FeedError, replacement: FeedError)?
 
-    init(_ base: any FeedHandler) { self.base = base }
+    private let parser: (any FeedParser)?
+
+    /// A relay to `base` of the events of `parser` (which tells, when it can, whether a
+    /// document is open when the source ends: ``DocumentStateReporting``).
+    package init(_ base: any FeedHandler, parser: (any FeedParser)? = nil) {
+        self.base = base
+        self.parser = parser
+    }
 
     /// The source has given its last chunk; the parser is about to finish.
-    func sourceDidEnd(failure: StreamFailure?, bytesParsed: UInt64) {
+    package func sourceDidEnd(failure: StreamFailure?, bytesParsed: UInt64) {
         ended = true
         self.failure = failure
         self.bytesParsed = bytesParsed
-        openAtEnd = openDocument
+        // A document whose failure the parser has not reported yet (the recovery path
+        // reports it later) is not open: the stream's failure does not cut it short,
+        // as the C core's own inflating finds (found by DumpStreamPartsTests).
+        openAtEnd = (parser as? DocumentStateReporting)?.isInDocument == false ? 0 : openDocument
     }
 
     /// The summary the C core would have returned; a stream failure reported alone is
     /// sent as from `parser`.
-    func finish(_ parsed: ParseSummary, bytesIn: UInt64, parser: any FeedParser) throws -> ParseSummary {
+    package func finish(_ parsed: ParseSummary, bytesIn: UInt64, parser: any FeedParser) throws -> ParseSummary {
         var summary = parsed
         summary.bytesIn = bytesIn
         guard let failure, failure.kind != .cancelled else { return summary }
@@ -49,25 +59,25 @@ final class StreamFailureRelay: FeedHandler {
         return summary
     }
 
-    func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
+    package func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
         openDocument = document
         try base.parser(parser, didStartDocument: document)
     }
 
-    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+    package func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         try base.parser(parser, didParseItem: item)
     }
 
-    func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
+    package func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
         try base.parser(parser, didParseFeedInfo: feed)
     }
 
-    func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
+    package func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
         openDocument = 0
         try base.parser(parser, didFinishDocument: document)
     }
 
-    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+    package func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         var error = error
         if ended, let failure, failure.kind != .cancelled {
             if error.document > 0 && error.document == openAtEnd && (error.line != 0 || error.column != 0) {
@@ -85,4 +95,11 @@ final class StreamFailureRelay: FeedHandler {
         if error.document > 0 && error.document == openDocument { openDocument = 0 }
         try base.parser(parser, didFail: error)
     }
+}
+
+/// A parser that can tell, while it parses, whether a document is open: begun, and
+/// neither ended nor failed (`cfs_parser_in_document`). Nil when it does not know (a
+/// JSON Feed).
+package protocol DocumentStateReporting: AnyObject {
+    var isInDocument: Bool? { get }
 }

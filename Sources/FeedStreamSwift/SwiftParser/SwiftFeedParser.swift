@@ -110,7 +110,12 @@ public final class SwiftFeedParser: FeedParser {
         return try front.parse(input, parser: self, handler: handler) { try parseXML($0, handler: handler) }
     }
 
+    /// True while an XML stream is parsed (not a JSON Feed).
+    private var parsingXML = false
+
     private func parseXML(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        parsingXML = true
+        defer { parsingXML = false }
         reset()
         machine.handler = handler
         machine.parser = self
@@ -581,3 +586,7 @@ public final class SwiftFeedParser: FeedParser {
 
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension SwiftFeedParser: Sendable {}
+
+extension SwiftFeedParser: DocumentStateReporting {
+    package var isInDocument: Bool? { parsingXML ? state == .open : nil }
+}

@@ -55,6 +55,14 @@ public final class BatchConverter: Sendable {
         /// input left (so one big archive uses every job); nil: never. Never with one
         /// job or without ``pipeline``. The output is the same either way.
         public var warcPartBytes: Int? = 1 << 20
+        /// A dump — a file of documents one after another, gzip or plain — is converted
+        /// in parts of at least this many uncompressed bytes, cut at `<?xml`
+        /// declarations, read and inflated on one thread and parsed on the workers that
+        /// have no input left (so one big `.gz` uses every job); nil: never. Used for
+        /// gzip files from ``pipelineMinimumBytes`` and plain files of at least twice
+        /// this size; never with one job or without ``pipeline``. The output is the same
+        /// either way.
+        public var dumpPartBytes: Int? = 4 << 20
         /// Ordered runs: output held in memory for inputs that finished before an
         /// earlier one; workers past it wait.
         public var maxBufferedBytes: Int
@@ -429,7 +437,12 @@ private final class Worker {
                     warc = counts
                     return summary
                 }
-                if pipelining && Int(st.st_size) >= options.pipelineMinimumBytes && isGzip(fd) {
+                let gzip = isGzip(fd)
+                if pipelining, let partBytes = options.dumpPartBytes,
+                   gzip ? Int(st.st_size) >= options.pipelineMinimumBytes : Int(st.st_size) >= 2 * partBytes {
+                    return try convertDumpInParts(fd: fd, partBytes: partBytes, isCancelled: cancelled, didRead: progress)
+                }
+                if pipelining && Int(st.st_size) >= options.pipelineMinimumBytes && gzip {
                     return try readStream(fd: fd, isCancelled: cancelled, didRead: progress)
                 }
             case S_IFDIR:
@@ -451,18 +464,31 @@ private final class Worker {
                                 didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
         let parts = WARCParts(fd: fd, size: size, partBytes: UInt64(partBytes), options: options, live: live,
                               source: writer.source)
+        let (summary, counts) = try parts.convert(parser: parser, output: partOutput(), didRead: didRead)
+        warc = counts
+        return summary
+    }
+
+    /// Where an input's parts go: past the writer (flushed first), to this worker's
+    /// output and meter.
+    private func partOutput() throws -> PartOutput {
         try writer.flush()
-        let (summary, counts) = try parts.convert(
-            parser: parser,
+        return PartOutput(
             write: { [self] lines in
                 try sink.write(lines)
                 partBytesOut += UInt64(lines.count)
             },
             report: { [self] in try meter.parser(parser, didFail: $0) },
-            dropped: { meter.addDropped(errors: $0, notFeeds: $1) },
-            didRead: didRead)
-        warc = counts
-        return summary
+            dropped: { [self] in meter.addDropped(errors: $0, notFeeds: $1) })
+    }
+
+    /// A dump read and inflated on one thread, parsed in parts on this thread and the
+    /// run's idle workers (``DumpStreamParts``): the same lines, errors and counts as
+    /// one parser gives.
+    private func convertDumpInParts(fd: Int32, partBytes: Int, isCancelled: @escaping @Sendable () -> Bool,
+                                    didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
+        let parts = DumpStreamParts(fd: fd, partBytes: partBytes, options: options, live: live, source: writer.source)
+        return try parts.convert(parser: parser, output: partOutput(), isCancelled: isCancelled, didRead: didRead)
     }
 
     /// Opens an input by its name's bytes (``PathBytes``). A FIFO is opened without

@@ -74,18 +74,53 @@ package enum DumpParts {
         }
     }
 
+    /// Whether a cut in a gzip stream is one a part may begin at: no ratio checkpoint
+    /// within its probe's bytes. One parser of the whole stream begins the document
+    /// somewhere in those bytes (once its `<?xml` and delimiter are read), a part's own
+    /// parser at their first: a checkpoint between the two would open their ratio
+    /// windows at different compressed counts. (One cut in about 40,000.)
+    package static func cutKeepsTheRatioWindow(_ cut: UInt64) -> Bool {
+        let grid = UInt64(InputStage.chunkSize)
+        return (cut + UInt64(DocumentSplitter.probeBytes)) / grid == cut / grid
+    }
+
+    /// Where the stream goes on after a part's bytes, when the part is the rest of the
+    /// stream read as it comes (``DumpStreamParts``): its chunks (each within a ratio
+    /// checkpoint), and for gzip the compressed count of the chunk last returned.
+    package protocol Rest: AnyObject, Sendable {
+        func next() -> UnsafeRawBufferPointer?
+        var compressed: UInt64? { get }
+    }
+
+    /// How the stream a last part belongs to ended: its failure (corrupt or truncated
+    /// gzip, a read error), reported as one parser of the whole stream reports it, and
+    /// the bytes read from the input.
+    package struct End: Sendable {
+        package var failure: StreamFailure?
+        package var bytesIn: UInt64
+        package init(failure: StreamFailure?, bytesIn: UInt64) {
+            self.failure = failure
+            self.bytesIn = bytesIn
+        }
+    }
+
     /// Parses `part` (the stream's bytes from offset `start`, after `documentBase`
     /// documents) and then, when given, the `probe` (the first bytes of the next
     /// part), delivering renumbered events to `handler`; a writer among the handlers
     /// must have its ``JSONLinesWriter/documentNumberOffset`` set to `documentBase` by the caller.
+    /// The last part of a stream has no probe and is given the stream's `end` (read
+    /// once its bytes, and the `rest`'s, are all given).
     package static func parse(_ part: UnsafeRawBufferPointer, probe: UnsafeRawBufferPointer?, start: UInt64,
-                              documentBase: Int, gzip: Checkpoints? = nil, parser: any FeedParser,
-                              handler: some FeedHandler) throws -> Outcome
+                              documentBase: Int, gzip: Checkpoints? = nil, rest: (any Rest)? = nil,
+                              end: (@Sendable () -> End)? = nil, contentType: String? = nil,
+                              parser: any FeedParser, handler: some FeedHandler) throws -> Outcome
     {
         let state = PartState()
         let renumbered = PartHandler(inner: handler, state: state, start: start, documentBase: documentBase)
-        // The part in chunks of the input stage's size, then the probe, then the end;
-        // for gzip, cut at the whole stream's ratio checkpoints.
+        let relay = end.map { _ in StreamFailureRelay(renumbered, parser: parser) }
+        state.relay = relay
+        // The part in chunks of the input stage's size, then the probe or the rest, then
+        // the end; for gzip, cut at the whole stream's ratio checkpoints.
         let grid = UInt64(InputStage.chunkSize)
         let unsafePart = UnsafeSendableBytes(part)
         let unsafeProbe = probe.map(UnsafeSendableBytes.init)
@@ -99,7 +134,14 @@ package enum DumpParts {
                 state.inProbe = true
                 segment = p.bytes
                 offset = unsafePart.bytes.count
+            } else if let rest, let chunk = rest.next() {
+                state.inRest = true
+                state.position += chunk.count
+                return chunk
             } else {
+                if !state.ended, let relay = state.relay, let end {
+                    relay.sourceDidEnd(failure: end().failure, bytesParsed: UInt64(state.position))
+                }
                 state.ended = true
                 return nil
             }
@@ -113,13 +155,20 @@ package enum DumpParts {
         if let gzip {
             let origin = InflatedOrigin(offset: start, checkpoint: gzip.count(at: start / grid))
             chunks = FeedChunks(inflated: next, compressed: {
+                if state.inRest { return rest?.compressed ?? 0 }
                 let end = start + UInt64(state.position)
                 return end % grid == 0 ? gzip.count(at: end / grid) : 0   // read at checkpoints only
             }, origin: origin)
         } else {
             chunks = FeedChunks(next)
         }
-        var summary = try parser.parse(.chunks(chunks), handler: renumbered)
+        var summary: ParseSummary
+        if let relay, let end {
+            summary = try relay.finish(try parser.parse(.chunks(chunks), contentType: contentType, handler: relay),
+                                       bytesIn: end().bytesIn, parser: parser)
+        } else {
+            summary = try parser.parse(.chunks(chunks), contentType: contentType, handler: renumbered)
+        }
         // The parser asked for no more bytes before the probe: it stopped the stream.
         let stopped = !state.ended && !state.inProbe
         if probe != nil && !stopped {
@@ -136,9 +185,10 @@ package enum DumpParts {
             e.offset += start
             summary.firstError = e
         }
-        // The part's bytes (the parser read the probe too), or, stopped, those it read.
-        if !stopped { summary.bytesXML = UInt64(part.count) }
-        summary.bytesIn = summary.bytesXML
+        // The part's bytes (the parser read the probe too), or, stopped or the last,
+        // those it read.
+        if probe != nil && !stopped { summary.bytesXML = UInt64(part.count) }
+        if end == nil { summary.bytesIn = summary.bytesXML }
         return Outcome(joined: true, stopped: stopped, summary: summary)
     }
 
@@ -152,7 +202,7 @@ package enum DumpParts {
         -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
     {
         var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
-        let cuts = splitter.scan(stream).map(Int.init)
+        let cuts = splitter.scan(stream).filter { gzip == nil || cutKeepsTheRatioWindow($0) }.map(Int.init)
         let bounds = [0] + cuts + [stream.count]
         var lines: [UInt8] = []
         var total = ParseSummary()
@@ -198,7 +248,7 @@ package enum DumpParts {
         -> (lines: [UInt8], summary: ParseSummary, parts: Int, cuts: Int)
     {
         var splitter = DocumentSplitter(minimumPartBytes: minimumPartBytes)
-        let cuts = splitter.scan(stream).map(Int.init)
+        let cuts = splitter.scan(stream).filter { gzip == nil || cutKeepsTheRatioWindow($0) }.map(Int.init)
         let bounds = [0] + cuts + [stream.count]
         let count = bounds.count - 1
         let bytes = UnsafeSendableBytes(stream)
@@ -359,6 +409,10 @@ private struct UnsafeSendableBytes: @unchecked Sendable {
 private final class PartState: @unchecked Sendable {
     var position = 0
     var inProbe = false
+    /// Reading the stream past the part's own bytes (``DumpParts/Rest``).
+    var inRest = false
+    /// The last part's: the stream's failure goes through it.
+    var relay: StreamFailureRelay?
     /// The (part's) number of the document begun in the probe, if one was.
     var probeDocument: Int?
     /// The part and its probe were all given: a document begun now is none the probe

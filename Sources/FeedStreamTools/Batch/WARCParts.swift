@@ -66,10 +66,7 @@ package final class WARCParts: @unchecked Sendable {
     /// The part being put together (helpers read at most ``window`` past it).
     private var assembling = 0
     private var done = false
-    private let helpers = DispatchGroup()
-    private var helperCount = 0
-    /// Every helper this input may have is working (read on the putting-together thread only).
-    private var allHired = false
+    private let helpers: PartHelpers
 
     /// What one part gave, numbered as if it began the file (documents from 1,
     /// uncompressed offsets from its cut).
@@ -114,6 +111,7 @@ package final class WARCParts: @unchecked Sendable {
         self.live = live
         self.source = source
         window = options.jobs + 1
+        helpers = PartHelpers(options: options, live: live, label: "feedstream.warc-part")
         nextMark = self.partBytes
         var magic: (UInt8, UInt8) = (0, 0)
         gzip = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2
@@ -239,12 +237,12 @@ package final class WARCParts: @unchecked Sendable {
 
     // MARK: Putting together
 
-    /// Converts the file: its lines go to `write` in order, its errors to `report` (then
-    /// the count of errors not kept, and of "not a feed" among them, to `dropped`).
+    /// Converts the file: its lines, errors and dropped errors go to `output`, in order.
     /// Returns the summary and the counts one reader of the whole file gives.
-    func convert(parser: any FeedParser, write: @escaping (UnsafeRawBufferPointer) throws -> Void,
-                 report: @escaping (FeedError) throws -> Void, dropped: (_ errors: Int, _ notFeeds: Int) -> Void,
-                 didRead: (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
+    func convert(parser: any FeedParser, output: PartOutput, didRead: (UInt64) -> Void) throws
+        -> (ParseSummary, WARCCounts)
+    {
+        let write = output.write, report = output.report, dropped = output.dropped
         defer {
             lock.withLock {
                 done = true
@@ -345,26 +343,15 @@ package final class WARCParts: @unchecked Sendable {
         return nil
     }
 
-    /// Starts a helper for each worker of the run left idle (up to `jobs - 1` in all).
+    /// Hires the run's idle workers to read parts ahead.
     private func hire() {
-        guard !allHired else { return }
-        let wanted = options.jobs - 1 - lock.withLock { helperCount }
-        guard wanted > 0 else { return }
-        let n = live.takeSpareWorkers(upTo: wanted)
-        guard n > 0 else { return }
-        lock.withLock { helperCount += n }
-        allHired = helperCount >= options.jobs - 1
-        for h in 0..<n {
-            DispatchQueue(label: "feedstream.warc-part.\(h)").async(group: helpers) { [self] in
-                let parser = options.makeParser()
-                while let k = claim() {
-                    let r = Result { try read(k, parser: parser) }
-                    lock.withLock {
-                        results[k] = r
-                        lock.broadcast()
-                    }
+        helpers.hire { [self] parser in
+            while let k = claim() {
+                let r = Result { try read(k, parser: parser) }
+                lock.withLock {
+                    results[k] = r
+                    lock.broadcast()
                 }
-                live.returnSpareWorkers(1)
             }
         }
     }
@@ -411,11 +398,4 @@ private final class PartErrors: FeedHandler {
             if error.code == .notAFeed { notFeeds += 1 }
         }
     }
-}
-
-/// Bytes handed to a closure (the part being put together, written as it is read).
-private final class ClosureOutput: ByteOutput {
-    let body: (UnsafeRawBufferPointer) throws -> Void
-    init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.body = body }
-    func write(_ bytes: UnsafeRawBufferPointer) throws { try body(bytes) }
 }

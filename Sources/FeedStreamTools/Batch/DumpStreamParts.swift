@@ -1,0 +1,529 @@
+import Dispatch
+import FeedStream
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+/// One dump — a big file of documents one after another, gzip or plain — converted on
+/// several threads (issue 20, "one `.gz` dump on all cores"), with the output, counts
+/// and errors of one parser going through it from start to end.
+///
+/// **Reading.** One thread reads the file and inflates it (``ChunkReader``, as the
+/// read-ahead pipeline does), and cuts the stream into parts at `<?xml` declarations
+/// (``DocumentSplitter``), at least ``partBytes`` apart, noting for gzip the compressed
+/// counts at the ratio checkpoints (``DumpParts/Checkpoints``). Each part is copied out
+/// with the first bytes of the next (its probe), at most ``window`` parts ahead of the
+/// one being put together.
+///
+/// **Parsing.** Each part is parsed on its own (``DumpParts/parse(_:probe:start:documentBase:gzip:rest:end:contentType:parser:handler:)``),
+/// into JSON Lines in memory, by the workers of the run that have no input left
+/// (``LiveState/takeSpareWorkers(upTo:)``) and by the thread putting the parts
+/// together, which parses the part it needs when nobody took it. The parts are put
+/// together in order: lines renumbered by the documents before them
+/// (``DumpParts/renumber(_:by:)``), errors likewise; a cut that did not hold (the
+/// probe began no document) joins two parts, parsed again on this thread; a part in
+/// which the parser stopped the stream (the decompression ratio, checked per part at
+/// the whole stream's checkpoints) is the last, as for one parser.
+///
+/// **Memory.** At most ``window`` parts and their output. A stretch of the stream of
+/// ``heldBytes`` without a cut (a dump written without declarations, one huge document)
+/// is not held: from that stretch's start, the rest of the stream is parsed by this
+/// thread as it is read, straight out, as the read-ahead pipeline parses it.
+///
+/// **The end.** The last part (or the rest read straight out) is parsed with the
+/// stream's failure — corrupt, truncated or trailing gzip data, a read error — which
+/// one parser reports the same way (``DumpParts/End``).
+///
+/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; the rest is
+/// set once, and each part's parser and writer belong to the thread parsing it.
+final class DumpStreamParts: @unchecked Sendable {
+    /// Parts are cut at least this many uncompressed bytes apart.
+    let partBytes: Int
+    /// Parts read ahead of the one being put together, at most.
+    let window: Int
+    /// Uncompressed bytes held without a cut before the rest is read straight out.
+    let heldBytes: Int
+
+    private let fd: Int32
+    private let options: BatchConverter.Options
+    private let live: LiveState
+    private let source: String
+    private let lock = ConditionLock()
+    private let helpers: PartHelpers
+    private let reading = DispatchGroup()
+
+    // Under `lock`:
+    /// Parts read, by number, until put together.
+    private var parts: [Int: Part] = [:]
+    /// Parts read so far; the reader made its last one when `readerDone`.
+    private var produced = 0
+    private var readerDone = false
+    /// The part being put together (parts before it are done).
+    private var assembling = 0
+    /// Parts taken by a thread to parse, and the results of those parsed ahead.
+    private var claimed: Set<Int> = []
+    private var results: [Int: Result<Parsed, any Error>] = [:]
+    /// The run is over (done or failed): the reader and the helpers stop.
+    private var done = false
+
+    /// A part as read: its bytes and its probe's.
+    struct Part: @unchecked Sendable {
+        let start: UInt64
+        /// The part's bytes, then its probe's (none for the last part).
+        let bytes: [UInt8]
+        let count: Int
+        var hasProbe: Bool { bytes.count > count }
+        let gzip: DumpParts.Checkpoints?
+        /// For gzip: the bytes read from the file when the stream reached each of the
+        /// part's checkpoints (those of `gzip`), for where a stop leaves the count.
+        let reads: [UInt64]
+        /// The last part: how the stream ended.
+        let end: DumpParts.End?
+        /// The rest of the stream follows, read as it comes.
+        let rest: RestQueue?
+    }
+
+    /// A part parsed ahead: its outcome, lines (documents numbered from 1) and errors.
+    struct Parsed {
+        var outcome: DumpParts.Outcome
+        var lines: [UInt8]
+        var errors: [FeedError]
+        var droppedErrors: Int
+        var notFeeds: Int
+    }
+
+    init(fd: Int32, partBytes: Int, options: BatchConverter.Options, live: LiveState, source: String) {
+        self.fd = fd
+        self.partBytes = max(1, partBytes)
+        self.heldBytes = 16 * self.partBytes
+        self.options = options
+        self.live = live
+        self.source = source
+        window = 2 * max(1, options.jobs)
+        helpers = PartHelpers(options: options, live: live, label: "feedstream.dump-part")
+    }
+
+    private var isDone: Bool { lock.withLock { done } }
+
+    // MARK: Reading
+
+    /// Reads, inflates and cuts the stream into parts (on its own thread).
+    private func read(isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
+        let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { [self] in isDone || isCancelled() },
+                                 didRead: didRead)
+        let grid = UInt64(InputStage.chunkSize)
+        let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputStage.chunkSize, alignment: 16)
+        defer { buffer.deallocate() }
+        var splitter = DocumentSplitter(minimumPartBytes: UInt64(partBytes))
+        let probeBytes = UInt64(DocumentSplitter.probeBytes)
+        var pending: [UInt8] = []   // the stream from `start`
+        var start: UInt64 = 0
+        var offset: UInt64 = 0
+        var gzip: Bool?
+        var counts: [UInt64] = [0]   // compressed counts at the checkpoints from `countsFirst`
+        var reads: [UInt64] = [0]    // bytes read then
+        var countsFirst = 0
+        var cuts: [UInt64] = []
+        func checkpoints(from: UInt64) -> (DumpParts.Checkpoints?, [UInt64]) {
+            guard gzip == true else { return (nil, []) }
+            let first = Int(from / grid)
+            return (DumpParts.Checkpoints(first: first, counts: Array(counts[(first - countsFirst)...])),
+                    Array(reads[(first - countsFirst)...]))
+        }
+        func make(_ bytes: [UInt8], count: Int, end: DumpParts.End? = nil, rest: RestQueue? = nil) -> Part {
+            let (g, r) = checkpoints(from: start)
+            return Part(start: start, bytes: bytes, count: count, gzip: g, reads: r, end: end, rest: rest)
+        }
+        while true {
+            let n = reader.read(into: buffer)
+            if n == 0 { break }
+            if gzip == nil { gzip = reader.compressed != nil }
+            let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            pending.append(contentsOf: chunk)
+            offset += UInt64(n)
+            if gzip == true && offset % grid == 0 {
+                counts.append(reader.compressed ?? 0)
+                reads.append(reader.bytesIn)
+            }
+            cuts += splitter.scan(chunk).filter { gzip != true || DumpParts.cutKeepsTheRatioWindow($0) }
+            while let cut = cuts.first, offset >= cut + probeBytes {
+                cuts.removeFirst()
+                let k = Int(cut - start)
+                let part = make(Array(pending[0..<(k + Int(probeBytes))]), count: k)
+                pending.removeFirst(k)
+                start = cut
+                let drop = Int(start / grid) - countsFirst   // checkpoints no part needs any more
+                if drop > 0 {
+                    counts.removeFirst(drop)
+                    reads.removeFirst(drop)
+                    countsFirst += drop
+                }
+                guard put(part) else { return }
+            }
+            if cuts.isEmpty && pending.count >= heldBytes {
+                // No cut in sight: the rest of the stream is read straight out.
+                let rest = RestQueue(depth: 4)
+                guard put(make(pending, count: pending.count, rest: rest)) else { return }
+                pending = []
+                while !isDone {
+                    let n = reader.read(into: buffer)
+                    if n == 0 { break }
+                    guard rest.put(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), compressed: reader.compressed,
+                                   bytesIn: reader.bytesIn) else {
+                        return
+                    }
+                }
+                rest.finish(DumpParts.End(failure: reader.failure, bytesIn: reader.bytesIn))
+                return
+            }
+        }
+        _ = put(make(pending, count: pending.count,
+                     end: DumpParts.End(failure: reader.failure, bytesIn: reader.bytesIn)))
+    }
+
+    /// Hands a part on, once it is within the window; false when the run is over.
+    private func put(_ part: Part) -> Bool {
+        lock.withLock {
+            while !done && produced > assembling + window { lock.wait() }
+            guard !done else { return false }
+            parts[produced] = part
+            produced += 1
+            if part.end != nil || part.rest != nil { readerDone = true }
+            lock.broadcast()
+            return true
+        }
+    }
+
+    /// Part `k`, once read; nil when the stream has fewer parts.
+    private func part(_ k: Int) -> Part? {
+        lock.withLock {
+            while parts[k] == nil && !(readerDone && produced <= k) && !done { lock.wait() }
+            return parts[k]
+        }
+    }
+
+    // MARK: Parsing
+
+    /// Parses a part into JSON Lines in memory, documents numbered from 1.
+    private func parse(_ part: Part, parser: any FeedParser) throws -> Parsed {
+        let output = MemoryOutput()
+        var writer = options.makeWriter(output: output)
+        writer.source = source
+        let errors = KeptErrors()
+        let handler = FeedHandlerGroup(writer, errors)
+        var end: (@Sendable () -> DumpParts.End)?
+        if let e = part.end { end = { e } }
+        let outcome = try part.bytes.withUnsafeBytes { (all: UnsafeRawBufferPointer) -> DumpParts.Outcome in
+            let probe: UnsafeRawBufferPointer? = part.hasProbe ? UnsafeRawBufferPointer(rebasing: all[part.count...]) : nil
+            return try DumpParts.parse(UnsafeRawBufferPointer(rebasing: all[0..<part.count]), probe: probe,
+                                       start: part.start, documentBase: 0, gzip: part.gzip, end: end,
+                                       contentType: options.contentType, parser: parser, handler: handler)
+        }
+        try writer.flush()
+        return Parsed(outcome: outcome, lines: output.bytes, errors: errors.errors, droppedErrors: errors.dropped,
+                      notFeeds: errors.notFeeds)
+    }
+
+    // MARK: Putting together
+
+    /// Converts the file: its lines, errors and dropped errors go to `output`, in order.
+    /// Returns the summary one parser of the whole stream gives.
+    func convert(parser: any FeedParser, output: PartOutput, isCancelled: @escaping @Sendable () -> Bool,
+                 didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
+        let write = output.write, report = output.report, dropped = output.dropped
+        DispatchQueue(label: "feedstream.dump-read").async(group: reading) { [self] in
+            read(isCancelled: isCancelled, didRead: didRead)
+            lock.withLock {
+                readerDone = true
+                lock.broadcast()
+            }
+        }
+        defer {
+            let rests: [RestQueue] = lock.withLock {
+                done = true
+                lock.broadcast()
+                return parts.values.compactMap(\.rest)
+            }
+            for r in rests { r.close() }
+            reading.wait()
+            helpers.wait()
+        }
+        var total = ParseSummary()
+        var k = 0
+        while true {
+            hire()
+            guard var part = part(k) else {
+                if isCancelled() { throw BatchCancelled() }
+                break
+            }
+            if part.end?.failure?.kind == .cancelled { throw BatchCancelled() }
+            var parsed: Parsed?
+            var next = k + 1
+            while parsed == nil {
+                if part.rest != nil {
+                    break   // read straight out, below
+                }
+                let p = next == k + 1 ? try result(k, part, parser: parser) : try parse(part, parser: parser)
+                if p.outcome.joined {
+                    parsed = p
+                    break
+                }
+                // The cut after this part did not hold: one part with the next.
+                guard let following = self.part(next) else { throw BatchCancelled() }
+                var gzip = part.gzip, reads = part.reads
+                if let g = gzip, let f = following.gzip {
+                    // This part's checkpoints, then the following's past them.
+                    let skip = max(0, g.first + g.counts.count - f.first)
+                    gzip = DumpParts.Checkpoints(first: g.first, counts: g.counts + f.counts.dropFirst(skip))
+                    reads += following.reads.dropFirst(skip)
+                }
+                part = Part(start: part.start, bytes: Array(part.bytes[0..<part.count]) + following.bytes,
+                            count: part.count + following.count, gzip: gzip, reads: reads, end: following.end,
+                            rest: following.rest)
+                next += 1
+            }
+            let summary: ParseSummary
+            var stopped = false
+            var last = false
+            if let parsed {
+                try DumpParts.renumber(parsed.lines, by: total.documents).withUnsafeBytes { try write($0) }
+                for error in parsed.errors {
+                    var e = error
+                    if e.document != 0 { e.document += total.documents }
+                    try report(e)
+                }
+                dropped(parsed.droppedErrors, parsed.notFeeds)
+                var s = parsed.outcome.summary
+                if var e = s.firstError, e.document != 0 {
+                    e.document += total.documents
+                    s.firstError = e
+                }
+                summary = s
+                stopped = parsed.outcome.stopped
+                last = part.end != nil
+            } else {
+                (summary, stopped) = try stream(part, documentBase: total.documents, parser: parser, write: write,
+                                                report: report)
+                last = true
+            }
+            guard live.add(items: summary.items, documents: summary.documents) else { throw BatchCancelled() }
+            DumpParts.add(summary, to: &total)
+            if stopped || last {
+                // What was read from the file: at the end, or when the stream reached the
+                // checkpoint the parser stopped at (as one parser counts it).
+                let stop = (part.start + summary.bytesXML) / UInt64(InputStage.chunkSize)
+                if stopped, let g = part.gzip, case let i = Int(stop) - g.first, i >= 0, i < part.reads.count {
+                    total.bytesIn = part.reads[i]
+                } else if let end = part.end {
+                    total.bytesIn = end.bytesIn
+                } else {
+                    total.bytesIn = summary.bytesIn   // read straight out: the rest's count
+                }
+                return total
+            }
+            lock.withLock {
+                for i in k..<next {
+                    parts[i] = nil
+                    results[i] = nil
+                    claimed.remove(i)
+                }
+                assembling = next
+                lock.broadcast()
+            }
+            k = next
+        }
+        return total
+    }
+
+    /// Part `k`'s result: parsed here if no helper took it; while a helper parses it,
+    /// this thread parses the next part nobody took (within the window), or waits.
+    private func result(_ k: Int, _ part: Part, parser: any FeedParser) throws -> Parsed {
+        while true {
+            enum Next { case ready(Result<Parsed, any Error>), parse(Int, Part), wait }
+            let next: Next = lock.withLock {
+                if let r = results[k] { return .ready(r) }
+                if !claimed.contains(k) {
+                    claimed.insert(k)
+                    return .parse(k, part)
+                }
+                if let (j, p) = unclaimed() {
+                    claimed.insert(j)
+                    return .parse(j, p)
+                }
+                lock.wait()
+                return .wait
+            }
+            switch next {
+            case .ready(let r):
+                return try r.get()
+            case .parse(let j, let p) where j == k:
+                return try parse(p, parser: parser)
+            case .parse(let j, let p):
+                let r = Result { try parse(p, parser: parser) }
+                lock.withLock {
+                    results[j] = r
+                    lock.broadcast()
+                }
+            case .wait:
+                continue
+            }
+        }
+    }
+
+    /// The first part read and not taken past the one being put together (not the rest
+    /// read straight out). Call with the lock held.
+    private func unclaimed() -> (Int, Part)? {
+        var j = assembling + 1
+        while j < produced {
+            if !claimed.contains(j), let p = parts[j], p.rest == nil { return (j, p) }
+            j += 1
+        }
+        return nil
+    }
+
+    /// Hires the run's idle workers to parse parts ahead.
+    private func hire() {
+        helpers.hire { [self] parser in
+            while let (j, p) = claim() {
+                let r = Result { try parse(p, parser: parser) }
+                lock.withLock {
+                    if j >= assembling { results[j] = r }   // else joined into an earlier part
+                    lock.broadcast()
+                }
+            }
+        }
+    }
+
+    /// The next part for a helper; nil once the run is over or every part is taken.
+    private func claim() -> (Int, Part)? {
+        lock.withLock {
+            while !done {
+                if let (j, p) = unclaimed() {
+                    claimed.insert(j)
+                    return (j, p)
+                }
+                if readerDone && !(assembling..<produced).contains(where: { !claimed.contains($0) && parts[$0]?.rest == nil }) {
+                    return nil
+                }
+                lock.wait()
+            }
+            return nil
+        }
+    }
+
+    /// The rest of the stream from `part` on, parsed on this thread as it is read, its
+    /// lines and errors straight out.
+    private func stream(_ part: Part, documentBase: Int, parser: any FeedParser,
+                        write: @escaping (UnsafeRawBufferPointer) throws -> Void,
+                        report: @escaping (FeedError) throws -> Void) throws -> (ParseSummary, stopped: Bool) {
+        guard let rest = part.rest else { preconditionFailure("a part read straight out has the rest") }
+        var writer = options.makeWriter(output: ClosureOutput(write))
+        writer.source = source
+        writer.documentNumberOffset = documentBase
+        let outcome = try part.bytes.withUnsafeBytes { all in
+            try DumpParts.parse(UnsafeRawBufferPointer(rebasing: all[0..<part.count]), probe: nil, start: part.start,
+                                documentBase: documentBase, gzip: part.gzip, rest: rest, end: { rest.end },
+                                contentType: options.contentType, parser: parser,
+                                handler: FeedHandlerGroup(writer, ReportedErrors(report)))
+        }
+        try writer.flush()
+        if rest.end.failure?.kind == .cancelled { throw BatchCancelled() }
+        return (outcome.summary, outcome.stopped)
+    }
+}
+
+/// The chunks of the rest of a stream, from the reading thread to the one parsing them
+/// (a few at a time).
+///
+/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; a chunk
+/// handed out is the parsing thread's until its next call.
+final class RestQueue: DumpParts.Rest, @unchecked Sendable {
+    private let lock = ConditionLock()
+    private let depth: Int
+    private var chunks: [([UInt8], UInt64?, UInt64)] = []
+    private var current: [UInt8] = []
+    private var currentCompressed: UInt64?
+    private var currentBytesIn: UInt64 = 0
+    private var ended: DumpParts.End?
+    private var closed = false
+
+    init(depth: Int) { self.depth = depth }
+
+    /// Adds a chunk; false when the parsing side has gone.
+    func put(_ chunk: UnsafeRawBufferPointer, compressed: UInt64?, bytesIn: UInt64) -> Bool {
+        lock.withLock {
+            while chunks.count >= depth && !closed { lock.wait() }
+            guard !closed else { return false }
+            chunks.append((Array(chunk), compressed, bytesIn))
+            lock.broadcast()
+            return true
+        }
+    }
+
+    /// The stream ended.
+    func finish(_ end: DumpParts.End) {
+        lock.withLock {
+            ended = end
+            lock.broadcast()
+        }
+    }
+
+    /// The parsing side has gone (or the run is over): the reader stops.
+    func close() {
+        lock.withLock {
+            closed = true
+            lock.broadcast()
+        }
+    }
+
+    func next() -> UnsafeRawBufferPointer? {
+        let got: ([UInt8], UInt64?, UInt64)? = lock.withLock {
+            while chunks.isEmpty && ended == nil && !closed { lock.wait() }
+            guard !chunks.isEmpty else { return nil }
+            lock.broadcast()
+            return chunks.removeFirst()
+        }
+        guard let got else { return nil }
+        current = got.0
+        currentCompressed = got.1
+        currentBytesIn = got.2
+        return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
+    }
+
+    var compressed: UInt64? { currentCompressed }
+
+    /// How the stream ended; before it ended (the parser stopped it), the bytes read
+    /// for the chunks handed out.
+    var end: DumpParts.End {
+        lock.withLock {
+            ended ?? DumpParts.End(failure: nil, bytesIn: currentBytesIn)
+        }
+    }
+}
+
+/// A part's errors, kept (up to ``BatchInputResult/maxErrors``) in order.
+private final class KeptErrors: FeedHandler {
+    var errors: [FeedError] = []
+    var dropped = 0
+    var notFeeds = 0
+
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        if errors.count < BatchInputResult.maxErrors {
+            errors.append(error)
+        } else {
+            dropped += 1
+            if error.code == .notAFeed { notFeeds += 1 }
+        }
+    }
+}
+
+/// Errors reported at once (the rest of a stream, read straight out).
+private final class ReportedErrors: FeedHandler {
+    let report: (FeedError) throws -> Void
+    init(_ report: @escaping (FeedError) throws -> Void) { self.report = report }
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws { try report(error) }
+}

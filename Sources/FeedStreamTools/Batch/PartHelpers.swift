@@ -1,0 +1,62 @@
+import Dispatch
+import FeedStream
+
+/// The workers of a run that have no input left, hired to parse the parts of another
+/// worker's input (``WARCParts``, ``DumpStreamParts``): at most `jobs - 1`, each with a
+/// parser of its own, handed back to the run when its work returns.
+///
+/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`.
+final class PartHelpers: @unchecked Sendable {
+    private let options: BatchConverter.Options
+    private let live: LiveState
+    private let label: String
+    private let group = DispatchGroup()
+    private let lock = ConditionLock()
+    private var count = 0
+
+    init(options: BatchConverter.Options, live: LiveState, label: String) {
+        self.options = options
+        self.live = live
+        self.label = label
+    }
+
+    /// Starts `work` on each worker of the run left idle, up to `jobs - 1` hired in all;
+    /// `work` gets a parser of its own and returns when nothing is left for it.
+    func hire(_ work: @escaping @Sendable (any FeedParser) -> Void) {
+        let wanted = options.jobs - 1 - lock.withLock { count }
+        guard wanted > 0 else { return }
+        let n = live.takeSpareWorkers(upTo: wanted)
+        guard n > 0 else { return }
+        let first = lock.withLock {
+            defer { count += n }
+            return count
+        }
+        for h in first..<(first + n) {
+            DispatchQueue(label: "\(label).\(h)").async(group: group) { [options, live] in
+                work(options.makeParser())
+                live.returnSpareWorkers(1)
+            }
+        }
+    }
+
+    /// Waits for every helper's work to return.
+    func wait() { group.wait() }
+}
+
+/// Where an input converted in parts sends its lines, errors and the count of errors
+/// not kept: the worker's output and meter.
+struct PartOutput {
+    /// The lines, in order.
+    let write: (UnsafeRawBufferPointer) throws -> Void
+    /// Each error, in order.
+    let report: (FeedError) throws -> Void
+    /// Errors not kept past ``BatchInputResult/maxErrors``, and "not a feed" among them.
+    let dropped: (_ errors: Int, _ notFeeds: Int) -> Void
+}
+
+/// Bytes handed to a closure (a part written as it is read).
+final class ClosureOutput: ByteOutput {
+    let body: (UnsafeRawBufferPointer) throws -> Void
+    init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.body = body }
+    func write(_ bytes: UnsafeRawBufferPointer) throws { try body(bytes) }
+}
