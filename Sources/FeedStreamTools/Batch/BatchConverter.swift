@@ -58,7 +58,9 @@ public final class BatchConverter: Sendable {
         /// A dump — a file of documents one after another, gzip or plain — is converted
         /// in parts of at least this many uncompressed bytes, cut at `<?xml`
         /// declarations, read and inflated on one thread and parsed on the workers that
-        /// have no input left (so one big `.gz` uses every job); nil: never. Used for
+        /// have no input left (so one big `.gz` uses every job), a few parts ahead per
+        /// thread (a stretch of 4 parts' size without a cut is parsed as it is read,
+        /// not held); nil: never. Used for
         /// gzip files from ``pipelineMinimumBytes`` and plain files of at least twice
         /// this size; never with one job or without ``pipeline``. The output is the same
         /// either way.

@@ -16,8 +16,8 @@ import Musl
 /// read-ahead pipeline does), and cuts the stream into parts at `<?xml` declarations
 /// (``DocumentSplitter``), at least ``partBytes`` apart, noting for gzip the compressed
 /// counts at the ratio checkpoints (``DumpParts/Checkpoints``). Each part is copied out
-/// with the first bytes of the next (its probe), at most ``window`` parts ahead of the
-/// one being put together.
+/// with the first bytes of the next (its probe), at most two parts per thread parsing
+/// them ahead of the one being put together.
 ///
 /// **Parsing.** Each part is parsed on its own (``DumpParts/parse(_:probe:start:documentBase:gzip:rest:end:contentType:parser:handler:)``),
 /// into JSON Lines in memory, by the workers of the run that have no input left
@@ -29,10 +29,11 @@ import Musl
 /// which the parser stopped the stream (the decompression ratio, checked per part at
 /// the whole stream's checkpoints) is the last, as for one parser.
 ///
-/// **Memory.** At most ``window`` parts and their output. A stretch of the stream of
-/// ``heldBytes`` without a cut (a dump written without declarations, one huge document)
-/// is not held: from that stretch's start, the rest of the stream is parsed by this
-/// thread as it is read, straight out, as the read-ahead pipeline parses it.
+/// **Memory.** Two parts per thread parsing them (this one and the helpers), and their
+/// output: with no idle worker in the run, a part or two ahead, as the read-ahead
+/// pipeline. A stretch of the stream of ``heldBytes`` without a cut (a dump written
+/// without declarations, one huge document) is not held: from that stretch's start,
+/// the rest of the stream is parsed by this thread as it is read, straight out.
 ///
 /// **The end.** The last part (or the rest read straight out) is parsed with the
 /// stream's failure — corrupt, truncated or trailing gzip data, a read error — which
@@ -43,8 +44,6 @@ import Musl
 final class DumpStreamParts: @unchecked Sendable {
     /// Parts are cut at least this many uncompressed bytes apart.
     let partBytes: Int
-    /// Parts read ahead of the one being put together, at most.
-    let window: Int
     /// Uncompressed bytes held without a cut before the rest is read straight out.
     let heldBytes: Int
 
@@ -99,11 +98,10 @@ final class DumpStreamParts: @unchecked Sendable {
     init(fd: Int32, partBytes: Int, options: BatchConverter.Options, live: LiveState, source: String) {
         self.fd = fd
         self.partBytes = max(1, partBytes)
-        self.heldBytes = 16 * self.partBytes
+        self.heldBytes = 4 * self.partBytes
         self.options = options
         self.live = live
         self.source = source
-        window = 2 * max(1, options.jobs)
         helpers = PartHelpers(options: options, live: live, label: "feedstream.dump-part")
     }
 
@@ -188,7 +186,7 @@ final class DumpStreamParts: @unchecked Sendable {
     /// Hands a part on, once it is within the window; false when the run is over.
     private func put(_ part: Part) -> Bool {
         lock.withLock {
-            while !done && produced > assembling + window { lock.wait() }
+            while !done && produced > assembling + 2 * (1 + helpers.hired) { lock.wait() }
             guard !done else { return false }
             parts[produced] = part
             produced += 1

@@ -39,6 +39,9 @@ final class PartHelpers: @unchecked Sendable {
         }
     }
 
+    /// Helpers hired so far.
+    var hired: Int { lock.withLock { count } }
+
     /// Waits for every helper's work to return.
     func wait() { group.wait() }
 }
