@@ -55,12 +55,15 @@ final class BenchTests: XCTestCase {
 
         let backends = FeedBackend.allCases.map(\.rawValue)
         let p = report.workloads[0]
-        XCTAssertEqual(p.results.map(\.id), ["inflate-only", "tokenize-only"] + backends)
+        // One file (a dump): also `convert -j N` in parts.
+        XCTAssertEqual(p.results.map(\.id), ["inflate-only", "tokenize-only"] + backends + backends.map { $0 + "+parts" })
+        XCTAssertEqual(p.results.last?.threads, max(2, ProcessInfo.processInfo.activeProcessorCount))
         XCTAssertEqual(p.gzipFiles, 0)
         XCTAssertEqual(p.documents, 3)
         let g = report.workloads[1]
         XCTAssertEqual(g.results.map(\.id),
-                       ["inflate-only", "tokenize-only"] + backends + backends.map { $0 + "+inflate-thread" })
+                       ["inflate-only", "tokenize-only"] + backends + backends.map { $0 + "+inflate-thread" }
+                        + backends.map { $0 + "+parts" })
         XCTAssertEqual(g.gzipFiles, 1)
         XCTAssertEqual(g.bytesXML, p.bytesXML, "MB/s counts uncompressed bytes")
         XCTAssertLessThan(g.bytesIn, g.bytesXML)

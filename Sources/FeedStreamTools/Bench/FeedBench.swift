@@ -53,6 +53,10 @@ public enum FeedBench: Sendable {
         /// For workloads with gzip files, also run each backend with inflate on a
         /// second thread.
         public var inflateThread = true
+        /// For a workload of one file (a dump), also run each backend as `convert -j N`
+        /// runs it on N cores (the machine's, at least 2): read and inflated on one
+        /// thread, parsed in parts on the others (``BatchConverter/Options/dumpPartBytes``).
+        public var dumpParts = true
         /// Measures one contender's peak memory (e.g. in a child process); nil to skip.
         /// Arguments: the contender's id and the workload.
         public var peakMemory: (@Sendable (String, Workload) -> UInt64?)?
@@ -141,6 +145,9 @@ public enum FeedBench: Sendable {
         if gzip && options.inflateThread {
             list += options.backends.map { .backend($0, inflateThread: true) }
         }
+        if workload.files.count == 1 && options.dumpParts {
+            list += options.backends.map { .parts($0) }
+        }
         return list
     }
 
@@ -199,14 +206,20 @@ public enum FeedBench: Sendable {
         case inflateOnly
         case tokenizeOnly
         case backend(FeedBackend, inflateThread: Bool)
+        /// `convert -j N` on one dump: in parts on ``partsJobs`` threads.
+        case parts(FeedBackend)
 
         static let threadSuffix = "+inflate-thread"
+        static let partsSuffix = "+parts"
+        /// The jobs of the `.parts` contenders: the machine's cores, at least 2.
+        static var partsJobs: Int { max(2, Int(sysconf(Int32(_SC_NPROCESSORS_ONLN)))) }
 
         var id: String {
             switch self {
             case .inflateOnly: "inflate-only"
             case .tokenizeOnly: "tokenize-only"
             case .backend(let b, let t): b.rawValue + (t ? Contender.threadSuffix : "")
+            case .parts(let b): b.rawValue + Contender.partsSuffix
             }
         }
 
@@ -214,6 +227,9 @@ public enum FeedBench: Sendable {
             switch id {
             case "inflate-only": self = .inflateOnly
             case "tokenize-only": self = .tokenizeOnly
+            case _ where id.hasSuffix(Contender.partsSuffix):
+                guard let b = FeedBackend(rawValue: String(id.dropLast(Contender.partsSuffix.count))) else { return nil }
+                self = .parts(b)
             default:
                 let threaded = id.hasSuffix(Contender.threadSuffix)
                 let name = threaded ? String(id.dropLast(Contender.threadSuffix.count)) : id
@@ -223,8 +239,10 @@ public enum FeedBench: Sendable {
         }
 
         var backend: FeedBackend? {
-            if case .backend(let b, _) = self { return b }
-            return nil
+            switch self {
+            case .backend(let b, _), .parts(let b): b
+            default: nil
+            }
         }
 
         func threads(gzip: Bool) -> Int {
@@ -232,6 +250,7 @@ public enum FeedBench: Sendable {
             case .inflateOnly: 1
             case .tokenizeOnly: gzip ? 2 : 1
             case .backend(_, let t): t ? 2 : 1
+            case .parts: Contender.partsJobs
             }
         }
 
@@ -243,6 +262,8 @@ public enum FeedBench: Sendable {
                 "tokenize only (expat, empty callbacks)" + (gzip ? ", inflate on a 2nd thread" : "")
             case .backend(let b, let t):
                 "\(b.rawValue) → JSON Lines" + (t ? ", inflate on a 2nd thread (ReadAheadPipeline)" : gzip ? ", one thread" : "")
+            case .parts(let b):
+                "\(b.rawValue) → JSON Lines, convert -j \(Contender.partsJobs): the dump in parts on \(Contender.partsJobs) threads"
             }
         }
     }
@@ -258,7 +279,7 @@ public enum FeedBench: Sendable {
         init(_ contender: Contender) {
             self.contender = contender
             devNull = open("/dev/null", O_WRONLY)
-            if let b = contender.backend {
+            if case .backend(let b, _) = contender {
                 parser = b.makeParser()
                 writer = JSONLinesWriter(output: FileDescriptorOutput(fd: devNull))
             }
@@ -307,6 +328,17 @@ public enum FeedBench: Sendable {
                 if rc != 0 { noteError(&m, "\(file): \(String(cString: st.error))") }
                 m.bytesXML += st.bytes_xml
                 m.documents += Int(st.documents)
+
+            case .parts(let b):
+                // What `feedstream convert -j N --backend B FILE > /dev/null` runs.
+                let options = BatchConverter.Options(jobs: Contender.partsJobs, makeParser: { b.makeParser() })
+                let s = try BatchConverter(options: options).run([BatchInput.file(file)],
+                                                                 to: FileDescriptorOutput(fd: devNull))
+                if s.failedInputs > 0 { noteError(&m, "\(file): failed") }
+                m.bytesIn += s.bytesIn
+                m.bytesXML += s.bytesXML
+                m.documents += s.documents
+                m.items += s.items
 
             case .backend(_, let threaded):
                 guard let parser, let writer else { return }
