@@ -140,7 +140,7 @@ final class DumpStreamPartsTests: XCTestCase {
 
     func testADumpWithoutCutsIsReadStraightOutPastTheHeldBytes() throws {
         // 300 documents without declarations, then some with: no cut for far more than
-        // 4 parts' worth, so the rest of the stream is parsed as it is read.
+        // 2 parts' worth, so the rest of the stream is parsed as it is read.
         var s = ""
         for n in 1...300 { s += Self.rss(n, declaration: false) }
         let bytes = Array(s.utf8) + Self.dump(40)

@@ -98,7 +98,7 @@ final class DumpStreamParts: @unchecked Sendable {
     init(fd: Int32, partBytes: Int, options: BatchConverter.Options, live: LiveState, source: String) {
         self.fd = fd
         self.partBytes = max(1, partBytes)
-        self.heldBytes = 4 * self.partBytes
+        self.heldBytes = 2 * self.partBytes
         self.options = options
         self.live = live
         self.source = source
@@ -119,6 +119,7 @@ final class DumpStreamParts: @unchecked Sendable {
         var splitter = DocumentSplitter(minimumPartBytes: UInt64(partBytes))
         let probeBytes = UInt64(DocumentSplitter.probeBytes)
         var pending: [UInt8] = []   // the stream from `start`
+        pending.reserveCapacity(heldBytes + InputStage.chunkSize)
         var start: UInt64 = 0
         var offset: UInt64 = 0
         var gzip: Bool?
@@ -165,8 +166,9 @@ final class DumpStreamParts: @unchecked Sendable {
             if cuts.isEmpty && pending.count >= heldBytes {
                 // No cut in sight: the rest of the stream is read straight out.
                 let rest = RestQueue(depth: 4)
-                guard put(make(pending, count: pending.count, rest: rest)) else { return }
-                pending = []
+                let held = pending
+                pending = []   // the part's bytes are the part's alone
+                guard put(make(held, count: held.count, rest: rest)) else { return }
                 while !isDone {
                     let n = reader.read(into: buffer)
                     if n == 0 { break }
