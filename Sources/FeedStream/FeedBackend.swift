@@ -2,16 +2,16 @@
 /// backend as a value, for choosing at run time (the generic functions that take a
 /// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
 public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
-    /// expat under the C core (``ExpatFeedParser``): the default (``default``).
+    /// expat under the C core (``ExpatFeedParser``).
     case expat
     /// libxml2's SAX2 push parser under the C core (``LibXML2FeedParser``).
     case libxml2
-    /// The pure-Swift parser (``SwiftFeedParser``).
+    /// The pure-Swift parser (``SwiftFeedParser``), the fastest: the default (``default``).
     case swift
 
     /// The backend used where none is named: the command line's `--backend`, and every
     /// function of this module that takes a `backend:` (the one place it is written).
-    public static let `default`: FeedBackend = .expat
+    public static let `default`: FeedBackend = .swift
 
     /// A new parser of this backend (`strict`: no recovery path; see the backends' inits).
     public func makeParser(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) -> any FeedParser {

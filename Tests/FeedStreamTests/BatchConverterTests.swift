@@ -68,6 +68,13 @@ final class BatchConverterTests: XCTestCase {
         return (out.string, summary)
     }
 
+    /// The default backend is the pure-Swift parser (issue 20), written once
+    /// (`FeedBackend.default`): the converter's options use it when given no parser.
+    func testTheDefaultBackendIsTheSwiftParser() {
+        XCTAssertEqual(FeedBackend.default, .swift)
+        XCTAssertTrue(BatchConverter.Options().makeParser() is SwiftFeedParser)
+    }
+
     func testOrderedOutputIsTheSequentialOutputForAnyJobsBudgetAndPipeline() throws {
         let expected = try sequential()
         for jobs in [1, 2, 5] {

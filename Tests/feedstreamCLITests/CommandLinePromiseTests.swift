@@ -49,7 +49,7 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertEqual(help.status, 0)
         XCTAssertTrue(help.out.contains("--max-depth"), help.out)
         // The default backend, as the help says it (FeedBackend.default).
-        XCTAssertTrue(help.out.contains("default: expat)"), help.out)
+        XCTAssertTrue(help.out.contains("default: swift)"), help.out)
     }
 
     /// `-o` (and `--errors`, `--stats`) never replaces an input: the same file however it

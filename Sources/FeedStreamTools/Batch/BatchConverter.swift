@@ -28,7 +28,7 @@ import Musl
 /// same as converting the inputs one after another with one ``JSONLinesWriter``.
 public final class BatchConverter: Sendable {
     /// How a run is carried out; the defaults convert one input at a time, in order,
-    /// with expat.
+    /// with the default backend (``FeedBackend/default``).
     public struct Options: Sendable {
         /// One line per item and one per document (``JSONLinesWriter``), or one line per
         /// document holding its items (``DocumentLinesWriter``).
@@ -59,7 +59,7 @@ public final class BatchConverter: Sendable {
         /// in parts of at least this many uncompressed bytes, cut at `<?xml`
         /// declarations, read and inflated on one thread and parsed on the workers that
         /// have no input left (so one big `.gz` uses every job), a few parts ahead per
-        /// thread (a stretch of 4 parts' size without a cut is parsed as it is read,
+        /// thread (a stretch of 2 parts' size without a cut is parsed as it is read,
         /// not held); nil: never. Used for
         /// gzip files from ``pipelineMinimumBytes`` and plain files of at least twice
         /// this size; never with one job or without ``pipeline``. The output is the same
