@@ -14,7 +14,9 @@ struct Bench: ParsableCommand {
             after run, alternating: inflate only (zlib, nothing parsed), tokenize only \
             (expat with empty callbacks), and every backend converting to JSON Lines \
             (written to /dev/null); for gzip inputs also every backend with inflate on a \
-            second thread (ReadAheadPipeline, as convert runs a big .gz). One warm-up round comes first. Reports MB/s of uncompressed \
+            second thread (ReadAheadPipeline); for a workload of one file (a dump) also every \
+            backend as convert -j N runs it on the machine's N cores (read and inflated on one \
+            thread, parsed in parts on the others). One warm-up round comes first. Reports MB/s of uncompressed \
             XML (median and range over the runs), the ratios to the baselines, items/s, \
             and each contender's peak memory, measured alone in a child process.
 

@@ -116,6 +116,11 @@ final class DumpStreamPartsTests: XCTestCase {
     func testAPlainDumpInPartsIsTheWholeDump() throws {
         let run = try assertSameInParts(Self.dump(120), name: "dump.xml")
         XCTAssertEqual(run.summary.documents, 120)
+        // Past the first ratio checkpoints (256 KiB), which a plain stream has none of.
+        let big = Self.dump(2600)
+        XCTAssertGreaterThan(big.count, 2 * InputStage.chunkSize)
+        XCTAssertEqual(try assertSameInParts(big, name: "big.xml", partBytes: [4096, 100_000]).summary.documents, 2600)
+        try assertSameInParts(gzip(big), name: "big.xml.gz", partBytes: [4096, 100_000])
     }
 
     func testAGzipDumpThatEndsBadlyEndsTheSameWayInParts() throws {

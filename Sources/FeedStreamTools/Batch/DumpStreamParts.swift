@@ -156,7 +156,7 @@ final class DumpStreamParts: @unchecked Sendable {
                 pending.removeFirst(k)
                 start = cut
                 let drop = Int(start / grid) - countsFirst   // checkpoints no part needs any more
-                if drop > 0 {
+                if gzip == true && drop > 0 {
                     counts.removeFirst(drop)
                     reads.removeFirst(drop)
                     countsFirst += drop
