@@ -59,6 +59,7 @@ final class DumpStreamPartsTests: XCTestCase {
         var options = BatchConverter.Options(jobs: jobs, layout: layout, pipelineMinimumBytes: 0,
                                              makeParser: { backend.makeParser(limits: limits) })
         options.dumpPartBytes = partBytes
+        options.gzipDumpPartsMinimumJobs = 2   // in parts from 2 jobs, gzip too
         let out = MemoryOutput()
         let recorder = ResultRecorder()
         let summary = try BatchConverter(options: options).run([BatchInput.file(path)], to: out, observer: recorder)
@@ -160,6 +161,7 @@ final class DumpStreamPartsTests: XCTestCase {
         try Data(gzip(bytes)).write(to: URL(fileURLWithPath: path))
         var options = BatchConverter.Options(jobs: 2, pipelineMinimumBytes: 0)
         options.dumpPartBytes = 2000
+        options.gzipDumpPartsMinimumJobs = 2
         let converter = BatchConverter(options: options)
         let out = WatchedOutput { converter.cancel() }   // at the first lines out
         let summary = try converter.run([BatchInput.file(path)], to: out)

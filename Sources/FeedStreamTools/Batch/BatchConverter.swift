@@ -65,6 +65,10 @@ public final class BatchConverter: Sendable {
         /// this size; never with one job or without ``pipeline``. The output is the same
         /// either way.
         public var dumpPartBytes: Int? = 4 << 20
+        /// A gzip dump is converted in parts from this many jobs on (plain dumps from 2).
+        /// With 2, the read-ahead pipeline already keeps both cores busy, one inflating
+        /// and one parsing, and measured faster than parts on 2 cores (README, Results).
+        public var gzipDumpPartsMinimumJobs = 3
         /// Ordered runs: output held in memory for inputs that finished before an
         /// earlier one; workers past it wait.
         public var maxBufferedBytes: Int
@@ -441,7 +445,8 @@ private final class Worker {
                 }
                 let gzip = isGzip(fd)
                 if pipelining, let partBytes = options.dumpPartBytes,
-                   gzip ? Int(st.st_size) >= options.pipelineMinimumBytes : Int(st.st_size) >= 2 * partBytes {
+                   gzip ? Int(st.st_size) >= options.pipelineMinimumBytes && options.jobs >= options.gzipDumpPartsMinimumJobs
+                        : Int(st.st_size) >= 2 * partBytes {
                     return try convertDumpInParts(fd: fd, partBytes: partBytes, isCancelled: cancelled, didRead: progress)
                 }
                 if pipelining && Int(st.st_size) >= options.pipelineMinimumBytes && gzip {

@@ -330,8 +330,10 @@ public enum FeedBench: Sendable {
                 m.documents += Int(st.documents)
 
             case .parts(let b):
-                // What `feedstream convert -j N --backend B FILE > /dev/null` runs.
-                let options = BatchConverter.Options(jobs: Contender.partsJobs, makeParser: { b.makeParser() })
+                // What `feedstream convert -j N --backend B FILE > /dev/null` runs, in parts
+                // also for gzip on 2 cores (where convert prefers the read-ahead pipeline).
+                var options = BatchConverter.Options(jobs: Contender.partsJobs, makeParser: { b.makeParser() })
+                options.gzipDumpPartsMinimumJobs = 2
                 let s = try BatchConverter(options: options).run([BatchInput.file(file)],
                                                                  to: FileDescriptorOutput(fd: devNull))
                 if s.failedInputs > 0 { noteError(&m, "\(file): failed") }
