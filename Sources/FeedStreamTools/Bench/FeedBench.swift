@@ -263,7 +263,7 @@ public enum FeedBench: Sendable {
             case .backend(let b, let t):
                 "\(b.rawValue) → JSON Lines" + (t ? ", inflate on a 2nd thread (ReadAheadPipeline)" : gzip ? ", one thread" : "")
             case .parts(let b):
-                "\(b.rawValue) → JSON Lines, convert -j \(Contender.partsJobs): the dump in parts on \(Contender.partsJobs) threads"
+                "\(b.rawValue) → JSON Lines, the dump in parts on \(Contender.partsJobs) threads (DumpStreamParts)"
             }
         }
     }
