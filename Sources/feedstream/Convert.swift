@@ -58,13 +58,13 @@ struct Convert: ParsableCommand {
     var per: Per = .item
 
     // .unconditional: `-j -1` is a bad number (said so), not a missing value.
-    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Convert N inputs at a time (default: the number of cores).", valueName: "N"))
+    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Convert N inputs at a time (default: the number of cores); a big dump is parsed in parts by the workers left idle, with the same output.", valueName: "N"))
     var jobs: Int?
 
     @Flag(help: "Write each input's lines as they are ready, not in input order (lines of big inputs may interleave; each line stays whole).")
     var unordered = false
 
-    @Flag(name: .customLong("no-pipeline"), help: "One thread per input: do not read and inflate big gzip inputs on a second thread, nor split a big web archive across the workers left idle.")
+    @Flag(name: .customLong("no-pipeline"), help: "One thread per input: do not read and inflate big gzip inputs on a second thread, nor split a big dump or web archive into parts for the workers left idle.")
     var noPipeline = false
 
     @Option(name: .long, help: ArgumentHelp("Also write each error as a JSON record to FILE.", valueName: "FILE"))
