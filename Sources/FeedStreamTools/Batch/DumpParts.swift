@@ -280,12 +280,7 @@ package enum DumpParts {
                                                      gzip: gzip, parser: parser, source: source, layout: layout)
             }
             lines += renumber(partLines, by: total.documents)
-            var summary = outcome.summary
-            if var e = summary.firstError, e.document != 0 {
-                e.document += total.documents
-                summary.firstError = e
-            }
-            add(summary, to: &total)
+            add(renumbered(outcome.summary, by: total.documents), to: &total)
             parts += 1
             if outcome.stopped { break }
             i = end
@@ -361,6 +356,17 @@ package enum DumpParts {
             i = k + 1
         }
         return nil
+    }
+
+    /// A part's summary (documents numbered from 1) with its first error's document
+    /// numbered after `base` documents.
+    package static func renumbered(_ summary: ParseSummary, by base: Int) -> ParseSummary {
+        var s = summary
+        if var e = s.firstError, e.document != 0 {
+            e.document += base
+            s.firstError = e
+        }
+        return s
     }
 
     /// Adds a part's summary to the stream's.

@@ -297,12 +297,7 @@ final class DumpStreamParts: @unchecked Sendable {
                     try report(e)
                 }
                 dropped(parsed.droppedErrors, parsed.notFeeds)
-                var s = parsed.outcome.summary
-                if var e = s.firstError, e.document != 0 {
-                    e.document += total.documents
-                    s.firstError = e
-                }
-                summary = s
+                summary = DumpParts.renumbered(parsed.outcome.summary, by: total.documents)
                 stopped = parsed.outcome.stopped
                 last = part.end != nil
             } else {
