@@ -417,8 +417,9 @@ private final class PartState: @unchecked Sendable {
     var inProbe = false
     /// Reading the stream past the part's own bytes (``DumpParts/Rest``).
     var inRest = false
-    /// The last part's: the stream's failure goes through it.
-    var relay: StreamFailureRelay?
+    /// The last part's: the stream's failure goes through it. Weak: the relay holds the
+    /// handler, which holds this state (a cycle would keep the part's output alive).
+    weak var relay: StreamFailureRelay?
     /// The (part's) number of the document begun in the probe, if one was.
     var probeDocument: Int?
     /// The part and its probe were all given: a document begun now is none the probe
