@@ -432,28 +432,56 @@ final class DumpStreamParts: @unchecked Sendable {
 }
 
 /// The chunks of the rest of a stream, from the reading thread to the one parsing them
-/// (a few at a time).
+/// (a few at a time), in buffers allocated once: reading the rest straight out
+/// allocates nothing per chunk.
 ///
-/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; a chunk
-/// handed out is the parsing thread's until its next call.
+/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; a buffer
+/// taken by `put` is the reading thread's until it is queued, and the one handed out
+/// by `next` is the parsing thread's until its next call.
 final class RestQueue: DumpParts.Rest, @unchecked Sendable {
+    private struct Chunk {
+        let buffer: Int
+        let count: Int
+        let compressed: UInt64?
+        let bytesIn: UInt64
+    }
+
     private let lock = ConditionLock()
-    private let depth: Int
-    private var chunks: [([UInt8], UInt64?, UInt64)] = []
-    private var current: [UInt8] = []
-    private var currentCompressed: UInt64?
-    private var currentBytesIn: UInt64 = 0
+    /// `depth` queued, one with the parser and one being filled.
+    private let buffers: [UnsafeMutableRawBufferPointer]
+    private var free: [Int]
+    private var queued: [Chunk] = []
+    /// The last chunk handed out, and its buffer while the parser has it (it goes
+    /// back at the next call).
+    private var current: Chunk?
+    private var held: Int?
     private var ended: DumpParts.End?
     private var closed = false
 
-    init(depth: Int) { self.depth = depth }
+    init(depth: Int, chunkBytes: Int = InputStage.chunkSize) {
+        buffers = (0..<(max(1, depth) + 2)).map { _ in
+            UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 16)
+        }
+        free = Array(buffers.indices)
+    }
 
-    /// Adds a chunk; false when the parsing side has gone.
+    deinit {
+        for b in buffers { b.deallocate() }
+    }
+
+    /// Adds a chunk (at most the chunk size given at init); false when the parsing side
+    /// has gone.
     func put(_ chunk: UnsafeRawBufferPointer, compressed: UInt64?, bytesIn: UInt64) -> Bool {
-        lock.withLock {
-            while chunks.count >= depth && !closed { lock.wait() }
+        precondition(chunk.count <= buffers[0].count, "a chunk larger than the queue's buffers")
+        let slot: Int? = lock.withLock {
+            while free.isEmpty && !closed { lock.wait() }
+            return closed ? nil : free.removeLast()
+        }
+        guard let slot else { return false }
+        if let base = chunk.baseAddress { buffers[slot].baseAddress!.copyMemory(from: base, byteCount: chunk.count) }
+        return lock.withLock {
             guard !closed else { return false }
-            chunks.append((Array(chunk), compressed, bytesIn))
+            queued.append(Chunk(buffer: slot, count: chunk.count, compressed: compressed, bytesIn: bytesIn))
             lock.broadcast()
             return true
         }
@@ -476,26 +504,29 @@ final class RestQueue: DumpParts.Rest, @unchecked Sendable {
     }
 
     func next() -> UnsafeRawBufferPointer? {
-        let got: ([UInt8], UInt64?, UInt64)? = lock.withLock {
-            while chunks.isEmpty && ended == nil && !closed { lock.wait() }
-            guard !chunks.isEmpty else { return nil }
-            lock.broadcast()
-            return chunks.removeFirst()
+        let got: Chunk? = lock.withLock {
+            if let b = held {
+                free.append(b)
+                held = nil
+                lock.broadcast()
+            }
+            while queued.isEmpty && ended == nil && !closed { lock.wait() }
+            guard !queued.isEmpty else { return nil }
+            current = queued.removeFirst()
+            held = current?.buffer
+            return current
         }
         guard let got else { return nil }
-        current = got.0
-        currentCompressed = got.1
-        currentBytesIn = got.2
-        return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
+        return UnsafeRawBufferPointer(rebasing: buffers[got.buffer][0..<got.count])
     }
 
-    var compressed: UInt64? { currentCompressed }
+    var compressed: UInt64? { lock.withLock { current?.compressed } }
 
     /// How the stream ended; before it ended (the parser stopped it), the bytes read
     /// for the chunks handed out.
     var end: DumpParts.End {
         lock.withLock {
-            ended ?? DumpParts.End(failure: nil, bytesIn: currentBytesIn)
+            ended ?? DumpParts.End(failure: nil, bytesIn: current?.bytesIn ?? 0)
         }
     }
 }
