@@ -326,6 +326,32 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    /// The last part's handler (and the output it writes to) goes when the parse
+    /// returns: the stream-failure relay held it in a cycle (found by CI's LeakCheckTests,
+    /// every last part of a dump kept).
+    func testTheLastPartReleasesItsHandler() throws {
+        final class Counting: FeedHandler {
+            var items = 0
+            func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) { items += 1 }
+        }
+        let stream = Array(("<?xml version=\"1.0\"?>\(Self.rss)</channel></rss>\n").utf8)
+        for backend in FeedBackend.allCases {
+            weak var released: Counting?
+            try {
+                let handler = Counting()
+                released = handler
+                let outcome = try stream.withUnsafeBytes {
+                    try DumpParts.parse($0, probe: nil, start: 0, documentBase: 0,
+                                        end: { DumpParts.End(failure: nil, bytesIn: UInt64(stream.count)) },
+                                        parser: backend.makeParser(), handler: handler)
+                }
+                XCTAssertEqual(outcome.summary.documents, 1, "\(backend)")
+                XCTAssertGreaterThan(handler.items, 0, "\(backend)")
+            }()
+            XCTAssertNil(released, "\(backend): the handler outlived the parse")
+        }
+    }
+
     func testRealCorpusAsOneDump() throws {
         let files = Paths.files(in: Paths.sharedReal).prefix(300)
         guard !files.isEmpty else { throw XCTSkip("no shared real corpus at \(Paths.sharedReal.path)") }
