@@ -680,5 +680,5 @@ static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_
 }
 
 const cfs_tokenizer_ops cfs_expat_ops = {
-    expat_create, expat_destroy, expat_begin, expat_parse, expat_buffer, expat_parse_buffer,
+    expat_create, expat_destroy, expat_begin, expat_parse, expat_buffer, expat_parse_buffer, NULL,
 };

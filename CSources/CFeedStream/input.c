@@ -6,7 +6,9 @@
  * gzip_input -> gzipInput, ratio_window -> ratioWindow, ratio_checkpoint ->
  * ratioCheckpoint, cfs_parser_feed_inflated -> feedInflated), and its document steps
  * (xml_input, skip_misc, begin_document, ...) in SwiftFeedParser.swift under the same
- * names in camel case: change one, change the other.
+ * names in camel case: change one, change the other. (settle and stream_stops have no
+ * Swift steps: the Swift tokenizer holds no bytes unjudged, so a stream that stops
+ * only sets the fatal error there.)
  *
  * Bytes in (pushed with cfs_parser_feed, or read from a file descriptor); gzip is
  * detected by its magic bytes and inflated, member after member, straight into the
@@ -720,6 +722,41 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     return xml_input(p, p->carry, rest);
 }
 
+/* ---- a stream that stops before its end ------------------------------------------- */
+
+/* The stream stops here before its end: corrupt, truncated or trailing gzip data, a
+   read error, the decompression ratio, or the caller's own inflating failed
+   (cfs_parser_settle). The open document's tokenizer first judges the bytes it holds as
+   one call with all of them would have (libxml2's adapter looks at a document's first
+   bytes only as they double): an error in them is the document's own, reported now,
+   however the input was cut; what only the end tells, the end reports (found by
+   fuzz_libxml2: the error code of a document cut by corrupt gzip depended on the cuts).
+   A document found again after such an error is settled the same way. */
+static cfs_status settle(cfs_parser *p) {
+    while (p->doc == D_IN && p->ops->settle != NULL && !p->has_fatal) {
+        size_t consumed = 0, used;
+        cfs_error err = {0};
+        cfs_tok_result r = p->ops->settle(p->tok, &consumed, &err);
+        cfs_status st = handle(p, r, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
+        if (st != CFS_OK || p->replay_len == 0) return st;
+        if ((st = replay(p)) != CFS_OK) return st;
+    }
+    return p->has_fatal ? p->fatal.code : CFS_OK;
+}
+
+/* The stream stops for `code` (see settle): the held bytes are judged, then the error
+   is the stream's, unless a callback stopped the parser in them first. */
+static cfs_status stream_stops(cfs_parser *p, cfs_status code, const char *message, int sys_errno) {
+    cfs_status st = settle(p);
+    if (st != CFS_OK) return st;
+    return set_fatal(p, code, message, sys_errno);
+}
+
+cfs_status cfs_parser_settle(cfs_parser *p) {
+    if (p->finished) return CFS_ERR_MISUSE;
+    return settle(p);
+}
+
 /* ---- gzip ------------------------------------------------------------------------ */
 
 /* A ratio checkpoint: the uncompressed stream reached a multiple of CHUNK, everything
@@ -732,7 +769,7 @@ static cfs_status ratio_checkpoint(cfs_parser *p, uint64_t consumed) {
     uint64_t win_in = p->z_checkpoint - p->ratio_in;
     if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
         cfs_limit_over(p->limit_message, sizeof p->limit_message, "decompression ratio", p->lim.max_ratio, "");
-        return set_fatal(p, CFS_ERR_LIMIT, p->limit_message, 0);
+        return stream_stops(p, CFS_ERR_LIMIT, p->limit_message, 0);
     }
     return CFS_OK;
 }
@@ -758,7 +795,7 @@ static cfs_status gzip_input(cfs_parser *p) {
             /* Between members: another member, or padding zeros, or garbage. */
             while (p->z.avail_in && p->z.next_in[0] == 0) { p->z.next_in++; p->z.avail_in--; }
             if (p->z.avail_in == 0) return CFS_OK;
-            if (p->z.next_in[0] != 0x1f) return set_fatal(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
+            if (p->z.next_in[0] != 0x1f) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
             if ((st = gzip_begin(p)) != CFS_OK) return st;
         }
         uint8_t *out = NULL;
@@ -780,7 +817,7 @@ static cfs_status gzip_input(cfs_parser *p) {
             /* A callback that stopped the parser (or memory) in those bytes came first:
                fed in smaller pieces, the stream would have stopped there. */
             if (st != CFS_OK) return st;
-            return set_fatal(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
+            return stream_stops(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
         }
         if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
         p->stats.bytes_xml += n;
@@ -889,14 +926,14 @@ cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
             uint8_t *buf = p->ops->buffer(p->tok, CHUNK);
             if (buf == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
             n = read_full(fd, buf, CHUNK);
-            if (n < 0) return set_fatal(p, CFS_ERR_IO, NULL, errno);
+            if (n < 0) return stream_stops(p, CFS_ERR_IO, NULL, errno);
             if (n == 0) return st;
             p->stats.bytes_in += (uint64_t)n;
             p->stats.bytes_xml += (uint64_t)n;
             st = parse_in_place(p, buf, (size_t)n);
         } else {
             n = read_full(fd, p->zin, ZCHUNK);
-            if (n < 0) return set_fatal(p, CFS_ERR_IO, NULL, errno);
+            if (n < 0) return stream_stops(p, CFS_ERR_IO, NULL, errno);
             if (n == 0) return st;
             st = cfs_parser_feed(p, p->zin, (size_t)n);
         }
@@ -915,6 +952,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
     if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
     if (!p->has_fatal && p->doc == D_AWAIT && (p->aw == AW_COMMENT || p->aw == AW_PI)) unclosed_misc(p);
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
+    if (truncated_gzip) settle(p);
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;
     if (p->doc == D_IN && !stopped) {

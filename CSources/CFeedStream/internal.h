@@ -275,6 +275,11 @@ typedef struct cfs_tokenizer_ops {
     uint8_t *(*buffer)(void *tok, size_t len);
     cfs_tok_result (*parse_buffer)(void *tok, size_t len, int final, size_t *consumed,
                                    cfs_error *err);
+    /** The stream stops here before its end (input.c's settle): judges the bytes the
+        tokenizer holds as one call with all of them would have, not as the end of the
+        input; like parse with no bytes. NULL when the tokenizer holds none unjudged
+        (expat reports an error as soon as its bytes are read). */
+    cfs_tok_result (*settle)(void *tok, size_t *consumed, cfs_error *err);
 } cfs_tokenizer_ops;
 
 /* ---- charsets (transcode.c) ------------------------------------------------------ */

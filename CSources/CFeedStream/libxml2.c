@@ -833,6 +833,19 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
     return TOK_OK;
 }
 
+/* The stream stops here (corrupt gzip data, say): the document's first bytes, held
+   until their charset is known and looked at only as they double (detect), are looked
+   at now, as one call with all of them would have, and go to libxml2; so whether their
+   error is theirs or the end's does not depend on how the input was cut (found by
+   fuzz_libxml2). Bytes libxml2 itself holds wait for the end, as with any cut. */
+static cfs_tok_result lx_settle(void *tok, size_t *consumed, cfs_error *err) {
+    lx_tok *t = tok;
+    *consumed = 0;
+    if (t->started || t->head_len == 0) return TOK_OK;
+    t->head_check = 0;
+    return lx_parse(tok, NULL, 0, 0, consumed, err);
+}
+
 const cfs_tokenizer_ops cfs_libxml2_ops = {
-    lx_create, lx_destroy, lx_begin, lx_parse, NULL, NULL,
+    lx_create, lx_destroy, lx_begin, lx_parse, NULL, NULL, lx_settle,
 };

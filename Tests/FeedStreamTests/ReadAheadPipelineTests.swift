@@ -80,6 +80,58 @@ final class ReadAheadPipelineTests: XCTestCase {
         try assertSame([0x1F, 0x8B, 0x08, 0xFF, 0xFF], "corrupt header")
     }
 
+    /// gzip that breaks off (an invalid block, or the end of the file) right after bytes
+    /// that are no XML: their error is the document's own, malformed XML, and the gzip
+    /// error the stream's, reported alone — on every backend, however the input came:
+    /// whole, in small pieces, through the pipeline in small buffers. (The libxml2 backend
+    /// looked at a document's first bytes only as they doubled, so depending on the cuts
+    /// their error became the gzip one; found by fuzz_libxml2.)
+    func testAnErrorInTheLastBytesBeforeAGzipFailureIsTheDocumentsWhateverTheCuts() throws {
+        let garbage: [UInt8] = [0xBE, 0xCC, 0x2F, 0x43, 0x2B, 0xDC]
+        let declaration = bytes("<?xml version=\"1.0\"?>")
+        let cases: [(label: String, xml: [UInt8], document: Int, items: Int)] = [
+            ("bytes that are no XML", garbage, 1, 0),
+            ("the same after a declaration", declaration + garbage + bytes("</t"), 1, 0),
+            ("the same after a document", bytes(rss("a", items: 2)) + declaration + garbage, 2, 2),
+        ]
+        for c in cases {
+            for corrupt in [true, false] {
+                let stream = gzipBreakingOff(c.xml, corrupt: corrupt)
+                let message = corrupt ? "corrupt gzip data" : "truncated gzip data"
+                for backend in FeedBackend.allCases {
+                    var runs: [(String, (EventLog) throws -> ParseSummary)] = [
+                        ("whole", { try backend.makeParser().parse(.bytes(stream), handler: $0) }),
+                    ]
+                    for size in [1, 2, 3, 5, 8] {
+                        runs.append(("pieces of \(size)", { log in
+                            let chunks = ChunkList(stream, size: size)
+                            return try backend.makeParser().parse(.chunks(FeedChunks { chunks.next() }), handler: log)
+                        }))
+                    }
+                    let fd = try file(stream)
+                    defer { close(fd) }
+                    for size in [1, 2, 5, 4096] {
+                        runs.append(("pipeline buffers of \(size)", { log in
+                            lseek(fd, 0, SEEK_SET)
+                            return try ReadAheadPipeline(chunkSize: size, depth: 2)
+                                .parse(fileDescriptor: fd, with: backend.makeParser(), handler: log)
+                        }))
+                    }
+                    for (how, run) in runs {
+                        let label = "\(c.label), \(corrupt ? "corrupt" : "truncated"), \(backend), \(how)"
+                        let log = EventLog()
+                        let summary = try run(log)
+                        XCTAssertEqual(log.errors.map(\.code), [.malformedXML, .gzip], label)
+                        XCTAssertEqual(log.errors.map(\.document), [c.document, 0], label)
+                        XCTAssertEqual(log.errors.last?.message, message, label)
+                        XCTAssertEqual(summary.items, c.items, label)
+                        XCTAssertEqual(summary.firstError?.code, .gzip, "\(label): the stream's error comes first")
+                    }
+                }
+            }
+        }
+    }
+
     func testChunksParseLikeBytes() throws {
         let d = try dump()
         for input in [d, gzip(d)] {

@@ -772,6 +772,20 @@ cfs_status cfs_parser_inflated_origin(cfs_parser *parser, uint64_t offset, uint6
 int cfs_parser_in_document(const cfs_parser *parser);
 
 /**
+ * The caller's input stops here before its end: its own inflating met corrupt or
+ * truncated data, or a read failed. Call it then, before cfs_parser_in_document() and
+ * cfs_parser_finish(): the parser judges the bytes it still holds as one call with all
+ * of them would have (the libxml2 backend holds a document's first bytes until their
+ * charset is known), so an error in them is reported now as the document's own, and
+ * the errors do not depend on how the input was cut. The parser does this itself when
+ * it inflates. Callbacks may run.
+ * @param parser the parser.
+ * @return CFS_OK, or the status that stopped the parser (a callback, memory);
+ *         CFS_ERR_MISUSE after cfs_parser_finish().
+ */
+cfs_status cfs_parser_settle(cfs_parser *parser);
+
+/**
  * Ends the stream: closes the last document (an unfinished one is reported as
  * truncated through on_document_end). Call it once per stream, also after a fatal
  * status from feed.

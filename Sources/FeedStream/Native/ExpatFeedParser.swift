@@ -59,6 +59,7 @@ extension ExpatFeedParser: Sendable {}
 
 extension ExpatFeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { native.isInDocument }
+    package func settle() { native.settle() }
 }
 
 /// Owns a C parser handle and the sink its callbacks reach. Shared by the C backends.
@@ -143,6 +144,12 @@ final class NativeParser {
 
     /// ``DocumentStateReporting/isInDocument``: the C core's (`cfs_parser_in_document`).
     var isInDocument: Bool? { parsingXML ? cfs_parser_in_document(handle) != 0 : nil }
+
+    /// ``DocumentStateReporting/settle()``: the C core's (`cfs_parser_settle`); a handler's
+    /// error waits in the sink, as for any callback.
+    func settle() {
+        if parsingXML { _ = cfs_parser_settle(handle) }
+    }
 
     private func parseXML(_ input: FeedInput, charset: String?, parser: any FeedParser, handler: some FeedHandler) throws
         -> ParseSummary

@@ -53,4 +53,5 @@ extension LibXML2FeedParser: Sendable {}
 
 extension LibXML2FeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { native.isInDocument }
+    package func settle() { native.settle() }
 }

@@ -31,6 +31,9 @@ package final class StreamFailureRelay: FeedHandler {
 
     /// The source has given its last chunk; the parser is about to finish.
     package func sourceDidEnd(failure: StreamFailure?, bytesParsed: UInt64) {
+        // What the parser holds is judged first: an error in it is the document's own, not
+        // the failure's, however the chunks were cut (as the C core does when it inflates).
+        if let failure, failure.kind != .cancelled { (parser as? DocumentStateReporting)?.settle() }
         ended = true
         self.failure = failure
         self.bytesParsed = bytesParsed
@@ -102,4 +105,15 @@ package final class StreamFailureRelay: FeedHandler {
 /// JSON Feed).
 package protocol DocumentStateReporting: AnyObject {
     var isInDocument: Bool? { get }
+    /// The source stops before its end (its inflating or reading failed): the parser
+    /// judges the bytes it holds as one call with all of them would have, reporting an
+    /// error in them now, as the document's own (`cfs_parser_settle`). Called during a
+    /// parse, from the source, before ``isInDocument`` is asked.
+    func settle()
+}
+
+extension DocumentStateReporting {
+    /// Nothing to judge: the parser reports an error as soon as its bytes are read (the
+    /// Swift parser, expat).
+    package func settle() {}
 }

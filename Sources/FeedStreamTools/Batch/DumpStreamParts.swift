@@ -211,7 +211,7 @@ final class DumpStreamParts: @unchecked Sendable {
     /// Parses a part into JSON Lines in memory, documents numbered from 1.
     private func parse(_ part: Part, parser: any FeedParser) throws -> Parsed {
         let output = MemoryOutput()
-        var writer = options.makeWriter(output: output)
+        let writer = options.makeWriter(output: output)
         writer.source = source
         let errors = KeptErrors()
         let handler = FeedHandlerGroup(writer, errors)
@@ -416,7 +416,7 @@ final class DumpStreamParts: @unchecked Sendable {
                         write: @escaping (UnsafeRawBufferPointer) throws -> Void,
                         report: @escaping (FeedError) throws -> Void) throws -> (ParseSummary, stopped: Bool) {
         guard let rest = part.rest else { preconditionFailure("a part read straight out has the rest") }
-        var writer = options.makeWriter(output: ClosureOutput(write))
+        let writer = options.makeWriter(output: ClosureOutput(write))
         writer.source = source
         writer.documentNumberOffset = documentBase
         let outcome = try part.bytes.withUnsafeBytes { all in
