@@ -15,6 +15,8 @@
 #                            SwiftFeedMachine, JSON writer), swiftc -sanitize=fuzzer,address
 #          differential      the same bytes through expat and swift (FUZZ_BACKENDS to
 #                            change: e.g. expat,swift,libxml2), aborts on a difference
+#          parts             a dump converted in parts (DumpParts, issue 20) against one
+#                            parse of the whole stream, every backend; aborts on a difference
 #
 # Everything built or found goes under .build-fuzz/ (git-ignored): binaries, the
 # corpus each harness grows (.build-fuzz/corpus/HARNESS), crashes
@@ -23,7 +25,7 @@
 # corpus folder it is given, which is always .build-fuzz/corpus/HARNESS).
 #
 # The corpus kept in the repository, Fuzz/corpus/documents (expat, libxml2, swift,
-# differential: their inputs are documents) and Fuzz/corpus/dumps (resync,
+# differential, parts: their inputs are documents) and Fuzz/corpus/dumps (resync,
 # resync-libxml2: their inputs describe dumps), is read as seeds by every run. It is
 # grown from the project's own files only, never from ../shared (whose feeds are not
 # ours to copy): FUZZ_OWN=1 runs with the project's seeds alone and grows
@@ -40,12 +42,12 @@ out=$root/.build-fuzz
 CLANG=${CLANG:-clang}
 SWIFTC=${SWIFTC:-swiftc}
 
-usage() { sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
+usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 [ $# -ge 2 ] || usage
 harness=$1
 what=$2
 shift 2
-case $harness in expat|libxml2|resync|resync-libxml2|swift|differential) ;; *) usage ;; esac
+case $harness in expat|libxml2|resync|resync-libxml2|swift|differential|parts) ;; *) usage ;; esac
 
 pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib)
 pc_libs=$(pkg-config --libs expat libxml-2.0 zlib)
@@ -135,7 +137,7 @@ build_swift() {
     if stale "$bin" "$root/Fuzz/swift" "$out/swift/libFeedStream.a" "$out/cobj/.stamp"; then
         echo "building $bin" >&2
         # shellcheck disable=SC2086
-        "$SWIFTC" -parse-as-library -O -sanitize=fuzzer,address -use-ld=lld \
+        "$SWIFTC" -parse-as-library -package-name FeedStream -O -sanitize=fuzzer,address -use-ld=lld \
             -I "$out/swift" -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" \
             "$root/Fuzz/swift/Common.swift" "$root/Fuzz/swift/$main" \
             "$out/swift/libFeedStream.a" "$out"/cobj/*.o $pc_libs -o "$bin"
@@ -148,6 +150,7 @@ resync) build_c expat resync fuzz_resync.c ;;
 resync-libxml2) build_c libxml2 resync-libxml2 fuzz_resync.c ;;
 swift) build_swift swift FuzzSwiftParser.swift ;;
 differential) build_swift differential FuzzDifferential.swift ;;
+parts) build_swift parts FuzzParts.swift ;;
 esac
 bin=$out/fuzz_$harness
 [ "$what" = build ] && exit 0

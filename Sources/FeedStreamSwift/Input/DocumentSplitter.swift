@@ -24,6 +24,9 @@ import Musl
 /// only (``DocumentSplitter/Part``, in FeedStreamTools). Otherwise the two parts are
 /// one: the cut is dropped.
 ///
+/// A declaration right after a UTF-8 byte order mark is cut at the mark: the document
+/// begins there (``DocumentStart``, a mark followed by `<`), and its columns count it.
+///
 /// Cuts may straddle chunks; offsets count the bytes of every chunk scanned, in order.
 package struct DocumentSplitter: Sendable {
     /// The least distance between two cuts (and between the start and the first cut).
@@ -34,6 +37,11 @@ package struct DocumentSplitter: Sendable {
     /// Bytes of `<?xml` matched at the end of what was scanned (5: all of it, the
     /// delimiter still to come).
     private var matched = 0
+    /// The match's `<` came right after a UTF-8 byte order mark.
+    private var afterMark = false
+    /// The last three bytes scanned before this chunk, the latest last (a mark before a
+    /// `<` at a chunk's start).
+    private var tail: (UInt8, UInt8, UInt8) = (0, 0, 0)
 
     /// The bytes a cut begins with that the part before it is parsed with: `<?xml` and
     /// one delimiter.
@@ -56,15 +64,22 @@ package struct DocumentSplitter: Sendable {
         while i < n {
             if matched == 0 {
                 guard let lt = memchr(base + i, 0x3C, n - i) else { break }
-                i = UnsafePointer<UInt8>(lt.assumingMemoryBound(to: UInt8.self)) - base + 1
+                let j = UnsafePointer<UInt8>(lt.assumingMemoryBound(to: UInt8.self)) - base
+                // The three bytes before the '<', from this chunk or the last ones before it.
+                func before(_ k: Int) -> UInt8 {
+                    if j >= k { return base[j - k] }
+                    switch k - j { case 1: return tail.2; case 2: return tail.1; default: return tail.0 }
+                }
+                afterMark = offset + UInt64(j) >= 3 && before(3) == 0xEF && before(2) == 0xBB && before(1) == 0xBF
+                i = j + 1
                 matched = 1
                 continue
             }
             let c = base[i]
             if matched == declaration.bytes.count {
                 if declaration.delimiters.contains(c) {
-                    // The '<' is `matched` bytes before this one.
-                    let at = offset + UInt64(i) - UInt64(matched)
+                    // The '<' is `matched` bytes before this one; the mark, three more.
+                    let at = offset + UInt64(i) - UInt64(matched) - (afterMark ? 3 : 0)
                     if at >= lastCut + minimumPartBytes {
                         cuts.append(at)
                         lastCut = at
@@ -79,6 +94,11 @@ package struct DocumentSplitter: Sendable {
             } else {
                 matched = 0   // a '<' here starts a new match
             }
+        }
+        switch n {
+        case 1: tail = (tail.1, tail.2, base[0])
+        case 2: tail = (tail.2, base[0], base[1])
+        default: tail = (base[n - 3], base[n - 2], base[n - 1])
         }
         offset += UInt64(n)
         return cuts

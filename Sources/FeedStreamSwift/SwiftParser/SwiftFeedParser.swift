@@ -39,6 +39,9 @@ public final class SwiftFeedParser: FeedParser {
     private var skipHeld: [UInt8] = []
     /// The failed document's root had not started: the next root start tag is its own.
     private var skipOwnRoot = false
+    /// Bytes at the start of the next input the search passes over: the resume point lay
+    /// past the bytes the error came with (handle; input.c's skip_ahead).
+    private var skipAhead = 0
     private enum BetweenState { case space, lt, bang, bangDash, comment, piTarget, pi }
     private var between = BetweenState.space
     /// Stream offset of the '<' of the Misc being skipped between documents.
@@ -162,7 +165,7 @@ public final class SwiftFeedParser: FeedParser {
         stage.reset()
         state = .between
         skipHeld.removeAll(keepingCapacity: true)
-        skipHeld.removeAll(keepingCapacity: true)
+        skipAhead = 0
         between = .space
         held.removeAll(keepingCapacity: true)
         xmlOffset = 0
@@ -229,6 +232,7 @@ public final class SwiftFeedParser: FeedParser {
             state = .skip
             skipOwnRoot = !machine.core.pointee.rootSeen
             skipHeld.removeAll(keepingCapacity: true)
+            skipAhead = 0
             between = .space
             held.removeAll(keepingCapacity: true)
             return
@@ -249,6 +253,7 @@ public final class SwiftFeedParser: FeedParser {
         summary.items += machine.items
         skipOwnRoot = !machine.core.pointee.rootSeen
         skipHeld.removeAll(keepingCapacity: true)
+        skipAhead = 0
         between = .space
         held.removeAll(keepingCapacity: true)
         if state == .skip {
@@ -317,7 +322,12 @@ public final class SwiftFeedParser: FeedParser {
             try endDocument(FeedError(code: e.isLimit ? .limitExceeded : .malformedXML, message: e.message,
                                       document: machine.document, line: e.line, column: e.column,
                                       offset: documentOffset + UInt64(e.offset)))
-            if from >= at { return Int(min(from - at, UInt64(len))) }
+            if from >= at {
+                // The resume point lies past these bytes: the search passes over the bytes
+                // before it in the next input (input.c's handle, the same step).
+                if state == .skip && from > at + UInt64(len) { skipAhead = Int(from - at - UInt64(len)) }
+                return Int(min(from - at, UInt64(len)))
+            }
             // The resume point is in bytes of an earlier call: in the kept bytes, unless
             // the document outgrew the window (then at the start of these).
             if kept && state == .skip && fatal == nil {
@@ -384,7 +394,8 @@ public final class SwiftFeedParser: FeedParser {
             case .skip:
                 // Look for the next document's start (DocumentStart); a match may
                 // straddle chunks: its first bytes are then in skipHeld.
-                var i = 0
+                var i = min(skipAhead, len)
+                skipAhead -= i
                 var matched = false
                 scan: while i < len {
                     if skipHeld.isEmpty {   // the next byte a start begins with (the rest of a rejected document may be huge)

@@ -180,8 +180,7 @@ package enum DumpParts {
             summary.recoveredDocuments -= state.dropped.recoveredDocuments
             if summary.firstError?.document == probeDocument { summary.firstError = nil }
         }
-        if var e = summary.firstError {
-            if e.document != 0 { e.document += documentBase }
+        if var e = summary.firstError?.numbered(after: documentBase) {
             e.offset += start
             summary.firstError = e
         }
@@ -362,10 +361,7 @@ package enum DumpParts {
     /// numbered after `base` documents.
     package static func renumbered(_ summary: ParseSummary, by base: Int) -> ParseSummary {
         var s = summary
-        if var e = s.firstError, e.document != 0 {
-            e.document += base
-            s.firstError = e
-        }
+        s.firstError = s.firstError?.numbered(after: base)
         return s
     }
 
@@ -475,9 +471,19 @@ private final class PartHandler<Inner: FeedHandler>: FeedHandler {
             }
             return
         }
-        var e = error
-        if e.document != 0 { e.document += documentBase }
+        var e = error.numbered(after: documentBase)
         e.offset += start
         try inner.parser(parser, didFail: e)
+    }
+}
+
+extension FeedError {
+    /// The error of a part whose documents are numbered from 1 (a dump's part, a WARC
+    /// record's payload), numbered after `base` documents; an error of no document (0,
+    /// the stream's) stays so.
+    package func numbered(after base: Int) -> FeedError {
+        var e = self
+        if e.document != 0 { e.document += base }
+        return e
     }
 }

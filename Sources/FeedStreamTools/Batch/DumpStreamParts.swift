@@ -291,11 +291,7 @@ final class DumpStreamParts: @unchecked Sendable {
             var last = false
             if let parsed {
                 try DumpParts.renumber(parsed.lines, by: total.documents).withUnsafeBytes { try write($0) }
-                for error in parsed.errors {
-                    var e = error
-                    if e.document != 0 { e.document += total.documents }
-                    try report(e)
-                }
+                for error in parsed.errors { try report(error.numbered(after: total.documents)) }
                 dropped(parsed.droppedErrors, parsed.notFeeds)
                 summary = DumpParts.renumbered(parsed.outcome.summary, by: total.documents)
                 stopped = parsed.outcome.stopped

@@ -189,10 +189,7 @@ struct WARCConversion {
             summary.failedDocuments += part.failedDocuments
             summary.recoveredDocuments += part.recoveredDocuments
             summary.bytesXML += part.bytesXML
-            if summary.firstError == nil, var e = part.firstError {
-                if e.document != 0 { e.document += renumbered.base }
-                summary.firstError = e
-            }
+            if summary.firstError == nil { summary.firstError = part.firstError?.numbered(after: renumbered.base) }
             if let truncated = record.field("WARC-Truncated") {
                 try report(FeedError(code: .warc, message: "payload truncated by the crawler (WARC-Truncated: \(truncated))",
                                      offset: record.offset))
@@ -279,8 +276,6 @@ private final class Renumbering: FeedHandler {
     }
 
     func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
-        var e = error
-        if e.document != 0 { e.document += base }
-        try inner.parser(parser, didFail: e)
+        try inner.parser(parser, didFail: error.numbered(after: base))
     }
 }

@@ -264,8 +264,7 @@ package final class WARCParts: @unchecked Sendable {
             } else {
                 try DumpParts.renumber(part.lines, by: total.documents).withUnsafeBytes { try write($0) }
                 for (error, streamOffset) in part.errors {
-                    var e = error
-                    if e.document != 0 { e.document += total.documents }
+                    var e = error.numbered(after: total.documents)
                     if streamOffset { e.offset += uncompressed }
                     if total.firstError == nil { total.firstError = e }
                     try report(e)
