@@ -6,7 +6,8 @@
 #
 # Cuts the first MB megabytes of the plain standard dump at a document boundary, runs
 #   tokenize only   Benchmarks/profile/tokenize_only.c (cfs_baseline_tokenize_fd)
-#   end to end      feedstream convert -q --backend B SLICE > /dev/null   (B → JSON Lines;
+#   end to end      feedstream convert -q -j 1 --backend B SLICE > /dev/null   (B → JSON Lines,
+#                   one thread, as the tokenizer runs;
 #                   FEEDSTREAM_BACKEND, default expat)
 # under valgrind --tool=callgrind, on a release binary stripped of debug info
 # (objcopy --strip-debug: valgrind cannot read Swift's DWARF), and prints both totals,
@@ -35,8 +36,8 @@ objcopy --strip-debug .build/release/feedstream "$out/feedstream"
 cc -O2 -ICSources/CFeedStream/include -ICSources/CFeedStreamBaseline/include -o "$out/tokenize_only" Benchmarks/profile/tokenize_only.c \
   CSources/CFeedStreamBaseline/baseline.c $(pkg-config --cflags --libs expat zlib) -lpthread
 valgrind --tool=callgrind --callgrind-out-file="$out/tok.out" "$out/tokenize_only" "$slice" 2>/dev/null
-"$out/feedstream" convert --backend "$backend" "$slice" 2>"$out/convert.summary" >/dev/null
-valgrind --tool=callgrind --callgrind-out-file="$out/convert.out" "$out/feedstream" convert -q --backend "$backend" "$slice" \
+"$out/feedstream" convert -j 1 --backend "$backend" "$slice" 2>"$out/convert.summary" >/dev/null
+valgrind --tool=callgrind --callgrind-out-file="$out/convert.out" "$out/feedstream" convert -q -j 1 --backend "$backend" "$slice" \
   >/dev/null 2>/dev/null
 echo "== end to end: $(cat "$out/convert.summary")"
 python3 - "$out" "$slice" <<'PY'

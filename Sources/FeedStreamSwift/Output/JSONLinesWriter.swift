@@ -11,16 +11,16 @@ public final class JSONLinesWriter: FeedHandler {
 
     private let output: any ByteOutput
     private let bufferSize: Int
-    private var buffer: ByteBuffer
-    private var sourceJSON: [UInt8] = [0x22, 0x22]   // the source, already a JSON string
-    private var feedOpen = false                     // a feed line awaits its error/close
+    @exclusivity(unchecked) private var buffer: ByteBuffer
+    @exclusivity(unchecked) private var sourceJSON: [UInt8] = [0x22, 0x22]   // the source, already a JSON string
+    @exclusivity(unchecked) private var feedOpen = false                     // a feed line awaits its error/close
 
     /// Item lines written so far.
-    public private(set) var itemLines = 0
+    @exclusivity(unchecked) public private(set) var itemLines = 0
     /// Feed lines (one per document) written so far.
-    public private(set) var feedLines = 0
+    @exclusivity(unchecked) public private(set) var feedLines = 0
     /// Bytes handed to the output so far.
-    public private(set) var bytesWritten: UInt64 = 0
+    @exclusivity(unchecked) public private(set) var bytesWritten: UInt64 = 0
 
     /// A writer buffering up to about `bufferSize` bytes before writing to `output`.
     public init(output: any ByteOutput, bufferSize: Int = 1 << 20) {
@@ -31,7 +31,7 @@ public final class JSONLinesWriter: FeedHandler {
 
     /// Added to every document number written: a part of a stream parsed on its own
     /// (`DocumentSplitter`, `DumpParts`) is numbered as in the whole stream.
-    package var documentNumberOffset = 0
+    @exclusivity(unchecked) package var documentNumberOffset = 0
 
     /// Resolve relative URIs inside HTML and XHTML text constructs (`href`, `src`, and
     /// the other URI attributes) against their `xml:base`, as links are (the default);
@@ -76,7 +76,7 @@ public final class JSONLinesWriter: FeedHandler {
     }
     private var warcJSON: [UInt8] = [] { didSet { headJSON = sourceJSON + warcJSON } }
     /// What follows `"source":` in each line: the source, then the `warc` member if any.
-    private var headJSON: [UInt8] = [0x22, 0x22]
+    @exclusivity(unchecked) private var headJSON: [UInt8] = [0x22, 0x22]
 
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
@@ -216,14 +216,24 @@ extension ByteBuffer: RecordSink {
         commas |= 1 << UInt64(depth)
     }
 
+    /// `,"key":` (the comma when the member is not its object's first), reserved and
+    /// written at once, and `"` too when `quote` (a string value follows).
     @inline(__always)
-    private mutating func member(_ key: StaticString) {
+    private mutating func member(_ key: StaticString, quote: Bool = false) {
         let bit: UInt64 = 1 << UInt64(depth)
-        if commas & bit != 0 { append(0x2C) }
+        let comma = commas & bit != 0
         commas |= bit
-        append(0x22)
-        append(key)
-        append("\":")
+        let k = key.utf8CodeUnitCount
+        write(upTo: k &+ 5) { p in
+            var q = p
+            if comma { q[0] = 0x2C; q += 1 }
+            q[0] = 0x22
+            (q + 1).update(from: key.utf8Start, count: k)
+            q += 1 &+ k
+            q[0] = 0x22; q[1] = 0x3A
+            if quote { q[2] = 0x22; return q + 3 - p }
+            return q + 2 - p
+        }
     }
 
     @inline(__always)
@@ -240,8 +250,9 @@ extension ByteBuffer: RecordSink {
     }
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
-        member(key)
-        appendJSONString(value)
+        member(key, quote: true)
+        appendJSONEscaped(value)
+        append(0x22)
     }
 
     mutating func literal(_ key: StaticString, _ value: StaticString) {

@@ -199,10 +199,10 @@ final class SwiftXMLTokenizer {
         var value: UnsafeMutableBufferPointer<UInt8>?
         var cdata: Bool
     }
-    private var defaults: [AttributeDefault] = []
+    @exclusivity(unchecked) private var defaults: [AttributeDefault] = []
     /// An attribute of a type other than CDATA was declared: values given in start tags
     /// are looked up and normalized.
-    private var tokenizedDeclared = false
+    @exclusivity(unchecked) private var tokenizedDeclared = false
 
     init(machine: SwiftFeedMachine, limits: FeedLimits = .default) {
         self.machine = machine
