@@ -14,12 +14,18 @@
 /// there is none.
 @inline(__always)
 func firstSpecialByte16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int {
+    firstFlagged(specialLanes16(p, a, b, c))
+}
+
+/// 0x80 in each lane of `p[0..<16]` that ``firstSpecialByte16(_:_:_:_:)`` stops at, 0 in
+/// the others.
+@inline(__always)
+private func specialLanes16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
     let x = p.loadUnaligned(as: SIMD16<UInt8>.self)
     let ya = x ^ SIMD16(repeating: a), yb = x ^ SIMD16(repeating: b), yc = x ^ SIMD16(repeating: c)
     let one = SIMD16<UInt8>(repeating: 1)
-    let m = (((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc)
+    return (((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc)
         | ((x &- SIMD16(repeating: 0x20)) & ~x) | x) & SIMD16(repeating: 0x80)
-    return firstFlagged(m)
 }
 
 /// The index of the first lane of `m` with its high bit set (lanes are 0 or 0x80), 16
@@ -48,4 +54,28 @@ func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt
         if k < 16 { return true }
     }
     return false
+}
+
+/// ``skipPlainBytes16(_:_:_:_:_:_:)`` to the end of a run of at least 16 bytes: the last
+/// fewer than 16 are looked at in one step too, as the tail of the run's last 16 bytes
+/// (the lanes before `i`, already looked at, masked off). True when it stopped at a
+/// byte to handle; false when `i` reached `n`, or when the run is shorter than 16 bytes
+/// and fewer than 16 are left (the caller's shorter steps).
+@inline(__always)
+func skipPlainBytesToEnd(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
+    if skipPlainBytes16(p, &i, n, a, b, c) { return true }
+    guard i < n, n >= 16 else { return false }
+    #if _endian(little)
+    let start = n &- 16
+    let w = unsafeBitCast(specialLanes16(p + start, a, b, c), to: SIMD2<UInt64>.self)
+    let seen = i &- start   // 1...15 lanes already looked at
+    var lo = w[0], hi = w[1]
+    if seen >= 8 { lo = 0; hi &= ~0 &<< UInt64((seen &- 8) &* 8) } else { lo &= ~0 &<< UInt64(seen &* 8) }
+    if lo != 0 { i = start &+ (lo.trailingZeroBitCount &>> 3); return true }
+    if hi != 0 { i = start &+ 8 &+ (hi.trailingZeroBitCount &>> 3); return true }
+    i = n
+    return false
+    #else
+    return false
+    #endif
 }

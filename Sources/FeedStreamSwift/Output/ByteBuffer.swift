@@ -92,6 +92,8 @@ struct ByteBuffer: ~Copyable {
     var resolvesMarkupURIs = true
     /// The document's location, when known (RecordSink).
     var documentBase: [UInt8] = []
+    /// The byte classes of JSON string escaping (JSONEscaping.swift).
+    let jsonClasses = jsonByteClass
 
     init(capacity: Int) {
         self.capacity = capacity

@@ -5,8 +5,9 @@
 /// Byte classes: 0 plain, 1 escape, 2/3/4 lead byte of a sequence of that length,
 /// 5 never valid (a stray continuation byte, C0, C1, F5–FF).
 /// (A table allocated once and never freed: read through a pointer, with no array
-/// access or closure per string.)
-private nonisolated(unsafe) let byteClass: UnsafePointer<UInt8> = {
+/// access or closure per string; each ``ByteBuffer`` holds the pointer, so that no
+/// string pays the global's lazy-initialization check.)
+nonisolated(unsafe) let jsonByteClass: UnsafePointer<UInt8> = {
     let table = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
     for b in 0..<256 {
         switch b {
@@ -67,14 +68,15 @@ extension ByteBuffer {
     mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer) {
         guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
         let n = bytes.count
-        let cls = byteClass
+        let cls = jsonClasses
         do {
             var i = 0
             var run = 0
             while i < n {
                 // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
-                // among them), 16 at a time, then 8.
-                let found = skipPlainBytes16(src, &i, n, 0x22, 0x5C, 0x5C)
+                // among them), 16 at a time (the last ones too, of a string of 16 or
+                // more), then 8.
+                let found = skipPlainBytesToEnd(src, &i, n, 0x22, 0x5C, 0x5C)
                 while !found && i + 8 <= n {
                     let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
                     if hasSpecialByte(w) { break }
