@@ -107,6 +107,25 @@ final class VectorScanTests: XCTestCase {
                 XCTAssertEqual(escaped(s), referenceEscaped(s), "\(special) at \(lane)")
             }
         }
+        // Strings of 16–40 bytes, whose last bytes are looked at as the tail of their
+        // last 16: a special byte at every lane, alone and with another in the last
+        // byte (the first, already handled, inside the tail's lanes before the second).
+        for length in 16...40 {
+            for lane in 0..<length {
+                for special: [UInt8] in [[0x22], [0x0A], [0xC3, 0xA9], [0xE2, 0x80, 0x93], [0xFF]] {
+                    var bytes = [UInt8](repeating: 0x61, count: length)
+                    bytes.replaceSubrange(lane..<min(length, lane + special.count), with: special.prefix(length - lane))
+                    XCTAssertEqual(escaped(bytes[...]), referenceEscaped(bytes[...]), "\(special) at \(lane) of \(length)")
+                    if lane < length - 1 {
+                        bytes[length - 1] = 0x5C
+                        XCTAssertEqual(escaped(bytes[...]), referenceEscaped(bytes[...]), "\(special) at \(lane), \\ last, of \(length)")
+                    }
+                }
+            }
+        }
+        // The expected bytes themselves, for one (the reference above is this file's own).
+        XCTAssertEqual(escaped(ArraySlice(Array("0123456789abcdef\"tail\\é\n".utf8))),
+                       Array("0123456789abcdef\\\"tail\\\\é\\n".utf8))
     }
 
     /// Every corpus file parsed by the Swift backend from each of 16 alignments in
