@@ -15,7 +15,7 @@ enum Member {
     /// record's language, and `key_base`, the `xml:base` in scope (the four keys, then
     /// the field). Relative URIs in HTML and XHTML values are resolved against that base
     /// unless the sink keeps markup as written (MarkupURLs).
-    case text(StaticString, StaticString, StaticString, StaticString, FeedField)
+    indirect case text(StaticString, StaticString, StaticString, StaticString, FeedField)
     /// `guid_is_permalink`.
     case permalink
     /// `link`: the first alternate link, resolved.

@@ -1426,6 +1426,21 @@ final class SwiftXMLTokenizer {
 
     private func endTag(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int, final: Bool) throws -> Step {
         let nameStart = i + 2
+        // Most end tags: the open element's name, all ASCII, then `>`. Its bytes were
+        // checked as a name in the start tag, and ASCII names read alike whatever the
+        // encoding, so the name scan below would end at the `>` and find them equal.
+        if depth > 0 {
+            let f = frames[depth - 1]
+            let len = Int(f.nameLength)
+            if nameStart &+ len < n && s[nameStart &+ len] == 0x3E
+                && sameASCIIName(names.base + Int(f.nameOffset), s + nameStart, len) {
+                let local = names.bytes(Int(f.nameOffset + f.localOffset), Int(f.nameLength - f.localOffset))
+                try endElement(local)
+                if machine.limitHit { return .stop(limitStop(i)) }
+                if depth == 0 { return .stop(.rootEnd(nameStart &+ len &+ 1)) }
+                return .next(nameStart &+ len &+ 1)
+            }
+        }
         let nameEnd = name(s, nameStart, n, colons: .any)
         if nameEnd == -1 { return needMore(i, final) }
         if nameEnd == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
@@ -1544,6 +1559,18 @@ final class SwiftXMLTokenizer {
                 machine.text(text.bytes(0, text.count))
             }
             return .next(j + 1)
+        }
+        // The predefined entities, most references, without the name scan: what the
+        // scan and predefinedEntity would find for these bytes.
+        if let (c, end) = predefinedReference(s, i + 1, n) {
+            if inAttribute {
+                values.append(c)
+            } else if machine.wantsText {
+                text.removeAll()
+                text.append(c)
+                machine.text(text.bytes(0, text.count))
+            }
+            return .next(end)
         }
         let ne = name(s, i + 1, n, colons: .none)
         if ne == -1 { return needMore(i, final) }
@@ -2139,6 +2166,26 @@ private func isXMLChar(_ v: UInt32) -> Bool {
     }
 }
 
+/// `amp;`, `lt;`, `gt;`, `quot;` or `apos;` at `s[j...]` (before `n`): the character
+/// and the index after the `;`.
+@inline(__always)
+private func predefinedReference(_ s: UnsafePointer<UInt8>, _ j: Int, _ n: Int) -> (UInt8, Int)? {
+    guard j &+ 2 < n else { return nil }
+    let a = s[j], b = s[j &+ 1], c = s[j &+ 2]
+    if b == 0x74 && c == 0x3B {
+        if a == 0x6C { return (0x3C, j &+ 3) }   // lt;
+        if a == 0x67 { return (0x3E, j &+ 3) }   // gt;
+        return nil
+    }
+    guard j &+ 3 < n else { return nil }
+    let d = s[j &+ 3]
+    if a == 0x61 && b == 0x6D && c == 0x70 && d == 0x3B { return (0x26, j &+ 4) }   // amp;
+    guard j &+ 4 < n, s[j &+ 4] == 0x3B else { return nil }
+    if a == 0x71 && b == 0x75 && c == 0x6F && d == 0x74 { return (0x22, j &+ 5) }   // quot;
+    if a == 0x61 && b == 0x70 && c == 0x6F && d == 0x73 { return (0x27, j &+ 5) }   // apos;
+    return nil
+}
+
 /// The XML predefined entities.
 @inline(__always)
 private func predefinedEntity(_ name: UnsafeRawBufferPointer) -> UInt8? {
@@ -2192,4 +2239,23 @@ func utf8Length(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
         return s[i + 3] & 0xC0 == 0x80 ? 4 : -1
     }
     return -1
+}
+
+/// `a[0..<n]` and `b[0..<n]` are equal and all ASCII; 8 bytes at a time.
+@inline(__always)
+private func sameASCIIName(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    var k = 0
+    var high: UInt64 = 0
+    while k &+ 8 <= n {
+        let x = UnsafeRawPointer(a + k).loadUnaligned(as: UInt64.self)
+        if x != UnsafeRawPointer(b + k).loadUnaligned(as: UInt64.self) { return false }
+        high |= x
+        k &+= 8
+    }
+    while k < n {
+        if a[k] != b[k] { return false }
+        high |= UInt64(a[k])
+        k &+= 1
+    }
+    return high & 0x8080_8080_8080_8080 == 0
 }
