@@ -76,11 +76,24 @@ extension ByteBuffer {
                 // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
                 // among them), 16 at a time (the last ones too, of a string of 16 or
                 // more), then 8.
-                let found = skipPlainBytesToEnd(src, &i, n, 0x22, 0x5C, 0x5C)
-                while !found && i + 8 <= n {
-                    let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
-                    if hasSpecialByte(w) { break }
-                    i += 8
+                var found = skipPlainBytesToEnd(src, &i, n, 0x22, 0x5C, 0x5C)
+                if !found && i < n {
+                    // A string of under 16 bytes (or the rest after a special byte):
+                    // 8 at a time, the last fewer than 8 as the tail of its last 8
+                    // (lanes before `i` masked off), then byte by byte.
+                    while i &+ 8 <= n {
+                        let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                        if hasSpecialByte(w) { found = true; break }
+                        i &+= 8
+                    }
+                    #if _endian(little)
+                    if !found && i < n && n >= 8 {
+                        let start = n &- 8
+                        let w = UnsafeRawPointer(src + start).loadUnaligned(as: UInt64.self)
+                        if specialBytes(w) & (~0 &<< UInt64((i &- start) &* 8)) == 0 { i = n }
+                    }
+                    #endif
+                    while i < n && cls[Int(src[i])] == 0 { i &+= 1 }
                 }
                 if i >= n { break }
                 let c = src[i]
@@ -147,11 +160,17 @@ private let highs: UInt64 = 0x8080_8080_8080_8080
 
 /// True when a byte of `w` is < 0x20, == '"', == '\\' or >= 0x80.
 @inline(__always)
-private func hasSpecialByte(_ w: UInt64) -> Bool {
+private func hasSpecialByte(_ w: UInt64) -> Bool { specialBytes(w) != 0 }
+
+/// 0x80 in the bytes of `w` that are < 0x20, == '"', == '\\' or >= 0x80, and possibly
+/// in bytes above such a byte (a borrow carried up: the callers look at the byte found
+/// again); 0 when there is none.
+@inline(__always)
+private func specialBytes(_ w: UInt64) -> UInt64 {
     let control = (w &- ones &* 0x20) & ~w
     let quote = (w ^ (ones &* 0x22)) &- ones & ~(w ^ (ones &* 0x22))
     let backslash = (w ^ (ones &* 0x5C)) &- ones & ~(w ^ (ones &* 0x5C))
-    return (control | quote | backslash | w) & highs != 0
+    return (control | quote | backslash | w) & highs
 }
 
 /// Checks continuation bytes, overlongs, surrogates and the U+10FFFF limit.
