@@ -90,8 +90,19 @@ struct ByteBuffer: ~Copyable {
     var commas: UInt64 = 0
     /// False: HTML and XHTML content is written as written (RecordSink).
     var resolvesMarkupURIs = true
-    /// The document's location, when known (RecordSink).
-    var documentBase: [UInt8] = []
+    /// The document's location, when known (RecordSink): a copy this buffer owns, so
+    /// that reading it per member retains nothing.
+    var documentBase: [UInt8] {
+        get { Array(documentBytes) }
+        set {
+            documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+            guard !newValue.isEmpty else { return documentBytes = UnsafeRawBufferPointer(start: nil, count: 0) }
+            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: newValue.count, alignment: 1)
+            copy.copyBytes(from: newValue)
+            documentBytes = UnsafeRawBufferPointer(copy)
+        }
+    }
+    private(set) var documentBytes = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The byte classes of JSON string escaping (JSONEscaping.swift).
     let jsonClasses = jsonByteClass
 
@@ -100,7 +111,10 @@ struct ByteBuffer: ~Copyable {
         base = .allocate(capacity: capacity)
     }
 
-    deinit { base.deallocate() }
+    deinit {
+        base.deallocate()
+        documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+    }
 
     var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
 

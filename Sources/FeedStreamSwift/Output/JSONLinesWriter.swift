@@ -46,7 +46,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// the document relative to it, as if the root had `xml:base` set to it
     /// (docs/SCHEMA.md, "URLs"). Set it before each input, as ``source``.
     public var documentLocation: String? {
-        get { buffer.documentBase.isEmpty ? nil : String(decoding: buffer.documentBase, as: UTF8.self) }
+        get { buffer.documentBytes.isEmpty ? nil : String(decoding: buffer.documentBytes, as: UTF8.self) }
         set { buffer.documentBase = Array((newValue ?? "").utf8) }
     }
 

@@ -587,8 +587,8 @@ protocol RecordSink: ~Copyable {
     /// False to write HTML and XHTML text constructs as written (no URI resolution).
     var resolvesMarkupURIs: Bool { get }
     /// The document's location when known (empty otherwise): the base outside every
-    /// xml:base.
-    var documentBase: [UInt8] { get }
+    /// xml:base. Bytes the sink owns, valid while it lives.
+    var documentBytes: UnsafeRawBufferPointer { get }
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer)
     mutating func literal(_ key: StaticString, _ value: StaticString)
     mutating func beginObject(_ key: StaticString)
@@ -602,7 +602,7 @@ protocol RecordSink: ~Copyable {
 
 extension RecordSink where Self: ~Copyable {
     var resolvesMarkupURIs: Bool { true }
-    var documentBase: [UInt8] { [] }
+    var documentBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
 }
 
 extension FeedRecordView {
@@ -659,7 +659,7 @@ extension FeedRecordView {
             if v.isPresent { sink.string(key, v.buffer) }
         case .url(let key, let f, let base):
             let v = self[f]
-            if v.isPresent { resolved(v, base: self[base], document: sink.documentBase) { sink.string(key, $0) } }
+            if v.isPresent { resolved(v, base: self[base], document: sink.documentBytes) { sink.string(key, $0) } }
         case .date(let key, let rawKey, let f):
             let d = date(f)
             guard d.raw.isPresent else { return }
@@ -673,9 +673,9 @@ extension FeedRecordView {
         case .text(let key, let typeKey, let langKey, let baseKey, let f):
             let t = text(f)
             guard t.value.isPresent else { return }
-            let document = sink.documentBase
+            let document = sink.documentBytes
             let hasBase = t.baseChain.isPresent && !t.baseChain.isEmpty || !document.isEmpty
-            let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: document) : []
+            let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: Array(document)) : []
             if t.isBase64, let decoded = Base64.decode(t.value.buffer) {
                 decoded.withUnsafeBytes { sink.string(key, $0) }
             } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(t.value.buffer) {
@@ -696,7 +696,7 @@ extension FeedRecordView {
             let p = self[.guidPermalink]
             if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }
         case .primaryLink:
-            if let l = primaryLink { resolved(l.href, base: l.baseChain, document: sink.documentBase) { sink.string("link", $0) } }
+            if let l = primaryLink { resolved(l.href, base: l.baseChain, document: sink.documentBytes) { sink.string("link", $0) } }
         case .rows(let key, let list, let columns):
             let rows = rows(list)
             guard !rows.isEmpty else { return }
@@ -711,7 +711,7 @@ extension FeedRecordView {
                     var v = row[c.index]
                     if (list == .links || list == .sourceLinks) && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
                     guard v.isPresent else { continue }
-                    if let b = c.base { resolved(v, base: row[b], document: sink.documentBase) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
+                    if let b = c.base { resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
                 }
                 sink.endElement()
             }
@@ -731,7 +731,7 @@ extension FeedRecordView {
                 sink.beginElement()
                 if p.name.isPresent { sink.string("name", p.name.buffer) }
                 if p.email.isPresent { sink.string("email", p.email.buffer) }
-                if p.uri.isPresent { resolved(p.uri, base: p.baseChain, document: sink.documentBase) { sink.string("uri", $0) } }
+                if p.uri.isPresent { resolved(p.uri, base: p.baseChain, document: sink.documentBytes) { sink.string("uri", $0) } }
                 if p.raw.isPresent { sink.string("raw", p.raw.buffer) }
                 sink.endElement()
             }
@@ -787,10 +787,10 @@ extension FeedRecordView {
 
     /// Calls `body` with `value` resolved against the document's location and the
     /// xml:base chain `base` (no copy when there is neither).
-    private func resolved(_ value: FeedBytes, base: FeedBytes, document: [UInt8],
+    private func resolved(_ value: FeedBytes, base: FeedBytes, document: UnsafeRawBufferPointer,
                           _ body: (UnsafeRawBufferPointer) -> Void) {
         if base.isPresent && !base.isEmpty || !document.isEmpty {
-            FeedURL.resolve(Array(value.buffer), against: FeedURL.base(ofChain: base, document: document))
+            FeedURL.resolve(Array(value.buffer), against: FeedURL.base(ofChain: base, document: Array(document)))
                 .withUnsafeBytes(body)
         } else {
             body(value.buffer)
