@@ -78,11 +78,14 @@ enum FlagRule {
 }
 
 /// Fields (bits) and lists (bits) a member draws on, for quick presence checks.
+/// Trivial to copy (no array): checking an absent object's mask retains nothing.
 struct FieldMask {
-    var words = [UInt64](repeating: 0, count: SFM.presenceWords)
+    /// Presence bits of up to 256 fields (the first `SFM.presenceWords` words are used).
+    var words = SIMD4<UInt64>(repeating: 0)
     var lists: UInt64 = 0   // at most 64 lists (scripts/generate-rules.py checks)
 
     init(_ members: [Member]) {
+        precondition(SFM.presenceWords <= words.scalarCount, "FieldMask holds up to 256 fields")
         for m in members { add(m) }
     }
 
@@ -643,6 +646,22 @@ extension FeedRecordView {
         }
     }
 
+    /// A date member (out of line: its buffer on the stack would make every member's
+    /// walk set up a stack guard).
+    @inline(never)
+    private func writeDate<S: RecordSink & ~Copyable>(_ key: StaticString, _ rawKey: StaticString, _ f: FeedField,
+                                                      into sink: inout S) {
+        let d = date(f)
+        guard d.raw.isPresent else { return }
+        if let parsed = d.date {
+            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: FeedDate.maxLength) { buf in
+                let n = parsed.write(to: buf.baseAddress!)
+                sink.string(key, UnsafeRawBufferPointer(start: buf.baseAddress, count: n))
+            }
+        }
+        sink.string(rawKey, d.raw.buffer)
+    }
+
     /// True when one of `members` would write anything.
     private func hasAny(_ members: [Member]) -> Bool {
         members.withUnsafeBufferPointer { ms in
@@ -661,15 +680,7 @@ extension FeedRecordView {
             let v = self[f]
             if v.isPresent { resolved(v, base: self[base], document: sink.documentBytes) { sink.string(key, $0) } }
         case .date(let key, let rawKey, let f):
-            let d = date(f)
-            guard d.raw.isPresent else { return }
-            if let parsed = d.date {
-                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: FeedDate.maxLength) { buf in
-                    let n = parsed.write(to: buf.baseAddress!)
-                    sink.string(key, UnsafeRawBufferPointer(start: buf.baseAddress, count: n))
-                }
-            }
-            sink.string(rawKey, d.raw.buffer)
+            writeDate(key, rawKey, f, into: &sink)
         case .text(let key, let typeKey, let langKey, let baseKey, let f):
             let t = text(f)
             guard t.value.isPresent else { return }
@@ -742,8 +753,9 @@ extension FeedRecordView {
             if p.name.isPresent { sink.string("name", p.name.buffer) }
             sink.string("email", p.email.buffer)
             sink.endObject()
-        case .object(let key, let members, let mask):
-            guard mayHave(mask), hasAny(members) else { return }
+        case .object(_, _, let mask):
+            // The mask first: most objects are absent, and binding the members retains.
+            guard mayHave(mask), case .object(let key, let members, _) = member.pointee, hasAny(members) else { return }
             sink.beginObject(key)
             walk(members, into: &sink)
             sink.endObject()
