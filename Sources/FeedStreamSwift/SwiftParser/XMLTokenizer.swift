@@ -54,6 +54,9 @@ final class SwiftXMLTokenizer {
     private let cdataTable = cdataClass
     private let nameTable = nameClass
     private let nameStartTable = nameStartClass
+    /// ``UnsafeRawBufferPointer/emptyBytes``, read per element and attribute without the
+    /// global's lazy-initialization check.
+    private let emptyBytes = UnsafeRawBufferPointer.emptyBytes
     private let lineFeed = newline
 
     // ---- document state ----
@@ -1044,7 +1047,7 @@ final class SwiftXMLTokenizer {
             var colon: Int32 = -1
             if let c = memchr(s + an, 0x3A, ae - an) { colon = Int32(UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + an)) }
             raw[count] = RawAttr(name: s + an, nameLength: Int32(ae - an), colon: colon, value: s + vs,
-                                 valueLength: Int32(j - vs), position: Int32(an), needsDecoding: decode)
+                                 valueLength: Int32(j - vs), position: Int32(an), needsDecoding: decode, uri: emptyBytes)
             count += 1
             j += 1
         }
@@ -1242,7 +1245,7 @@ final class SwiftXMLTokenizer {
         // The element's namespace.
         let qname = UnsafeRawBufferPointer(start: s + nameStart, count: nameEnd - nameStart)
         var localOffset = 0
-        var uri = UnsafeRawBufferPointer.emptyBytes
+        var uri = emptyBytes
         if let c = memchr(s + nameStart, 0x3A, nameEnd - nameStart) {
             localOffset = UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + nameStart) + 1
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
