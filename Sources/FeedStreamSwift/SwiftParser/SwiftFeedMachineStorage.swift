@@ -74,7 +74,8 @@ struct SFMArena {
     mutating func append(_ data: UnsafeRawPointer?, _ n: Int) {
         if n == 0 { return }
         if len + n <= cap {
-            memcpy(buf + len, data!, n)
+            // One byte (a reference's character, most often) without a memcpy call.
+            if n == 1 { buf[len] = data!.load(as: UInt8.self) } else { memcpy(buf + len, data!, n) }
             len += n
             return
         }
