@@ -57,6 +57,8 @@ final class SwiftXMLTokenizer {
     /// ``UnsafeRawBufferPointer/emptyBytes``, read per element and attribute without the
     /// global's lazy-initialization check.
     private let emptyBytes = UnsafeRawBufferPointer.emptyBytes
+    /// Where the last name scanned with qualified colons had its colon (-1: none).
+    @exclusivity(unchecked) private var nameColon = -1
     private let lineFeed = newline
 
     // ---- document state ----
@@ -916,6 +918,7 @@ final class SwiftXMLTokenizer {
     @inline(__always)
     private func name(_ s: UnsafePointer<UInt8>, _ from: Int, _ n: Int, colons: Colons = .qualified) -> Int {
         var i = from
+        nameColon = -1
         guard i < n else { return -1 }
         /// A name's first character at `i`: its length, 0 when the input ends in it, -1 when it is none.
         func start(_ i: Int) -> Int {
@@ -942,6 +945,7 @@ final class SwiftXMLTokenizer {
                 case .qualified:
                     if colon { badNameByte = i; return -2 }
                     colon = true
+                    nameColon = i
                     i += 1
                     guard i < n else { return -1 }
                     k = start(i)
@@ -973,6 +977,7 @@ final class SwiftXMLTokenizer {
         if j == -1 { return needMore(i, final) }
         if j == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
         let nameEnd = j
+        let nameColonAt = nameColon
         var count = 0
         var empty = false
         while true {
@@ -996,6 +1001,7 @@ final class SwiftXMLTokenizer {
             let ae = name(s, an, n)
             if ae == -1 { return needMore(i, final) }
             if ae == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
+            let colon = nameColon < 0 ? Int32(-1) : Int32(truncatingIfNeeded: nameColon &- an)
             j = ae
             while j < n && isSpace(s[j]) { j += 1 }
             guard j < n else { return needMore(i, final) }
@@ -1044,14 +1050,12 @@ final class SwiftXMLTokenizer {
                 j += 1
             }
             if count == rawCapacity { growRaw() }
-            var colon: Int32 = -1
-            if let c = memchr(s + an, 0x3A, ae - an) { colon = Int32(UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + an)) }
             raw[count] = RawAttr(name: s + an, nameLength: Int32(ae - an), colon: colon, value: s + vs,
                                  valueLength: Int32(j - vs), position: Int32(an), needsDecoding: decode, uri: emptyBytes)
             count += 1
             j += 1
         }
-        if let stop = try element(s, i, nameStart, nameEnd, count, empty: empty) { return .stop(stop) }
+        if let stop = try element(s, i, nameStart, nameEnd, nameColonAt, count, empty: empty) { return .stop(stop) }
         if empty && depth == 0 { return .stop(.rootEnd(j)) }
         return .next(j)
     }
@@ -1178,8 +1182,8 @@ final class SwiftXMLTokenizer {
     }
 
     /// A complete start tag: namespaces, attribute values, the machine.
-    private func element(_ s: UnsafePointer<UInt8>, _ tagStart: Int, _ nameStart: Int, _ nameEnd: Int, _ count: Int,
-                         empty: Bool) throws -> Stop? {
+    private func element(_ s: UnsafePointer<UInt8>, _ tagStart: Int, _ nameStart: Int, _ nameEnd: Int, _ colonAt: Int,
+                         _ count: Int, empty: Bool) throws -> Stop? {
         let bindingsBefore = bindingsCount
         values.removeAll()
         let specified = count
@@ -1246,8 +1250,8 @@ final class SwiftXMLTokenizer {
         let qname = UnsafeRawBufferPointer(start: s + nameStart, count: nameEnd - nameStart)
         var localOffset = 0
         var uri = emptyBytes
-        if let c = memchr(s + nameStart, 0x3A, nameEnd - nameStart) {
-            localOffset = UnsafePointer<UInt8>(c.assumingMemoryBound(to: UInt8.self)) - (s + nameStart) + 1
+        if colonAt >= 0 {
+            localOffset = colonAt - nameStart + 1
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
             guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }   // at the tag, as expat
             uri = u
