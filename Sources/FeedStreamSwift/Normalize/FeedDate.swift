@@ -75,6 +75,13 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Parses bytes (leading/trailing whitespace allowed).
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> FeedDate? {
+        if let d = parseCommonRFC822(bytes) { return d }
+        return parseAnyForm(bytes)
+    }
+
+    /// ``parse(_:)-(UnsafeRawBufferPointer)`` without its shortcut for the most common
+    /// form (tests compare the two).
+    static func parseAnyForm(_ bytes: UnsafeRawBufferPointer) -> FeedDate? {
         var s = Scanner(bytes)
         s.skipSpaces()
         guard !s.atEnd else { return nil }
@@ -136,6 +143,44 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     // MARK: - RFC 822 and variants
+
+    /// RSS's most common form, exactly `Www, DD Mon YYYY HH:MM:SS +hhmm` (or `GMT` for
+    /// the zone), weekday and month as RFC 822 writes them, read in one pass: the date
+    /// parseRFC822 gives for these bytes. Nil for any other bytes, and for an impossible
+    /// date: the general parser decides those.
+    private static func parseCommonRFC822(_ b: UnsafeRawBufferPointer) -> FeedDate? {
+        let n = b.count
+        guard n == 31 || n == 29, let base = b.baseAddress else { return nil }
+        let p = base.assumingMemoryBound(to: UInt8.self)
+        guard p[3] == 0x2C, p[4] == 0x20, p[7] == 0x20, p[11] == 0x20, p[16] == 0x20, p[19] == 0x3A,
+              p[22] == 0x3A, p[25] == 0x20 else { return nil }
+        func name(_ i: Int) -> UInt32 { UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2]) }
+        func two(_ i: Int) -> Int? {
+            let a = p[i] &- 0x30, c = p[i + 1] &- 0x30
+            return a < 10 && c < 10 ? Int(a) * 10 + Int(c) : nil
+        }
+        guard commonWeekdays.contains(name(0)), let month = commonMonths.firstIndex(of: name(8)),
+              let day = two(5), let century = two(12), let year = two(14), let hour = two(17),
+              let minute = two(20), let second = two(23) else { return nil }
+        var offset = 0
+        if n == 31 {
+            guard p[26] == 0x2B || p[26] == 0x2D, let h = two(27), let m = two(29), h <= 18, m <= 59 else { return nil }
+            offset = (p[26] == 0x2D ? -1 : 1) * (h * 3600 + m * 60)
+        } else {
+            guard name(26) == 0x474D54 else { return nil }   // GMT
+        }
+        let d = FeedDate(year: century * 100 + year, month: month + 1, day: day, hour: hour, minute: minute,
+                         second: second, fraction: "")
+        guard d.isValid else { return nil }
+        return d.shifted(bySeconds: -offset)
+    }
+
+    /// The three letters of RFC 822's day and month names, as ``parseCommonRFC822(_:)``
+    /// compares them.
+    private static let commonWeekdays: [UInt32] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map(threeLetters)
+    private static let commonMonths: [UInt32] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
+                                                 "Nov", "Dec"].map(threeLetters)
+    private static func threeLetters(_ s: String) -> UInt32 { s.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
 
     private static func parseRFC822(_ s: inout Scanner) -> FeedDate? {
         // Optional weekday: letters, then a comma and/or spaces.

@@ -1,0 +1,61 @@
+@testable import FeedStreamSwift
+import XCTest
+
+/// RSS's most common date form is read by a shortcut (FeedDate.parseCommonRFC822):
+/// every date the shortcut reads must be the general parser's, and what it does not
+/// read must still be read.
+final class DateShortcutTests: XCTestCase {
+    private func parsed(_ s: String) -> (FeedDate?, FeedDate?) {
+        var t = s
+        return t.withUTF8 { u in
+            let b = UnsafeRawBufferPointer(u)
+            return (FeedDate.parse(b), FeedDate.parseAnyForm(b))
+        }
+    }
+
+    func testTheCommonFormReadsAsWritten() {
+        XCTAssertEqual(FeedDate.parse("Wed, 13 Nov 2024 08:15:00 +0100")?.description, "2024-11-13T07:15:00Z")
+        XCTAssertEqual(FeedDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")?.description, "1994-11-06T08:49:37Z")
+        XCTAssertEqual(FeedDate.parse("Thu, 31 Dec 2099 23:30:00 -0130")?.description, "2100-01-01T01:00:00Z")
+        XCTAssertEqual(FeedDate.parse("Sat, 31 Dec 2016 23:59:60 +0000")?.description, "2016-12-31T23:59:59Z")
+        XCTAssertNil(FeedDate.parse("Mon, 30 Feb 2025 10:00:00 +0000"))
+        XCTAssertNil(FeedDate.parse("Mon, 10 Feb 2025 10:00:00 +1900"))
+    }
+
+    func testTheShortcutGivesTheGeneralParsersDate() {
+        let weekdays = ["Mon", "Sun", "mon", "SUN", "Xyz", "Monday"]
+        let days = ["00", "01", "09", "28", "29", "30", "31", "32", "1", "a1"]
+        let months = ["Jan", "Feb", "Apr", "Dec", "jan", "DEC", "Foo", "June"]
+        let years = ["0000", "0001", "1999", "2024", "9999", "24"]
+        let times = ["00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61", "1:00:00", "12:00"]
+        let zones = ["+0000", "-0000", "+0130", "-1800", "+1800", "+1900", "+0060", "+05:30", "GMT", "UTC", "EST",
+                     "gmt", "Z", "+00000", ""]
+        var shortcut = 0, checked = 0
+        for w in weekdays {
+            for d in days {
+                for m in months {
+                    for y in years {
+                        for t in times {
+                            for z in zones {
+                                let s = "\(w), \(d) \(m) \(y) \(t) \(z)"
+                                let (fast, general) = parsed(s)
+                                XCTAssertEqual(fast, general, s)
+                                checked += 1
+                                if s.utf8.count == 31 || s.utf8.count == 29 { shortcut += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        XCTAssertGreaterThan(shortcut, 10_000)
+        XCTAssertEqual(checked, 6 * 10 * 8 * 6 * 8 * 15)
+        // Around the form: spaces, no comma, other separators.
+        for s in [" Wed, 13 Nov 2024 08:15:00 +0100", "Wed, 13 Nov 2024 08:15:00 +0100 ", "Wed 13 Nov 2024 08:15:00 +0100",
+                  "Wed,  3 Nov 2024 08:15:00 +0100", "Wed, 13-Nov-2024 08:15:00 +0100", "Wed, 13 Nov 2024 08.15.00 +0100",
+                  "Wed, 13 Nov 2024 08:15:00 GMT+1", "Wed, 13 Nov 2024T08:15:00 +0100"] {
+            let (fast, general) = parsed(s)
+            XCTAssertEqual(fast, general, s)
+        }
+    }
+}
