@@ -670,6 +670,7 @@ extension FeedRecordView {
         }
     }
 
+    @inline(__always)
     private func walk<S: RecordSink & ~Copyable>(_ member: UnsafePointer<Member>, into sink: inout S) {
         switch member.pointee {
         case .string(let key, let f):
