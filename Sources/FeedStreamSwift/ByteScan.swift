@@ -31,7 +31,7 @@ private func specialLanes16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: 
 /// The index of the first lane of `m` with its high bit set (lanes are 0 or 0x80), 16
 /// when none: the two 64-bit halves, byte 0 lowest (little-endian).
 @inline(__always)
-private func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
+func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     let w = unsafeBitCast(m, to: SIMD2<UInt64>.self)
     #if _endian(little)
     if w[0] != 0 { return w[0].trailingZeroBitCount &>> 3 }
@@ -61,6 +61,23 @@ func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt
 /// (the lanes before `i`, already looked at, masked off). True when it stopped at a
 /// byte to handle; false when `i` reached `n`, or when the run is shorter than 16 bytes
 /// and fewer than 16 are left (the caller's shorter steps).
+/// ``skipPlainBytesToEnd(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test
+/// for both halves), for runs that are often long (JSON strings).
+@inline(__always)
+func skipPlainBytesToEnd32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
+    while i &+ 32 <= n {
+        let m0 = specialLanes16(p + i, a, b, c), m1 = specialLanes16(p + (i &+ 16), a, b, c)
+        let w = unsafeBitCast(m0 | m1, to: SIMD2<UInt64>.self)
+        if w[0] | w[1] != 0 {
+            let k = firstFlagged(m0)
+            i &+= k < 16 ? k : 16 &+ firstFlagged(m1)
+            return true
+        }
+        i &+= 32
+    }
+    return skipPlainBytesToEnd(p, &i, n, a, b, c)
+}
+
 @inline(__always)
 func skipPlainBytesToEnd(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
     if skipPlainBytes16(p, &i, n, a, b, c) { return true }

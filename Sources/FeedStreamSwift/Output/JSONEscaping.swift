@@ -76,7 +76,7 @@ extension ByteBuffer {
                 // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
                 // among them), 16 at a time (the last ones too, of a string of 16 or
                 // more), then 8.
-                var found = skipPlainBytesToEnd(src, &i, n, 0x22, 0x5C, 0x5C)
+                var found = skipPlainBytesToEnd32(src, &i, n, 0x22, 0x5C, 0x5C)
                 if !found && i < n {
                     // A string of under 16 bytes (or the rest after a special byte):
                     // 8 at a time, the last fewer than 8 as the tail of its last 8
