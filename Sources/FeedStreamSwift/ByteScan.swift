@@ -61,6 +61,23 @@ func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt
 /// (the lanes before `i`, already looked at, masked off). True when it stopped at a
 /// byte to handle; false when `i` reached `n`, or when the run is shorter than 16 bytes
 /// and fewer than 16 are left (the caller's shorter steps).
+/// ``skipPlainBytes16(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test for
+/// both halves), for runs that are often long (CDATA sections).
+@inline(__always)
+func skipPlainBytes32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
+    while i &+ 32 <= n {
+        let m0 = specialLanes16(p + i, a, b, c), m1 = specialLanes16(p + (i &+ 16), a, b, c)
+        let w = unsafeBitCast(m0 | m1, to: SIMD2<UInt64>.self)
+        if w[0] | w[1] != 0 {
+            let k = firstFlagged(m0)
+            i &+= k < 16 ? k : 16 &+ firstFlagged(m1)
+            return true
+        }
+        i &+= 32
+    }
+    return skipPlainBytes16(p, &i, n, a, b, c)
+}
+
 /// ``skipPlainBytesToEnd(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test
 /// for both halves), for runs that are often long (JSON strings).
 @inline(__always)

@@ -1806,7 +1806,7 @@ final class SwiftXMLTokenizer {
         var i = from
         var run = from
         while true {
-            let found = skipPlainBytes16(s, &i, n, 0x5D, 0x5D, 0x5D)
+            let found = skipPlainBytes32(s, &i, n, 0x5D, 0x5D, 0x5D)
             while !found && i &+ 8 <= n {
                 let m = cdataMask(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
                 if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
