@@ -60,6 +60,7 @@ final class SwiftXMLTokenizer {
     /// Where the last name scanned with qualified colons had its colon (-1: none).
     @exclusivity(unchecked) private var nameColon = -1
     private let lineFeed = newline
+    private let byteText = everyByte
 
     // ---- document state ----
     private enum Phase { case start, declInUTF16, prolog, content, cdata }
@@ -1573,9 +1574,7 @@ final class SwiftXMLTokenizer {
             if inAttribute {
                 values.append(c)
             } else if machine.wantsText {
-                text.removeAll()
-                text.append(c)
-                machine.text(text.bytes(0, text.count))
+                machine.text(UnsafeRawBufferPointer(start: byteText + Int(c), count: 1))
             }
             return .next(end)
         }
@@ -2096,6 +2095,13 @@ private func cdataMask(_ x: UInt64) -> UInt64 {
 }
 
 private nonisolated(unsafe) let cdataClass: UnsafePointer<UInt8> = table { c in c < 0x20 || c >= 0x80 || c == 0x5D }
+
+/// Every byte value at its own offset: one character's text without a buffer of its own.
+private nonisolated(unsafe) let everyByte: UnsafePointer<UInt8> = {
+    let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    for b in 0..<256 { p[b] = UInt8(b) }
+    return UnsafePointer(p)
+}()
 
 private nonisolated(unsafe) let newline: UnsafePointer<UInt8> = {
     let p = UnsafeMutablePointer<UInt8>.allocate(capacity: 1)
