@@ -610,6 +610,7 @@ extension RecordSink where Self: ~Copyable {
 
 extension FeedRecordView {
     /// False when none of the mask's fields and lists can be present.
+    @inline(__always)
     func mayHave(_ mask: FieldMask) -> Bool {
         for w in 0..<SFM.presenceWords where presence[w] & mask.words[w] != 0 { return true }
         var lists = mask.lists   // only the lists the mask names, lowest first
