@@ -28,6 +28,40 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
+    /// End tags naming the open element and the predefined entity references are read
+    /// by shortcuts (no name scan): what they give, and that every other end tag still
+    /// takes the full path (a longer or shorter name, a space before `>`).
+    func testEndTagsAndPredefinedReferencesReadAlikeByEveryPath() throws {
+        let doc = bytes(#"<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>"#
+            + #"<title>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#38;&amp</title>"#
+            + #"<item><title>t&amp;</title ><dc:creator>Ann</dc:creator><tïtle>x</tïtle></item></channel></rss>"#)
+        let whole = try jsonLines(.bytes(doc), source: "t", parser: SwiftFeedParser())
+        XCTAssertTrue(whole.text.contains(#""message":"not well-formed (invalid token)""#), whole.text)   // `&amp` without its `;`
+        let good = bytes(String(decoding: doc, as: UTF8.self).replacingOccurrences(of: "&#38;&amp<", with: "&#38;<"))
+        let lines = try jsonLines(.bytes(good), source: "t", parser: SwiftFeedParser())
+        XCTAssertFalse(lines.text.contains(#""error""#), lines.text)
+        XCTAssertTrue(lines.text.contains(#""title":"a <b> & \"c\" 'd' &""#), lines.text)
+        XCTAssertTrue(lines.text.contains(#""title":"t&""#), lines.text)
+        XCTAssertTrue(lines.text.contains(#""Ann""#), lines.text)
+        for d in [doc, good] {
+            let expat = try jsonLines(.bytes(d), source: "t", parser: ExpatFeedParser())
+            let swift = try jsonLines(.bytes(d), source: "t", parser: SwiftFeedParser())
+            XCTAssertEqual(swift.text, expat.text)
+            for size in [1, 2, 3, 5] {
+                XCTAssertEqual(try jsonLines(chunked(d, size), source: "t", parser: SwiftFeedParser()).text, swift.text)
+            }
+        }
+        // Names that are not the open element's: the error expat gives, where it gives it.
+        for end in ["</titlf>", "</titlex>", "</titl>", "</title\u{301}>", "</Title>"] {
+            let bad = bytes(#"<rss version="2.0"><channel><title>x"# + end + "</channel></rss>")
+            let expat = try jsonLines(.bytes(bad), source: "t", parser: ExpatFeedParser())
+            let swift = try jsonLines(.bytes(bad), source: "t", parser: SwiftFeedParser())
+            XCTAssertEqual(swift.text, expat.text, end)
+            // At the end tag's name: `</` at offset 36.
+            XCTAssertTrue(swift.text.contains(#""message":"mismatched tag","line":1,"column":39,"offset":38"#), swift.text)
+        }
+    }
+
     func testChunkBoundariesAnywhereGiveTheSameOutput() throws {
         // Splits fall inside tags, references, CDATA sections, comments, the XML
         // declaration and multi-byte characters (of every encoding in the corpus).
