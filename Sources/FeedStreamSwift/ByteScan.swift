@@ -65,23 +65,20 @@ func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt
 /// both halves), for runs that are often long (CDATA sections).
 @inline(__always)
 func skipPlainBytes32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
-    while i &+ 32 <= n {
-        let m0 = specialLanes16(p + i, a, b, c), m1 = specialLanes16(p + (i &+ 16), a, b, c)
-        let w = unsafeBitCast(m0 | m1, to: SIMD2<UInt64>.self)
-        if w[0] | w[1] != 0 {
-            let k = firstFlagged(m0)
-            i &+= k < 16 ? k : 16 &+ firstFlagged(m1)
-            return true
-        }
-        i &+= 32
-    }
-    return skipPlainBytes16(p, &i, n, a, b, c)
+    skip32BytesASteps(p, &i, n, a, b, c) || skipPlainBytes16(p, &i, n, a, b, c)
 }
 
 /// ``skipPlainBytesToEnd(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test
 /// for both halves), for runs that are often long (JSON strings).
 @inline(__always)
 func skipPlainBytesToEnd32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
+    skip32BytesASteps(p, &i, n, a, b, c) || skipPlainBytesToEnd(p, &i, n, a, b, c)
+}
+
+/// The 32-byte steps of the two above: true when stopped at a byte to handle, false
+/// when fewer than 32 bytes are left.
+@inline(__always)
+private func skip32BytesASteps(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
     while i &+ 32 <= n {
         let m0 = specialLanes16(p + i, a, b, c), m1 = specialLanes16(p + (i &+ 16), a, b, c)
         let w = unsafeBitCast(m0 | m1, to: SIMD2<UInt64>.self)
@@ -92,7 +89,7 @@ func skipPlainBytesToEnd32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a:
         }
         i &+= 32
     }
-    return skipPlainBytesToEnd(p, &i, n, a, b, c)
+    return false
 }
 
 @inline(__always)
