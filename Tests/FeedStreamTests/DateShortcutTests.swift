@@ -30,7 +30,7 @@ final class DateShortcutTests: XCTestCase {
         let times = ["00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61", "1:00:00", "12:00"]
         let zones = ["+0000", "-0000", "+0130", "-1800", "+1800", "+1900", "+0060", "+05:30", "GMT", "UTC", "EST",
                      "gmt", "Z", "+00000", ""]
-        var shortcut = 0, checked = 0
+        var shortcut = 0
         for w in weekdays {
             for d in days {
                 for m in months {
@@ -40,7 +40,6 @@ final class DateShortcutTests: XCTestCase {
                                 let s = "\(w), \(d) \(m) \(y) \(t) \(z)"
                                 let (fast, general) = parsed(s)
                                 XCTAssertEqual(fast, general, s)
-                                checked += 1
                                 if s.utf8.count == 31 || s.utf8.count == 29 { shortcut += 1 }
                             }
                         }
@@ -48,8 +47,8 @@ final class DateShortcutTests: XCTestCase {
                 }
             }
         }
+        // Many of them of the shortcut's lengths (29, 31 bytes), so it is what is compared.
         XCTAssertGreaterThan(shortcut, 10_000)
-        XCTAssertEqual(checked, 6 * 10 * 8 * 6 * 8 * 15)
         // Around the form: spaces, no comma, other separators.
         for s in [" Wed, 13 Nov 2024 08:15:00 +0100", "Wed, 13 Nov 2024 08:15:00 +0100 ", "Wed 13 Nov 2024 08:15:00 +0100",
                   "Wed,  3 Nov 2024 08:15:00 +0100", "Wed, 13-Nov-2024 08:15:00 +0100", "Wed, 13 Nov 2024 08.15.00 +0100",

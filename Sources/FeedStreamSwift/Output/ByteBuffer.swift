@@ -90,18 +90,16 @@ struct ByteBuffer: ~Copyable {
     var commas: UInt64 = 0
     /// False: HTML and XHTML content is written as written (RecordSink).
     var resolvesMarkupURIs = true
-    /// The document's location, when known (RecordSink): a copy this buffer owns, so
-    /// that reading it per member retains nothing.
-    var documentBase: [UInt8] {
-        get { Array(documentBytes) }
-        set {
-            documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
-            guard !newValue.isEmpty else { return documentBytes = UnsafeRawBufferPointer(start: nil, count: 0) }
-            let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: newValue.count, alignment: 1)
-            copy.copyBytes(from: newValue)
-            documentBytes = UnsafeRawBufferPointer(copy)
-        }
+    /// Sets the document's location (``documentBytes``), copied into bytes this buffer owns.
+    mutating func setDocumentBase(_ bytes: [UInt8]) {
+        documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+        guard !bytes.isEmpty else { return documentBytes = UnsafeRawBufferPointer(start: nil, count: 0) }
+        let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
+        copy.copyBytes(from: bytes)
+        documentBytes = UnsafeRawBufferPointer(copy)
     }
+    /// The document's location, when known (RecordSink): bytes this buffer owns, so that
+    /// reading them per member retains nothing.
     private(set) var documentBytes = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The byte classes of JSON string escaping (JSONEscaping.swift).
     let jsonClasses = jsonByteClass

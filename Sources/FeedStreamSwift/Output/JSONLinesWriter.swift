@@ -47,7 +47,7 @@ public final class JSONLinesWriter: FeedHandler {
     /// (docs/SCHEMA.md, "URLs"). Set it before each input, as ``source``.
     public var documentLocation: String? {
         get { buffer.documentBytes.isEmpty ? nil : String(decoding: buffer.documentBytes, as: UTF8.self) }
-        set { buffer.documentBase = Array((newValue ?? "").utf8) }
+        set { buffer.setDocumentBase(Array((newValue ?? "").utf8)) }
     }
 
     /// Where the next documents were found in a web archive (nil by default): written as

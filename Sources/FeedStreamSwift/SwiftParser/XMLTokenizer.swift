@@ -1583,17 +1583,8 @@ final class SwiftXMLTokenizer {
         // expat's scanRef: at the byte that cannot start a name, or the one after the name.
         if ne == -2 { return .stop(.error(badNameByte, "not well-formed (invalid token)")) }
         if s[ne] != 0x3B { return .stop(.error(ne, "not well-formed (invalid token)")) }
+        // (A predefined entity's name and `;` were taken above, by predefinedReference.)
         let nm = UnsafeRawBufferPointer(start: s + i + 1, count: ne - i - 1)
-        if let c = predefinedEntity(nm) {
-            if inAttribute {
-                values.append(c)
-            } else if machine.wantsText {
-                text.removeAll()
-                text.append(c)
-                machine.text(text.bytes(0, text.count))
-            }
-            return .next(ne + 1)
-        }
         if !entities.isEmpty, let entity = entities[Array(nm)] {
             if let stop = try expand(entity, s, i, inAttribute: inAttribute) { return .stop(stop) }
             return .next(ne + 1)
@@ -2179,24 +2170,16 @@ private func isXMLChar(_ v: UInt32) -> Bool {
     }
 }
 
-/// `amp;`, `lt;`, `gt;`, `quot;` or `apos;` at `s[j...]` (before `n`): the character
-/// and the index after the `;`.
+/// A predefined entity's name and its `;` at `s[j...]` (before `n`): the character
+/// (``predefinedEntity(_:)``) and the index after the `;`.
 @inline(__always)
 private func predefinedReference(_ s: UnsafePointer<UInt8>, _ j: Int, _ n: Int) -> (UInt8, Int)? {
-    guard j &+ 2 < n else { return nil }
-    let a = s[j], b = s[j &+ 1], c = s[j &+ 2]
-    if b == 0x74 && c == 0x3B {
-        if a == 0x6C { return (0x3C, j &+ 3) }   // lt;
-        if a == 0x67 { return (0x3E, j &+ 3) }   // gt;
-        return nil
-    }
-    guard j &+ 3 < n else { return nil }
-    let d = s[j &+ 3]
-    if a == 0x61 && b == 0x6D && c == 0x70 && d == 0x3B { return (0x26, j &+ 4) }   // amp;
-    guard j &+ 4 < n, s[j &+ 4] == 0x3B else { return nil }
-    if a == 0x71 && b == 0x75 && c == 0x6F && d == 0x74 { return (0x22, j &+ 5) }   // quot;
-    if a == 0x61 && b == 0x70 && c == 0x6F && d == 0x73 { return (0x27, j &+ 5) }   // apos;
-    return nil
+    // Its `;` comes within the longest name's length (4) and one.
+    let last = min(n, j &+ 5)
+    var e = j
+    while e < last && s[e] != 0x3B { e &+= 1 }
+    guard e < last, let c = predefinedEntity(UnsafeRawBufferPointer(start: s + j, count: e &- j)) else { return nil }
+    return (c, e &+ 1)
 }
 
 /// The XML predefined entities.
