@@ -37,8 +37,7 @@ extension ByteBuffer {
     /// Appends `"…"` with the bytes JSON-escaped and made valid UTF-8.
     mutating func appendJSONString(_ bytes: UnsafeRawBufferPointer) {
         append(0x22)
-        appendJSONEscaped(bytes)
-        append(0x22)
+        appendJSONEscaped(bytes, closing: 0x22)
     }
 
     /// Appends a file name (``PathBytes``) as `"…"`: its characters as
@@ -65,67 +64,81 @@ extension ByteBuffer {
         append(0x22)
     }
 
-    mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer) {
-        guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return }
+    /// Appends the bytes JSON-escaped and made valid UTF-8, and `closing` after them when
+    /// given (the string's closing quote, written with no capacity check of its own).
+    ///
+    /// Capacity is reserved once for the bytes as they are (output never exceeds input
+    /// except at an escape, a replacement or a windows-1252 character, each of which
+    /// reserves room for the rest again), so runs of plain bytes are copied with no
+    /// check per append, short ones without a `memcpy` call.
+    mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer, closing: UInt8? = nil) {
         let n = bytes.count
+        reserve(n &+ escapeSlack)
+        guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            if let closing { putReserved(closing) }
+            return
+        }
         let cls = jsonClasses
-        do {
-            var i = 0
-            var run = 0
-            while i < n {
-                // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
-                // among them), 16 at a time (the last ones too, of a string of 16 or
-                // more), then 8.
-                var found = skipPlainBytesToEnd32(src, &i, n, 0x22, 0x5C, 0x5C)
-                if !found && i < n {
-                    // A string of under 16 bytes (or the rest after a special byte):
-                    // 8 at a time, the last fewer than 8 as the tail of its last 8
-                    // (lanes before `i` masked off), then byte by byte.
-                    while i &+ 8 <= n {
-                        let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
-                        if hasSpecialByte(w) { found = true; break }
-                        i &+= 8
-                    }
-                    #if _endian(little)
-                    if !found && i < n && n >= 8 {
-                        let start = n &- 8
-                        let w = UnsafeRawPointer(src + start).loadUnaligned(as: UInt64.self)
-                        if specialBytes(w) & (~0 &<< UInt64((i &- start) &* 8)) == 0 { i = n }
-                    }
-                    #endif
-                    while i < n && cls[Int(src[i])] == 0 { i &+= 1 }
+        var i = 0
+        var run = 0
+        while i < n {
+            // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
+            // among them), 32 or 16 at a time (the last ones too, of a string of 16 or
+            // more), then 8.
+            var found = skipPlainBytesToEnd32(src, &i, n, 0x22, 0x5C, 0x5C)
+            if !found && i < n {
+                // A string of under 16 bytes (or the rest after a special byte):
+                // 8 at a time, the last fewer than 8 as the tail of its last 8
+                // (lanes before `i` masked off), then byte by byte.
+                while i &+ 8 <= n {
+                    let w = UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self)
+                    if hasSpecialByte(w) { found = true; break }
+                    i &+= 8
                 }
-                if i >= n { break }
-                let c = src[i]
-                let k = cls[Int(c)]
-                if k == 0 { i += 1; continue }
-                if k >= 2 && k <= 4 {
-                    let len = Int(k)
-                    if i + len <= n && validSequence(src + i, len) {
-                        if c == 0xC2 && src[i + 1] < 0xA0, let w = windows1252[Int(src[i + 1] & 0x1F)] {
-                            // A C1 control: the windows-1252 character it stands for.
-                            append(UnsafeRawPointer(src + run), i - run)
-                            appendScalar(w)
-                            i += 2
-                            run = i
-                            continue
-                        }
-                        i += len
+                #if _endian(little)
+                if !found && i < n && n >= 8 {
+                    let start = n &- 8
+                    let w = UnsafeRawPointer(src + start).loadUnaligned(as: UInt64.self)
+                    if specialBytes(w) & (~0 &<< UInt64((i &- start) &* 8)) == 0 { i = n }
+                }
+                #endif
+                while i < n && cls[Int(src[i])] == 0 { i &+= 1 }
+            }
+            if i >= n { break }
+            let c = src[i]
+            let k = cls[Int(c)]
+            if k == 0 { i &+= 1; continue }
+            if k >= 2 && k <= 4 {
+                let len = Int(k)
+                if i &+ len <= n && validSequence(src + i, len) {
+                    if c == 0xC2 && src[i &+ 1] < 0xA0, let w = windows1252[Int(src[i &+ 1] & 0x1F)] {
+                        // A C1 control: the windows-1252 character it stands for (3
+                        // bytes for 2: room for the rest reserved again).
+                        putReserved(src + run, i &- run)
+                        reserve(n &- i &+ escapeSlack)
+                        appendScalar(w)
+                        i &+= 2
+                        run = i
                         continue
                     }
+                    i &+= len
+                    continue
                 }
-                // Flush the plain run, then write the escape or replacement.
-                append(UnsafeRawPointer(src + run), i - run)
-                if k == 1 {
-                    appendEscape(c)
-                } else {
-                    append(0xEF); append(0xBF); append(0xBD)
-                }
-                i += 1
-                run = i
             }
-            append(UnsafeRawPointer(src + run), n - run)
+            // Copy the plain run, then write the escape or replacement (up to 6 bytes
+            // for 1: room for the rest reserved again).
+            putReserved(src + run, i &- run)
+            reserve(n &- i &+ escapeSlack)
+            if k == 1 {
+                appendEscape(c)
+            } else {
+                append(0xEF); append(0xBF); append(0xBD)
+            }
+            i &+= 1
+            run = i
         }
+        putReserved(src + run, n &- run)
+        if let closing { putReserved(closing) }
     }
 
     mutating func appendScalar(_ v: UInt32) {
@@ -154,6 +167,9 @@ extension ByteBuffer {
         }
     }
 }
+
+/// Room reserved beyond a string's own length: its closing quote and a 6-byte escape.
+private let escapeSlack = 8
 
 private let ones: UInt64 = 0x0101_0101_0101_0101
 private let highs: UInt64 = 0x8080_8080_8080_8080

@@ -228,7 +228,7 @@ extension ByteBuffer: RecordSink {
             var q = p
             if comma { q[0] = 0x2C; q += 1 }
             q[0] = 0x22
-            (q + 1).update(from: key.utf8Start, count: k)
+            copyBytes(to: q + 1, from: key.utf8Start, k)
             q += 1 &+ k
             q[0] = 0x22; q[1] = 0x3A
             if quote { q[2] = 0x22; return q + 3 - p }
@@ -251,8 +251,7 @@ extension ByteBuffer: RecordSink {
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         member(key, quote: true)
-        appendJSONEscaped(value)
-        append(0x22)
+        appendJSONEscaped(value, closing: 0x22)
     }
 
     mutating func literal(_ key: StaticString, _ value: StaticString) {
