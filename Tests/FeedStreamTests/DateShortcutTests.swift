@@ -1,9 +1,9 @@
 @testable import FeedStreamSwift
 import XCTest
 
-/// RSS's most common date form is read by a shortcut (FeedDate.parseCommonRFC822):
-/// every date the shortcut reads must be the general parser's, and what it does not
-/// read must still be read.
+/// RSS's and W3C-DTF's most common date forms are read by shortcuts
+/// (FeedDate.parseCommonRFC822, parseCommonISO): every date a shortcut reads must be the
+/// general parser's, and what it does not read must still be read.
 final class DateShortcutTests: XCTestCase {
     private func parsed(_ s: String) -> (FeedDate?, FeedDate?) {
         var t = s
@@ -53,6 +53,51 @@ final class DateShortcutTests: XCTestCase {
         for s in [" Wed, 13 Nov 2024 08:15:00 +0100", "Wed, 13 Nov 2024 08:15:00 +0100 ", "Wed 13 Nov 2024 08:15:00 +0100",
                   "Wed,  3 Nov 2024 08:15:00 +0100", "Wed, 13-Nov-2024 08:15:00 +0100", "Wed, 13 Nov 2024 08.15.00 +0100",
                   "Wed, 13 Nov 2024 08:15:00 GMT+1", "Wed, 13 Nov 2024T08:15:00 +0100"] {
+            let (fast, general) = parsed(s)
+            XCTAssertEqual(fast, general, s)
+        }
+    }
+
+    func testTheCommonISOFormReadsAsWritten() {
+        XCTAssertEqual(FeedDate.parse("2024-07-20T02:04:38+01:00")?.description, "2024-07-20T01:04:38Z")
+        XCTAssertEqual(FeedDate.parse("2024-07-20T02:04:38Z")?.description, "2024-07-20T02:04:38Z")
+        XCTAssertEqual(FeedDate.parse("2099-12-31T23:30:00-01:30")?.description, "2100-01-01T01:00:00Z")
+        XCTAssertEqual(FeedDate.parse("2016-12-31T23:59:60Z")?.description, "2016-12-31T23:59:59Z")
+        XCTAssertEqual(FeedDate.parse("2000-03-01T00:30:00+01:00")?.description, "2000-02-29T23:30:00Z")
+        XCTAssertNil(FeedDate.parse("2025-02-29T10:00:00Z"))
+        XCTAssertNil(FeedDate.parse("2025-02-10T10:00:00+19:00"))
+    }
+
+    func testTheISOShortcutGivesTheGeneralParsersDate() {
+        let years = ["0000", "0001", "1999", "2000", "2024", "9999", "20a4"]
+        let months = ["00", "01", "02", "09", "12", "13", "1a"]
+        let days = ["00", "01", "28", "29", "30", "31", "32", "3x"]
+        let separators = ["T", "t", " ", "X"]
+        let times = ["00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61", "12:00:0a", "12-00-00"]
+        let zones = ["Z", "z", "+00:00", "-00:00", "+01:30", "-18:00", "+18:00", "+19:00", "+00:60", "+0130", "+01",
+                     "-1a:00", "*01:00", "+01-00", "GMT", "", " Z", ".5Z"]
+        var shortcut = 0
+        for y in years {
+            for m in months {
+                for d in days {
+                    for t in separators {
+                        for time in times {
+                            for z in zones {
+                                let s = "\(y)-\(m)-\(d)\(t)\(time)\(z)"
+                                let (fast, general) = parsed(s)
+                                XCTAssertEqual(fast, general, s)
+                                if t == "T" && (s.utf8.count == 20 || s.utf8.count == 25) { shortcut += 1 }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        // Many of them of the shortcut's lengths (20, 25 bytes) and separator, so it is
+        // what is compared.
+        XCTAssertGreaterThan(shortcut, 10_000)
+        for s in [" 2024-07-20T02:04:38Z", "2024-07-20T02:04:38Z ", "2024-07-20T02:04:38.123Z", "2024-07-20",
+                  "2024-07-20T02:04Z", "2024-7-20T02:04:38Z", "2024-07-20T02:04:38+01:00 "] {
             let (fast, general) = parsed(s)
             XCTAssertEqual(fast, general, s)
         }

@@ -631,6 +631,24 @@ final class SwiftXMLTokenizer {
                 }
                 continue
             }
+            // Markup right after markup, or after a line break and indentation (most of
+            // the text between a feed's tags): no text scan.
+            var tag = i
+            if s[tag] == 0x0A {
+                tag &+= 1
+                while tag < n && (s[tag] == 0x20 || s[tag] == 0x09) { tag &+= 1 }
+            }
+            if tag < n && s[tag] == 0x3C {
+                if tag > i {
+                    deliver(s + i, tag &- i)
+                    if machine.limitHit { return limitStop(i) }
+                }
+                switch try markup(s, tag, n, final: final) {
+                case .next(let j): i = j
+                case .stop(let stop): return stop
+                }
+                continue
+            }
             // Character data, up to the next markup or reference.
             let runStart = i
             var stopByte: UInt8 = 0
@@ -936,6 +954,15 @@ final class SwiftXMLTokenizer {
         if k < 0 { badNameByte = i; return -2 }
         i += k
         while i < n {
+            // Lower-case ASCII letters (most of a name, in feeds) 8 at a time; the byte
+            // after them goes the general way.
+            #if _endian(little)
+            if i &+ 8 <= n {
+                let run = lowercaseLetters(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
+                i &+= run
+                if run == 8 { continue }
+            }
+            #endif
             let c = s[i]
             if c < 0x80 {
                 if nameTable[Int(c)] != 0 { i += 1; continue }
@@ -2254,4 +2281,16 @@ private func sameASCIIName(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>,
         k &+= 1
     }
     return high & 0x8080_8080_8080_8080 == 0
+}
+
+/// How many of the bytes of `w` (little-endian: byte 0 first) are lower-case ASCII
+/// letters before the first that is not one (8 when all are).
+@inline(__always)
+func lowercaseLetters(_ w: UInt64) -> Int {
+    let highs: UInt64 = 0x8080_8080_8080_8080
+    let x = w & ~highs                                  // no carry between bytes below
+    let atLeastA = x &+ 0x1F1F_1F1F_1F1F_1F1F           // high bit: x >= 0x61
+    let pastZ = x &+ 0x0505_0505_0505_0505              // high bit: x >= 0x7B
+    let other = ~(atLeastA & ~pastZ & ~w) & highs       // high bit: not in a...z
+    return other == 0 ? 8 : other.trailingZeroBitCount &>> 3
 }
