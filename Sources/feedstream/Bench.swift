@@ -6,7 +6,7 @@ import Foundation
 /// `feedstream bench`: the backends side by side on the same inputs, against the two
 /// baselines (inflate only, tokenize only), in one process. The work is
 /// ``FeedBench``'s; this maps flags to options and prints the report.
-struct Bench: ParsableCommand {
+struct Bench: TakesPaths {
     static let configuration = CommandConfiguration(
         abstract: "Benchmark the backends against inflate-only and tokenize-only baselines.",
         discussion: """

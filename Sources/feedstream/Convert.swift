@@ -3,7 +3,7 @@ import FeedStream
 import FeedStreamTools
 import Foundation
 
-struct Convert: ParsableCommand {
+struct Convert: TakesPaths {
     static let configuration = CommandConfiguration(
         abstract: "Convert feeds to JSON Lines: one line per item and one per feed document.",
         discussion: """

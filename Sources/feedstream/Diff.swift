@@ -8,7 +8,7 @@ import Foundation
 
 /// `feedstream diff`: converts every input with each backend and reports every record
 /// that differs, member by member (the check behind the test suite's DifferentialTests).
-struct Diff: ParsableCommand {
+struct Diff: TakesPaths {
     static let configuration = CommandConfiguration(
         abstract: "Compare backends: report every record whose JSON differs between them.",
         discussion: """

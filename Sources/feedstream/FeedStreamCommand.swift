@@ -16,12 +16,18 @@ struct FeedStreamCommand: ParsableCommand {
         subcommands: [Convert.self, Schema.self, Diff.self, Bench.self],
         defaultSubcommand: Convert.self)
 
-    /// ArgumentParser's entry point, with one change: its usage errors (an unknown
-    /// option, a bad value), which it ends with 64 (EX_USAGE), end with 2, as every other
-    /// usage error of the command line (README, `--help`).
+    /// ArgumentParser's entry point, with two changes: long runs of paths are kept out
+    /// of its parsing (``ArgumentRuns``), and its usage errors (an unknown option, a bad
+    /// value), which it ends with 64 (EX_USAGE), end with 2, as every other usage error
+    /// of the command line (README, `--help`).
     static func main() {
         do {
-            var command = try parseAsRoot()
+            let (arguments, tails) = ArgumentRuns.compact(Array(CommandLine.arguments.dropFirst()))
+            var command = try parseAsRoot(arguments)
+            if var paths = command as? any TakesPaths {
+                paths.inputs = ArgumentRuns.expand(paths.inputs, tails)
+                command = paths
+            }
             try command.run()
         } catch {
             if exitCode(for: error) == .validationFailure {

@@ -204,6 +204,32 @@ final class ConvertTests: CLITestCase {
         XCTAssertTrue(mixed.err.contains("no/such.xml: No such file or directory"), mixed.err)
     }
 
+    /// Thousands of paths as arguments (a shell glob, `xargs`): every one converted, in
+    /// the order given, options and an option's value among them, after `--` too, with
+    /// or without the subcommand's name. (ArgumentParser alone took 8 s to parse 16,000
+    /// paths: the command keeps long runs of paths out of its parsing, ArgumentRuns.)
+    func testThousandsOfPathArgumentsAreEachConvertedInTheirOrder() throws {
+        let dir = try tempDir()
+        // A file name that starts with "-", reachable only after "--".
+        try sh("cp corpus/feeds/atom-basic.xml '\(dir.path)/-dash.xml'")
+        let cycle = ["corpus/feeds/rss2-basic.xml", "corpus/feeds/atom-basic.xml", "corpus/feeds/rss1-rdf.xml"]
+        func paths(_ n: Int, from k: Int) -> [String] { (k..<(k + n)).map { cycle[$0 % cycle.count] } }
+        let first = paths(2_500, from: 0), second = paths(2_500, from: 1), third = paths(40, from: 2)
+        let args = ["convert"] + first + ["-q", "-j", "2"] + second + ["--", dir.path + "/-dash.xml"] + third
+        let r = try run(args)
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertEqual(try sources(r.out), first + second + [dir.path + "/-dash.xml"] + third)
+        // The default subcommand; a run of paths that starts the command line.
+        let bare = try run(paths(100, from: 0) + ["-q"])
+        XCTAssertEqual(bare.status, 0, bare.err)
+        XCTAssertEqual(try sources(bare.out), paths(100, from: 0))
+        // A short run (given to ArgumentParser as it is) and a missing path among many.
+        let mixed = try run(["convert", "-q", "corpus/feeds/rss2-basic.xml", "no/such.xml"] + paths(30, from: 1))
+        XCTAssertEqual(mixed.status, 1)
+        XCTAssertEqual(try sources(mixed.out), ["corpus/feeds/rss2-basic.xml"] + paths(30, from: 1))
+        XCTAssertTrue(mixed.err.contains("no/such.xml: No such file or directory"), mixed.err)
+    }
+
     func testShardsCoverEveryInputExactlyOnce() throws {
         let (dir, names) = try folder(count: 30)
         let all = Set(names.map { "\(dir.path)/\($0)" })
