@@ -43,6 +43,12 @@ extension ByteBuffer {
     /// Appends a file name (``PathBytes``) as `"…"`: its characters as
     /// ``appendJSONString(_:)`` writes them, each carried byte as `\udcXX`.
     mutating func appendJSONPath(_ name: String) {
+        // No carried byte (each is U+10FFxx, whose UTF-8 starts with F4): the name's
+        // UTF-8 as it is.
+        if !name.utf8.contains(0xF4) {
+            var name = name
+            return name.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
+        }
         append(0x22)
         var run = ""
         func flush() {
