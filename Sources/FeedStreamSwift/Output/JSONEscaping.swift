@@ -77,6 +77,7 @@ extension ByteBuffer {
     /// except at an escape, a replacement or a windows-1252 character, each of which
     /// reserves room for the rest again), so runs of plain bytes are copied with no
     /// check per append, short ones without a `memcpy` call.
+    @inline(__always)
     mutating func appendJSONEscaped(_ bytes: UnsafeRawBufferPointer, closing: UInt8? = nil) {
         let n = bytes.count
         reserve(n &+ escapeSlack)
