@@ -72,6 +72,26 @@ final class VectorScanTests: XCTestCase {
         return out
     }
 
+    /// copyBytes (the short copies of the JSON writer, the machine's arena and scratch
+    /// buffers) moves bytes as memmove does: every length to 40, the regions apart or
+    /// overlapping by up to 5 bytes either way, the bytes around left alone.
+    func testShortCopiesAreMemmove() {
+        let pattern = (0..<128).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for n in 0...40 {
+            for shift in -5...5 {
+                var expected = pattern, actual = pattern
+                let src = 40, dst = 40 + shift
+                expected.withUnsafeMutableBytes { b in _ = memmove(b.baseAddress! + dst, b.baseAddress! + src, n) }
+                actual.withUnsafeMutableBytes { b in copyBytes(to: b.baseAddress! + dst, from: b.baseAddress! + src, n) }
+                XCTAssertEqual(actual, expected, "n \(n), shift \(shift)")
+            }
+        }
+        // A known result: 5 bytes two places to the right, over themselves.
+        var b: [UInt8] = [1, 2, 3, 4, 5, 6, 7, 8]
+        b.withUnsafeMutableBytes { copyBytes(to: $0.baseAddress! + 2, from: $0.baseAddress!, 5) }
+        XCTAssertEqual(b, [1, 2, 1, 2, 3, 4, 5, 8])
+    }
+
     private func escaped(_ s: ArraySlice<UInt8>) -> [UInt8] {
         var buffer = ByteBuffer(capacity: 64)
         s.withUnsafeBytes { buffer.appendJSONEscaped($0) }

@@ -144,7 +144,7 @@ struct ByteBuffer: ~Copyable {
     @inline(__always)
     mutating func append(_ p: UnsafeRawPointer, _ n: Int) {
         reserve(n)
-        (base + count).update(from: p.assumingMemoryBound(to: UInt8.self), count: n)
+        copyBytes(to: base + count, from: p, n)
         count += n
     }
 
@@ -189,29 +189,5 @@ struct ByteBuffer: ~Copyable {
     mutating func write(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
         reserve(n)
         count += body(base + count)
-    }
-}
-
-/// Copies `n` bytes between buffers that do not overlap: up to 32 with two overlapping
-/// loads and stores of 16, 8, 4 or 1 bytes (no call), more with `memcpy`.
-@inline(__always)
-func copyBytes(to d: UnsafeMutableRawPointer, from s: UnsafeRawPointer, _ n: Int) {
-    if n >= 16 {
-        guard n <= 32 else { d.copyMemory(from: s, byteCount: n); return }
-        let a = s.loadUnaligned(as: SIMD16<UInt8>.self)
-        let b = (s + (n &- 16)).loadUnaligned(as: SIMD16<UInt8>.self)
-        d.storeBytes(of: a, as: SIMD16<UInt8>.self)
-        (d + (n &- 16)).storeBytes(of: b, as: SIMD16<UInt8>.self)
-    } else if n >= 8 {
-        let a = s.loadUnaligned(as: UInt64.self), b = (s + (n &- 8)).loadUnaligned(as: UInt64.self)
-        d.storeBytes(of: a, as: UInt64.self)
-        (d + (n &- 8)).storeBytes(of: b, as: UInt64.self)
-    } else if n >= 4 {
-        let a = s.loadUnaligned(as: UInt32.self), b = (s + (n &- 4)).loadUnaligned(as: UInt32.self)
-        d.storeBytes(of: a, as: UInt32.self)
-        (d + (n &- 4)).storeBytes(of: b, as: UInt32.self)
-    } else if n > 0 {
-        let s = s.assumingMemoryBound(to: UInt8.self), d = d.assumingMemoryBound(to: UInt8.self)
-        d[0] = s[0]; d[n &>> 1] = s[n &>> 1]; d[n &- 1] = s[n &- 1]
     }
 }

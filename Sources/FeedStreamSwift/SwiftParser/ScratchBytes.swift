@@ -60,7 +60,7 @@ struct ScratchBytes {
     mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
         guard n > 0 else { return }
         reserve(n)
-        (base + count).update(from: p, count: n)
+        copyBytes(to: base + count, from: p, n)
         count += n
     }
 

@@ -74,8 +74,9 @@ struct SFMArena {
     mutating func append(_ data: UnsafeRawPointer?, _ n: Int) {
         if n == 0 { return }
         if len + n <= cap {
-            // One byte (a reference's character, most often) without a memcpy call.
-            if n == 1 { buf[len] = data!.load(as: UInt8.self) } else { memcpy(buf + len, data!, n) }
+            // Up to 32 bytes (a reference's character, most text between references)
+            // without a memcpy call.
+            copyBytes(to: buf + len, from: data!, n)
             len += n
             return
         }
