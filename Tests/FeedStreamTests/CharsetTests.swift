@@ -106,6 +106,49 @@ final class CharsetTests: XCTestCase {
         try assertEveryBackendWrites(data, expected, "UTF-7")
     }
 
+    /// A dump of documents in a multi-byte charset (GB2312: 中 D6 D0, 文 CE C4): where
+    /// each ends is found in its input bytes, so the next starts right after it, whatever
+    /// the chunking, on every backend; a document that fails costs only itself.
+    func testDocumentsInAMultiByteCharsetFollowEachOther() throws {
+        let zhongwen: [UInt8] = [0xD6, 0xD0, 0xCE, 0xC4]
+        func document(_ n: Int, broken: Bool = false) -> [UInt8] {
+            var d = Array("<?xml version=\"1.0\" encoding=\"GB2312\"?>\n<rss version=\"2.0\"><channel><title>".utf8)
+                + zhongwen + Array("\(n)</title>\n".utf8)
+            for i in 0..<40 {
+                // Items of 33 to 53 bytes: characters across every alignment.
+                d += Array("<item><title>".utf8) + zhongwen + Array(" \(n)-\(i)</title>".utf8)
+                    + Array(repeating: 0x20, count: i % 21) + Array("</item>\n".utf8)
+                if broken && i == 20 { d += Array("<item><title>".utf8) + zhongwen + Array("</titel></item>\n".utf8) }
+            }
+            return d + Array("</channel></rss>\n".utf8)
+        }
+        let data = document(1) + document(2, broken: true) + document(3)
+        for backend in FeedBackend.allCases {
+            for (how, input) in [("whole", FeedInput.bytes(data)), ("1-byte chunks", chunked(data, 1)),
+                                 ("100-byte chunks", chunked(data, 100))] {
+                let out = MemoryOutput()
+                let writer = JSONLinesWriter(output: out)
+                try backend.makeParser(limits: .default).parse(input, handler: writer)
+                try writer.flush()
+                var titles: [Int: [String]] = [:], errors: [Int: String] = [:]
+                for line in out.string.split(separator: "\n") {
+                    let r = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+                    let document = try XCTUnwrap(r["document"] as? Int)
+                    if r["kind"] as? String == "item" { titles[document, default: []].append(r["title"] as? String ?? "") }
+                    if let e = r["error"] as? [String: Any] { errors[document] = e["message"] as? String }
+                }
+                let context = "\(backend.rawValue), \(how)"
+                XCTAssertEqual(titles[1], (0..<40).map { "中文 1-\($0)" }, context)
+                XCTAssertEqual(titles[2]?.prefix(21), (0..<21).map { "中文 2-\($0)" }[...], context)
+                // expat's "mismatched tag", libxml2's "Opening and ending tag mismatch: ...".
+                XCTAssertTrue(errors[2]?.lowercased().contains("mismatch") == true, "\(context): \(errors)")
+                XCTAssertEqual(titles[3], (0..<40).map { "中文 3-\($0)" }, context)
+                XCTAssertNil(errors[1], context)
+                XCTAssertNil(errors[3], context)
+            }
+        }
+    }
+
     func testISO2022JPEscapesAreInvalidForEveryBackend() throws {
         // The charset is accepted (its ASCII is ASCII), but ESC is no character of its
         // byte map: the document fails at the first escape, after the item before it.

@@ -543,18 +543,40 @@ final class SwiftXMLTokenizer {
         return chars + 1 + (start == first && mark ? 1 : 0)
     }
 
-    /// The fewest input bytes whose decoding yields at least `output` bytes.
+    /// The fewest input bytes whose decoding yields at least `output` bytes (`input.count`
+    /// when none do). Decoded once, a block at a time, up to the block where the output
+    /// reaches `output`; that block alone is then searched by halves. (A search by halves
+    /// over the whole input decoded it some 15 times over, at every document's end: most
+    /// of the time of a document in a multi-byte charset.)
     private func inputBytes(producing output: Int, from input: UnsafeRawBufferPointer) -> Int {
-        var lo = 0, hi = input.count
-        let scratch = TranscodeBuffer(capacity: 4 * input.count + 16)
-        while lo < hi {
-            let mid = (lo + hi) / 2
+        let block = 256
+        let scratch = TranscodeBuffer(capacity: XMLTranscoder.maxOutput(forInput: block) + 16)
+        var t = transcoder!   // the state before `input[pos...]`
+        var pos = 0, produced = 0
+        while pos < input.count {
+            let end = min(input.count, pos + block)
+            var next = t
             scratch.removeAll()
-            var t = transcoder!
-            _ = t.decode(UnsafeRawBufferPointer(rebasing: input[0..<mid]), final: false, into: scratch)
-            if scratch.count >= output { hi = mid } else { lo = mid + 1 }
+            let (consumed, _) = next.decode(UnsafeRawBufferPointer(rebasing: input[pos..<end]), final: false, into: scratch)
+            if produced + scratch.count >= output {
+                // Within this block: the fewest of its bytes that reach `output`.
+                var lo = pos, hi = end
+                while lo < hi {
+                    let mid = (lo + hi) / 2
+                    var probe = t
+                    scratch.removeAll()
+                    _ = probe.decode(UnsafeRawBufferPointer(rebasing: input[pos..<mid]), final: false, into: scratch)
+                    if produced + scratch.count >= output { hi = mid } else { lo = mid + 1 }
+                }
+                return lo
+            }
+            // Nothing consumed: an invalid or unfinished character; no more output follows.
+            guard consumed > 0 else { break }
+            produced += scratch.count
+            t = next
+            pos += consumed
         }
-        return lo
+        return input.count
     }
 
     /// Counts the lines of processed bytes.
