@@ -236,9 +236,15 @@ struct XMLTranscoder {
             if let cd { iconv_close(cd) }
             return XMLTranscoder(kind: .iconv, name: reported, tables: tables)
         }
+        // An idle converter of this charset, with the sequences it has converted.
+        if let (idle, memo) = SequenceConverterPool.shared.take(key) {
+            if let cd { iconv_close(cd) }
+            return XMLTranscoder(kind: .iconv, name: reported, tables: tables,
+                                 converter: SequenceConverter(key: key, cd: idle, memo: memo))
+        }
         if cd == nil { cd = openIconv(key) }
         guard let cd else { return nil }
-        return XMLTranscoder(kind: .iconv, name: reported, tables: tables, converter: SequenceConverter(cd))
+        return XMLTranscoder(kind: .iconv, name: reported, tables: tables, converter: SequenceConverter(key: key, cd: cd))
     }
 
     /// The transcoder for a charset the transport named (HTTP's `Content-Type`
@@ -638,19 +644,23 @@ private func iconvScalar(_ cd: iconv_t, _ bytes: [UInt8]) -> Int {
 
 /// Converts multi-byte sequences with the instance's own iconv handle (the C core's
 /// `convert_sequence`), validated as expat's `unknown_isInvalid`; 2-byte results are
-/// memoized per instance.
+/// memoized. A document's converter goes back to ``SequenceConverterPool`` when the
+/// document is done, memo included, for the next document in the charset.
 private final class SequenceConverter {
     static let invalid: UInt32 = 0xFFFF_FFFF
+    /// The charset's name as declared (the pool's key).
+    private let key: [UInt8]
     private let cd: iconv_t
     /// 65536 entries for 2-byte sequences: 0 not computed yet, else a UTF-8 entry or `invalid`.
     private var memo: UnsafeMutablePointer<UInt32>?
 
-    init(_ cd: iconv_t) { self.cd = cd }
-
-    deinit {
-        iconv_close(cd)
-        memo?.deallocate()
+    init(key: [UInt8], cd: iconv_t, memo: UnsafeMutablePointer<UInt32>? = nil) {
+        self.key = key
+        self.cd = cd
+        self.memo = memo
     }
+
+    deinit { SequenceConverterPool.shared.give(key, cd, memo) }
 
     /// The UTF-8 entry (see `utf8Entry`) of the `count`-byte sequence at `p`, or `invalid`.
     @inline(__always)
@@ -677,6 +687,39 @@ private final class SequenceConverter {
         // unknown_isInvalid: (c & ~0xFFFF) || checkCharRefNumber(c) < 0
         if c < 0 || c > 0xFFFF || !isXMLCharacter(c) { return Self.invalid }
         return utf8Entry(c)
+    }
+}
+
+/// Idle iconv handles of multi-byte charsets and their memos, by declared name, shared
+/// by the process's documents one at a time: without it each document opened its own
+/// handle, zeroed a 256 KB memo and converted every sequence it met through iconv again
+/// (most of the time of a short feed in GB2312, Big5 or Shift_JIS). A few are kept;
+/// beyond them the oldest is closed.
+private final class SequenceConverterPool: @unchecked Sendable {
+    static let shared = SequenceConverterPool()
+    private static let limit = 8
+    private let lock = ConditionLock()
+    private var idle: [(key: [UInt8], cd: iconv_t, memo: UnsafeMutablePointer<UInt32>?)] = []
+
+    func take(_ key: [UInt8]) -> (iconv_t, UnsafeMutablePointer<UInt32>?)? {
+        lock.withLock {
+            guard let i = idle.lastIndex(where: { $0.key == key }) else { return nil }
+            let e = idle.remove(at: i)
+            return (e.cd, e.memo)
+        }
+    }
+
+    func give(_ key: [UInt8], _ cd: iconv_t, _ memo: UnsafeMutablePointer<UInt32>?) {
+        let dropped: (cd: iconv_t, memo: UnsafeMutablePointer<UInt32>?)? = lock.withLock {
+            idle.append((key, cd, memo))
+            guard idle.count > Self.limit else { return nil }
+            let e = idle.removeFirst()
+            return (e.cd, e.memo)
+        }
+        if let dropped {
+            iconv_close(dropped.cd)
+            dropped.memo?.deallocate()
+        }
     }
 }
 
