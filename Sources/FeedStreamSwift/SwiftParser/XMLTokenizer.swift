@@ -777,8 +777,10 @@ final class SwiftXMLTokenizer {
                 markColumns = -2
             }
         }
-        // "<?xml" and white space: the declaration.
-        if n - i < 6 && !final { return .stop(.more(i)) }
+        // "<?xml" and white space: the declaration. Bytes that cannot begin one are read
+        // at once as the document's (expat decides there too: a first character that
+        // cannot start a document is the error, even with the next not yet decodable).
+        if n - i < 6 && !final && memcmp(s + i, "<?xml", min(n - i, 5)) == 0 { return .stop(.more(i)) }
         let utf16 = phase == .declInUTF16   // or UTF-32: a wide charset, found by its first bytes
         // The transport's charset, for an 8-bit document without a byte order mark (a
         // UTF-8 mark set markColumns, also when its bytes were consumed by an earlier call).
