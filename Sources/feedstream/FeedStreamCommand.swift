@@ -22,7 +22,13 @@ struct FeedStreamCommand: ParsableCommand {
     /// of the command line (README, `--help`).
     static func main() {
         do {
-            let (arguments, tails) = ArgumentRuns.compact(Array(CommandLine.arguments.dropFirst()))
+            var arguments = Array(CommandLine.arguments.dropFirst())
+            var tails: [[String]] = []
+            // Not for a subcommand without paths (its usage error names the arguments).
+            let named = configuration.subcommands.first { $0._commandName == arguments.first }
+            if named.map({ $0 is any TakesPaths.Type }) ?? true {
+                (arguments, tails) = ArgumentRuns.compact(arguments)
+            }
             var command = try parseAsRoot(arguments)
             if var paths = command as? any TakesPaths {
                 paths.inputs = ArgumentRuns.expand(paths.inputs, tails)
