@@ -13,6 +13,28 @@ final class DateShortcutTests: XCTestCase {
         }
     }
 
+    /// The parser with its shortcuts and without give the same date for each string.
+    private func assertAgree(_ strings: [String], file: StaticString = #filePath, line: UInt = #line) {
+        for s in strings {
+            let (fast, general) = parsed(s)
+            XCTAssertEqual(fast, general, s, file: file, line: line)
+        }
+    }
+
+    /// ``assertAgree(_:file:line:)`` over every string made of one choice from each of
+    /// `parts`, `separators[k]` between parts k and k + 1; returns how many of them
+    /// `shortcutForm` says have the shortcut's form.
+    private func assertShortcutAgrees(joining parts: [[String]], with separators: [String],
+                                      file: StaticString = #filePath, line: UInt = #line,
+                                      shortcutForm: (String) -> Bool) -> Int {
+        var strings = parts[0]
+        for (k, part) in parts.enumerated().dropFirst() {
+            strings = strings.flatMap { head in part.map { head + separators[k - 1] + $0 } }
+        }
+        assertAgree(strings, file: file, line: line)
+        return strings.filter(shortcutForm).count
+    }
+
     func testTheCommonFormReadsAsWritten() {
         XCTAssertEqual(FeedDate.parse("Wed, 13 Nov 2024 08:15:00 +0100")?.description, "2024-11-13T07:15:00Z")
         XCTAssertEqual(FeedDate.parse("Sun, 06 Nov 1994 08:49:37 GMT")?.description, "1994-11-06T08:49:37Z")
@@ -30,32 +52,14 @@ final class DateShortcutTests: XCTestCase {
         let times = ["00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61", "1:00:00", "12:00"]
         let zones = ["+0000", "-0000", "+0130", "-1800", "+1800", "+1900", "+0060", "+05:30", "GMT", "UTC", "EST",
                      "gmt", "Z", "+00000", ""]
-        var shortcut = 0
-        for w in weekdays {
-            for d in days {
-                for m in months {
-                    for y in years {
-                        for t in times {
-                            for z in zones {
-                                let s = "\(w), \(d) \(m) \(y) \(t) \(z)"
-                                let (fast, general) = parsed(s)
-                                XCTAssertEqual(fast, general, s)
-                                if s.utf8.count == 31 || s.utf8.count == 29 { shortcut += 1 }
-                            }
-                        }
-                    }
-                }
-            }
-        }
+        let shortcut = assertShortcutAgrees(joining: [weekdays, days, months, years, times, zones],
+                                            with: [", ", " ", " ", " ", " "]) { [29, 31].contains($0.utf8.count) }
         // Many of them of the shortcut's lengths (29, 31 bytes), so it is what is compared.
         XCTAssertGreaterThan(shortcut, 10_000)
         // Around the form: spaces, no comma, other separators.
-        for s in [" Wed, 13 Nov 2024 08:15:00 +0100", "Wed, 13 Nov 2024 08:15:00 +0100 ", "Wed 13 Nov 2024 08:15:00 +0100",
-                  "Wed,  3 Nov 2024 08:15:00 +0100", "Wed, 13-Nov-2024 08:15:00 +0100", "Wed, 13 Nov 2024 08.15.00 +0100",
-                  "Wed, 13 Nov 2024 08:15:00 GMT+1", "Wed, 13 Nov 2024T08:15:00 +0100"] {
-            let (fast, general) = parsed(s)
-            XCTAssertEqual(fast, general, s)
-        }
+        assertAgree([" Wed, 13 Nov 2024 08:15:00 +0100", "Wed, 13 Nov 2024 08:15:00 +0100 ", "Wed 13 Nov 2024 08:15:00 +0100",
+                     "Wed,  3 Nov 2024 08:15:00 +0100", "Wed, 13-Nov-2024 08:15:00 +0100", "Wed, 13 Nov 2024 08.15.00 +0100",
+                     "Wed, 13 Nov 2024 08:15:00 GMT+1", "Wed, 13 Nov 2024T08:15:00 +0100"])
     }
 
     func testTheCommonISOFormReadsAsWritten() {
@@ -76,30 +80,14 @@ final class DateShortcutTests: XCTestCase {
         let times = ["00:00:00", "23:59:59", "23:59:60", "24:00:00", "12:60:00", "12:00:61", "12:00:0a", "12-00-00"]
         let zones = ["Z", "z", "+00:00", "-00:00", "+01:30", "-18:00", "+18:00", "+19:00", "+00:60", "+0130", "+01",
                      "-1a:00", "*01:00", "+01-00", "GMT", "", " Z", ".5Z"]
-        var shortcut = 0
-        for y in years {
-            for m in months {
-                for d in days {
-                    for t in separators {
-                        for time in times {
-                            for z in zones {
-                                let s = "\(y)-\(m)-\(d)\(t)\(time)\(z)"
-                                let (fast, general) = parsed(s)
-                                XCTAssertEqual(fast, general, s)
-                                if t == "T" && (s.utf8.count == 20 || s.utf8.count == 25) { shortcut += 1 }
-                            }
-                        }
-                    }
-                }
-            }
+        let shortcut = assertShortcutAgrees(joining: [years, months, days, separators, times, zones],
+                                            with: ["-", "-", "", "", ""]) { s in
+            s.dropFirst(10).first == "T" && [20, 25].contains(s.utf8.count)
         }
         // Many of them of the shortcut's lengths (20, 25 bytes) and separator, so it is
         // what is compared.
         XCTAssertGreaterThan(shortcut, 10_000)
-        for s in [" 2024-07-20T02:04:38Z", "2024-07-20T02:04:38Z ", "2024-07-20T02:04:38.123Z", "2024-07-20",
-                  "2024-07-20T02:04Z", "2024-7-20T02:04:38Z", "2024-07-20T02:04:38+01:00 "] {
-            let (fast, general) = parsed(s)
-            XCTAssertEqual(fast, general, s)
-        }
+        assertAgree([" 2024-07-20T02:04:38Z", "2024-07-20T02:04:38Z ", "2024-07-20T02:04:38.123Z", "2024-07-20",
+                     "2024-07-20T02:04Z", "2024-7-20T02:04:38Z", "2024-07-20T02:04:38+01:00 "])
     }
 }

@@ -169,8 +169,7 @@ struct ByteBuffer: ~Copyable {
         count += n
     }
 
-    /// Appends `n` bytes for which room was reserved: short runs copied inline (two
-    /// overlapping loads and stores), longer ones with `memcpy`.
+    /// Appends `n` bytes for which room was reserved (``copyBytes(to:from:_:)``).
     @inline(__always)
     mutating func putReserved(_ p: UnsafeRawPointer, _ n: Int) {
         copyBytes(to: UnsafeMutableRawPointer(base + count), from: p, n)

@@ -780,7 +780,7 @@ final class SwiftXMLTokenizer {
         // "<?xml" and white space: the declaration. Bytes that cannot begin one are read
         // at once as the document's (expat decides there too: a first character that
         // cannot start a document is the error, even with the next not yet decodable).
-        if n - i < 6 && !final && memcmp(s + i, "<?xml", min(n - i, 5)) == 0 { return .stop(.more(i)) }
+        if n - i < 6 && !final && matches(s + i, "<?xml", prefix: n - i) { return .stop(.more(i)) }
         let utf16 = phase == .declInUTF16   // or UTF-32: a wide charset, found by its first bytes
         // The transport's charset, for an 8-bit document without a byte order mark (a
         // UTF-8 mark set markColumns, also when its bytes were consumed by an earlier call).
@@ -2182,8 +2182,9 @@ private func isASCIILetter(_ c: UInt8) -> Bool { (c | 0x20) >= 0x61 && (c | 0x20
 private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
 
 @inline(__always)
-private func matches(_ p: UnsafePointer<UInt8>, _ s: StaticString) -> Bool {
-    memcmp(p, s.utf8Start, s.utf8CodeUnitCount) == 0
+/// `p` begins with `s` (with its first `prefix` bytes, when fewer).
+private func matches(_ p: UnsafePointer<UInt8>, _ s: StaticString, prefix: Int = .max) -> Bool {
+    memcmp(p, s.utf8Start, min(prefix, s.utf8CodeUnitCount)) == 0
 }
 
 private func asciiLowercased<C: Collection>(_ b: C) -> [UInt8] where C.Element == UInt8 {
@@ -2310,7 +2311,7 @@ private func sameASCIIName(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>,
 /// How many of the bytes of `w` (little-endian: byte 0 first) are lower-case ASCII
 /// letters before the first that is not one (8 when all are).
 @inline(__always)
-func lowercaseLetters(_ w: UInt64) -> Int {
+private func lowercaseLetters(_ w: UInt64) -> Int {
     let highs: UInt64 = 0x8080_8080_8080_8080
     let x = w & ~highs                                  // no carry between bytes below
     let atLeastA = x &+ 0x1F1F_1F1F_1F1F_1F1F           // high bit: x >= 0x61
