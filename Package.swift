@@ -45,16 +45,25 @@ let package = Package(
         // The C core: input stage (plain/gzip, concatenated documents), expat and
         // libxml2 tokenizers, feed state machine, arena. One public header:
         // include/feedstream.h.
+        // One gzip member's inflate step, by zlib or (chosen, where the build found
+        // ISA-L's header and libisal.so.2 loads at run time) by ISA-L: the input stages of
+        // both languages and the benchmark's baseline call it.
+        .target(
+            name: "CFeedStreamInflate",
+            dependencies: ["CZlib"],
+            path: "CSources/CFeedStreamInflate",
+            linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
+
         .target(
             name: "CFeedStream",
-            dependencies: ["CExpat", "CLibXML2", "CZlib"],
+            dependencies: ["CExpat", "CLibXML2", "CZlib", "CFeedStreamInflate"],
             path: "CSources/CFeedStream"),
 
         // Benchmark baselines in C ("inflate only", "tokenize only": expat with empty
         // callbacks), for `feedstream bench`; not part of the shipped C core.
         .target(
             name: "CFeedStreamBaseline",
-            dependencies: ["CExpat", "CZlib"],
+            dependencies: ["CExpat", "CZlib", "CFeedStreamInflate"],
             path: "CSources/CFeedStreamBaseline"),
 
         // The Swift library without the C backends: the FeedParser protocol, model and
@@ -62,7 +71,7 @@ let package = Package(
         // pure-Swift backend. zlib is its only C dependency.
         .target(
             name: "FeedStreamSwift",
-            dependencies: ["CZlib"],
+            dependencies: ["CZlib", "CFeedStreamInflate"],
             path: "Sources/FeedStreamSwift"),
 
         // The Swift library: FeedStreamSwift re-exported, plus the expat and libxml2

@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <feedstream_inflate.h>
 
 #define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* tokenizer chunk: uncompressed bytes per parse; the ratio checkpoints */
 #define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
@@ -84,8 +84,9 @@ struct cfs_parser {
     enum input_mode mode;
     uint8_t head[2];             /* first bytes, until gzip or plain is decided */
     size_t head_len;
-    z_stream z;
-    int z_ready;
+    cfs_inflate *z;              /* the inflate step (zlib, or ISA-L when chosen), made at the first member */
+    const uint8_t *z_in;         /* compressed bytes not yet inflated, during a feed */
+    size_t z_avail;
     uint8_t *zin;                /* compressed input buffer (feed_fd) */
     uint8_t *scratch;            /* inflate target when no document is open */
     uint8_t *carry;              /* bytes after a root end, moved out of the tokenizer */
@@ -223,7 +224,7 @@ fail:
 void cfs_parser_destroy(cfs_parser *p) {
     if (p == NULL) return;
     if (p->tok) p->ops->destroy(p->tok);
-    if (p->z_ready) inflateEnd(&p->z);
+    cfs_inflate_free(p->z);
     cfs_machine_free(&p->m);
     free(p->zin);
     free(p->scratch);
@@ -788,27 +789,24 @@ static cfs_status ratio_checkpoint(cfs_parser *p, uint64_t consumed) {
 }
 
 static cfs_status gzip_begin(cfs_parser *p) {
-    if (!p->z_ready) {
-        memset(&p->z, 0, sizeof p->z);
-        if (inflateInit2(&p->z, 16 + MAX_WBITS) != Z_OK) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-        p->z_ready = 1;
-    } else if (inflateReset2(&p->z, 16 + MAX_WBITS) != Z_OK) {
-        return set_fatal(p, CFS_ERR_GZIP, NULL, 0);
-    }
+    if (p->z == NULL && (p->z = cfs_inflate_new()) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    cfs_inflate_result r = cfs_inflate_begin(p->z);
+    if (r == CFS_INFLATE_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    if (r != CFS_INFLATE_OK) return set_fatal(p, CFS_ERR_GZIP, NULL, 0);
     p->mode = IN_GZIP;
     return CFS_OK;
 }
 
-/* Inflates everything in z.next_in/avail_in, straight into the tokenizer's buffer
-   while a document is open. */
+/* Inflates everything in z_in/z_avail, straight into the tokenizer's buffer while a
+   document is open. */
 static cfs_status gzip_input(cfs_parser *p) {
     cfs_status st = CFS_OK;
     while (st == CFS_OK) {
         if (p->mode == IN_GZIP_TRAILER) {
             /* Between members: another member, or padding zeros, or garbage. */
-            while (p->z.avail_in && p->z.next_in[0] == 0) { p->z.next_in++; p->z.avail_in--; }
-            if (p->z.avail_in == 0) return CFS_OK;
-            if (p->z.next_in[0] != 0x1f) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
+            while (p->z_avail && p->z_in[0] == 0) { p->z_in++; p->z_avail--; }
+            if (p->z_avail == 0) return CFS_OK;
+            if (p->z_in[0] != 0x1f) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
             if ((st = gzip_begin(p)) != CFS_OK) return st;
         }
         uint8_t *out = NULL;
@@ -817,28 +815,27 @@ static cfs_status gzip_input(cfs_parser *p) {
         if (out == NULL) { out = p->scratch; in_place = 0; }
         /* Output stops at every multiple of CHUNK of the stream: the ratio checkpoints. */
         size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
-        p->z.next_out = out;
-        p->z.avail_out = (uInt)room;
-        uInt avail_in = p->z.avail_in;
-        int zr = inflate(&p->z, Z_NO_FLUSH);
-        size_t n = room - p->z.avail_out;
-        p->z_consumed += avail_in - p->z.avail_in;
-        if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) {
+        size_t used, n;
+        cfs_inflate_result zr = cfs_inflate_step(p->z, p->z_in, p->z_avail, &used, out, room, &n);
+        p->z_in += used;
+        p->z_avail -= used;
+        p->z_consumed += used;
+        if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) {
             /* Keep what was inflated, then stop. */
             p->stats.bytes_xml += n;
             if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
             /* A callback that stopped the parser (or memory) in those bytes came first:
                fed in smaller pieces, the stream would have stopped there. */
             if (st != CFS_OK) return st;
-            return stream_stops(p, CFS_ERR_GZIP, p->z.msg ? "corrupt gzip data" : NULL, 0);
+            return stream_stops(p, CFS_ERR_GZIP, "corrupt gzip data", 0);
         }
-        if (zr == Z_STREAM_END) p->mode = IN_GZIP_TRAILER;
+        if (zr == CFS_INFLATE_END) p->mode = IN_GZIP_TRAILER;
         p->stats.bytes_xml += n;
         if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
         /* Past the ratio, nothing after the checkpoint is inflated. */
         if (n == room && st == CFS_OK) st = ratio_checkpoint(p, p->z_consumed);
-        if (n == 0 && p->mode == IN_GZIP && p->z.avail_in == 0) return st;
-        if (zr == Z_BUF_ERROR && n == 0) return st;
+        if (n == 0 && p->mode == IN_GZIP && p->z_avail == 0) return st;
+        if (zr == CFS_INFLATE_STALL && n == 0) return st;
     }
     return st;
 }
@@ -850,9 +847,12 @@ static cfs_status dispatch(cfs_parser *p, const uint8_t *data, size_t len) {
         p->stats.bytes_xml += len;
         return xml_input(p, data, len);
     }
-    p->z.next_in = (Bytef *)data;
-    p->z.avail_in = (uInt)len;
-    return gzip_input(p);
+    p->z_in = data;
+    p->z_avail = len;
+    cfs_status st = gzip_input(p);
+    p->z_in = NULL;   /* never keep the caller's pointer */
+    p->z_avail = 0;
+    return st;
 }
 
 /* Decides gzip or plain from the first two bytes (buffered across calls). */

@@ -19,7 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <zlib.h>
+#include <feedstream_inflate.h>
 
 #define CHUNK ((size_t)256 << 10)
 #define ZCHUNK ((size_t)64 << 10)
@@ -178,9 +178,8 @@ int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *st) {
     sigaddset(&pipe_set, SIGPIPE);
     if (out_fd >= 0) pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
     uint8_t *in = malloc(ZCHUNK), *out = malloc(CHUNK);
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    int z_ready = 0, rc = 0, gzip = -1;   /* -1 undecided, 0 plain, 1 gzip */
+    cfs_inflate *z = NULL;
+    int rc = 0, gzip = -1;   /* -1 undecided, 0 plain, 1 gzip */
     int member_open = 0;
     if (in == NULL || out == NULL) { rc = fail(st, "out of memory"); goto out; }
     for (;;) {
@@ -197,32 +196,31 @@ int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *st) {
             }
             continue;
         }
-        z.next_in = in;
-        z.avail_in = (uInt)n;
-        int full = 0;   /* the last inflate filled `out`: zlib may hold more output */
-        while (z.avail_in > 0 || full) {
+        const uint8_t *next = in;
+        size_t avail = (size_t)n;
+        int full = 0;   /* the last step filled `out`: the inflater may hold more output */
+        while (avail > 0 || full) {
             if (!member_open) {
                 /* Between members: padding zeros are allowed. */
-                while (z.avail_in > 0 && z.next_in[0] == 0) { z.next_in++; z.avail_in--; }
-                if (z.avail_in == 0) break;
-                int zr = z_ready ? inflateReset2(&z, 16 + MAX_WBITS) : inflateInit2(&z, 16 + MAX_WBITS);
-                if (zr != Z_OK) { rc = fail(st, "zlib init failed"); goto out; }
-                z_ready = 1;
+                while (avail > 0 && next[0] == 0) { next++; avail--; }
+                if (avail == 0) break;
+                if (z == NULL && (z = cfs_inflate_new()) == NULL) { rc = fail(st, "out of memory"); goto out; }
+                if (cfs_inflate_begin(z) != CFS_INFLATE_OK) { rc = fail(st, "inflate init failed"); goto out; }
                 member_open = 1;
             }
-            z.next_out = out;
-            z.avail_out = (uInt)CHUNK;
-            int zr = inflate(&z, Z_NO_FLUSH);
-            if (zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR) { rc = fail(st, "corrupt gzip data"); goto out; }
-            size_t got = CHUNK - z.avail_out;
-            full = z.avail_out == 0;
+            size_t used, got;
+            cfs_inflate_result zr = cfs_inflate_step(z, next, avail, &used, out, CHUNK, &got);
+            next += used;
+            avail -= used;
+            if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) { rc = fail(st, "corrupt gzip data"); goto out; }
+            full = got == CHUNK;
             st->bytes_xml += got;
             if (out_fd >= 0 && got > 0 && write_all(out_fd, out, got)) {
                 if (errno != EPIPE) rc = fail(st, "write error");
                 goto out;
             }
-            if (zr == Z_STREAM_END) member_open = 0;
-            else if (got == 0 && zr == Z_BUF_ERROR) break;
+            if (zr == CFS_INFLATE_END) member_open = 0;
+            else if (got == 0 && used == 0) break;
         }
     }
     if (gzip == 1 && member_open) rc = fail(st, "truncated gzip data");
@@ -232,7 +230,7 @@ out:
         while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {}
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
     }
-    if (z_ready) inflateEnd(&z);
+    cfs_inflate_free(z);
     free(in);
     free(out);
     return rc;

@@ -40,6 +40,9 @@ struct Bench: TakesPaths {
     @Flag(help: "For gzip inputs, skip the runs with inflate on a second thread.")
     var noInflateThread = false
 
+    @OptionGroup
+    var inflater: InflateOption
+
     @Flag(name: .shortAndLong, help: "Print no progress on standard error.")
     var quiet = false
 
@@ -51,6 +54,7 @@ struct Bench: TakesPaths {
     var inputs: [String]
 
     mutating func run() throws {
+        try inflater.apply(for: "bench")
         let names = backends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let chosen = names.compactMap { FeedBackend(rawValue: $0) }
         guard !chosen.isEmpty, chosen.count == names.count else {
@@ -93,7 +97,7 @@ struct Bench: TakesPaths {
             options.peakMemoryMethod = "each contender run once alone in a child process (its own VmHWM)"
             options.peakMemory = { id, workload in
                 FeedBench.childPeakMemory(executable: executable,
-                                          arguments: ["bench", "--peak-child", id, workload.name])
+                                          arguments: ["bench", "--peak-child", id, "--inflate", GzipInflater.current.rawValue, workload.name])
             }
         }
         let report = try FeedBench.run(workloads, options: options)

@@ -94,11 +94,15 @@ struct Convert: TakesPaths {
     @OptionGroup(title: "Limits (a document that passes one fails with a \"limit\" error; the run goes on)")
     var limits: LimitOptions
 
+    @OptionGroup
+    var inflater: InflateOption
+
     @Flag(name: .shortAndLong, help: "No progress bar and no summary.")
     var quiet = false
 
     mutating func run() throws {
         let limits = try self.limits.limits(for: "convert")
+        try inflater.apply(for: "convert")
         let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let shard = try self.shard.map { text in
             guard let s = Shard(text) else { throw usage("--shard takes K/N with 1 <= K <= N, e.g. 3/8") }

@@ -32,6 +32,9 @@ struct Diff: TakesPaths {
     @OptionGroup(title: "Limits (as for convert)")
     var limits: LimitOptions
 
+    @OptionGroup
+    var inflater: InflateOption
+
     @Option(help: "Print at most this many differences.")
     var limit: Int = 50
 
@@ -39,6 +42,7 @@ struct Diff: TakesPaths {
     var inputs: [String]
 
     mutating func run() throws {
+        try inflater.apply(for: "diff")
         let names = backends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let chosen = names.compactMap { FeedBackend(rawValue: $0) }
         guard chosen.count == names.count, chosen.count >= 2 else {

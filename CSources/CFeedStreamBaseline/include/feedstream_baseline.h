@@ -9,7 +9,7 @@
  *                   tokenizer is reset at each root end tag, as the parser does. Bytes
  *                   are read straight into expat's buffer (XML_GetBuffer), the parser's
  *                   own input path, so the baseline is the fastest this tokenizer goes.
- *   inflate only    zlib, every member of a gzip stream, nothing parsed.
+ *   inflate only    zlib (or ISA-L, when chosen: feedstream_inflate.h), every member of a gzip stream, nothing parsed.
  */
 #ifndef FEEDSTREAM_BASELINE_H
 #define FEEDSTREAM_BASELINE_H

@@ -1,4 +1,4 @@
-internal import CZlib
+internal import CFeedStreamInflate
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -131,7 +131,9 @@ package final class InputStage {
     private var head: (UInt8, UInt8) = (0, 0)
     private var headCount = 0
     private var finished = false
-    private var z: UnsafeMutablePointer<z_stream>?
+    /// The inflate step (`cfs_inflate`: zlib, or ISA-L when chosen), made at the first
+    /// member and reused.
+    private var z: OpaquePointer?
     /// The push way's inflate target, allocated at its first use.
     private var out: UnsafeMutablePointer<UInt8>?
 
@@ -170,10 +172,7 @@ package final class InputStage {
 
     deinit {
         out?.deallocate()
-        if let z {
-            inflateEnd(z)
-            z.deallocate()
-        }
+        cfs_inflate_free(z)
     }
 
     /// Ready for a new stream (the inflate state and buffer are kept for reuse):
@@ -308,16 +307,14 @@ package final class InputStage {
     /// input.c's `gzip_begin`: a new member (the inflate state is made once, then reset).
     @discardableResult
     private func gzipBegin() -> Bool {
-        if let z {
-            if inflateReset2(z, 16 + MAX_WBITS) != Z_OK { return fail(.fatal, "corrupt gzip data") }
-        } else {
-            let s = UnsafeMutablePointer<z_stream>.allocate(capacity: 1)
-            s.initialize(to: z_stream())
-            guard inflateInit2_(s, 16 + MAX_WBITS, ZLIB_VERSION, Int32(MemoryLayout<z_stream>.size)) == Z_OK else {
-                s.deallocate()
-                return fail(.fatal, "out of memory", code: .outOfMemory)
-            }
+        if z == nil {
+            guard let s = cfs_inflate_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
             z = s
+        }
+        switch cfs_inflate_begin(z) {
+        case CFS_INFLATE_OK: break
+        case CFS_INFLATE_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)
+        default: return fail(.fatal, "corrupt gzip data")
         }
         mode = .gzip
         return true
@@ -372,28 +369,25 @@ package final class InputStage {
             guard gzipBegin() else { return (used, 0, false) }
             memberStarts?.append((compressedIn + paddingIn, bytesXML))
         }
-        let availIn = UInt32(input.count - used)
-        z.pointee.next_in = input.baseAddress.map { UnsafeMutablePointer(mutating: $0.assumingMemoryBound(to: UInt8.self) + used) }
-        z.pointee.avail_in = availIn
-        z.pointee.next_out = out.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        z.pointee.avail_out = UInt32(out.count)
-        let zr = CZlib.inflate(z, Z_NO_FLUSH)
-        let consumed = Int(availIn - z.pointee.avail_in)
-        let written = out.count - Int(z.pointee.avail_out)
-        z.pointee.next_in = nil   // never keep the caller's pointers
-        z.pointee.avail_in = 0
-        z.pointee.next_out = nil
-        z.pointee.avail_out = 0
+        var consumed = 0, written = 0
+        let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + used }
+        let zr = cfs_inflate_step(z, base, input.count - used, &consumed,
+                                  out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, &written)
         used += consumed
         compressedIn += UInt64(consumed)
         bytesXML += UInt64(written)
-        if zr != Z_OK && zr != Z_STREAM_END && zr != Z_BUF_ERROR {
+        switch zr {
+        case CFS_INFLATE_ERROR, CFS_INFLATE_NOMEM:
             fail(.fatal, "corrupt gzip data")   // what was inflated before it still goes on
             return (used, written, false)
+        case CFS_INFLATE_END:
+            mode = .gzipTrailer
+        case CFS_INFLATE_STALL:
+            if written == 0 { return (used, written, false) }
+        default:
+            break
         }
-        if zr == Z_STREAM_END { mode = .gzipTrailer }
         if written == 0 && mode == .gzip && used == input.count { return (used, written, false) }
-        if zr == Z_BUF_ERROR && written == 0 { return (used, written, false) }
         return (used, written, true)
     }
 

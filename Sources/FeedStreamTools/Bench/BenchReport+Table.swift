@@ -12,7 +12,7 @@ extension BenchReport {
     /// contender, median MB/s with the runs' range, the ratios to the baselines,
     /// items per second and peak memory.
     public var table: String {
-        var out = "feedstream bench: \(machine.date), \(machine.cpu), \(machine.cores) cores, \(machine.system)\n"
+        var out = "feedstream bench: \(machine.date), \(machine.cpu), \(machine.cores) cores, \(machine.system)" + (inflater.map { ", gzip inflated by \($0)" } ?? "") + "\n"
         out += "\(runs) timed run\(runs == 1 ? "" : "s") per contender after a warm-up, contenders alternating; "
         out += "MB/s of uncompressed XML, median (min–max); ratios are medians of per-run ratios; "
         out += "peak memory: \(peakMemoryMethod)"

@@ -18,6 +18,9 @@ public struct BenchReport: Sendable, Codable, Equatable {
     /// Peak memory of the same child process doing nothing: the floor under every
     /// contender's peak (runtime, libraries). Nil when not measured.
     public var idleMemoryBytes: UInt64?
+    /// The gzip inflater of the run (``GzipInflater``: `zlib` or `isa-l`; nil in
+    /// reports from before it could be chosen: zlib).
+    public var inflater: String?
     /// One result per workload, in the order given.
     public var workloads: [BenchWorkloadResult]
 

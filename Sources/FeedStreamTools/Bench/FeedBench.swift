@@ -13,7 +13,7 @@ import Musl
 /// run after run alternating contenders in one process, against two baselines measured
 /// in the same runs:
 ///
-/// - *inflate only*: zlib inflating the workload's gzip files, nothing parsed (plain
+/// - *inflate only*: the process's ``GzipInflater`` (zlib, or ISA-L when chosen) inflating the workload's gzip files, nothing parsed (plain
 ///   files are only read);
 /// - *tokenize only*: expat, namespace-aware, with empty callbacks, over the
 ///   uncompressed XML (gzip files are inflated on a second thread and piped in, so the
@@ -115,6 +115,7 @@ public enum FeedBench: Sendable {
         var report = BenchReport(machine: machine, runs: options.runs, peakMemoryMethod: options.peakMemoryMethod,
                                  workloads: results)
         if let first = workloads.first { report.idleMemoryBytes = options.peakMemory?(idleID, first) }
+        report.inflater = GzipInflater.current.rawValue
         return report
     }
 
@@ -257,7 +258,7 @@ public enum FeedBench: Sendable {
         func label(gzip: Bool) -> String {
             switch self {
             case .inflateOnly:
-                gzip ? "inflate only (zlib, nothing parsed)" : "read only (plain input, nothing to inflate)"
+                gzip ? "inflate only (\(GzipInflater.current), nothing parsed)" : "read only (plain input, nothing to inflate)"
             case .tokenizeOnly:
                 "tokenize only (expat, empty callbacks)" + (gzip ? ", inflate on a 2nd thread" : "")
             case .backend(let b, let t):

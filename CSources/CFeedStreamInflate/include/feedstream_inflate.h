@@ -1,0 +1,72 @@
+/*
+ * feedstream_inflate.h -- one gzip member's inflate step, by zlib or by ISA-L.
+ *
+ * The one place FeedStream inflates gzip: the C core's input stage (input.c), the Swift
+ * library's (InputStage.swift), the benchmark's "inflate only" and the read-ahead
+ * thread all call cfs_inflate_step. It inflates with zlib, or with Intel's ISA-L
+ * (igzip, ~2.7x zlib here) when the library was built with ISA-L's header
+ * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
+ *
+ * zlib is the default. ISA-L is chosen with cfs_inflate_set_engine (the command line's
+ * --inflate isa-l, GzipInflater.current in Swift) or FEEDSTREAM_INFLATE=isa-l in the
+ * environment, read once.
+ * On an intact stream the two give the same bytes and the same member boundaries:
+ * zlib parses every member's gzip header (its checks, its errors), ISA-L inflates the
+ * deflate data, and the trailer (CRC-32, length) is checked here as zlib checks it.
+ * On a corrupt or truncated member they can stop a few bytes apart (each decoder notices
+ * damage at its own point; ISA-L accepts some block headers zlib rejects), which is why
+ * the faster one is a choice, not a default: with zlib the output does not depend on
+ * the libraries a machine has.
+ */
+#ifndef FEEDSTREAM_INFLATE_H
+#define FEEDSTREAM_INFLATE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum {
+    CFS_INFLATE_ZLIB = 1,
+    CFS_INFLATE_ISAL = 2,
+} cfs_inflate_engine;
+
+typedef enum {
+    CFS_INFLATE_OK = 0,      /* progress, or waiting for more input */
+    CFS_INFLATE_END = 1,     /* the member ended, its trailer checked; the next byte is after it */
+    CFS_INFLATE_STALL = 2,   /* no progress possible with this input and output room */
+    CFS_INFLATE_ERROR = -1,  /* corrupt data: what was written before it is good */
+    CFS_INFLATE_NOMEM = -2,
+} cfs_inflate_result;
+
+typedef struct cfs_inflate cfs_inflate;
+
+/* The engine new members use in this process: zlib, unless FEEDSTREAM_INFLATE or
+   cfs_inflate_set_engine chose ISA-L (and it is available). */
+cfs_inflate_engine cfs_inflate_default_engine(void);
+/* "zlib" or "isa-l". */
+const char *cfs_inflate_engine_name(cfs_inflate_engine engine);
+/* 1 when ISA-L was built in and libisal.so.2 loaded. */
+int cfs_inflate_isal_available(void);
+/* Sets the engine of members begun from now on, process-wide (ISA-L only when
+   available); returns the engine now in force. */
+cfs_inflate_engine cfs_inflate_set_engine(cfs_inflate_engine engine);
+
+cfs_inflate *cfs_inflate_new(void);
+void cfs_inflate_free(cfs_inflate *s);
+/* A new gzip member starts with the next byte (the engine is chosen here). */
+cfs_inflate_result cfs_inflate_begin(cfs_inflate *s);
+/* The engine of the current member. */
+cfs_inflate_engine cfs_inflate_engine_of(const cfs_inflate *s);
+/* Inflates from in[0..in_len) into out[0..out_len) (each below 4 GiB): *used bytes of
+   the input taken, *written bytes of output. After CFS_INFLATE_END, *used stops at the
+   member's last byte. */
+cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in_len, size_t *used,
+                                    uint8_t *out, size_t out_len, size_t *written);
+
+#ifdef __cplusplus
+}
+#endif
+#endif

@@ -1,0 +1,237 @@
+/*
+ * inflate.c -- one gzip member's inflate step, by zlib or by ISA-L (feedstream_inflate.h).
+ *
+ * With zlib, zlib does the whole member. With ISA-L, a member goes in three phases:
+ *   header   zlib, asked to stop after the gzip header (Z_BLOCK): every header check and
+ *            error is zlib's, and it takes exactly the header's bytes;
+ *   body     ISA-L, raw deflate, computing the CRC-32 of what it writes (ISAL_GZIP_NO_HDR);
+ *   trailer  the 8 bytes after the deflate data, CRC-32 and length (mod 2^32), compared
+ *            here as zlib compares them. ISA-L may have read some of them into its bit
+ *            buffer already: they are taken from there.
+ * ISA-L's own counter of bytes written is 32 bits and checked against look-back
+ * distances, so it is kept below 2^31 (never below the 32 KiB window): a member longer
+ * than 4 GiB inflates as any other; the length is counted here in 64 bits.
+ */
+#include "feedstream_inflate.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#if !defined(FEEDSTREAM_NO_ISAL) && defined(__has_include)
+#if __has_include(<isa-l/igzip_lib.h>)
+#include <dlfcn.h>
+#include <isa-l/igzip_lib.h>
+#define HAVE_ISAL 1
+#endif
+#endif
+
+#ifdef HAVE_ISAL
+static struct {
+    void (*init)(struct inflate_state *);
+    void (*reset)(struct inflate_state *);
+    int (*inflate)(struct inflate_state *);
+} isal;
+#ifdef __APPLE__
+#define ISAL_LIBRARY "libisal.2.dylib"
+#else
+#define ISAL_LIBRARY "libisal.so.2"
+#endif
+#endif
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static int isal_loaded;
+static _Atomic int default_engine = CFS_INFLATE_ZLIB;
+
+/* ISA-L's 32-bit output counter is brought back to ISAL_COUNTER_FLOOR once past
+   isal_counter_ceiling (a variable so that a test can lower it). */
+#define ISAL_COUNTER_FLOOR ((uint32_t)1 << 30)
+uint32_t cfs_inflate_isal_counter_ceiling = (uint32_t)1 << 31;
+
+static void load(void) {
+    int engine = CFS_INFLATE_ZLIB;
+#ifdef HAVE_ISAL
+    void *h = dlopen(ISAL_LIBRARY, RTLD_NOW | RTLD_LOCAL);
+    if (h != NULL) {
+        *(void **)&isal.init = dlsym(h, "isal_inflate_init");
+        *(void **)&isal.reset = dlsym(h, "isal_inflate_reset");
+        *(void **)&isal.inflate = dlsym(h, "isal_inflate");
+        if (isal.init && isal.reset && isal.inflate) isal_loaded = 1;
+        else dlclose(h);
+    }
+    const char *env = getenv("FEEDSTREAM_INFLATE");
+    if (isal_loaded && env != NULL && strcmp(env, "isa-l") == 0)
+        engine = CFS_INFLATE_ISAL;
+#endif
+    atomic_store(&default_engine, engine);
+}
+
+cfs_inflate_engine cfs_inflate_default_engine(void) {
+    pthread_once(&load_once, load);
+    return (cfs_inflate_engine)atomic_load(&default_engine);
+}
+
+const char *cfs_inflate_engine_name(cfs_inflate_engine engine) {
+    return engine == CFS_INFLATE_ISAL ? "isa-l" : "zlib";
+}
+
+int cfs_inflate_isal_available(void) {
+    pthread_once(&load_once, load);
+    return isal_loaded;
+}
+
+cfs_inflate_engine cfs_inflate_set_engine(cfs_inflate_engine engine) {
+    pthread_once(&load_once, load);
+    if (engine == CFS_INFLATE_ISAL && !isal_loaded) engine = CFS_INFLATE_ZLIB;
+    atomic_store(&default_engine, engine);
+    return engine;
+}
+
+enum phase { P_ZLIB, P_HEADER, P_BODY, P_TRAILER, P_DONE };
+
+struct cfs_inflate {
+    z_stream z;
+    int z_ready;
+    cfs_inflate_engine engine;
+    enum phase phase;
+    uint8_t trailer[8];
+    size_t trailer_len;
+    uint64_t written;            /* this member's output (ISA-L) */
+#ifdef HAVE_ISAL
+    struct inflate_state *st;    /* allocated at the first ISA-L member */
+#endif
+};
+
+cfs_inflate *cfs_inflate_new(void) {
+    cfs_inflate *s = calloc(1, sizeof *s);
+    if (s == NULL) return NULL;
+    if (inflateInit2(&s->z, 16 + MAX_WBITS) != Z_OK) {
+        free(s);
+        return NULL;
+    }
+    s->z_ready = 1;
+    s->phase = P_DONE;
+    s->engine = CFS_INFLATE_ZLIB;
+    return s;
+}
+
+void cfs_inflate_free(cfs_inflate *s) {
+    if (s == NULL) return;
+    if (s->z_ready) inflateEnd(&s->z);
+#ifdef HAVE_ISAL
+    free(s->st);
+#endif
+    free(s);
+}
+
+cfs_inflate_engine cfs_inflate_engine_of(const cfs_inflate *s) { return s->engine; }
+
+cfs_inflate_result cfs_inflate_begin(cfs_inflate *s) {
+    if (inflateReset2(&s->z, 16 + MAX_WBITS) != Z_OK) return CFS_INFLATE_ERROR;
+    s->engine = cfs_inflate_default_engine();
+    s->trailer_len = 0;
+    s->written = 0;
+    s->phase = P_ZLIB;
+#ifdef HAVE_ISAL
+    if (s->engine == CFS_INFLATE_ISAL) {
+        if (s->st == NULL) {
+            if ((s->st = malloc(sizeof *s->st)) == NULL) return CFS_INFLATE_NOMEM;
+            isal.init(s->st);
+        }
+        s->phase = P_HEADER;
+    }
+#endif
+    return CFS_INFLATE_OK;
+}
+
+/* zlib over in/out (the whole member, or with Z_BLOCK its header). */
+static int zlib_step(cfs_inflate *s, const uint8_t *in, size_t in_len, size_t *used, uint8_t *out,
+                     size_t out_len, size_t *written, int flush) {
+    s->z.next_in = (Bytef *)in;
+    s->z.avail_in = (uInt)in_len;
+    s->z.next_out = out;
+    s->z.avail_out = (uInt)out_len;
+    int zr = inflate(&s->z, flush);
+    *used = in_len - s->z.avail_in;
+    *written = out_len - s->z.avail_out;
+    s->z.next_in = NULL;   /* never keep the caller's pointers */
+    s->z.avail_in = 0;
+    s->z.next_out = NULL;
+    s->z.avail_out = 0;
+    return zr;
+}
+
+#ifdef HAVE_ISAL
+static uint32_t le32(const uint8_t *b) {
+    return (uint32_t)b[0] | (uint32_t)b[1] << 8 | (uint32_t)b[2] << 16 | (uint32_t)b[3] << 24;
+}
+#endif
+
+cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in_len, size_t *used,
+                                    uint8_t *out, size_t out_len, size_t *written) {
+    *used = 0;
+    *written = 0;
+    if (s->phase == P_DONE) return CFS_INFLATE_STALL;
+    if (s->phase == P_ZLIB) {
+        int zr = zlib_step(s, in, in_len, used, out, out_len, written, Z_NO_FLUSH);
+        if (zr == Z_STREAM_END) {
+            s->phase = P_DONE;
+            return CFS_INFLATE_END;
+        }
+        if (zr == Z_BUF_ERROR) return CFS_INFLATE_STALL;
+        return zr == Z_OK ? CFS_INFLATE_OK : CFS_INFLATE_ERROR;
+    }
+#ifdef HAVE_ISAL
+    size_t u = 0, w = 0;
+    if (s->phase == P_HEADER) {
+        int zr = zlib_step(s, in, in_len, &u, out, out_len, &w, Z_BLOCK);
+        *used = u;
+        if (zr != Z_OK && zr != Z_BUF_ERROR) return CFS_INFLATE_ERROR;
+        if (!(s->z.data_type & 128)) return u == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
+        /* The header is done; the deflate data starts at in[u]. */
+        isal.reset(s->st);
+        s->st->crc_flag = ISAL_GZIP_NO_HDR;
+        s->phase = P_BODY;
+    }
+    if (s->phase == P_BODY) {
+        struct inflate_state *st = s->st;
+        st->next_in = (uint8_t *)in + u;
+        st->avail_in = (uint32_t)(in_len - u);
+        st->next_out = out;
+        st->avail_out = (uint32_t)out_len;
+        int r = isal.inflate(st);
+        u = in_len - st->avail_in;
+        w = out_len - st->avail_out;
+        st->next_in = NULL;
+        st->avail_in = 0;
+        st->next_out = NULL;
+        st->avail_out = 0;
+        s->written += w;
+        *used = u;
+        *written = w;
+        if (r < 0) {
+            s->phase = P_DONE;
+            return CFS_INFLATE_ERROR;
+        }
+        if (st->total_out > cfs_inflate_isal_counter_ceiling) st->total_out = ISAL_COUNTER_FLOOR;
+        if (st->block_state != ISAL_BLOCK_FINISH) return u == 0 && w == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
+        /* The deflate data ended: the whole bytes left in ISA-L's bit buffer, after the
+           last byte's padding bits, are the trailer's first. */
+        int bits = st->read_in_length;
+        uint64_t held = st->read_in >> (bits % 8);
+        for (int k = 0; k < bits / 8 && s->trailer_len < 8; k++) s->trailer[s->trailer_len++] = (uint8_t)(held >> (8 * k));
+        s->phase = P_TRAILER;
+    }
+    /* P_TRAILER */
+    while (s->trailer_len < 8 && u < in_len) s->trailer[s->trailer_len++] = in[u++];
+    *used = u;
+    if (s->trailer_len < 8) return u == 0 && w == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
+    s->phase = P_DONE;
+    if (le32(s->trailer) != s->st->crc || le32(s->trailer + 4) != (uint32_t)s->written) return CFS_INFLATE_ERROR;
+    return CFS_INFLATE_END;
+#else
+    return CFS_INFLATE_ERROR;
+#endif
+}
