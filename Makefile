@@ -1,9 +1,11 @@
 # The C core as an installable library (issue 19): libfeedstream.a, libfeedstream.so
-# and feedstream.pc, from CSources/CFeedStream (the sources SwiftPM builds as the
-# CFeedStream product), with the system's expat, libxml2 and zlib (pkg-config).
+# and feedstream.pc, from CSources/CFeedStream and CSources/CFeedStreamInflate (the
+# sources SwiftPM builds as the CFeedStream product), with the system's expat, libxml2
+# and zlib (pkg-config), and ISA-L's header when it is there (libisal-dev: the inflater
+# `cfs_inflate_set_engine` can choose, loaded at run time, never linked).
 #
 #     make                              # into .build-c/
-#     make install PREFIX=$HOME/.local  # include/feedstream.h, lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
+#     make install PREFIX=$HOME/.local  # include/feedstream.h (and feedstream_inflate.h), lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
 #     cc app.c $(pkg-config --cflags --libs feedstream)
 #
 # (PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig when PREFIX is not one pkg-config searches;
@@ -25,18 +27,19 @@ PKG_CONFIG ?= pkg-config
 DEPS       := expat libxml-2.0 zlib
 CFLAGS     ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=default $(CFLAGS) \
-              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include
-DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread
+              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInflate/include
+DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 
-SRC  := $(wildcard CSources/CFeedStream/*.c)
-OBJ  := $(patsubst CSources/CFeedStream/%.c,$(BUILD)/obj/%.o,$(SRC))
-HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/CFeedStream/include/*.h)
+SRC  := $(wildcard CSources/CFeedStream/*.c) CSources/CFeedStreamInflate/inflate.c
+OBJ  := $(patsubst CSources/%.c,$(BUILD)/obj/%.o,$(SRC))
+HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/CFeedStream/include/*.h \
+                   CSources/CFeedStreamInflate/include/*.h)
 SO   := libfeedstream.so.$(VERSION)
 
 .PHONY: all install uninstall clean FORCE
 all: $(BUILD)/libfeedstream.a $(BUILD)/$(SO) $(BUILD)/feedstream.pc
 
-$(BUILD)/obj/%.o: CSources/CFeedStream/%.c $(HDRS)
+$(BUILD)/obj/%.o: CSources/%.c $(HDRS)
 	@mkdir -p $(@D)
 	$(CC) $(ALL_CFLAGS) -c $< -o $@
 
@@ -57,12 +60,13 @@ $(BUILD)/feedstream.pc: FORCE
 	  'Version: $(VERSION)' \
 	  'Requires.private: $(DEPS)' \
 	  'Libs: -L$${libdir} -lfeedstream' \
-	  'Libs.private: -lpthread' \
+	  'Libs.private: -lpthread -ldl' \
 	  'Cflags: -I$${includedir}' > $@
 
 install: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 CSources/CFeedStream/include/feedstream.h $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 CSources/CFeedStream/include/feedstream.h CSources/CFeedStreamInflate/include/feedstream_inflate.h \
+	  $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/libfeedstream.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/$(SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR)
@@ -70,7 +74,7 @@ install: all
 	install -m 644 $(BUILD)/feedstream.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/feedstream.h $(DESTDIR)$(LIBDIR)/libfeedstream.a \
+	rm -f $(DESTDIR)$(INCLUDEDIR)/feedstream.h $(DESTDIR)$(INCLUDEDIR)/feedstream_inflate.h $(DESTDIR)$(LIBDIR)/libfeedstream.a \
 	  $(DESTDIR)$(LIBDIR)/$(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR) \
 	  $(DESTDIR)$(LIBDIR)/libfeedstream.so $(DESTDIR)$(LIBDIR)/pkgconfig/feedstream.pc
 

@@ -101,7 +101,7 @@ let package = Package(
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "FeedStreamSwift", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
+            dependencies: ["FeedStream", "FeedStreamSwift", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CFeedStreamInflate", "CZlib"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",

@@ -5,7 +5,8 @@
 #        gzip -dc /tmp/feedstream-dump.xml.gz > /tmp/feedstream-dump.xml
 #        python3 corpus/generate.py files --count 3000 --seed 42 -o /tmp/feedstream-files
 #   2. builds feedstream (release) and runs
-#        feedstream bench --json --runs N DUMP.xml DUMP.xml.gz FILES/ [REAL_CORPUS/]
+#        feedstream bench --json --runs N --compare-inflaters DUMP.xml DUMP.xml.gz FILES/ [REAL_CORPUS/]
+#      (--compare-inflaters: the gzip contenders also with ISA-L, where it is installed)
 #      into Benchmarks/results.json (the real-feed corpus, ../shared/corpus/real, is read
 #      in place when present);
 #   3. rewrites the README between its bench-results markers and redraws docs/bench.png
@@ -28,7 +29,7 @@ if [ -z "${RESULTS_ONLY:-}" ]; then
   inputs=("$xml" "$gz" "$files")
   [ -d "$real" ] && inputs+=("$real")
   swift build -c release --product feedstream >/dev/null
-  .build/release/feedstream bench --json --runs "$runs" "${inputs[@]}" > Benchmarks/results.json.partial
+  .build/release/feedstream bench --json --runs "$runs" --compare-inflaters "${inputs[@]}" > Benchmarks/results.json.partial
   mv Benchmarks/results.json.partial Benchmarks/results.json
 fi
 python3 Benchmarks/render.py readme Benchmarks/results.json README.md

@@ -50,9 +50,10 @@ shift 2
 case $harness in expat|libxml2|resync|resync-libxml2|swift|differential|parts) ;; *) usage ;; esac
 
 pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib)
-pc_libs=$(pkg-config --libs expat libxml-2.0 zlib)
-core_sources=$(ls "$root"/CSources/CFeedStream/*.c)
-core_includes="-I$root/CSources/CFeedStream/include -I$root/CSources/CFeedStream"
+pc_libs="$(pkg-config --libs expat libxml-2.0 zlib) -ldl"
+# The C core and the inflate step it shares with the Swift library (CFeedStreamInflate).
+core_sources=$(ls "$root"/CSources/CFeedStream/*.c "$root"/CSources/CFeedStreamInflate/*.c)
+core_includes="-I$root/CSources/CFeedStream/include -I$root/CSources/CFeedStream -I$root/CSources/CFeedStreamInflate/include"
 
 # True when $1 is missing or older than any of the files after it.
 stale() {
@@ -64,7 +65,7 @@ stale() {
 build_c() {
     local backend=$1 bin=$out/fuzz_$2 source=$root/Fuzz/c/$3
     mkdir -p "$out"
-    if stale "$bin" "$root/Fuzz/c" "$root/CSources/CFeedStream"; then
+    if stale "$bin" "$root/Fuzz/c" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInflate"; then
         echo "building $bin" >&2
         # shellcheck disable=SC2086
         "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
@@ -84,13 +85,17 @@ module CFeedStream {
     umbrella "$root/CSources/CFeedStream/include"
     export *
 }
+module CFeedStreamInflate {
+    umbrella "$root/CSources/CFeedStreamInflate/include"
+    export *
+}
 EOF
     if ! cmp -s "$out/modulemaps/CFeedStream/module.modulemap.new" "$out/modulemaps/CFeedStream/module.modulemap"; then
         mv "$out/modulemaps/CFeedStream/module.modulemap.new" "$out/modulemaps/CFeedStream/module.modulemap"
     else
         rm "$out/modulemaps/CFeedStream/module.modulemap.new"
     fi
-    if stale "$out/cobj/.stamp" "$root/CSources/CFeedStream"; then
+    if stale "$out/cobj/.stamp" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInflate"; then
         echo "building the C core for the Swift harnesses" >&2
         rm -f "$out"/cobj/*.o
         for f in $core_sources; do
@@ -101,7 +106,7 @@ EOF
         touch "$out/cobj/.stamp"
     fi
     if stale "$lib" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStream" "$root/Sources/FeedStreamTools" \
-        "$root/CSources/CFeedStream/include"; then
+        "$root/CSources/CFeedStream/include" "$root/CSources/CFeedStreamInflate/include"; then
         echo "building $lib (swiftc -O -sanitize=fuzzer,address; a minute or two)" >&2
         # From a snapshot of the sources: the compiler refuses a file that changes
         # while it builds, and the tree may be edited meanwhile. FeedStreamSwift and

@@ -33,8 +33,9 @@ open(sys.argv[2], 'wb').write(data[:cut])
 PY
 swift build -c release --product feedstream >/dev/null
 objcopy --strip-debug .build/release/feedstream "$out/feedstream"
-cc -O2 -ICSources/CFeedStream/include -ICSources/CFeedStreamBaseline/include -o "$out/tokenize_only" Benchmarks/profile/tokenize_only.c \
-  CSources/CFeedStreamBaseline/baseline.c $(pkg-config --cflags --libs expat zlib) -lpthread
+cc -O2 -ICSources/CFeedStream/include -ICSources/CFeedStreamBaseline/include -ICSources/CFeedStreamInflate/include \
+  -o "$out/tokenize_only" Benchmarks/profile/tokenize_only.c CSources/CFeedStreamBaseline/baseline.c \
+  CSources/CFeedStreamInflate/inflate.c $(pkg-config --cflags --libs expat zlib) -lpthread -ldl
 valgrind --tool=callgrind --callgrind-out-file="$out/tok.out" "$out/tokenize_only" "$slice" 2>/dev/null
 "$out/feedstream" convert -j 1 --backend "$backend" "$slice" 2>"$out/convert.summary" >/dev/null
 valgrind --tool=callgrind --callgrind-out-file="$out/convert.out" "$out/feedstream" convert -q -j 1 --backend "$backend" "$slice" \

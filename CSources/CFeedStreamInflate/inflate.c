@@ -9,8 +9,9 @@
  *            here as zlib compares them. ISA-L may have read some of them into its bit
  *            buffer already: they are taken from there.
  * ISA-L's own counter of bytes written is 32 bits and checked against look-back
- * distances, so it is kept below 2^31 (never below the 32 KiB window): a member longer
- * than 4 GiB inflates as any other; the length is counted here in 64 bits.
+ * distances (a distance past it is refused), so once past 2^31 it is brought back to
+ * 64 KiB, still past any distance: a member longer than 4 GiB inflates as any other
+ * (the trailer's length is compared with this file's own 64-bit count).
  */
 #include "feedstream_inflate.h"
 
@@ -47,8 +48,12 @@ static _Atomic int default_engine = CFS_INFLATE_ZLIB;
 
 /* ISA-L's 32-bit output counter is brought back to ISAL_COUNTER_FLOOR once past
    isal_counter_ceiling (a variable so that a test can lower it). */
-#define ISAL_COUNTER_FLOOR ((uint32_t)1 << 30)
-uint32_t cfs_inflate_isal_counter_ceiling = (uint32_t)1 << 31;
+#define ISAL_COUNTER_FLOOR ((uint32_t)1 << 16)   /* past the 32 KiB window: no look-back is refused */
+static _Atomic uint32_t isal_counter_ceiling = (uint32_t)1 << 31;
+
+void cfs_inflate_set_isal_counter_ceiling(uint32_t ceiling) {
+    atomic_store(&isal_counter_ceiling, ceiling > ISAL_COUNTER_FLOOR ? ceiling : ISAL_COUNTER_FLOOR);
+}
 
 static void load(void) {
     int engine = CFS_INFLATE_ZLIB;
@@ -215,7 +220,7 @@ cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in
             s->phase = P_DONE;
             return CFS_INFLATE_ERROR;
         }
-        if (st->total_out > cfs_inflate_isal_counter_ceiling) st->total_out = ISAL_COUNTER_FLOOR;
+        if (st->total_out > atomic_load(&isal_counter_ceiling)) st->total_out = ISAL_COUNTER_FLOOR;
         if (st->block_state != ISAL_BLOCK_FINISH) return u == 0 && w == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
         /* The deflate data ended: the whole bytes left in ISA-L's bit buffer, after the
            last byte's padding bits, are the trailer's first. */

@@ -43,6 +43,9 @@ struct Bench: TakesPaths {
     @OptionGroup
     var inflater: InflateOption
 
+    @Flag(name: .customLong("compare-inflaters"), help: "For gzip inputs, also run inflate only, each backend with inflate on a second thread and the dump in parts with the other inflater (isa-l, where it is available): ratios paired in one run.")
+    var compareInflaters = false
+
     @Flag(name: .shortAndLong, help: "Print no progress on standard error.")
     var quiet = false
 
@@ -90,6 +93,7 @@ struct Bench: TakesPaths {
         options.backends = chosen
         options.runs = runs
         options.inflateThread = !noInflateThread
+        if compareInflaters { options.otherInflaters = GzipInflater.allCases }
         if !quiet { options.progress = { printError("feedstream bench: " + $0) } }
         if !noPeakMemory {
             let exe = CommandLine.arguments[0].contains("/") ? CommandLine.arguments[0] : "/proc/self/exe"

@@ -54,6 +54,10 @@ int cfs_inflate_isal_available(void);
    available); returns the engine now in force. */
 cfs_inflate_engine cfs_inflate_set_engine(cfs_inflate_engine engine);
 
+/* Tests only: ISA-L's 32-bit output counter is brought back once past `ceiling` (by
+   default 2^31) so that members past 4 GiB inflate; a test lowers it to see that done. */
+void cfs_inflate_set_isal_counter_ceiling(uint32_t ceiling);
+
 cfs_inflate *cfs_inflate_new(void);
 void cfs_inflate_free(cfs_inflate *s);
 /* A new gzip member starts with the next byte (the engine is chosen here). */

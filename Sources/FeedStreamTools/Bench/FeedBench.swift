@@ -57,6 +57,11 @@ public enum FeedBench: Sendable {
         /// runs it on N cores (the machine's, at least 2): read and inflated on one
         /// thread, parsed in parts on the others (``BatchConverter/Options/dumpPartBytes``).
         public var dumpParts = true
+        /// For workloads with gzip files, also run inflate only, each backend with
+        /// inflate on a second thread, and each dump in parts with these inflaters
+        /// (besides the process's ``GzipInflater/current``), for ratios paired in one
+        /// run; the ones not available here are left out.
+        public var otherInflaters: [GzipInflater] = []
         /// Measures one contender's peak memory (e.g. in a child process); nil to skip.
         /// Arguments: the contender's id and the workload.
         public var peakMemory: (@Sendable (String, Workload) -> UInt64?)?
@@ -149,6 +154,12 @@ public enum FeedBench: Sendable {
         if workload.files.count == 1 && options.dumpParts {
             list += options.backends.map { .parts($0) }
         }
+        if gzip {
+            for inflater in options.otherInflaters
+            where inflater != GzipInflater.current && (inflater != .isal || GzipInflater.isalAvailable) {
+                list += list.filter(\.inflates).map { .inflatedBy(inflater, $0) }
+            }
+        }
         return list
     }
 
@@ -174,6 +185,13 @@ public enum FeedBench: Sendable {
         let inflate = contenders.firstIndex(of: .inflateOnly)!
         let firstBackend = contenders.firstIndex { $0.backend != nil }
         let reference = firstBackend.map { measured[$0].first! } ?? measured[inflate].first!
+        // A contender's inflate-only reference: the one with its inflater.
+        func inflateOnly(of contender: Contender) -> Int {
+            if case .inflatedBy(let i, _) = contender, let j = contenders.firstIndex(of: .inflatedBy(i, .inflateOnly)) {
+                return j
+            }
+            return inflate
+        }
         var results: [BenchResult] = []
         for (i, contender) in contenders.enumerated() {
             let runs = measured[i]
@@ -194,7 +212,7 @@ public enum FeedBench: Sendable {
             results.append(BenchResult(
                 id: contender.id, label: contender.label(gzip: gzipFiles > 0), kind: contender.backend == nil ? "baseline" : "backend",
                 backend: contender.backend?.rawValue, threads: contender.threads(gzip: gzipFiles > 0), runsMBps: mbps,
-                itemsPerSecond: itemsPerSecond, ratioToTokenizeOnly: ratio(to: tokenize), ratioToInflateOnly: ratio(to: inflate),
+                itemsPerSecond: itemsPerSecond, ratioToTokenizeOnly: ratio(to: tokenize), ratioToInflateOnly: ratio(to: inflateOnly(of: contender)),
                 peakMemoryBytes: peak, error: runs.compactMap(\.error).first))
         }
         return BenchWorkloadResult(
@@ -203,12 +221,25 @@ public enum FeedBench: Sendable {
             items: firstBackend == nil ? nil : reference.items, results: results)
     }
 
-    enum Contender: Equatable {
+    indirect enum Contender: Equatable {
         case inflateOnly
         case tokenizeOnly
         case backend(FeedBackend, inflateThread: Bool)
         /// `convert -j N` on one dump: in parts on ``partsJobs`` threads.
         case parts(FeedBackend)
+        /// A contender run with another ``GzipInflater`` than the process's.
+        case inflatedBy(GzipInflater, Contender)
+
+        static let inflaterSeparator = "@"
+
+        /// Whether the inflater sets its pace: inflate only, a backend with inflate on
+        /// a second thread, a dump in parts (the ones run with each inflater).
+        var inflates: Bool {
+            switch self {
+            case .inflateOnly, .parts, .backend(_, inflateThread: true): true
+            default: false
+            }
+        }
 
         static let threadSuffix = "+inflate-thread"
         static let partsSuffix = "+parts"
@@ -221,10 +252,17 @@ public enum FeedBench: Sendable {
             case .tokenizeOnly: "tokenize-only"
             case .backend(let b, let t): b.rawValue + (t ? Contender.threadSuffix : "")
             case .parts(let b): b.rawValue + Contender.partsSuffix
+            case .inflatedBy(let i, let c): c.id + Contender.inflaterSeparator + i.rawValue
             }
         }
 
         init?(id: String) {
+            if let at = id.lastIndex(of: Character(Contender.inflaterSeparator)) {
+                guard let inflater = GzipInflater(rawValue: String(id[id.index(after: at)...])),
+                      let base = Contender(id: String(id[..<at])) else { return nil }
+                self = .inflatedBy(inflater, base)
+                return
+            }
             switch id {
             case "inflate-only": self = .inflateOnly
             case "tokenize-only": self = .tokenizeOnly
@@ -242,6 +280,7 @@ public enum FeedBench: Sendable {
         var backend: FeedBackend? {
             switch self {
             case .backend(let b, _), .parts(let b): b
+            case .inflatedBy(_, let c): c.backend
             default: nil
             }
         }
@@ -252,13 +291,18 @@ public enum FeedBench: Sendable {
             case .tokenizeOnly: gzip ? 2 : 1
             case .backend(_, let t): t ? 2 : 1
             case .parts: Contender.partsJobs
+            case .inflatedBy(_, let c): c.threads(gzip: gzip)
             }
         }
 
-        func label(gzip: Bool) -> String {
+        func label(gzip: Bool, inflater: GzipInflater = GzipInflater.current) -> String {
             switch self {
+            case .inflatedBy(let i, .inflateOnly):
+                "inflate only (\(i), nothing parsed)"
+            case .inflatedBy(let i, let c):
+                c.label(gzip: gzip, inflater: i) + ", \(i)"
             case .inflateOnly:
-                gzip ? "inflate only (\(GzipInflater.current), nothing parsed)" : "read only (plain input, nothing to inflate)"
+                gzip ? "inflate only (\(inflater), nothing parsed)" : "read only (plain input, nothing to inflate)"
             case .tokenizeOnly:
                 "tokenize only (expat, empty callbacks)" + (gzip ? ", inflate on a 2nd thread" : "")
             case .backend(let b, let t):
@@ -277,10 +321,22 @@ public enum FeedBench: Sendable {
         private var writer: JSONLinesWriter?
         private let devNull: Int32
 
+        /// The inflater the contender runs with, when not the process's.
+        private let inflater: GzipInflater?
+        /// The contender without its inflater.
+        private let base: Contender
+
         init(_ contender: Contender) {
             self.contender = contender
+            if case .inflatedBy(let i, let c) = contender {
+                inflater = i
+                base = c
+            } else {
+                inflater = nil
+                base = contender
+            }
             devNull = open("/dev/null", O_WRONLY)
-            if case .backend(let b, _) = contender {
+            if case .backend(let b, _) = base {
                 parser = b.makeParser()
                 writer = JSONLinesWriter(output: FileDescriptorOutput(fd: devNull))
             }
@@ -289,6 +345,9 @@ public enum FeedBench: Sendable {
         deinit { close(devNull) }
 
         func run(_ files: [String]) throws -> Measurement {
+            let processInflater = GzipInflater.current
+            if let inflater { GzipInflater.current = inflater }
+            defer { GzipInflater.current = processInflater }
             var m = Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0, error: nil)
             let clock = ContinuousClock()
             let start = clock.now
@@ -302,7 +361,7 @@ public enum FeedBench: Sendable {
         }
 
         private func runFile(_ file: String, into m: inout Measurement) throws {
-            switch contender {
+            switch base {
             case .inflateOnly:
                 let fd = open(file, O_RDONLY)
                 guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
@@ -361,6 +420,9 @@ public enum FeedBench: Sendable {
                 m.bytesXML += summary.bytesXML
                 m.documents += summary.documents
                 m.items += summary.items
+
+            case .inflatedBy:
+                preconditionFailure("a contender has one inflater")
             }
         }
 
