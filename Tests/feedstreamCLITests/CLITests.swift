@@ -63,6 +63,35 @@ final class CLITests: CLITestCase {
         XCTAssertEqual(fromGz.out.replacingOccurrences(of: gz.path, with: "-"), plain.out)
     }
 
+    /// `--inflate zlib|isa-l`: the same lines from a file and from standard input with
+    /// either (ISA-L where installed: CI requires it), a clear usage error otherwise.
+    func testInflateOptionGivesTheSameLines() throws {
+        let dir = try tempDir()
+        let gz = dir.appendingPathComponent("dump.gz")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "cat corpus/feeds/*.xml | gzip -1 > '\(gz.path)'"]
+        p.currentDirectoryURL = Self.repo
+        try p.run()
+        p.waitUntilExit()
+        let zlib = try run(["convert", "-q", "--inflate", "zlib", gz.path])
+        XCTAssertEqual(zlib.status, 0, zlib.err)
+        XCTAssertGreaterThan(try lines(zlib.out).filter { $0["kind"] as? String == "item" }.count, 20)
+        let isal = try run(["convert", "-q", "--inflate", "isa-l", gz.path])
+        if isal.status == 2 && ProcessInfo.processInfo.environment["FEEDSTREAM_REQUIRE_ISAL"] != "1" {
+            XCTAssertTrue(isal.err.contains("--inflate isa-l: ISA-L is not available"), isal.err)
+        } else {
+            XCTAssertEqual(isal.status, 0, isal.err)
+            XCTAssertEqual(isal.out, zlib.out)
+            let piped = try run(["convert", "-q", "--inflate", "isa-l", "-"], stdin: try Data(contentsOf: gz))
+            XCTAssertEqual(piped.status, 0, piped.err)
+            XCTAssertEqual(piped.out, zlib.out.replacingOccurrences(of: gz.path, with: "-"))
+        }
+        let bad = try run(["convert", "--inflate", "gzip", gz.path])
+        XCTAssertEqual(bad.status, 2)
+        XCTAssertTrue(bad.err.contains("--inflate"), bad.err)
+    }
+
     func testOutputFileIsWrittenWholeOrNotAtAll() throws {
         let dir = try tempDir()
         let out = dir.appendingPathComponent("out.jsonl")
