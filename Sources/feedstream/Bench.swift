@@ -43,7 +43,7 @@ struct Bench: TakesPaths {
     @OptionGroup
     var inflater: InflateOption
 
-    @Flag(name: .customLong("compare-inflaters"), help: "For gzip inputs, also run inflate only, each backend with inflate on a second thread and the dump in parts with the other inflater (isa-l, where it is available): ratios paired in one run.")
+    @Flag(name: .customLong("compare-inflaters"), help: "For gzip inputs, also run inflate only, each backend (one thread, and inflate on a second thread) and the dump in parts with the other inflater (isa-l, where it is available): ratios paired in one run.")
     var compareInflaters = false
 
     @Flag(name: .shortAndLong, help: "Print no progress on standard error.")

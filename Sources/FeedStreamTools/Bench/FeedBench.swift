@@ -57,8 +57,8 @@ public enum FeedBench: Sendable {
         /// runs it on N cores (the machine's, at least 2): read and inflated on one
         /// thread, parsed in parts on the others (``BatchConverter/Options/dumpPartBytes``).
         public var dumpParts = true
-        /// For workloads with gzip files, also run inflate only, each backend with
-        /// inflate on a second thread, and each dump in parts with these inflaters
+        /// For workloads with gzip files, also run inflate only, each backend (on one
+        /// thread and with inflate on a second), and each dump in parts with these inflaters
         /// (besides the process's ``GzipInflater/current``), for ratios paired in one
         /// run; the ones not available here are left out.
         public var otherInflaters: [GzipInflater] = []
@@ -232,11 +232,12 @@ public enum FeedBench: Sendable {
 
         static let inflaterSeparator = "@"
 
-        /// Whether the inflater sets its pace: inflate only, a backend with inflate on
-        /// a second thread, a dump in parts (the ones run with each inflater).
+        /// Whether the inflater sets its pace: inflate only, a backend (one thread, or
+        /// with inflate on a second thread), a dump in parts (the ones run with each
+        /// inflater; tokenize only stays the reference).
         var inflates: Bool {
             switch self {
-            case .inflateOnly, .parts, .backend(_, inflateThread: true): true
+            case .inflateOnly, .parts, .backend: true
             default: false
             }
         }
