@@ -17,6 +17,9 @@
 #                            change: e.g. expat,swift,libxml2), aborts on a difference
 #          parts             a dump converted in parts (DumpParts, issue 20) against one
 #                            parse of the whole stream, every backend; aborts on a difference
+#          inflate           the inflate step, zlib and ISA-L: the input gzipped must come
+#                            back whole from both, member ends alike; the input as deflate
+#                            data must end safely in both (clang, as the C core)
 #
 # Everything built or found goes under .build-fuzz/ (git-ignored): binaries, the
 # corpus each harness grows (.build-fuzz/corpus/HARNESS), crashes
@@ -47,7 +50,7 @@ usage() { sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//' >&2; exit 2; }
 harness=$1
 what=$2
 shift 2
-case $harness in expat|libxml2|resync|resync-libxml2|swift|differential|parts) ;; *) usage ;; esac
+case $harness in expat|libxml2|resync|resync-libxml2|swift|differential|parts|inflate) ;; *) usage ;; esac
 
 pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib)
 pc_libs="$(pkg-config --libs expat libxml-2.0 zlib) -ldl"
@@ -71,6 +74,17 @@ build_c() {
         "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
             -fno-sanitize-recover=all -DFUZZ_BACKEND="CFS_BACKEND_$(echo "$backend" | tr a-z A-Z)" \
             -I"$root/Fuzz/c" $core_includes $pc_cflags "$source" $core_sources $pc_libs \
+            -fuse-ld=lld -o "$bin"
+    fi
+}
+build_inflate() {
+    local bin=$out/fuzz_inflate
+    mkdir -p "$out"
+    if stale "$bin" "$root/Fuzz/c/fuzz_inflate.c" "$root/CSources/CFeedStreamInflate"; then
+        echo "building $bin" >&2
+        "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
+            -I"$root/CSources/CFeedStreamInflate/include" "$root/Fuzz/c/fuzz_inflate.c" \
+            "$root/CSources/CFeedStreamInflate/inflate.c" $(pkg-config --cflags --libs zlib) -ldl \
             -fuse-ld=lld -o "$bin"
     fi
 }
@@ -156,6 +170,7 @@ resync-libxml2) build_c libxml2 resync-libxml2 fuzz_resync.c ;;
 swift) build_swift swift FuzzSwiftParser.swift ;;
 differential) build_swift differential FuzzDifferential.swift ;;
 parts) build_swift parts FuzzParts.swift ;;
+inflate) build_inflate ;;
 esac
 bin=$out/fuzz_$harness
 [ "$what" = build ] && exit 0
