@@ -4,7 +4,8 @@
  * With zlib, zlib does the whole member. With ISA-L, a member goes in three phases:
  *   header   zlib, asked to stop after the gzip header (Z_BLOCK): every header check and
  *            error is zlib's, and it takes exactly the header's bytes;
- *   body     ISA-L, raw deflate, computing the CRC-32 of what it writes (ISAL_GZIP_NO_HDR);
+ *   body     ISA-L, raw deflate, computing the CRC-32 of what it writes (ISAL_GZIP_NO_HDR),
+ *            into a stage of its own (STAGE, below) the caller's room is filled from;
  *   trailer  the 8 bytes after the deflate data, CRC-32 and length (mod 2^32), compared
  *            here as zlib compares them. ISA-L may have read some of them into its bit
  *            buffer already: they are taken from there.
@@ -96,6 +97,18 @@ cfs_inflate_engine cfs_inflate_set_engine(cfs_inflate_engine engine) {
 
 enum phase { P_ZLIB, P_HEADER, P_BODY, P_TRAILER, P_DONE };
 
+/* ISA-L inflates into a stage of its own, always this big, and the caller's room is
+   filled from it: ISA-L decodes ahead of what it hands out (into its own buffer, up to
+   its history's size), and on an error what it decoded before it but did not hand out
+   is lost; given all the room every time, it hands out everything, so what comes out
+   before an error does not depend on the caller's rooms (the input stage's checkpoints,
+   the read-ahead thread's buffers). */
+#define STAGE ((size_t)256 << 10)
+/* ISA-L reads its input from a copy, at most this much at a time, followed by zeros:
+   on malformed data it can read past the end of what it was given. */
+#define IN_STAGE ((size_t)64 << 10)
+#define IN_PADDING 64
+
 struct cfs_inflate {
     z_stream z;
     int z_ready;
@@ -105,7 +118,11 @@ struct cfs_inflate {
     size_t trailer_len;
     uint64_t written;            /* this member's output (ISA-L) */
 #ifdef HAVE_ISAL
-    struct inflate_state *st;    /* allocated at the first ISA-L member */
+    struct inflate_state *st;    /* allocated at the first ISA-L member, with the stage */
+    uint8_t *stage;              /* ISA-L's output, handed out from staged_at to staged */
+    uint8_t *in_stage;           /* ISA-L's input: IN_STAGE bytes and IN_PADDING zeros */
+    size_t staged, staged_at;
+    cfs_inflate_result after_stage;   /* what ISA-L said, once the stage is handed out */
 #endif
 };
 
@@ -127,6 +144,8 @@ void cfs_inflate_free(cfs_inflate *s) {
     if (s->z_ready) inflateEnd(&s->z);
 #ifdef HAVE_ISAL
     free(s->st);
+    free(s->stage);
+    free(s->in_stage);
 #endif
     free(s);
 }
@@ -145,6 +164,10 @@ cfs_inflate_result cfs_inflate_begin(cfs_inflate *s) {
             if ((s->st = malloc(sizeof *s->st)) == NULL) return CFS_INFLATE_NOMEM;
             isal.init(s->st);
         }
+        if (s->stage == NULL && (s->stage = malloc(STAGE)) == NULL) return CFS_INFLATE_NOMEM;
+        if (s->in_stage == NULL && (s->in_stage = calloc(1, IN_STAGE + IN_PADDING)) == NULL) return CFS_INFLATE_NOMEM;
+        s->staged = s->staged_at = 0;
+        s->after_stage = CFS_INFLATE_OK;
         s->phase = P_HEADER;
     }
 #endif
@@ -200,33 +223,57 @@ cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in
         s->st->crc_flag = ISAL_GZIP_NO_HDR;
         s->phase = P_BODY;
     }
-    if (s->phase == P_BODY) {
+    if (s->phase == P_BODY && s->staged_at == s->staged) {
+        /* The stage is empty: ISA-L inflates into all of it, whatever the caller's room. */
         struct inflate_state *st = s->st;
-        st->next_in = (uint8_t *)in + u;
-        st->avail_in = (uint32_t)(in_len - u);
-        st->next_out = out;
-        st->avail_out = (uint32_t)out_len;
+        size_t k = in_len - u < IN_STAGE ? in_len - u : IN_STAGE;
+        if (k) memcpy(s->in_stage, in + u, k);
+        memset(s->in_stage + k, 0, IN_PADDING);   /* what a read past it finds: the same every time */
+        st->next_in = s->in_stage;
+        st->avail_in = (uint32_t)k;
+        st->next_out = s->stage;
+        st->avail_out = STAGE;
         int r = isal.inflate(st);
-        u = in_len - st->avail_in;
-        w = out_len - st->avail_out;
+        /* On some malformed data ISA-L counts past the input it was given (its count
+           wraps): that input is corrupt, and only the padding was read past it. */
+        if (st->avail_in > k || st->next_in != s->in_stage + (k - st->avail_in)) {
+            r = -1;
+            st->avail_in = 0;
+        }
+        u += k - st->avail_in;
+        s->staged = STAGE - st->avail_out;
+        s->staged_at = 0;
         st->next_in = NULL;
         st->avail_in = 0;
         st->next_out = NULL;
         st->avail_out = 0;
-        s->written += w;
+        s->written += s->staged;
+        if (r < 0) {
+            s->after_stage = CFS_INFLATE_ERROR;   /* once what came before it is handed out */
+        } else if (st->block_state == ISAL_BLOCK_FINISH) {
+            /* The deflate data ended: the whole bytes left in ISA-L's bit buffer, after
+               the last byte's padding bits, are the trailer's first. */
+            int bits = st->read_in_length;
+            uint64_t held = st->read_in >> (bits % 8);
+            for (int k = 0; k < bits / 8 && s->trailer_len < 8; k++) s->trailer[s->trailer_len++] = (uint8_t)(held >> (8 * k));
+            s->after_stage = CFS_INFLATE_END;
+        }
+        if (st->total_out > atomic_load(&isal_counter_ceiling)) st->total_out = ISAL_COUNTER_FLOOR;
+    }
+    if (s->phase == P_BODY) {
+        size_t n = s->staged - s->staged_at;
+        if (n > out_len) n = out_len;
+        memcpy(out, s->stage + s->staged_at, n);
+        s->staged_at += n;
+        w = n;
         *used = u;
         *written = w;
-        if (r < 0) {
+        if (s->staged_at < s->staged || s->after_stage == CFS_INFLATE_OK)
+            return u == 0 && w == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
+        if (s->after_stage == CFS_INFLATE_ERROR) {
             s->phase = P_DONE;
             return CFS_INFLATE_ERROR;
         }
-        if (st->total_out > atomic_load(&isal_counter_ceiling)) st->total_out = ISAL_COUNTER_FLOOR;
-        if (st->block_state != ISAL_BLOCK_FINISH) return u == 0 && w == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
-        /* The deflate data ended: the whole bytes left in ISA-L's bit buffer, after the
-           last byte's padding bits, are the trailer's first. */
-        int bits = st->read_in_length;
-        uint64_t held = st->read_in >> (bits % 8);
-        for (int k = 0; k < bits / 8 && s->trailer_len < 8; k++) s->trailer[s->trailer_len++] = (uint8_t)(held >> (8 * k));
         s->phase = P_TRAILER;
     }
     /* P_TRAILER */
