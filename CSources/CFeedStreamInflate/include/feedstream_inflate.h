@@ -14,9 +14,10 @@
  * zlib parses every member's gzip header (its checks, its errors), ISA-L inflates the
  * deflate data, and the trailer (CRC-32, length) is checked here as zlib checks it.
  * On a corrupt or truncated member they can stop a few bytes apart (each decoder notices
- * damage at its own point; ISA-L accepts some block headers zlib rejects), which is why
- * the faster one is a choice, not a default: with zlib the output does not depend on
- * the libraries a machine has.
+ * damage at its own point; ISA-L accepts some block headers zlib rejects, and its point
+ * can move a little with how the input is cut into calls), which is why the faster one
+ * is a choice, not a default: with zlib the output depends on neither the libraries a
+ * machine has nor how the input was cut.
  */
 #ifndef FEEDSTREAM_INFLATE_H
 #define FEEDSTREAM_INFLATE_H

@@ -14,9 +14,10 @@ internal import CFeedStreamInflate
 /// every member's header, ISA-L inflates the deflate data, and the trailer's CRC-32 and
 /// length are checked as zlib checks them. On a corrupt or truncated member they can stop
 /// a few bytes apart — each decoder notices damage at its own point, and ISA-L accepts
-/// some malformed block headers zlib rejects — so the records cut short by the damage
-/// can differ. That is why ISA-L is a choice and zlib the default: with zlib, the output
-/// does not depend on the libraries a machine has.
+/// some malformed block headers zlib rejects; ISA-L's point can also move a little with
+/// how the compressed bytes came in — so the records cut short by the damage can differ.
+/// That is why ISA-L is a choice and zlib the default: with zlib, the output depends on
+/// neither the libraries a machine has nor how the input was read.
 ///
 /// The environment variable `FEEDSTREAM_INFLATE=isa-l`, read once, chooses ISA-L for a
 /// process without code (where it is available).
