@@ -12,10 +12,11 @@ func gzipBreakingOff(_ input: [UInt8], corrupt: Bool) -> [UInt8] {
     deflated(input, level: 6, flush: Z_SYNC_FLUSH) + (corrupt ? [0xFF, 0xFF] : [])
 }
 
-/// `input` through one gzip deflate call ending with `flush`.
-private func deflated(_ input: [UInt8], level: Int32, flush: Int32) -> [UInt8] {
+/// `input` through one deflate call ending with `flush`: gzip, or with `raw`, deflate
+/// data alone (no header, no trailer).
+func deflated(_ input: [UInt8], level: Int32, flush: Int32, raw: Bool = false) -> [UInt8] {
     var z = z_stream()
-    precondition(deflateInit2_(&z, level, Z_DEFLATED, 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
+    precondition(deflateInit2_(&z, level, Z_DEFLATED, raw ? -MAX_WBITS : 16 + MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
                                Int32(MemoryLayout<z_stream>.size)) == Z_OK)
     defer { deflateEnd(&z) }
     var out = [UInt8](repeating: 0, count: Int(deflateBound(&z, UInt(input.count))) + 64)

@@ -56,31 +56,11 @@ final class InflaterTests: XCTestCase {
             let c = h.corruptHeaderCRC ? crc ^ 1 : crc
             out += [UInt8(c & 0xFF), UInt8((c >> 8) & 0xFF)]
         }
-        out += rawDeflate(data, level: level)
+        out += deflated(data, level: level, flush: Z_FINISH, raw: true)
         let crc = UInt32(data.withUnsafeBufferPointer { crc32(0, $0.baseAddress, UInt32($0.count)) }) &+ crcDelta
         let length = UInt32(truncatingIfNeeded: data.count) &+ lengthDelta
         for v in [crc, length] { out += (0..<4).map { UInt8((v >> (8 * $0)) & 0xFF) } }
         return out
-    }
-
-    private func rawDeflate(_ input: [UInt8], level: Int32) -> [UInt8] {
-        var z = z_stream()
-        precondition(deflateInit2_(&z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY, ZLIB_VERSION,
-                                   Int32(MemoryLayout<z_stream>.size)) == Z_OK)
-        defer { deflateEnd(&z) }
-        var out = [UInt8](repeating: 0, count: Int(deflateBound(&z, UInt(input.count))) + 64)
-        var input = input
-        let n = input.withUnsafeMutableBufferPointer { i in
-            out.withUnsafeMutableBufferPointer { o in
-                z.next_in = i.baseAddress
-                z.avail_in = UInt32(i.count)
-                z.next_out = o.baseAddress
-                z.avail_out = UInt32(o.count)
-                precondition(deflate(&z, Z_FINISH) == Z_STREAM_END)
-                return o.count - Int(z.avail_out)
-            }
-        }
-        return Array(out[0..<n])
     }
 
     /// Feed text: the real corpus's kind of bytes, ~1 MB, different on every line.

@@ -52,12 +52,7 @@ final class CLITests: CLITestCase {
 
         let dir = try tempDir()
         let gz = dir.appendingPathComponent("feed.data")   // gzip detected by content, not name
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "gzip -c corpus/feeds/rss1-rdf.xml > '\(gz.path)'"]
-        p.currentDirectoryURL = Self.repo
-        try p.run()
-        p.waitUntilExit()
+        try sh("gzip -c corpus/feeds/rss1-rdf.xml > '\(gz.path)'")
         let fromGz = try run(["convert", "-q", gz.path])
         XCTAssertEqual(fromGz.status, 0, fromGz.err)
         XCTAssertEqual(fromGz.out.replacingOccurrences(of: gz.path, with: "-"), plain.out)
@@ -68,12 +63,7 @@ final class CLITests: CLITestCase {
     func testInflateOptionGivesTheSameLines() throws {
         let dir = try tempDir()
         let gz = dir.appendingPathComponent("dump.gz")
-        let p = Process()
-        p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", "cat corpus/feeds/*.xml | gzip -1 > '\(gz.path)'"]
-        p.currentDirectoryURL = Self.repo
-        try p.run()
-        p.waitUntilExit()
+        try sh("cat corpus/feeds/*.xml | gzip -1 > '\(gz.path)'")
         let zlib = try run(["convert", "-q", "--inflate", "zlib", gz.path])
         XCTAssertEqual(zlib.status, 0, zlib.err)
         XCTAssertGreaterThan(try lines(zlib.out).filter { $0["kind"] as? String == "item" }.count, 20)
