@@ -111,8 +111,7 @@ enum phase { P_ZLIB, P_HEADER, P_BODY, P_TRAILER, P_DONE };
 
 struct cfs_inflate {
     z_stream z;
-    int z_ready;
-    cfs_inflate_engine engine;
+    cfs_inflate_engine engine;        /* the current member's */
     enum phase phase;
     uint8_t trailer[8];
     size_t trailer_len;
@@ -133,7 +132,6 @@ cfs_inflate *cfs_inflate_new(void) {
         free(s);
         return NULL;
     }
-    s->z_ready = 1;
     s->phase = P_DONE;
     s->engine = CFS_INFLATE_ZLIB;
     return s;
@@ -141,7 +139,7 @@ cfs_inflate *cfs_inflate_new(void) {
 
 void cfs_inflate_free(cfs_inflate *s) {
     if (s == NULL) return;
-    if (s->z_ready) inflateEnd(&s->z);
+    inflateEnd(&s->z);
 #ifdef HAVE_ISAL
     free(s->st);
     free(s->stage);
@@ -149,8 +147,6 @@ void cfs_inflate_free(cfs_inflate *s) {
 #endif
     free(s);
 }
-
-cfs_inflate_engine cfs_inflate_engine_of(const cfs_inflate *s) { return s->engine; }
 
 cfs_inflate_result cfs_inflate_begin(cfs_inflate *s) {
     if (inflateReset2(&s->z, 16 + MAX_WBITS) != Z_OK) return CFS_INFLATE_ERROR;
@@ -255,7 +251,7 @@ cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in
                the last byte's padding bits, are the trailer's first. */
             int bits = st->read_in_length;
             uint64_t held = st->read_in >> (bits % 8);
-            for (int k = 0; k < bits / 8 && s->trailer_len < 8; k++) s->trailer[s->trailer_len++] = (uint8_t)(held >> (8 * k));
+            for (int b = 0; b < bits / 8 && s->trailer_len < 8; b++) s->trailer[s->trailer_len++] = (uint8_t)(held >> (8 * b));
             s->after_stage = CFS_INFLATE_END;
         }
         if (st->total_out > atomic_load(&isal_counter_ceiling)) st->total_out = ISAL_COUNTER_FLOOR;

@@ -7,7 +7,7 @@ extension GzipInflater: ExpressibleByArgument {}
 /// `bench`): the process's ``GzipInflater``. Without it, zlib (or ISA-L, with
 /// `FEEDSTREAM_INFLATE=isa-l` in the environment).
 struct InflateOption: ParsableArguments {
-    @Option(help: ArgumentHelp("The gzip inflater: zlib (the default) or isa-l (Intel's ISA-L, ~2.7x as fast, where libisal.so.2 is installed; the same output on intact gzip, docs/SCHEMA.md, \"Gzip\").",
+    @Option(help: ArgumentHelp("The gzip inflater: zlib (the default) or isa-l (Intel's ISA-L, ~2.6x as fast, where libisal.so.2 is installed; the same output on intact gzip, docs/SCHEMA.md, \"Gzip\").",
                                valueName: "zlib|isa-l"))
     var inflate: GzipInflater?
 

@@ -142,9 +142,9 @@ final class InflaterTests: XCTestCase {
     }
 
     /// ISA-L's 32-bit counter of output is brought back past 2^31 so that a member
-    /// longer than 4 GiB inflates: with the ceiling lowered to 128 KiB, a 1 MB member is
-    /// brought back several times and still comes out whole, its trailer's length
-    /// compared with the stage's own count (ISA-L's would no longer match).
+    /// longer than 4 GiB inflates: with the ceiling lowered to 128 KiB, a 1 MB member's
+    /// counter is brought back several times and the member still comes out whole, and
+    /// the trailer's length is still checked (against the step's own 64-bit count).
     func testMembersPastISALsCounterInflateWhole() throws {
         guard try inflaters().contains(.isal) else { throw XCTSkip("ISA-L is not available here") }
         cfs_inflate_set_isal_counter_ceiling(128 << 10)
@@ -186,8 +186,8 @@ final class InflaterTests: XCTestCase {
 
     /// A stream cut anywhere: each inflater stops with "truncated gzip data", having
     /// handed on only bytes of the original, and at most one byte short of zlib (ISA-L
-    /// decodes a symbol only when the bits of its longest code are there; the one
-    /// difference the inflaters have on truncated input, docs/SCHEMA.md "Gzip").
+    /// can hold back the last symbol before the cut: the one difference measured between
+    /// the inflaters on truncated input, docs/SCHEMA.md "Gzip").
     func testCutStreamsAreTruncatedAndKeepWhatInflated() throws {
         let stream = member(text) + member(Array(text[0..<300000]), level: 1)
         let whole = text + Array(text[0..<300000])
@@ -213,9 +213,11 @@ final class InflaterTests: XCTestCase {
 
     // MARK: every way in
 
-    /// The gzip inputs of the project's corpora, every backend, one thread and the
-    /// read-ahead pipeline, the C core and the Swift stage: the same lines with both
-    /// inflaters (and the same as from the plain bytes, but for the source name).
+    /// The gzip inputs of the project's corpora (corpus/bad: a bad CRC, a bad header,
+    /// trailing garbage, a stream cut short — damage both inflaters report at the same
+    /// byte) and a dump of the corpus's feeds gzipped a member per feed, through every
+    /// backend (the C core's stage and the Swift one): the same lines with both
+    /// inflaters, and the dump's the same as from its plain bytes.
     func testCorpusGzipInputsConvertTheSameWithBothInflaters() throws {
         let gzFiles = ["feeds", "bad", "encodings", "hostile"].flatMap {
             Paths.files(in: Paths.corpus.appendingPathComponent($0)).filter { $0.pathExtension == "gz" }
@@ -251,7 +253,7 @@ final class InflaterTests: XCTestCase {
     /// The batch converter (what `feedstream convert` runs) on one `.gz` dump: one
     /// thread, the read-ahead pipeline (-j 2), the dump in parts (-j 3), with each
     /// inflater: the same output.
-    func testTheCommandLineGivesTheSameOutputWithBothInflaters() throws {
+    func testTheBatchConverterGivesTheSameOutputWithBothInflaters() throws {
         let dir = FileManager.default.temporaryDirectory.appendingPathComponent("inflaters-\(getpid())")
         try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -4,7 +4,7 @@
  * The one place FeedStream inflates gzip: the C core's input stage (input.c), the Swift
  * library's (InputStage.swift), the benchmark's "inflate only" and the read-ahead
  * thread all call cfs_inflate_step. It inflates with zlib, or with Intel's ISA-L
- * (igzip, ~2.7x zlib here) when the library was built with ISA-L's header
+ * (igzip, ~2.6x zlib here) when the library was built with ISA-L's header
  * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
  *
  * zlib is the default. ISA-L is chosen with cfs_inflate_set_engine (the command line's
@@ -63,8 +63,6 @@ cfs_inflate *cfs_inflate_new(void);
 void cfs_inflate_free(cfs_inflate *s);
 /* A new gzip member starts with the next byte (the engine is chosen here). */
 cfs_inflate_result cfs_inflate_begin(cfs_inflate *s);
-/* The engine of the current member. */
-cfs_inflate_engine cfs_inflate_engine_of(const cfs_inflate *s);
 /* Inflates from in[0..in_len) into out[0..out_len) (each below 4 GiB): *used bytes of
    the input taken, *written bytes of output. After CFS_INFLATE_END, *used stops at the
    member's last byte. */

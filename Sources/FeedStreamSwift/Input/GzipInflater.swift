@@ -3,7 +3,7 @@ internal import CFeedStreamInflate
 /// The inflater of gzip input: zlib (the default), or Intel's ISA-L where it is there.
 ///
 /// Every gzip input of the process — every backend, the read-ahead thread, a dump in
-/// parts — is inflated by ``current``. ISA-L inflates about 2.7 times as fast as zlib
+/// parts — is inflated by ``current``. ISA-L inflates about 2.6 times as fast as zlib
 /// (README, Results): on a machine with few cores, where inflating a `.gz` dump takes
 /// one core, that is the difference between inflate and the parser being the bound.
 /// It is used when the library was built with ISA-L's header (Debian's `libisal-dev`)

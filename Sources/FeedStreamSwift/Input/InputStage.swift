@@ -94,7 +94,8 @@ package final class InputStage {
     /// input.c's CHUNK (`CFS_RATIO_INTERVAL`): the largest chunk handed on, and the
     /// distance between ratio checkpoints.
     package static let chunkSize = 256 << 10
-    /// Largest piece given to zlib at once (its counters are 32-bit; input.c's MAX_PARSE).
+    /// Largest piece given to the inflate step at once (zlib's and ISA-L's counters are
+    /// 32-bit; input.c's MAX_PARSE).
     private static let maxPiece = 1 << 30
 
     /// What the uncompressed start of a gzip stream says, for callers that must look at
