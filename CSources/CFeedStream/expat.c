@@ -304,6 +304,18 @@ static void XMLCALL on_skipped_entity(void *ud, const XML_Char *name, int is_par
     if (cfs_machine_text(t->m, "&", 1) || cfs_machine_text(t->m, name, len) || cfs_machine_text(t->m, ";", 1)) stop(t);
 }
 
+/* Reparse deferral (expat 2.6.0, and Debian's 2.5.0 since its security updates):
+   expat may leave a token it has all the bytes of unparsed until more input comes, so
+   that small pieces are not scanned again and again. Then a root's end tag, an error
+   or a limit is reported during a later call than the one that gave its last byte,
+   and where a document ends would depend on how the input was cut: the input stage
+   relies on each call parsing all it can (found when the suite ran against
+   2.5.0-1+deb12u5: fed one byte at a time, the end of a root came a call late and the
+   search for the next document began before that call's byte). Turned off for every
+   document. Declared weak, so that the library still builds and runs with an expat
+   that has no such function (deferral is then not there to turn off). */
+extern XML_Bool XML_SetReparseDeferralEnabled(XML_Parser parser, XML_Bool enabled) __attribute__((weak));
+
 static void *expat_create(cfs_machine *m) {
     expat_tok *t = calloc(1, sizeof *t);
     if (t == NULL) return NULL;
@@ -349,6 +361,7 @@ static int expat_begin(void *tok) {
     XML_SetBillionLaughsAttackProtectionMaximumAmplification(t->xp, 100.0f);
     XML_SetBillionLaughsAttackProtectionActivationThreshold(t->xp, 8u << 20);
 #endif
+    if (XML_SetReparseDeferralEnabled != NULL) XML_SetReparseDeferralEnabled(t->xp, XML_FALSE);
     t->text_on = 0;
     t->root_closed = 0;
     t->aborted = 0;
@@ -598,7 +611,10 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
         }
         if (t->aborted) return TOK_ABORT;
         if (t->root_closed) {
-            *consumed = (size_t)(t->root_end - base);
+            /* Never before this call's bytes (the root's end came with them: see
+               XML_SetReparseDeferralEnabled above), never past them. */
+            XML_Index end = t->root_end < base ? base : t->root_end;
+            *consumed = (size_t)(end - base) > len ? len : (size_t)(end - base);
             return TOK_ROOT_END;
         }
     }
