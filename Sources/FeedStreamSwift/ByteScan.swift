@@ -1,8 +1,8 @@
 // Vector scanning of byte runs (issue 20, "SIMD scanning"): 16 bytes classified per
 // step with portable SIMD (`SIMD16<UInt8>`, no platform intrinsics), for the loops that
-// skip plain bytes — character data and CDATA in the Swift XML tokenizer, JSON string
-// escaping in the writers. The callers keep their 8-byte and byte-by-byte paths for the
-// last bytes (and to handle the byte found).
+// skip plain bytes — character data, attribute values and CDATA in the Swift XML
+// tokenizer (JSON string escaping has its own, JSONEscaping.swift). The callers keep
+// their 8-byte and byte-by-byte paths for the last bytes (and to handle the byte found).
 //
 // The class test is done with lane-wise wrapping arithmetic rather than `.==` (whose
 // `SIMDMask` the compiler lowers lane by lane through memory): in a byte lane, `y == 0`
@@ -56,11 +56,6 @@ func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt
     return false
 }
 
-/// ``skipPlainBytes16(_:_:_:_:_:_:)`` to the end of a run of at least 16 bytes: the last
-/// fewer than 16 are looked at in one step too, as the tail of the run's last 16 bytes
-/// (the lanes before `i`, already looked at, masked off). True when it stopped at a
-/// byte to handle; false when `i` reached `n`, or when the run is shorter than 16 bytes
-/// and fewer than 16 are left (the caller's shorter steps).
 /// ``skipPlainBytes16(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test for
 /// both halves), for runs that are often long (CDATA sections).
 @inline(__always)
@@ -68,14 +63,7 @@ func skipPlainBytes32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt
     skip32BytesASteps(p, &i, n, a, b, c) || skipPlainBytes16(p, &i, n, a, b, c)
 }
 
-/// ``skipPlainBytesToEnd(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test
-/// for both halves), for runs that are often long (JSON strings).
-@inline(__always)
-func skipPlainBytesToEnd32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
-    skip32BytesASteps(p, &i, n, a, b, c) || skipPlainBytesToEnd(p, &i, n, a, b, c)
-}
-
-/// The 32-byte steps of the two above: true when stopped at a byte to handle, false
+/// The 32-byte steps of the one above: true when stopped at a byte to handle, false
 /// when fewer than 32 bytes are left.
 @inline(__always)
 private func skip32BytesASteps(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
@@ -90,25 +78,6 @@ private func skip32BytesASteps(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, 
         i &+= 32
     }
     return false
-}
-
-@inline(__always)
-func skipPlainBytesToEnd(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
-    if skipPlainBytes16(p, &i, n, a, b, c) { return true }
-    guard i < n, n >= 16 else { return false }
-    #if _endian(little)
-    let start = n &- 16
-    let w = unsafeBitCast(specialLanes16(p + start, a, b, c), to: SIMD2<UInt64>.self)
-    let seen = i &- start   // 1...15 lanes already looked at
-    var lo = w[0], hi = w[1]
-    if seen >= 8 { lo = 0; hi &= ~0 &<< UInt64((seen &- 8) &* 8) } else { lo &= ~0 &<< UInt64(seen &* 8) }
-    if lo != 0 { i = start &+ (lo.trailingZeroBitCount &>> 3); return true }
-    if hi != 0 { i = start &+ 8 &+ (hi.trailingZeroBitCount &>> 3); return true }
-    i = n
-    return false
-    #else
-    return false
-    #endif
 }
 
 /// Copies `n` bytes as `memmove` does: up to 32 with two overlapping loads of 16, 8 or

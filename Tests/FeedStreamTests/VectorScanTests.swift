@@ -148,6 +148,61 @@ final class VectorScanTests: XCTestCase {
                        Array("0123456789abcdef\\\"tail\\\\é\\n".utf8))
     }
 
+    /// The 16-byte steps read non-ASCII text through a UTF-8 automaton, a character
+    /// possibly spanning two steps, and go byte by byte only where something is to be
+    /// escaped, mapped or replaced: every kind of sequence (well-formed of each length
+    /// and at each bound, C1 controls, overlong, surrogate, beyond U+10FFFF, truncated,
+    /// stray) at every lane of the first three steps, then random mixes, each compared
+    /// with the byte-by-byte escaping; and some expected bytes written out.
+    func testJSONEscapingOfUTF8AcrossStepsIsTheByteByByteEscaping() {
+        let fragments: [[UInt8]] = [
+            [0xC3, 0xA9], [0xC2, 0xA0], [0xDF, 0xBF], [0xE2, 0x82, 0xAC], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF],
+            [0xEF, 0xBF, 0xBF], [0xF0, 0x9D, 0x84, 0x9E], [0xF0, 0x90, 0x80, 0x80], [0xF4, 0x8F, 0xBF, 0xBF],
+            [0xC2, 0x80], [0xC2, 0x81], [0xC2, 0x9F],   // C1: mapped, undefined in windows-1252, mapped
+            [0x80], [0xBF], [0xC0, 0x80], [0xC1, 0xBF], [0xE0, 0x80, 0x80], [0xED, 0xA0, 0x80],
+            [0xF4, 0x90, 0x80, 0x80], [0xF5, 0x80, 0x80, 0x80], [0xFF], [0xE2, 0x82], [0xF0, 0x9D, 0x84], [0xC3],
+            [0x22], [0x5C], [0x0A], [0x01], [0x1F], [0x7F],
+        ]
+        var checked = 0
+        for f in fragments {
+            for lane in 0..<48 {
+                for after: [UInt8] in [Array(repeating: 0x79, count: 20), [0xC3, 0xA9] + Array(repeating: 0x79, count: 17), [0xE2, 0x82]] {
+                    let s = ArraySlice([UInt8](repeating: 0x78, count: lane) + f + after)
+                    XCTAssertEqual(escaped(s), referenceEscaped(s), "\(f) at \(lane) before \(after.prefix(2))")
+                    checked += 1
+                }
+            }
+        }
+        // Random mixes of the fragments and ASCII runs (a fixed seed: the same strings
+        // each run).
+        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
+        func next(_ bound: Int) -> Int {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return Int(seed % UInt64(bound))
+        }
+        for _ in 0..<4000 {
+            var s: [UInt8] = []
+            for _ in 0..<(1 + next(12)) {
+                s += [UInt8](repeating: UInt8(0x61 + next(26)), count: next(20))
+                s += fragments[next(fragments.count)]
+            }
+            XCTAssertEqual(escaped(s[...]), referenceEscaped(s[...]), "\(s)")
+            checked += 1
+        }
+        XCTAssertGreaterThan(checked, 8000)
+        // Expected bytes: é across the first two steps kept; a C1 control across them
+        // mapped (U+0080 is € in windows-1252); a truncated sequence across them, then
+        // ASCII, replaced byte by byte; an overlong in the second step replaced.
+        let a15 = [UInt8](repeating: 0x61, count: 15), b20 = [UInt8](repeating: 0x62, count: 20)
+        XCTAssertEqual(escaped((a15 + [0xC3, 0xA9] + b20)[...]), a15 + [0xC3, 0xA9] + b20)
+        XCTAssertEqual(escaped((a15 + [0xC2, 0x80] + b20)[...]), a15 + [0xE2, 0x82, 0xAC] + b20)
+        XCTAssertEqual(escaped((a15 + [0xE2, 0x82] + b20)[...]), a15 + [0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD] + b20)
+        XCTAssertEqual(escaped((a15 + [0x61, 0xC0, 0x80] + b20)[...]),
+                       a15 + [0x61, 0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD] + b20)
+        XCTAssertEqual(escaped((a15 + [0xF0, 0x9D, 0x84, 0x9E, 0x22] + b20)[...]),
+                       a15 + [0xF0, 0x9D, 0x84, 0x9E, 0x5C, 0x22] + b20)
+    }
+
     /// Every corpus file parsed by the Swift backend from each of 16 alignments in
     /// memory, in one piece: the lines the same as from a file read whole.
     func testTheSwiftTokenizerGivesTheSameLinesAtEveryAlignment() throws {

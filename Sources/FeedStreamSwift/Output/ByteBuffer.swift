@@ -103,6 +103,8 @@ struct ByteBuffer: ~Copyable {
     private(set) var documentBytes = UnsafeRawBufferPointer(start: nil, count: 0)
     /// The byte classes of JSON string escaping (JSONEscaping.swift).
     let jsonClasses = jsonByteClass
+    /// The UTF-8 automaton's table (JSONEscaping.swift).
+    let utf8StepTable = utf8Steps
 
     init(capacity: Int) {
         self.capacity = capacity

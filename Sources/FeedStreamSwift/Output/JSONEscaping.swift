@@ -85,14 +85,14 @@ extension ByteBuffer {
             if let closing { putReserved(closing) }
             return
         }
-        let cls = jsonClasses
+        let cls = jsonClasses, steps = utf8StepTable
         var i = 0
         var run = 0
         while i < n {
-            // Skip plain ASCII bytes (no control, quote, backslash or byte >= 0x80
-            // among them), 32 or 16 at a time (the last ones too, of a string of 16 or
-            // more), then 8.
-            var found = skipPlainBytesToEnd32(src, &i, n, 0x22, 0x5C, 0x5C)
+            // Skip the bytes copied as they are: plain ASCII (no control, quote or
+            // backslash) and well-formed UTF-8, 16 at a time (the last ones too, of a
+            // string of 16 or more, when they are ASCII), then ASCII 8 at a time.
+            var found = skipJSONPlainBytes(src, &i, n, cls, steps)
             if !found && i < n {
                 // A string of under 16 bytes (or the rest after a special byte):
                 // 8 at a time, the last fewer than 8 as the tail of its last 8
@@ -174,6 +174,143 @@ extension ByteBuffer {
         }
     }
 }
+
+/// Advances `i` over the bytes of `src[i..<n]` that JSON string escaping copies as they
+/// are: printable ASCII other than `"` and `\`, and well-formed UTF-8 sequences other than
+/// C1 controls (U+0080–U+009F, mapped to windows-1252 by the caller). 16 bytes a step
+/// while 16 are left: a step of plain ASCII is one vector test; a step with bytes >=
+/// 0x80 and nothing to escape runs them through ``utf8Steps`` (a sequence may span
+/// steps); a step with a byte to handle is walked byte by byte to the first one, or to
+/// the first byte of the sequence that failed. True when stopped at a byte for the
+/// caller (always at a character's first byte); false when fewer than 16 bytes are
+/// left, with `i` at a character's first byte (the caller's shorter steps take over).
+@inline(__always)
+private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int,
+                                _ cls: UnsafePointer<UInt8>, _ utf8Steps: UnsafePointer<UInt64>) -> Bool {
+    var state = UTF8Steps.accept
+    while i &+ 16 <= n {
+        let x = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
+        let e = unsafeBitCast(escapeLanes16(x), to: SIMD2<UInt64>.self)
+        let h = unsafeBitCast(x & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+        if e[0] | e[1] == 0 {
+            if h[0] | h[1] == 0 && state == UTF8Steps.accept { i &+= 16; continue }
+            // Bytes >= 0x80 (or a sequence from the last step going on), nothing to
+            // escape: through the UTF-8 automaton, on when all is well-formed.
+            var s = state
+            for k in 0..<16 { s = utf8Steps[Int(src[i &+ k])] &>> s }
+            s &= 63
+            if s != UTF8Steps.reject { state = s; i &+= 16; continue }
+        }
+        // Something to handle in this step (a byte to escape, or a sequence the
+        // automaton rejects, both within these 16 bytes): byte by byte to it. `lead` is
+        // where the character being read began (before `i` when it began in an
+        // earlier step).
+        var lead = state == UTF8Steps.accept ? i : sequenceStart(src, i)
+        var s = state
+        var j = i
+        while j < n {   // always stops within the step (see above); bounded all the same
+            if s == UTF8Steps.accept {
+                lead = j
+                if cls[Int(src[j])] == 1 { break }
+            }
+            s = (utf8Steps[Int(src[j])] &>> s) & 63
+            if s == UTF8Steps.reject { j = lead; break }
+            j &+= 1
+        }
+        i = j
+        return true
+    }
+    if state != UTF8Steps.accept {
+        i = sequenceStart(src, i)
+        return false
+    }
+    // Fewer than 16 left of a string of 16 or more: looked at in one step too, as the
+    // tail of its last 16 (the lanes before `i` masked off); plain ASCII ends the scan.
+    guard i < n, n >= 16 else { return false }
+    #if _endian(little)
+    let start = n &- 16
+    let x = UnsafeRawPointer(src + start).loadUnaligned(as: SIMD16<UInt8>.self)
+    let w = unsafeBitCast((escapeLanes16(x) | x) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+    let seen = i &- start   // 1...15 lanes already looked at
+    var lo = w[0], hi = w[1]
+    if seen >= 8 { lo = 0; hi &= ~0 &<< UInt64((seen &- 8) &* 8) } else { lo &= ~0 &<< UInt64(seen &* 8) }
+    if lo | hi == 0 { i = n }
+    #endif
+    return false
+}
+
+/// The first byte of the sequence that ends unfinished before `i` (a well-formed
+/// prefix: its first byte is the last byte >= 0xC0 among the 3 before `i`).
+@inline(__always)
+private func sequenceStart(_ src: UnsafePointer<UInt8>, _ i: Int) -> Int {
+    var j = i &- 1
+    while src[j] < 0xC0 { j &-= 1 }
+    return j
+}
+
+/// 0x80 in the lanes of `x` that JSON escapes (< 0x20, `"`, `\`), 0 in the others
+/// (bytes >= 0x80 included).
+@inline(__always)
+private func escapeLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    let q = x ^ SIMD16(repeating: 0x22), b = x ^ SIMD16(repeating: 0x5C)
+    let one = SIMD16<UInt8>(repeating: 1)
+    return (((q &- one) & ~q) | ((b &- one) & ~b) | ((x &- SIMD16(repeating: 0x20)) & ~x)) & SIMD16(repeating: 0x80)
+}
+
+/// A UTF-8 automaton in shifts (one table word per byte; a state is a bit offset in it,
+/// the next state the 6 bits found there): `state = utf8Steps[byte] &>> state` per byte,
+/// one dependent shift. It accepts what ``validSequence(_:_:)`` accepts, except C2 80–9F
+/// (C1 controls), which it rejects so that the byte-by-byte path maps them.
+enum UTF8Steps {
+    static let accept: UInt64 = 0
+    static let reject: UInt64 = 6
+    // Expecting: a C2's second byte, 1, 2 or 3 continuation bytes, the second byte of
+    // E0 (A0–BF), ED (80–9F), F0 (90–BF), F4 (80–8F).
+    static let afterC2: UInt64 = 12, one: UInt64 = 18, two: UInt64 = 24, three: UInt64 = 30
+    static let afterE0: UInt64 = 36, afterED: UInt64 = 42, afterF0: UInt64 = 48, afterF4: UInt64 = 54
+
+    static func next(_ state: UInt64, _ b: Int) -> UInt64 {
+        let continuation = (0x80...0xBF).contains(b)
+        switch state {
+        case accept:
+            switch b {
+            case 0x00...0x7F: return accept
+            case 0xC2: return afterC2
+            case 0xC3...0xDF: return one
+            case 0xE0: return afterE0
+            case 0xED: return afterED
+            case 0xE1...0xEF: return two
+            case 0xF0: return afterF0
+            case 0xF1...0xF3: return three
+            case 0xF4: return afterF4
+            default: return reject
+            }
+        case afterC2: return (0xA0...0xBF).contains(b) ? accept : reject
+        case one: return continuation ? accept : reject
+        case two: return continuation ? one : reject
+        case three: return continuation ? two : reject
+        case afterE0: return (0xA0...0xBF).contains(b) ? one : reject
+        case afterED: return (0x80...0x9F).contains(b) ? one : reject
+        case afterF0: return (0x90...0xBF).contains(b) ? two : reject
+        case afterF4: return (0x80...0x8F).contains(b) ? two : reject
+        default: return reject
+        }
+    }
+}
+
+/// ``UTF8Steps``' table, allocated once and never freed (read through a pointer, as
+/// ``jsonByteClass``).
+nonisolated(unsafe) let utf8Steps: UnsafePointer<UInt64> = {
+    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+    let states: [UInt64] = [UTF8Steps.accept, UTF8Steps.reject, UTF8Steps.afterC2, UTF8Steps.one, UTF8Steps.two,
+                            UTF8Steps.three, UTF8Steps.afterE0, UTF8Steps.afterED, UTF8Steps.afterF0, UTF8Steps.afterF4]
+    for b in 0..<256 {
+        var row: UInt64 = 0
+        for s in states { row |= UTF8Steps.next(s, b) << s }
+        table[b] = row
+    }
+    return UnsafePointer(table)
+}()
 
 /// Room reserved beyond a string's own length: its closing quote and a 6-byte escape.
 private let escapeSlack = 8
