@@ -85,30 +85,47 @@ final class Interrupt: @unchecked Sendable {
     /// short after ``grace``.
     func runHasStopped() { lock.withLock { stopped = true } }
 
-    /// A file to remove if the process is stopped before it is kept.
-    func removeOnExit(_ path: String) { _ = lock.withLock { temporaries.insert(path) } }
+    /// Creates a file with `create` (which returns a descriptor, or -1 with `errno`
+    /// set) and, when it was created, marks it to remove if the process is stopped
+    /// before it is kept: both under the lock that a signal's clean-up takes, so that a
+    /// signal finds the file either not yet created or already marked (a signal
+    /// arriving between the two left it behind).
+    func createTemporary(_ path: String, _ create: () -> Int32) -> Int32 {
+        lock.withLock {
+            let fd = create()
+            if fd >= 0 { temporaries.insert(path) }
+            return fd
+        }
+    }
+
+    /// The file made by ``createTemporary(_:_:)`` is the output now: not removed.
     func keep(_ path: String) { _ = lock.withLock { temporaries.remove(path) } }
 
+    /// Removes the temporaries and ends the process with `128 + sig`, under the lock:
+    /// no temporary is created in between.
+    private func removeTemporariesAndExit(_ sig: Int32) -> Never {
+        lock.lock()
+        for f in temporaries { unlink(f) }
+        _exit(128 + sig)
+    }
+
     private func received(_ sig: Int32) {
-        let (first, action, files): (Bool, (@Sendable () -> Void)?, Set<String>) = lock.withLock {
+        let (first, action): (Bool, (@Sendable () -> Void)?) = lock.withLock {
             let first = signal == 0
             if first { signal = sig }
-            return (first, onFirst, temporaries)
+            return (first, onFirst)
         }
         if first && sig != SIGPIPE {
             action?()
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.grace) { [self] in
-                let (stopped, files) = lock.withLock { (self.stopped, temporaries) }
-                guard !stopped else { return }
+                guard !lock.withLock({ self.stopped }) else { return }
                 let message = "feedstream: interrupted; a parser did not stop within a second: ended now, "
                     + "without a summary or --stats, the -o and --errors files not written\n"
                 _ = message.withCString { write(2, $0, strlen($0)) }
-                for f in files { unlink(f) }
-                _exit(128 + sig)
+                removeTemporariesAndExit(sig)
             }
         } else {
-            for f in files { unlink(f) }
-            _exit(128 + sig)
+            removeTemporariesAndExit(sig)
         }
     }
 }

@@ -57,11 +57,12 @@ final class OutputFile {
         let folder = url.deletingLastPathComponent().path
         Self.removeStaleTemporaries(in: folder, prefix: ".\(url.lastPathComponent).partial-")
         let tmp = url.deletingLastPathComponent().appendingPathComponent(".\(url.lastPathComponent).partial-\(getpid())").path
-        let fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644)
+        // Created and registered for removal in one step: a signal between the two
+        // would leave the file behind.
+        let fd = Interrupt.shared.createTemporary(tmp) { open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o644) }
         if fd < 0 { throw OutputError(errno: errno) }
         self.path = path
         temporary = tmp
-        Interrupt.shared.removeOnExit(tmp)
         file = FileDescriptorOutput(fd: fd)
         gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
         output = NamedOutput(gzip ?? file, name: name)
