@@ -5,11 +5,11 @@ import XCTest
 
 /// The vector scans (`ByteScan.swift` for the tokenizer, `JSONEscaping.swift` for the
 /// writers, issue 20 "SIMD scanning") give what the byte-by-byte reading gives, wherever
-/// the bytes sit: the 16-byte step, the 8-byte step and
-/// the last bytes are each taken at every alignment, over every file of our corpus
-/// whole and, when the shared real-world corpus is there, over a slice of each of its
-/// files (JSON escaping) and every tenth file whole at one alignment, a different one
-/// each (the tokenizer): the whole of it at 16 alignments takes minutes in a debug build.
+/// the bytes sit: the 16-byte step, the 8-byte step and the last bytes are each taken
+/// at every alignment, over every file of our corpus whole and, when the shared
+/// real-world corpus is there, over a slice of each of its files (JSON escaping) and
+/// every tenth file whole at one alignment, a different one each (the tokenizer): the
+/// whole of it at 16 alignments takes minutes in a debug build.
 final class VectorScanTests: XCTestCase {
     /// Every file of our corpus.
     private var ourFiles: [URL] {

@@ -115,20 +115,25 @@ extension ByteBuffer {
             let c = src[i]
             let k = cls[Int(c)]
             if k == 0 { i &+= 1; continue }
-            if k >= 2 && k <= 4 {
-                let len = Int(k)
-                if i &+ len <= n && validSequence(src + i, len) {
-                    if c == 0xC2 && src[i &+ 1] < 0xA0, let w = windows1252[Int(src[i &+ 1] & 0x1F)] {
-                        // A C1 control: the windows-1252 character it stands for (3
-                        // bytes for 2: room for the rest reserved again).
+            if k >= 2 && k <= 4 && i &+ Int(k) <= n {
+                if c == 0xC2 && src[i &+ 1] & 0xE0 == 0x80 {
+                    // A C1 control (C2 80–9F, which the automaton leaves to this path):
+                    // the windows-1252 character it stands for (3 bytes for 2: room for
+                    // the rest reserved again), or as written where windows-1252
+                    // defines none.
+                    if let w = windows1252[Int(src[i &+ 1] & 0x1F)] {
                         putReserved(src + run, i &- run)
                         reserve(n &- i &+ escapeSlack)
                         appendScalar(w)
                         i &+= 2
                         run = i
-                        continue
+                    } else {
+                        i &+= 2
                     }
-                    i &+= len
+                    continue
+                }
+                if wellFormed(src + i, Int(k), steps) {
+                    i &+= Int(k)
                     continue
                 }
             }
@@ -259,8 +264,9 @@ private func escapeLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
 
 /// A UTF-8 automaton in shifts (one table word per byte; a state is a bit offset in it,
 /// the next state the 6 bits found there): `state = utf8Steps[byte] &>> state` per byte,
-/// one dependent shift. It accepts what ``validSequence(_:_:)`` accepts, except C2 80–9F
-/// (C1 controls), which it rejects so that the byte-by-byte path maps them.
+/// one dependent shift. The writer's one statement of well-formed UTF-8 (no overlong
+/// form, no surrogate, nothing past U+10FFFF), except that it also rejects C2 80–9F (C1
+/// controls), which the byte-by-byte path maps to windows-1252.
 enum UTF8Steps {
     static let accept: UInt64 = 0
     static let reject: UInt64 = 6
@@ -333,23 +339,11 @@ private func specialBytes(_ w: UInt64) -> UInt64 {
     return (control | quote | backslash | w) & highs
 }
 
-/// Checks continuation bytes, overlongs, surrogates and the U+10FFFF limit.
+/// True when the `len` bytes at `p`, a lead byte of that length first, are one
+/// well-formed UTF-8 sequence (``UTF8Steps``, ending where it began).
 @inline(__always)
-private func validSequence(_ p: UnsafePointer<UInt8>, _ len: Int) -> Bool {
-    let b0 = p[0], b1 = p[1]
-    guard b1 & 0xC0 == 0x80 else { return false }
-    switch len {
-    case 2:
-        return true
-    case 3:
-        guard p[2] & 0xC0 == 0x80 else { return false }
-        if b0 == 0xE0 && b1 < 0xA0 { return false }   // overlong
-        if b0 == 0xED && b1 > 0x9F { return false }   // surrogate
-        return true
-    default:
-        guard p[2] & 0xC0 == 0x80, p[3] & 0xC0 == 0x80 else { return false }
-        if b0 == 0xF0 && b1 < 0x90 { return false }   // overlong
-        if b0 == 0xF4 && b1 > 0x8F { return false }   // > U+10FFFF
-        return true
-    }
+private func wellFormed(_ p: UnsafePointer<UInt8>, _ len: Int, _ utf8Steps: UnsafePointer<UInt64>) -> Bool {
+    var s = UTF8Steps.accept
+    for k in 0..<len { s = utf8Steps[Int(p[k])] &>> s }
+    return s & 63 == UTF8Steps.accept
 }
