@@ -36,6 +36,41 @@ final class VectorScanTests: XCTestCase {
         XCTAssertEqual(block.withUnsafeBytes { firstSpecialByte16($0.baseAddress!, 0x22, 0x5C, 0x5C) }, 3)
     }
 
+    /// The tokenizer's line count (`lineFeeds`): the count and the last line feed's index
+    /// as a byte-by-byte count gives them, at every length to 40 and every alignment, in
+    /// long runs (past the 255 steps counted in byte lanes) and with none at all.
+    func testLineFeedsAreCountedAtEveryAlignment() {
+        func reference(_ b: ArraySlice<UInt8>) -> (Int, Int) {
+            (b.filter { $0 == 0x0A }.count, b.lastIndex(of: 0x0A).map { $0 - b.startIndex } ?? -1)
+        }
+        func counted(_ b: ArraySlice<UInt8>) -> (Int, Int) {
+            b.withUnsafeBufferPointer { lineFeeds($0.baseAddress!, $0.count) }
+        }
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D   // xorshift, a fixed seed
+        func next() -> UInt64 {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return seed
+        }
+        var bytes = (0..<9_000).map { _ in next() % 8 == 0 ? UInt8(0x0A) : UInt8(0x61 + next() % 26) }
+        bytes += [UInt8](repeating: 0x0A, count: 4_200) + [UInt8](repeating: 0x20, count: 300)
+        for start in 0..<16 {
+            for n in Array(0...40) + [255 * 16 - 1, 255 * 16, 255 * 16 + 17, 9_000, bytes.count - start] {
+                let b = bytes[start..<start + n]
+                let (c, l) = counted(b), (rc, rl) = reference(b)
+                XCTAssertEqual(c, rc, "count, start \(start), n \(n)")
+                XCTAssertEqual(l, rl, "last, start \(start), n \(n)")
+            }
+        }
+        // Known values: none; 4,200 in a row (more than 255 in each byte lane) after 9,000.
+        XCTAssertEqual(counted([UInt8](repeating: 0x61, count: 100)[...]).1, -1)
+        XCTAssertEqual(counted([UInt8](repeating: 0x61, count: 100)[...]).0, 0)
+        let tail = counted(bytes[9_000...])
+        XCTAssertEqual(tail.0, 4_200)
+        XCTAssertEqual(tail.1, 4_199)
+        XCTAssertEqual(counted(Array("a\nbb\n\nccc".utf8)[...]).0, 3)
+        XCTAssertEqual(counted(Array("a\nbb\n\nccc".utf8)[...]).1, 5)
+    }
+
     /// JSON string escaping as the writers define it, one byte at a time: the oracle.
     private func referenceEscaped(_ s: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []

@@ -581,12 +581,10 @@ final class SwiftXMLTokenizer {
 
     /// Counts the lines of processed bytes.
     private func advance(_ base: UnsafePointer<UInt8>, _ n: Int) {
-        var p = UnsafeRawPointer(base)
-        let end = p + n
-        while p < end, let nl = memchr(p, 0x0A, end - p) {
-            line += 1
-            p = UnsafeRawPointer(nl) + 1
-            lineStart = processed + (p - UnsafeRawPointer(base))
+        let (count, last) = lineFeeds(base, n)
+        if count > 0 {
+            line += count
+            lineStart = processed + last + 1
         }
         processed += n
     }
