@@ -87,9 +87,11 @@ public struct FeedRecordView {
 }
 
 @inline(__always)
-
 func bytes(_ s: CoreSpan) -> FeedBytes {
-    FeedBytes(UnsafeRawBufferPointer(start: s.ptr, count: s.len)).trimmed
+    let b = FeedBytes(UnsafeRawBufferPointer(start: s.ptr, count: s.len))
+    // Most values have no space at either end: no call (measured 2% of writing a dump).
+    guard let p = s.ptr, s.len > 0, isXMLSpace(p[0]) || isXMLSpace(p[s.len &- 1]) else { return b }
+    return b.trimmed
 }
 
 /// Type names: as written, with Atom 0.3's MIME types mapped to Atom 1.0's names, and
