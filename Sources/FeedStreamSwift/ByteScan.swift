@@ -147,3 +147,39 @@ private func sumOfBytes(_ w: UInt64) -> Int {
     let pairs = (w & 0x00FF_00FF_00FF_00FF) &+ ((w &>> 8) & 0x00FF_00FF_00FF_00FF)
     return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) &>> 48)
 }
+
+/// True when the `n` bytes at `a` and at `b` are the same: `memcmp(a, b, n) == 0`
+/// without the call, for the short names and namespace URIs the tokenizer and the
+/// machine compare at each element (16 bytes a step, the last ones by overlapping
+/// loads, as ``copyBytes(to:from:_:)`` moves them).
+@inline(__always)
+func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
+    if n >= 16 {
+        var i = 0
+        while i &+ 16 < n {
+            if !equal16(a + i, b + i) { return false }
+            i &+= 16
+        }
+        return equal16(a + (n &- 16), b + (n &- 16))
+    }
+    if n >= 8 {
+        return (a.loadUnaligned(as: UInt64.self) ^ b.loadUnaligned(as: UInt64.self))
+            | ((a + (n &- 8)).loadUnaligned(as: UInt64.self) ^ (b + (n &- 8)).loadUnaligned(as: UInt64.self)) == 0
+    }
+    if n >= 4 {
+        return (a.loadUnaligned(as: UInt32.self) ^ b.loadUnaligned(as: UInt32.self))
+            | ((a + (n &- 4)).loadUnaligned(as: UInt32.self) ^ (b + (n &- 4)).loadUnaligned(as: UInt32.self)) == 0
+    }
+    if n > 0 {
+        let a = a.assumingMemoryBound(to: UInt8.self), b = b.assumingMemoryBound(to: UInt8.self)
+        return a[0] == b[0] && a[n &>> 1] == b[n &>> 1] && a[n &- 1] == b[n &- 1]
+    }
+    return true
+}
+
+@inline(__always)
+private func equal16(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
+    let d = unsafeBitCast(a.loadUnaligned(as: SIMD16<UInt8>.self) ^ b.loadUnaligned(as: SIMD16<UInt8>.self),
+                          to: SIMD2<UInt64>.self)
+    return d[0] | d[1] == 0
+}

@@ -203,9 +203,9 @@ final class RulesLayoutSchemaTests: XCTestCase {
     func testEveryRuleIsWrittenAndDocumented() throws {
         let schema = try String(contentsOf: Paths.repo.appendingPathComponent("docs/SCHEMA.md"), encoding: .utf8)
         var itemOwners: [String: String] = [:], feedOwners: [String: String] = [:]
-        owners(RecordLayout.item, into: &itemOwners)
-        owners(RecordLayout.itemFeed, into: &itemOwners)
-        owners(RecordLayout.feed, into: &feedOwners)
+        owners(RecordLayout.item.members, into: &itemOwners)
+        owners(RecordLayout.itemFeed.members, into: &itemOwners)
+        owners(RecordLayout.feed.members, into: &feedOwners)
         let itemRows = table(schema, after: "## Item lines"), feedRows = table(schema, after: "## Feed lines")
         var problems: [String] = []
         let listActions: Set<UInt8> = [SFM.rLtext, SFM.rLattr, SFM.rAlink, SFM.rPerson]

@@ -71,6 +71,28 @@ final class VectorScanTests: XCTestCase {
         XCTAssertEqual(counted(Array("a\nbb\n\nccc".utf8)[...]).1, 5)
     }
 
+    /// bytesEqual (names and namespace URIs at each element) is `memcmp(...) == 0`: every
+    /// length to 70, equal, and different at each single byte.
+    func testBytesEqualIsMemcmp() {
+        let a = (0..<80).map { UInt8(truncatingIfNeeded: $0 &* 41 &+ 7) }
+        for n in 0...70 {
+            for start in [0, 3] {
+                var b = a
+                XCTAssertTrue(a.withUnsafeBytes { x in b.withUnsafeBytes { bytesEqual(x.baseAddress! + start, $0.baseAddress! + start, n) } })
+                for k in 0..<n {
+                    b = a
+                    b[start + k] ^= 0x20
+                    let equal = a.withUnsafeBytes { x in b.withUnsafeBytes { bytesEqual(x.baseAddress! + start, $0.baseAddress! + start, n) } }
+                    XCTAssertFalse(equal, "n \(n), start \(start), differing at \(k)")
+                }
+            }
+        }
+        let s1 = Array("http://purl.org/dc/elements/1.1/".utf8), s2 = Array("http://purl.org/dc/elements/1.1X".utf8)
+        XCTAssertTrue(bytesEqual(s1, s1, s1.count))
+        XCTAssertFalse(bytesEqual(s1, s2, s1.count))
+        XCTAssertTrue(bytesEqual(s1, s2, s1.count - 1))
+    }
+
     /// JSON string escaping as the writers define it, one byte at a time: the oracle.
     private func referenceEscaped(_ s: ArraySlice<UInt8>) -> [UInt8] {
         var out: [UInt8] = []

@@ -312,7 +312,7 @@ struct SwiftFeedMachineCore {
         let n = uri.count
         if n == 0 { return (SFM.nsNone, SFM.fRss) }
         let p = uri.baseAddress!
-        if n == nsCacheLen && memcmp(p, nsCache, n) == 0 { return (nsCacheNS, nsCacheFam) }
+        if n == nsCacheLen && bytesEqual(p, nsCache, n) { return (nsCacheNS, nsCacheFam) }
         return classifySlow(p, n)
     }
 

@@ -1508,7 +1508,7 @@ final class SwiftXMLTokenizer {
         guard depth > 0 else { return .stop(.error(i, "syntax error")) }
         let f = frames[depth - 1]
         guard Int(f.nameLength) == nameEnd - nameStart,
-              memcmp(names.base + Int(f.nameOffset), s + nameStart, nameEnd - nameStart) == 0 else {
+              bytesEqual(names.base + Int(f.nameOffset), s + nameStart, nameEnd - nameStart) else {
             return .stop(.error(nameStart, "mismatched tag"))
         }
         let local = names.bytes(Int(f.nameOffset + f.localOffset), Int(f.nameLength - f.localOffset))
