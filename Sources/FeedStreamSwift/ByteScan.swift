@@ -107,43 +107,52 @@ func copyBytes(to d: UnsafeMutableRawPointer, from s: UnsafeRawPointer, _ n: Int
 }
 
 /// The number of line feeds (0x0A) in `p[0..<n]` and the index of the last one (-1 when
-/// there is none): the tokenizer's line count, 16 bytes a step with no stop at each
-/// line (a `memchr` per line cost 3% of converting a dump whose lines are short).
+/// there is none): the tokenizer's line count, 16 bytes a compare with no stop at each
+/// line (a `memchr` per line cost 3% of converting a dump whose lines are short), the
+/// last one looked for from the end afterwards.
 func lineFeeds(_ p: UnsafePointer<UInt8>, _ n: Int) -> (count: Int, last: Int) {
+    let lf = SIMD16<UInt8>(repeating: 0x0A)
+    @inline(__always) func matches(_ i: Int) -> SIMD16<UInt8> {
+        // 0xFF in each lane holding a line feed (`.==` lowers to one byte compare here:
+        // its mask is used as bytes, not tested lane by lane).
+        unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self) .== lf, to: SIMD16<UInt8>.self)
+    }
     var count = 0
-    var lastStep = -1   // the last 16-byte step holding a line feed
     var i = 0
-    let lf = SIMD16<UInt8>(repeating: 0x0A), one = SIMD16<UInt8>(repeating: 1)
     while i &+ 16 <= n {
-        // Up to 255 steps counted in byte lanes (1 per line feed), then summed.
+        // Up to 255 steps counted in byte lanes (each match subtracts 0xFF: adds 1),
+        // then summed.
         var lanes = SIMD16<UInt8>()
-        let steps = min((n &- i) &>> 4, 255)
-        for _ in 0..<steps {
-            let y = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self) ^ lf
-            let hit = ((y &- one) & ~y) &>> 7   // 1 where the byte is a line feed
-            let w = unsafeBitCast(hit, to: SIMD2<UInt64>.self)
-            lastStep = w[0] | w[1] != 0 ? i : lastStep
-            lanes &+= hit
+        for _ in 0..<min((n &- i) &>> 4, 255) {
+            lanes &-= matches(i)
             i &+= 16
         }
         let w = unsafeBitCast(lanes, to: SIMD2<UInt64>.self)
         count &+= sumOfBytes(w[0]) &+ sumOfBytes(w[1])
     }
-    var last = -1
-    if lastStep >= 0 {
-        for k in lastStep..<(lastStep &+ 16) where p[k] == 0x0A { last = k }
-    }
     while i < n {
-        if p[i] == 0x0A { count &+= 1; last = i }
+        if p[i] == 0x0A { count &+= 1 }
         i &+= 1
     }
-    return (count, last)
+    guard count > 0 else { return (0, -1) }
+    // The last one: back 16 bytes at a time to the step holding it, then byte by byte.
+    var j = n
+    while j >= 16 {
+        let w = unsafeBitCast(matches(j &- 16), to: SIMD2<UInt64>.self)
+        if w[0] | w[1] != 0 { break }
+        j &-= 16
+    }
+    while j > 0 {
+        j &-= 1
+        if p[j] == 0x0A { break }
+    }
+    return (count, j)
 }
 
 /// The sum of the eight bytes of `w`.
 @inline(__always)
 private func sumOfBytes(_ w: UInt64) -> Int {
-    // Pairs, then quads, then the four 16-bit sums (each at most 8 × 255).
+    // Pairs, then the four 16-bit sums (each at most 2 × 255) added in the top 16 bits.
     let pairs = (w & 0x00FF_00FF_00FF_00FF) &+ ((w &>> 8) & 0x00FF_00FF_00FF_00FF)
     return Int(truncatingIfNeeded: (pairs &* 0x0001_0001_0001_0001) &>> 48)
 }

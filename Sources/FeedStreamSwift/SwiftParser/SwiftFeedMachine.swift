@@ -321,7 +321,7 @@ struct SwiftFeedMachineCore {
         var ns = SFM.nsOther, fam = SFM.fOther
         for i in 0..<namespaceCount {
             let e = namespaces[i]
-            if e.len == n && memcmp(e.uri, p, n) == 0 {
+            if e.len == n && bytesEqual(e.uri, p, n) {
                 ns = e.ns
                 fam = e.fam
                 break
@@ -389,7 +389,7 @@ struct SwiftFeedMachineCore {
         for i in 0..<attrs.count {
             let a = base + i
             if a.pointee.uri.count == 0 && a.pointee.local.count == len
-                && memcmp(a.pointee.local.baseAddress!, name, len) == 0
+                && bytesEqual(a.pointee.local.baseAddress!, name, len)
             {
                 return a
             }
@@ -642,7 +642,7 @@ struct SwiftFeedMachineCore {
         while i != 0xFFFF {
             let r = UnsafePointer(rules + Int(i))
             if r.pointee.fam == fam && r.pointee.nameLen == len && (r.pointee.scopes & scope) != 0
-                && memcmp(r.pointee.name, p, len) == 0
+                && bytesEqual(r.pointee.name, p, len)
             {
                 return r
             }

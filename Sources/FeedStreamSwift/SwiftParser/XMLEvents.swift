@@ -32,7 +32,7 @@ extension UnsafeRawBufferPointer {
     func equals(_ s: StaticString) -> Bool {
         guard count == s.utf8CodeUnitCount else { return false }
         if count == 0 { return true }
-        return memcmp(baseAddress!, s.utf8Start, count) == 0
+        return bytesEqual(baseAddress!, s.utf8Start, count)
     }
 
     /// Byte-wise equality.
@@ -40,7 +40,7 @@ extension UnsafeRawBufferPointer {
     func equals(_ other: UnsafeRawBufferPointer) -> Bool {
         guard count == other.count else { return false }
         if count == 0 { return true }
-        return memcmp(baseAddress!, other.baseAddress!, count) == 0
+        return bytesEqual(baseAddress!, other.baseAddress!, count)
     }
 }
 

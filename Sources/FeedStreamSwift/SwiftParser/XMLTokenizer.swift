@@ -177,7 +177,7 @@ final class SwiftXMLTokenizer {
             var i = Int(truncatingIfNeeded: Self.hash(a.name, n, 0xCBF2_9CE4_8422_2325)) & mask
             while byName[i] >= 0 {
                 let b = raw[Int(byName[i])]
-                if Int(b.nameLength) == n && memcmp(b.name, a.name, n) == 0 { return .byName }
+                if Int(b.nameLength) == n && bytesEqual(b.name, a.name, n) { return .byName }
                 i = (i + 1) & mask
             }
             byName[i] = Int32(k)
@@ -189,7 +189,7 @@ final class SwiftXMLTokenizer {
             while byExpanded[i] >= 0 {
                 let b = raw[Int(byExpanded[i])]
                 if b.uri.equals(a.uri) && Int(b.nameLength - b.colon) == localLength
-                    && memcmp(b.name + Int(b.colon), local, localLength) == 0 { return .byNamespace }
+                    && bytesEqual(b.name + Int(b.colon), local, localLength) { return .byNamespace }
                 i = (i + 1) & mask
             }
             byExpanded[i] = Int32(k)
@@ -1337,13 +1337,13 @@ final class SwiftXMLTokenizer {
             } else {
                 for m in 0..<k {
                     let b = raw[m]
-                    if b.nameLength == a.nameLength && memcmp(b.name, nm, Int(a.nameLength)) == 0 {
+                    if b.nameLength == a.nameLength && bytesEqual(b.name, nm, Int(a.nameLength)) {
                         return .error(Int(a.position), "duplicate attribute")
                     }
                     if a.colon >= 0 && b.colon >= 0 && !(b.colon == 5 && matches(b.name, "xmlns"))
                         && raw[m].uri.equals(raw[k].uri)
                         && Int(a.nameLength - a.colon) == Int(b.nameLength - b.colon)
-                        && memcmp(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) == 0 {
+                        && bytesEqual(nm + Int(a.colon), b.name + Int(b.colon), Int(a.nameLength - a.colon)) {
                         return .error(tagStart, "duplicate attribute")
                     }
                 }
@@ -1384,8 +1384,8 @@ final class SwiftXMLTokenizer {
     /// Whether the attribute `a` of element `qname` is of type CDATA (or not declared).
     private func declaredCDATA(_ qname: UnsafePointer<UInt8>, _ qlen: Int, _ a: RawAttr) -> Bool {
         for d in defaults where d.name.count == Int(a.nameLength) && d.element.count == qlen
-            && memcmp(d.name.baseAddress!, a.name, d.name.count) == 0
-            && d.element.withUnsafeBufferPointer({ memcmp($0.baseAddress!, qname, qlen) == 0 }) {
+            && bytesEqual(d.name.baseAddress!, a.name, d.name.count)
+            && d.element.withUnsafeBufferPointer({ bytesEqual($0.baseAddress!, qname, qlen) }) {
             return d.cdata
         }
         return true
@@ -1395,10 +1395,10 @@ final class SwiftXMLTokenizer {
     /// specified ones (as expat does). Returns the new attribute count.
     private func applyDefaults(_ qname: UnsafePointer<UInt8>, _ qlen: Int, _ count: Int, _ tagStart: Int) -> Int {
         var n = count
-        for d in defaults where d.element.count == qlen && d.element.withUnsafeBufferPointer({ memcmp($0.baseAddress!, qname, qlen) == 0 }) {
+        for d in defaults where d.element.count == qlen && d.element.withUnsafeBufferPointer({ bytesEqual($0.baseAddress!, qname, qlen) }) {
             guard let value = d.value else { continue }
             var present = false
-            for k in 0..<n where Int(raw[k].nameLength) == d.name.count && memcmp(raw[k].name, d.name.baseAddress!, d.name.count) == 0 {
+            for k in 0..<n where Int(raw[k].nameLength) == d.name.count && bytesEqual(raw[k].name, d.name.baseAddress!, d.name.count) {
                 present = true
             }
             if present { continue }
@@ -1559,7 +1559,7 @@ final class SwiftXMLTokenizer {
         for k in first..<bindingsCount {
             let b = bindings[k]
             if Int(b.prefixLength) == prefix.count
-                && (prefix.count == 0 || memcmp(nsBytes.base + Int(b.prefixOffset), prefix.baseAddress!, prefix.count) == 0) {
+                && (prefix.count == 0 || bytesEqual(nsBytes.base + Int(b.prefixOffset), prefix.baseAddress!, prefix.count)) {
                 return true
             }
         }
@@ -1573,7 +1573,7 @@ final class SwiftXMLTokenizer {
         while k >= 0 {
             let b = bindings[k]
             if Int(b.prefixLength) == prefix.count
-                && (prefix.count == 0 || memcmp(nsBytes.base + Int(b.prefixOffset), prefix.baseAddress!, prefix.count) == 0) {
+                && (prefix.count == 0 || bytesEqual(nsBytes.base + Int(b.prefixOffset), prefix.baseAddress!, prefix.count)) {
                 return b.uriLength == 0 ? nil : nsBytes.bytes(Int(b.uriOffset), Int(b.uriLength))
             }
             k -= 1
@@ -2058,7 +2058,7 @@ final class SwiftXMLTokenizer {
                 j = ve + 1
             }
             let known = defaults.contains { d in
-                d.element == element && d.name.count == attribute.count && memcmp(d.name.baseAddress!, attribute.baseAddress!, attribute.count) == 0
+                d.element == element && d.name.count == attribute.count && bytesEqual(d.name.baseAddress!, attribute.baseAddress!, attribute.count)
             }
             if known { continue }
             let nameCopy = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: max(attribute.count, 1))
@@ -2182,7 +2182,7 @@ private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 |
 @inline(__always)
 /// `p` begins with `s` (with its first `prefix` bytes, when fewer).
 private func matches(_ p: UnsafePointer<UInt8>, _ s: StaticString, prefix: Int = .max) -> Bool {
-    memcmp(p, s.utf8Start, min(prefix, s.utf8CodeUnitCount)) == 0
+    bytesEqual(p, s.utf8Start, min(prefix, s.utf8CodeUnitCount))
 }
 
 private func asciiLowercased<C: Collection>(_ b: C) -> [UInt8] where C.Element == UInt8 {
