@@ -1,8 +1,9 @@
 // Vector scanning of byte runs (issue 20, "SIMD scanning"): 16 bytes classified per
 // step with portable SIMD (`SIMD16<UInt8>`, no platform intrinsics), for the loops that
 // skip plain bytes — character data, attribute values and CDATA in the Swift XML
-// tokenizer (JSON string escaping has its own, JSONEscaping.swift). The callers keep
-// their 8-byte and byte-by-byte paths for the last bytes (and to handle the byte found).
+// tokenizer (JSON string escaping has its own, JSONEscaping.swift) — and the UTF-8
+// automaton both read non-ASCII text with. The callers keep their 8-byte and
+// byte-by-byte paths for the last bytes (and to handle the byte found).
 //
 // The class test is done with lane-wise wrapping arithmetic rather than `.==` (whose
 // `SIMDMask` the compiler lowers lane by lane through memory): in a byte lane, `y == 0`
@@ -22,10 +23,50 @@ func firstSpecialByte16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt
 @inline(__always)
 private func specialLanes16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
     let x = p.loadUnaligned(as: SIMD16<UInt8>.self)
+    return (asciiLanes16(x, a, b, c) | x) & SIMD16(repeating: 0x80)
+}
+
+/// The high bit set in each lane of `x` that is a control character (< 0x20) or equal
+/// to `a`, `b` or `c` (possibly other bits too; bytes >= 0x80 are not looked at).
+@inline(__always)
+private func asciiLanes16(_ x: SIMD16<UInt8>, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
     let ya = x ^ SIMD16(repeating: a), yb = x ^ SIMD16(repeating: b), yc = x ^ SIMD16(repeating: c)
     let one = SIMD16<UInt8>(repeating: 1)
-    return (((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc)
-        | ((x &- SIMD16(repeating: 0x20)) & ~x) | x) & SIMD16(repeating: 0x80)
+    return ((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc) | ((x &- SIMD16(repeating: 0x20)) & ~x)
+}
+
+/// ``skipPlainBytes16(_:_:_:_:_:_:)`` for text that may be in any script: a step whose
+/// only bytes to stop at are >= 0x80 goes on when they are well-formed UTF-8 by
+/// `steps` (``UTF8Steps/Rules/xml``; a character may span steps), so that text is not
+/// stopped at each non-ASCII character. True when stopped at a byte to handle (the
+/// first that ``firstSpecialByte16(_:_:_:_:)`` flags in the step, or the first byte of a
+/// character begun in an earlier step); false when fewer than 16 bytes are left, with
+/// `i` at a character's first byte. Either way the byte-by-byte reading takes over there.
+@inline(__always)
+func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8,
+                     _ steps: UnsafePointer<UInt64>) -> Bool {
+    var state = UTF8Steps.accept
+    while i &+ 16 <= n {
+        let x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
+        let stops = asciiLanes16(x, a, b, c) & SIMD16(repeating: 0x80)
+        let w = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
+        if w[0] | w[1] == 0 {
+            let h = unsafeBitCast(x & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+            if h[0] | h[1] == 0 && state == UTF8Steps.accept { i &+= 16; continue }
+            var s = state
+            for k in 0..<16 { s = steps[Int(p[i &+ k])] &>> s }
+            s &= 63
+            if s != UTF8Steps.reject { state = s; i &+= 16; continue }
+        }
+        if state != UTF8Steps.accept {
+            i = UTF8Steps.sequenceStart(p, i)
+        } else {
+            i &+= firstFlagged(stops | (x & SIMD16(repeating: 0x80)))
+        }
+        return true
+    }
+    if state != UTF8Steps.accept { i = UTF8Steps.sequenceStart(p, i) }
+    return false
 }
 
 /// The index of the first lane of `m` with its high bit set (lanes are 0 or 0x80), 16
@@ -191,4 +232,81 @@ private func equal16(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
     let d = unsafeBitCast(a.loadUnaligned(as: SIMD16<UInt8>.self) ^ b.loadUnaligned(as: SIMD16<UInt8>.self),
                           to: SIMD2<UInt64>.self)
     return d[0] | d[1] == 0
+}
+
+/// A UTF-8 automaton in shifts (one table word per byte; a state is a bit offset in it,
+/// the next state the 6 bits found there): `state = table[byte] &>> state` per byte, one
+/// dependent shift, no branch. The one statement of well-formed UTF-8 (no overlong form,
+/// no surrogate, nothing past U+10FFFF) for the vector scans of the JSON writer and the
+/// Swift tokenizer, each of which leaves a few characters to its byte-by-byte path
+/// (``Rules``).
+enum UTF8Steps {
+    /// What each reader leaves to its byte-by-byte path, besides malformed sequences.
+    enum Rules {
+        /// JSON escaping: C1 controls (C2 80–9F), mapped to windows-1252 there.
+        case json
+        /// The XML tokenizer: U+FFC0–U+FFFF (EF BF ..), among which U+FFFE and U+FFFF
+        /// are not XML characters.
+        case xml
+    }
+
+    static let accept: UInt64 = 0
+    static let reject: UInt64 = 6
+    // Expecting: the second byte of C2 (JSON: A0–BF) or of EF (XML: 80–BE); 1, 2 or 3
+    // continuation bytes; the second byte of E0 (A0–BF), ED (80–9F), F0 (90–BF), F4
+    // (80–8F). Ten states of 6 bits fill the 64-bit word, so the two rules share one.
+    static let afterC2orEF: UInt64 = 12, one: UInt64 = 18, two: UInt64 = 24, three: UInt64 = 30
+    static let afterE0: UInt64 = 36, afterED: UInt64 = 42, afterF0: UInt64 = 48, afterF4: UInt64 = 54
+
+    static func next(_ state: UInt64, _ b: Int, _ rules: Rules) -> UInt64 {
+        let continuation = (0x80...0xBF).contains(b)
+        switch state {
+        case accept:
+            switch b {
+            case 0x00...0x7F: return accept
+            case 0xC2: return rules == .json ? afterC2orEF : one
+            case 0xC3...0xDF: return one
+            case 0xE0: return afterE0
+            case 0xED: return afterED
+            case 0xEF: return rules == .xml ? afterC2orEF : two
+            case 0xE1...0xEF: return two
+            case 0xF0: return afterF0
+            case 0xF1...0xF3: return three
+            case 0xF4: return afterF4
+            default: return reject
+            }
+        case afterC2orEF:
+            return rules == .json ? ((0xA0...0xBF).contains(b) ? accept : reject) : ((0x80...0xBE).contains(b) ? one : reject)
+        case one: return continuation ? accept : reject
+        case two: return continuation ? one : reject
+        case three: return continuation ? two : reject
+        case afterE0: return (0xA0...0xBF).contains(b) ? one : reject
+        case afterED: return (0x80...0x9F).contains(b) ? one : reject
+        case afterF0: return (0x90...0xBF).contains(b) ? two : reject
+        case afterF4: return (0x80...0x8F).contains(b) ? two : reject
+        default: return reject
+        }
+    }
+
+    /// The automaton's table for `rules`, allocated and never freed (the readers keep
+    /// one each, for the process).
+    static func table(_ rules: Rules) -> UnsafePointer<UInt64> {
+        let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
+        let states: [UInt64] = [accept, reject, afterC2orEF, one, two, three, afterE0, afterED, afterF0, afterF4]
+        for b in 0..<256 {
+            var row: UInt64 = 0
+            for s in states { row |= next(s, b, rules) << s }
+            table[b] = row
+        }
+        return UnsafePointer(table)
+    }
+
+    /// The first byte of the sequence that ends unfinished before `i` (a well-formed
+    /// prefix: its first byte is the last byte >= 0xC0 among the 3 before `i`).
+    @inline(__always)
+    static func sequenceStart(_ src: UnsafePointer<UInt8>, _ i: Int) -> Int {
+        var j = i &- 1
+        while src[j] < 0xC0 { j &-= 1 }
+        return j
+    }
 }

@@ -210,7 +210,7 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
         // automaton rejects, both within these 16 bytes): byte by byte to it. `lead` is
         // where the character being read began (before `i` when it began in an
         // earlier step).
-        var lead = state == UTF8Steps.accept ? i : sequenceStart(src, i)
+        var lead = state == UTF8Steps.accept ? i : UTF8Steps.sequenceStart(src, i)
         var s = state
         var j = i
         while j < n {   // always stops within the step (see above); bounded all the same
@@ -226,7 +226,7 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
         return true
     }
     if state != UTF8Steps.accept {
-        i = sequenceStart(src, i)
+        i = UTF8Steps.sequenceStart(src, i)
         return false
     }
     // Fewer than 16 left of a string of 16 or more: looked at in one step too, as the
@@ -244,15 +244,6 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
     return false
 }
 
-/// The first byte of the sequence that ends unfinished before `i` (a well-formed
-/// prefix: its first byte is the last byte >= 0xC0 among the 3 before `i`).
-@inline(__always)
-private func sequenceStart(_ src: UnsafePointer<UInt8>, _ i: Int) -> Int {
-    var j = i &- 1
-    while src[j] < 0xC0 { j &-= 1 }
-    return j
-}
-
 /// 0x80 in the lanes of `x` that JSON escapes (< 0x20, `"`, `\`), 0 in the others
 /// (bytes >= 0x80 included).
 @inline(__always)
@@ -262,61 +253,9 @@ private func escapeLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
     return (((q &- one) & ~q) | ((b &- one) & ~b) | ((x &- SIMD16(repeating: 0x20)) & ~x)) & SIMD16(repeating: 0x80)
 }
 
-/// A UTF-8 automaton in shifts (one table word per byte; a state is a bit offset in it,
-/// the next state the 6 bits found there): `state = utf8Steps[byte] &>> state` per byte,
-/// one dependent shift. The writer's one statement of well-formed UTF-8 (no overlong
-/// form, no surrogate, nothing past U+10FFFF), except that it also rejects C2 80–9F (C1
-/// controls), which the byte-by-byte path maps to windows-1252.
-enum UTF8Steps {
-    static let accept: UInt64 = 0
-    static let reject: UInt64 = 6
-    // Expecting: a C2's second byte, 1, 2 or 3 continuation bytes, the second byte of
-    // E0 (A0–BF), ED (80–9F), F0 (90–BF), F4 (80–8F).
-    static let afterC2: UInt64 = 12, one: UInt64 = 18, two: UInt64 = 24, three: UInt64 = 30
-    static let afterE0: UInt64 = 36, afterED: UInt64 = 42, afterF0: UInt64 = 48, afterF4: UInt64 = 54
-
-    static func next(_ state: UInt64, _ b: Int) -> UInt64 {
-        let continuation = (0x80...0xBF).contains(b)
-        switch state {
-        case accept:
-            switch b {
-            case 0x00...0x7F: return accept
-            case 0xC2: return afterC2
-            case 0xC3...0xDF: return one
-            case 0xE0: return afterE0
-            case 0xED: return afterED
-            case 0xE1...0xEF: return two
-            case 0xF0: return afterF0
-            case 0xF1...0xF3: return three
-            case 0xF4: return afterF4
-            default: return reject
-            }
-        case afterC2: return (0xA0...0xBF).contains(b) ? accept : reject
-        case one: return continuation ? accept : reject
-        case two: return continuation ? one : reject
-        case three: return continuation ? two : reject
-        case afterE0: return (0xA0...0xBF).contains(b) ? one : reject
-        case afterED: return (0x80...0x9F).contains(b) ? one : reject
-        case afterF0: return (0x90...0xBF).contains(b) ? two : reject
-        case afterF4: return (0x80...0x8F).contains(b) ? two : reject
-        default: return reject
-        }
-    }
-}
-
-/// ``UTF8Steps``' table, allocated once and never freed (read through a pointer, as
-/// ``jsonByteClass``).
-nonisolated(unsafe) let utf8Steps: UnsafePointer<UInt64> = {
-    let table = UnsafeMutablePointer<UInt64>.allocate(capacity: 256)
-    let states: [UInt64] = [UTF8Steps.accept, UTF8Steps.reject, UTF8Steps.afterC2, UTF8Steps.one, UTF8Steps.two,
-                            UTF8Steps.three, UTF8Steps.afterE0, UTF8Steps.afterED, UTF8Steps.afterF0, UTF8Steps.afterF4]
-    for b in 0..<256 {
-        var row: UInt64 = 0
-        for s in states { row |= UTF8Steps.next(s, b) << s }
-        table[b] = row
-    }
-    return UnsafePointer(table)
-}()
+/// The JSON writer's UTF-8 automaton (``UTF8Steps``, ``UTF8Steps/Rules/json``), allocated
+/// once and never freed (read through a pointer, as ``jsonByteClass``).
+nonisolated(unsafe) let utf8Steps: UnsafePointer<UInt64> = UTF8Steps.table(.json)
 
 /// Room reserved beyond a string's own length: its closing quote and a 6-byte escape.
 private let escapeSlack = 8

@@ -52,6 +52,8 @@ final class SwiftXMLTokenizer {
     // The byte tables, held here so hot loops do not go through lazy globals.
     private let textTable = textClass
     private let cdataTable = cdataClass
+    /// The UTF-8 automaton that text and CDATA are read through (``skipTextBytes16``).
+    private let utf8StepTable = xmlUTF8Steps
     private let nameTable = nameClass
     private let nameStartTable = nameStartClass
     /// ``UnsafeRawBufferPointer/emptyBytes``, read per element and attribute without the
@@ -673,7 +675,7 @@ final class SwiftXMLTokenizer {
             let runStart = i
             var stopByte: UInt8 = 0
             scanning: while true {
-                let found = skipPlainBytes16(s, &i, n, 0x3C, 0x26, 0x5D)
+                let found = skipTextBytes16(s, &i, n, 0x3C, 0x26, 0x5D, utf8StepTable)
                 while !found && i &+ 8 <= n {
                     let x = UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self)
                     let m = attentionMask(x)
@@ -1845,7 +1847,7 @@ final class SwiftXMLTokenizer {
         var i = from
         var run = from
         while true {
-            let found = skipPlainBytes32(s, &i, n, 0x5D, 0x5D, 0x5D)
+            let found = skipTextBytes16(s, &i, n, 0x5D, 0x5D, 0x5D, utf8StepTable)
             while !found && i &+ 8 <= n {
                 let m = cdataMask(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
                 if m != 0 { i &+= m.trailingZeroBitCount &>> 3; break }
@@ -2135,6 +2137,9 @@ private func cdataMask(_ x: UInt64) -> UInt64 {
 }
 
 private nonisolated(unsafe) let cdataClass: UnsafePointer<UInt8> = table { c in c < 0x20 || c >= 0x80 || c == 0x5D }
+
+/// The tokenizer's UTF-8 automaton (``UTF8Steps/Rules/xml``), made once.
+private nonisolated(unsafe) let xmlUTF8Steps = UTF8Steps.table(.xml)
 
 /// Every byte value at its own offset: one character's text without a buffer of its own.
 private nonisolated(unsafe) let everyByte: UnsafePointer<UInt8> = {
