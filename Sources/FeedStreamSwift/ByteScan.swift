@@ -35,11 +35,13 @@ private func asciiLanes16(_ x: SIMD16<UInt8>, _ a: UInt8, _ b: UInt8, _ c: UInt8
     return ((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc) | ((x &- SIMD16(repeating: 0x20)) & ~x)
 }
 
-/// ``skipPlainBytes16(_:_:_:_:_:_:)`` for text that may be in any script: a step whose
-/// only bytes to stop at are >= 0x80 goes on when they are well-formed UTF-8 by
+/// ``skipPlainBytes16(_:_:_:_:_:_:)`` for character data and CDATA, which may be in any
+/// script and run over many lines: tabs and line feeds are not stopped at, and a step
+/// whose only bytes to stop at are >= 0x80 goes on when they are well-formed UTF-8 by
 /// `steps` (``UTF8Steps/Rules/xml``; a character may span steps), so that text is not
 /// stopped at each non-ASCII character. True when stopped at a byte to handle (the
-/// first that ``firstSpecialByte16(_:_:_:_:)`` flags in the step, or the first byte of a
+/// first other than a tab or line feed that ``firstSpecialByte16(_:_:_:_:)`` flags in the
+/// step, or the first byte of a
 /// character begun in an earlier step); false when fewer than 16 bytes are left, with
 /// `i` at a character's first byte. Either way the byte-by-byte reading takes over there.
 @inline(__always)
@@ -48,7 +50,11 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
     var state = UTF8Steps.accept
     while i &+ 16 <= n {
         let x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
-        let stops = asciiLanes16(x, a, b, c) & SIMD16(repeating: 0x80)
+        // Tabs and line feeds are text like any other (carriage returns are not: they
+        // are normalized).
+        let t = x ^ SIMD16(repeating: 0x09), l = x ^ SIMD16(repeating: 0x0A), one = SIMD16<UInt8>(repeating: 1)
+        let tabsAndLineFeeds = ((t &- one) & ~t) | ((l &- one) & ~l)
+        let stops = asciiLanes16(x, a, b, c) & ~tabsAndLineFeeds & SIMD16(repeating: 0x80)
         let w = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
         if w[0] | w[1] == 0 {
             let h = unsafeBitCast(x & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
