@@ -414,6 +414,32 @@ final class SwiftFeedMachineTests: XCTestCase {
     }
 
     /// An RSS 2.0 item as a hand-made event sequence.
+    /// The rule table's hash spreads the rules (no chain longer than 6, most buckets
+    /// holding at most two), and the chain of each rule's name finds the rule (or an
+    /// earlier one of the same family and name, as table order has it).
+    func testTheRuleHashSpreadsTheRulesAndEveryRuleIsInItsChain() {
+        let t = SwiftRules.shared
+        var lengths = [Int](repeating: 0, count: SFM.hashSize)
+        for b in 0..<SFM.hashSize {
+            var i = t.head[b]
+            while i != 0xFFFF { lengths[b] += 1; i = t.next[Int(i)] }
+        }
+        XCTAssertEqual(lengths.reduce(0, +), t.ruleCount)
+        XCTAssertLessThanOrEqual(lengths.max()!, 6, "\(lengths.sorted().suffix(8))")
+        XCTAssertGreaterThan(lengths.filter { $0 > 0 }.count, t.ruleCount / 3)
+        for r in 0..<t.ruleCount {
+            let rule = t.rules[r]
+            var i = t.head[SwiftRules.hash(rule.fam, rule.name, rule.nameLen)]
+            var found = false
+            while i != 0xFFFF && !found {
+                let c = t.rules[Int(i)]
+                found = c.fam == rule.fam && c.nameLen == rule.nameLen && bytesEqual(c.name, rule.name, c.nameLen)
+                i = t.next[Int(i)]
+            }
+            XCTAssertTrue(found, "rule \(r)")
+        }
+    }
+
     func testRSSItemFromHandMadeEvents() throws {
         let m = SwiftFeedMachine(maxItemBytes: 0)
         let dump = RawDump()

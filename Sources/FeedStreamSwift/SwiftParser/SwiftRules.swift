@@ -88,13 +88,26 @@ final class SwiftRules: @unchecked Sendable {
     let namespaceCount: Int
     let listColumns: UnsafeMutablePointer<Int>
 
-    /// FNV-1a over the family and the name, as the C core hashes (any hash would do; the
-    /// same one keeps the chains alike).
+    /// The rule table's bucket for a family and a name: the name's first and last 8
+    /// bytes (fewer: overlapping loads, as ``bytesEqual(_:_:_:)`` reads), its length and
+    /// the family, mixed by multiplies, the top bits taken. Any hash would do (a chain is
+    /// compared name by name); this one reads a name in at most two loads where a
+    /// byte-by-byte hash (FNV-1a, which the C core keeps) took 1.4% of converting a dump.
     @inline(__always)
     static func hash(_ fam: UInt8, _ s: UnsafePointer<UInt8>, _ len: Int) -> Int {
-        var h: UInt32 = 2_166_136_261 ^ UInt32(fam)
-        for i in 0..<len { h = (h ^ UInt32(s[i])) &* 16_777_619 }
-        return Int(h & UInt32(SFM.hashSize - 1))
+        let p = UnsafeRawPointer(s)
+        var a: UInt64 = 0, b: UInt64 = 0
+        if len >= 8 {
+            a = p.loadUnaligned(as: UInt64.self)
+            b = (p + (len &- 8)).loadUnaligned(as: UInt64.self)
+        } else if len >= 4 {
+            a = UInt64(p.loadUnaligned(as: UInt32.self))
+            b = UInt64((p + (len &- 4)).loadUnaligned(as: UInt32.self))
+        } else if len > 0 {
+            a = UInt64(s[0]) | UInt64(s[len &>> 1]) &<< 8 | UInt64(s[len &- 1]) &<< 16
+        }
+        let h = ((a &* 0x9E37_79B9_7F4A_7C15) ^ b ^ (UInt64(len) &<< 8 | UInt64(fam))) &* 0xFF51_AFD7_ED55_8CCD
+        return Int(truncatingIfNeeded: h &>> 32) & (SFM.hashSize - 1)
     }
 
     private init() {
