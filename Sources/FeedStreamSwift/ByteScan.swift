@@ -209,8 +209,8 @@ private func sumOfBytes(_ w: UInt64) -> Int {
 /// True when the `n` bytes at `a` and at `b` are the same: `memcmp(a, b, n) == 0`
 /// without the call, for the short names and namespace URIs the tokenizer and the
 /// machine compare at each element (16 bytes a step, the last ones by overlapping
-/// loads, as ``copyBytes(to:from:_:)`` moves them).
-@inline(__always)
+/// loads, as ``copyBytes(to:from:_:)`` moves them); also ``FeedBytes/equals(_:)``'s.
+@inlinable @inline(__always)
 func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
     if n >= 16 {
         var i = 0
@@ -235,8 +235,9 @@ func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool 
     return true
 }
 
-@inline(__always)
-private func equal16(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
+/// The 16 bytes at `a` and at `b` are the same.
+@usableFromInline @inline(__always)
+func equal16(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
     let d = unsafeBitCast(a.loadUnaligned(as: SIMD16<UInt8>.self) ^ b.loadUnaligned(as: SIMD16<UInt8>.self),
                           to: SIMD2<UInt64>.self)
     return d[0] | d[1] == 0

@@ -53,7 +53,7 @@ public struct FeedBytes {
     @inlinable
     public func equals(_ literal: StaticString) -> Bool {
         guard isPresent, buffer.count == literal.utf8CodeUnitCount else { return false }
-        return memcmpBytes(buffer.baseAddress!, UnsafeRawPointer(literal.utf8Start), buffer.count)
+        return bytesEqual(buffer.baseAddress!, UnsafeRawPointer(literal.utf8Start), buffer.count)
     }
 
     /// ASCII case-insensitive comparison with a lowercase ASCII literal.
@@ -82,14 +82,6 @@ public struct FeedBytes {
 
 @inlinable
 func isXMLSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x0D || c == 0x09 }
-
-@inlinable
-func memcmpBytes(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) -> Bool {
-    for i in 0..<n where a.load(fromByteOffset: i, as: UInt8.self) != b.load(fromByteOffset: i, as: UInt8.self) {
-        return false
-    }
-    return true
-}
 
 extension FeedBytes: CustomStringConvertible {
     public var description: String { string ?? "<absent>" }
