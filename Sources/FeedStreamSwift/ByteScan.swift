@@ -37,15 +37,15 @@ private func asciiLanes16(_ x: SIMD16<UInt8>, _ a: UInt8, _ b: UInt8, _ c: UInt8
     return ((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc) | ((x &- SIMD16(repeating: 0x20)) & ~x)
 }
 
-/// ``skipPlainBytes16(_:_:_:_:_:_:)`` for character data and CDATA, which may be in any
-/// script and run over many lines: tabs and line feeds are not stopped at, and a step
-/// whose only bytes to stop at are >= 0x80 goes on when they are well-formed UTF-8 by
-/// `steps` (``UTF8Steps/Rules/xml``; a character may span steps), so that text is not
-/// stopped at each non-ASCII character. True when stopped at a byte to handle (the
-/// first other than a tab or line feed that ``firstSpecialByte16(_:_:_:_:)`` flags in
-/// the step, or the first byte of a character begun in an earlier step); false when
-/// fewer than 16 bytes are left, with `i` at a character's first byte. Either way the
-/// byte-by-byte reading takes over there.
+/// Advances `i` over the plain bytes of character data or CDATA in `p[i..<n]`, 16 at a
+/// time while 16 are left: the bytes ``firstSpecialByte16(_:_:_:_:)`` does not stop at,
+/// and also tabs and line feeds, and bytes >= 0x80 in a step whose other bytes are
+/// plain when they are well-formed UTF-8 by `steps` (``UTF8Steps/Rules/xml``; a
+/// character may span steps), so that text in any script is not stopped at each
+/// character. True when stopped at a byte to handle (the first other than a tab or line
+/// feed that ``firstSpecialByte16(_:_:_:_:)`` flags in the step, or the first byte of a
+/// character begun in an earlier step); false when fewer than 16 bytes are left, with
+/// `i` at a character's first byte. Either way the byte-by-byte reading takes over there.
 @inline(__always)
 func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8,
                      _ steps: UnsafePointer<UInt64>) -> Bool {
@@ -90,43 +90,6 @@ func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     if w[1] != 0 { return 8 &+ (w[1].leadingZeroBitCount &>> 3) }
     #endif
     return 16
-}
-
-/// Advances `i` over the bytes of `p[i..<n]` that ``firstSpecialByte16(_:_:_:_:)`` does not
-/// stop at, 16 at a time while 16 are left. True when it stopped at such a byte; false
-/// when fewer than 16 bytes are left to look at (for the caller's shorter steps).
-@inline(__always)
-func skipPlainBytes16(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
-    while i &+ 16 <= n {
-        let k = firstSpecialByte16(p + i, a, b, c)
-        i &+= k
-        if k < 16 { return true }
-    }
-    return false
-}
-
-/// ``skipPlainBytes16(_:_:_:_:_:_:)`` 32 bytes a step while 32 are left (one test for
-/// both halves), for runs that are often long (CDATA sections).
-@inline(__always)
-func skipPlainBytes32(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
-    skip32BytesASteps(p, &i, n, a, b, c) || skipPlainBytes16(p, &i, n, a, b, c)
-}
-
-/// The 32-byte steps of the one above: true when stopped at a byte to handle, false
-/// when fewer than 32 bytes are left.
-@inline(__always)
-private func skip32BytesASteps(_ p: UnsafeRawPointer, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Bool {
-    while i &+ 32 <= n {
-        let m0 = specialLanes16(p + i, a, b, c), m1 = specialLanes16(p + (i &+ 16), a, b, c)
-        let w = unsafeBitCast(m0 | m1, to: SIMD2<UInt64>.self)
-        if w[0] | w[1] != 0 {
-            let k = firstFlagged(m0)
-            i &+= k < 16 ? k : 16 &+ firstFlagged(m1)
-            return true
-        }
-        i &+= 32
-    }
-    return false
 }
 
 /// Copies `n` bytes as `memmove` does: up to 32 with two overlapping loads of 16, 8 or
