@@ -147,6 +147,30 @@ final class BatchConverterTests: XCTestCase {
         XCTAssertFalse(try converter.run(inputs.prefix(2), to: MemoryOutput()).interrupted)
     }
 
+    /// A signal can come while the CLI is still setting up, before `run` starts: that
+    /// cancel stops the run at its start (it was cleared by the run's start, and the run
+    /// then waited on a silent pipe until the CLI's grace period killed it, without its
+    /// `--stats`).
+    func testACancelBeforeTheRunStopsItAtItsStart() throws {
+        var fds: [Int32] = [0, 0]
+        XCTAssertEqual(pipe(&fds), 0)
+        let writer = fds[1]
+        Thread {   // so that a lost cancel fails the test instead of hanging it
+            sleep(5)
+            close(writer)
+        }.start()
+        let converter = BatchConverter(options: .init(jobs: 1))
+        converter.cancel()
+        let out = MemoryOutput()
+        let summary = try converter.run([BatchInput.file("/dev/fd/\(fds[0])")] + inputs, to: out)
+        XCTAssertTrue(summary.interrupted)
+        XCTAssertEqual(summary.inputs, 0)
+        XCTAssertEqual(out.string, "")
+        // The cancel is spent: the next run converts.
+        XCTAssertFalse(try converter.run(inputs.prefix(2), to: MemoryOutput()).interrupted)
+        close(fds[0])
+    }
+
     func testAnOutputErrorStopsTheRunAndIsThrown() throws {
         for ordered in [true, false] {
             XCTAssertThrowsError(try BatchConverter(options: .init(jobs: 3, ordered: ordered))

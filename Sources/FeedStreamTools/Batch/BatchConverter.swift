@@ -122,12 +122,17 @@ public final class BatchConverter: Sendable {
     /// Converts every input of `inputs` into `output`, then flushes it. Blocks until
     /// done; one run at a time per converter.
     ///
+    /// A ``cancel()`` that comes before the run starts (a signal while the caller is
+    /// still setting up) stops this run before its first input: the cancellation is
+    /// cleared when a run returns, not when one begins.
+    ///
     /// - Returns: the totals; ``BatchSummary/interrupted`` when ``cancel()`` stopped it.
     /// - Throws: the first error writing `output` (the run stops at once).
     public func run<S: Sequence>(_ inputs: S, to output: any ByteOutput, observer: (any BatchObserver)? = nil)
         throws -> BatchSummary where S.Element == BatchInput
     {
         live.reset()
+        defer { live.clearCancellation() }
         let dispatcher = Dispatcher(AnyIterator(inputs.makeIterator()))
         let totals = RunTotals()
         let sequencer = OutputSequencer(
@@ -237,10 +242,10 @@ final class LiveState: @unchecked Sendable {
         closed = Array(repeating: 0, count: workers)
     }
 
+    /// Clears the progress of the last run; not the cancellation (``clearCancellation()``).
     func reset() {
         lock.withLock {
             progress = BatchProgress()
-            cancelled = false
             spareWorkers = 0
             for i in openFile.indices { openFile[i] = -1; reading[i] = 0; closed[i] = 0 }
         }
@@ -250,6 +255,9 @@ final class LiveState: @unchecked Sendable {
     func attach(_ sequencer: OutputSequencer?) { lock.withLock { self.sequencer = sequencer } }
 
     var isCancelled: Bool { lock.withLock { cancelled } }
+
+    /// The run has returned: the next one starts uncancelled.
+    func clearCancellation() { lock.withLock { cancelled = false } }
 
     func cancel() {
         let s: OutputSequencer? = lock.withLock {
