@@ -10,7 +10,9 @@ import Foundation
 /// stretch of input with no item and no document in it) is not waited for: the process
 /// removes the temporary files and exits then, with the same status, without its
 /// summary and `--stats` (``runHasStopped()`` says when it no longer needs to). A
-/// second signal exits at once, after removing the temporary files. SIGPIPE (the reader of the output is gone: `| head`) exits at once
+/// second signal exits at once, after removing the temporary files. A signal ignored when
+/// the process started (``ignoredAtStart(_:)``: `nohup`'s SIGHUP) stays ignored.
+/// SIGPIPE (the reader of the output is gone: `| head`) exits at once
 /// too, with 141, after removing them. SIGKILL cannot be caught: ``OutputFile`` removes
 /// the temporaries that dead processes left beside its output.
 ///
@@ -58,7 +60,7 @@ final class Interrupt: @unchecked Sendable {
                 if n == 1 { received(Int32(sig)) } else if n < 0 && errno == EINTR { continue } else { return }
             }
         }
-        for sig in Self.stopping {
+        for sig in Self.stopping where !Self.ignoredAtStart(sig) {
             var action = sigaction()
             #if canImport(Glibc)
             action.__sigaction_handler.sa_handler = { sig in
@@ -75,6 +77,21 @@ final class Interrupt: @unchecked Sendable {
             sigemptyset(&action.sa_mask)
             sigaction(sig, &action, nil)
         }
+    }
+
+    /// True when `sig` was ignored when the process started: `nohup` ignores SIGHUP, a
+    /// non-interactive shell ignores SIGINT and SIGQUIT in the jobs it starts with `&`.
+    /// Those stay ignored (as GNU `sort` leaves them): catching them would stop a
+    /// `nohup` run when its terminal closes.
+    private static func ignoredAtStart(_ sig: Int32) -> Bool {
+        var current = sigaction()
+        guard sigaction(sig, nil, &current) == 0 else { return false }
+        #if canImport(Glibc)
+        let handler = current.__sigaction_handler.sa_handler
+        #else
+        let handler = current.__sigaction_u.__sa_handler
+        #endif
+        return current.sa_flags & SA_SIGINFO == 0 && unsafeBitCast(handler, to: Int.self) == 1   // SIG_IGN
     }
 
     /// The signal received, or 0.

@@ -97,6 +97,44 @@ final class CommandLinePromiseTests: CLITestCase {
         }
     }
 
+    /// A signal ignored when feedstream starts stays ignored: `nohup` ignores SIGHUP so
+    /// that a run outlives its terminal, and a shell script's `cmd &` job ignores SIGINT.
+    /// Before, convert caught them anyway, and a `nohup` run stopped (exit 129, no output)
+    /// when the terminal closed. The run below gets each while it waits for input, goes
+    /// on, and converts the whole feed.
+    func testSignalsIgnoredAtStartStayIgnored() throws {
+        let dir = try tempDir()
+        let feed = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/rss2-basic.xml"))
+        let out = dir.appendingPathComponent("out.jsonl")
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "trap '' HUP INT; exec \"$0\" convert -q -o \"$1\" -", binary.path, out.path]
+        p.currentDirectoryURL = Self.repo
+        let inp = Pipe()
+        p.standardInput = inp
+        try p.run()
+        inp.fileHandleForWriting.write(feed.prefix(900))
+        let marker = dir.appendingPathComponent(".out.jsonl.partial-\(p.processIdentifier)")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
+        kill(p.processIdentifier, SIGHUP)
+        kill(p.processIdentifier, SIGINT)
+        usleep(300_000)
+        guard p.isRunning else {   // (and no write to its closed pipe: SIGPIPE here)
+            return XCTFail("SIGHUP or SIGINT, ignored at start, stopped the run: status \(p.terminationStatus)")
+        }
+        inp.fileHandleForWriting.write(feed.dropFirst(900))
+        try inp.fileHandleForWriting.close()
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 0)
+        let written = try lines(String(contentsOf: out, encoding: .utf8))
+        XCTAssertEqual(written.count, 4, "the feed's 3 items and its feed line")
+    }
+
     /// SIGKILL cannot be caught: the next run to the same output removes the temporaries
     /// of processes that no longer run, and only those.
     func testTheNextRunRemovesTheTemporariesOfDeadProcesses() throws {
