@@ -59,6 +59,19 @@ class CLITestCase: XCTestCase {
         XCTAssertEqual(p.terminationStatus, 0, command, file: file, line: line)
     }
 
+    /// Waits (up to 10 s) until `p` has created `output`'s temporary `.NAME.partial-PID`
+    /// beside it: by then its signal handlers are installed and it is reading input.
+    func waitForTemporary(of output: URL, by p: Process, file: StaticString = #filePath, line: UInt = #line) {
+        let marker = output.deletingLastPathComponent()
+            .appendingPathComponent(".\(output.lastPathComponent).partial-\(p.processIdentifier)")
+        var waited = 0
+        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
+            usleep(10_000)
+            waited += 1
+        }
+        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started", file: file, line: line)
+    }
+
     /// Starts `feedstream convert ARGS -` reading a pipe we keep open, waits until it has
     /// created the temporary file `.NAME.partial-PID` in `dir` (its signal handlers are
     /// installed by then), and sends it `signal`.
@@ -75,13 +88,7 @@ class CLITestCase: XCTestCase {
         p.standardError = FileHandle.nullDevice
         try p.run()
         inp.fileHandleForWriting.write(feed)   // the rest never comes
-        let marker = dir.appendingPathComponent(".\(name).partial-\(p.processIdentifier)")
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
-            usleep(10_000)
-            waited += 1
-        }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
+        waitForTemporary(of: dir.appendingPathComponent(name), by: p)
         kill(p.processIdentifier, signal)
         let o = out.fileHandleForReading.readDataToEndOfFile()
         p.waitUntilExit()

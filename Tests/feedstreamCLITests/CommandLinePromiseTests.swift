@@ -114,13 +114,7 @@ final class CommandLinePromiseTests: CLITestCase {
         p.standardInput = inp
         try p.run()
         inp.fileHandleForWriting.write(feed.prefix(900))
-        let marker = dir.appendingPathComponent(".out.jsonl.partial-\(p.processIdentifier)")
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
-            usleep(10_000)
-            waited += 1
-        }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started")
+        waitForTemporary(of: out, by: p)
         kill(p.processIdentifier, SIGHUP)
         kill(p.processIdentifier, SIGINT)
         usleep(300_000)

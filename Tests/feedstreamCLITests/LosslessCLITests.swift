@@ -154,13 +154,7 @@ final class LosslessCLITests: CLITestCase {
     /// ignores the signal for 20 s is killed and fails.
     private func terminate(_ p: Process, writing out: URL, after microseconds: useconds_t, _ what: String,
                            file: StaticString = #filePath, line: UInt = #line) throws {
-        let marker = out.deletingLastPathComponent().appendingPathComponent(".\(out.lastPathComponent).partial-\(p.processIdentifier)")
-        var waited = 0
-        while !FileManager.default.fileExists(atPath: marker.path) && waited < 1000 {
-            usleep(10_000)
-            waited += 1
-        }
-        XCTAssertTrue(FileManager.default.fileExists(atPath: marker.path), "the run started", file: file, line: line)
+        waitForTemporary(of: out, by: p, file: file, line: line)
         usleep(microseconds)
         kill(p.processIdentifier, SIGTERM)
         let deadline = DispatchTime.now() + .seconds(20)
