@@ -201,7 +201,7 @@ package final class ChunkReader {
                 if r == 0 || (r < 0 && errno == EINTR) { continue }
             }
             let size = min(count, firstReadLimit ?? count)
-            let n = readPosition.map { pread(fd, p, size, off_t($0)) } ?? Glibc.read(fd, p, size)
+            let n = readPosition.map { pread(fd, p, size, off_t($0)) } ?? systemRead(fd, p, size)
             if n >= 0 {
                 firstReadLimit = nil
                 readPosition? += UInt64(n)

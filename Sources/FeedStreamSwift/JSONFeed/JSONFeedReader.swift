@@ -6,14 +6,6 @@ import Darwin
 import Musl
 #endif
 
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-#endif
-
 /// JSON Feed 1.0 and 1.1 (https://www.jsonfeed.org/version/1.1/): maps a JSON Feed
 /// document's members onto the same records the XML machines fill, so that its lines
 /// have the members of an RSS or Atom document's (docs/SCHEMA.md, "JSON Feed").
@@ -49,8 +41,7 @@ package final class JSONFeedReader: JSONTokenSink {
     private let pubItem = SFMPub()
     private let pubFeed = SFMPub()
     private let maxItems: Int
-    private let readSize = 256 << 10
-    private let readBuffer: UnsafeMutableRawPointer
+    private let reader = DescriptorReader()
 
     private var handler: (any FeedHandler)?
     private var parser: (any FeedParser)?
@@ -85,7 +76,6 @@ package final class JSONFeedReader: JSONTokenSink {
         maxItems = FeedLimits.effective(limits.maxItems)
         tokenizer = JSONTokenizer(limits: limits)
         stage = InputStage(limits: limits)
-        readBuffer = .allocate(byteCount: readSize, alignment: 16)
         roles.reserveCapacity(16)
         tokenizer.sink = self
     }
@@ -95,7 +85,6 @@ package final class JSONFeedReader: JSONTokenSink {
         SFMRecord.destroy(feed)
         pubItem.free()
         pubFeed.free()
-        readBuffer.deallocate()
     }
 
     // ---- input ----------------------------------------------------------------------
@@ -123,16 +112,7 @@ package final class JSONFeedReader: JSONTokenSink {
             failed(try stage.feed(b, sink: { try json($0) }))
         }
         func read(_ fd: Int32) throws {
-            while fatal == nil {
-                let n = systemRead(fd, readBuffer, readSize)
-                if n < 0 {
-                    if errno == EINTR { continue }
-                    fatal = FeedError(code: .io, message: "read error: " + String(cString: strerror(errno)))
-                    return
-                }
-                if n == 0 { return }
-                try push(UnsafeRawBufferPointer(start: readBuffer, count: n))
-            }
+            if let error = try reader.read(fd, while: { fatal == nil }, push) { fatal = error }
         }
         switch input {
         case .file(let path):

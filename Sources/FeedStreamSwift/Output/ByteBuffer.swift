@@ -29,14 +29,6 @@ public struct OutputError: Error, Sendable, CustomStringConvertible {
     public var description: String { "write failed: " + String(cString: strerror(errno)) }
 }
 
-#if canImport(Glibc)
-private let systemWrite = Glibc.write
-#elseif canImport(Darwin)
-private let systemWrite = Darwin.write
-#elseif canImport(Musl)
-private let systemWrite = Musl.write
-#endif
-
 /// Writes to a file descriptor (not closed by this object).
 ///
 /// `Sendable`: its only state is the descriptor. Writes from several threads at once

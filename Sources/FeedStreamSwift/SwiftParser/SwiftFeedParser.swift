@@ -6,14 +6,6 @@ import Darwin
 import Musl
 #endif
 
-#if canImport(Glibc)
-private let systemRead = Glibc.read
-#elseif canImport(Darwin)
-private let systemRead = Darwin.read
-#elseif canImport(Musl)
-private let systemRead = Musl.read
-#endif
-
 /// The pure-Swift backend: its own XML tokenizer and feed state machine, written in
 /// Swift over byte buffers, behind the ``FeedParser`` protocol. It shares nothing with
 /// the C core but decompression (zlib), and gives the same output on every input (see
@@ -28,8 +20,7 @@ public final class SwiftFeedParser: FeedParser {
     private let machine: SwiftFeedMachine
     private let tokenizer: SwiftXMLTokenizer
     private let stage: InputStage
-    private let readSize = 256 << 10
-    private let readBuffer: UnsafeMutableRawPointer
+    private let reader = DescriptorReader()
     /// JSON Feed input goes to the shared JSON Feed reader.
     private let front: FeedFront
 
@@ -87,14 +78,11 @@ public final class SwiftFeedParser: FeedParser {
         maxDocumentBytes = UInt64(FeedLimits.effective(limits.maxDocumentBytes))
         stage = InputStage(limits: limits)
         front = FeedFront(maxItemBytes: maxItemBytes, limits: limits)
-        readBuffer = .allocate(byteCount: readSize, alignment: 16)
         held.reserveCapacity(8)
     }
 
     /// A parser with the default limits.
     public convenience init() { self.init(maxItemBytes: 0) }
-
-    deinit { readBuffer.deallocate() }
 
     /// Parses `input` with the Swift tokenizer and state machine; see
     /// ``FeedParser/parse(_:handler:)``.
@@ -179,16 +167,7 @@ public final class SwiftFeedParser: FeedParser {
     }
 
     private func read(_ fd: Int32) throws {
-        while fatal == nil {
-            let n = systemRead(fd, readBuffer, readSize)
-            if n < 0 {
-                if errno == EINTR { continue }
-                setFatal(FeedError(code: .io, message: "read error: " + String(cString: strerror(errno))))
-                return
-            }
-            if n == 0 { return }
-            try push(UnsafeRawBufferPointer(start: readBuffer, count: n))
-        }
+        if let error = try reader.read(fd, while: { fatal == nil }, push) { setFatal(error) }
     }
 
     private func push(_ bytes: UnsafeRawBufferPointer) throws {
