@@ -265,6 +265,39 @@ final class CharsetTests: XCTestCase {
             """
     }
 
+    /// Only expat's built-in names are UTF-16 or UTF-32: a name that merely begins like
+    /// one ("UTF-16HE") is one expat does not know. In a UTF-16 document it is the
+    /// declaration's error, in an 8-bit one an unknown encoding, on every backend (the
+    /// Swift tokenizer took any name beginning "utf-16" for UTF-16: the differential
+    /// fuzzer's finding, a dump whose first document declared "UTF-16HE").
+    func testNamesThatOnlyBeginLikeUTF16AreNotUTF16OnEveryBackend() throws {
+        let utf16BE = { (s: String) in Array(s.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
+        for declaration in ["UTF-16", "utf-16be", "utf16"] {
+            try assertEveryBackendWrites(encoded(declaration, utf16BE), feedLine("utf-16be"),
+                                         "UTF-16BE declared \(declaration)")
+        }
+        // The name is character 30 (`<?xml version="1.0" encoding="`): column 31, and
+        // byte 60 in UTF-16, byte 30 in UTF-8.
+        for declaration in ["UTF-16HE", "utf-16bex", "UTF-32X", "UTF-8"] {
+            let data = encoded(declaration, utf16BE)
+            let expected = """
+                {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
+                "error":{"code":"xml","message":"encoding specified in XML declaration is incorrect","line":1,"column":31,"offset":60,"skipped":\(data.count - 60)}}
+
+                """
+            try assertEveryBackendWrites(data, expected, "UTF-16BE declared \(declaration)")
+        }
+        for declaration in ["UTF-16HE", "UTF-32X"] {
+            let data = encoded(declaration) { Array($0.utf8) }
+            let expected = """
+                {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
+                "error":{"code":"xml","message":"unknown encoding","line":1,"column":31,"offset":30,"skipped":\(data.count - 30)}}
+
+                """
+            try assertEveryBackendWrites(data, expected, "UTF-8 declared \(declaration)")
+        }
+    }
+
     func testUTF32WithAndWithoutAMarkOnEveryBackend() throws {
         // Issue 16, item 6: expat does not read UTF-32; every backend does, the same way,
         // and says so in the feed record.

@@ -820,19 +820,20 @@ final class SwiftXMLTokenizer {
             let declared = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
             // The name it stands for (the alias table, charset_aliases.def), in lower case.
             let lower = XMLTranscoder.alias(declared).map { Array($0.utf8) } ?? asciiLowercased(declared)
-            let isUTF16 = lower.starts(with: Array("utf-16".utf8))
-            let isUTF32 = lower.starts(with: Array("utf-32".utf8))
+            // One of expat's built-in names, exactly (not "UTF-16HE": a name expat does not
+            // know, found by the differential fuzzer).
+            let builtin = lower.withUnsafeBytes { XMLTranscoder.builtinKind($0) }
+            let isUTF16 = builtin == .utf16BE || builtin == .utf16LE
+            let isUTF32 = builtin == .utf32BE || builtin == .utf32LE
             if utf16 {
-                // expat's processXmlDecl: "UTF-16" keeps the byte order found; UTF-16BE or
-                // UTF-16LE must match it (as the C core's cfs_charset_detect checks); UTF-32
-                // the same.
+                // expat's processXmlDecl, as the C core's cfs_charset_detect: "UTF-16"
+                // ("UTF-32") keeps the byte order found; any other name must be the
+                // built-in one of the document's width and byte order (a name expat does
+                // not know included: expat would read on in it, the C core stops there).
                 let kind = transcoder?.kind
                 let wide32 = kind == .utf32LE || kind == .utf32BE
-                let wrongOrder = (lower == Array("utf-16be".utf8) && kind != .utf16BE)
-                    || (lower == Array("utf-16le".utf8) && kind != .utf16LE)
-                    || (lower == Array("utf-32be".utf8) && kind != .utf32BE)
-                    || (lower == Array("utf-32le".utf8) && kind != .utf32LE)
-                if (wide32 ? !isUTF32 : !isUTF16) || wrongOrder {
+                let keepsOrder = lower == Array((wide32 ? "utf-32" : "utf-16").utf8)
+                if !keepsOrder && builtin != kind {
                     return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
                 }
             } else if isUTF16 || isUTF32 {

@@ -91,9 +91,11 @@ final class TranscodeBuffer {
 /// - byte order marks are not skipped: strip them first (expat's `initScan`);
 /// - "UTF-16" as a declared name in a document already read as UTF-16 means "keep the
 ///   detected byte order" (expat's `findEncoding`); ``named(_:)`` returns big-endian for it
-///   (expat's table entry). A declared 1-byte encoding in a UTF-16 document, or "UTF-16*"
-///   in an 8-bit one, is expat's "encoding specified in XML declaration is incorrect" —
-///   except names expat does not know, which it switches to without that check.
+///   (expat's table entry). A declared 1-byte encoding in a UTF-16 document, or a
+///   built-in UTF-16 or UTF-32 name (``builtinKind(_:)``: exactly "UTF-16", "UTF-16BE",
+///   ...) in an 8-bit one, is expat's "encoding specified in XML declaration is
+///   incorrect" — except names expat does not know, which it switches to without that
+///   check.
 struct XMLTranscoder {
     enum Kind: Equatable {
         /// UTF-8: bytes pass through (``isPassthrough``).
@@ -261,7 +263,7 @@ struct XMLTranscoder {
     }
 
     /// expat's built-in encodings: ASCII-case-insensitive exact match (`streqci`).
-    private static func builtinKind(_ name: UnsafeRawBufferPointer) -> Kind? {
+    static func builtinKind(_ name: UnsafeRawBufferPointer) -> Kind? {
         func matches(_ keyword: StaticString) -> Bool {
             guard name.count == keyword.utf8CodeUnitCount else { return false }
             let k = keyword.utf8Start
