@@ -228,7 +228,15 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
         let yLen = s.position - yStart
         var year = y
         if yLen == 2 { year += y < 50 ? 2000 : 1900 } else if yLen == 3 { year += 1900 }
-        var d = FeedDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0, fraction: "")
+        return timeZoneAndEnd(&s, FeedDate(year: year, month: month, day: day, hour: 0, minute: 0, second: 0,
+                                           fraction: ""))
+    }
+
+    /// The rest of a date whose day is read: an optional time, then an optional zone
+    /// (white space around them), then the end; the date shifted to UTC by the zone, nil
+    /// when anything else follows or the date does not exist.
+    static func timeZoneAndEnd(_ s: inout Scanner, _ date: FeedDate) -> FeedDate? {
+        var d = date
         var offset = 0
         s.skipSpaces()
         if !s.atEnd {

@@ -142,20 +142,7 @@ extension FeedDate {
     private static func parseSlashedZoned(_ s: inout Scanner) -> FeedDate? {
         guard let y = s.digits(exactly: 4), s.eat(0x2F), let m = s.digits(min: 1, max: 2), s.eat(0x2F),
               let day = s.digits(min: 1, max: 2) else { return nil }
-        var d = FeedDate(year: y, month: m, day: day, hour: 0, minute: 0, second: 0, fraction: "")
-        var offset = 0
-        s.skipSpaces()
-        if !s.atEnd {
-            guard parseTime(&s, into: &d) else { return nil }
-            s.skipSpaces()
-            if !s.atEnd {
-                guard let o = s.zone() else { return nil }
-                offset = o
-                s.skipSpaces()
-            }
-        }
-        guard s.atEnd, d.isValid else { return nil }
-        return d.shifted(bySeconds: -offset)
+        return timeZoneAndEnd(&s, FeedDate(year: y, month: m, day: day, hour: 0, minute: 0, second: 0, fraction: ""))
     }
 
     // MARK: Zone names
