@@ -9,8 +9,9 @@ import Musl
 /// Reads a descriptor to its end in slices of ``size``, into a buffer of its own kept
 /// for the reader's life: how the Swift parsers read a `.file` or `.fileDescriptor`
 /// input (``SwiftFeedParser``, ``JSONFeedReader``), before the input stage
-/// (``InputStage``) sees the bytes. (`feedstream convert` reads its inputs with
-/// ``ChunkReader`` instead: cancellable, with inflate ahead.)
+/// (``InputStage``) sees the bytes. `feedstream convert` hands a regular file to the
+/// parser as a descriptor, so this is its read of most files; pipes, and files read and
+/// inflated ahead or in parts, it reads with ``ChunkReader`` (cancellable reads).
 final class DescriptorReader {
     /// The bytes asked for by each read.
     static let size = 256 << 10
