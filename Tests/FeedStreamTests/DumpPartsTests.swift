@@ -276,6 +276,28 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    /// A first part shorter than what the input stage reads before it begins a document
+    /// (a byte order mark, gzip's magic and UTF-16 are told from XML by the first bytes):
+    /// its document was announced only while the probe was read, and taken for the one
+    /// at the cut, so the byte's error record was lost (the parts fuzzer's finding: one
+    /// junk byte, 0x1F, before a dump). The part is now joined with the next.
+    func testAFirstPartTooShortToTellItsCharsetKeepsItsRecord() throws {
+        let docs = Self.corpusDocuments
+        // (A NUL is read as the start of UTF-16BE: the two documents are one then.)
+        try assertPartsEqualWhole("NUL before a dump", [0x00] + dump([docs[0] + "\n", docs[1] + "\n"]))
+        for junk: [UInt8] in [[0x1F], [0xEF, 0xBB], [0xFE]] {
+            let stream = junk + dump([docs[0] + "\n", docs[1] + "\n"])
+            try assertPartsEqualWhole("\(junk) before a dump", stream)
+            let got = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: SwiftFeedParser(), source: "d")
+            }
+            let first = String(decoding: got.lines.prefix { $0 != 0x0A }, as: UTF8.self)
+            XCTAssertTrue(first.contains(#""document":1,"#) && first.contains(#""error":{"code":"xml""#)
+                          && first.contains(#""offset":0,"#), "\(junk): \(first)")
+            XCTAssertEqual(got.summary.documents, 3, "\(junk): the junk's document and the two")
+        }
+    }
+
     func testRenumberShiftsEachLinesDocumentOnly() {
         let lines = "{\"schema\":1,\"kind\":\"item\",\"source\":\"a,\\\"document\\\":7\",\"document\":1,\"index\":0,"
             + "\"title\":\",\\\"document\\\":3\"}\n{\"schema\":1,\"kind\":\"feed\",\"source\":\"s\",\"document\":12,\"items\":0}\n"

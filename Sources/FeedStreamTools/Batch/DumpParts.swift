@@ -22,8 +22,10 @@ import Musl
 /// Everything the parser delivered before that document start is the part's output;
 /// what it delivers for the document begun in the probe is dropped, and taken out of
 /// the part's summary. When no document begins in the probe (the `<?xml` was inside
-/// CDATA, a comment, a processing instruction or an open document), the part's output
-/// is dropped and it is parsed again joined with the next part.
+/// CDATA, a comment, a processing instruction or an open document), or when the
+/// parser had begun no document of the part's own before the probe (it could not tell
+/// the part's first document from the one at the cut), the part's output is dropped and
+/// it is parsed again joined with the next part.
 ///
 /// Each part's events are renumbered: document numbers (``JSONLinesWriter/documentNumberOffset``
 /// for the lines, ``FeedError/document`` for errors) count the documents of the parts
@@ -172,7 +174,16 @@ package enum DumpParts {
         // The parser asked for no more bytes before the probe: it stopped the stream.
         let stopped = !state.ended && !state.inProbe
         if probe != nil && !stopped {
-            guard let probeDocument = state.probeDocument else { return Outcome(joined: false, summary: ParseSummary()) }
+            // No document begun in the probe, or the first the parser announced: then the
+            // part's own first document was announced only once the probe was being
+            // read (a part shorter than the input stage needs to tell a byte order mark,
+            // gzip or UTF-16 from XML, or whose declaration ends past the cut), and the
+            // document that did begin there is not told apart from it. Either way the
+            // part is parsed again joined with the next (a 1-byte first part lost its
+            // error record: the parts fuzzer's finding).
+            guard let probeDocument = state.probeDocument, probeDocument > 1 else {
+                return Outcome(joined: false, summary: ParseSummary())
+            }
             // The document begun in the probe is the next part's: take out what it counted.
             summary.documents -= 1
             summary.items -= state.dropped.items
