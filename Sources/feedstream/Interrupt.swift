@@ -10,11 +10,11 @@ import Foundation
 /// stretch of input with no item and no document in it) is not waited for: the process
 /// removes the temporary files and exits then, with the same status, without its
 /// summary and `--stats` (``runHasStopped()`` says when it no longer needs to). A
-/// second signal exits at once, after removing the temporary files. A signal ignored when
-/// the process started (``ignoredAtStart(_:)``: `nohup`'s SIGHUP) stays ignored.
-/// SIGPIPE (the reader of the output is gone: `| head`) exits at once
-/// too, with 141, after removing them. SIGKILL cannot be caught: ``OutputFile`` removes
-/// the temporaries that dead processes left beside its output.
+/// second signal exits at once, after removing the temporary files. SIGPIPE (the reader
+/// of the output is gone: `| head`) exits at once too, with 141, after removing them. A
+/// signal ignored when the process started (``ignoredAtStart(_:)``: `nohup`'s SIGHUP)
+/// stays ignored. SIGKILL cannot be caught: ``OutputFile`` removes the temporaries that
+/// dead processes left beside its output.
 ///
 /// The handler is installed with `sigaction` (SA_RESTART) and only writes the signal
 /// number to a pipe that a dedicated thread reads. Not a `DispatchSource`: on Linux,
