@@ -326,12 +326,14 @@ static void ratio_window(cfs_parser *p) {
     p->ratio_out = p->xml_offset;
 }
 
-static cfs_status begin_document(cfs_parser *p) {
+/* Begins the document whose first byte is at stream offset `at` (its start may have
+   been held back: the bytes before xml_offset). */
+static cfs_status begin_document(cfs_parser *p, uint64_t at) {
     if (!p->ops->begin(p->tok)) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     p->stats.documents++;
     cfs_machine_begin(&p->m, (size_t)p->stats.documents);
     p->doc = D_IN;
-    p->doc_offset = p->xml_offset;
+    p->doc_offset = at;
     keep_reset(p);
     ratio_window(p);
     if (p->m.cb.on_document_start && p->m.cb.on_document_start(p->m.ctx, (size_t)p->stats.documents))
@@ -596,8 +598,7 @@ static void unclosed_misc(cfs_parser *p) {
     const char *what = p->aw == AW_COMMENT ? "unclosed comment after the last document"
                                            : "unclosed processing instruction after the last document";
     p->aw = AW_SPACE;
-    if (begin_document(p) != CFS_OK) return;
-    p->doc_offset = p->aw_start;
+    if (begin_document(p, p->aw_start) != CFS_OK) return;
     cfs_error err = { CFS_ERR_XML, what, p->m.document, 0, 0, p->aw_start, 0 };
     end_document(p, &err);
 }
@@ -607,9 +608,8 @@ static cfs_status start_held_document(cfs_parser *p) {
     size_t held = p->pend_len;
     p->aw = AW_SPACE;
     p->pend_len = 0;
-    cfs_status st = begin_document(p);
+    cfs_status st = begin_document(p, p->xml_offset - held);
     if (st != CFS_OK || held == 0) return st;
-    p->doc_offset -= held;
     keep(p, p->pend, held);
     size_t consumed = 0, u;
     cfs_error err = {0};
@@ -683,7 +683,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             st = end_skip(p);
             if (st != CFS_OK) return st;
             p->doc = D_AWAIT;
-            st = begin_document(p);
+            st = begin_document(p, p->xml_offset);
             if (st == CFS_OK && before) {
                 size_t consumed = 0, u;
                 cfs_error err = {0};
@@ -910,6 +910,8 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
 }
 
 int cfs_parser_in_document(const cfs_parser *p) { return p->doc == D_IN; }
+
+uint64_t cfs_parser_document_offset(const cfs_parser *p) { return p->doc_offset; }
 
 cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
     if (p->finished || p->mode != IN_DETECT || p->head_len != 0 || p->stats.bytes_xml != 0) return CFS_ERR_MISUSE;

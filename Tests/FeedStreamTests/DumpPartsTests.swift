@@ -298,6 +298,60 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    /// A part whose parser holds its last bytes until the probe comes: a document read as
+    /// UTF-16 (it begins 00 3C) and broken, whose part ends at an odd byte. libxml2's
+    /// UTF-16 decoder waits for the byte that completes the last character, so the
+    /// document's error, and the Atom feed found after it in the part's own bytes, were
+    /// announced while the probe was read, and the feed was taken for the document at the
+    /// cut: its line and the junk byte's record were lost (the parts fuzzer's finding).
+    /// The cut's document is now told by where it starts.
+    func testADocumentBegunInBytesTheParserHeldUntilTheProbeStaysThePartsOwn() throws {
+        let head: [UInt8] = [0x00] + Array("<\"?<feed>\n".utf8) + Array(#"<feed xmlns="http://www.w3.org/2005/Atom">"#.utf8)
+            + Array("<title>A</title></feed>".utf8) + [0xD9]
+        let stream = head + Array(#"<?xml version="1.0"?><rss version="2.0"><channel><title>U</title></channel></rss>"#.utf8)
+            + [0x0A]
+        try assertPartsEqualWhole("a broken UTF-16 head held by the parser", stream)
+        for backend in FeedBackend.allCases {
+            let got = try stream.withUnsafeBytes {
+                try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: backend.makeParser(), source: "d")
+            }
+            XCTAssertEqual(got.cuts, 1, "\(backend)")
+            let lines = String(decoding: got.lines, as: UTF8.self).split(separator: "\n")
+            guard lines.count == 4 else {
+                XCTFail("\(backend): \(lines.count) lines: \(lines)")
+                continue
+            }
+            // The broken head, the Atom feed found after it, the junk byte, the RSS feed.
+            XCTAssertTrue(lines[0].contains(#""document":1,"#) && lines[0].contains(#""error":{"code":"xml""#)
+                          && lines[0].contains(#""offset":2,"#), "\(backend): \(lines[0])")
+            XCTAssertTrue(lines[1].contains(#""document":2,"format":"atom10""#) && lines[1].contains(#""title":"A""#)
+                          && !lines[1].contains(#""error""#), "\(backend): \(lines[1])")
+            XCTAssertTrue(lines[2].contains(#""document":3,"#) && lines[2].contains(#""offset":\#(head.count - 1),"#),
+                          "\(backend): \(lines[2])")
+            XCTAssertTrue(lines[3].contains(#""document":4,"format":"rss20""#) && lines[3].contains(#""title":"U""#),
+                          "\(backend): \(lines[3])")
+        }
+    }
+
+    /// A byte that is not UTF-8 a few bytes before a cut: libxml2 names the four bytes
+    /// from it when it has them in one call ("Input is not proper UTF-8, indicate
+    /// encoding ! Bytes: 0x98 0x3E 0x0A 0x3C"), and says "expected '>'" when the call
+    /// ends before; a part's last bytes were given without the probe, and its error
+    /// was worded otherwise than the whole stream's (the parts fuzzer's finding). The
+    /// part's last bytes and the probe now go in one call, as in the whole stream.
+    func testAnErrorJustBeforeACutIsWordedAsInTheWholeStream() throws {
+        let broken = Array("<rss version=\"2.0\"><channel><title>T</title></channel></rs".utf8) + [0x98] + Array(">\n".utf8)
+        let next = Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>U</title></channel></rss>\n".utf8)
+        let stream = Array("<?xml version=\"1.0\"?>".utf8) + broken + next
+        try assertPartsEqualWhole("a byte that is not UTF-8 three bytes before a cut", stream)
+        let got = try stream.withUnsafeBytes {
+            try DumpParts.convertSequentially($0, minimumPartBytes: 1, parser: FeedBackend.libxml2.makeParser(), source: "d")
+        }
+        XCTAssertEqual(got.parts, 2)
+        let first = String(decoding: got.lines.prefix { $0 != 0x0A }, as: UTF8.self)
+        XCTAssertTrue(first.contains("Input is not proper UTF-8, indicate encoding ! Bytes: 0x98 0x3E 0x0A 0x3C"), first)
+    }
+
     func testRenumberShiftsEachLinesDocumentOnly() {
         let lines = "{\"schema\":1,\"kind\":\"item\",\"source\":\"a,\\\"document\\\":7\",\"document\":1,\"index\":0,"
             + "\"title\":\",\\\"document\\\":3\"}\n{\"schema\":1,\"kind\":\"feed\",\"source\":\"s\",\"document\":12,\"items\":0}\n"

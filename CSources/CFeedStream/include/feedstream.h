@@ -772,6 +772,18 @@ cfs_status cfs_parser_inflated_origin(cfs_parser *parser, uint64_t offset, uint6
 int cfs_parser_in_document(const cfs_parser *parser);
 
 /**
+ * Where the last document begun starts: the offset of its first byte in the
+ * uncompressed stream (its byte order mark, its '<', or the first byte of what failed
+ * as one), already right in on_document_start. A caller that parses a stream in parts
+ * tells by it which documents a part's parser began in the part's own bytes, however
+ * long the parser held them (the libxml2 backend holds a document's first bytes until
+ * their charset is known).
+ * @param parser the parser.
+ * @return the offset; 0 before the first document.
+ */
+uint64_t cfs_parser_document_offset(const cfs_parser *parser);
+
+/**
  * The caller's input stops here before its end: its own inflating met corrupt or
  * truncated data, or a read failed. Call it then, before cfs_parser_in_document() and
  * cfs_parser_finish(): the parser judges the bytes it still holds as one call with all

@@ -59,6 +59,7 @@ extension ExpatFeedParser: Sendable {}
 
 extension ExpatFeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { native.isInDocument }
+    package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
     package func settle() { native.settle() }
 }
 
@@ -144,6 +145,9 @@ final class NativeParser {
 
     /// ``DocumentStateReporting/isInDocument``: the C core's (`cfs_parser_in_document`).
     var isInDocument: Bool? { parsingXML ? cfs_parser_in_document(handle) != 0 : nil }
+
+    /// ``DocumentStateReporting/lastDocumentOffset``: the C core's (`cfs_parser_document_offset`).
+    var lastDocumentOffset: UInt64? { parsingXML ? cfs_parser_document_offset(handle) : nil }
 
     /// ``DocumentStateReporting/settle()``: the C core's (`cfs_parser_settle`); a handler's
     /// error waits in the sink, as for any callback.

@@ -53,5 +53,6 @@ extension LibXML2FeedParser: Sendable {}
 
 extension LibXML2FeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { native.isInDocument }
+    package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
     package func settle() { native.settle() }
 }

@@ -20,9 +20,8 @@ import Musl
 /// document left open, is not a document start, or not one that the parser reaches the
 /// same way. So the part before a cut is parsed with the first bytes of the cut
 /// appended (the *probe*, ``probeBytes``), and the cut is taken only when the parser
-/// begins a document while reading the probe — at the cut, since the probe holds one `<`
-/// only (``DocumentSplitter/Part``, in FeedStreamTools). Otherwise the two parts are
-/// one: the cut is dropped.
+/// begins a document at the cut (``DumpParts``, in FeedStreamTools). Otherwise the two
+/// parts are one: the cut is dropped.
 ///
 /// A declaration right after a UTF-8 byte order mark is cut at the mark: the document
 /// begins there (``DocumentStart``, a mark followed by `<`), and its columns count it.

@@ -105,6 +105,12 @@ package final class StreamFailureRelay: FeedHandler {
 /// JSON Feed).
 package protocol DocumentStateReporting: AnyObject {
     var isInDocument: Bool? { get }
+    /// Where the last document begun starts: the stream offset of its first byte, right
+    /// already while ``FeedHandler/parser(_:didStartDocument:)`` runs
+    /// (`cfs_parser_document_offset`). A dump's part tells by it which documents were
+    /// begun in its own bytes, however long the parser held them. Nil when the parser
+    /// does not know (a JSON Feed).
+    var lastDocumentOffset: UInt64? { get }
     /// The source stops before its end (its inflating or reading failed): the parser
     /// judges the bytes it holds as one call with all of them would have, reporting an
     /// error in them now, as the document's own (`cfs_parser_settle`). Called during a

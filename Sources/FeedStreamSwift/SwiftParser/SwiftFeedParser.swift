@@ -189,12 +189,14 @@ public final class SwiftFeedParser: FeedParser {
 
     // ---- documents --------------------------------------------------------------------
 
-    private func beginDocument() throws {
+    /// Begins the document whose first byte is at stream offset `at` (its start may
+    /// have been held back: the bytes before `xmlOffset`).
+    private func beginDocument(at: UInt64) throws {
         summary.documents += 1
         machine.begin(document: summary.documents)
         tokenizer.begin()
         state = .open
-        documentOffset = xmlOffset
+        documentOffset = at
         kept.reset()
         stage.ratioWindow(at: xmlOffset)
         try machine.handler?.parser(self, didStartDocument: summary.documents)
@@ -424,7 +426,7 @@ public final class SwiftFeedParser: FeedParser {
                 len -= i - inThis
                 try endSkip()
                 state = .between
-                try beginDocument()
+                try beginDocument(at: xmlOffset)
                 if before > 0 {
                     kept.append(startBytes, before)
                     let r = try startBytes.withUnsafeBytes {
@@ -511,8 +513,7 @@ public final class SwiftFeedParser: FeedParser {
         let what = between == .comment ? "unclosed comment after the last document"
                                        : "unclosed processing instruction after the last document"
         between = .space
-        try beginDocument()
-        documentOffset = betweenStart
+        try beginDocument(at: betweenStart)
         try endDocument(FeedError(code: .malformedXML, message: what, document: machine.document, line: 0, column: 0,
                                   offset: betweenStart))
     }
@@ -522,9 +523,8 @@ public final class SwiftFeedParser: FeedParser {
         let bytes = held
         held.removeAll(keepingCapacity: true)
         between = .space
-        try beginDocument()
+        try beginDocument(at: xmlOffset - UInt64(bytes.count))
         guard !bytes.isEmpty else { return }
-        documentOffset -= UInt64(bytes.count)
         kept.append(bytes, bytes.count)
         let r = try bytes.withUnsafeBytes { try tokenizer.parse($0, final: false) }
         _ = try handle(r, bytes.count, at: 0)
@@ -579,4 +579,5 @@ extension SwiftFeedParser: Sendable {}
 
 extension SwiftFeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { parsingXML ? state == .open : nil }
+    package var lastDocumentOffset: UInt64? { parsingXML ? documentOffset : nil }
 }
