@@ -298,6 +298,39 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    /// Where each document starts, as the parsers tell it while announcing it (what a
+    /// part's cut is judged by): after a declaration, a byte order mark, a root start
+    /// tag after a closed root, the next root found after a failed document, and the
+    /// report of a comment left open at the end; the input whole and byte by byte.
+    func testEveryParserTellsWhereTheDocumentItAnnouncesStarts() throws {
+        final class Starts: FeedHandler {
+            var offsets: [UInt64?] = []
+            func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
+                offsets.append((parser as? DocumentStateReporting)?.lastDocumentOffset)
+            }
+        }
+        let pieces: [[UInt8]] = [
+            Array("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>A</title></channel></rss>\n".utf8),
+            [0xEF, 0xBB, 0xBF] + Array("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel/></rss>\n<!-- between -->\n".utf8),
+            Array("<rss version=\"2.0\"><channel><title>C</title></chanel></rss>\n junk \n".utf8),
+            Array("<feed xmlns=\"http://www.w3.org/2005/Atom\"><title>D</title></feed>\n".utf8),
+            Array("<!-- left open".utf8),
+        ]
+        var expected: [UInt64?] = []
+        var stream: [UInt8] = []
+        for piece in pieces {
+            expected.append(UInt64(stream.count))
+            stream += piece
+        }
+        for backend in FeedBackend.allCases {
+            for (how, input) in [("whole", FeedInput.bytes(stream)), ("byte by byte", chunkedInput(stream, 1))] {
+                let starts = Starts()
+                _ = try backend.makeParser().parse(input, handler: starts)
+                XCTAssertEqual(starts.offsets, expected, "\(backend), \(how)")
+            }
+        }
+    }
+
     /// A part whose parser holds its last bytes until the probe comes: a document read as
     /// UTF-16 (it begins 00 3C) and broken, whose part ends at an odd byte. libxml2's
     /// UTF-16 decoder waits for the byte that completes the last character, so the
