@@ -155,6 +155,29 @@ final class DumpStreamPartsTests: XCTestCase {
         try assertSameInParts(bytes, name: "undeclared.xml", partBytes: [100])
     }
 
+    /// A document with a `<?xml` in the CDATA of each of its 60 items: 60 cuts in a row
+    /// that do not hold, so one part joined with more parts than the reader holds ahead.
+    /// The reader waited for the join to end, the join for the reader's next part: the
+    /// run never ended (`convert -j 2` on such a file, with 0 CPU). Then ordinary
+    /// documents, cut again.
+    func testCutsThatDoNotHoldForMorePartsThanTheWindowDoNotStopTheRun() throws {
+        var s = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Long</title>\n"
+        for i in 0..<60 {
+            s += "<item><title>L\(i)</title><description><![CDATA[<?xml version=\"1.0\"?><p>\(i)</p> "
+                + String(repeating: "text ", count: 30) + "]]></description></item>\n"
+        }
+        s += "</channel></rss>\n"
+        let bytes = Array(s.utf8) + Self.dump(30)
+        for backend in FeedBackend.allCases {
+            let run = try assertSameInParts(bytes, name: "cdata.xml", partBytes: [100, 700], backend: backend)
+            XCTAssertEqual(run.summary.documents, 1 + 30, "\(backend)")
+            XCTAssertTrue(run.text.contains(#""title":"L59","#), "\(backend)")
+            XCTAssertTrue(run.text.contains(#""title":"Post 30.0""#) || run.text.contains(#""title":"Post 29.0""#),
+                          "\(backend)")
+        }
+        try assertSameInParts(gzip(bytes), name: "cdata.xml.gz", partBytes: [100])
+    }
+
     func testCancellingADumpInPartsStopsItWithWholeLines() throws {
         let path = folder.appendingPathComponent("big.xml.gz").path
         let bytes = Self.dump(3000)

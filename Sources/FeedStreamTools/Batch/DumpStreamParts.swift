@@ -63,6 +63,11 @@ final class DumpStreamParts: @unchecked Sendable {
     private var readerDone = false
     /// The part being put together (parts before it are done).
     private var assembling = 0
+    /// The last part that thread asked for: past `assembling` while parts whose cuts did
+    /// not hold are joined. The reader's window counts from it, else a join of more
+    /// parts than the window waited for a part the reader waited to put (a deadlock: a
+    /// huge document with `<?xml` in its CDATA sections, `convert -j 2`).
+    private var wanted = 0
     /// Parts taken by a thread to parse, and the results of those parsed ahead.
     private var claimed: Set<Int> = []
     private var results: [Int: Result<Parsed, any Error>] = [:]
@@ -188,7 +193,7 @@ final class DumpStreamParts: @unchecked Sendable {
     /// Hands a part on, once it is within the window; false when the run is over.
     private func put(_ part: Part) -> Bool {
         lock.withLock {
-            while !done && produced > assembling + 2 * (1 + helpers.hired) { lock.wait() }
+            while !done && produced > max(assembling, wanted) + 2 * (1 + helpers.hired) { lock.wait() }
             guard !done else { return false }
             parts[produced] = part
             produced += 1
@@ -201,6 +206,10 @@ final class DumpStreamParts: @unchecked Sendable {
     /// Part `k`, once read; nil when the stream has fewer parts.
     private func part(_ k: Int) -> Part? {
         lock.withLock {
+            if k > wanted {
+                wanted = k
+                lock.broadcast()
+            }
             while parts[k] == nil && !(readerDone && produced <= k) && !done { lock.wait() }
             return parts[k]
         }
