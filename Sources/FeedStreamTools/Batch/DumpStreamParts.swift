@@ -33,7 +33,11 @@ import Musl
 /// output: with no idle worker in the run, a part or two ahead, as the read-ahead
 /// pipeline. A stretch of the stream of ``heldBytes`` without a cut (a dump written
 /// without declarations, one huge document) is not held: from that stretch's start,
-/// the rest of the stream is parsed by this thread as it is read, straight out.
+/// the rest of the stream is parsed by this thread as it is read, straight out. Nor is
+/// a run of cuts that do not hold (a huge document with `<?xml` in its CDATA sections):
+/// a part whose cut did not hold is joined with the next one, then two, four...
+/// (parsed again a logarithmic number of times), and once joined past ``joinedBytes``
+/// the rest of the stream is read straight out from its start (``PartsRest``).
 ///
 /// **The end.** The last part (or the rest read straight out) is parsed with the
 /// stream's failure — corrupt, truncated or trailing gzip data, a read error — which
@@ -46,6 +50,9 @@ final class DumpStreamParts: @unchecked Sendable {
     let partBytes: Int
     /// Uncompressed bytes held without a cut before the rest is read straight out.
     let heldBytes: Int
+    /// Parts joined (their cuts did not hold) past this many bytes: the rest of the stream
+    /// is read straight out, from the joined part's start.
+    let joinedBytes: Int
 
     private let fd: Int32
     private let options: BatchConverter.Options
@@ -73,6 +80,11 @@ final class DumpStreamParts: @unchecked Sendable {
     private var results: [Int: Result<Parsed, any Error>] = [:]
     /// The run is over (done or failed): the reader and the helpers stop.
     private var done = false
+    /// Parts joined past ``joinedBytes`` (cuts that did not hold): the reader cuts no more,
+    /// it hands the rest of the stream on as it is read, and no part is parsed ahead.
+    private var straightOut = false
+    /// That rest, closed with the run.
+    private var straightRest: PartsRest?
 
     /// A part as read: its bytes and its probe's.
     struct Part: @unchecked Sendable {
@@ -88,7 +100,7 @@ final class DumpStreamParts: @unchecked Sendable {
         /// The last part: how the stream ended.
         let end: DumpParts.End?
         /// The rest of the stream follows, read as it comes.
-        let rest: RestQueue?
+        let rest: (any StreamRest)?
     }
 
     /// A part parsed ahead: its outcome, lines (documents numbered from 1) and errors.
@@ -104,6 +116,7 @@ final class DumpStreamParts: @unchecked Sendable {
         self.fd = fd
         self.partBytes = max(1, partBytes)
         self.heldBytes = 2 * self.partBytes
+        self.joinedBytes = 8 * self.partBytes
         self.options = options
         self.live = live
         self.source = source
@@ -168,8 +181,9 @@ final class DumpStreamParts: @unchecked Sendable {
                 }
                 guard put(part) else { return }
             }
-            if cuts.isEmpty && pending.count >= heldBytes {
-                // No cut in sight: the rest of the stream is read straight out.
+            if (cuts.isEmpty && pending.count >= heldBytes) || lock.withLock({ straightOut }) {
+                // No cut in sight, or parts joined past the held bytes: the rest of the
+                // stream is read straight out.
                 let rest = RestQueue(depth: 4)
                 let held = pending
                 pending = []   // the part's bytes are the part's alone
@@ -215,6 +229,20 @@ final class DumpStreamParts: @unchecked Sendable {
         }
     }
 
+    /// Part `k` taken for the rest read straight out: out of the parts (and of the
+    /// window, which then counts from the next); nil when the stream has fewer parts or
+    /// the run is over.
+    fileprivate func take(_ k: Int) -> Part? {
+        guard let p = part(k) else { return nil }
+        lock.withLock {
+            parts[k] = nil
+            results[k] = nil
+            claimed.remove(k)
+            lock.broadcast()
+        }
+        return p
+    }
+
     // MARK: Parsing
 
     /// Parses a part into JSON Lines in memory, documents numbered from 1.
@@ -252,10 +280,10 @@ final class DumpStreamParts: @unchecked Sendable {
             }
         }
         defer {
-            let rests: [RestQueue] = lock.withLock {
+            let rests: [any StreamRest] = lock.withLock {
                 done = true
                 lock.broadcast()
-                return parts.values.compactMap(\.rest)
+                return parts.values.compactMap(\.rest) + (straightRest.map { [$0] } ?? [])
             }
             for r in rests { r.close() }
             reading.wait()
@@ -281,19 +309,46 @@ final class DumpStreamParts: @unchecked Sendable {
                     parsed = p
                     break
                 }
-                // The cut after this part did not hold: one part with the next.
-                guard let following = self.part(next) else { throw BatchCancelled() }
-                var gzip = part.gzip, reads = part.reads
-                if let g = gzip, let f = following.gzip {
-                    // This part's checkpoints, then the following's past them.
-                    let skip = max(0, g.first + g.counts.count - f.first)
-                    gzip = DumpParts.Checkpoints(first: g.first, counts: g.counts + f.counts.dropFirst(skip))
-                    reads += following.reads.dropFirst(skip)
+                // The cut after this part did not hold: one part with the next ones, as
+                // many as it holds (the cuts between them are passed over, as joining
+                // always may): a run of cuts that do not hold (`<?xml` in the CDATA of a
+                // huge document) is parsed again a logarithmic number of times, not once
+                // per cut (quadratic).
+                var bytes = Array(part.bytes[0..<part.count])
+                var gzip = part.gzip, reads = part.reads, count = part.count
+                var probe: ArraySlice<UInt8> = []
+                var end: DumpParts.End?, rest: (any StreamRest)?
+                for _ in 0..<(next - k) {
+                    guard let following = self.part(next) else { throw BatchCancelled() }
+                    if let g = gzip, let f = following.gzip {
+                        // The checkpoints so far, then the following's past them.
+                        let skip = max(0, g.first + g.counts.count - f.first)
+                        gzip = DumpParts.Checkpoints(first: g.first, counts: g.counts + f.counts.dropFirst(skip))
+                        reads += following.reads.dropFirst(skip)
+                    }
+                    bytes += following.bytes[0..<following.count]
+                    count += following.count
+                    probe = following.bytes[following.count...]
+                    (end, rest) = (following.end, following.rest)
+                    next += 1
+                    if !following.hasProbe { break }   // the last part
                 }
-                part = Part(start: part.start, bytes: Array(part.bytes[0..<part.count]) + following.bytes,
-                            count: part.count + following.count, gzip: gzip, reads: reads, end: following.end,
-                            rest: following.rest)
-                next += 1
+                part = Part(start: part.start, bytes: bytes + probe, count: count, gzip: gzip, reads: reads, end: end,
+                            rest: rest)
+                if part.hasProbe && part.count > joinedBytes {
+                    // Joined past ``joinedBytes``: from this part's start, the rest of the
+                    // stream is parsed as it is read (the parts read so far, then what the
+                    // reader reads once it cuts no more), its lines written straight out,
+                    // in the memory of a few chunks, not of the whole run of parts.
+                    let rest = PartsRest(owner: self, from: next)
+                    lock.withLock {
+                        straightOut = true
+                        straightRest = rest
+                        lock.broadcast()
+                    }
+                    part = Part(start: part.start, bytes: bytes, count: count, gzip: gzip, reads: reads, end: nil,
+                                rest: rest)
+                }
             }
             let summary: ParseSummary
             var stopped = false
@@ -377,6 +432,7 @@ final class DumpStreamParts: @unchecked Sendable {
     /// The first part read and not taken past the one being put together (not the rest
     /// read straight out). Call with the lock held.
     private func unclaimed() -> (Int, Part)? {
+        if straightOut { return nil }
         var j = assembling + 1
         while j < produced {
             if !claimed.contains(j), let p = parts[j], p.rest == nil { return (j, p) }
@@ -406,7 +462,8 @@ final class DumpStreamParts: @unchecked Sendable {
                     claimed.insert(j)
                     return (j, p)
                 }
-                if readerDone && !(assembling..<produced).contains(where: { !claimed.contains($0) && parts[$0]?.rest == nil }) {
+                if straightOut || readerDone
+                    && !(assembling..<produced).contains(where: { !claimed.contains($0) && parts[$0]?.rest == nil }) {
                     return nil
                 }
                 lock.wait()
@@ -433,6 +490,89 @@ final class DumpStreamParts: @unchecked Sendable {
         try writer.flush()
         if rest.end.failure?.kind == .cancelled { throw BatchCancelled() }
         return (outcome.summary, outcome.stopped)
+    }
+}
+
+/// The rest of a stream read straight out, as ``DumpStreamParts/stream(_:documentBase:parser:write:report:)``
+/// parses it: its chunks, how it ended, and a way to stop its reader.
+protocol StreamRest: DumpParts.Rest {
+    /// How the stream ended; before it ended (the parser stopped it), the bytes read
+    /// for the chunks handed out.
+    var end: DumpParts.End { get }
+    /// The parsing side has gone (or the run is over): the reader stops.
+    func close()
+}
+
+extension RestQueue: StreamRest {}
+
+/// The rest of a stream whose parts were joined past ``DumpStreamParts/joinedBytes``,
+/// read straight out: the bytes of the parts the reader had cut
+/// (their own: a probe is the next part's first bytes), then those of the part it made
+/// once told to cut no more and the chunks it reads after it (its ``RestQueue``), or the
+/// last part and the stream's end. Chunks within the ratio checkpoints, each with the
+/// compressed count at its end when that is a checkpoint, as a part's own.
+///
+/// `@unchecked Sendable`: used by the thread parsing the rest only (and closed by it).
+private final class PartsRest: StreamRest, @unchecked Sendable {
+    private let owner: DumpStreamParts
+    private var following: Int
+    private var part: DumpStreamParts.Part?
+    private var position = 0
+    private var queue: (any StreamRest)?
+    private var ended: DumpParts.End?
+    private var lastCompressed: UInt64?
+    private var lastBytesIn: UInt64 = 0
+    private let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputStage.chunkSize, alignment: 16)
+
+    init(owner: DumpStreamParts, from first: Int) {
+        self.owner = owner
+        following = first
+    }
+
+    deinit { buffer.deallocate() }
+
+    func next() -> UnsafeRawBufferPointer? {
+        let grid = UInt64(InputStage.chunkSize)
+        while true {
+            if let queue { return queue.next() }
+            if let p = part, position < p.count {
+                let at = p.start + UInt64(position)
+                let n = min(p.count - position, Int(grid - at % grid))
+                p.bytes.withUnsafeBytes { buffer.baseAddress!.copyMemory(from: $0.baseAddress! + position, byteCount: n) }
+                position += n
+                let end = at + UInt64(n)
+                lastCompressed = nil
+                if end % grid == 0, let g = p.gzip {
+                    lastCompressed = g.count(at: end / grid)
+                    let i = Int(end / grid) - g.first
+                    if i >= 0 && i < p.reads.count { lastBytesIn = p.reads[i] }
+                }
+                return UnsafeRawBufferPointer(rebasing: buffer[0..<n])
+            }
+            if let p = part {
+                if let rest = p.rest {
+                    queue = rest
+                    continue
+                }
+                if let end = p.end {
+                    ended = end
+                    return nil
+                }
+            }
+            guard let p = owner.take(following) else { return nil }
+            following += 1
+            part = p
+            position = 0
+        }
+    }
+
+    var compressed: UInt64? { queue?.compressed ?? lastCompressed ?? 0 }
+
+    var end: DumpParts.End { queue?.end ?? ended ?? DumpParts.End(failure: nil, bytesIn: lastBytesIn) }
+
+    func close() {
+        queue?.close()
+        // A part the reader made with a rest, not taken yet, is closed with the parts.
     }
 }
 
