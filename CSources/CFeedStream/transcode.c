@@ -74,7 +74,9 @@ static uint32_t utf8_entry(uint32_t c) {
 
 static const struct { const char *key, *name; } aliases[] = {
 #define CHARSET_ALIAS(key, name) { key, name },
+#define BUILTIN_CHARSET(name, kind)
 #include "charset_aliases.def"
+#undef BUILTIN_CHARSET
 #undef CHARSET_ALIAS
 };
 
@@ -257,12 +259,15 @@ static int name_is(const uint8_t *name, size_t len, const char *keyword) {
     return 1;
 }
 
-/* expat's built-in encodings (getEncodingIndex): 1 and cs set when `name` is one. */
+/* expat's built-in encodings (getEncodingIndex; BUILTIN_CHARSET in charset_aliases.def,
+   which XMLTranscoder.builtinKind reads too): 1 and cs set when `name` is one. */
 static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
     static const struct { const char *name; cfs_charset_kind kind; } names[] = {
-        { "UTF-8", CFS_CHARSET_UTF8 }, { "ISO-8859-1", CFS_CHARSET_LATIN1 }, { "US-ASCII", CFS_CHARSET_ASCII },
-        { "UTF-16", CFS_CHARSET_UTF16BE }, { "UTF-16BE", CFS_CHARSET_UTF16BE }, { "UTF-16LE", CFS_CHARSET_UTF16LE },
-        { "UTF-32", CFS_CHARSET_UTF32BE }, { "UTF-32BE", CFS_CHARSET_UTF32BE }, { "UTF-32LE", CFS_CHARSET_UTF32LE },
+#define CHARSET_ALIAS(key, name)
+#define BUILTIN_CHARSET(name, kind) { name, CFS_CHARSET_##kind },
+#include "charset_aliases.def"
+#undef BUILTIN_CHARSET
+#undef CHARSET_ALIAS
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (name_is(name, len, names[i].name)) {

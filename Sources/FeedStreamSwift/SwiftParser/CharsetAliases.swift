@@ -315,4 +315,18 @@ enum CharsetAliases {
         "xmacsimpchinese": "gb2312",
         "xmactradchinese": "big5",
     ]
+
+    /// expat's built-in encodings (BUILTIN_CHARSET in CSources/CFeedStream/charset_aliases.def): a declared name equal
+    /// to `name` but for ASCII case, and the kind the tokenizer decodes it as.
+    static let builtin: [(name: StaticString, kind: XMLTranscoder.Kind)] = [
+        ("UTF-8", .utf8),
+        ("ISO-8859-1", .latin1),
+        ("US-ASCII", .usASCII),
+        ("UTF-16", .utf16BE),
+        ("UTF-16BE", .utf16BE),
+        ("UTF-16LE", .utf16LE),
+        ("UTF-32", .utf32BE),
+        ("UTF-32BE", .utf32BE),
+        ("UTF-32LE", .utf32LE),
+    ]
 }

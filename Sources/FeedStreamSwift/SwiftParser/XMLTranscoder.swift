@@ -262,7 +262,8 @@ struct XMLTranscoder {
         return name.withUTF8 { named(UnsafeRawBufferPointer($0)) }
     }
 
-    /// expat's built-in encodings: ASCII-case-insensitive exact match (`streqci`).
+    /// expat's built-in encodings (``CharsetAliases/builtin``, from the C core's table):
+    /// ASCII-case-insensitive exact match (`streqci`).
     static func builtinKind(_ name: UnsafeRawBufferPointer) -> Kind? {
         func matches(_ keyword: StaticString) -> Bool {
             guard name.count == keyword.utf8CodeUnitCount else { return false }
@@ -274,13 +275,7 @@ struct XMLTranscoder {
             }
             return true
         }
-        if matches("UTF-8") { return .utf8 }
-        if matches("ISO-8859-1") { return .latin1 }
-        if matches("US-ASCII") { return .usASCII }
-        if matches("UTF-16") || matches("UTF-16BE") { return .utf16BE }
-        if matches("UTF-16LE") { return .utf16LE }
-        if matches("UTF-32") || matches("UTF-32BE") { return .utf32BE }
-        if matches("UTF-32LE") { return .utf32LE }
+        for entry in CharsetAliases.builtin where matches(entry.name) { return entry.kind }
         return nil
     }
 
