@@ -18,7 +18,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import write_or_check  # noqa: E402
+from generated import def_entries, write_or_check  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/charset_aliases.def"
@@ -37,18 +37,11 @@ def fail(msg):
 
 def read_entries():
     entries = []
-    for n, line in enumerate(open(os.path.join(ROOT, DEF), encoding="ascii"), 1):
-        line = line.rstrip("\n")
-        if not line.startswith("CHARSET_ALIAS"):
-            continue
-        m = ENTRY.match(line)
-        if not m:
-            fail("%s:%d: not CHARSET_ALIAS(\"key\", \"name\")" % (DEF, n))
-        key, name = m.groups()
+    for where, (key, name) in def_entries(ROOT, DEF, "CHARSET_ALIAS", ENTRY, 'CHARSET_ALIAS("key", "name")', fail):
         if key != re.sub(r"[-_.]", "", key.lower()) or not re.fullmatch(r"[a-z0-9]+", key):
-            fail("%s:%d: key %r is not normalized" % (DEF, n, key))
+            fail("%s: key %r is not normalized" % (where, key))
         if name != name.lower():
-            fail("%s:%d: name %r is not lower case" % (DEF, n, name))
+            fail("%s: name %r is not lower case" % (where, name))
         entries.append((key, name))
     keys = [k for k, _ in entries]
     if keys != sorted(keys) or len(set(keys)) != len(keys):
@@ -58,18 +51,11 @@ def read_entries():
 
 def read_builtins():
     builtins = []
-    for n, line in enumerate(open(os.path.join(ROOT, DEF), encoding="ascii"), 1):
-        line = line.rstrip("\n")
-        if not line.startswith("BUILTIN_CHARSET"):
-            continue
-        m = BUILTIN.match(line)
-        if not m:
-            fail("%s:%d: not BUILTIN_CHARSET(\"NAME\", KIND)" % (DEF, n))
-        name, kind = m.groups()
+    for where, (name, kind) in def_entries(ROOT, DEF, "BUILTIN_CHARSET", BUILTIN, 'BUILTIN_CHARSET("NAME", KIND)', fail):
         if name != name.upper() or not re.fullmatch(r"[A-Z0-9-]+", name):
-            fail("%s:%d: name %r is not upper case ASCII" % (DEF, n, name))
+            fail("%s: name %r is not upper case ASCII" % (where, name))
         if kind not in KINDS:
-            fail("%s:%d: kind %r is none of %s" % (DEF, n, kind, ", ".join(KINDS)))
+            fail("%s: kind %r is none of %s" % (where, kind, ", ".join(KINDS)))
         builtins.append((name, kind))
     if len({b for b, _ in builtins}) != len(builtins):
         fail("%s: a built-in name twice" % DEF)

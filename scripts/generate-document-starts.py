@@ -19,7 +19,7 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import write_or_check  # noqa: E402
+from generated import def_entries, write_or_check  # noqa: E402
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/document_starts.def"
@@ -55,15 +55,9 @@ def unescape(s, where):
 
 def read_entries():
     entries = []
-    for n, line in enumerate(open(os.path.join(ROOT, DEF), encoding="ascii"), 1):
-        line = line.rstrip("\n")
-        if not line.startswith("DOCUMENT_START"):
-            continue
-        m = ENTRY.match(line)
-        if not m:
-            fail("%s:%d: not DOCUMENT_START(\"start\", \"delimiters\")" % (DEF, n))
-        where = "%s:%d" % (DEF, n)
-        start, delimiters = unescape(m.group(1), where), unescape(m.group(2), where)
+    for where, (start, delimiters) in def_entries(ROOT, DEF, "DOCUMENT_START", ENTRY,
+                                                  'DOCUMENT_START("start", "delimiters")', fail):
+        start, delimiters = unescape(start, where), unescape(delimiters, where)
         if not 1 <= len(start) <= DOC_START_MAX:
             fail("%s: a start has 1 to %d bytes" % (where, DOC_START_MAX))
         if 0 in delimiters or len(set(delimiters)) != len(delimiters):

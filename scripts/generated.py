@@ -17,3 +17,19 @@ def write_or_check(tool, root, path, text):
         return
     with open(full, "w", encoding="utf-8") as f:
         f.write(text)
+
+
+def def_entries(root, path, macro, pattern, usage, fail):
+    """The entries of a .def table: for each line that begins with `macro`, where it is
+    ("path:line") and the groups of `pattern` (a compiled regex of the whole line);
+    `fail` is called with a message when such a line does not match (`usage` shows the
+    form)."""
+    for n, line in enumerate(open(os.path.join(root, path), encoding="ascii"), 1):
+        line = line.rstrip("\n")
+        if not line.startswith(macro):
+            continue
+        m = pattern.match(line)
+        where = "%s:%d" % (path, n)
+        if not m:
+            fail("%s: not %s" % (where, usage))
+        yield where, m.groups()
