@@ -41,12 +41,13 @@ import Musl
 /// ratio where one parser of the whole stream checks it, and a part in which it stops
 /// the stream (``Outcome/stopped``) is the last.
 ///
-/// Not yet wired into `feedstream convert` (which still parses a `.gz` dump on one
-/// parser, inflating on a second thread): ``convertSequentially(_:minimumPartBytes:gzip:parser:source:layout:)``
-/// parses the parts one after another, ``convertParallel(_:minimumPartBytes:jobs:gzip:makeParser:source:layout:)``
-/// on several threads, both over a stream in memory; the streaming converter (parts
-/// from the inflating thread, memory bounded, the stream's failure given to the last
-/// part) is to match them.
+/// `feedstream convert` reads a big dump in parts through ``DumpStreamParts`` (parts
+/// from the reading thread, memory bounded, the stream's failure given to the last
+/// part). ``convertSequentially(_:minimumPartBytes:gzip:parser:source:layout:)`` (the
+/// parts one after another) and ``convertParallel(_:minimumPartBytes:jobs:gzip:makeParser:source:layout:)``
+/// (on several threads), both over a stream in memory and joining a part whose cut did
+/// not hold with the next one at a time, are the references the tests and the `parts`
+/// fuzzer hold it to.
 package enum DumpParts {
     /// What parsing one part gave.
     package struct Outcome: Sendable {
