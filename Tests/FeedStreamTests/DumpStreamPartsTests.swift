@@ -197,6 +197,20 @@ final class DumpStreamPartsTests: XCTestCase {
         }
         // The converter runs again, to the end.
         XCTAssertFalse(try converter.run([BatchInput.file(path)], to: MemoryOutput()).interrupted)
+
+        // Stopped while a run of cuts that do not hold is read straight out (the reader
+        // fills the rest's queue, the parser stops taking from it): the run ends.
+        var s = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>Long</title>\n"
+        for i in 0..<3000 {
+            s += "<item><title>L\(i)</title><description><![CDATA[<?xml version=\"1.0\"?> "
+                + String(repeating: "text ", count: 40) + "]]></description></item>\n"
+        }
+        let long = folder.appendingPathComponent("long.xml").path
+        try Data((s + "</channel></rss>\n").utf8).write(to: URL(fileURLWithPath: long))
+        let again = BatchConverter(options: options)
+        let watched = WatchedOutput { again.cancel() }
+        XCTAssertTrue(try again.run([BatchInput.file(long)], to: watched).interrupted)
+        XCTAssertLessThan(String(decoding: watched.bytes, as: UTF8.self).split(separator: "\n").count, 3000)
     }
 
     func testAGzipBombStopsThePartsWhereItStopsOneParser() throws {

@@ -182,7 +182,7 @@ final class DumpStreamParts: @unchecked Sendable {
                 guard put(part) else { return }
             }
             if (cuts.isEmpty && pending.count >= heldBytes) || lock.withLock({ straightOut }) {
-                // No cut in sight, or parts joined past the held bytes: the rest of the
+                // No cut in sight, or parts joined past ``joinedBytes``: the rest of the
                 // stream is read straight out.
                 let rest = RestQueue(depth: 4)
                 let held = pending
@@ -283,6 +283,7 @@ final class DumpStreamParts: @unchecked Sendable {
             let rests: [any StreamRest] = lock.withLock {
                 done = true
                 lock.broadcast()
+                defer { straightRest = nil }
                 return parts.values.compactMap(\.rest) + (straightRest.map { [$0] } ?? [])
             }
             for r in rests { r.close() }
@@ -514,7 +515,8 @@ extension RestQueue: StreamRest {}
 ///
 /// `@unchecked Sendable`: used by the thread parsing the rest only (and closed by it).
 private final class PartsRest: StreamRest, @unchecked Sendable {
-    private let owner: DumpStreamParts
+    /// Unowned: the converter keeps this rest until its run ends.
+    private unowned let owner: DumpStreamParts
     private var following: Int
     private var part: DumpStreamParts.Part?
     private var position = 0
@@ -566,13 +568,17 @@ private final class PartsRest: StreamRest, @unchecked Sendable {
         }
     }
 
-    var compressed: UInt64? { queue?.compressed ?? lastCompressed ?? 0 }
+    var compressed: UInt64? {
+        if let queue { return queue.compressed }
+        return lastCompressed ?? 0
+    }
 
     var end: DumpParts.End { queue?.end ?? ended ?? DumpParts.End(failure: nil, bytesIn: lastBytesIn) }
 
     func close() {
-        queue?.close()
-        // A part the reader made with a rest, not taken yet, is closed with the parts.
+        // The reader's rest, once taken (a part the reader made with a rest, not taken
+        // yet, is closed with the parts): else the reader waits for room in it.
+        (queue ?? part?.rest)?.close()
     }
 }
 
