@@ -151,9 +151,9 @@ final class VectorScanTests: XCTestCase {
         XCTAssertEqual(b, [1, 2, 1, 2, 3, 4, 5, 8])
     }
 
-    private func escaped(_ s: ArraySlice<UInt8>) -> [UInt8] {
+    private func escaped(_ s: ArraySlice<UInt8>, trusted: Bool = false) -> [UInt8] {
         var buffer = ByteBuffer(capacity: 64)
-        s.withUnsafeBytes { buffer.appendJSONEscaped($0) }
+        s.withUnsafeBytes { trusted ? buffer.appendTrustedJSONEscaped($0, closing: nil) : buffer.appendJSONEscaped($0) }
         return Array(buffer.bytes)
     }
 
@@ -259,6 +259,60 @@ final class VectorScanTests: XCTestCase {
         XCTAssertEqual(escaped((a15 + [0x61, 0xC0, 0x80] + b20)[...]),
                        a15 + [0x61, 0xEF, 0xBF, 0xBD, 0xEF, 0xBF, 0xBD] + b20)
         XCTAssertEqual(escaped((a15 + [0xF0, 0x9D, 0x84, 0x9E, 0x22] + b20)[...]),
+                       a15 + [0xF0, 0x9D, 0x84, 0x9E, 0x5C, 0x22] + b20)
+    }
+
+    /// Well-formed UTF-8 (an item's fields from the strict tokenizer: ``ByteBuffer/trustsUTF8``)
+    /// is escaped without the automaton, and exactly as with it: every well-formed
+    /// sequence, C1 controls (still mapped to windows-1252) and bytes to escape, at every
+    /// lane of the first three steps, a character spanning two steps, strings from every
+    /// offset of the corpus's well-formed files, and random mixes.
+    func testTrustedUTF8IsEscapedAsCheckedUTF8() throws {
+        let fragments: [[UInt8]] = [
+            [0xC3, 0xA9], [0xC2, 0xA0], [0xDF, 0xBF], [0xE2, 0x82, 0xAC], [0xE0, 0xA0, 0x80], [0xED, 0x9F, 0xBF],
+            [0xEF, 0xBF, 0xBF], [0xF0, 0x9D, 0x84, 0x9E], [0xF4, 0x8F, 0xBF, 0xBF], [0xC2, 0x80], [0xC2, 0x81],
+            [0xC2, 0x9F], [0x22], [0x5C], [0x0A], [0x01], [0x7F],
+        ]
+        var checked = 0
+        for f in fragments {
+            for lane in 0..<48 {
+                for after: [UInt8] in [Array(repeating: 0x79, count: 20), [0xE2, 0x80, 0x93] + Array(repeating: 0x79, count: 17),
+                                       [0xC2, 0x85, 0x22] + Array(repeating: 0xC3, count: 1) + [0xA9]] {
+                    let s = ArraySlice([UInt8](repeating: 0x78, count: lane) + f + after)
+                    XCTAssertEqual(escaped(s, trusted: true), referenceEscaped(s), "\(f) at \(lane) before \(after.prefix(3))")
+                    checked += 1
+                }
+            }
+        }
+        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
+        func next(_ bound: Int) -> Int {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return Int(seed % UInt64(bound))
+        }
+        for _ in 0..<4000 {
+            var s: [UInt8] = []
+            for _ in 0..<(1 + next(12)) {
+                s += [UInt8](repeating: UInt8(0x61 + next(26)), count: next(20))
+                s += fragments[next(fragments.count)]
+            }
+            XCTAssertEqual(escaped(s[...], trusted: true), referenceEscaped(s[...]), "\(s)")
+            checked += 1
+        }
+        for url in ourFiles {
+            let data = try [UInt8](Data(contentsOf: url))
+            guard Array(String(decoding: data, as: UTF8.self).utf8) == data else { continue }   // UTF-8 files only
+            for offset in 0..<min(16, data.count) where data[offset] & 0xC0 != 0x80 {
+                let s = data[offset...]
+                XCTAssertEqual(escaped(s, trusted: true), referenceEscaped(s), "\(url.lastPathComponent) from \(offset)")
+                checked += 1
+            }
+        }
+        XCTAssertGreaterThan(checked, 6000)
+        // Expected bytes: é and a C1 control across the first two steps.
+        let a15 = [UInt8](repeating: 0x61, count: 15), b20 = [UInt8](repeating: 0x62, count: 20)
+        XCTAssertEqual(escaped((a15 + [0xC3, 0xA9] + b20)[...], trusted: true), a15 + [0xC3, 0xA9] + b20)
+        XCTAssertEqual(escaped((a15 + [0xC2, 0x80] + b20)[...], trusted: true), a15 + [0xE2, 0x82, 0xAC] + b20)
+        XCTAssertEqual(escaped((a15 + [0xF0, 0x9D, 0x84, 0x9E, 0x22] + b20)[...], trusted: true),
                        a15 + [0xF0, 0x9D, 0x84, 0x9E, 0x5C, 0x22] + b20)
     }
 

@@ -12,11 +12,17 @@ public struct FeedItemView {
     public let record: FeedRecordView
     /// The feed data that appeared before this item.
     public let feed: FeedInfoView
+    /// Every field's bytes are well-formed UTF-8, whole characters (the strict Swift
+    /// tokenizer checked each, and the item was not cut at ``FeedLimits/maxItemBytes``):
+    /// the JSON writer need not check them again.
+    package let textIsUTF8: Bool
 
-    package init(index: Int, isTruncated: Bool, isRecovered: Bool = false, record: RawRecord, feed: FeedInfoView) {
+    package init(index: Int, isTruncated: Bool, isRecovered: Bool = false, textIsUTF8: Bool = false, record: RawRecord,
+                 feed: FeedInfoView) {
         self.index = index
         self.isTruncated = isTruncated
         self.isRecovered = isRecovered
+        self.textIsUTF8 = textIsUTF8 && !isTruncated
         self.record = FeedRecordView(record)
         self.feed = feed
     }

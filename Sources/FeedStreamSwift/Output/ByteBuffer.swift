@@ -82,6 +82,10 @@ struct ByteBuffer: ~Copyable {
     var commas: UInt64 = 0
     /// False: HTML and XHTML content is written as written (RecordSink).
     var resolvesMarkupURIs = true
+    /// The strings written now are well-formed UTF-8 (an item's fields from the strict
+    /// Swift tokenizer, ``FeedItemView/textIsUTF8``): escaped without checking it again
+    /// (``appendTrustedJSONEscaped(_:closing:)``).
+    var trustsUTF8 = false
     /// Sets the document's location (``documentBytes``), copied into bytes this buffer owns.
     mutating func setDocumentBase(_ bytes: [UInt8]) {
         documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }

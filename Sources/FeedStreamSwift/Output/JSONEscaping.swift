@@ -153,6 +153,62 @@ extension ByteBuffer {
         if let closing { putReserved(closing) }
     }
 
+    /// ``appendJSONEscaped(_:closing:)`` for bytes known to be well-formed UTF-8, whole
+    /// characters (an item's fields from the strict Swift tokenizer,
+    /// ``FeedItemView/textIsUTF8``): the same output, without checking the UTF-8 again.
+    /// Only the bytes JSON escapes and the C1 controls (C2 80–9F, mapped to windows-1252)
+    /// are looked for, 16 bytes a step. Out of line: the checked path's loop stays small
+    /// enough to be inlined where it is called.
+    @inline(never)
+    mutating func appendTrustedJSONEscaped(_ bytes: UnsafeRawBufferPointer, closing: UInt8?) {
+        let n = bytes.count
+        reserve(n &+ escapeSlack)
+        guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
+            if let closing { putReserved(closing) }
+            return
+        }
+        let cls = jsonClasses
+        var i = 0
+        var run = 0
+        while true {
+            // To the next byte to escape or C2 (a C1 control's first byte, or another
+            // character's): 16 at a time, then byte by byte.
+            while i &+ 16 <= n {
+                let x = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
+                let d = x ^ SIMD16(repeating: 0xC2)   // 0 in a C2 lane
+                let c2 = (d &- SIMD16(repeating: 1)) & ~d
+                let w = unsafeBitCast((escapeLanes16(x) | c2) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+                if w[0] | w[1] == 0 { i &+= 16; continue }
+                #if _endian(little)
+                i &+= w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ w[1].trailingZeroBitCount &>> 3
+                #endif
+                break
+            }
+            while i < n && cls[Int(src[i])] != 1 && src[i] != 0xC2 { i &+= 1 }
+            if i >= n { break }
+            let c = src[i]
+            if c == 0xC2 {
+                // (Well-formed: a byte follows.) A C1 control: its windows-1252 character
+                // (3 bytes for 2: room for the rest reserved again), or as written.
+                if i &+ 1 < n && src[i &+ 1] & 0xE0 == 0x80, let w = windows1252[Int(src[i &+ 1] & 0x1F)] {
+                    putReserved(src + run, i &- run)
+                    reserve(n &- i &+ escapeSlack)
+                    appendScalar(w)
+                    run = i &+ 2
+                }
+                i &+= 2
+                continue
+            }
+            putReserved(src + run, i &- run)
+            reserve(n &- i &+ escapeSlack)
+            appendEscape(c)
+            i &+= 1
+            run = i
+        }
+        putReserved(src + run, n &- run)
+        if let closing { putReserved(closing) }
+    }
+
     mutating func appendScalar(_ v: UInt32) {
         if v < 0x800 {
             append(UInt8(0xC0 | v >> 6)); append(UInt8(0x80 | v & 0x3F))

@@ -161,7 +161,9 @@ extension ByteBuffer {
         feed.walk(RecordLayout.itemFeed, into: &self)
         append(0x7D)
         beginLine(depth: 0)
+        trustsUTF8 = item.textIsUTF8
         item.record.walk(RecordLayout.item, into: &self)
+        trustsUTF8 = false
         if item.isTruncated { append(",\"truncated\":true") }
         if item.isRecovered { append(",\"recovered\":true") }
         append("}\n")
@@ -251,7 +253,11 @@ extension ByteBuffer: RecordSink {
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         member(key, quote: true)
-        appendJSONEscaped(value, closing: 0x22)
+        if trustsUTF8 {
+            appendTrustedJSONEscaped(value, closing: 0x22)
+        } else {
+            appendJSONEscaped(value, closing: 0x22)
+        }
     }
 
     mutating func literal(_ key: StaticString, _ value: StaticString) {

@@ -152,8 +152,10 @@ final class SwiftFeedMachine {
         let feed = feedInfo()
         c.pointee.items += 1
         guard index >= skipItems, let handler, let parser else { return }
+        // Every byte of the item's fields came from the strict tokenizer, which checks
+        // UTF-8 (the recovery path's repaired bytes too), or was written here whole.
         try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering,
-                                                              record: c.pointee.pubItem.raw, feed: feed))
+                                                              textIsUTF8: true, record: c.pointee.pubItem.raw, feed: feed))
     }
 }
 
