@@ -151,6 +151,24 @@ final class VectorScanTests: XCTestCase {
         XCTAssertEqual(b, [1, 2, 1, 2, 3, 4, 5, 8])
     }
 
+    /// 4,000 strings of 1–12 ASCII runs (0–19 bytes) each followed by one of `fragments`,
+    /// from a fixed seed (the same strings each run).
+    private func randomMixes(of fragments: [[UInt8]], seed: UInt64) -> [[UInt8]] {
+        var seed = seed
+        func next(_ bound: Int) -> Int {
+            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
+            return Int(seed % UInt64(bound))
+        }
+        return (0..<4000).map { _ in
+            var s: [UInt8] = []
+            for _ in 0..<(1 + next(12)) {
+                s += [UInt8](repeating: UInt8(0x61 + next(26)), count: next(20))
+                s += fragments[next(fragments.count)]
+            }
+            return s
+        }
+    }
+
     private func escaped(_ s: ArraySlice<UInt8>, trusted: Bool = false) -> [UInt8] {
         var buffer = ByteBuffer(capacity: 64)
         s.withUnsafeBytes { trusted ? buffer.appendTrustedJSONEscaped($0, closing: nil) : buffer.appendJSONEscaped($0) }
@@ -232,19 +250,8 @@ final class VectorScanTests: XCTestCase {
                 }
             }
         }
-        // Random mixes of the fragments and ASCII runs (a fixed seed: the same strings
-        // each run).
-        var seed: UInt64 = 0x9E37_79B9_7F4A_7C15
-        func next(_ bound: Int) -> Int {
-            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
-            return Int(seed % UInt64(bound))
-        }
-        for _ in 0..<4000 {
-            var s: [UInt8] = []
-            for _ in 0..<(1 + next(12)) {
-                s += [UInt8](repeating: UInt8(0x61 + next(26)), count: next(20))
-                s += fragments[next(fragments.count)]
-            }
+        // Random mixes of the fragments and ASCII runs.
+        for s in randomMixes(of: fragments, seed: 0x9E37_79B9_7F4A_7C15) {
             XCTAssertEqual(escaped(s[...]), referenceEscaped(s[...]), "\(s)")
             checked += 1
         }
@@ -284,17 +291,7 @@ final class VectorScanTests: XCTestCase {
                 }
             }
         }
-        var seed: UInt64 = 0x2545_F491_4F6C_DD1D
-        func next(_ bound: Int) -> Int {
-            seed ^= seed << 13; seed ^= seed >> 7; seed ^= seed << 17
-            return Int(seed % UInt64(bound))
-        }
-        for _ in 0..<4000 {
-            var s: [UInt8] = []
-            for _ in 0..<(1 + next(12)) {
-                s += [UInt8](repeating: UInt8(0x61 + next(26)), count: next(20))
-                s += fragments[next(fragments.count)]
-            }
+        for s in randomMixes(of: fragments, seed: 0x2545_F491_4F6C_DD1D) {
             XCTAssertEqual(escaped(s[...], trusted: true), referenceEscaped(s[...]), "\(s)")
             checked += 1
         }
