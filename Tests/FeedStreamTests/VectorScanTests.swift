@@ -304,7 +304,24 @@ final class VectorScanTests: XCTestCase {
                 checked += 1
             }
         }
-        XCTAssertGreaterThan(checked, 6000)
+        // Short strings and the last bytes of longer ones, read in overlapping words: a
+        // byte to handle at each place, followed by the byte a borrow from it could flag
+        // ('#' after '"', ']' after '\\', a space after a control), and a second one later.
+        for length in 1...40 {
+            for at in 0..<length {
+                for (special, follower): ([UInt8], UInt8) in [([0x22], 0x23), ([0x5C], 0x5D), ([0x01], 0x20),
+                                                              ([0x0A], 0x20), ([0xC2, 0x85], 0x23), ([0xC2, 0xA0], 0x5D)] {
+                    var s = [UInt8](repeating: 0x78, count: length)
+                    s.replaceSubrange(at..<min(length, at + special.count), with: special.prefix(length - at))
+                    if at + special.count < length { s[at + special.count] = follower }
+                    if at + special.count + 3 < length { s[at + special.count + 3] = 0x22 }
+                    guard Array(String(decoding: s, as: UTF8.self).utf8) == s else { continue }   // whole characters
+                    XCTAssertEqual(escaped(s[...], trusted: true), referenceEscaped(s[...]), "\(s)")
+                    checked += 1
+                }
+            }
+        }
+        XCTAssertGreaterThan(checked, 10000)
         // Expected bytes: é and a C1 control across the first two steps.
         let a15 = [UInt8](repeating: 0x61, count: 15), b20 = [UInt8](repeating: 0x62, count: 20)
         XCTAssertEqual(escaped((a15 + [0xC3, 0xA9] + b20)[...], trusted: true), a15 + [0xC3, 0xA9] + b20)

@@ -157,8 +157,9 @@ extension ByteBuffer {
     /// characters (an item's fields from the strict Swift tokenizer,
     /// ``FeedItemView/textIsUTF8``): the same output, without checking the UTF-8 again.
     /// Only the bytes JSON escapes and the C1 controls (C2 80–9F, mapped to windows-1252)
-    /// are looked for, 16 bytes a step. Out of line: the checked path's loop stays small
-    /// enough to be inlined where it is called.
+    /// are looked for, 16 bytes a step (``nextTrustedSpecial(_:_:_:)``, with no byte-by-byte
+    /// loop for the last bytes). Out of line: the checked path's loop stays small enough to
+    /// be inlined where it is called.
     @inline(never)
     mutating func appendTrustedJSONEscaped(_ bytes: UnsafeRawBufferPointer, closing: UInt8?) {
         let n = bytes.count
@@ -167,26 +168,20 @@ extension ByteBuffer {
             if let closing { putReserved(closing) }
             return
         }
-        let cls = jsonClasses
         var i = 0
         var run = 0
         while true {
             // To the next byte to escape or C2 (a C1 control's first byte, or another
-            // character's): 16 at a time, then byte by byte.
-            while i &+ 16 <= n {
-                let x = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
-                let d = x ^ SIMD16(repeating: 0xC2)   // 0 in a C2 lane
-                let c2 = (d &- SIMD16(repeating: 1)) & ~d
-                let w = unsafeBitCast((escapeLanes16(x) | c2) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
-                if w[0] | w[1] == 0 { i &+= 16; continue }
-                #if _endian(little)
-                i &+= w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ w[1].trailingZeroBitCount &>> 3
-                #endif
-                break
-            }
-            while i < n && cls[Int(src[i])] != 1 && src[i] != 0xC2 { i &+= 1 }
+            // character's): 16 at a time; the last fewer than 16 of a string of 16 or
+            // more as the tail of its last 16 (the lanes before `i` masked off); a
+            // shorter string 8 at a time, its last fewer than 8 as the tail of its last 8
+            // (or of two overlapping 4s).
+            i = nextTrustedSpecial(src, i, n)
             if i >= n { break }
             let c = src[i]
+            // (The last 8 of a short string are tested in one word: a byte handled before
+            // `i` can flag one after it by a borrow. Looked at again.)
+            if !isTrustedSpecial(c) { i &+= 1; continue }
             if c == 0xC2 {
                 // (Well-formed: a byte follows.) A C1 control: its windows-1252 character
                 // (3 bytes for 2: room for the rest reserved again), or as written.
@@ -298,6 +293,85 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
     if lo | hi == 0 { i = n }
     #endif
     return false
+}
+
+/// The index of the first byte of `src[i..<n]` that ``ByteBuffer/appendTrustedJSONEscaped(_:closing:)``
+/// handles (one JSON escapes, or C2), `n` when there is none; or, in a short string's
+/// last 8 bytes, a byte after such a byte before `from` (``trustedSpecial8(_:)``: the
+/// caller looks at the byte again). Only whole loads within
+/// `src[0..<n]`: 16 bytes a step, then the tail of the last 16 (lanes already looked at
+/// masked off); under 16 bytes, 8 a step and the tail of the last 8; under 8, two
+/// overlapping loads of 4; under 4, byte by byte.
+@inline(__always)
+private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
+    var i = from
+    #if _endian(little)
+    while i &+ 16 <= n {
+        let w = unsafeBitCast(trustedLanes16(UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)),
+                              to: SIMD2<UInt64>.self)
+        if w[0] | w[1] == 0 { i &+= 16; continue }
+        return i &+ (w[0] != 0 ? w[0].trailingZeroBitCount &>> 3 : 8 &+ w[1].trailingZeroBitCount &>> 3)
+    }
+    guard i < n else { return n }
+    if n >= 16 {
+        let start = n &- 16, seen = i &- start   // 1...15 lanes already looked at
+        let w = unsafeBitCast(trustedLanes16(UnsafeRawPointer(src + start).loadUnaligned(as: SIMD16<UInt8>.self)),
+                              to: SIMD2<UInt64>.self)
+        var lo = w[0], hi = w[1]
+        if seen >= 8 { lo = 0; hi &= ~0 &<< UInt64((seen &- 8) &* 8) } else { lo &= ~0 &<< UInt64(seen &* 8) }
+        if lo != 0 { return start &+ lo.trailingZeroBitCount &>> 3 }
+        if hi != 0 { return start &+ 8 &+ hi.trailingZeroBitCount &>> 3 }
+        return n
+    }
+    while i &+ 8 <= n {
+        let m = trustedSpecial8(UnsafeRawPointer(src + i).loadUnaligned(as: UInt64.self))
+        if m != 0 { return i &+ m.trailingZeroBitCount &>> 3 }
+        i &+= 8
+    }
+    guard i < n else { return n }
+    if n >= 8 {
+        let start = n &- 8
+        let m = trustedSpecial8(UnsafeRawPointer(src + start).loadUnaligned(as: UInt64.self))
+            & (~0 &<< UInt64((i &- start) &* 8))
+        return m != 0 ? start &+ m.trailingZeroBitCount &>> 3 : n
+    }
+    if n >= 4 {
+        // Bytes 0-3 in lanes 0-3, bytes n-4..<n in lanes 4-7 (overlapping when n < 8).
+        let lo = UInt64(UnsafeRawPointer(src).loadUnaligned(as: UInt32.self))
+        let hi = UInt64(UnsafeRawPointer(src + (n &- 4)).loadUnaligned(as: UInt32.self))
+        var m = trustedSpecial8(lo | hi &<< 32)
+        // Lanes before `i`: bytes 0..<i in the low half; in the high half, lane 4 + k
+        // holds byte n - 4 + k.
+        let seenHigh = max(0, i &- (n &- 4))
+        m &= (~0 &<< UInt64(min(i, 4) &* 8)) & ~(((1 &<< UInt64(seenHigh &* 8)) &- 1) &<< 32)
+        if m == 0 { return n }
+        let lane = m.trailingZeroBitCount &>> 3
+        return lane < 4 ? lane : n &- 8 &+ lane
+    }
+    #endif
+    while i < n && !isTrustedSpecial(src[i]) { i &+= 1 }
+    return i
+}
+
+/// True for the bytes ``nextTrustedSpecial(_:_:_:)`` stops at.
+@inline(__always)
+private func isTrustedSpecial(_ c: UInt8) -> Bool { c < 0x20 || c == 0x22 || c == 0x5C || c == 0xC2 }
+
+/// 0x80 in the lanes of `x` that JSON escapes or that hold C2, 0 in the others.
+@inline(__always)
+private func trustedLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    let d = x ^ SIMD16(repeating: 0xC2)   // 0 in a C2 lane
+    return (escapeLanes16(x) | ((d &- SIMD16(repeating: 1)) & ~d)) & SIMD16(repeating: 0x80)
+}
+
+/// 0x80 in the bytes of `w` that JSON escapes or that are C2, and possibly in bytes
+/// above such a byte (a borrow carried up): the lowest one flagged is exact, unless
+/// lanes below it were masked off after the test (the caller looks again).
+@inline(__always)
+private func trustedSpecial8(_ w: UInt64) -> UInt64 {
+    let control = (w &- ones &* 0x20) & ~w
+    let q = w ^ (ones &* 0x22), b = w ^ (ones &* 0x5C), c = w ^ (ones &* 0xC2)
+    return (control | ((q &- ones) & ~q) | ((b &- ones) & ~b) | ((c &- ones) & ~c)) & highs
 }
 
 /// 0x80 in the lanes of `x` that JSON escapes (< 0x20, `"`, `\`), 0 in the others
