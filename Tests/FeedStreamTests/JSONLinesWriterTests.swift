@@ -95,6 +95,55 @@ final class JSONLinesWriterTests: XCTestCase {
         XCTAssertEqual(lines[3]["items"] as? Int, 3)
     }
 
+    /// Each item line's `"feed"` is the feed as known when the item ended — also when a
+    /// writer copies the last one while the feed record has not changed (the Swift
+    /// backend numbers its publications, ``FeedRevision``): channel elements after items,
+    /// a second document in the stream, a second parser and a new source on one writer.
+    func testEachItemCarriesTheFeedAsKnownWhenItEnded() throws {
+        let stream = """
+            <rss version="2.0"><channel><item><title>1</title></item><item><title>2</title></item>
+            <title>Late</title><item><title>3</title></item><item><title>4</title></item>
+            <link>https://example.com/late/</link><item><title>5</title></item></channel></rss>
+            <rss version="2.0"><channel><title>Second</title><item><title>6</title></item></channel></rss>
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>Third</title><entry><title>7</title></entry></feed>
+            """
+        let expected: [(String, [String: String])] = [
+            ("1", ["format": "rss20"]), ("2", ["format": "rss20"]),
+            ("3", ["format": "rss20", "title": "Late"]), ("4", ["format": "rss20", "title": "Late"]),
+            ("5", ["format": "rss20", "title": "Late", "link": "https://example.com/late/"]),
+            ("6", ["format": "rss20", "title": "Second"]), ("7", ["format": "atom10", "title": "Third"]),
+        ]
+        func items(_ text: String) throws -> [(String, [String: String])] {
+            try text.split(separator: "\n").compactMap {
+                let line = try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                guard line["kind"] as? String == "item" else { return nil }
+                return (try XCTUnwrap(line["title"] as? String), try XCTUnwrap(line["feed"] as? [String: String]))
+            }
+        }
+        for backend in FeedBackend.allCases {
+            let got = try items(jsonLines(.bytes(bytes(stream)), source: "s", parser: backend.makeParser()).text)
+            XCTAssertEqual(got.map(\.0), expected.map(\.0), "\(backend)")
+            XCTAssertEqual(got.map(\.1), expected.map(\.1), "\(backend)")
+        }
+        // One writer, two parsers in turn (each at its first publication), and a document
+        // location set between two parses of the same feed: what each item's feed says.
+        let out = MemoryOutput()
+        let writer = JSONLinesWriter(output: out)
+        writer.source = "a"
+        let one = FeedBackend.swift.makeParser(), two = FeedBackend.swift.makeParser()
+        let rssA = "<rss version=\"2.0\"><channel><title>A</title><link>rel/</link><item><title>a</title></item></channel></rss>"
+        let rssB = "<rss version=\"2.0\"><channel><title>B</title><item><title>b</title></item></channel></rss>"
+        try one.parse(.bytes(bytes(rssA)), handler: writer)
+        try two.parse(.bytes(bytes(rssB)), handler: writer)
+        writer.documentLocation = "https://example.org/feed.xml"
+        try one.parse(.bytes(bytes(rssA)), handler: writer)
+        try writer.flush()
+        XCTAssertEqual(try items(out.string).map(\.1), [
+            ["format": "rss20", "title": "A", "link": "rel/"], ["format": "rss20", "title": "B"],
+            ["format": "rss20", "title": "A", "link": "https://example.org/rel/"],
+        ])
+    }
+
     func testFlushesOnlyAtLineBoundaries() throws {
         final class Chunks: ByteOutput {
             var writes: [[UInt8]] = []

@@ -11,11 +11,17 @@ public struct FeedInfoView {
     /// All fields and lists.
     public let record: FeedRecordView
 
-    package init(document: Int, format: FeedFormat, itemCount: Int, record: RawRecord) {
+    /// Which publication of the parser's feed record this view shows (``FeedRevision``);
+    /// ``FeedRevision/unknown`` from a parser that does not say.
+    package let revision: FeedRevision
+
+    package init(document: Int, format: FeedFormat, itemCount: Int, record: RawRecord,
+                 revision: FeedRevision = .unknown) {
         self.document = document
         self.format = format
         self.itemCount = itemCount
         self.record = FeedRecordView(record)
+        self.revision = revision
     }
 
     /// The root element's `version` attribute.
@@ -36,4 +42,30 @@ public struct FeedInfoView {
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
     /// The first alternate link's href, as written.
     public var link: FeedBytes { record.primaryLink?.href ?? .absent }
+}
+
+/// Names one publication of a parser's feed record: two views with the same known
+/// revision show the same fields, so what a writer made of the first can stand for the
+/// second (the JSON writer's `"feed"` member, written once per publication rather than
+/// once per item). The parser's number is unique in the process (``next()``), the
+/// publication's counts up within the parser; neither repeats.
+package struct FeedRevision: Equatable, Sendable {
+    package var parser: UInt64
+    package var publication: UInt64
+
+    /// A parser that does not number its publications: never equal to a known one.
+    package static let unknown = FeedRevision(parser: 0, publication: 0)
+
+    package var isKnown: Bool { parser != 0 }
+
+    private static let lock = ConditionLock()
+    nonisolated(unsafe) private static var parsers: UInt64 = 0
+
+    /// The first publication of a parser not yet numbered (taken once per parser).
+    package static func next() -> FeedRevision {
+        lock.withLock {
+            parsers += 1
+            return FeedRevision(parser: parsers, publication: 0)
+        }
+    }
 }

@@ -81,13 +81,16 @@ struct ByteBuffer: ~Copyable {
     var depth = 0
     var commas: UInt64 = 0
     /// False: HTML and XHTML content is written as written (RecordSink).
-    var resolvesMarkupURIs = true
+    var resolvesMarkupURIs = true {
+        didSet { feedMemberRevision = .unknown }
+    }
     /// The strings written now are well-formed UTF-8 (an item's fields from the strict
     /// Swift tokenizer, ``FeedItemView/textIsUTF8``): escaped without checking it again
     /// (``appendTrustedJSONEscaped(_:closing:)``).
     var trustsUTF8 = false
     /// Sets the document's location (``documentBytes``), copied into bytes this buffer owns.
     mutating func setDocumentBase(_ bytes: [UInt8]) {
+        feedMemberRevision = .unknown
         documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
         guard !bytes.isEmpty else { return documentBytes = UnsafeRawBufferPointer(start: nil, count: 0) }
         let copy = UnsafeMutableRawBufferPointer.allocate(byteCount: bytes.count, alignment: 1)
@@ -97,6 +100,12 @@ struct ByteBuffer: ~Copyable {
     /// The document's location, when known (RecordSink): bytes this buffer owns, so that
     /// reading them per member retains nothing.
     private(set) var documentBytes = UnsafeRawBufferPointer(start: nil, count: 0)
+    /// The `,"feed":{…}` member of the last item written, and the feed record's
+    /// publication it was written from (JSONLinesWriter.swift): the next item of the same
+    /// publication copies it. Bytes this buffer owns (no reference counting per item).
+    var feedMember = UnsafeMutableRawBufferPointer(start: nil, count: 0)
+    var feedMemberCount = 0
+    var feedMemberRevision = FeedRevision.unknown
     /// The byte classes of JSON string escaping (JSONEscaping.swift).
     let jsonClasses = jsonByteClass
     /// The UTF-8 automaton's table (JSONEscaping.swift).
@@ -109,6 +118,7 @@ struct ByteBuffer: ~Copyable {
 
     deinit {
         base.deallocate()
+        feedMember.baseAddress.map { $0.deallocate() }
         documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
     }
 

@@ -152,14 +152,7 @@ extension ByteBuffer {
     fileprivate mutating func writeItem(_ item: FeedItemView, source: UnsafeRawBufferPointer, documentNumberOffset: Int) {
         header(kind: "item", document: documentNumberOffset + item.feed.document, source: source)
         key("index"); append(decimal: UInt64(item.index))
-        let feed = item.feed.record
-        append(",\"feed\":{\"format\":\"")
-        append(item.feed.format.name)
-        append(0x22)
-        beginLine(depth: 1)
-        if feed[.title].isPresent { string("title", feed[.title].buffer) }
-        feed.walk(RecordLayout.itemFeed, into: &self)
-        append(0x7D)
+        writeFeedMember(item.feed)
         beginLine(depth: 0)
         trustsUTF8 = item.textIsUTF8
         item.record.walk(RecordLayout.item, into: &self)
@@ -167,6 +160,38 @@ extension ByteBuffer {
         if item.isTruncated { append(",\"truncated\":true") }
         if item.isRecovered { append(",\"recovered\":true") }
         append("}\n")
+    }
+
+    /// `,"feed":{…}`: as written for the last item when the feed record has not been
+    /// published again since (``FeedRevision``; every member of an item line repeats its
+    /// feed's, so most are copies), else written from the record and kept.
+    private mutating func writeFeedMember(_ info: FeedInfoView) {
+        let revision = info.revision
+        if revision.isKnown && revision == feedMemberRevision {
+            return append(UnsafeRawPointer(feedMember.baseAddress!), feedMemberCount)
+        }
+        let from = count
+        let feed = info.record
+        append(",\"feed\":{\"format\":\"")
+        append(info.format.name)
+        append(0x22)
+        beginLine(depth: 1)
+        if feed[.title].isPresent { string("title", feed[.title].buffer) }
+        feed.walk(RecordLayout.itemFeed, into: &self)
+        append(0x7D)
+        guard revision.isKnown else { return }
+        keepFeedMember(from: from, revision)
+    }
+
+    private mutating func keepFeedMember(from: Int, _ revision: FeedRevision) {
+        let n = count - from
+        if feedMember.count < n {
+            feedMember.baseAddress.map { $0.deallocate() }
+            feedMember = .allocate(byteCount: max(n, 2 * feedMember.count, 256), alignment: 1)
+        }
+        feedMember.baseAddress!.copyMemory(from: base + from, byteCount: n)
+        feedMemberCount = n
+        feedMemberRevision = revision
     }
 
     fileprivate mutating func writeFeed(_ feed: FeedInfoView, source: UnsafeRawBufferPointer, documentNumberOffset: Int) {

@@ -139,9 +139,10 @@ final class SwiftFeedMachine {
         if c.pointee.feedDirty {
             c.pointee.pubFeed.publish(c.pointee.feed)
             c.pointee.feedDirty = false
+            c.pointee.feedRevision.publication &+= 1
         }
         return FeedInfoView(document: c.pointee.document, format: c.pointee.format, itemCount: c.pointee.items,
-                            record: c.pointee.pubFeed.raw)
+                            record: c.pointee.pubFeed.raw, revision: c.pointee.feedRevision)
     }
 
     private func emitItem() throws {
@@ -168,6 +169,8 @@ struct SwiftFeedMachineCore {
     let pubItem = SFMPub()
     let pubFeed = SFMPub()
     var feedDirty = true
+    /// The feed record's last publication (counted at each publish of pubFeed).
+    var feedRevision = FeedRevision.next()
 
     // Document state.
     var document = 0
