@@ -20,7 +20,7 @@ public struct FeedText: Sendable, Codable, Equatable, Hashable {
     /// same walk of the layout, so the value model and the output cannot differ.
     init?(_ record: FeedRecordView, _ field: FeedField) {
         var c = ExtensionCollector(core: [])
-        record.walk([.text("value", "type", "lang", "base", field)], into: &c)
+        record.walk(MemberTable([.text("value", "type", "lang", "base", field)]), into: &c)
         guard let value = c.values["value"] else { return nil }
         self.init(value: value, type: c.values["type"] ?? "text")
     }

@@ -15,13 +15,13 @@ enum Member: Sendable {
     /// record's language, and `key_base`, the `xml:base` in scope (the four keys, then
     /// the field). Relative URIs in HTML and XHTML values are resolved against that base
     /// unless the sink keeps markup as written (MarkupURLs).
-    indirect case text(StaticString, StaticString, StaticString, StaticString, FeedField)
+    case text(StaticString, StaticString, StaticString, StaticString, FeedField)
     /// `guid_is_permalink`.
     case permalink
     /// `link`: the first alternate link, resolved.
     case primaryLink
     /// An array of objects, one per row.
-    case rows(StaticString, FeedList, [Column])
+    case rows(StaticString, FeedList, TableArray<Column>)
     /// An array of strings: column 0 of each row.
     case strings(StaticString, FeedList)
     /// An array of persons (`name`, `email`, `uri` resolved, `raw`): Atom's as written,
@@ -33,7 +33,7 @@ enum Member: Sendable {
     case person(StaticString, FeedField)
     /// A nested object, written only when one of its members is present (the mask
     /// says which fields and lists it draws on).
-    case object(StaticString, [Member], FieldMask)
+    case object(StaticString, TableArray<Member>, FieldMask)
     /// A boolean read from a field's text by `rule` (the field itself is written as a
     /// string member of its own); absent when the rule gives no meaning to the text.
     case flag(StaticString, FeedField, FlagRule)
@@ -155,8 +155,31 @@ struct MemberTable: ExpressibleByArrayLiteral, Sendable {
     init(arrayLiteral members: Member...) { self.init(members) }
 }
 
+/// Elements of a layout table (a list's columns, an object's members), stored once for
+/// the life of the process (the tables are built once, never freed), so that a member or
+/// a column holding them is plain data: the walk reads them with no reference counting
+/// (with `[Column]` and `[Member]` payloads and `ChildRows` a class, a retain and a
+/// release per rows member, per column and per object cost 1-2% of writing the dump).
+struct TableArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral, @unchecked Sendable {
+    let buffer: UnsafeBufferPointer<Element>
+
+    init(_ elements: [Element]) {
+        let storage = UnsafeMutableBufferPointer<Element>.allocate(capacity: elements.count)
+        _ = storage.initialize(from: elements)
+        buffer = UnsafeBufferPointer(storage)
+    }
+
+    init(arrayLiteral elements: Element...) { self.init(elements) }
+
+    var startIndex: Int { 0 }
+    var endIndex: Int { buffer.count }
+    subscript(i: Int) -> Element {
+        @inline(__always) get { buffer[i] }
+    }
+}
+
 /// A nested object member.
-func obj(_ key: StaticString, _ members: [Member]) -> Member { .object(key, members, FieldMask(members)) }
+func obj(_ key: StaticString, _ members: [Member]) -> Member { .object(key, TableArray(members), FieldMask(members)) }
 
 /// A column of a list written as a member of each row's object.
 struct Column {
@@ -178,7 +201,7 @@ struct Column {
     /// An array member of each row: the rows of `list` whose column `parent` (the list's
     /// `parent_row`) holds the
     /// row's number (from 0), written with `columns`.
-    init(_ key: StaticString, rowsOf list: FeedList, parent: Int, _ columns: [Column]) {
+    init(_ key: StaticString, rowsOf list: FeedList, parent: Int, _ columns: TableArray<Column>) {
         self.key = key
         self.index = -1
         self.base = nil
@@ -187,12 +210,12 @@ struct Column {
 }
 
 /// The child rows of a `Column(_:rowsOf:parent:_:)`.
-final class ChildRows: Sendable {
+struct ChildRows: Sendable {
     let list: FeedList
     let parent: Int
-    let columns: [Column]
+    let columns: TableArray<Column>
 
-    init(list: FeedList, parent: Int, columns: [Column]) {
+    init(list: FeedList, parent: Int, columns: TableArray<Column>) {
         self.list = list
         self.parent = parent
         self.columns = columns
@@ -200,12 +223,12 @@ final class ChildRows: Sendable {
 }
 
 enum RecordLayout {
-    static let linkColumns = [
+    static let linkColumns: TableArray<Column> = [
         Column("href", 0, base: 6), Column("rel", 1), Column("type", 2), Column("hreflang", 3), Column("title", 4),
         Column("length", 5),
     ]
     static let links = Member.rows("links", .links, linkColumns)
-    static let categoryColumns = [Column("term", 0), Column("scheme", 1), Column("label", 2)]
+    static let categoryColumns: TableArray<Column> = [Column("term", 0), Column("scheme", 1), Column("label", 2)]
     static let categories = Member.rows("categories", .categories, categoryColumns)
     static let geo = obj("geo", [
         .string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong),
@@ -281,7 +304,7 @@ enum RecordLayout {
     static let podcastPeople = Member.rows("persons", .persons, [
         Column("name", 0), Column("role", 1), Column("group", 2), Column("img", 3), Column("href", 4),
     ])
-    static let itunesCategoryColumns = [Column("text", 0), Column("parent", 1)]
+    static let itunesCategoryColumns: TableArray<Column> = [Column("text", 0), Column("parent", 1)]
     static let podcastFunding = Member.rows("funding", .funding, [Column("url", 0), Column("text", 1)])
 
     // Podcasting 2.0 members of both lines (geo-podcast).
@@ -310,8 +333,8 @@ enum RecordLayout {
         .string("chat_server", .podcastChatServer), .string("chat_protocol", .podcastChatProtocol),
         .string("chat_account_id", .podcastChatAccountId), .string("chat_space", .podcastChatSpace),
     ]
-    static let remoteItemColumns = [Column("feed_guid", 0), Column("item_guid", 1), Column("feed_url", 2), Column("medium", 3)]
-    static let recipientColumns = [
+    static let remoteItemColumns: TableArray<Column> = [Column("feed_guid", 0), Column("item_guid", 1), Column("feed_url", 2), Column("medium", 3)]
+    static let recipientColumns: TableArray<Column> = [
         Column("name", 0), Column("custom_key", 1), Column("custom_value", 2), Column("type", 3),
         Column("address", 4), Column("split", 5), Column("fee", 6),
     ]
@@ -583,7 +606,7 @@ extension Member {
 
 extension Column {
     /// The type of an array of rows written with `columns`.
-    static func arrayType(_ columns: [Column]) -> MemberType {
+    static func arrayType(_ columns: TableArray<Column>) -> MemberType {
         .array(.object(columns.map {
             MemberField($0.key.description, $0.children.map { arrayType($0.columns) } ?? .string)
         }))
@@ -697,12 +720,9 @@ extension FeedRecordView {
     }
 
     /// Walks `members`, handing what is present to `sink`.
-    func walk<S: RecordSink & ~Copyable>(_ members: [Member], into sink: inout S) {
-        // By index, so that each member is borrowed from the table, not copied (a
-        // copy of a member retains its payload: measured 5% of an item's cost).
-        members.withUnsafeBufferPointer { ms in
-            for i in ms.indices { walk(ms.baseAddress! + i, into: &sink) }
-        }
+    func walk<S: RecordSink & ~Copyable>(_ members: TableArray<Member>, into sink: inout S) {
+        let ms = members.buffer
+        for i in ms.indices { walk(ms.baseAddress! + i, into: &sink) }
     }
 
     /// A date member (out of line: its buffer on the stack would make every member's
@@ -722,11 +742,10 @@ extension FeedRecordView {
     }
 
     /// True when one of `members` would write anything.
-    private func hasAny(_ members: [Member]) -> Bool {
-        members.withUnsafeBufferPointer { ms in
-            for i in ms.indices where has(ms.baseAddress! + i) { return true }
-            return false
-        }
+    private func hasAny(_ members: TableArray<Member>) -> Bool {
+        let ms = members.buffer
+        for i in ms.indices where has(ms.baseAddress! + i) { return true }
+        return false
     }
 
     @inline(__always)
