@@ -159,7 +159,7 @@ struct MemberTable: ExpressibleByArrayLiteral, Sendable {
 /// the life of the process (the tables are built once, never freed), so that a member or
 /// a column holding them is plain data: the walk reads them with no reference counting
 /// (with `[Column]` and `[Member]` payloads and `ChildRows` a class, a retain and a
-/// release per rows member, per column and per object cost 1-2% of writing the dump).
+/// release per rows member, per column and per object: 2-5% of writing the dump).
 struct TableArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral, @unchecked Sendable {
     let buffer: UnsafeBufferPointer<Element>
 
