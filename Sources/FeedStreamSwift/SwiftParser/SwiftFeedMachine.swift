@@ -25,33 +25,8 @@ final class SwiftFeedMachine {
 
     /// Set by the driver for each parse: the handler, and the parser named to it in
     /// every callback (unset between parses, so the owning parser is not retained).
-    var handler: (any FeedHandler)? { didSet { listen() } }
-    var parser: (any FeedParser)? { didSet { listen() } }
-    /// The handler and the parser together while both are set, held here and read per
-    /// item unretained: loading the two optional properties for each item's call retained
-    /// and released both (0.85% of a profile of converting the dump).
-    private var listener: Listener?
-    private var listenerRef: Unmanaged<Listener>?
-
-    private final class Listener {
-        let handler: any FeedHandler
-        let parser: any FeedParser
-        init(_ handler: any FeedHandler, _ parser: any FeedParser) {
-            self.handler = handler
-            self.parser = parser
-        }
-    }
-
-    private func listen() {
-        if let handler, let parser {
-            let l = Listener(handler, parser)
-            listener = l
-            listenerRef = Unmanaged.passUnretained(l)
-        } else {
-            listener = nil
-            listenerRef = nil
-        }
-    }
+    var handler: (any FeedHandler)?
+    var parser: (any FeedParser)?
     /// Items of the document not to deliver (counted all the same): the recovery path
     /// re-reads a failed document from its start, and its first items were delivered.
     var skipItems = 0
@@ -177,12 +152,11 @@ final class SwiftFeedMachine {
         let truncated = c.pointee.item.pointee.arena.truncated
         let feed = feedInfo()
         c.pointee.items += 1
-        guard index >= skipItems, let listenerRef else { return }
+        guard index >= skipItems, let handler, let parser else { return }
         // Every byte of the item's fields came from the strict tokenizer, which checks
         // UTF-8 (the recovery path's repaired bytes too), or was written here whole.
-        let item = FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering, textIsUTF8: true,
-                                record: c.pointee.pubItem.raw, feed: feed)
-        try listenerRef._withUnsafeGuaranteedRef { try $0.handler.parser($0.parser, didParseItem: item) }
+        try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering,
+                                                              textIsUTF8: true, record: c.pointee.pubItem.raw, feed: feed))
     }
 }
 
