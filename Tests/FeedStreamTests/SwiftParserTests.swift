@@ -31,6 +31,33 @@ final class SwiftParserTests: XCTestCase {
     /// End tags naming the open element and the predefined entity references are read
     /// by shortcuts (no name scan): what they give, and that every other end tag still
     /// takes the full path (a longer or shorter name, a space before `>`).
+    /// The `xml` prefix is bound by definition (Namespaces in XML, 3) on element names
+    /// as on attributes: `<xml:note>` in an item is an element like any other, on every
+    /// backend; another undeclared prefix still fails the document there (found by the
+    /// differential fuzzer: the Swift tokenizer failed the first).
+    func testTheXMLPrefixIsBoundOnElementNames() throws {
+        let doc = """
+            <rss version="2.0"><channel><title>t</title><item><title>one</title><xml:note>n</xml:note>
+            <link>https://example.com/1</link></item><item><xml:space/><title>two</title></item></channel></rss>
+            <rss version="2.0"><channel><item><title>three</title><other:note/></item></channel></rss>
+            """
+        for backend in FeedBackend.allCases {
+            let (text, summary) = try jsonLines(.bytes(bytes(doc)), source: "s", parser: backend.makeParser())
+            let lines = try text.split(separator: "\n").map {
+                try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+            }
+            XCTAssertEqual(summary.documents, 2, "\(backend)")
+            let items = lines.filter { $0["kind"] as? String == "item" }
+            XCTAssertEqual(items.map { $0["title"] as? String }, ["one", "two", "three"], "\(backend)")
+            XCTAssertEqual(items[0]["link"] as? String, "https://example.com/1", "\(backend)")
+            let feeds = lines.filter { $0["kind"] as? String == "feed" }
+            XCTAssertNil(feeds[0]["error"], "\(backend)")
+            let error = try XCTUnwrap(feeds[1]["error"] as? [String: Any], "\(backend)")
+            XCTAssertEqual(error["line"] as? Int, 1, "\(backend)")   // the document's own lines
+            XCTAssertEqual(error["column"] as? Int, 55, "\(backend)")   // at the tag
+        }
+    }
+
     func testEndTagsAndPredefinedReferencesReadAlikeByEveryPath() throws {
         let doc = bytes(#"<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>"#
             + #"<title>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#38;&amp</title>"#

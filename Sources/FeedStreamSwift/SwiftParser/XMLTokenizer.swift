@@ -1306,8 +1306,15 @@ final class SwiftXMLTokenizer {
         if colonAt >= 0 {
             localOffset = colonAt - nameStart + 1
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
-            guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }   // at the tag, as expat
-            uri = u
+            if let u = lookup(prefix) {
+                uri = u
+            } else if prefix.equals("xml") {
+                // Bound by definition (Namespaces in XML, 3), as on attributes; expat binds
+                // it before reading (found by the differential fuzzer: `<xml:spacetitle>`).
+                uri = xmlNamespaceBytes
+            } else {
+                return .error(tagStart, "unbound prefix")   // at the tag, as expat
+            }
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
         }
