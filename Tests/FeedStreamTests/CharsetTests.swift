@@ -270,6 +270,26 @@ final class CharsetTests: XCTestCase {
     /// declaration's error, in an 8-bit one an unknown encoding, on every backend (the
     /// Swift tokenizer took any name beginning "utf-16" for UTF-16: the differential
     /// fuzzer's finding, a dump whose first document declared "UTF-16HE").
+    /// A UTF-8 byte order mark before a declaration naming an 8-bit charset by an alias
+    /// (`IBM855` for cp855, `cp1251` for windows-1251): the mark is skipped and the
+    /// document read in the declared charset, on every backend. The C core set the
+    /// charset as expat's protocol encoding, so expat read the mark in it and failed at
+    /// the first byte, and the search for the next document found the declaration as a
+    /// document of its own (found by the differential fuzzer).
+    func testAByteOrderMarkBeforeACharsetNamedByAnAlias() throws {
+        for (name, byte, charset, character) in [("IBM855", UInt8(0xE9), "cp855", "ж"),
+                                                 ("cp1251", 0xE9, "windows-1251", "й"),
+                                                 ("windows-1251", 0xE9, "windows-1251", "й")] {
+            let data = [0xEF, 0xBB, 0xBF] + Array("<?xml version=\"1.0\" encoding=\"\(name)\"?>\n<rss version=\"2.0\"><channel><title>x".utf8)
+                + [byte] + Array("</title></channel></rss>\n".utf8)
+            let expected = """
+                {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"\(charset)","title":"x\(character)","title_type":"text","items":0}
+
+                """
+            try assertEveryBackendWrites(data, expected, name)
+        }
+    }
+
     func testNamesThatOnlyBeginLikeUTF16AreNotUTF16OnEveryBackend() throws {
         let utf16BE = { (s: String) in Array(s.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
         for declaration in ["UTF-16", "utf-16be", "utf16"] {
