@@ -5,12 +5,27 @@
 // automaton both read non-ASCII text with. The callers keep their 8-byte and
 // byte-by-byte paths for the last bytes (and to handle the byte found).
 //
-// The class test is done with lane-wise wrapping arithmetic rather than `.==` (whose
-// `SIMDMask` the compiler lowers lane by lane through memory: a tab and line-feed test
-// written with it made the text scan 6 times slower; only `lineFeeds`' plain counting
-// loop, which uses the mask as bytes, gets one compare per step): in a byte lane, `y == 0`
-// is the high bit of `(y &- 1) & ~y`, `x < 0x20` the high bit of `(x &- 0x20) & ~x`, and
-// `x >= 0x80` the high bit of `x`. LLVM lowers these to SSE2/NEON byte operations.
+// The class tests compare whole vectors (`.==`, `.<`) and use the mask as bytes (all
+// bits set in a lane that matches: `lanes(_:equalTo:)`, `lanes(_:below:)`), which LLVM
+// lowers to one byte compare each (SSE2 `pcmpeqb`, `pminub`; NEON `cmeq`, `cmhi`) only
+// when both operands are spelled `SIMD16<UInt8>` and the mask's type is written out:
+// with `SIMD16(repeating:)` left to inference the comparison resolves to the generic
+// `SIMD` operator, lowered lane by lane through memory (30 times slower), and a mask
+// reduced with `any` calls a generic `min`. `x >= 0x80` is the high bit of `x`.
+
+/// All bits set in each lane of `x` equal to `b`, none in the others.
+@inline(__always)
+func lanes(_ x: SIMD16<UInt8>, equalTo b: UInt8) -> SIMD16<UInt8> {
+    let m: SIMDMask<SIMD16<Int8>> = x .== SIMD16<UInt8>(repeating: b)
+    return unsafeBitCast(m, to: SIMD16<UInt8>.self)
+}
+
+/// All bits set in each lane of `x` below `b`, none in the others.
+@inline(__always)
+func lanes(_ x: SIMD16<UInt8>, below b: UInt8) -> SIMD16<UInt8> {
+    let m: SIMDMask<SIMD16<Int8>> = x .< SIMD16<UInt8>(repeating: b)
+    return unsafeBitCast(m, to: SIMD16<UInt8>.self)
+}
 
 /// The index of the first byte of `p[0..<16]` that is a control character (< 0x20),
 /// non-ASCII (>= 0x80), or equal to `a`, `b` or `c` (pass one twice for two); 16 when
@@ -28,13 +43,11 @@ private func specialLanes16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: 
     return (asciiLanes16(x, a, b, c) | x) & SIMD16(repeating: 0x80)
 }
 
-/// The high bit set in each lane of `x` that is a control character (< 0x20) or equal
-/// to `a`, `b` or `c` (possibly other bits too; bytes >= 0x80 are not looked at).
+/// All bits set in each lane of `x` that is a control character (< 0x20) or equal to
+/// `a`, `b` or `c` (bytes >= 0x80 are not looked at).
 @inline(__always)
 private func asciiLanes16(_ x: SIMD16<UInt8>, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
-    let ya = x ^ SIMD16(repeating: a), yb = x ^ SIMD16(repeating: b), yc = x ^ SIMD16(repeating: c)
-    let one = SIMD16<UInt8>(repeating: 1)
-    return ((ya &- one) & ~ya) | ((yb &- one) & ~yb) | ((yc &- one) & ~yc) | ((x &- SIMD16(repeating: 0x20)) & ~x)
+    lanes(x, equalTo: a) | lanes(x, equalTo: b) | lanes(x, equalTo: c) | lanes(x, below: 0x20)
 }
 
 /// Advances `i` over the plain bytes of character data or CDATA in `p[i..<n]`, 16 at a
@@ -54,8 +67,7 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
         let x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
         // Tabs and line feeds are text like any other (carriage returns are not: they
         // are normalized).
-        let t = x ^ SIMD16(repeating: 0x09), l = x ^ SIMD16(repeating: 0x0A), one = SIMD16<UInt8>(repeating: 1)
-        let tabsAndLineFeeds = ((t &- one) & ~t) | ((l &- one) & ~l)
+        let tabsAndLineFeeds = lanes(x, equalTo: 0x09) | lanes(x, equalTo: 0x0A)
         let stops = asciiLanes16(x, a, b, c) & ~tabsAndLineFeeds & SIMD16(repeating: 0x80)
         let w = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
         if w[0] | w[1] == 0 {
@@ -123,11 +135,8 @@ func copyBytes(to d: UnsafeMutableRawPointer, from s: UnsafeRawPointer, _ n: Int
 /// line (a `memchr` per line cost 3% of converting a dump whose lines are short), the
 /// last one looked for from the end afterwards.
 func lineFeeds(_ p: UnsafePointer<UInt8>, _ n: Int) -> (count: Int, last: Int) {
-    let lf = SIMD16<UInt8>(repeating: 0x0A)
     @inline(__always) func matches(_ i: Int) -> SIMD16<UInt8> {
-        // 0xFF in each lane holding a line feed (`.==` lowers to one byte compare here:
-        // its mask is used as bytes, not tested lane by lane).
-        unsafeBitCast(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self) .== lf, to: SIMD16<UInt8>.self)
+        lanes(UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self), equalTo: 0x0A)
     }
     var count = 0
     var i = 0

@@ -360,8 +360,7 @@ private func isTrustedSpecial(_ c: UInt8) -> Bool { c < 0x20 || c == 0x22 || c =
 /// 0x80 in the lanes of `x` that JSON escapes or that hold C2, 0 in the others.
 @inline(__always)
 private func trustedLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    let d = x ^ SIMD16(repeating: 0xC2)   // 0 in a C2 lane
-    return (escapeLanes16(x) | ((d &- SIMD16(repeating: 1)) & ~d)) & SIMD16(repeating: 0x80)
+    (escapeLanes16(x) | lanes(x, equalTo: 0xC2)) & SIMD16(repeating: 0x80)
 }
 
 /// 0x80 in the bytes of `w` that JSON escapes or that are C2, and possibly in bytes
@@ -378,9 +377,7 @@ private func trustedSpecial8(_ w: UInt64) -> UInt64 {
 /// (bytes >= 0x80 included).
 @inline(__always)
 private func escapeLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    let q = x ^ SIMD16(repeating: 0x22), b = x ^ SIMD16(repeating: 0x5C)
-    let one = SIMD16<UInt8>(repeating: 1)
-    return (((q &- one) & ~q) | ((b &- one) & ~b) | ((x &- SIMD16(repeating: 0x20)) & ~x)) & SIMD16(repeating: 0x80)
+    (lanes(x, equalTo: 0x22) | lanes(x, equalTo: 0x5C) | lanes(x, below: 0x20)) & SIMD16(repeating: 0x80)
 }
 
 /// The JSON writer's UTF-8 automaton (``UTF8Steps``, ``UTF8Steps/Rules/json``), allocated
