@@ -379,6 +379,57 @@ final class JSONFeedTests: XCTestCase {
         }
     }
 
+    /// One parser reading many files in turn (as a batch does) routes each by its own
+    /// content: the gzip sniff's inflate stage, kept across inputs, starts afresh for
+    /// each; a path is opened once and its first bytes are not lost; a missing path is
+    /// the backend's open failure; a descriptor is read from where it stands.
+    func testOneParserRoutesEachFileByItsOwnContent() throws {
+        let json = bytes(#"{"version": "https://jsonfeed.org/version/1.1", "title": "J", "items": [{"id": "j1"}, {"id": "j2"}]}"#)
+        let xml = bytes(#"<rss version="2.0"><channel><title>X</title><item><guid>x1</guid></item></channel></rss>"#)
+        let dir = FileManager.default.temporaryDirectory.appendingPathComponent("route-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: dir, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: dir) }
+        let files: [(name: String, data: [UInt8], format: String?, ids: [String])] = [
+            ("a.json.gz", gzip(json), "json11", ["j1", "j2"]),
+            ("b.xml.gz", gzip(xml), "rss20", ["x1"]),
+            ("c.json", json, "json11", ["j1", "j2"]),
+            ("d.xml", xml, "rss20", ["x1"]),
+            ("e.json.gz", gzip(Array(repeating: UInt8(ascii: "\n"), count: 3000) + json), "json11", ["j1", "j2"]),
+            ("f.xml.gz", gzip(xml), "rss20", ["x1"]),
+        ]
+        for f in files { try Data(f.data).write(to: dir.appendingPathComponent(f.name)) }
+        for backend in FeedBackend.allCases {
+            let parser = backend.makeParser()
+            for f in files {
+                let (text, summary) = try jsonLines(.file(path: dir.appendingPathComponent(f.name).path), source: f.name,
+                                                    parser: parser)
+                let lines = try text.split(separator: "\n").map {
+                    try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+                }
+                XCTAssertNil(summary.firstError, "\(backend) \(f.name)")
+                XCTAssertEqual(try feedLine(lines)["format"] as? String, f.format, "\(backend) \(f.name)")
+                XCTAssertEqual(items(lines).map { $0["id"] as? String }, f.ids, "\(backend) \(f.name)")
+            }
+            // A missing path: reported as the backend reports an open failure, and the
+            // parser goes on with the next input.
+            let missing = try jsonLines(.file(path: dir.appendingPathComponent("missing.xml").path), source: "m",
+                                        parser: parser)
+            XCTAssertEqual(missing.summary.firstError?.code, .io, "\(backend)")
+            XCTAssertTrue(missing.summary.firstError?.message.contains("No such file") ?? false, "\(backend)")
+            XCTAssertEqual(try jsonLines(.file(path: dir.appendingPathComponent("c.json").path), source: "c",
+                                         parser: parser).summary.items, 2, "\(backend)")
+            // A descriptor moved past a first document: the sniff and the read start there.
+            let both = dir.appendingPathComponent("both")
+            try Data(xml + json).write(to: both)
+            let fd = open(both.path, O_RDONLY)
+            defer { close(fd) }
+            XCTAssertEqual(lseek(fd, off_t(xml.count), SEEK_SET), off_t(xml.count))
+            let rest = try jsonLines(.fileDescriptor(fd), source: "b", parser: parser)
+            XCTAssertEqual(rest.summary.items, 2, "\(backend)")
+            XCTAssertTrue(rest.text.contains(#""format":"json11""#), "\(backend)")
+        }
+    }
+
     /// The limits apply as to XML: items, depth, field text, document size.
     func testLimits() throws {
         func run(_ limits: FeedLimits, _ text: String) throws -> (String, [[String: Any]]) {

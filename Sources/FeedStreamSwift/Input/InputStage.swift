@@ -103,10 +103,14 @@ package final class InputStage {
     /// gzip magic included) a few hundred bytes at a time, calling `decide` with all the
     /// output so far until it answers, the output passes `limit` bytes or `head` runs
     /// out (nil). Costs what it inflates, never a whole chunk.
+    /// `stage`: one to reuse (reset here), for callers that peek at many inputs; a new
+    /// one when nil.
     package static func peekInflated<R>(_ head: UnsafeRawBufferPointer, limit: Int = 64 << 10,
+                                using stage: InputStage? = nil,
                                 _ decide: (UnsafeRawBufferPointer) -> R?) -> R? {
         guard head.count >= 2, isGzip(head[0], head[1]) else { return nil }
-        let stage = InputStage(limits: .unlimited)
+        let stage = stage ?? InputStage(limits: .unlimited)
+        stage.reset()
         stage.detect(UnsafeRawBufferPointer(rebasing: head[0..<2]))
         return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> R? in
             var rest = head
