@@ -171,7 +171,7 @@ package final class InputStage {
     private var phase: UInt64 = 0
 
     /// A stage enforcing `limits.maxRatio` (the only limit of this stage).
-    init(limits: FeedLimits) {
+    package init(limits: FeedLimits) {
         maxRatio = FeedLimits.effective(limits.maxRatio)
     }
 

@@ -301,12 +301,13 @@ package final class WARCReader {
     }
 
     /// True when `head`, a stream's first bytes (512 are enough), is a WARC's start:
-    /// plain, or gzip whose first member inflates to a WARC version line.
-    package static func isWARCStart(_ head: UnsafeRawBufferPointer) -> Bool {
+    /// plain, or gzip whose first member inflates to a WARC version line (inflated with
+    /// `stage` when given, reused by callers that look at many inputs).
+    package static func isWARCStart(_ head: UnsafeRawBufferPointer, using stage: InputStage? = nil) -> Bool {
         guard head.count >= 2 else { return false }
         if !InputStage.isGzip(head[0], head[1]) { return isWARC(head) }
         let magic = "WARC/1.".utf8.count
-        return InputStage.peekInflated(head, limit: magic) { $0.count >= magic ? isWARC($0) : nil } ?? false
+        return InputStage.peekInflated(head, limit: magic, using: stage) { $0.count >= magic ? isWARC($0) : nil } ?? false
     }
 
     /// True when the first bytes of `head` (uncompressed) are a WARC version line.

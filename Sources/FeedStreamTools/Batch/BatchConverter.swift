@@ -362,6 +362,8 @@ private final class Worker {
     var writer: any BatchLineWriter
     let meter: InputMeter
     let handler: FeedHandlerGroup
+    /// Inflates the start of gzip inputs to tell a web archive (kept for every input).
+    private lazy var peekStage = InputStage(limits: .unlimited)
 
     init(number: Int, options: BatchConverter.Options, live: LiveState, sequencer: OutputSequencer) {
         self.number = number
@@ -438,8 +440,11 @@ private final class Worker {
             }
             switch st.st_mode & S_IFMT {
             case S_IFREG:
-                if case .foundInFolder = input, !Self.looksLikeXMLOrGzip(fd) { return nil }
-                if WARCReader.isWARC(fd: fd) {
+                // The first KiB, read once for every look below (the descriptor's
+                // position stays at 0).
+                let head = Self.head(of: fd)
+                if case .foundInFolder = input, !head.withUnsafeBytes(Self.looksLikeXMLOrGzip) { return nil }
+                if head.withUnsafeBytes({ WARCReader.isWARCStart($0, using: peekStage) }) {
                     if pipelining, let partBytes = options.warcPartBytes, Int(st.st_size) >= 2 * partBytes {
                         return try convertInParts(fd: fd, size: UInt64(st.st_size), partBytes: partBytes,
                                                   didRead: progress)
@@ -451,7 +456,7 @@ private final class Worker {
                     warc = counts
                     return summary
                 }
-                let gzip = isGzip(fd)
+                let gzip = head.count >= 2 && InputStage.isGzip(head[0], head[1])
                 if pipelining, let partBytes = options.dumpPartBytes,
                    gzip ? Int(st.st_size) >= options.pipelineMinimumBytes && options.jobs >= options.gzipDumpPartsMinimumJobs
                         : Int(st.st_size) >= 2 * partBytes {
@@ -569,8 +574,21 @@ private final class Worker {
     /// JSON, such as JSON Lines, is skipped); true
     /// also for an empty or all-blank start, which the parser reports.
     static func looksLikeXMLOrGzip(_ fd: Int32) -> Bool {
+        head(of: fd).withUnsafeBytes(looksLikeXMLOrGzip)
+    }
+
+    /// The file's first KiB (fewer when it is shorter; none on a read error), read with
+    /// `pread`: the descriptor's position is left as it was.
+    static func head(of fd: Int32) -> [UInt8] {
         var head = [UInt8](repeating: 0, count: 1024)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
+        head.removeSubrange(max(0, n)...)
+        return head
+    }
+
+    /// The same look at `head`, the file's first bytes.
+    static func looksLikeXMLOrGzip(_ head: UnsafeRawBufferPointer) -> Bool {
+        let n = head.count
         guard n > 0 else { return true }
         let bytes = head[0..<n]
         if n >= 2 && InputStage.isGzip(bytes[0], bytes[1]) { return true }
@@ -586,11 +604,6 @@ private final class Worker {
         return first == UInt8(ascii: "<")
     }
 
-    private func isGzip(_ fd: Int32) -> Bool {
-        var magic: (UInt8, UInt8) = (0, 0)
-        return withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2
-            && InputStage.isGzip(magic.0, magic.1)
-    }
 }
 
 /// The worker's writer output: blocks go to the sequencer for the current input.
