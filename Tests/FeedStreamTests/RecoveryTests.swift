@@ -85,6 +85,23 @@ final class RecoveryTests: XCTestCase {
         }
     }
 
+    /// An element with the `xmlns` prefix, which no declaration can bind, fails the
+    /// document on every backend ("unbound prefix"); the repair writes its prefix as one
+    /// it can bind, so the element is skipped and the items around it are kept, its
+    /// children too (a field inside it is not taken for the item's).
+    func testAnElementWithTheXMLNSPrefixKeepsItsItem() throws {
+        let xml = #"<rss version="2.0"><channel><title>T</title>"#
+            + #"<item><title>a</title><xmlns:note>n</xmlns:note><link>https://example.com/a</link></item>"#
+            + #"<item><xmlns:x><title>not the title</title></xmlns:x><title>b</title></item>"#
+            + #"<item><title>c</title><xmlns:empty/></item></channel></rss>"#
+        for backend in FeedBackend.allCases {
+            let docs = try documents(Array(xml.utf8), backend)
+            XCTAssertEqual(titles(docs[0]), ["a", "b", "c"], "\(backend)")
+            XCTAssertEqual(docs[0].items.first?.link, "https://example.com/a", "\(backend)")
+            XCTAssertEqual(docs[0].error?.message.contains("prefix"), true, "\(backend)")
+        }
+    }
+
     func testStructuralFaults() throws {
         let cases: [(String, String, [String])] = [
             ("mismatched end tag in the first item",

@@ -25,7 +25,8 @@
 //   value gets its name as value (HTML's rule), a repeated name keeps its first value,
 //   a `<` or an unescaped `&` in a value is escaped. An undeclared prefix is bound to
 //   the namespace of the family of that name (feed_rules.def: `itunes`, `media`, `dc`,
-//   ...), or to `urn:feedstream:undeclared-prefix:NAME`.
+//   ...), or to `urn:feedstream:undeclared-prefix:NAME`; an element's `xmlns` prefix,
+//   which cannot be bound, is written `undeclared-xmlns` (`bindable`).
 // - Comments lose a `--` inside them; an unclosed comment, CDATA section or tag ends
 //   the document there.
 // - What follows the root element's end, and text before the root, is dropped; at the
@@ -394,7 +395,7 @@ struct XMLRepair {
             if !open.isEmpty { out += B.ltSlash }
             return i + 2
         }
-        let name = Array(s[(i + 2)..<ne])
+        let name = Self.bindable(Array(s[(i + 2)..<ne]))
         let lowered = asciiLowercased(name)
         let k = openNames[name, default: 0] > 0 ? open.lastIndex(where: { $0.name == name })
             : openLowered[lowered, default: 0] > 0 ? open.lastIndex(where: { asciiLowercased($0.name) == lowered })
@@ -426,7 +427,7 @@ struct XMLRepair {
     private mutating func startTag(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
         let n = s.count
         let ne = nameEnd(s, i + 1)
-        let name = Array(s[(i + 1)..<ne])
+        let name = Self.bindable(Array(s[(i + 1)..<ne]))
         var attributes: [(name: [UInt8], value: Range<Int>?, quote: UInt8)] = []
         var names: Set<[UInt8]> = []   // a repeated name keeps its first value (linear)
         var j = ne
@@ -541,6 +542,16 @@ struct XMLRepair {
         return Array(name[..<colon])
     }
 
+    /// An element name with the prefix `xmlns`, which no declaration may bind (Namespaces
+    /// in XML, section 3: every backend fails it as an unbound prefix), written with the
+    /// prefix `undeclared-xmlns` instead, in its start and end tags alike: bound like any
+    /// undeclared prefix, it is an unknown element, skipped, and the item around it is
+    /// kept. Other names as they are.
+    static func bindable(_ name: [UInt8]) -> [UInt8] {
+        guard name.count > B.xmlnsColon.count, name.starts(with: B.xmlnsColon) else { return name }
+        return B.undeclaredXmlns + name[(B.xmlnsColon.count - 1)...]
+    }
+
     /// The namespace an undeclared prefix is bound to.
     static func namespace(forPrefix p: [UInt8]) -> [UInt8] {
         let lower = String(decoding: asciiLowercased(p), as: UTF8.self)
@@ -557,6 +568,7 @@ struct XMLRepair {
 /// The byte strings the repair writes and compares (made once).
 private enum B {
     static let amp: [UInt8] = Array("&amp;".utf8)
+    static let undeclaredXmlns: [UInt8] = Array("undeclared-xmlns".utf8)
     static let cdataEnd: [UInt8] = Array("]]>".utf8)
     static let channel: [UInt8] = Array("channel".utf8)
     static let commentEnd: [UInt8] = Array("-->".utf8)
