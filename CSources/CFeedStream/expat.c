@@ -52,6 +52,11 @@ typedef struct expat_tok {
        win_u on (win), every character 4 document bytes after the mark (skip). */
     int transcoding;
     size_t skip, skip_left;
+    /* A UTF-8 byte order mark before a declaration naming, by an alias, a charset
+       expat reads itself (Latin-1, ASCII): set as expat's protocol encoding, which
+       expat would read the mark in, the mark is not given to expat (shift bytes;
+       shift_left still to drop), and its byte indexes are shift bytes short. */
+    size_t shift, shift_left;
     const char *bad_message;   /* the charset stage stopped at an invalid character, at bad_at */
     XML_Index bad_at;
     uint8_t *utf8;
@@ -78,7 +83,8 @@ static int grow(uint8_t **p, size_t *cap, size_t n) {
 
 /* The document offset of expat's byte index u. */
 static XML_Index doc_index(expat_tok *t, XML_Index u) {
-    if (!t->transcoding || u < 0) return u;
+    if (u < 0) return u;
+    if (!t->transcoding) return u + (XML_Index)t->shift;
     if (u < t->win_u) u = t->win_u;
     size_t end = (size_t)(u - t->win_u);
     if (end > t->win_len) end = t->win_len;
@@ -93,7 +99,7 @@ static XML_Index byte_index(expat_tok *t) { return doc_index(t, XML_GetCurrentBy
    counts the marks it reads). */
 static unsigned long column(expat_tok *t) {
     unsigned long c = (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1;
-    return c + (t->transcoding && t->skip && XML_GetCurrentLineNumber(t->xp) == 1);
+    return c + ((t->transcoding && t->skip) || t->shift) * (XML_GetCurrentLineNumber(t->xp) == 1);
 }
 
 static void split_name(const char *name, const char **uri, size_t *uri_len,
@@ -375,6 +381,7 @@ static int expat_begin(void *tok) {
     t->held_len = 0;
     t->transcoding = 0;
     t->skip = t->skip_left = 0;
+    t->shift = t->shift_left = 0;
     t->bad_message = NULL;
     t->win_len = 0;
     t->win_u = 0;
@@ -504,6 +511,20 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
         default: name = t->cs.name; break;   /* through the unknown-encoding handler */
         }
     }
+    /* A UTF-8 mark before a declaration naming an 8-bit charset (`encoding="latin1"`,
+       "ISO-8859-1", "US-ASCII", "cp1251", ...): expat, given the charset, read the mark
+       in it (for Latin-1 the mark then won: the document was read as UTF-8 and failed
+       at its first byte past ASCII), and reading the declaration itself it counted the
+       mark's bytes as 3 columns on the first line. The mark is not given to expat
+       (shift); it counts one column, as the other backends count it. Latin-1 and
+       ASCII are set by name (expat's own tables); a mapped charset is asked for by
+       the declaration (the unknown-encoding handler, which resolves aliases). */
+    if (r.skip && !t->transcoding
+        && (t->cs.kind == CFS_CHARSET_LATIN1 || t->cs.kind == CFS_CHARSET_ASCII || t->cs.kind == CFS_CHARSET_MAP)) {
+        t->shift = t->shift_left = r.skip;
+        if (t->cs.kind == CFS_CHARSET_LATIN1) name = "ISO-8859-1";
+        if (t->cs.kind == CFS_CHARSET_ASCII) name = "US-ASCII";
+    }
     if (name && XML_SetEncoding(t->xp, name) != XML_STATUS_OK) return TOK_NOMEM;
     if (!t->transcoding) cfs_charset_release(&t->cs);
     return TOK_OK;
@@ -555,6 +576,12 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         t->win_len += written;
         st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
     } else {
+        if (t->shift_left) {   /* the byte order mark expat is not given (detect) */
+            size_t k = t->shift_left < n ? t->shift_left : n;
+            t->shift_left -= k;
+            if (in_expat) memmove(p, p + k, n - k); else p += k;
+            n -= k;
+        }
         if (where == IN_CALLERS && t->u16 != U16_NO) {
             if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
             if (n) memcpy(t->scratch, p, n);   /* p is NULL at the end of the input */

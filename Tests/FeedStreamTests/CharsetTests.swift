@@ -290,6 +290,58 @@ final class CharsetTests: XCTestCase {
         }
     }
 
+    /// A UTF-8 byte order mark before a declaration naming an 8-bit charset, by its own
+    /// name or by an alias: the document is read in the declared charset on every
+    /// backend (expat, given Latin-1 as its protocol encoding, read the mark in it, the
+    /// mark won and the document failed at its first byte past ASCII), and the mark is
+    /// one column on the first line (expat counted its 3 bytes where it read the
+    /// declaration itself; the Swift backend trapped on a negative column when the
+    /// charset was ASCII, which cannot decode the mark).
+    func testAByteOrderMarkBeforeAnEightBitCharsetIsOneColumn() throws {
+        let mark: [UInt8] = [0xEF, 0xBB, 0xBF]
+        for (name, charset, character) in [("latin1", "iso-8859-1", "é"), ("l1", "iso-8859-1", "é"),
+                                           ("ISO-8859-1", "iso-8859-1", "é"), ("windows-1252", "windows-1252", "é"),
+                                           ("cp1251", "windows-1251", "й")] {
+            let head = "<?xml version=\"1.0\" encoding=\"\(name)\"?><rss version=\"2.0\"><channel><title>x"
+            let good = mark + Array(head.utf8) + [0xE9] + Array("</title></channel></rss>\n".utf8)
+            try assertEveryBackendWrites(good, """
+                {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"\(charset)","title":"x\(character)","title_type":"text","items":0}
+
+                """, name)
+            // A `<` that starts no markup, on the first line: its offset counts the
+            // mark's 3 bytes, its column the mark as one character.
+            let bad = mark + Array(head.utf8) + [0xE9] + Array(" <</title></channel></rss>\n".utf8)
+            let at = 3 + head.utf8.count + 3   // the second `<`
+            let out = try backendLines(bad, strict: true)
+            for (backend, text) in out {
+                XCTAssertTrue(text.contains(#""line":1,"column":\#(at - 1),"offset":\#(at)"#),
+                              "\(name), \(backend): \(text)")
+            }
+        }
+        // ASCII cannot decode the mark: the first byte past ASCII is the error.
+        for name in ["ascii", "US-ASCII"] {
+            let head = "<?xml version=\"1.0\" encoding=\"\(name)\"?><rss version=\"2.0\"><channel><title>x"
+            let data = mark + Array(head.utf8) + [0xE9] + Array("</title></channel></rss>\n".utf8)
+            let at = 3 + head.utf8.count
+            for (backend, text) in try backendLines(data, strict: true) {
+                XCTAssertTrue(text.contains(#""line":1,"column":\#(at - 1),"offset":\#(at)"#),
+                              "\(name), \(backend): \(text)")
+            }
+        }
+    }
+
+    /// Each backend's JSON Lines for `data` (whole), by backend name.
+    private func backendLines(_ data: [UInt8], strict: Bool) throws -> [(String, String)] {
+        try FeedBackend.allCases.map { backend in
+            let out = MemoryOutput()
+            let writer = JSONLinesWriter(output: out)
+            writer.source = "t"
+            try backend.makeParser(limits: .default, strict: strict).parse(.bytes(data), handler: writer)
+            try writer.flush()
+            return (backend.rawValue, out.string)
+        }
+    }
+
     func testNamesThatOnlyBeginLikeUTF16AreNotUTF16OnEveryBackend() throws {
         let utf16BE = { (s: String) in Array(s.utf16).flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }
         for declaration in ["UTF-16", "utf-16be", "utf16"] {

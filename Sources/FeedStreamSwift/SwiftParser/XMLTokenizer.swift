@@ -499,6 +499,13 @@ final class SwiftXMLTokenizer {
         // An ASCII-compatible charset: a line ends at byte 0x0A.
         var start = raw
         while start > 0 && p[start - 1] != 0x0A { start -= 1 }
+        // A UTF-8 byte order mark on the line: one column (as expat counts it), and not
+        // decoded in a declared charset (in ASCII its bytes are no characters at all).
+        var mark = 0
+        if start == 0 && markColumns == -2 && raw >= 3 {
+            start = 3
+            mark = 1
+        }
         var utf8 = UnsafeRawBufferPointer(rebasing: input[start..<raw])
         var decoded: UnsafeMutablePointer<UInt8>?
         defer { decoded?.deallocate() }
@@ -509,12 +516,10 @@ final class SwiftXMLTokenizer {
             let r = t.decode(utf8, final: true, to: out)
             utf8 = UnsafeRawBufferPointer(start: out, count: r.written)
         }
-        // Every byte but a continuation byte begins a character (a UTF-8 mark's too: the
-        // one column expat counts for it).
+        // Every byte but a continuation byte begins a character.
         var chars = 0
         for c in utf8 where c & 0xC0 != 0x80 { chars += 1 }
-        // A UTF-8 mark before a declared 8-bit charset was decoded in it: one column.
-        return chars + 1 + (switched != nil && line == 1 ? markColumns : 0)
+        return chars + 1 + mark
     }
 
     /// ``inputColumn(ofInput:line:in:)`` in a UTF-16 or UTF-32 document, transcoded from
