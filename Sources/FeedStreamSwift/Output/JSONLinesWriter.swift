@@ -211,8 +211,10 @@ extension ByteBuffer {
         append(",\"message\":")
         var message = error.message
         message.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
-        key("line"); append(decimal: UInt64(error.line))
-        key("column"); append(decimal: UInt64(error.column))
+        // (0 when unknown, SCHEMA.md: also for a position a backend got wrong, which
+        // must not trap the writer and with it a whole batch.)
+        key("line"); append(decimal: UInt64(max(0, error.line)))
+        key("column"); append(decimal: UInt64(max(0, error.column)))
         key("offset"); append(decimal: error.offset)
         if error.skipped > 0 { key("skipped"); append(decimal: error.skipped) }
         append(0x7D)
