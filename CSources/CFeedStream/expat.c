@@ -576,10 +576,23 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         t->win_len += written;
         st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
     } else {
-        if (t->shift_left) {   /* the byte order mark expat is not given (detect) */
+        /* The byte order mark expat is not given (detect). In expat's own buffer the
+           bytes are moved over it, and put back if the document ends with this call:
+           the input stage reads the next documents' bytes from there (as for the marks
+           below); while the document goes on, expat owns them as moved. */
+        uint8_t mark[4];
+        size_t shifted = 0;
+        if (t->shift_left) {
             size_t k = t->shift_left < n ? t->shift_left : n;
+            if (k > sizeof mark) k = sizeof mark;
             t->shift_left -= k;
-            if (in_expat) memmove(p, p + k, n - k); else p += k;
+            if (in_expat) {
+                memcpy(mark, p, k);
+                memmove(p, p + k, n - k);
+                shifted = k;
+            } else {
+                p += k;
+            }
             n -= k;
         }
         if (where == IN_CALLERS && t->u16 != U16_NO) {
@@ -599,6 +612,14 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         if (!hold_back(t, p, n, hold)) return TOK_NOMEM;
         st = in_expat ? XML_ParseBuffer(t->xp, (int)(n - hold), final)
                       : XML_Parse(t->xp, (const char *)p, (int)(n - hold), final);
+        if (shifted) {
+            cfs_tok_result r = result(t, st, len, final, consumed, err);
+            if (r != TOK_OK) {
+                memmove(p + shifted, p, n);
+                memcpy(p, mark, shifted);
+            }
+            return r;
+        }
         if (t->marks_len) {
             cfs_tok_result r = result(t, st, len, final, consumed, err);
             /* The document went on: its bytes keep their marks (expat may scan the
@@ -666,7 +687,8 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
 static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
                                   size_t *consumed, cfs_error *err) {
     expat_tok *t = tok;
-    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->held_len == 0) {
+    /* (A byte order mark still to drop, shift_left, goes the way of feed.) */
+    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->held_len == 0 && t->shift_left == 0) {
         enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
         return result(t, st, len, final, consumed, err);
     }
@@ -686,7 +708,7 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
         size_t none;
         if (detect(t, t->scratch, head, DETECT_HEAD, 0, &none, &ignored) == TOK_NOMEM) return TOK_NOMEM;
     }
-    if (t->detected && !t->transcoding && t->u16 == U16_NO) {
+    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->shift_left == 0) {
         /* The held bytes, then the caller's, each as they are. */
         enum XML_Status st = XML_Parse(t->xp, (const char *)t->held, (int)t->held_len, 0);
         t->held_len = 0;
