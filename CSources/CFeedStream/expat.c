@@ -52,10 +52,9 @@ typedef struct expat_tok {
        win_u on (win), every character 4 document bytes after the mark (skip). */
     int transcoding;
     size_t skip, skip_left;
-    /* A UTF-8 byte order mark before a declaration naming, by an alias, a charset
-       expat reads itself (Latin-1, ASCII): set as expat's protocol encoding, which
-       expat would read the mark in, the mark is not given to expat (shift bytes;
-       shift_left still to drop), and its byte indexes are shift bytes short. */
+    /* A UTF-8 byte order mark before a declaration naming an 8-bit charset (detect):
+       not given to expat (shift bytes; shift_left still to drop), so expat's byte
+       indexes are shift bytes short. */
     size_t shift, shift_left;
     const char *bad_message;   /* the charset stage stopped at an invalid character, at bad_at */
     XML_Index bad_at;
@@ -496,12 +495,7 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
         t->transcoding = 1;
         t->skip = t->skip_left = r.skip;
         name = "UTF-8";
-    } else if (r.alias && !(r.skip && t->cs.kind == CFS_CHARSET_MAP)) {
-        /* (A charset expat asks the unknown-encoding handler for, named by an alias, in
-           a document with a UTF-8 byte order mark: not set here, where expat would read
-           the mark in it and fail at the first byte; expat reads the mark as UTF-8 and
-           asks the handler for the declared name, which the handler resolves as this
-           stage does. Found by the differential fuzzer: `encoding="IBM855"`.) */
+    } else if (r.alias) {
         switch (t->cs.kind) {
         case CFS_CHARSET_UTF8: name = "UTF-8"; break;
         case CFS_CHARSET_LATIN1: name = "ISO-8859-1"; break;
@@ -512,13 +506,16 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
         }
     }
     /* A UTF-8 mark before a declaration naming an 8-bit charset (`encoding="latin1"`,
-       "ISO-8859-1", "US-ASCII", "cp1251", ...): expat, given the charset, read the mark
-       in it (for Latin-1 the mark then won: the document was read as UTF-8 and failed
-       at its first byte past ASCII), and reading the declaration itself it counted the
-       mark's bytes as 3 columns on the first line. The mark is not given to expat
-       (shift); it counts one column, as the other backends count it. Latin-1 and
-       ASCII are set by name (expat's own tables); a mapped charset is asked for by
-       the declaration (the unknown-encoding handler, which resolves aliases). */
+       "ISO-8859-1", "US-ASCII", "cp1251", "IBM855", ...): expat, given the charset as
+       its protocol encoding, read the mark in it (for Latin-1 the mark then won: the
+       document was read as UTF-8 and failed at its first byte past ASCII; for a mapped
+       charset it failed at the first byte: found by the differential fuzzer,
+       `encoding="IBM855"`), and reading the declaration itself it counted the mark's
+       bytes as 3 columns on the first line. The mark is not given to expat (shift):
+       expat reads the document as it reads one without a mark (Latin-1 and ASCII by
+       their own tables, set by name; a mapped charset through the unknown-encoding
+       handler, named by the declaration or, for an alias, above), and the mark counts
+       one column, as the other backends count it. */
     if (r.skip && !t->transcoding
         && (t->cs.kind == CFS_CHARSET_LATIN1 || t->cs.kind == CFS_CHARSET_ASCII || t->cs.kind == CFS_CHARSET_MAP)) {
         t->shift = t->shift_left = r.skip;
