@@ -290,7 +290,7 @@ public final class SwiftFeedParser: FeedParser {
                 let input = fresh.count > 0 ? self.kept.bytes + Array(fresh) : self.kept.bytes
                 let raw = input.withUnsafeBytes { b in
                     let raw = tokenizer.isTranscoded ? tokenizer.inputOffset(ofUTF8: e.offset, in: b) : e.offset
-                    if let column = tokenizer.inputColumn(ofInput: raw, line: e.line, in: b) { e.column = column }
+                    if let column = tokenizer.inputColumn(ofInput: raw, in: b) { e.column = column }
                     e.offset = raw
                     return raw
                 }

@@ -489,10 +489,10 @@ final class SwiftXMLTokenizer {
     }
 
     /// The column of input offset `raw` (of the document's bytes `input`, from its
-    /// start) on line `line`, counted in characters as expat counts it: the error
-    /// positions of the scanner count UTF-8 bytes, which a character past U+007F makes
-    /// more. nil when `input` does not reach `raw`.
-    func inputColumn(ofInput raw: Int, line: Int, in input: UnsafeRawBufferPointer) -> Int? {
+    /// start), counted in characters as expat counts it: the error positions of the
+    /// scanner count UTF-8 bytes, which a character past U+007F makes more. nil when
+    /// `input` does not reach `raw`.
+    func inputColumn(ofInput raw: Int, in input: UnsafeRawBufferPointer) -> Int? {
         guard raw >= 0, raw <= input.count, let base = input.baseAddress else { return nil }
         if let (from, t) = switched, t.isWide { return wideColumn(ofInput: raw, from: from, t, in: input) }
         let p = base.assumingMemoryBound(to: UInt8.self)
@@ -522,7 +522,7 @@ final class SwiftXMLTokenizer {
         return chars + 1 + mark
     }
 
-    /// ``inputColumn(ofInput:line:in:)`` in a UTF-16 or UTF-32 document, transcoded from
+    /// ``inputColumn(ofInput:in:)`` in a UTF-16 or UTF-32 document, transcoded from
     /// input offset `from` (after its byte order mark, if any) by `initial`: the line
     /// starts after the last line feed unit before `raw`; its characters are counted by
     /// decoding it (a surrogate pair is one, as in expat), and on the document's first
@@ -1311,15 +1311,8 @@ final class SwiftXMLTokenizer {
         if colonAt >= 0 {
             localOffset = colonAt - nameStart + 1
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
-            if let u = lookup(prefix) {
-                uri = u
-            } else if prefix.equals("xml") {
-                // Bound by definition (Namespaces in XML, 3), as on attributes; expat binds
-                // it before reading (found by the differential fuzzer: `<xml:spacetitle>`).
-                uri = xmlNamespaceBytes
-            } else {
-                return .error(tagStart, "unbound prefix")   // at the tag, as expat
-            }
+            guard let u = namespace(ofPrefix: prefix) else { return .error(tagStart, "unbound prefix") }   // at the tag, as expat
+            uri = u
         } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
             uri = u
         }
@@ -1334,12 +1327,8 @@ final class SwiftXMLTokenizer {
             if a.colon == -1 && a.nameLength == 5 && matches(nm, "xmlns") { continue }
             if a.colon >= 0 {
                 let prefix = UnsafeRawBufferPointer(start: nm, count: Int(a.colon))
-                if prefix.equals("xml") {
-                    raw[k].uri = xmlNamespaceBytes
-                } else {
-                    guard let u = lookup(prefix) else { return .error(tagStart, "unbound prefix") }
-                    raw[k].uri = u
-                }
+                guard let u = namespace(ofPrefix: prefix) else { return .error(tagStart, "unbound prefix") }
+                raw[k].uri = u
             }
             // Duplicates: the same name (reported at the attribute), or the same namespace
             // and local name (at the tag, as expat finds it once the names are expanded).
@@ -1583,6 +1572,13 @@ final class SwiftXMLTokenizer {
 
     /// The namespace bound to `prefix` (empty prefix: the default namespace), nil if none.
     @inline(__always)
+    /// The namespace `prefix` names on an element or an attribute: its binding in
+    /// scope; `xml`, bound by definition (Namespaces in XML, 3: expat binds it before
+    /// reading; a declaration may bind it to that namespace only), also when undeclared.
+    private func namespace(ofPrefix prefix: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
+        lookup(prefix) ?? (prefix.equals("xml") ? xmlNamespaceBytes : nil)
+    }
+
     private func lookup(_ prefix: UnsafeRawBufferPointer) -> UnsafeRawBufferPointer? {
         var k = bindingsCount - 1
         while k >= 0 {
