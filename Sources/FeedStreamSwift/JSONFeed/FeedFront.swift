@@ -77,10 +77,12 @@ package final class FeedFront {
         }
     }
 
-    /// Reads from `offset` without moving the descriptor: 4 KiB, more (up to sniffBytes)
-    /// only while the bytes do not tell (white space, a short gzip start).
+    /// Reads from `offset` without moving the descriptor: 512 bytes (the first byte that
+    /// tells is nearly always among them, also through a gzip header and its first block's
+    /// code tables), more (up to sniffBytes) only while the bytes do not tell (white
+    /// space, a longer gzip start). Every byte read here is read again by the parse.
     private func peek(_ fd: Int32, at offset: off_t) -> Bool {
-        var size = 4096
+        var size = 512
         while true {
             let buf = UnsafeMutableRawBufferPointer.allocate(byteCount: size, alignment: 16)
             defer { buf.deallocate() }

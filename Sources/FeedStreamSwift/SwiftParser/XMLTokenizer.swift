@@ -339,7 +339,7 @@ final class SwiftXMLTokenizer {
                         continue
                     }
                 case .rootEnd(let q):
-                    advance(base, q)
+                    processed += q   // (no lines counted: nothing is positioned after the root's end)
                     carry.removeAll()
                     return .rootEnd(max(q - oldLength, 0))
                 case .error(let q, let message):
@@ -369,7 +369,7 @@ final class SwiftXMLTokenizer {
             if !final, let over = markupOverLimit(consumed: off + q) { return over }
             return final ? finish() : .ok
         case .rootEnd(let q):
-            advance(base, q)
+            processed += q   // (no lines counted: nothing is positioned after the root's end)
             return .rootEnd(off + q)
         case .error(let q, let message):
             return .error(error(message, base, q), off + q)
