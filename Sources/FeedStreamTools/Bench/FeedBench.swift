@@ -166,7 +166,7 @@ public enum FeedBench: Sendable {
     static func run(_ workload: Workload, options: Options) throws -> BenchWorkloadResult {
         let contenders = contenders(for: workload, options: options)
         let runners = contenders.map(Runner.init)
-        let gzipFiles = workload.files.filter(isGzip).count
+        let gzipFiles = workload.files.filter { isGzip($0) }.count
         var measured = Array(repeating: [Measurement](), count: runners.count)
         let rounds = options.runs + (options.warmUp ? 1 : 0)
         for round in 0..<rounds {
@@ -373,16 +373,17 @@ public enum FeedBench: Sendable {
                 m.bytesXML += st.bytes_xml
 
             case .tokenizeOnly:
+                // One open, as the backends' own (the magic read with pread on it).
+                let fd = open(file, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
+                defer { close(fd) }
                 var st = cfs_baseline_stats()
                 let rc: Int32
-                if isGzip(file) {
-                    let (r, inflated) = try withInflateThread(file) { fd in cfs_baseline_tokenize_fd(fd, &st) }
+                if isGzip(fd) {
+                    let (r, inflated) = try withInflateThread(fd) { out in cfs_baseline_tokenize_fd(out, &st) }
                     rc = r
                     m.bytesIn += inflated.bytes_in
                 } else {
-                    let fd = open(file, O_RDONLY)
-                    guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
-                    defer { close(fd) }
                     rc = cfs_baseline_tokenize_fd(fd, &st)
                     m.bytesIn += st.bytes_in
                 }
@@ -407,12 +408,15 @@ public enum FeedBench: Sendable {
                 guard let parser, let writer else { return }
                 writer.source = file
                 let summary: ParseSummary
-                if threaded && isGzip(file) {
-                    // The library's own two-stage reader, as `feedstream convert` runs it.
-                    let fd = open(file, O_RDONLY)
+                if threaded {
+                    // The library's own two-stage reader for gzip, as `feedstream convert`
+                    // runs it (a plain file is parsed from the same descriptor).
+                    let fd = open(file, O_RDONLY | O_CLOEXEC)
                     guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
                     defer { close(fd) }
-                    summary = try ReadAheadPipeline().parse(fileDescriptor: fd, with: parser, handler: writer)
+                    summary = isGzip(fd)
+                        ? try ReadAheadPipeline().parse(fileDescriptor: fd, with: parser, handler: writer)
+                        : try parser.parse(.fileDescriptor(fd), handler: writer)
                     m.bytesIn += summary.bytesIn
                 } else {
                     summary = try parser.parse(.file(path: file), handler: writer)
@@ -435,9 +439,15 @@ public enum FeedBench: Sendable {
 
 /// True when the file starts with the gzip magic bytes.
 func isGzip(_ path: String) -> Bool {
-    let fd = open(path, O_RDONLY)
+    let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return false }
     defer { close(fd) }
+    return isGzip(fd)
+}
+
+/// True when the file open on `fd` starts with the gzip magic bytes (read with `pread`:
+/// the descriptor does not move).
+func isGzip(_ fd: Int32) -> Bool {
     var magic: (UInt8, UInt8) = (0, 0)
     let n = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) }
     return n == 2 && InputStage.isGzip(magic.0, magic.1)
@@ -454,12 +464,10 @@ private final class InflateFeeder {
     }
 }
 
-/// Runs `body` with the read end of a pipe that a second thread fills with `path`
-/// inflated (cfs_baseline_inflate_fd). Returns body's result and the inflate stats.
-private func withInflateThread<T>(_ path: String, _ body: (Int32) throws -> T) throws -> (T, cfs_baseline_stats) {
-    let inFD = open(path, O_RDONLY)
-    guard inFD >= 0 else { throw FeedError(code: .io, message: "\(path): cannot open") }
-    defer { close(inFD) }
+/// Runs `body` with the read end of a pipe that a second thread fills with the gzip file
+/// open on `inFD` inflated (cfs_baseline_inflate_fd, from where the descriptor is).
+/// Returns body's result and the inflate stats.
+private func withInflateThread<T>(_ inFD: Int32, _ body: (Int32) throws -> T) throws -> (T, cfs_baseline_stats) {
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { throw FeedError(code: .io, message: "pipe failed") }
     #if os(Linux)
