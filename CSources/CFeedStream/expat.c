@@ -49,13 +49,13 @@ typedef struct expat_tok {
     int own_buf;            /* buf is scratch (transcoding), not expat's */
     /* UTF-32, which expat does not read: expat gets the charset stage's UTF-8 (utf8),
        and its byte indexes are mapped back through the UTF-8 given to it from index
-       win_u on (win), every character 4 document bytes after the mark (skip). */
+       win_u on (win), every character 4 document bytes after the mark. */
     int transcoding;
-    size_t skip, skip_left;
-    /* A UTF-8 byte order mark before a declaration naming an 8-bit charset (detect):
-       not given to expat (shift bytes; shift_left still to drop), so expat's byte
-       indexes are shift bytes short. */
-    size_t shift, shift_left;
+    /* A byte order mark expat is not given: the bytes of a UTF-32 document's mark, or
+       of a UTF-8 mark before a declaration naming an 8-bit charset (detect). `mark`
+       bytes come before expat's byte index 0 (doc_index adds them back; the mark is one
+       column on the first line); `mark_left` of them are still to drop (feed). */
+    size_t mark, mark_left;
     const char *bad_message;   /* the charset stage stopped at an invalid character, at bad_at */
     XML_Index bad_at;
     uint8_t *utf8;
@@ -83,13 +83,13 @@ static int grow(uint8_t **p, size_t *cap, size_t n) {
 /* The document offset of expat's byte index u. */
 static XML_Index doc_index(expat_tok *t, XML_Index u) {
     if (u < 0) return u;
-    if (!t->transcoding) return u + (XML_Index)t->shift;
+    if (!t->transcoding) return u + (XML_Index)t->mark;
     if (u < t->win_u) u = t->win_u;
     size_t end = (size_t)(u - t->win_u);
     if (end > t->win_len) end = t->win_len;
     uint64_t chars = t->win_chars;
     for (size_t i = 0; i < end; i++) chars += (t->win[i] & 0xC0) != 0x80;
-    return (XML_Index)(t->skip + 4 * chars);
+    return (XML_Index)(t->mark + 4 * chars);
 }
 
 static XML_Index byte_index(expat_tok *t) { return doc_index(t, XML_GetCurrentByteIndex(t->xp)); }
@@ -98,7 +98,7 @@ static XML_Index byte_index(expat_tok *t) { return doc_index(t, XML_GetCurrentBy
    counts the marks it reads). */
 static unsigned long column(expat_tok *t) {
     unsigned long c = (unsigned long)XML_GetCurrentColumnNumber(t->xp) + 1;
-    return c + ((t->transcoding && t->skip) || t->shift) * (XML_GetCurrentLineNumber(t->xp) == 1);
+    return c + (t->mark > 0) * (XML_GetCurrentLineNumber(t->xp) == 1);
 }
 
 static void split_name(const char *name, const char **uri, size_t *uri_len,
@@ -379,8 +379,7 @@ static int expat_begin(void *tok) {
     t->u16 = U16_UNKNOWN;
     t->held_len = 0;
     t->transcoding = 0;
-    t->skip = t->skip_left = 0;
-    t->shift = t->shift_left = 0;
+    t->mark = t->mark_left = 0;
     t->bad_message = NULL;
     t->win_len = 0;
     t->win_u = 0;
@@ -493,7 +492,7 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
     const char *name = NULL;
     if (cfs_charset_utf32(&t->cs)) {
         t->transcoding = 1;
-        t->skip = t->skip_left = r.skip;
+        t->mark = t->mark_left = r.skip;
         name = "UTF-8";
     } else if (r.alias) {
         switch (t->cs.kind) {
@@ -511,14 +510,14 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
        document was read as UTF-8 and failed at its first byte past ASCII; for a mapped
        charset it failed at the first byte: found by the differential fuzzer,
        `encoding="IBM855"`), and reading the declaration itself it counted the mark's
-       bytes as 3 columns on the first line. The mark is not given to expat (shift):
+       bytes as 3 columns on the first line. The mark is not given to expat (t->mark):
        expat reads the document as it reads one without a mark (Latin-1 and ASCII by
        their own tables, set by name; a mapped charset through the unknown-encoding
        handler, named by the declaration or, for an alias, above), and the mark counts
-       one column, as the other backends count it. */
+       one column, as the other backends count it (doc_index, column). */
     if (r.skip && !t->transcoding
         && (t->cs.kind == CFS_CHARSET_LATIN1 || t->cs.kind == CFS_CHARSET_ASCII || t->cs.kind == CFS_CHARSET_MAP)) {
-        t->shift = t->shift_left = r.skip;
+        t->mark = t->mark_left = r.skip;
         if (t->cs.kind == CFS_CHARSET_LATIN1) name = "ISO-8859-1";
         if (t->cs.kind == CFS_CHARSET_ASCII) name = "US-ASCII";
     }
@@ -552,8 +551,8 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
     }
     enum XML_Status st;
     if (t->transcoding) {
-        size_t from = t->skip_left < n ? t->skip_left : n;
-        t->skip_left -= from;
+        size_t from = t->mark_left < n ? t->mark_left : n;
+        t->mark_left -= from;
         size_t todo = n - from;
         if (!grow(&t->utf8, &t->utf8_cap, cfs_transcode_max(todo) + 1)) return TOK_NOMEM;
         size_t used = 0, written = 0;
@@ -577,14 +576,14 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
            bytes are moved over it, and put back if the document ends with this call:
            the input stage reads the next documents' bytes from there (as for the marks
            below); while the document goes on, expat owns them as moved. */
-        uint8_t mark[4];
+        uint8_t dropped[4];
         size_t shifted = 0;
-        if (t->shift_left) {
-            size_t k = t->shift_left < n ? t->shift_left : n;
-            if (k > sizeof mark) k = sizeof mark;
-            t->shift_left -= k;
+        if (t->mark_left) {
+            size_t k = t->mark_left < n ? t->mark_left : n;
+            if (k > sizeof dropped) k = sizeof dropped;
+            t->mark_left -= k;
             if (in_expat) {
-                memcpy(mark, p, k);
+                memcpy(dropped, p, k);
                 memmove(p, p + k, n - k);
                 shifted = k;
             } else {
@@ -613,7 +612,7 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
             cfs_tok_result r = result(t, st, len, final, consumed, err);
             if (r != TOK_OK) {
                 memmove(p + shifted, p, n);
-                memcpy(p, mark, shifted);
+                memcpy(p, dropped, shifted);
             }
             return r;
         }
@@ -684,8 +683,8 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
 static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
                                   size_t *consumed, cfs_error *err) {
     expat_tok *t = tok;
-    /* (A byte order mark still to drop, shift_left, goes the way of feed.) */
-    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->held_len == 0 && t->shift_left == 0) {
+    /* (A byte order mark still to drop, mark_left, goes the way of feed.) */
+    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->held_len == 0 && t->mark_left == 0) {
         enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
         return result(t, st, len, final, consumed, err);
     }
@@ -705,7 +704,7 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
         size_t none;
         if (detect(t, t->scratch, head, DETECT_HEAD, 0, &none, &ignored) == TOK_NOMEM) return TOK_NOMEM;
     }
-    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->shift_left == 0) {
+    if (t->detected && !t->transcoding && t->u16 == U16_NO && t->mark_left == 0) {
         /* The held bytes, then the caller's, each as they are. */
         enum XML_Status st = XML_Parse(t->xp, (const char *)t->held, (int)t->held_len, 0);
         t->held_len = 0;
