@@ -125,6 +125,39 @@ final class LosslessCLITests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 
+    /// A FIFO, a regular file and a character device named side by side: each is opened
+    /// without waiting and told by its descriptor, and the FIFO is then read with
+    /// blocking reads: its writer sends the feed in two parts 300 ms apart, and every
+    /// item of both parts arrives (a read left non-blocking would see no data between
+    /// the parts and end the input early). The device (`/dev/null`) is reported as an
+    /// empty input.
+    func testAFIFOAFileAndADeviceAreEachReadWhole() throws {
+        let dir = try tempDir()
+        let fifo = dir.appendingPathComponent("in.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let file = dir.appendingPathComponent("plain.xml")
+        try Data(#"<rss version="2.0"><channel><title>f</title><item><title>file</title></item></channel></rss>"#.utf8)
+            .write(to: file)
+        let first = #"<rss version="2.0"><channel><title>p</title><item><title>one</title></item>"#
+        let second = #"<item><title>two</title></item></channel></rss>"#
+        let writer = Thread {
+            let fd = open(fifo, O_WRONLY)   // waits for the reader
+            guard fd >= 0 else { return }
+            _ = first.withCString { write(fd, $0, strlen($0)) }
+            usleep(300_000)
+            _ = second.withCString { write(fd, $0, strlen($0)) }
+            close(fd)
+        }
+        writer.start()
+        let r = try run(["convert", "-q", "-j", "1", "-o", "-", file.path, fifo, "/dev/null"])
+        let titles = r.out.split(separator: "\n").filter { $0.contains(#""kind":"item""#) }
+            .compactMap { line in ["file", "one", "two"].first { line.contains(#""title":"\#($0)""#) } }
+        XCTAssertEqual(titles, ["file", "one", "two"], r.out)
+        // The device is reported as what it is, an empty input (so the run's status is 1).
+        XCTAssertTrue(r.err.contains("/dev/null: empty input"), r.err)
+        XCTAssertEqual(r.status, 1, r.err)
+    }
+
     /// SIGTERM is honoured within a second whatever a parser is doing: here it reads a
     /// long stretch of input with nothing in it (a sparse file of 200 GB of zero bytes:
     /// no item, no document, so no place where the parser looks at the signal), which it

@@ -425,7 +425,9 @@ private final class Worker {
         case .standardInput:
             return try readPipe(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
         case .file(let path), .foundInFolder(let path):
-            let fd = Self.openInput(path, isCancelled: cancelled)
+            var st = stat()
+            var known = false
+            let fd = Self.openInput(path, status: &st, known: &known, isCancelled: cancelled)
             if fd == -2 { throw BatchCancelled() }
             if fd < 0 {
                 return try parser.reportOpenFailure(errno: errno, to: handler)
@@ -434,8 +436,7 @@ private final class Worker {
                 live.endInput(worker: number)   // before close: the snapshot reads its offset
                 close(fd)
             }
-            var st = stat()
-            guard fstat(fd, &st) == 0 else {
+            guard known else {
                 return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
             }
             switch st.st_mode & S_IFMT {
@@ -511,17 +512,22 @@ private final class Worker {
         return try parts.convert(parser: parser, output: partOutput(), isCancelled: isCancelled, didRead: didRead)
     }
 
-    /// Opens an input by its name's bytes (``PathBytes``). A FIFO is opened without
-    /// waiting for a writer (O_NONBLOCK), then waited for in slices of 100 ms, so that a
-    /// cancelled run (a signal) never hangs in the open of a FIFO nobody writes to
+    /// Opens an input by its name's bytes (``PathBytes``), without waiting (O_NONBLOCK),
+    /// and tells its kind from the descriptor (`status`, `known` false when `fstat`
+    /// failed): one path lookup per input. A FIFO is then waited for in slices of
+    /// 100 ms, so that a cancelled run (a signal) never hangs on a FIFO nobody writes to
     /// (issue 17); reading it then blocks as usual (and is cancellable, see readStream).
-    /// -1 with errno when it cannot be opened, -2 when the run was cancelled.
-    static func openInput(_ path: String, isCancelled: () -> Bool) -> Int32 {
-        let name = PathBytes.cString(path)
-        var st = stat()
-        guard stat(name, &st) == 0, (st.st_mode & S_IFMT) == S_IFIFO else { return open(name, O_RDONLY | O_CLOEXEC) }
-        let fd = open(name, O_RDONLY | O_CLOEXEC | O_NONBLOCK)
+    /// Anything else gets its blocking reads back at once (one `fcntl`: the descriptor
+    /// has no other status flag). -1 with errno when it cannot be opened, -2 when the
+    /// run was cancelled.
+    static func openInput(_ path: String, status st: inout stat, known: inout Bool, isCancelled: () -> Bool) -> Int32 {
+        let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return fd }
+        known = fstat(fd, &st) == 0
+        guard known && (st.st_mode & S_IFMT) == S_IFIFO else {
+            _ = fcntl(fd, F_SETFL, 0)
+            return fd
+        }
         var p = pollfd(fd: fd, events: Int16(POLLIN), revents: 0)
         while true {
             if isCancelled() {
