@@ -425,9 +425,8 @@ private final class Worker {
         case .standardInput:
             return try readPipe(fd: options.standardInputDescriptor, isCancelled: cancelled, didRead: progress)
         case .file(let path), .foundInFolder(let path):
-            var st = stat()
-            var known = false
-            let fd = Self.openInput(path, status: &st, known: &known, isCancelled: cancelled)
+            var status: stat?
+            let fd = Self.openInput(path, status: &status, isCancelled: cancelled)
             if fd == -2 { throw BatchCancelled() }
             if fd < 0 {
                 return try parser.reportOpenFailure(errno: errno, to: handler)
@@ -436,7 +435,7 @@ private final class Worker {
                 live.endInput(worker: number)   // before close: the snapshot reads its offset
                 close(fd)
             }
-            guard known else {
+            guard let st = status else {
                 return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
             }
             switch st.st_mode & S_IFMT {
@@ -513,18 +512,19 @@ private final class Worker {
     }
 
     /// Opens an input by its name's bytes (``PathBytes``), without waiting (O_NONBLOCK),
-    /// and tells its kind from the descriptor (`status`, `known` false when `fstat`
-    /// failed): one path lookup per input. A FIFO is then waited for in slices of
+    /// and tells its kind from the descriptor (`status`, nil when `fstat` failed): one
+    /// path lookup per input. A FIFO is then waited for in slices of
     /// 100 ms, so that a cancelled run (a signal) never hangs on a FIFO nobody writes to
     /// (issue 17); reading it then blocks as usual (and is cancellable, see readStream).
     /// Anything else gets its blocking reads back at once (one `fcntl`: the descriptor
     /// has no other status flag). -1 with errno when it cannot be opened, -2 when the
     /// run was cancelled.
-    static func openInput(_ path: String, status st: inout stat, known: inout Bool, isCancelled: () -> Bool) -> Int32 {
+    static func openInput(_ path: String, status: inout stat?, isCancelled: () -> Bool) -> Int32 {
         let fd = open(PathBytes.cString(path), O_RDONLY | O_CLOEXEC | O_NONBLOCK)
         guard fd >= 0 else { return fd }
-        known = fstat(fd, &st) == 0
-        guard known && (st.st_mode & S_IFMT) == S_IFIFO else {
+        var st = stat()
+        status = fstat(fd, &st) == 0 ? st : nil
+        guard status != nil && (st.st_mode & S_IFMT) == S_IFIFO else {
             _ = fcntl(fd, F_SETFL, 0)
             return fd
         }
