@@ -438,11 +438,14 @@ private final class Worker {
             guard let st = status else {
                 return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
             }
+            var whole: [UInt8]?   // a small regular file's bytes
             switch st.st_mode & S_IFMT {
             case S_IFREG:
-                // The first KiB, read once for every look below (the descriptor's
-                // position stays at 0).
-                let head = Self.head(of: fd)
+                // A small file is read whole and parsed from memory (DescriptorReader's
+                // readWhole); the first KiB (of it, or read alone) serves every look below.
+                // The descriptor's position stays at 0 for the routes that read it.
+                whole = DescriptorReader.readWhole(fd, status: st)
+                let head = whole.map { $0.prefix(Self.headBytes) } ?? Self.head(of: fd)[...]
                 if case .foundInFolder = input, !head.withUnsafeBytes(Self.looksLikeXMLOrGzip) { return nil }
                 if head.withUnsafeBytes({ WARCReader.isWARCStart($0, using: peekStage) }) {
                     if pipelining, let partBytes = options.warcPartBytes, Int(st.st_size) >= 2 * partBytes {
@@ -470,6 +473,10 @@ private final class Worker {
             default:
                 // A pipe or a device: read so that cancelling does not wait on it.
                 return try readPipe(fd: fd, isCancelled: cancelled, didRead: progress)
+            }
+            if let whole {
+                progress(UInt64(whole.count))
+                return try parser.parse(.bytes(whole), contentType: options.contentType, handler: handler)
             }
             live.parsing(fd: fd, worker: number)
             return try parser.parse(.fileDescriptor(fd), contentType: options.contentType, handler: handler)
@@ -583,10 +590,13 @@ private final class Worker {
         head(of: fd).withUnsafeBytes(looksLikeXMLOrGzip)
     }
 
+    /// How much of a file's start the looks at it read (``head(of:)``).
+    static let headBytes = 1024
+
     /// The file's first KiB (fewer when it is shorter; none on a read error), read with
     /// `pread`: the descriptor's position is left as it was.
     static func head(of fd: Int32) -> [UInt8] {
-        var head = [UInt8](repeating: 0, count: 1024)
+        var head = [UInt8](repeating: 0, count: headBytes)
         let n = head.withUnsafeMutableBytes { pread(fd, $0.baseAddress, $0.count, 0) }
         head.removeSubrange(max(0, n)...)
         return head
