@@ -11,10 +11,16 @@ import Foundation
 /// longer runs (killed by SIGKILL, which cannot be caught) is removed by the next run
 /// writing to the same output.
 ///
+/// Plain output to a regular file (the temporary, or standard output redirected to a
+/// file) is written in blocks of up to 64 KiB: a small input's lines no longer cost a
+/// `write` of their own (12% of converting 20,000 tiny feeds). A pipe, a terminal or a
+/// device gets each block as the converter hands it on.
+///
 /// A write or commit that fails throws a ``Failure`` naming the file.
 final class OutputFile {
     /// Where to write; its errors are ``Failure``s.
-    let output: any ByteOutput
+    var output: any ByteOutput { named }
+    private let named: NamedOutput
     private let file: FileDescriptorOutput
     private let gzip: GzipOutput?
     private let path: String?
@@ -38,7 +44,8 @@ final class OutputFile {
             temporary = nil
             file = .standardOutput
             gzip = nil
-            output = NamedOutput(file, name: name)
+            var st = stat()
+            named = NamedOutput(file, name: name, coalescing: fstat(1, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG)
             return
         }
         var st = stat()
@@ -50,7 +57,7 @@ final class OutputFile {
             temporary = nil
             file = FileDescriptorOutput(fd: fd)
             gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
-            output = NamedOutput(gzip ?? file, name: name)
+            named = NamedOutput(gzip ?? file, name: name, coalescing: false)
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -65,7 +72,8 @@ final class OutputFile {
         temporary = tmp
         file = FileDescriptorOutput(fd: fd)
         gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
-        output = NamedOutput(gzip ?? file, name: name)
+        // (The compressor keeps its own buffer.)
+        named = NamedOutput(gzip ?? file, name: name, coalescing: gzip == nil)
     }
 
     /// Removes `PREFIX<pid>` files of `folder` whose process no longer runs: what a
@@ -88,6 +96,7 @@ final class OutputFile {
 
     /// Ends the stream and moves the file into place.
     func commit() throws {
+        try named.drain()
         do {
             try gzip?.finish()
             guard let path, let temporary else { return }
@@ -102,31 +111,66 @@ final class OutputFile {
         }
     }
 
-    /// Removes the temporary file.
+    /// Removes the temporary file. Standard output gets the whole lines still held (an
+    /// interrupted run's output ends at a line boundary, after every line it counted);
+    /// a write that fails then is not reported again.
     func abandon() {
-        guard let temporary else { return }
+        guard let temporary else {
+            try? named.drain()
+            return
+        }
         close(file.fd)
         unlink(temporary)
         Interrupt.shared.keep(temporary)
     }
 }
 
-/// An output whose errors name it (``OutputFile/Failure``).
+/// An output whose errors name it (``OutputFile/Failure``), coalescing writes of under
+/// ``blockBytes`` into blocks of that size when asked to.
 private final class NamedOutput: ByteOutput, @unchecked Sendable {
-    // @unchecked: immutable; the wrapped output is used as the caller would use it.
+    // @unchecked: used by one thread at a time, as any ByteOutput (the converter writes
+    // under its output lock; the errors and stats files are written in turn).
     private let base: any ByteOutput
     private let name: String
+    /// The bytes held, when coalescing.
+    private let held: UnsafeMutableRawBufferPointer?
+    private var heldCount = 0
 
-    init(_ base: any ByteOutput, name: String) {
+    static let blockBytes = 64 << 10
+
+    init(_ base: any ByteOutput, name: String, coalescing: Bool) {
         self.base = base
         self.name = name
+        held = coalescing ? .allocate(byteCount: Self.blockBytes, alignment: 16) : nil
     }
 
+    deinit { held?.deallocate() }
+
     func write(_ bytes: UnsafeRawBufferPointer) throws {
-        do { try base.write(bytes) } catch { throw OutputFile.Failure(name: name, error: error) }
+        if bytes.isEmpty { return }
+        guard let held, bytes.count < held.count else {
+            try drain()
+            return try pass(bytes)
+        }
+        if heldCount + bytes.count > held.count { try drain() }
+        held.baseAddress!.advanced(by: heldCount).copyMemory(from: bytes.baseAddress!, byteCount: bytes.count)
+        heldCount += bytes.count
     }
 
     func flush() throws {
+        try drain()
         do { try base.flush() } catch { throw OutputFile.Failure(name: name, error: error) }
+    }
+
+    /// Writes out the bytes held.
+    func drain() throws {
+        guard let held, heldCount > 0 else { return }
+        let n = heldCount
+        heldCount = 0
+        try pass(UnsafeRawBufferPointer(start: held.baseAddress, count: n))
+    }
+
+    private func pass(_ bytes: UnsafeRawBufferPointer) throws {
+        do { try base.write(bytes) } catch { throw OutputFile.Failure(name: name, error: error) }
     }
 }
