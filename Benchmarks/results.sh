@@ -4,8 +4,9 @@
 #        python3 corpus/generate.py dump --size-mb 500 --seed 42 -o /tmp/feedstream-dump.xml.gz
 #        gzip -dc /tmp/feedstream-dump.xml.gz > /tmp/feedstream-dump.xml
 #        python3 corpus/generate.py files --count 3000 --seed 42 -o /tmp/feedstream-files
+#        and the same 3,000 files as plain XML (its gzip quarter inflated) in /tmp/feedstream-files-plain
 #   2. builds feedstream (release) and runs
-#        feedstream bench --json --runs N --compare-inflaters DUMP.xml DUMP.xml.gz FILES/ [REAL_CORPUS/]
+#        feedstream bench --json --runs N --compare-inflaters DUMP.xml DUMP.xml.gz FILES/ FILES-plain/ [REAL_CORPUS/]
 #      (--compare-inflaters: the gzip contenders also with ISA-L, where it is installed)
 #      into Benchmarks/results.json (the real-feed corpus, ../shared/corpus/real, is read
 #      in place when present);
@@ -20,13 +21,26 @@ runs=${1:-5}
 gz=${FEEDSTREAM_DUMP:-/tmp/feedstream-dump.xml.gz}
 xml=${gz%.gz}
 files=${FEEDSTREAM_FILES:-/tmp/feedstream-files}
+plain_files=${files%/}-plain
 real=${FEEDSTREAM_REAL_CORPUS:-../shared/corpus/real}
 
 if [ -z "${RESULTS_ONLY:-}" ]; then
   [ -f "$gz" ] || python3 corpus/generate.py dump --size-mb 500 --seed 42 -o "$gz"
   [ -f "$xml" ] || gzip -dc "$gz" > "$xml"
   [ -d "$files" ] || python3 corpus/generate.py files --count 3000 --seed 42 -o "$files"
-  inputs=("$xml" "$gz" "$files")
+  if [ ! -d "$plain_files" ]; then
+    # The target is on plain XML: the same files, each gzip one inflated.
+    rm -rf "$plain_files.partial" && mkdir "$plain_files.partial"
+    for f in "$files"/*; do
+      b=$(basename "$f")
+      case "$b" in
+        *.gz) gzip -dc "$f" > "$plain_files.partial/${b%.gz}" ;;
+        *) cp "$f" "$plain_files.partial/$b" ;;
+      esac
+    done
+    mv "$plain_files.partial" "$plain_files"
+  fi
+  inputs=("$xml" "$gz" "$files" "$plain_files")
   [ -d "$real" ] && inputs+=("$real")
   swift build -c release --product feedstream >/dev/null
   .build/release/feedstream bench --json --runs "$runs" --compare-inflaters "${inputs[@]}" > Benchmarks/results.json.partial

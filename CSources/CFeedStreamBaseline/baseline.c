@@ -103,7 +103,65 @@ static int tokenize_rest(tok_state *s, const char *p, size_t len, cfs_baseline_s
     return 0;
 }
 
-int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
+/* Where the tokenizer's bytes come from: a descriptor read as it is, or (gzip) inflated
+   on this thread, member after member, straight into expat's buffer. */
+typedef struct {
+    int fd;
+    int inflating;
+    cfs_inflate *z;
+    uint8_t *in;          /* ZCHUNK bytes read, inflated from `next` */
+    const uint8_t *next;
+    size_t avail;
+    int member_open, eof;
+} tok_source;
+
+/* Up to `len` bytes of the stream into `buf`: > 0 how many, 0 at its end, -1 on an
+   error (st->error says which). Counts the bytes read in st->bytes_in. */
+static ssize_t source_fill(tok_source *src, char *buf, size_t len, cfs_baseline_stats *st) {
+    if (!src->inflating) {
+        ssize_t n = read_full(src->fd, buf, len);
+        if (n < 0) return fail(st, "read error");
+        st->bytes_in += (uint64_t)n;
+        return n;
+    }
+    for (;;) {
+        if (src->avail == 0 && !src->eof) {
+            ssize_t n = read_full(src->fd, src->in, ZCHUNK);
+            if (n < 0) return fail(st, "read error");
+            st->bytes_in += (uint64_t)n;
+            src->eof = n == 0;
+            src->next = src->in;
+            src->avail = (size_t)n;
+        }
+        if (!src->member_open) {
+            /* Between members: padding zeros are allowed. */
+            while (src->avail > 0 && src->next[0] == 0) { src->next++; src->avail--; }
+            if (src->avail == 0) {
+                if (src->eof) return 0;
+                continue;
+            }
+            if (src->z == NULL && (src->z = cfs_inflate_new()) == NULL) return fail(st, "out of memory");
+            if (cfs_inflate_begin(src->z) != CFS_INFLATE_OK) return fail(st, "inflate init failed");
+            src->member_open = 1;
+        }
+        size_t used, got;
+        cfs_inflate_result zr = cfs_inflate_step(src->z, src->next, src->avail, &used, (uint8_t *)buf, len, &got);
+        src->next += used;
+        src->avail -= used;
+        if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) return fail(st, "corrupt gzip data");
+        if (zr == CFS_INFLATE_END) src->member_open = 0;
+        if (got > 0) return (ssize_t)got;
+        /* Input left and no step taken: never spin on it. */
+        if (used == 0 && src->avail > 0 && zr != CFS_INFLATE_END) return fail(st, "corrupt gzip data");
+        if (src->avail == 0 && src->eof) {
+            if (src->member_open) return fail(st, "truncated gzip data");
+            return 0;
+        }
+    }
+}
+
+/* The tokenizer over `src` (see the header). */
+static int tokenize(tok_source *src, cfs_baseline_stats *st) {
     memset(st, 0, sizeof *st);
     tok_state s = { XML_ParserCreateNS(NULL, '\x01'), 0, 0, 0, 0 };
     char *carry = malloc(CHUNK);
@@ -116,15 +174,14 @@ int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
     for (;;) {
         char *buf = XML_GetBuffer(s.xp, (int)CHUNK);
         if (buf == NULL) { rc = fail(st, "out of memory"); goto out; }
-        ssize_t n = read_full(fd, buf, CHUNK);
-        if (n < 0) { rc = fail(st, "read error"); goto out; }
+        ssize_t n = source_fill(src, buf, CHUNK, st);
+        if (n < 0) { rc = -1; goto out; }
         if (n == 0) break;
-        if (first && n >= 2 && (uint8_t)buf[0] == 0x1f && (uint8_t)buf[1] == 0x8b) {
+        if (first && !src->inflating && n >= 2 && (uint8_t)buf[0] == 0x1f && (uint8_t)buf[1] == 0x8b) {
             rc = fail(st, "gzip input: tokenize-only reads plain XML");
             goto out;
         }
         first = 0;
-        st->bytes_in += (uint64_t)n;
         st->bytes_xml += (uint64_t)n;
         if (s.depth == 0 && !s.done && s.base == 0) {
             /* Between documents: skip whitespace, then parse the rest from memory. */
@@ -153,6 +210,23 @@ int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
 out:
     if (s.xp) XML_ParserFree(s.xp);
     free(carry);
+    return rc;
+}
+
+int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
+    tok_source src = { .fd = fd };
+    return tokenize(&src, st);
+}
+
+int cfs_baseline_tokenize_gzip_fd(int fd, cfs_baseline_stats *st) {
+    tok_source src = { .fd = fd, .inflating = 1, .in = malloc(ZCHUNK) };
+    if (src.in == NULL) {
+        memset(st, 0, sizeof *st);
+        return fail(st, "out of memory");
+    }
+    int rc = tokenize(&src, st);
+    cfs_inflate_free(src.z);
+    free(src.in);
     return rc;
 }
 

@@ -12,7 +12,8 @@ struct Bench: TakesPaths {
         discussion: """
             Each INPUT (a file, or a folder: all its files) is one workload. For each, run \
             after run, alternating: inflate only (zlib, nothing parsed), tokenize only \
-            (expat with empty callbacks), and every backend converting to JSON Lines \
+            (expat with empty callbacks; a gzip file inflated in turn, or on a second \
+            thread from \(BatchConverter.Options.defaultPipelineMinimumBytes >> 20) MiB, as convert reads it), and every backend converting to JSON Lines \
             (written to /dev/null); for gzip inputs also every backend with inflate on a \
             second thread (ReadAheadPipeline); for a workload of one file (a dump) also every \
             backend as convert -j N runs it on the machine's N cores (read and inflated on one \

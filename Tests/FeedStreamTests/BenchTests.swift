@@ -82,9 +82,44 @@ final class BenchTests: XCTestCase {
             }
             XCTAssertEqual(w["tokenize-only"]?.ratioToTokenizeOnly, 1)
         }
-        XCTAssertEqual(g["tokenize-only"]?.threads, 2)
+        // A small gzip file: the baseline inflates it in turn, on its own thread.
+        XCTAssertEqual(g["tokenize-only"]?.threads, 1)
+        XCTAssertEqual(g["tokenize-only"]?.label, "tokenize only (expat, empty callbacks), inflate in turn")
         XCTAssertEqual(g["expat"]?.threads, 1)
         XCTAssertEqual(g["expat+inflate-thread"]?.threads, 2)
+    }
+
+    /// The tokenize-only baseline inflates a gzip file of 1 MiB or more on a second
+    /// thread, a smaller one in turn (as `convert` reads them), and says so.
+    func testTheBaselineInflatesBigGzipOnASecondThreadAndSmallGzipInTurn() throws {
+        // 1.8 MB of random text (~5.2 bits a character: over 1 MiB compressed) in one item.
+        var rng = SystemRandomNumberGenerator()
+        let noise = String((0..<1_800_000).map { _ in "abcdefghijklmnopqrstuvwxyz0123456789".randomElement(using: &rng)! })
+        let feed = Array(#"<rss version="2.0"><channel><title>big</title><item><title>\#(noise)</title></item></channel></rss>"#.utf8)
+        let big = tmp.appendingPathComponent("big.xml.gz")
+        try Data(gzip(feed)).write(to: big)
+        let size = try XCTUnwrap(FileManager.default.attributesOfItem(atPath: big.path)[.size] as? Int)
+        XCTAssertGreaterThanOrEqual(size, BatchConverter.Options.defaultPipelineMinimumBytes)
+        let (_, small) = try dumpFiles()
+
+        var options = FeedBench.Options()
+        options.runs = 1
+        options.warmUp = false
+        options.backends = [.swift]
+        options.inflateThread = false
+        let report = try FeedBench.run([.init(name: "big", files: [big.path]),
+                                        .init(name: "both", files: [big.path, small])], options: options)
+        let b = report.workloads[0], both = report.workloads[1]
+        XCTAssertEqual(b["tokenize-only"]?.threads, 2)
+        XCTAssertEqual(b["tokenize-only"]?.label, "tokenize only (expat, empty callbacks), inflate on a 2nd thread")
+        XCTAssertEqual(both["tokenize-only"]?.threads, 2)
+        XCTAssertEqual(both["tokenize-only"]?.label,
+                       "tokenize only (expat, empty callbacks), inflate in turn (on a 2nd thread from 1 MiB)")
+        for w in report.workloads {
+            XCTAssertNil(w["tokenize-only"]?.error, w.name)
+            XCTAssertNil(w["swift"]?.error, w.name)
+        }
+        XCTAssertEqual(b.bytesXML, UInt64(feed.count))
     }
 
     func testTableAndJSON() throws {
@@ -172,6 +207,31 @@ final class BenchTests: XCTestCase {
         XCTAssertEqual(cfs_baseline_tokenize_fd(fd, &st), -1, "tokenize-only takes plain XML")
         close(fd)
         XCTAssertNotNil(st.error)
+
+        // Gzip inflated in turn: both members, every document and byte.
+        let gzSize = UInt64(try FileManager.default.attributesOfItem(atPath: gz)[.size] as! Int)
+        fd = open(gz, O_RDONLY)
+        XCTAssertEqual(cfs_baseline_tokenize_gzip_fd(fd, &st), 0, st.error.map { String(cString: $0) } ?? "")
+        close(fd)
+        XCTAssertEqual(st.documents, 3)
+        XCTAssertEqual(st.bytes_xml, size)
+        XCTAssertEqual(st.bytes_in, gzSize)
+        // Cut short, corrupt, or not gzip at all: an error, never a hang.
+        var bytes = try Data(contentsOf: URL(fileURLWithPath: gz))
+        for (name, data) in [("cut", bytes.prefix(bytes.count - 20)), ("plain", try Data(contentsOf: URL(fileURLWithPath: plain)))] {
+            let f = tmp.appendingPathComponent(name)
+            try data.write(to: f)
+            fd = open(f.path, O_RDONLY)
+            XCTAssertEqual(cfs_baseline_tokenize_gzip_fd(fd, &st), -1, name)
+            close(fd)
+            XCTAssertNotNil(st.error, name)
+        }
+        bytes[bytes.count / 3] ^= 0xFF
+        let corrupt = tmp.appendingPathComponent("corrupt.gz")
+        try bytes.write(to: corrupt)
+        fd = open(corrupt.path, O_RDONLY)
+        XCTAssertEqual(cfs_baseline_tokenize_gzip_fd(fd, &st), -1, "corrupt")
+        close(fd)
 
         let bad = tmp.appendingPathComponent("bad.xml")
         try Data("<rss><channel></rss>".utf8).write(to: bad)

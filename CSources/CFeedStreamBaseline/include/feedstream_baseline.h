@@ -37,7 +37,8 @@ typedef struct cfs_baseline_stats {
  * Tokenize only: reads `fd` to end of file and runs expat over it with empty
  * callbacks, one document after another (whitespace between documents is skipped).
  * The input must be plain XML; gzip input is refused (inflate it first, e.g. through a
- * pipe fed by cfs_baseline_inflate_fd on another thread).
+ * pipe fed by cfs_baseline_inflate_fd on another thread, or use
+ * cfs_baseline_tokenize_gzip_fd).
  * @param fd     an open descriptor; read to its end, not closed.
  * @param stats  filled in; must not be NULL.
  * @return 0 on success, -1 on a read error, ill-formed XML or gzip input
@@ -45,6 +46,18 @@ typedef struct cfs_baseline_stats {
  * @warning Allocates one expat parser per call; thread-safe (no shared state).
  */
 int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *stats);
+
+/**
+ * Tokenize only, for a gzip stream: as cfs_baseline_tokenize_fd over the stream's
+ * members inflated in turn on this thread (zlib, or ISA-L when chosen), straight into
+ * expat's buffer. stats->bytes_in counts the compressed bytes read.
+ * @param fd     an open descriptor of gzip data; read to its end, not closed.
+ * @param stats  filled in; must not be NULL.
+ * @return 0 on success, -1 on a read error, corrupt or truncated gzip data, or
+ *         ill-formed XML (stats->error says which).
+ * @warning Allocates one expat parser and one inflater per call; thread-safe.
+ */
+int cfs_baseline_tokenize_gzip_fd(int fd, cfs_baseline_stats *stats);
 
 /**
  * Inflate only: reads `in_fd` to end of file and inflates every gzip member. The
