@@ -20,7 +20,7 @@ import Musl
 ///   piped in (the figure is then the tokenizer's own speed while inflate is the faster
 ///   of the two); a smaller one is inflated in turn, on the tokenizer's thread, as
 ///   `feedstream convert` reads it: a thread and a pipe for each small file cost more
-///   than they hide (``inflatesOnAThread(_:)``).
+///   than they hide (``isBigGzip(_:)``).
 ///
 /// Each backend converts the workload to JSON Lines (``JSONLinesWriter`` to
 /// `/dev/null`), reading every file from disk each run as `feedstream convert` does;
@@ -138,7 +138,7 @@ public enum FeedBench: Sendable {
         guard let contender = Contender(id: contenderID) else {
             throw FeedError(code: .init(rawValue: "usage"), message: "unknown contender \(contenderID)")
         }
-        let runner = Runner(contender)
+        let runner = Runner(contender, threadedGzip: Set(workload.files.filter(isBigGzip)))
         return try runner.run(workload.files)
     }
 
@@ -168,10 +168,10 @@ public enum FeedBench: Sendable {
 
     static func run(_ workload: Workload, options: Options) throws -> BenchWorkloadResult {
         let contenders = contenders(for: workload, options: options)
-        let runners = contenders.map(Runner.init)
+        let threadedGzip = Set(workload.files.filter(isBigGzip))
+        let runners = contenders.map { Runner($0, threadedGzip: threadedGzip) }
         let gzipFiles = workload.files.filter { isGzip($0) }.count
-        let bigGzipFiles = workload.files.filter { isBigGzip($0) }.count
-        let baseline = BaselineInflate(gzipFiles: gzipFiles, onAThread: bigGzipFiles)
+        let baseline = BaselineInflate(gzipFiles: gzipFiles, onAThread: threadedGzip.count)
         var measured = Array(repeating: [Measurement](), count: runners.count)
         let rounds = options.runs + (options.warmUp ? 1 : 0)
         for round in 0..<rounds {
@@ -322,7 +322,7 @@ public enum FeedBench: Sendable {
     }
 
     /// How the tokenize-only baseline inflates a workload's gzip files
-    /// (``inflatesOnAThread(_:)``), for its label and thread count.
+    /// (``isBigGzip(_:)``), for its label and thread count.
     struct BaselineInflate {
         var gzipFiles: Int
         /// Those inflated on a second thread (the rest in turn).
@@ -349,7 +349,12 @@ public enum FeedBench: Sendable {
         /// The contender without its inflater.
         private let base: Contender
 
-        init(_ contender: Contender) {
+        /// The gzip files the tokenize-only baseline inflates on a second thread
+        /// (``isBigGzip(_:)``, looked at once per workload, not in the timed runs).
+        private let threadedGzip: Set<String>
+
+        init(_ contender: Contender, threadedGzip: Set<String>) {
+            self.threadedGzip = threadedGzip
             self.contender = contender
             if case .inflatedBy(let i, let c) = contender {
                 inflater = i
@@ -401,10 +406,11 @@ public enum FeedBench: Sendable {
                 defer { close(fd) }
                 var st = cfs_baseline_stats()
                 let rc: Int32
-                if isGzip(fd) && !inflatesOnAThread(fd) {
+                let gzip = isGzip(fd)
+                if gzip && !threadedGzip.contains(file) {
                     rc = cfs_baseline_tokenize_gzip_fd(fd, &st)
                     m.bytesIn += st.bytes_in
-                } else if isGzip(fd) {
+                } else if gzip {
                     let (r, inflated) = try withInflateThread(fd) { out in cfs_baseline_tokenize_fd(out, &st) }
                     rc = r
                     m.bytesIn += inflated.bytes_in
@@ -462,24 +468,18 @@ public enum FeedBench: Sendable {
     }
 }
 
-/// True when the tokenize-only baseline inflates the gzip file open on `fd` on a second
-/// thread (piped in): from the size `feedstream convert` reads a `.gz` ahead on a second
-/// thread (``BatchConverter/Options/defaultPipelineMinimumBytes``); a smaller one is
-/// inflated in turn, on the tokenizer's thread, where a thread of its own would cost
-/// more than it hides (on the 3,000 single-feed files' gzip quarter, 13 KB each, the
-/// baseline ran at ~320 against ~372 MB/s in turn).
-func inflatesOnAThread(_ fd: Int32) -> Bool {
-    var st = stat()
-    return fstat(fd, &st) == 0 && Int(st.st_size) >= BatchConverter.Options.defaultPipelineMinimumBytes
-}
-
-/// True when the file at `path` is gzip of at least the size the baseline inflates on a
-/// second thread (``inflatesOnAThread(_:)``).
+/// True when the tokenize-only baseline inflates the file at `path` on a second thread
+/// (piped in): gzip of at least the size from which `feedstream convert` reads a `.gz`
+/// ahead on a second thread (``BatchConverter/Options/defaultPipelineMinimumBytes``). A
+/// smaller gzip file is inflated in turn, on the tokenizer's thread, where a thread of
+/// its own would cost more than it hides (on the 3,000 single-feed files' gzip quarter,
+/// 13 KB each, the baseline ran at ~320 against ~372 MB/s in turn).
 func isBigGzip(_ path: String) -> Bool {
     let fd = open(path, O_RDONLY | O_CLOEXEC)
     guard fd >= 0 else { return false }
     defer { close(fd) }
-    return isGzip(fd) && inflatesOnAThread(fd)
+    var st = stat()
+    return isGzip(fd) && fstat(fd, &st) == 0 && Int(st.st_size) >= BatchConverter.Options.defaultPipelineMinimumBytes
 }
 
 /// True when the file starts with the gzip magic bytes.
