@@ -103,26 +103,41 @@ static int tokenize_rest(tok_state *s, const char *p, size_t len, cfs_baseline_s
     return 0;
 }
 
-/* Where the tokenizer's bytes come from: a descriptor read as it is, or (gzip) inflated
-   on this thread, member after member, straight into expat's buffer. */
+/* Where the baselines' bytes come from: a descriptor read as it is (PLAIN), gzip
+   inflated on this thread, member after member (GZIP), or either, told by the first
+   bytes (DETECT: what inflate only passes through or inflates). One member loop for
+   both baselines. */
+enum { SRC_PLAIN, SRC_GZIP, SRC_DETECT };
 typedef struct {
     int fd;
-    int inflating;
+    int mode;
+    size_t read_max;      /* the most a read of plain input asks for */
     cfs_inflate *z;
     uint8_t *in;          /* ZCHUNK bytes read, inflated from `next` */
     const uint8_t *next;
     size_t avail;
     int member_open, eof;
-} tok_source;
+} byte_source;
 
 /* Up to `len` bytes of the stream into `buf`: > 0 how many, 0 at its end, -1 on an
    error (st->error says which). Counts the bytes read in st->bytes_in. */
-static ssize_t source_fill(tok_source *src, char *buf, size_t len, cfs_baseline_stats *st) {
-    if (!src->inflating) {
-        ssize_t n = read_full(src->fd, buf, len);
+static ssize_t source_fill(byte_source *src, uint8_t *buf, size_t len, cfs_baseline_stats *st) {
+    if (src->mode != SRC_GZIP) {
+        /* Plain bytes are read straight into `buf`; the first read of DETECT tells. */
+        if (src->eof) return 0;
+        ssize_t n = read_full(src->fd, buf, len < src->read_max ? len : src->read_max);
         if (n < 0) return fail(st, "read error");
         st->bytes_in += (uint64_t)n;
-        return n;
+        src->eof = n == 0;
+        if (src->mode == SRC_PLAIN || n < 2 || buf[0] != 0x1f || buf[1] != 0x8b) {
+            src->mode = SRC_PLAIN;
+            return n;
+        }
+        /* Gzip: what was read is inflated from the input buffer. */
+        memcpy(src->in, buf, (size_t)n);
+        src->next = src->in;
+        src->avail = (size_t)n;
+        src->mode = SRC_GZIP;
     }
     for (;;) {
         if (src->avail == 0 && !src->eof) {
@@ -145,7 +160,7 @@ static ssize_t source_fill(tok_source *src, char *buf, size_t len, cfs_baseline_
             src->member_open = 1;
         }
         size_t used, got;
-        cfs_inflate_result zr = cfs_inflate_step(src->z, src->next, src->avail, &used, (uint8_t *)buf, len, &got);
+        cfs_inflate_result zr = cfs_inflate_step(src->z, src->next, src->avail, &used, buf, len, &got);
         src->next += used;
         src->avail -= used;
         if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) return fail(st, "corrupt gzip data");
@@ -160,8 +175,24 @@ static ssize_t source_fill(tok_source *src, char *buf, size_t len, cfs_baseline_
     }
 }
 
+/* A source over `fd` whose plain reads ask for at most `read_max` bytes (its input
+   buffer allocated unless PLAIN); 0 when out of memory. */
+static int source_open(byte_source *src, int fd, int mode, size_t read_max) {
+    memset(src, 0, sizeof *src);
+    src->fd = fd;
+    src->mode = mode;
+    src->read_max = read_max;
+    if (mode == SRC_PLAIN) return 1;
+    return (src->in = malloc(ZCHUNK)) != NULL;
+}
+
+static void source_close(byte_source *src) {
+    cfs_inflate_free(src->z);
+    free(src->in);
+}
+
 /* The tokenizer over `src` (see the header). */
-static int tokenize(tok_source *src, cfs_baseline_stats *st) {
+static int tokenize(byte_source *src, cfs_baseline_stats *st) {
     memset(st, 0, sizeof *st);
     tok_state s = { XML_ParserCreateNS(NULL, '\x01'), 0, 0, 0, 0 };
     char *carry = malloc(CHUNK);
@@ -174,10 +205,10 @@ static int tokenize(tok_source *src, cfs_baseline_stats *st) {
     for (;;) {
         char *buf = XML_GetBuffer(s.xp, (int)CHUNK);
         if (buf == NULL) { rc = fail(st, "out of memory"); goto out; }
-        ssize_t n = source_fill(src, buf, CHUNK, st);
+        ssize_t n = source_fill(src, (uint8_t *)buf, CHUNK, st);
         if (n < 0) { rc = -1; goto out; }
         if (n == 0) break;
-        if (first && !src->inflating && n >= 2 && (uint8_t)buf[0] == 0x1f && (uint8_t)buf[1] == 0x8b) {
+        if (first && src->mode == SRC_PLAIN && n >= 2 && (uint8_t)buf[0] == 0x1f && (uint8_t)buf[1] == 0x8b) {
             rc = fail(st, "gzip input: tokenize-only reads plain XML");
             goto out;
         }
@@ -214,19 +245,19 @@ out:
 }
 
 int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
-    tok_source src = { .fd = fd };
+    byte_source src;
+    source_open(&src, fd, SRC_PLAIN, CHUNK);
     return tokenize(&src, st);
 }
 
 int cfs_baseline_tokenize_gzip_fd(int fd, cfs_baseline_stats *st) {
-    tok_source src = { .fd = fd, .inflating = 1, .in = malloc(ZCHUNK) };
-    if (src.in == NULL) {
+    byte_source src;
+    if (!source_open(&src, fd, SRC_GZIP, CHUNK)) {
         memset(st, 0, sizeof *st);
         return fail(st, "out of memory");
     }
     int rc = tokenize(&src, st);
-    cfs_inflate_free(src.z);
-    free(src.in);
+    source_close(&src);
     return rc;
 }
 
@@ -251,61 +282,30 @@ int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *st) {
     sigemptyset(&pipe_set);
     sigaddset(&pipe_set, SIGPIPE);
     if (out_fd >= 0) pthread_sigmask(SIG_BLOCK, &pipe_set, &old_set);
-    uint8_t *in = malloc(ZCHUNK), *out = malloc(CHUNK);
-    cfs_inflate *z = NULL;
-    int rc = 0, gzip = -1;   /* -1 undecided, 0 plain, 1 gzip */
-    int member_open = 0;
-    if (in == NULL || out == NULL) { rc = fail(st, "out of memory"); goto out; }
+    byte_source src;
+    uint8_t *out = malloc(CHUNK);
+    int rc = 0;
+    if (!source_open(&src, in_fd, SRC_DETECT, ZCHUNK) || out == NULL) {
+        rc = fail(st, "out of memory");
+        goto out;
+    }
     for (;;) {
-        ssize_t n = read_full(in_fd, in, ZCHUNK);
-        if (n < 0) { rc = fail(st, "read error"); goto out; }
+        ssize_t n = source_fill(&src, out, CHUNK, st);
+        if (n < 0) { rc = -1; break; }
         if (n == 0) break;
-        st->bytes_in += (uint64_t)n;
-        if (gzip < 0) gzip = n >= 2 && in[0] == 0x1f && in[1] == 0x8b;
-        if (!gzip) {
-            st->bytes_xml += (uint64_t)n;
-            if (out_fd >= 0 && write_all(out_fd, in, (size_t)n)) {
-                if (errno != EPIPE) rc = fail(st, "write error");
-                goto out;
-            }
-            continue;
-        }
-        const uint8_t *next = in;
-        size_t avail = (size_t)n;
-        int full = 0;   /* the last step filled `out`: the inflater may hold more output */
-        while (avail > 0 || full) {
-            if (!member_open) {
-                /* Between members: padding zeros are allowed. */
-                while (avail > 0 && next[0] == 0) { next++; avail--; }
-                if (avail == 0) break;
-                if (z == NULL && (z = cfs_inflate_new()) == NULL) { rc = fail(st, "out of memory"); goto out; }
-                if (cfs_inflate_begin(z) != CFS_INFLATE_OK) { rc = fail(st, "inflate init failed"); goto out; }
-                member_open = 1;
-            }
-            size_t used, got;
-            cfs_inflate_result zr = cfs_inflate_step(z, next, avail, &used, out, CHUNK, &got);
-            next += used;
-            avail -= used;
-            if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) { rc = fail(st, "corrupt gzip data"); goto out; }
-            full = got == CHUNK;
-            st->bytes_xml += got;
-            if (out_fd >= 0 && got > 0 && write_all(out_fd, out, got)) {
-                if (errno != EPIPE) rc = fail(st, "write error");
-                goto out;
-            }
-            if (zr == CFS_INFLATE_END) member_open = 0;
-            else if (got == 0 && used == 0) break;
+        st->bytes_xml += (uint64_t)n;
+        if (out_fd >= 0 && write_all(out_fd, out, (size_t)n)) {
+            if (errno != EPIPE) rc = fail(st, "write error");
+            break;
         }
     }
-    if (gzip == 1 && member_open) rc = fail(st, "truncated gzip data");
 out:
     if (out_fd >= 0) {
         struct timespec zero = { 0, 0 };
         while (sigtimedwait(&pipe_set, NULL, &zero) == SIGPIPE) {}
         pthread_sigmask(SIG_SETMASK, &old_set, NULL);
     }
-    cfs_inflate_free(z);
-    free(in);
+    source_close(&src);
     free(out);
     return rc;
 }
