@@ -192,12 +192,40 @@ static void source_close(byte_source *src) {
 }
 
 /* The tokenizer over `src` (see the header). */
-static int tokenize(byte_source *src, cfs_baseline_stats *st) {
+struct cfs_baseline_tokenizer {
+    XML_Parser xp;
+    char *carry;        /* CHUNK bytes: what follows a root end, parsed from memory */
+    byte_source src;    /* its input buffer and inflater kept between runs */
+};
+
+cfs_baseline_tokenizer *cfs_baseline_tokenizer_new(void) {
+    cfs_baseline_tokenizer *t = calloc(1, sizeof *t);
+    if (t == NULL) return NULL;
+    t->xp = XML_ParserCreateNS(NULL, '\x01');
+    t->carry = malloc(CHUNK);
+    t->src.in = malloc(ZCHUNK);
+    if (t->xp == NULL || t->carry == NULL || t->src.in == NULL) {
+        cfs_baseline_tokenizer_free(t);
+        return NULL;
+    }
+    return t;
+}
+
+void cfs_baseline_tokenizer_free(cfs_baseline_tokenizer *t) {
+    if (t == NULL) return;
+    if (t->xp) XML_ParserFree(t->xp);
+    free(t->carry);
+    source_close(&t->src);
+    free(t);
+}
+
+static int tokenize(cfs_baseline_tokenizer *t, cfs_baseline_stats *st) {
     memset(st, 0, sizeof *st);
-    tok_state s = { XML_ParserCreateNS(NULL, '\x01'), 0, 0, 0, 0 };
-    char *carry = malloc(CHUNK);
+    byte_source *src = &t->src;
+    tok_state s = { t->xp, 0, 0, 0, 0 };
+    char *carry = t->carry;
     int rc = 0;
-    if (s.xp == NULL || carry == NULL || !begin(&s)) {
+    if (!begin(&s)) {
         rc = fail(st, "out of memory");
         goto out;
     }
@@ -239,27 +267,36 @@ static int tokenize(byte_source *src, cfs_baseline_stats *st) {
     }
     if (s.depth != 0 || s.base != 0) rc = fail(st, "truncated document at end of input");
 out:
-    if (s.xp) XML_ParserFree(s.xp);
-    free(carry);
     return rc;
 }
 
-int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) {
-    byte_source src;
-    source_open(&src, fd, SRC_PLAIN, CHUNK);
-    return tokenize(&src, st);
+int cfs_baseline_tokenizer_run(cfs_baseline_tokenizer *t, int fd, int gzip, cfs_baseline_stats *st) {
+    byte_source *src = &t->src;
+    src->fd = fd;
+    src->mode = gzip ? SRC_GZIP : SRC_PLAIN;
+    src->read_max = CHUNK;
+    src->next = NULL;
+    src->avail = 0;
+    src->member_open = 0;
+    src->eof = 0;
+    return tokenize(t, st);
 }
 
-int cfs_baseline_tokenize_gzip_fd(int fd, cfs_baseline_stats *st) {
-    byte_source src;
-    if (!source_open(&src, fd, SRC_GZIP, CHUNK)) {
+/* One run with a tokenizer of its own. */
+static int run_once(int fd, int gzip, cfs_baseline_stats *st) {
+    cfs_baseline_tokenizer *t = cfs_baseline_tokenizer_new();
+    if (t == NULL) {
         memset(st, 0, sizeof *st);
         return fail(st, "out of memory");
     }
-    int rc = tokenize(&src, st);
-    source_close(&src);
+    int rc = cfs_baseline_tokenizer_run(t, fd, gzip, st);
+    cfs_baseline_tokenizer_free(t);
     return rc;
 }
+
+int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *st) { return run_once(fd, 0, st); }
+
+int cfs_baseline_tokenize_gzip_fd(int fd, cfs_baseline_stats *st) { return run_once(fd, 1, st); }
 
 static int write_all(int fd, const uint8_t *p, size_t len) {
     while (len > 0) {

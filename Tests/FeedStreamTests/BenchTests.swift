@@ -238,6 +238,23 @@ final class BenchTests: XCTestCase {
         XCTAssertEqual(cfs_baseline_tokenize_gzip_fd(fd, &st), -1, "corrupt")
         close(fd)
 
+        // One tokenizer kept across inputs (as the bench runs it): each input's counts
+        // as a tokenizer of its own gives them, also after an input that failed.
+        let t = try XCTUnwrap(cfs_baseline_tokenizer_new())
+        defer { cfs_baseline_tokenizer_free(t) }
+        for (path, gzip, ok) in [(plain, false, true), (gz, true, true), (corrupt.path, true, false), (plain, false, true),
+                                 (gz, true, true)] {
+            fd = open(path, O_RDONLY)
+            let rc = cfs_baseline_tokenizer_run(t, fd, gzip ? 1 : 0, &st)
+            close(fd)
+            XCTAssertEqual(rc, ok ? 0 : -1, path)
+            if ok {
+                XCTAssertEqual(st.documents, 3, path)
+                XCTAssertEqual(st.bytes_xml, size, path)
+                XCTAssertEqual(st.bytes_in, gzip ? gzSize : size, path)
+            }
+        }
+
         let bad = tmp.appendingPathComponent("bad.xml")
         try Data("<rss><channel></rss>".utf8).write(to: bad)
         fd = open(bad.path, O_RDONLY)

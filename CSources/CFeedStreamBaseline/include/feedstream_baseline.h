@@ -43,7 +43,8 @@ typedef struct cfs_baseline_stats {
  * @param stats  filled in; must not be NULL.
  * @return 0 on success, -1 on a read error, ill-formed XML or gzip input
  *         (stats->error says which).
- * @warning Allocates one expat parser per call; thread-safe (no shared state).
+ * @warning Allocates one expat parser per call (cfs_baseline_tokenizer keeps one);
+ *          thread-safe (no shared state).
  */
 int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *stats);
 
@@ -58,6 +59,26 @@ int cfs_baseline_tokenize_fd(int fd, cfs_baseline_stats *stats);
  * @warning Allocates one expat parser and one inflater per call; thread-safe.
  */
 int cfs_baseline_tokenize_gzip_fd(int fd, cfs_baseline_stats *stats);
+
+/**
+ * The tokenize-only baseline kept between inputs, as a program tokenizing many files
+ * keeps its parser: one expat parser (reset at each document, XML_ParserReset), its
+ * buffers and an inflater, so that a run allocates nothing per file.
+ */
+typedef struct cfs_baseline_tokenizer cfs_baseline_tokenizer;
+
+/** A tokenizer; NULL when out of memory. Free it with cfs_baseline_tokenizer_free. */
+cfs_baseline_tokenizer *cfs_baseline_tokenizer_new(void);
+
+/** Frees `t` (NULL is allowed). */
+void cfs_baseline_tokenizer_free(cfs_baseline_tokenizer *t);
+
+/**
+ * Tokenize only with `t`: cfs_baseline_tokenize_fd (gzip == 0) or
+ * cfs_baseline_tokenize_gzip_fd (gzip != 0) over `fd`, same results.
+ * @warning One thread at a time per tokenizer.
+ */
+int cfs_baseline_tokenizer_run(cfs_baseline_tokenizer *t, int fd, int gzip, cfs_baseline_stats *stats);
 
 /**
  * Inflate only: reads `in_fd` to end of file and inflates every gzip member. The
