@@ -175,15 +175,23 @@ static ssize_t source_fill(byte_source *src, uint8_t *buf, size_t len, cfs_basel
     }
 }
 
-/* A source over `fd` whose plain reads ask for at most `read_max` bytes (its input
-   buffer allocated unless PLAIN); 0 when out of memory. */
-static int source_open(byte_source *src, int fd, int mode, size_t read_max) {
+/* A source with its input buffer and no input yet; 0 when out of memory (free it with
+   source_close all the same). */
+static int source_open(byte_source *src) {
     memset(src, 0, sizeof *src);
+    return (src->in = malloc(ZCHUNK)) != NULL;
+}
+
+/* Points `src` at a new input, `fd`, whose plain reads ask for at most `read_max` bytes
+   (its buffer and inflater kept). */
+static void source_reset(byte_source *src, int fd, int mode, size_t read_max) {
     src->fd = fd;
     src->mode = mode;
     src->read_max = read_max;
-    if (mode == SRC_PLAIN) return 1;
-    return (src->in = malloc(ZCHUNK)) != NULL;
+    src->next = NULL;
+    src->avail = 0;
+    src->member_open = 0;
+    src->eof = 0;
 }
 
 static void source_close(byte_source *src) {
@@ -203,8 +211,7 @@ cfs_baseline_tokenizer *cfs_baseline_tokenizer_new(void) {
     if (t == NULL) return NULL;
     t->xp = XML_ParserCreateNS(NULL, '\x01');
     t->carry = malloc(CHUNK);
-    t->src.in = malloc(ZCHUNK);
-    if (t->xp == NULL || t->carry == NULL || t->src.in == NULL) {
+    if (!source_open(&t->src) || t->xp == NULL || t->carry == NULL) {
         cfs_baseline_tokenizer_free(t);
         return NULL;
     }
@@ -271,14 +278,7 @@ out:
 }
 
 int cfs_baseline_tokenizer_run(cfs_baseline_tokenizer *t, int fd, int gzip, cfs_baseline_stats *st) {
-    byte_source *src = &t->src;
-    src->fd = fd;
-    src->mode = gzip ? SRC_GZIP : SRC_PLAIN;
-    src->read_max = CHUNK;
-    src->next = NULL;
-    src->avail = 0;
-    src->member_open = 0;
-    src->eof = 0;
+    source_reset(&t->src, fd, gzip ? SRC_GZIP : SRC_PLAIN, CHUNK);
     return tokenize(t, st);
 }
 
@@ -322,7 +322,9 @@ int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *st) {
     byte_source src;
     uint8_t *out = malloc(CHUNK);
     int rc = 0;
-    if (!source_open(&src, in_fd, SRC_DETECT, ZCHUNK) || out == NULL) {
+    int opened = source_open(&src);
+    source_reset(&src, in_fd, SRC_DETECT, ZCHUNK);
+    if (!opened || out == NULL) {
         rc = fail(st, "out of memory");
         goto out;
     }

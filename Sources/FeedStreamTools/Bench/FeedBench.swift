@@ -139,7 +139,7 @@ public enum FeedBench: Sendable {
         guard let contender = Contender(id: contenderID) else {
             throw FeedError(code: .init(rawValue: "usage"), message: "unknown contender \(contenderID)")
         }
-        let runner = Runner(contender, threadedGzip: Set(workload.files.filter(isBigGzip)))
+        let runner = Runner(contender, threadedGzip: WorkloadGzip(workload.files).onAThread)
         return try runner.run(workload.files)
     }
 
@@ -169,10 +169,8 @@ public enum FeedBench: Sendable {
 
     static func run(_ workload: Workload, options: Options) throws -> BenchWorkloadResult {
         let contenders = contenders(for: workload, options: options)
-        let threadedGzip = Set(workload.files.filter(isBigGzip))
-        let runners = contenders.map { Runner($0, threadedGzip: threadedGzip) }
-        let gzipFiles = workload.files.filter { isGzip($0) }.count
-        let baseline = BaselineInflate(gzipFiles: gzipFiles, onAThread: threadedGzip.count)
+        let gzip = WorkloadGzip(workload.files)
+        let runners = contenders.map { Runner($0, threadedGzip: gzip.onAThread) }
         var measured = Array(repeating: [Measurement](), count: runners.count)
         let rounds = options.runs + (options.warmUp ? 1 : 0)
         for round in 0..<rounds {
@@ -216,15 +214,14 @@ public enum FeedBench: Sendable {
             }
             let peak = options.peakMemory?(contender.id, workload)
             results.append(BenchResult(
-                id: contender.id, label: contender.label(gzip: gzipFiles > 0, baseline: baseline),
-                kind: contender.backend == nil ? "baseline" : "backend",
-                backend: contender.backend?.rawValue, threads: contender.threads(gzip: gzipFiles > 0, baseline: baseline),
+                id: contender.id, label: contender.label(gzip), kind: contender.backend == nil ? "baseline" : "backend",
+                backend: contender.backend?.rawValue, threads: contender.threads(gzip),
                 runsMBps: mbps,
                 itemsPerSecond: itemsPerSecond, ratioToTokenizeOnly: ratio(to: tokenize), ratioToInflateOnly: ratio(to: inflateOnly(of: contender)),
                 peakMemoryBytes: peak, error: runs.compactMap(\.error).first))
         }
         return BenchWorkloadResult(
-            name: workload.name, files: workload.files.count, gzipFiles: gzipFiles, bytesIn: reference.bytesIn,
+            name: workload.name, files: workload.files.count, gzipFiles: gzip.files, bytesIn: reference.bytesIn,
             bytesXML: reference.bytesXML, documents: firstBackend == nil ? nil : reference.documents,
             items: firstBackend == nil ? nil : reference.items, results: results)
     }
@@ -294,45 +291,60 @@ public enum FeedBench: Sendable {
             }
         }
 
-        func threads(gzip: Bool, baseline: BaselineInflate) -> Int {
+        func threads(_ gzip: WorkloadGzip) -> Int {
             switch self {
             case .inflateOnly: 1
-            case .tokenizeOnly: baseline.onAThread > 0 ? 2 : 1
+            case .tokenizeOnly: gzip.onAThread.isEmpty ? 1 : 2
             case .backend(_, let t): t ? 2 : 1
             case .parts: Contender.partsJobs
-            case .inflatedBy(_, let c): c.threads(gzip: gzip, baseline: baseline)
+            case .inflatedBy(_, let c): c.threads(gzip)
             }
         }
 
-        func label(gzip: Bool, baseline: BaselineInflate, inflater: GzipInflater = GzipInflater.current) -> String {
+        func label(_ gzip: WorkloadGzip, inflater: GzipInflater = GzipInflater.current) -> String {
             switch self {
             case .inflatedBy(let i, .inflateOnly):
                 "inflate only (\(i), nothing parsed)"
             case .inflatedBy(let i, let c):
-                c.label(gzip: gzip, baseline: baseline, inflater: i) + ", \(i)"
+                c.label(gzip, inflater: i) + ", \(i)"
             case .inflateOnly:
-                gzip ? "inflate only (\(inflater), nothing parsed)" : "read only (plain input, nothing to inflate)"
+                gzip.files > 0 ? "inflate only (\(inflater), nothing parsed)" : "read only (plain input, nothing to inflate)"
             case .tokenizeOnly:
-                "tokenize only (expat, empty callbacks)" + baseline.labelSuffix
+                "tokenize only (expat, empty callbacks)" + gzip.baselineLabelSuffix
             case .backend(let b, let t):
-                "\(b.rawValue) → JSON Lines" + (t ? ", inflate on a 2nd thread (ReadAheadPipeline)" : gzip ? ", one thread" : "")
+                "\(b.rawValue) → JSON Lines" + (t ? ", inflate on a 2nd thread (ReadAheadPipeline)" : gzip.files > 0 ? ", one thread" : "")
             case .parts(let b):
                 "\(b.rawValue) → JSON Lines, the dump in parts on \(Contender.partsJobs) threads (DumpStreamParts)"
             }
         }
     }
 
-    /// How the tokenize-only baseline inflates a workload's gzip files
-    /// (``isBigGzip(_:)``), for its label and thread count.
-    struct BaselineInflate {
-        var gzipFiles: Int
-        /// Those inflated on a second thread (the rest in turn).
-        var onAThread: Int
+    /// A workload's gzip files, looked at once (not in the timed runs): how many, and
+    /// those the tokenize-only baseline inflates on a second thread (``isBigGzip(_:)``;
+    /// the rest in turn). For the labels and thread counts.
+    struct WorkloadGzip {
+        let files: Int
+        let onAThread: Set<String>
 
-        var labelSuffix: String {
-            if gzipFiles == 0 { return "" }
-            if onAThread == gzipFiles { return ", inflate on a 2nd thread" }
-            if onAThread == 0 { return ", inflate in turn" }
+        init(_ paths: [String]) {
+            var files = 0
+            var big = Set<String>()
+            for path in paths {
+                let fd = open(path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { continue }
+                defer { close(fd) }
+                guard isGzip(fd) else { continue }
+                files += 1
+                if isBigGzip(fd) { big.insert(path) }
+            }
+            self.files = files
+            onAThread = big
+        }
+
+        var baselineLabelSuffix: String {
+            if files == 0 { return "" }
+            if onAThread.count == files { return ", inflate on a 2nd thread" }
+            if onAThread.isEmpty { return ", inflate in turn" }
             return ", inflate in turn (on a 2nd thread from \(BatchConverter.Options.defaultPipelineMinimumBytes >> 20) MiB)"
         }
     }
@@ -351,7 +363,7 @@ public enum FeedBench: Sendable {
         private let base: Contender
 
         /// The gzip files the tokenize-only baseline inflates on a second thread
-        /// (``isBigGzip(_:)``, looked at once per workload, not in the timed runs).
+        /// (``WorkloadGzip``, looked at once per workload, not in the timed runs).
         private let threadedGzip: Set<String>
 
         init(_ contender: Contender, threadedGzip: Set<String>) {
@@ -475,16 +487,13 @@ public enum FeedBench: Sendable {
     }
 }
 
-/// True when the tokenize-only baseline inflates the file at `path` on a second thread
+/// True when the tokenize-only baseline inflates the file open on `fd` on a second thread
 /// (piped in): gzip of at least the size from which `feedstream convert` reads a `.gz`
 /// ahead on a second thread (``BatchConverter/Options/defaultPipelineMinimumBytes``). A
 /// smaller gzip file is inflated in turn, on the tokenizer's thread, where a thread of
 /// its own would cost more than it hides (on the 3,000 single-feed files' gzip quarter,
 /// 13 KB each, the baseline ran at ~320 against ~372 MB/s in turn).
-func isBigGzip(_ path: String) -> Bool {
-    let fd = open(path, O_RDONLY | O_CLOEXEC)
-    guard fd >= 0 else { return false }
-    defer { close(fd) }
+func isBigGzip(_ fd: Int32) -> Bool {
     var st = stat()
     return isGzip(fd) && fstat(fd, &st) == 0 && Int(st.st_size) >= BatchConverter.Options.defaultPipelineMinimumBytes
 }
