@@ -291,3 +291,39 @@ enum UTF8Steps {
         return j
     }
 }
+
+/// Writes scalar value `v` (at most U+10FFFF; a surrogate's value is encoded as any
+/// other, for the repairs that keep a lone one) as 1 to 4 bytes of UTF-8 at `p`; returns
+/// how many. The one encoder of the Swift side: the transcoder, the tokenizer's
+/// references, the JSON writer's and the JSON Feed reader's characters, the repairs.
+@inline(__always)
+func encodeUTF8(_ v: UInt32, to p: UnsafeMutablePointer<UInt8>) -> Int {
+    switch v {
+    case ..<0x80:
+        p[0] = UInt8(truncatingIfNeeded: v)
+        return 1
+    case ..<0x800:
+        p[0] = UInt8(truncatingIfNeeded: 0xC0 | v >> 6)
+        p[1] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F)
+        return 2
+    case ..<0x10000:
+        p[0] = UInt8(truncatingIfNeeded: 0xE0 | v >> 12)
+        p[1] = UInt8(truncatingIfNeeded: 0x80 | v >> 6 & 0x3F)
+        p[2] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F)
+        return 3
+    default:
+        p[0] = UInt8(truncatingIfNeeded: 0xF0 | v >> 18)
+        p[1] = UInt8(truncatingIfNeeded: 0x80 | v >> 12 & 0x3F)
+        p[2] = UInt8(truncatingIfNeeded: 0x80 | v >> 6 & 0x3F)
+        p[3] = UInt8(truncatingIfNeeded: 0x80 | v & 0x3F)
+        return 4
+    }
+}
+
+/// Appends `v` as UTF-8 (``encodeUTF8(_:to:)``).
+@inline(__always)
+func appendUTF8(_ v: UInt32, to o: inout [UInt8]) {
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 4) { b in
+        o.append(contentsOf: UnsafeBufferPointer(rebasing: b[0..<encodeUTF8(v, to: b.baseAddress!)]))
+    }
+}

@@ -72,11 +72,11 @@ public final class MemoryOutput: ByteOutput {
     public var string: String { String(decoding: bytes, as: UTF8.self) }
 }
 
-/// A growable byte buffer written through raw pointers (no per-byte bounds checks).
+/// The JSON writer's output: growable bytes (``ScratchBytes``) and the writer's state.
 struct ByteBuffer: ~Copyable {
-    private(set) var base: UnsafeMutablePointer<UInt8>
-    private(set) var count = 0
-    private(set) var capacity: Int
+    private var storage: ScratchBytes
+    var base: UnsafeMutablePointer<UInt8> { storage.base }
+    var count: Int { storage.count }
     /// JSON nesting state for the record walker (see JSONLinesWriter.swift).
     var depth = 0
     var commas: UInt64 = 0
@@ -112,48 +112,29 @@ struct ByteBuffer: ~Copyable {
     let utf8StepTable = utf8Steps
 
     init(capacity: Int) {
-        self.capacity = capacity
-        base = .allocate(capacity: capacity)
+        storage = ScratchBytes(capacity: capacity)
     }
 
     deinit {
-        base.deallocate()
+        storage.free()
         feedMember.baseAddress.map { $0.deallocate() }
         documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
     }
 
-    var bytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: base, count: count) }
+    var bytes: UnsafeRawBufferPointer { storage.bytes(0, storage.count) }
 
-    mutating func removeAll() { count = 0 }
-    mutating func truncate(to n: Int) { count = n }
-
-    @inline(__always)
-    mutating func reserve(_ n: Int) {
-        if count + n > capacity { grow(count + n) }
-    }
-
-    private mutating func grow(_ need: Int) {
-        var c = capacity * 2
-        while c < need { c *= 2 }
-        let nb = UnsafeMutablePointer<UInt8>.allocate(capacity: c)
-        nb.update(from: base, count: count)
-        base.deallocate()
-        base = nb
-        capacity = c
-    }
+    mutating func removeAll() { storage.removeAll() }
+    mutating func truncate(to n: Int) { storage.truncate(to: n) }
 
     @inline(__always)
-    mutating func append(_ c: UInt8) {
-        reserve(1)
-        base[count] = c
-        count += 1
-    }
+    mutating func reserve(_ n: Int) { storage.reserve(n) }
+
+    @inline(__always)
+    mutating func append(_ c: UInt8) { storage.append(c) }
 
     @inline(__always)
     mutating func append(_ p: UnsafeRawPointer, _ n: Int) {
-        reserve(n)
-        copyBytes(to: base + count, from: p, n)
-        count += n
+        storage.append(p.assumingMemoryBound(to: UInt8.self), n)
     }
 
     @inline(__always)
@@ -162,39 +143,31 @@ struct ByteBuffer: ~Copyable {
     }
 
     mutating func append(decimal v: UInt64) {
-        reserve(20)
-        var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)
-        var n = 0
-        var x = v
-        withUnsafeMutableBytes(of: &tmp) { t in
-            repeat {
-                t[23 - n] = UInt8(0x30 + x % 10)
-                x /= 10
-                n += 1
-            } while x > 0
-            (base + count).update(from: t.baseAddress!.assumingMemoryBound(to: UInt8.self) + 24 - n, count: n)
+        write(upTo: 20) { out in
+            var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)
+            var n = 0
+            var x = v
+            withUnsafeMutableBytes(of: &tmp) { t in
+                repeat {
+                    t[23 - n] = UInt8(0x30 + x % 10)
+                    x /= 10
+                    n += 1
+                } while x > 0
+                out.update(from: t.baseAddress!.assumingMemoryBound(to: UInt8.self) + 24 - n, count: n)
+            }
+            return n
         }
-        count += n
     }
 
-    /// Appends `n` bytes for which room was reserved (``copyBytes(to:from:_:)``).
+    /// Appends `n` bytes for which room was reserved.
     @inline(__always)
-    mutating func putReserved(_ p: UnsafeRawPointer, _ n: Int) {
-        copyBytes(to: UnsafeMutableRawPointer(base + count), from: p, n)
-        count &+= n
-    }
+    mutating func putReserved(_ p: UnsafeRawPointer, _ n: Int) { storage.putReserved(p, n) }
 
     /// Appends one byte for which room was reserved.
     @inline(__always)
-    mutating func putReserved(_ c: UInt8) {
-        base[count] = c
-        count &+= 1
-    }
+    mutating func putReserved(_ c: UInt8) { storage.putReserved(c) }
 
     /// Reserves `n` bytes and lets `body` write into them; `body` returns how many it used.
     @inline(__always)
-    mutating func write(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
-        reserve(n)
-        count += body(base + count)
-    }
+    mutating func write(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) { storage.write(upTo: n, body) }
 }

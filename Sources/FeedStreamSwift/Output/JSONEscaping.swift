@@ -27,7 +27,8 @@ private let hex: StaticString = "0123456789abcdef"
 /// U+0080–U+009F (C1 controls) as windows-1252 reads bytes 0x80–0x9F; nil where
 /// windows-1252 leaves the byte undefined. Feeds that declare ISO-8859-1 but are
 /// written in windows-1252 (most of them) decode to C1 controls; text never means
-/// them, so the writers map them back (docs/SCHEMA.md, "Encodings").
+/// them, so the writers map them back (docs/SCHEMA.md, "Encodings"). The one table of
+/// these bytes: the recovery path reads a stray byte 0x80–0x9F by it too.
 let windows1252: [UInt32?] = [
     0x20AC, nil, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021, 0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, nil, 0x017D, nil,
     nil, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014, 0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, nil, 0x017E, 0x0178,
@@ -204,12 +205,9 @@ extension ByteBuffer {
         if let closing { putReserved(closing) }
     }
 
+    /// Appends the UTF-8 encoding of a scalar value (``encodeUTF8(_:to:)``).
     mutating func appendScalar(_ v: UInt32) {
-        if v < 0x800 {
-            append(UInt8(0xC0 | v >> 6)); append(UInt8(0x80 | v & 0x3F))
-        } else {
-            append(UInt8(0xE0 | v >> 12)); append(UInt8(0x80 | (v >> 6) & 0x3F)); append(UInt8(0x80 | v & 0x3F))
-        }
+        write(upTo: 4) { encodeUTF8(v, to: $0) }
     }
 
     @inline(__always)

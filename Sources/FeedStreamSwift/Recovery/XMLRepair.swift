@@ -176,7 +176,7 @@ struct XMLRepair {
             }
             let len = sequenceLength(u, i)
             if len == 0 {
-                appendScalar(&o, windows1252(c))
+                appendUTF8(windows1252Character(c), to: &o)
                 i += 1
                 continue
             }
@@ -207,28 +207,11 @@ struct XMLRepair {
         }
     }
 
-    /// windows-1252's character for a byte >= 0x80 (its five unassigned bytes read as
-    /// their Latin-1 code points, as browsers do).
-    private static func windows1252(_ c: UInt8) -> UInt32 {
+    /// windows-1252's character for a byte >= 0x80 (``windows1252``; its five unassigned
+    /// bytes read as their Latin-1 code points, as browsers do).
+    private static func windows1252Character(_ c: UInt8) -> UInt32 {
         guard c >= 0x80 && c <= 0x9F else { return UInt32(c) }
-        let table: [UInt32] = [0x20AC, 0x81, 0x201A, 0x0192, 0x201E, 0x2026, 0x2020, 0x2021,
-                               0x02C6, 0x2030, 0x0160, 0x2039, 0x0152, 0x8D, 0x017D, 0x8F,
-                               0x90, 0x2018, 0x2019, 0x201C, 0x201D, 0x2022, 0x2013, 0x2014,
-                               0x02DC, 0x2122, 0x0161, 0x203A, 0x0153, 0x9D, 0x017E, 0x0178]
-        return table[Int(c - 0x80)]
-    }
-
-    static func appendScalar(_ o: inout [UInt8], _ v: UInt32) {
-        switch v {
-        case 0..<0x80: o.append(UInt8(v))
-        case 0x80..<0x800:
-            o.append(UInt8(0xC0 | v >> 6)); o.append(UInt8(0x80 | v & 0x3F))
-        case 0x800..<0x10000:
-            o.append(UInt8(0xE0 | v >> 12)); o.append(UInt8(0x80 | v >> 6 & 0x3F)); o.append(UInt8(0x80 | v & 0x3F))
-        default:
-            o.append(UInt8(0xF0 | v >> 18)); o.append(UInt8(0x80 | v >> 12 & 0x3F))
-            o.append(UInt8(0x80 | v >> 6 & 0x3F)); o.append(UInt8(0x80 | v & 0x3F))
-        }
+        return windows1252[Int(c & 0x1F)] ?? UInt32(c)
     }
 
     // ---- markup -----------------------------------------------------------------------

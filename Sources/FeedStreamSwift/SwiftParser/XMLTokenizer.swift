@@ -1170,7 +1170,7 @@ final class SwiftXMLTokenizer {
                     var v: UInt32 = 0
                     for k in (j + (hex ? 3 : 2))..<(r - 1) { v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + hexValue(s[k], hex)! }
                     if !isXMLChar(v) { return error(j, "reference to invalid character number") }
-                    if v == 0x20 { space() } else { XMLRepair.appendScalar(&out, v) }
+                    if v == 0x20 { space() } else { appendUTF8(v, to: &out) }
                 } else {
                     let nm = UnsafeRawBufferPointer(start: s + j + 1, count: r - j - 2)
                     if let ch = predefinedEntity(nm) {
@@ -2100,7 +2100,7 @@ final class SwiftXMLTokenizer {
                 let d0 = j
                 while j < n, let d = hexValue(s[j], hex) { v = v > 0x10FFFF ? v : v * (hex ? 16 : 10) + d; j += 1 }
                 if j < n && s[j] == 0x3B && j > d0 && isXMLChar(v) {
-                    XMLRepair.appendScalar(&out, v)
+                    appendUTF8(v, to: &out)
                     i = j + 1
                     continue
                 }

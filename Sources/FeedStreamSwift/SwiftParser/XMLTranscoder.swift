@@ -422,25 +422,7 @@ struct XMLTranscoder {
                 ? UInt32(p[i]) << 24 | UInt32(p[i + 1]) << 16 | UInt32(p[i + 2]) << 8 | UInt32(p[i + 3])
                 : UInt32(p[i + 3]) << 24 | UInt32(p[i + 2]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i])
             guard c <= 0x10FFFF, isXMLCharacter(Int(c)) else { return Result(consumed: i, written: o, invalid: true) }
-            if c < 0x80 {
-                dest[o] = UInt8(c)
-                o += 1
-            } else if c < 0x800 {
-                dest[o] = UInt8(0xC0 | c >> 6)
-                dest[o + 1] = UInt8(0x80 | c & 0x3F)
-                o += 2
-            } else if c < 0x10000 {
-                dest[o] = UInt8(0xE0 | c >> 12)
-                dest[o + 1] = UInt8(0x80 | (c >> 6) & 0x3F)
-                dest[o + 2] = UInt8(0x80 | c & 0x3F)
-                o += 3
-            } else {
-                dest[o] = UInt8(0xF0 | c >> 18)
-                dest[o + 1] = UInt8(0x80 | (c >> 12) & 0x3F)
-                dest[o + 2] = UInt8(0x80 | (c >> 6) & 0x3F)
-                dest[o + 3] = UInt8(0x80 | c & 0x3F)
-                o += 4
-            }
+            o += encodeUTF8(c, to: dest + o)
             i += 4
         }
         if i < n && final { return Result(consumed: i, written: o, invalid: true, partial: true) }
@@ -456,16 +438,9 @@ struct XMLTranscoder {
         var i = 0, o = 0
         while n - i >= 2 {
             let u = unit(i)
+            var c = u, width = 2
             if u < 0x80 {
                 if !isXMLASCII(u) { return Result(consumed: i, written: o, invalid: true) }
-                dest[o] = UInt8(u)
-                o += 1
-                i += 2
-            } else if u < 0x800 {
-                dest[o] = UInt8(0xC0 | u >> 6)
-                dest[o + 1] = UInt8(0x80 | u & 0x3F)
-                o += 2
-                i += 2
             } else if u & 0xFC00 == 0xD800 {
                 if n - i < 4 {
                     if final { return Result(consumed: i, written: o, invalid: true, partial: true) }
@@ -476,22 +451,13 @@ struct XMLTranscoder {
                 // in every backend (CSources/CFeedStream/transcode.c, expat.c).
                 let lo = unit(i + 2)
                 if lo & 0xFC00 != 0xDC00 { return Result(consumed: i, written: o, invalid: true) }
-                let c = 0x10000 + ((u & 0x3FF) << 10) + (lo & 0x3FF)
-                dest[o] = UInt8(0xF0 | c >> 18)
-                dest[o + 1] = UInt8(0x80 | (c >> 12) & 0x3F)
-                dest[o + 2] = UInt8(0x80 | (c >> 6) & 0x3F)
-                dest[o + 3] = UInt8(0x80 | c & 0x3F)
-                o += 4
-                i += 4
+                c = 0x10000 + ((u & 0x3FF) << 10) + (lo & 0x3FF)
+                width = 4
             } else if u & 0xFC00 == 0xDC00 || u >= 0xFFFE {
                 return Result(consumed: i, written: o, invalid: true)
-            } else {
-                dest[o] = UInt8(0xE0 | u >> 12)
-                dest[o + 1] = UInt8(0x80 | (u >> 6) & 0x3F)
-                dest[o + 2] = UInt8(0x80 | u & 0x3F)
-                o += 3
-                i += 2
             }
+            o += encodeUTF8(c, to: dest + o)
+            i += width
         }
         if i < n && final { return Result(consumed: i, written: o, invalid: true, partial: true) }
         return Result(consumed: i, written: o)
@@ -532,10 +498,9 @@ private func isXMLCharacter(_ c: Int) -> Bool {
 /// byte (1...3); 0 invalid; 0x80 | n the lead byte of an n-byte sequence.
 @inline(__always)
 private func utf8Entry(_ c: Int) -> UInt32 {
-    let c = UInt32(c)
-    if c < 0x80 { return 1 << 24 | c }
-    if c < 0x800 { return 2 << 24 | (0x80 | c & 0x3F) << 8 | (0xC0 | c >> 6) }
-    return 3 << 24 | (0x80 | c & 0x3F) << 16 | (0x80 | (c >> 6) & 0x3F) << 8 | (0xE0 | c >> 12)
+    var bytes: UInt32 = 0
+    let n = withUnsafeMutableBytes(of: &bytes) { encodeUTF8(UInt32(c), to: $0.baseAddress!.assumingMemoryBound(to: UInt8.self)) }
+    return UInt32(n) << 24 | UInt32(littleEndian: bytes)
 }
 
 // MARK: - Byte tables

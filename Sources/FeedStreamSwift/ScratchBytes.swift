@@ -6,9 +6,10 @@ import Darwin
 import Musl
 #endif
 
-/// A growable byte buffer that keeps its capacity across `removeAll()`: the Swift
-/// backend's carry, name stack and scratch space. Pointers into it are valid until the
-/// next append that grows it.
+/// A growable byte buffer written through raw pointers (no per-byte bounds checks) that
+/// keeps its capacity across `removeAll()`: the Swift backend's carry, name stack and
+/// scratch space, and the storage of the JSON writer's ``ByteBuffer``. Pointers into it
+/// are valid until the next append that grows it. Its owner calls `free()`.
 struct ScratchBytes {
     private(set) var base: UnsafeMutablePointer<UInt8>
     private(set) var count = 0
@@ -27,6 +28,10 @@ struct ScratchBytes {
     @inline(__always)
     mutating func removeLast(_ n: Int) { count -= n }
 
+    /// Keeps the first `n` bytes.
+    @inline(__always)
+    mutating func truncate(to n: Int) { count = n }
+
     /// Keeps bytes `from..<count`, moved to the front.
     mutating func removeFirst(_ n: Int) {
         guard n > 0 else { return }
@@ -34,6 +39,7 @@ struct ScratchBytes {
         count = max(count - n, 0)
     }
 
+    /// Makes room for `extra` more bytes (capacity doubled until they fit).
     @inline(__always)
     mutating func reserve(_ extra: Int) {
         if count + extra > capacity { grow(count + extra) }
@@ -60,8 +66,7 @@ struct ScratchBytes {
     mutating func append(_ p: UnsafePointer<UInt8>, _ n: Int) {
         guard n > 0 else { return }
         reserve(n)
-        copyBytes(to: base + count, from: p, n)
-        count += n
+        putReserved(p, n)
     }
 
     mutating func append(_ b: UnsafeRawBufferPointer) {
@@ -69,22 +74,30 @@ struct ScratchBytes {
         append(p.assumingMemoryBound(to: UInt8.self), b.count)
     }
 
-    /// Appends the UTF-8 encoding of a scalar value.
+    /// Appends `n` bytes for which room was reserved (``copyBytes(to:from:_:)``).
+    @inline(__always)
+    mutating func putReserved(_ p: UnsafeRawPointer, _ n: Int) {
+        copyBytes(to: UnsafeMutableRawPointer(base + count), from: p, n)
+        count &+= n
+    }
+
+    /// Appends one byte for which room was reserved.
+    @inline(__always)
+    mutating func putReserved(_ c: UInt8) {
+        base[count] = c
+        count &+= 1
+    }
+
+    /// Reserves `n` bytes and lets `body` write into them; `body` returns how many it used.
+    @inline(__always)
+    mutating func write(upTo n: Int, _ body: (UnsafeMutablePointer<UInt8>) -> Int) {
+        reserve(n)
+        count += body(base + count)
+    }
+
+    /// Appends the UTF-8 encoding of a scalar value (``encodeUTF8(_:to:)``).
     mutating func appendScalar(_ v: UInt32) {
-        reserve(4)
-        let p = base + count
-        switch v {
-        case ..<0x80:
-            p[0] = UInt8(v); count += 1
-        case ..<0x800:
-            p[0] = UInt8(0xC0 | (v >> 6)); p[1] = UInt8(0x80 | (v & 0x3F)); count += 2
-        case ..<0x10000:
-            p[0] = UInt8(0xE0 | (v >> 12)); p[1] = UInt8(0x80 | ((v >> 6) & 0x3F))
-            p[2] = UInt8(0x80 | (v & 0x3F)); count += 3
-        default:
-            p[0] = UInt8(0xF0 | (v >> 18)); p[1] = UInt8(0x80 | ((v >> 12) & 0x3F))
-            p[2] = UInt8(0x80 | ((v >> 6) & 0x3F)); p[3] = UInt8(0x80 | (v & 0x3F)); count += 4
-        }
+        write(upTo: 4) { encodeUTF8(v, to: $0) }
     }
 
     @inline(__always)
