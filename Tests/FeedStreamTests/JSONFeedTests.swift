@@ -252,6 +252,19 @@ final class JSONFeedTests: XCTestCase {
         XCTAssertEqual(its[1]["title"] as? String, "tab\tnew\nline")
     }
 
+    /// A lone surrogate escape becomes U+FFFD where it stood (SCHEMA.md, "JSON Feed"): before
+    /// the plain characters, escapes or end that follow it, not at the next `\u` escape.
+    func testALoneSurrogateIsReplacedWhereItStands() throws {
+        let lines = try linesFromEveryBackend(#"""
+            {"version": "https://jsonfeed.org/version/1.1", "title": "a\ud800 b\u00e9",
+             "items": [{"id": "1", "title": "\ud800"}, {"id": "2", "title": "x\udc00y"},
+                       {"id": "3", "title": "\ud800\ud83d\ude00!"}, {"id": "4", "title": "\ud83d\ttab"}]}
+            """#)
+        XCTAssertEqual(try feedLine(lines)["title"] as? String, "a\u{FFFD} bé")
+        let its = items(lines)
+        XCTAssertEqual(its.map { $0["title"] as? String }, ["\u{FFFD}", "x\u{FFFD}y", "\u{FFFD}😀!", "\u{FFFD}\ttab"])
+    }
+
     /// `_` members of the feed and of items are kept as their raw JSON text; unknown
     /// members without `_` are ignored, as the specification asks of readers.
     func testExtensionsKeptAsRawJSON() throws {

@@ -243,6 +243,7 @@ final class JSONTokenizer {
                     j += 1
                 }
                 if j > i {
+                    loneSurrogateEnds()
                     if !quiet {
                         scratch.append(contentsOf: UnsafeBufferPointer(start: base + i, count: j - i))
                     }
@@ -254,6 +255,7 @@ final class JSONTokenizer {
                 }
                 if c == 0x22 {
                     if stringIsKey {
+                        loneSurrogateEnds()
                         state = .colon
                         if !quiet { scratch.withUnsafeBytes { sink?.key($0) } }
                     } else {
@@ -281,7 +283,7 @@ final class JSONTokenizer {
                 default: throw fail("invalid escape in a string", at: pos)
                 }
                 if state == .escape {
-                    if highSurrogate != 0 { appendScalar(0xFFFD); highSurrogate = 0 }
+                    loneSurrogateEnds()
                     if !quiet { scratch.append(out) }
                     state = .string
                 }
@@ -331,10 +333,15 @@ final class JSONTokenizer {
         }
     }
 
+    /// A high surrogate not followed by a low one: U+FFFD where it stood.
+    @inline(__always)
+    private func loneSurrogateEnds() {
+        if highSurrogate != 0 { appendScalar(0xFFFD); highSurrogate = 0 }
+    }
+
     private func appendScalar(_ v: UInt32) {
         guard !quiet else { return }
-        let s = Unicode.Scalar(v) ?? Unicode.Scalar(0xFFFD)!
-        scratch.append(contentsOf: UTF8.encode(s)!)
+        appendUTF8(Unicode.Scalar(v) == nil ? 0xFFFD : v, to: &scratch)
     }
 
     private func unicodeDone() {
@@ -353,7 +360,7 @@ final class JSONTokenizer {
             }
             return
         }
-        if highSurrogate != 0 { appendScalar(0xFFFD); highSurrogate = 0 }
+        loneSurrogateEnds()
         appendScalar(v)
     }
 
@@ -361,7 +368,7 @@ final class JSONTokenizer {
     /// consumed.
     private func valueEnd(_ kind: JSONValueKind, _ i: inout Int, _ base: UnsafePointer<UInt8>,
                           inclusive: Bool) throws {
-        if highSurrogate != 0 { appendScalar(0xFFFD); highSurrogate = 0 }
+        loneSurrogateEnds()
         let end = inclusive ? i + 1 : i
         state = .afterValue
         if quietDepth == stack.count {
