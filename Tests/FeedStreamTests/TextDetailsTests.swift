@@ -99,6 +99,22 @@ final class TextDetailsTests: XCTestCase {
                        + "<img srcset=\"http://example.com/blog/only.png\">")
     }
 
+    /// HTML strips white space around a URL attribute's value before reading it as a URL:
+    /// an absolute URL written with spaces or a line break around it stays as it is (it was
+    /// taken for a relative one and the base put before it), a relative one is resolved
+    /// without them; the spaces stay where they were written.
+    func testWhiteSpaceAroundAURLInMarkupIsNotPartOfIt() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel xml:base="http://example.com/blog/"><title>c</title><item><title>i</title>
+            <description>&lt;a href=" http://abs.example/a "&gt;a&lt;/a&gt; &lt;img src="&#10; https://cdn.example/i.png"&gt;\
+            &lt;a href=" rel.html "&gt;r&lt;/a&gt; &lt;a href="  "&gt;e&lt;/a&gt; &lt;a href=" mailto:a@b.c"&gt;m&lt;/a&gt;\
+            </description></item></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["summary"] as? String,
+                       "<a href=\" http://abs.example/a \">a</a> <img src=\"\n https://cdn.example/i.png\">"
+                       + "<a href=\" http://example.com/blog/rel.html \">r</a> <a href=\"  \">e</a> <a href=\" mailto:a@b.c\">m</a>")
+    }
+
     func testRSSImageCommentsAndDocsAreResolvedAgainstTheBase() throws {
         let l = try lines("""
             <rss version="2.0" xml:base="http://example.com/feed/" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"

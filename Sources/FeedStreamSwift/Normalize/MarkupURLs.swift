@@ -13,7 +13,8 @@ import Musl
 /// value of each URI-bearing attribute (``attributes``) that is a relative reference is
 /// replaced by its resolution; everything else — other attributes, text, comments,
 /// spacing, quoting, entity references — is kept byte for byte. Values with a scheme
-/// (`http:`, `mailto:`, `data:`, …) and empty values are left alone. One implementation
+/// (`http:`, `mailto:`, `data:`, …) and empty values are left alone; white space around a
+/// value is not part of its URL (HTML strips it) and stays as written. One implementation
 /// for every backend: the writer applies it (Output/RecordLayout.swift).
 enum MarkupURLs {
     /// The attributes whose value is one URI (HTML 4.01 and HTML5), matched in any case on
@@ -102,10 +103,16 @@ enum MarkupURLs {
                     continue
                 }
                 guard isURIAttribute(UnsafeBufferPointer(rebasing: s[a.name])) else { continue }
-                let value = Array(s[a.value])
+                // White space around the URL is none of it (HTML strips it before parsing
+                // a URL): it stays as written, around the resolved URL.
+                var url = a.value
+                while !url.isEmpty && isSpace(s[url.lowerBound]) { url = url.dropFirst() }
+                while !url.isEmpty && isSpace(s[url.upperBound - 1]) { url = url.dropLast() }
+                guard !url.isEmpty else { continue }
+                let value = Array(s[url])
                 guard !hasScheme(value) else { continue }
                 let resolved = FeedURL.resolve(value, against: elementBase)
-                if resolved != value { replace(a.value, with: resolved) }
+                if resolved != value { replace(url, with: resolved) }
             }
         }
         guard changed else { return nil }
