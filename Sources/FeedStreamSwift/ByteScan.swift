@@ -292,10 +292,10 @@ enum UTF8Steps {
     }
 }
 
-/// Writes scalar value `v` (at most U+10FFFF; a surrogate's value is encoded as any
-/// other, for the repairs that keep a lone one) as 1 to 4 bytes of UTF-8 at `p`; returns
-/// how many. The one encoder of the Swift side: the transcoder, the tokenizer's
-/// references, the JSON writer's and the JSON Feed reader's characters, the repairs.
+/// Writes code point `v` (at most U+10FFFF: callers check their values) as 1 to 4 bytes
+/// of UTF-8 at `p`; returns how many. The one encoder of the Swift side: the
+/// transcoder, the tokenizer's references, the JSON writer's and the JSON Feed reader's
+/// characters, the repairs.
 @inline(__always)
 func encodeUTF8(_ v: UInt32, to p: UnsafeMutablePointer<UInt8>) -> Int {
     switch v {
