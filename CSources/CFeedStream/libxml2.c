@@ -273,8 +273,9 @@ static void move_to(lx_tok *t, xmlParserInputPtr in, const xmlChar *p) {
 /* A namespace error or a duplicate attribute is found once the whole start tag is
    read, and libxml2 reports it at the tag's end; expat (and swift) report a namespace
    error at the tag's '<' and an attribute given twice at its second name (`name`):
-   moved there. The tag is still in libxml2's input buffer (a raw '<' cannot occur
-   inside it), on one line or not. */
+   moved there (and a misplaced XML declaration, after its name, to its '<'). The tag
+   is still in libxml2's input buffer (a raw '<' cannot occur inside it), on one line
+   or not. */
 static void in_tag(lx_tok *t, const char *name) {
     xmlParserInputPtr in = t->ctxt->input;
     if (in == NULL || in->base == NULL || in->cur == NULL || in->cur <= in->base) return;
@@ -343,6 +344,11 @@ static void on_error(void *ud, xmlErrorPtr e) {
         char qname[256];
         if (e->str2 && snprintf(qname, sizeof qname, "%s:%s", e->str1, e->str2) < (int)sizeof qname) in_tag(t, qname);
         else if (!e->str2) in_tag(t, e->str1);
+    } else if (e->domain == XML_FROM_PARSER && e->code == XML_ERR_RESERVED_XML_NAME) {
+        /* An XML declaration in a document (the next document of a dump, after one
+           cut short): reported after its name; expat (and swift) report it at its
+           '<', where the next document is then found (input.c's resync_from). */
+        in_tag(t, NULL);
     }
     xmlStopParser(t->ctxt);
 }

@@ -49,6 +49,18 @@ final class ErrorPositionTests: XCTestCase {
         try assertEveryBackend(bytes(expanded), line: 1, column: 67, offset: 66, "by namespace")
     }
 
+    func testAMisplacedDeclarationIsReportedAtItsLessThan() throws {
+        // In content (a template's include, or the next document of a dump after one cut
+        // short) or in text: at its '<' (libxml2 said the byte after `<?xml`).
+        let inContent = "<rss version=\"2.0\"><channel><title>T</title>\n<?xml version=\"1.0\"?><item><title>i</title></item></channel></rss>"
+        try assertEveryBackend(bytes(inContent), line: 2, column: 1, offset: 45, "in content")
+        let inText = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><item><title>cut<?xml version=\"1.0\"?></title></item></channel></rss>"
+        try assertEveryBackend(bytes(inText), line: 2, column: 45, offset: 66, "in text")
+        // Before the root, after a comment.
+        try assertEveryBackend(bytes("<!-- c --><?xml version=\"1.0\"?><rss version=\"2.0\"><channel/></rss>"),
+                               line: 1, column: 11, offset: 10, "after a comment")
+    }
+
     func testAByteOrderMarkIsOneColumn() throws {
         // After a UTF-8 mark (3 bytes) the '<' of the tag is character 29 of line 1: column 30.
         let marked = [0xEF, 0xBB, 0xBF] + bytes(#"<rss version="2.0"><channel><title a:b="1">T</title></channel></rss>"#)
