@@ -177,7 +177,7 @@ final class NativeParser {
 
         switch input {
         case .file(let path):
-            let fd = open(path, O_RDONLY)
+            let fd = FeedFront.openFile(path)
             if fd < 0 {
                 return try parser.reportOpenFailure(errno: errno, to: handler)
             }

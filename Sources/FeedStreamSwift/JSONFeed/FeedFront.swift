@@ -12,8 +12,8 @@ import Musl
 /// else goes to the backend's XML path. Every backend's `parse` goes through here.
 ///
 /// Sniffing reads the input's first bytes without losing them: a path is opened once,
-/// for the sniff and the read (the backend opens it itself only when that open fails, to
-/// report the failure as it always does), a seekable descriptor is read with `pread`, a
+/// here, for the sniff and the read (``openFile(_:)``; a failed open is the input's `io`
+/// error, reported here), a seekable descriptor is read with `pread`, a
 /// pipe or a chunk source has its first chunk handed on before the rest. The start of a
 /// gzip stream is inflated with one stage kept for the parser's life (a stage made for
 /// each input cost 3-4% of converting 3,000 small files, a quarter of them gzip).
@@ -33,8 +33,8 @@ package final class FeedFront {
     package func parse(_ input: FeedInput, parser: any FeedParser, handler: some FeedHandler,
                        xml: (FeedInput) throws -> ParseSummary) throws -> ParseSummary {
         if case .file(let path) = input {
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
-            guard fd >= 0 else { return try xml(input) }   // the backend reports the failure
+            let fd = Self.openFile(path)
+            guard fd >= 0 else { return try parser.reportOpenFailure(errno: errno, to: handler) }
             defer { close(fd) }
             return try parse(.fileDescriptor(fd), at: 0, parser: parser, handler: handler, xml: xml)
         }
@@ -52,6 +52,13 @@ package final class FeedFront {
 
     static let sniffBytes = 64 << 10
 
+    /// Opens `path` for reading, as every parser opens an input it is given by path:
+    /// read only, closed on `exec` (a program that starts processes on other threads
+    /// must not hand them the descriptor). -1 with `errno` set when it cannot be opened.
+    /// The backends' and the JSON Feed reader's own `.file` cases are reached only by
+    /// callers that pass a path past ``parse(_:parser:handler:xml:)``.
+    package static func openFile(_ path: String) -> Int32 { open(path, O_RDONLY | O_CLOEXEC) }
+
     /// Whether `input` holds a JSON document, and the input to parse it from (the same,
     /// or one that yields the bytes read to tell).
     private func sniff(_ input: FeedInput, at offset: off_t?) -> (Bool, FeedInput) {
@@ -59,7 +66,7 @@ package final class FeedFront {
         case .bytes(let b):
             return (b.withUnsafeBytes { verdict($0) ?? false }, input)
         case .file(let path):
-            let fd = open(path, O_RDONLY | O_CLOEXEC)
+            let fd = Self.openFile(path)
             if fd < 0 { return (false, input) }
             defer { close(fd) }
             return (peek(fd, at: 0), input)

@@ -116,7 +116,7 @@ package final class JSONFeedReader: JSONTokenSink {
         }
         switch input {
         case .file(let path):
-            let fd = open(path, O_RDONLY)
+            let fd = FeedFront.openFile(path)
             if fd < 0 { return try parser.reportOpenFailure(errno: errno, to: handler) }
             defer { close(fd) }
             try read(fd)

@@ -116,7 +116,7 @@ public final class SwiftFeedParser: FeedParser {
         }
         switch input {
         case .file(let path):
-            let fd = open(path, O_RDONLY)
+            let fd = FeedFront.openFile(path)
             if fd < 0 {
                 return try self.reportOpenFailure(errno: errno, to: handler)
             }

@@ -376,7 +376,7 @@ public enum FeedBench: Sendable {
                 inflater = nil
                 base = contender
             }
-            devNull = open("/dev/null", O_WRONLY)
+            devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
             if case .backend(let b, _) = base {
                 parser = b.makeParser()
                 writer = JSONLinesWriter(output: FileDescriptorOutput(fd: devNull))
@@ -412,7 +412,7 @@ public enum FeedBench: Sendable {
         private func runFile(_ file: String, into m: inout Measurement) throws {
             switch base {
             case .inflateOnly:
-                let fd = open(file, O_RDONLY)
+                let fd = open(file, O_RDONLY | O_CLOEXEC)
                 guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
                 defer { close(fd) }
                 var st = cfs_baseline_stats()
