@@ -205,10 +205,12 @@ static void on_end(void *ud, const XML_Char *name) {
     const char *uri, *local;
     size_t uri_len, local_len;
     split_name(name, &uri, &uri_len, &local, &local_len);
+    size_t items = t->m->items;
     if (cfs_machine_end(t->m, local, local_len)) {
         stop(t);
         return;
     }
+    if (t->m->items != items) t->m->last_item_end = (uint64_t)byte_index(t);
     sync_text_handler(t);
     check_root_end(t);
 }

@@ -109,6 +109,9 @@ struct cfs_parser {
     size_t keep_len, keep_cap, keep_max;
     int keep_over;
     size_t replay_from, replay_len;   /* kept bytes to search again after an error (resync) */
+    int resumed_inside;          /* the last error's search resumes at a document the
+                                    failed one had taken in (swallowed): replayed even at
+                                    the input's end */
     int pending;
     /* A failed document whose rest is being skipped with no hook (strict, or over the
        window): its end goes out once the skip ends, with the bytes skipped counted. Its
@@ -434,13 +437,122 @@ static cfs_status end_skip(cfs_parser *p) {
    `at`: the byte after it. SwiftFeedParser.resyncFrom is the same rule. */
 static uint64_t resync_from(uint64_t at) { return at + 1; }
 
+/* The message of a document that failed because a document it had taken into it
+   starts (swallowed); line and column 0, as for the other errors that are the stream's,
+   not the tokenizer's. DocumentStart.cutShortMessage in Swift. */
+static const char SWALLOWED_MESSAGE[] = "document cut short: the next document starts here";
+
+/* b[j..] begins with s, all before n. */
+static int at_bytes(const uint8_t *b, size_t n, size_t j, const char *s) {
+    size_t k = strlen(s);
+    return j + k <= n && memcmp(b + j, s, k) == 0;
+}
+
+/* The first byte after the first `end` from j, into *out; 0 when none before n. */
+static int past(const uint8_t *b, size_t n, size_t j, const char *end, size_t *out) {
+    for (; j < n; j++)
+        if (at_bytes(b, n, j, end)) {
+            *out = j + strlen(end);
+            return 1;
+        }
+    return 0;
+}
+
+/* An XML declaration at i followed by a feed's root start tag (after white space,
+   comments, processing instructions and a DOCTYPE), all before n. */
+static int declaration_and_root(const uint8_t *b, size_t n, size_t i) {
+    size_t dl = DOC_STARTS[0].len, j;
+    if (i + dl >= n || memcmp(b + i, DOC_STARTS[0].bytes, dl) != 0 || b[i + dl] == 0
+        || strchr(DOC_STARTS[0].delimiters, b[i + dl]) == NULL || !past(b, n, i + dl, "?>", &j))
+        return 0;
+    while (j < n) {
+        uint8_t c = b[j];
+        if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
+            j++;
+        } else if (at_bytes(b, n, j, "<!--")) {
+            if (!past(b, n, j + 4, "-->", &j)) return 0;
+        } else if (at_bytes(b, n, j, "<?")) {
+            if (!past(b, n, j + 2, "?>", &j)) return 0;
+        } else if (at_bytes(b, n, j, "<!DOCTYPE")) {
+            /* To its '>', past an internal subset in brackets and quoted literals. */
+            size_t k = j + 9;
+            int depth = 0;
+            uint8_t quote = 0;
+            for (; k < n; k++) {
+                uint8_t d = b[k];
+                if (quote) { if (d == quote) quote = 0; }
+                else if (d == '"' || d == '\'') quote = d;
+                else if (d == '[') depth++;
+                else if (d == ']') depth--;
+                else if (d == '>' && depth <= 0) break;
+            }
+            if (k >= n) return 0;
+            j = k + 1;
+        } else {
+            break;
+        }
+    }
+    for (size_t s = 1; s < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; s++) {
+        size_t k = DOC_STARTS[s].len;
+        if (k < 2 || DOC_STARTS[s].bytes[0] != '<' || j + k >= n) continue;
+        if (memcmp(b + j, DOC_STARTS[s].bytes, k) == 0 && b[j + k] != 0 && strchr(DOC_STARTS[s].delimiters, b[j + k]))
+            return 1;
+    }
+    return 0;
+}
+
+/* The start of a document that the failed document b[0..n) (its bytes up to its error)
+   had taken into it, after offset `after` (the end tag of the last item it delivered:
+   none is delivered twice): a document cut short inside a CDATA section, a comment or a
+   processing instruction takes what follows it, the next documents of a dump included,
+   until something ends that construct, and its error comes later, if at all. A start is
+   an XML declaration (or a UTF-8 byte order mark and one) past the document's first
+   byte, followed by a feed's root start tag, all before the error.
+   DocumentStart.swallowed in Swift is the same rule. */
+static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at) {
+    size_t i = after > 1 ? after : 1;
+    while (i < n) {
+        const uint8_t *q = memchr(b + i, '<', n - i);
+        if (q == NULL) break;
+        i = (size_t)(q - b);
+        if (declaration_and_root(b, n, i)) {
+            /* Its byte order mark is its first byte; the document's own (at 0) is no other. */
+            int marked = i >= 3 && b[i - 3] == 0xEF && b[i - 2] == 0xBB && b[i - 1] == 0xBF;
+            size_t x = marked ? i - 3 : i;
+            if (x > 0 && x >= after) {
+                *at = x;
+                return 1;
+            }
+        }
+        i++;
+    }
+    return 0;
+}
+
+/* An XML error at document offset `e`, with the document's bytes before `at` kept and
+   data[0..len) the ones from `at`: whether a document it had taken in starts before e
+   (swallowed_start), into *inside. */
+static int swallowed(cfs_parser *p, const uint8_t *data, size_t len, uint64_t at, uint64_t e, size_t *inside) {
+    if (p->keep_over || p->keep_len < at || e <= 1) return 0;
+    size_t after = (size_t)p->m.last_item_end;
+    if (e <= at) return swallowed_start(p->keep, (size_t)e, after, inside);
+    if (data == NULL || e > at + len) return 0;
+    uint8_t *joined = malloc((size_t)e);
+    if (joined == NULL) return 0;
+    memcpy(joined, p->keep, (size_t)at);
+    memcpy(joined + at, data, (size_t)(e - at));
+    int found = swallowed_start(joined, (size_t)e, after, inside);
+    free(joined);
+    return found;
+}
+
 /* Handles a tokenizer result for `len` bytes that start at document offset `at`.
    Sets *used to the bytes that belonged to the document (the rest starts anew). After
    an error in bytes of an earlier call (the tokenizer held them: an unfinished
    declaration, say), *used is 0 and replay_len says which kept bytes replay() must
    search again before the rest. */
-static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, uint64_t at, size_t consumed,
-                         cfs_error *err, size_t *used) {
+static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, size_t len, uint64_t at,
+                         size_t consumed, cfs_error *err, size_t *used) {
     *used = len;
     switch (r) {
     case TOK_OK:
@@ -450,6 +562,13 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, size_t len, uint64_t a
         return end_document(p, NULL);
     case TOK_ERROR: {
         uint64_t from = resync_from(err->offset);
+        size_t inside;
+        if (err->code == CFS_ERR_XML && swallowed(p, data, len, at, err->offset, &inside)) {
+            /* A document it had taken in starts there: this one ends there, cut short. */
+            from = inside;
+            *err = (cfs_error){ CFS_ERR_XML, SWALLOWED_MESSAGE, err->document, 0, 0, inside, 0 };
+            p->resumed_inside = 1;
+        }
         err->offset += p->doc_offset;
         if (from >= at) {
             *used = from - at < len ? (size_t)(from - at) : len;
@@ -614,7 +733,7 @@ static cfs_status start_held_document(cfs_parser *p) {
     size_t consumed = 0, u;
     cfs_error err = {0};
     cfs_tok_result r = p->ops->parse(p->tok, p->pend, held, 0, &consumed, &err);
-    return handle(p, r, held, 0, consumed, &err, &u);
+    return handle(p, r, p->pend, held, 0, consumed, &err, &u);
 }
 
 /* Uncompressed bytes in caller memory: split into documents and parse. */
@@ -690,7 +809,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
                 keep(p, start_bytes, before);
                 cfs_tok_result r = p->ops->parse(p->tok, start_bytes, before, 0, &consumed, &err);
                 p->xml_offset += before;
-                st = handle(p, r, before, 0, consumed, &err, &u);
+                st = handle(p, r, start_bytes, before, 0, consumed, &err, &u);
             }
             continue;
         }
@@ -704,7 +823,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
         cfs_error err = {0};
         if (n > 0) {
             cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
-            st = handle(p, r, n, p->xml_offset - p->doc_offset, consumed, &err, &used);
+            st = handle(p, r, data, n, p->xml_offset - p->doc_offset, consumed, &err, &used);
             if (p->doc == D_IN || p->pending) keep(p, data, used);
         }
         p->xml_offset += used;
@@ -724,7 +843,7 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     uint64_t room = document_room(p);
     size_t take = n > room ? (size_t)room : n;
     cfs_tok_result r = p->ops->parse_buffer(p->tok, take, 0, &consumed, &err);
-    cfs_status st = handle(p, r, take, p->xml_offset - p->doc_offset, consumed, &err, &used);
+    cfs_status st = handle(p, r, buf, take, p->xml_offset - p->doc_offset, consumed, &err, &used);
     if (p->doc == D_IN || p->pending) keep(p, buf, used);
     p->xml_offset += used;
     if (st == CFS_OK && take < n && p->doc == D_IN) st = document_too_big(p);
@@ -751,7 +870,7 @@ static cfs_status settle(cfs_parser *p) {
         size_t consumed = 0, used;
         cfs_error err = {0};
         cfs_tok_result r = p->ops->settle(p->tok, &consumed, &err);
-        cfs_status st = handle(p, r, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
+        cfs_status st = handle(p, r, NULL, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
         if (st != CFS_OK || p->replay_len == 0) return st;
         if ((st = replay(p)) != CFS_OK) return st;
     }
@@ -964,19 +1083,22 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
-    if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
-    if (!p->has_fatal && p->doc == D_AWAIT && (p->aw == AW_COMMENT || p->aw == AW_PI)) unclosed_misc(p);
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
     if (truncated_gzip) settle(p);
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;
-    if (p->doc == D_IN && !stopped) {
+    for (;;) {
+        if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
+        if (!p->has_fatal && p->doc == D_AWAIT && (p->aw == AW_COMMENT || p->aw == AW_PI)) unclosed_misc(p);
+        stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
+        if (p->doc != D_IN || stopped) break;
         reported = 1;
         /* Close the open document; an unfinished one reports where it broke off. */
         size_t consumed = 0, used;
         cfs_error err = {0};
         cfs_tok_result r = p->ops->parse(p->tok, NULL, 0, 1, &consumed, &err);
-        if (r == TOK_ERROR && (truncated_gzip || p->has_fatal)) {
+        int stream_error = r == TOK_ERROR && (truncated_gzip || p->has_fatal);
+        if (stream_error) {
             err.code = truncated_gzip ? CFS_ERR_GZIP : p->fatal.code;
             err.message = truncated_gzip ? "truncated gzip data" : p->fatal.message;
         }
@@ -984,12 +1106,22 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
             r = TOK_ERROR;
             err = (cfs_error){ CFS_ERR_XML, "no element found", 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
         }
-        handle(p, r, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
-        /* The input ended: nothing after the error is searched again (every cut has
-           given the tokenizer all the bytes before its final call, so an error it
+        p->resumed_inside = 0;
+        handle(p, r, NULL, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
+        /* A document the failed one had taken in (swallowed): read from its start, to
+           the end again (SwiftFeedParser.finish, the same loop). */
+        if (p->resumed_inside && p->replay_len > 0 && !p->has_fatal) {
+            if (replay(p) != CFS_OK) break;
+            continue;
+        }
+        /* The input ended: nothing else after the error is searched again (every cut
+           has given the tokenizer all the bytes before its final call, so an error it
            reports only now is the same error however the input was cut; and a
-           document must not begin in bytes DumpParts' probe ends inside of). */
+           document must not begin in bytes DumpParts' probe ends inside of: one that
+           begins here, in a document the failed one had taken in, begins once the
+           probe was all given, which DumpParts does not take for the cut's). */
         p->replay_len = 0;
+        break;
     }
     if (!stopped) end_skip(p);
     if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);

@@ -126,6 +126,10 @@ typedef struct cfs_machine {
     /* Document state. */
     size_t document;
     size_t items;
+    /* Where the end tag of the document's last item delivered begins (document offset;
+       0: none yet), set by the tokenizer adapters: input.c's swallowed looks for a
+       document the failed one had taken in after it. */
+    uint64_t last_item_end;
     cfs_format format;
     int netscape;               /* a Netscape RSS 0.91 DOCTYPE was seen */
     int root_seen;

@@ -175,9 +175,13 @@ static void on_end(void *ud, const xmlChar *localname, const xmlChar *prefix, co
     if (t->root_closed || t->error) return;
     if (cfs_machine_skipping(t->m)) {
         cfs_machine_skip_end(t->m);
-    } else if (cfs_machine_end(t->m, (const char *)localname, strlen((const char *)localname))) {
-        stop(t);
-        return;
+    } else {
+        size_t items = t->m->items;
+        if (cfs_machine_end(t->m, (const char *)localname, strlen((const char *)localname))) {
+            stop(t);
+            return;
+        }
+        if (t->m->items != items) t->m->last_item_end = (uint64_t)consumed_at(t);
     }
     check_root_end(t);
 }

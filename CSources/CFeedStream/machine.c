@@ -485,6 +485,7 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->feed_dirty = 1;
     m->document = document;
     m->items = 0;
+    m->last_item_end = 0;
     m->format = CFS_FORMAT_UNKNOWN;
     m->netscape = 0;
     m->root_seen = m->root_closed = m->not_feed = m->in_item = 0;

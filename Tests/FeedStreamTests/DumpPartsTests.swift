@@ -276,6 +276,20 @@ final class DumpPartsTests: XCTestCase {
         }
     }
 
+    /// Documents that a document cut short inside a CDATA section had taken in: the
+    /// search goes back to them (ResyncTests), and the cut before each holds only where
+    /// the whole stream begins a document there: the parts give the whole stream's lines.
+    func testDocumentsACutShortOneHadTakenIn() throws {
+        let docs = Self.corpusDocuments
+        let cut = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\" xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">"
+            + "<channel><title>A</title><item><title>a1</title></item><item><content:encoded><![CDATA[<p>cut"
+        let closing = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>B</title><item><title>b1</title>"
+            + "<description><![CDATA[x]]></description></item><item><title>b2</title></item></channel></rss>\n"
+        try assertPartsEqualWhole("cut, then documents", dump([docs[0] + "\n", cut, docs[1] + "\n", docs[2] + "\n"]))
+        try assertPartsEqualWhole("cut, then a closing section", dump([docs[0] + "\n", cut, closing, docs[1] + "\n"]))
+        try assertPartsEqualWhole("cut at the end", dump([docs[0] + "\n", docs[1] + "\n", cut]))
+    }
+
     /// A first part shorter than what the input stage reads before it begins a document
     /// (a byte order mark, gzip's magic and UTF-16 are told from XML by the first bytes):
     /// its document was announced only while the probe was read, and taken for the one

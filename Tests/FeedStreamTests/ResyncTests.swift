@@ -233,6 +233,95 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "broken declaration", every: 1)
     }
 
+    // MARK: documents a failed one had taken in
+
+    private let cutInCDATA = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>A</title><item><title>a1</title></item>"
+        + "<item><description><![CDATA[<p>cut"
+
+    /// A document of a dump cut short inside a CDATA section (a fetcher's truncation of a
+    /// content-heavy feed) with no `]]>` after it: the documents after it were text in the
+    /// section, and the input's end its error. The search for the next document now looks
+    /// back into it: the first declaration followed by a feed's root, past the last item
+    /// delivered, is the next document, and the cut one ends there (its error there, line
+    /// and column 0; its bytes up to there recovered).
+    func testADocumentCutShortInCDATAGivesBackTheDocumentsAfterIt() throws {
+        let first = Array(cutInCDATA.utf8)
+        let data = first + Array((rss("B", ["b1"]) + rss("C", ["c1", "c2"])).utf8)
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.map { $0.feed.title?.value }, ["A", "B", "C"], context)
+            guard docs.count == 3 else { continue }
+            let e = docs[0].error
+            XCTAssertEqual(e?.message, "document cut short: the next document starts here", context)
+            XCTAssertEqual([e?.line, e?.column], [0, 0], context)
+            XCTAssertEqual(e?.offset, UInt64(first.count), context)
+            XCTAssertEqual(e?.skipped, 0, context)
+            XCTAssertEqual(docs[0].items.map { $0.title?.value ?? $0.summary?.value }, strict ? ["a1"] : ["a1", "<p>cut"], context)
+            XCTAssertEqual(docs[0].error?.recovered, !strict, context)
+            XCTAssertEqual(docs.dropFirst().map { $0.error == nil }, [true, true], context)
+            XCTAssertEqual(docs[1].items.map { $0.title?.value }, ["b1"], context)
+            XCTAssertEqual(docs[2].items.map { $0.title?.value }, ["c1", "c2"], context)
+        }
+        try assertCutsDoNotMatter(data, "cut in CDATA", every: 3)
+    }
+
+    /// The section ends at the next document's own `]]>`, and the error comes after it
+    /// (an end tag that does not match the cut document's open element): the next
+    /// document still begins at its declaration, and keeps its first item.
+    func testADocumentCutShortInCDATAWithAnErrorLaterKeepsTheNextWhole() throws {
+        let first = Array(("<?xml version=\"1.0\"?>\n<rss version=\"2.0\" xmlns:content=\"http://purl.org/rss/1.0/modules/content/\">"
+                           + "<channel><title>A</title><item><title>a1</title><content:encoded><![CDATA[<p>cut").utf8)
+        let b = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>B</title>"
+            + "<item><title>b1</title><description><![CDATA[x]]></description></item><item><title>b2</title></item></channel></rss>\n"
+        let data = first + Array((b + rss("C", ["c1"])).utf8)
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.map { $0.feed.title?.value }, ["A", "B", "C"], context)
+            guard docs.count == 3 else { continue }
+            XCTAssertEqual(docs[0].error?.message, "document cut short: the next document starts here", context)
+            XCTAssertEqual(docs[0].error?.offset, UInt64(first.count), context)
+            XCTAssertEqual(docs[1].items.map { $0.title?.value }, ["b1", "b2"], context)
+            XCTAssertNil(docs[1].error, context)
+            XCTAssertEqual(docs[2].items.map { $0.title?.value }, ["c1"], context)
+        }
+        try assertCutsDoNotMatter(data, "cut in CDATA, error later", every: 3)
+    }
+
+    /// When items were delivered after the next document's declaration (its first `]]>`
+    /// closed the section, and its next item was read as the cut document's), the search
+    /// does not go back before them: nothing is delivered twice. The item stays the cut
+    /// document's; the search resumes after the error, as it always did.
+    func testNoItemIsDeliveredTwice() throws {
+        let b = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>B</title>"
+            + "<item><title>b1</title><description><![CDATA[x]]></description></item><item><title>b2</title></item><broken</channel></rss>\n"
+        let data = Array((cutInCDATA + b + rss("C", ["c1"])).utf8)
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.map { $0.feed.title?.value }, ["A", "C"], context)
+            let titles = docs.flatMap { $0.items.compactMap { $0.title?.value } }
+            XCTAssertEqual(titles.filter { $0 == "b2" }.count, 1, "\(context): \(titles)")
+            XCTAssertEqual(docs.first?.error?.message, "not well-formed (invalid token)", context)
+        }
+        try assertCutsDoNotMatter(data, "items after the declaration", every: 3)
+    }
+
+    /// A well-formed document that quotes a whole feed in a CDATA section: no error, so
+    /// nothing is looked for, and the quote is text.
+    func testAFeedQuotedInCDATAIsText() throws {
+        let quoted = rss("Q", ["q1"])
+        let data = Array((rss("P", []).replacingOccurrences(of: "</channel>", with:
+            "<item><title>p1</title><description><![CDATA[\(quoted)]]></description></item></channel>")).utf8)
+        for backend in FeedBackend.allCases {
+            let docs = try backend.makeParser().documents(from: .bytes(data))
+            XCTAssertEqual(docs.count, 1, "\(backend)")
+            XCTAssertNil(docs.first?.error, "\(backend)")
+            XCTAssertEqual(docs.first?.items.first?.summary?.value, quoted.trimmingCharacters(in: .whitespacesAndNewlines), "\(backend)")
+        }
+    }
+
     // MARK: property
 
     /// Random (fixed-seed) concatenations of good and broken documents — with and

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Where the next document of a stream starts, after a document that failed: the
 /// stream resynchronizes at the next `<?xml` declaration, root start tag (`<rss`,
 /// `<feed`, `<rdf:RDF`, `<RDF`) or byte order mark followed by `<`, whichever comes
@@ -46,4 +54,100 @@ enum DocumentStart {
         }
         return isPrefix ? .prefix : .none
     }
+
+    /// The message of a document that failed because a document it had taken into it
+    /// (``swallowed(_:)``) starts: its error is there (line and column 0, as for the other
+    /// errors that are the stream's, not the tokenizer's). input.c's SWALLOWED_MESSAGE.
+    static let cutShortMessage = "document cut short: the next document starts here"
+
+    /// The start of a document that the failed document `b` (its bytes up to its error)
+    /// had taken into it, if there is one after offset `after`: a document cut short
+    /// inside a CDATA section, a comment or a processing instruction takes what follows
+    /// it, the next documents of a dump included, until something ends that construct,
+    /// and its error comes later, if at all.
+    ///
+    /// A start is an XML declaration (`<?xml`, or a UTF-8 byte order mark and `<?xml`)
+    /// past the document's first byte, followed by the start tag of a feed's root
+    /// (``table``'s `<rss`, `<feed`, `<rdf:RDF`, `<RDF`) after nothing but white space,
+    /// comments, processing instructions and a DOCTYPE, all of it before the error (so
+    /// the answer is the same however the input was cut). The parser passes the end tag
+    /// of the last item it delivered as `after`: those items are the failed document's
+    /// own, and none is delivered twice. input.c's swallowed_start is the same rule.
+    static func swallowed(_ b: UnsafeRawBufferPointer, after: Int) -> Int? {
+        let n = b.count
+        var i = max(1, after)
+        while i < n {
+            guard let p = memchr(b.baseAddress! + i, 0x3C, n - i) else { break }
+            i = b.baseAddress!.distance(to: UnsafeRawPointer(p))
+            if declarationAndRoot(b, i) != nil {
+                // Its byte order mark is its first byte; the document's own (at 0) is no other.
+                let marked = i >= 3 && b[i - 3] == 0xEF && b[i - 2] == 0xBB && b[i - 1] == 0xBF
+                let x = marked ? i - 3 : i
+                if x > 0 && x >= after { return x }
+            }
+            i += 1
+        }
+        return nil
+    }
+
+    /// An XML declaration at `i` followed by a feed's root start tag, all before the
+    /// end of `b`: the offset of the root's `<`.
+    private static func declarationAndRoot(_ b: UnsafeRawBufferPointer, _ i: Int) -> Int? {
+        let n = b.count
+        func at(_ j: Int, _ s: StaticString) -> Bool {
+            let k = s.utf8CodeUnitCount
+            guard j + k <= n else { return false }
+            for t in 0..<k where b[j + t] != s.utf8Start[t] { return false }
+            return true
+        }
+        /// The first byte after the first `end` from `j`, or nil.
+        func past(_ j: Int, _ end: StaticString) -> Int? {
+            var j = j
+            while j < n {
+                if at(j, end) { return j + end.utf8CodeUnitCount }
+                j += 1
+            }
+            return nil
+        }
+        let d = declaration
+        guard i + d.bytes.count < n, at(i, "<?xml"), d.delimiters.contains(b[i + d.bytes.count]),
+              var j = past(i + d.bytes.count, "?>") else { return nil }
+        while j < n {
+            let c = b[j]
+            if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D {
+                j += 1
+            } else if at(j, "<!--") {
+                guard let k = past(j + 4, "-->") else { return nil }
+                j = k
+            } else if at(j, "<?") {
+                guard let k = past(j + 2, "?>") else { return nil }
+                j = k
+            } else if at(j, "<!DOCTYPE") {
+                // To its '>', past an internal subset in brackets and quoted literals.
+                var k = j + 9, depth = 0, quote: UInt8 = 0
+                while k < n {
+                    let c = b[k]
+                    if quote != 0 { if c == quote { quote = 0 } }
+                    else if c == 0x22 || c == 0x27 { quote = c }
+                    else if c == 0x5B { depth += 1 }
+                    else if c == 0x5D { depth -= 1 }
+                    else if c == 0x3E && depth <= 0 { break }
+                    k += 1
+                }
+                guard k < n else { return nil }
+                j = k + 1
+            } else {
+                break
+            }
+        }
+        for start in table.dropFirst() where start.bytes.count > 1 && start.bytes[0] == 0x3C {
+            let k = start.bytes.count
+            guard j + k < n else { continue }
+            var t = 0
+            while t < k && b[j + t] == start.bytes[t] { t += 1 }
+            if t == k && start.delimiters.contains(b[j + k]) { return j }
+        }
+        return nil
+    }
 }
+

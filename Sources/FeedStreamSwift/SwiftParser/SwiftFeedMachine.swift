@@ -63,7 +63,10 @@ final class SwiftFeedMachine {
     }
 
     /// Starts document number `document` (1-based).
-    func begin(document: Int) { core.pointee.begin(document) }
+    func begin(document: Int) {
+        core.pointee.begin(document)
+        lastItemEnd = 0
+    }
 
     /// The document's charset (``XMLTranscoder/name``), known before its root element:
     /// the feed record's `encoding` when not UTF-8 (the C core's cfs_machine_encoding).
@@ -106,10 +109,19 @@ final class SwiftFeedMachine {
         core.pointee.start(uri, local, attributes)
     }
 
-    /// An end tag; may deliver an item to the handler (whose errors propagate).
-    func end(local: UnsafeRawBufferPointer) throws {
-        if core.pointee.end(local) { try emitItem() }
+    /// An end tag at document offset `at` (in the UTF-8 the tokenizer reads); may
+    /// deliver an item to the handler (whose errors propagate).
+    func end(local: UnsafeRawBufferPointer, at: Int = 0) throws {
+        if core.pointee.end(local) {
+            lastItemEnd = at
+            try emitItem()
+        }
     }
+
+    /// Where the end tag of the document's last item delivered begins (0: none yet):
+    /// a document the failed one had taken in is looked for after it
+    /// (DocumentStart.swallowed), so that no item is delivered twice.
+    private(set) var lastItemEnd = 0
 
     @inline(__always)
     func text(_ bytes: UnsafeRawBufferPointer) { core.pointee.text(bytes) }

@@ -61,6 +61,9 @@ public final class SwiftFeedParser: FeedParser {
     /// Kept bytes to search again for the next document after an error (replay()).
     private var replayFrom = 0
     private var replayCount = 0
+    /// The last error's search resumes inside the failed document, at a document it had
+    /// taken in (DocumentStart.swallowed): replayed even at the input's end.
+    private var resumedInside = false
 
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
@@ -285,16 +288,28 @@ public final class SwiftFeedParser: FeedParser {
             let kept = !self.kept.overflowed && UInt64(self.kept.bytes.count) >= at
             // The scanner counts UTF-8 bytes: the error's input offset (a transcoded
             // document's differ) and its column in characters (expat's), from the kept bytes.
-            let from: UInt64
+            var from: UInt64
             if kept {
                 let input = fresh.count > 0 ? self.kept.bytes + Array(fresh) : self.kept.bytes
+                var swallowed: Int?
                 let raw = input.withUnsafeBytes { b in
                     let raw = tokenizer.isTranscoded ? tokenizer.inputOffset(ofUTF8: e.offset, in: b) : e.offset
                     if let column = tokenizer.inputColumn(ofInput: raw, in: b) { e.column = column }
                     e.offset = raw
+                    if !e.isLimit && raw <= b.count {
+                        let delivered = machine.lastItemEnd
+                        let after = tokenizer.isTranscoded && delivered > 0 ? tokenizer.inputOffset(ofUTF8: delivered, in: b) : delivered
+                        swallowed = DocumentStart.swallowed(UnsafeRawBufferPointer(rebasing: b[0..<raw]), after: after)
+                    }
                     return raw
                 }
                 from = Self.resyncFrom(UInt64(raw))
+                if let x = swallowed {
+                    // A document it had taken in starts at x: this one ends there, cut short.
+                    from = UInt64(x)
+                    e = XMLTokError(message: DocumentStart.cutShortMessage, line: 0, column: 0, offset: x)
+                    resumedInside = true
+                }
             } else if !tokenizer.isTranscoded {
                 from = Self.resyncFrom(UInt64(e.offset))
             } else {
@@ -535,10 +550,11 @@ public final class SwiftFeedParser: FeedParser {
         if fatal == nil, let failure = try stage.finish(sink: { try xmlInput($0) }) {
             if failure.kind == .truncated { truncated = true } else { streamFailed(failure) }
         }
-        if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
-        if fatal == nil && state == .between && (between == .comment || between == .pi) { try unclosedMisc() }
         var reported = false
-        if state == .open {
+        while true {
+            if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
+            if fatal == nil && state == .between && (between == .comment || between == .pi) { try unclosedMisc() }
+            guard state == .open else { break }
             reported = true
             var r = try tokenizer.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true)
             if case .error(var e, let consumed) = r, truncated || fatal != nil {
@@ -549,11 +565,19 @@ public final class SwiftFeedParser: FeedParser {
                 _ = consumed
                 r = .ok
             } else {
+                resumedInside = false
                 _ = try handle(r, 0, at: xmlOffset - documentOffset)
+                // A document the failed one had taken in: read from its start, to the end
+                // again (input.c's cfs_parser_finish, the same loop).
+                if resumedInside && replayCount > 0 && fatal == nil {
+                    try replay()
+                    continue
+                }
             }
-            // The input ended: nothing after the error is searched again (input.c's
+            // The input ended: nothing else after the error is searched again (input.c's
             // cfs_parser_finish says why).
             replayCount = 0
+            break
         }
         try endSkip()
         if truncated && !reported { setFatal(FeedError(code: .gzip, message: "truncated gzip data")) }

@@ -1379,7 +1379,7 @@ final class SwiftXMLTokenizer {
             if machine.limitHit { return limitStop(tagStart) }
         }
         if empty {
-            try endElement(local)
+            try endElement(local, at: tagStart)
             if machine.limitHit { return limitStop(tagStart) }
         }
         return nil
@@ -1496,7 +1496,7 @@ final class SwiftXMLTokenizer {
             if nameStart &+ len < n && s[nameStart &+ len] == 0x3E
                 && sameASCIIName(names.base + Int(f.nameOffset), s + nameStart, len) {
                 let local = names.bytes(Int(f.nameOffset + f.localOffset), Int(f.nameLength - f.localOffset))
-                try endElement(local)
+                try endElement(local, at: i)
                 if machine.limitHit { return .stop(limitStop(i)) }
                 if depth == 0 { return .stop(.rootEnd(nameStart &+ len &+ 1)) }
                 return .next(nameStart &+ len &+ 1)
@@ -1516,18 +1516,19 @@ final class SwiftXMLTokenizer {
             return .stop(.error(nameStart, "mismatched tag"))
         }
         let local = names.bytes(Int(f.nameOffset + f.localOffset), Int(f.nameLength - f.localOffset))
-        try endElement(local)
+        try endElement(local, at: i)
         if machine.limitHit { return .stop(limitStop(i)) }
         if depth == 0 { return .stop(.rootEnd(j + 1)) }
         return .next(j + 1)
     }
 
-    /// Ends the innermost element (its name is `local`, in `names`).
-    private func endElement(_ local: UnsafeRawBufferPointer) throws {
+    /// Ends the innermost element (its name is `local`, in `names`), whose end tag (or
+    /// empty start tag) begins at `at` in the buffer.
+    private func endElement(_ local: UnsafeRawBufferPointer, at: Int) throws {
         if machine.isSkipping {
             machine.skipEnd()
         } else {
-            try machine.end(local: local)
+            try machine.end(local: local, at: processed &+ at)
         }
         depth -= 1
         let f = frames[depth]
