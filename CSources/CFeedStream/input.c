@@ -56,7 +56,8 @@ static const struct { const char *bytes; size_t len; const char *delimiters; } D
 #include "document_starts.def"
 #undef DOCUMENT_START
 };
-#define DOC_START_MAX 8   /* the longest start (scripts/generate-document-starts.py checks) */
+#define DOC_START_MAX 8
+#define RESUME_MAX 4096   /* SwiftFeedParser.resumeLimit */   /* the longest start (scripts/generate-document-starts.py checks) */
 enum { START_PREFIX, START_MATCH, START_NONE };
 
 /* held[0..n) (from a '<', a prefix of some start) followed by c. */
@@ -109,6 +110,13 @@ struct cfs_parser {
     size_t keep_len, keep_cap, keep_max;
     int keep_over;
     size_t replay_from, replay_len;   /* kept bytes to search again after an error (resync) */
+    /* The search resumes at the error's own byte, where the next document's declaration
+       may begin (a document cut short in a tag or text): its bytes are held until they
+       tell (declaration_and_root), up to RESUME_MAX; else the search goes on from the
+       byte after it. SwiftFeedParser's resumeHeld. */
+    uint8_t *resume;
+    size_t resume_len;
+    int resuming;
     int resumed_inside;          /* the last error's search resumes at a document the
                                     failed one had taken in (swallowed): replayed even at
                                     the input's end */
@@ -233,6 +241,7 @@ void cfs_parser_destroy(cfs_parser *p) {
     free(p->scratch);
     free(p->carry);
     free(p->keep);
+    free(p->resume);
     free(p);
 }
 
@@ -291,6 +300,8 @@ void cfs_parser_reset(cfs_parser *p) {
     p->deferred = 0;
     keep_reset(p);
     p->replay_len = 0;
+    p->resuming = 0;
+    p->resume_len = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
     p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = p->z_phase = 0;
@@ -442,63 +453,86 @@ static uint64_t resync_from(uint64_t at) { return at + 1; }
    not the tokenizer's. DocumentStart.cutShortMessage in Swift. */
 static const char SWALLOWED_MESSAGE[] = "document cut short: the next document starts here";
 
-/* b[j..] begins with s, all before n. */
+/* What the bytes from a '<' say: a declaration followed by a feed's root start tag,
+   none, or not yet known (the bytes end first). DocumentStart.Lookahead in Swift. */
+enum lookahead { LA_NONE, LA_START, LA_MORE };
+
+/* s at b[j..n): whole (1), cut short by n (0), or not (-1). */
 static int at_bytes(const uint8_t *b, size_t n, size_t j, const char *s) {
-    size_t k = strlen(s);
-    return j + k <= n && memcmp(b + j, s, k) == 0;
+    for (size_t t = 0; s[t]; t++) {
+        if (j + t >= n) return 0;
+        if (b[j + t] != (uint8_t)s[t]) return -1;
+    }
+    return 1;
 }
 
-/* The first byte after the first `end` from j, into *out; 0 when none before n. */
+/* The first byte after the first `end` from j, into *out; 0 when the bytes end first. */
 static int past(const uint8_t *b, size_t n, size_t j, const char *end, size_t *out) {
-    for (; j < n; j++)
-        if (at_bytes(b, n, j, end)) {
-            *out = j + strlen(end);
+    size_t k = strlen(end);
+    for (; j + k <= n; j++)
+        if (at_bytes(b, n, j, end) == 1) {
+            *out = j + k;
             return 1;
         }
     return 0;
 }
 
-/* An XML declaration at i followed by a feed's root start tag (after white space,
-   comments, processing instructions and a DOCTYPE), all before n. */
-static int declaration_and_root(const uint8_t *b, size_t n, size_t i) {
+/* An XML declaration at i followed, after white space, comments, processing
+   instructions and a DOCTYPE, by a feed's root start tag (document_starts.def's) and
+   one of its delimiters, all before n. DocumentStart.declarationAndRoot in Swift. */
+static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i) {
     size_t dl = DOC_STARTS[0].len, j;
-    if (i + dl >= n || memcmp(b + i, DOC_STARTS[0].bytes, dl) != 0 || b[i + dl] == 0
-        || strchr(DOC_STARTS[0].delimiters, b[i + dl]) == NULL || !past(b, n, i + dl, "?>", &j))
-        return 0;
-    while (j < n) {
+    int d = at_bytes(b, n, i, DOC_STARTS[0].bytes);
+    if (d < 0) return LA_NONE;
+    if (d == 0 || i + dl >= n) return LA_MORE;
+    if (b[i + dl] == 0 || strchr(DOC_STARTS[0].delimiters, b[i + dl]) == NULL) return LA_NONE;
+    if (!past(b, n, i + dl, "?>", &j)) return LA_MORE;
+    for (;;) {
+        if (j >= n) return LA_MORE;
         uint8_t c = b[j];
         if (c == ' ' || c == '\t' || c == '\n' || c == '\r') {
             j++;
-        } else if (at_bytes(b, n, j, "<!--")) {
-            if (!past(b, n, j + 4, "-->", &j)) return 0;
-        } else if (at_bytes(b, n, j, "<?")) {
-            if (!past(b, n, j + 2, "?>", &j)) return 0;
-        } else if (at_bytes(b, n, j, "<!DOCTYPE")) {
+            continue;
+        }
+        int comment = at_bytes(b, n, j, "<!--"), pi = at_bytes(b, n, j, "<?"), doctype = at_bytes(b, n, j, "<!DOCTYPE");
+        if (comment == 1) {
+            if (!past(b, n, j + 4, "-->", &j)) return LA_MORE;
+        } else if (pi == 1) {
+            if (!past(b, n, j + 2, "?>", &j)) return LA_MORE;
+        } else if (doctype == 1) {
             /* To its '>', past an internal subset in brackets and quoted literals. */
             size_t k = j + 9;
             int depth = 0;
             uint8_t quote = 0;
             for (; k < n; k++) {
-                uint8_t d = b[k];
-                if (quote) { if (d == quote) quote = 0; }
-                else if (d == '"' || d == '\'') quote = d;
-                else if (d == '[') depth++;
-                else if (d == ']') depth--;
-                else if (d == '>' && depth <= 0) break;
+                uint8_t e = b[k];
+                if (quote) { if (e == quote) quote = 0; }
+                else if (e == '"' || e == '\'') quote = e;
+                else if (e == '[') depth++;
+                else if (e == ']') depth--;
+                else if (e == '>' && depth <= 0) break;
             }
-            if (k >= n) return 0;
+            if (k >= n) return LA_MORE;
             j = k + 1;
+        } else if (comment == 0 || doctype == 0) {
+            return LA_MORE;   /* "<!" or "<!-", "<!DOC" and the end */
         } else {
             break;
         }
     }
-    for (size_t s = 1; s < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; s++) {
-        size_t k = DOC_STARTS[s].len;
-        if (k < 2 || DOC_STARTS[s].bytes[0] != '<' || j + k >= n) continue;
-        if (memcmp(b + j, DOC_STARTS[s].bytes, k) == 0 && b[j + k] != 0 && strchr(DOC_STARTS[s].delimiters, b[j + k]))
-            return 1;
+    int more = 0;
+    for (size_t t = 1; t < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; t++) {
+        size_t k = DOC_STARTS[t].len;
+        if (k < 2 || DOC_STARTS[t].bytes[0] != '<') continue;
+        int r = at_bytes(b, n, j, DOC_STARTS[t].bytes);
+        if (r == 1) {
+            if (j + k >= n) more = 1;
+            else if (b[j + k] != 0 && strchr(DOC_STARTS[t].delimiters, b[j + k])) return LA_START;
+        } else if (r == 0) {
+            more = 1;
+        }
     }
-    return 0;
+    return more ? LA_MORE : LA_NONE;
 }
 
 /* The start of a document that the failed document b[0..n) (its bytes up to its error)
@@ -515,7 +549,7 @@ static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at)
         const uint8_t *q = memchr(b + i, '<', n - i);
         if (q == NULL) break;
         i = (size_t)(q - b);
-        if (declaration_and_root(b, n, i)) {
+        if (declaration_and_root(b, n, i) == LA_START) {
             /* Its byte order mark is its first byte; the document's own (at 0) is no other. */
             int marked = i >= 3 && b[i - 3] == 0xEF && b[i - 2] == 0xBB && b[i - 1] == 0xBF;
             size_t x = marked ? i - 3 : i;
@@ -563,7 +597,18 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, s
     case TOK_ERROR: {
         uint64_t from = resync_from(err->offset);
         size_t inside;
-        if (err->code == CFS_ERR_XML && swallowed(p, data, len, at, err->offset, &inside)) {
+        int found = err->code == CFS_ERR_XML && swallowed(p, data, len, at, err->offset, &inside);
+        if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len && p->m.root_seen
+            && !p->keep_over && p->keep_len >= at) {
+            /* The next document may begin at the error's byte: told once its bytes come. */
+            if (p->resume == NULL) p->resume = malloc(RESUME_MAX);
+            if (p->resume != NULL) {
+                from = err->offset;
+                p->resuming = 1;
+                p->resume_len = 0;
+            }
+        }
+        if (found) {
             /* A document it had taken in starts there: this one ends there, cut short. */
             from = inside;
             *err = (cfs_error){ CFS_ERR_XML, SWALLOWED_MESSAGE, err->document, 0, 0, inside, 0 };
@@ -736,6 +781,37 @@ static cfs_status start_held_document(cfs_parser *p) {
     return handle(p, r, p->pend, held, 0, consumed, &err, &u);
 }
 
+/* The bytes held from the error's own byte (resuming): when they tell, the next
+   document begins there (a declaration followed by a feed's root), or the search goes
+   on from the byte after it; `final` (the input's end) decides what is held. *told is
+   0 while they do not tell yet. SwiftFeedParser.settleResume is the same step. */
+static cfs_status settle_resume(cfs_parser *p, int final, int *told) {
+    enum lookahead verdict = declaration_and_root(p->resume, p->resume_len, 0);
+    *told = !(verdict == LA_MORE && p->resume_len < RESUME_MAX && !final);
+    if (!*told) return CFS_OK;
+    p->resuming = 0;
+    size_t n = p->resume_len;
+    p->resume_len = 0;
+    if (n == 0) return CFS_OK;
+    /* A copy: what is parsed from it may hold bytes here again. */
+    uint8_t *held = malloc(n);
+    if (held == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    memcpy(held, p->resume, n);
+    cfs_status st;
+    if (verdict == LA_START) {
+        st = end_skip(p);
+        p->doc = D_AWAIT;
+        if (st == CFS_OK) st = xml_input(p, held, n);
+    } else {
+        /* The '<' is passed over, the rest searched as ever. */
+        if (p->pending) keep(p, held, 1);
+        p->xml_offset += 1;
+        st = xml_input(p, held + 1, n - 1);
+    }
+    free(held);
+    return st;
+}
+
 /* Uncompressed bytes in caller memory: split into documents and parse. */
 static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
     cfs_status st = CFS_OK;
@@ -748,6 +824,17 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             len -= used;
             if (!start) return CFS_OK;
             st = start_held_document(p);
+            continue;
+        }
+        if (p->doc == D_SKIP && p->resuming) {
+            size_t k = len < RESUME_MAX - p->resume_len ? len : RESUME_MAX - p->resume_len;
+            memcpy(p->resume + p->resume_len, data, k);
+            p->resume_len += k;
+            data += k;
+            len -= k;
+            int told = 0;
+            st = settle_resume(p, 0, &told);
+            if (!told) return st;
             continue;
         }
         if (p->doc == D_SKIP) {
@@ -1088,6 +1175,10 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;
     for (;;) {
+        if (!p->has_fatal && p->doc == D_SKIP && p->resuming) {
+            int told;
+            settle_resume(p, 1, &told);
+        }
         if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
         if (!p->has_fatal && p->doc == D_AWAIT && (p->aw == AW_COMMENT || p->aw == AW_PI)) unclosed_misc(p);
         stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
@@ -1121,6 +1212,8 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
            begins here, in a document the failed one had taken in, begins once the
            probe was all given, which DumpParts does not take for the cut's). */
         p->replay_len = 0;
+        p->resuming = 0;
+        p->resume_len = 0;
         break;
     }
     if (!stopped) end_skip(p);

@@ -79,7 +79,7 @@ enum DocumentStart {
         while i < n {
             guard let p = memchr(b.baseAddress! + i, 0x3C, n - i) else { break }
             i = b.baseAddress!.distance(to: UnsafeRawPointer(p))
-            if declarationAndRoot(b, i) != nil {
+            if case .start = declarationAndRoot(b, i) {
                 // Its byte order mark is its first byte; the document's own (at 0) is no other.
                 let marked = i >= 3 && b[i - 3] == 0xEF && b[i - 2] == 0xBB && b[i - 1] == 0xBF
                 let x = marked ? i - 3 : i
@@ -90,39 +90,59 @@ enum DocumentStart {
         return nil
     }
 
-    /// An XML declaration at `i` followed by a feed's root start tag, all before the
-    /// end of `b`: the offset of the root's `<`.
-    private static func declarationAndRoot(_ b: UnsafeRawBufferPointer, _ i: Int) -> Int? {
+    /// What the bytes from a `<` say: a declaration followed by a feed's root start tag
+    /// (the root's `<` at `root`), none, or not yet known (the bytes end first).
+    enum Lookahead: Equatable { case start(root: Int), none, needMore }
+
+    /// An XML declaration at `i` followed, after white space, comments, processing
+    /// instructions and a DOCTYPE, by a feed's root start tag (``table``'s) and one of
+    /// its delimiters, all before the end of `b`. input.c's declaration_and_root.
+    static func declarationAndRoot(_ b: UnsafeRawBufferPointer, _ i: Int) -> Lookahead {
         let n = b.count
-        func at(_ j: Int, _ s: StaticString) -> Bool {
-            let k = s.utf8CodeUnitCount
-            guard j + k <= n else { return false }
-            for t in 0..<k where b[j + t] != s.utf8Start[t] { return false }
-            return true
+        /// `s` at `j`: whole (1), cut short by the end of `b` (0), or not (-1).
+        func at(_ j: Int, _ s: [UInt8]) -> Int {
+            var t = 0
+            while t < s.count {
+                if j + t >= n { return 0 }
+                if b[j + t] != s[t] { return -1 }
+                t += 1
+            }
+            return 1
         }
-        /// The first byte after the first `end` from `j`, or nil.
-        func past(_ j: Int, _ end: StaticString) -> Int? {
+        /// The first byte after the first `end` from `j`, or nil when the bytes end first.
+        func past(_ j: Int, _ end: [UInt8]) -> Int? {
             var j = j
-            while j < n {
-                if at(j, end) { return j + end.utf8CodeUnitCount }
+            while j + end.count <= n {
+                if at(j, end) == 1 { return j + end.count }
                 j += 1
             }
             return nil
         }
         let d = declaration
-        guard i + d.bytes.count < n, at(i, "<?xml"), d.delimiters.contains(b[i + d.bytes.count]),
-              var j = past(i + d.bytes.count, "?>") else { return nil }
-        while j < n {
+        switch at(i, d.bytes) {
+        case -1: return .none
+        case 0: return .needMore
+        default: break
+        }
+        let after = i + d.bytes.count
+        guard after < n else { return .needMore }
+        guard d.delimiters.contains(b[after]) else { return .none }
+        guard var j = past(after, Self.piEnd) else { return .needMore }
+        while true {
+            guard j < n else { return .needMore }
             let c = b[j]
             if c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D {
                 j += 1
-            } else if at(j, "<!--") {
-                guard let k = past(j + 4, "-->") else { return nil }
+                continue
+            }
+            let comment = at(j, Self.commentStart), pi = at(j, Self.piStart), doctype = at(j, Self.doctypeStart)
+            if comment == 1 {
+                guard let k = past(j + 4, Self.commentEnd) else { return .needMore }
                 j = k
-            } else if at(j, "<?") {
-                guard let k = past(j + 2, "?>") else { return nil }
+            } else if pi == 1 {
+                guard let k = past(j + 2, Self.piEnd) else { return .needMore }
                 j = k
-            } else if at(j, "<!DOCTYPE") {
+            } else if doctype == 1 {
                 // To its '>', past an internal subset in brackets and quoted literals.
                 var k = j + 9, depth = 0, quote: UInt8 = 0
                 while k < n {
@@ -134,20 +154,30 @@ enum DocumentStart {
                     else if c == 0x3E && depth <= 0 { break }
                     k += 1
                 }
-                guard k < n else { return nil }
+                guard k < n else { return .needMore }
                 j = k + 1
+            } else if comment == 0 || doctype == 0 {
+                return .needMore   // "<!" or "<!-", "<!DOC" and the end
             } else {
                 break
             }
         }
+        var more = false
         for start in table.dropFirst() where start.bytes.count > 1 && start.bytes[0] == 0x3C {
-            let k = start.bytes.count
-            guard j + k < n else { continue }
-            var t = 0
-            while t < k && b[j + t] == start.bytes[t] { t += 1 }
-            if t == k && start.delimiters.contains(b[j + k]) { return j }
+            switch at(j, start.bytes) {
+            case 1:
+                let k = j + start.bytes.count
+                if k >= n { more = true } else if start.delimiters.contains(b[k]) { return .start(root: j) }
+            case 0: more = true
+            default: break
+            }
         }
-        return nil
+        return more ? .needMore : .none
     }
-}
 
+    private static let piEnd: [UInt8] = Array("?>".utf8)
+    private static let piStart: [UInt8] = Array("<?".utf8)
+    private static let commentStart: [UInt8] = Array("<!--".utf8)
+    private static let commentEnd: [UInt8] = Array("-->".utf8)
+    private static let doctypeStart: [UInt8] = Array("<!DOCTYPE".utf8)
+}

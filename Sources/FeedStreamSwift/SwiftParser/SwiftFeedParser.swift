@@ -64,6 +64,14 @@ public final class SwiftFeedParser: FeedParser {
     /// The last error's search resumes inside the failed document, at a document it had
     /// taken in (DocumentStart.swallowed): replayed even at the input's end.
     private var resumedInside = false
+    /// The search resumes at the error's own byte, where the next document's declaration
+    /// may begin (a document cut short in a tag or text): its bytes are held until they
+    /// tell (DocumentStart.declarationAndRoot), up to resumeLimit; else the search goes
+    /// on from the byte after it. input.c's resume_held.
+    private var resuming = false
+    private var resumeHeld: [UInt8] = []
+    /// As input.c's RESUME_MAX.
+    static let resumeLimit = 4096
 
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
@@ -167,6 +175,8 @@ public final class SwiftFeedParser: FeedParser {
         deferred = nil
         kept.reset()
         replayCount = 0
+        resuming = false
+        resumeHeld.removeAll(keepingCapacity: true)
     }
 
     private func read(_ fd: Int32) throws {
@@ -304,6 +314,12 @@ public final class SwiftFeedParser: FeedParser {
                     return raw
                 }
                 from = Self.resyncFrom(UInt64(raw))
+                if swallowed == nil && !e.isLimit && raw > 0 && raw <= input.count && machine.core.pointee.rootSeen {
+                    // The next document may begin at the error's byte: told once its bytes come.
+                    from = UInt64(raw)
+                    resuming = true
+                    resumeHeld.removeAll(keepingCapacity: true)
+                }
                 if let x = swallowed {
                     // A document it had taken in starts at x: this one ends there, cut short.
                     from = UInt64(x)
@@ -388,6 +404,14 @@ public final class SwiftFeedParser: FeedParser {
                 if !start { return }
                 try startHeldDocument()
             case .skip:
+                if resuming {
+                    let k = min(len, Self.resumeLimit - resumeHeld.count)
+                    resumeHeld.append(contentsOf: UnsafeBufferPointer(start: data, count: k))
+                    data += k
+                    len -= k
+                    if try !settleResume(final: false) { return }
+                    continue
+                }
                 // Look for the next document's start (DocumentStart); a match may
                 // straddle chunks: its first bytes are then in skipHeld.
                 var i = min(skipAhead, len)
@@ -468,6 +492,31 @@ public final class SwiftFeedParser: FeedParser {
                 try replay()
             }
         }
+    }
+
+    /// The bytes held from the error's own byte (resuming): when they tell, the next
+    /// document begins there (a declaration followed by a feed's root), or the search
+    /// goes on from the byte after it; `final` (the input's end) decides what is held.
+    /// Returns false while they do not tell yet. input.c's settle_resume.
+    private func settleResume(final: Bool) throws -> Bool {
+        let verdict = resumeHeld.withUnsafeBytes { DocumentStart.declarationAndRoot($0, 0) }
+        if verdict == .needMore && resumeHeld.count < Self.resumeLimit && !final { return false }
+        resuming = false
+        let held = resumeHeld
+        resumeHeld.removeAll(keepingCapacity: true)
+        if case .start = verdict {
+            try endSkip()
+            state = .between
+        } else {
+            // The '<' is passed over, the rest searched as ever.
+            guard !held.isEmpty else { return true }
+            if pending != nil { kept.append(held, 1) }
+            xmlOffset += 1
+            try held.withUnsafeBytes { try xmlInput(UnsafeRawBufferPointer(rebasing: $0[1...])) }
+            return true
+        }
+        try held.withUnsafeBytes { try xmlInput($0) }
+        return true
     }
 
     /// Between documents: white space and NUL; once a document has ended, also the
@@ -552,6 +601,7 @@ public final class SwiftFeedParser: FeedParser {
         }
         var reported = false
         while true {
+            if fatal == nil && state == .skip && resuming { _ = try settleResume(final: true) }
             if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
             if fatal == nil && state == .between && (between == .comment || between == .pi) { try unclosedMisc() }
             guard state == .open else { break }
@@ -577,6 +627,8 @@ public final class SwiftFeedParser: FeedParser {
             // The input ended: nothing else after the error is searched again (input.c's
             // cfs_parser_finish says why).
             replayCount = 0
+            resuming = false
+            resumeHeld.removeAll(keepingCapacity: true)
             break
         }
         try endSkip()
