@@ -288,6 +288,12 @@ final class DumpPartsTests: XCTestCase {
         try assertPartsEqualWhole("cut, then documents", dump([docs[0] + "\n", cut, docs[1] + "\n", docs[2] + "\n"]))
         try assertPartsEqualWhole("cut, then a closing section", dump([docs[0] + "\n", cut, closing, docs[1] + "\n"]))
         try assertPartsEqualWhole("cut at the end", dump([docs[0] + "\n", docs[1] + "\n", cut]))
+        // Cut short in text and in a tag: the next document is found at its declaration.
+        let latin = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<rss version=\"2.0\"><channel><title>L\u{E9}</title>"
+            + "<item><title>l1</title></item></channel></rss>\n"
+        let inText = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>T</title><item><title>cut"
+        try assertPartsEqualWhole("cut in text", dump([docs[0] + "\n", inText, latin, docs[1] + "\n"]))
+        try assertPartsEqualWhole("cut in a tag", dump([docs[0] + "\n", inText + "</tit", latin, docs[1] + "\n"]))
     }
 
     /// A first part shorter than what the input stage reads before it begins a document

@@ -308,6 +308,59 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "items after the declaration", every: 3)
     }
 
+    /// A document cut short in text or inside a tag, the next one's declaration right
+    /// after it: the error is at that `<`, and the search resumes there when a feed's root
+    /// follows the declaration, so the next document keeps its declaration and with it
+    /// its encoding (ISO-8859-1 here: read from its root on, it was taken for UTF-8 and
+    /// recovered, its text mis-decoded).
+    func testADocumentCutShortKeepsTheNextOnesDeclaration() throws {
+        let next = Array("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<!-- c -->\n<rss version=\"2.0\"><channel><title>C".utf8)
+            + [0xE9] + Array("</title><item><title>c1</title></item></channel></rss>\n".utf8)
+        let head = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>A</title><item><title>a1</title></item>"
+        for (cut, message) in [("<item><title>cut", "XML or text declaration not at start of entity"),
+                               ("<item><tit", "not well-formed (invalid token)")] {
+            let first = Array((head + cut).utf8)
+            let data = first + next
+            for (backend, strict) in configurations {
+                let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+                let context = "\(cut), \(backend), strict \(strict)"
+                XCTAssertEqual(docs.count, 2, context)
+                guard docs.count == 2 else { continue }
+                XCTAssertEqual(docs[0].error?.message, message, context)
+                XCTAssertEqual(docs[0].error?.offset, UInt64(first.count), context)
+                XCTAssertEqual(docs[0].error?.skipped, 0, context)
+                XCTAssertEqual(docs[0].items.first?.title?.value, "a1", context)
+                XCTAssertNil(docs[1].error, context)
+                XCTAssertEqual(docs[1].feed.title?.value, "C\u{E9}", context)
+                XCTAssertEqual(docs[1].items.map { $0.title?.value }, ["c1"], context)
+            }
+            try assertCutsDoNotMatter(data, "cut short: \(cut)", every: 1)
+        }
+    }
+
+    /// A declaration inside a feed that no feed's root follows (a template's include) is
+    /// not a document: the search passes over it, as before, and the feed is recovered
+    /// whole. Nor is one whose root comes more than 4 KiB after it (the bytes held to
+    /// tell): the next document is then found at its root.
+    func testADeclarationThatNoRootFollowsIsPassedOver() throws {
+        let stray = Array(("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>S</title><item><title>s1</title></item>\n"
+                           + "<?xml version=\"1.0\" encoding=\"utf-8\"?>\n<item><title>s2</title></item></channel></rss>\n").utf8)
+        let far = Array(("<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>A</title><item><title>cut"
+                         + "<?xml version=\"1.0\"?><!-- " + String(repeating: "x", count: 4100) + " -->"
+                         + "<rss version=\"2.0\"><channel><title>F</title></channel></rss>\n").utf8)
+        for (backend, strict) in configurations {
+            let context = "\(backend), strict \(strict)"
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(stray))
+            XCTAssertEqual(docs.count, 1, context)
+            XCTAssertEqual(docs.first?.items.map { $0.title?.value }, strict ? ["s1"] : ["s1", "s2"], context)
+            let farDocs = try backend.makeParser(strict: strict).documents(from: .bytes(far))
+            XCTAssertEqual(farDocs.map { $0.feed.title?.value }, ["A", "F"], context)
+            XCTAssertGreaterThan(farDocs.first?.error?.skipped ?? 0, 4100, context)
+        }
+        try assertCutsDoNotMatter(stray, "stray declaration", every: 1)
+        try assertCutsDoNotMatter(far, "root past the bytes held", every: 97)
+    }
+
     /// A well-formed document that quotes a whole feed in a CDATA section: no error, so
     /// nothing is looked for, and the quote is text.
     func testAFeedQuotedInCDATAIsText() throws {
