@@ -563,11 +563,29 @@ static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at)
     return 0;
 }
 
+/* Whether a document whose first bytes are a, b (-1: none) has its markup in ASCII
+   bytes, so that a declaration of another document can be told in its bytes: not
+   UTF-16 (a byte order mark, or '<' and a NUL either way round), where the bytes of one
+   are no markup, and each tokenizer places its errors in them its own way.
+   DocumentStart.readsASCII in Swift. */
+static int reads_ascii(int a, int b) {
+    if (a < 0 || b < 0) return 1;
+    return !((a == 0xFF && b == 0xFE) || (a == 0xFE && b == 0xFF) || (a == 0x00 && b == 0x3C) || (a == 0x3C && b == 0x00));
+}
+
+/* The document's byte k (-1: not there), of its kept bytes (before `at`) and data. */
+static int doc_byte(const cfs_parser *p, const uint8_t *data, size_t len, uint64_t at, size_t k) {
+    if (k < p->keep_len && k < at) return p->keep[k];
+    if (data != NULL && k >= at && k - at < len) return data[k - at];
+    return -1;
+}
+
 /* An XML error at document offset `e`, with the document's bytes before `at` kept and
    data[0..len) the ones from `at`: whether a document it had taken in starts before e
    (swallowed_start), into *inside. */
 static int swallowed(cfs_parser *p, const uint8_t *data, size_t len, uint64_t at, uint64_t e, size_t *inside) {
     if (p->keep_over || p->keep_len < at || e <= 1) return 0;
+    if (!reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) return 0;
     size_t after = (size_t)p->m.last_item_end;
     if (e <= at) return swallowed_start(p->keep, (size_t)e, after, inside);
     if (data == NULL || e > at + len) return 0;
@@ -599,7 +617,8 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, s
         size_t inside;
         int found = err->code == CFS_ERR_XML && swallowed(p, data, len, at, err->offset, &inside);
         if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len && p->m.root_seen
-            && !p->keep_over && p->keep_len >= at) {
+            && !p->keep_over && p->keep_len >= at
+            && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) {
             /* The next document may begin at the error's byte: told once its bytes come. */
             if (p->resume == NULL) p->resume = malloc(RESUME_MAX);
             if (p->resume != NULL) {
@@ -781,27 +800,32 @@ static cfs_status start_held_document(cfs_parser *p) {
     return handle(p, r, p->pend, held, 0, consumed, &err, &u);
 }
 
-/* The bytes held from the error's own byte (resuming): when they tell, the next
-   document begins there (a declaration followed by a feed's root), or the search goes
-   on from the byte after it; `final` (the input's end) decides what is held. *told is
-   0 while they do not tell yet. SwiftFeedParser.settleResume is the same step. */
-static cfs_status settle_resume(cfs_parser *p, int final, int *told) {
-    enum lookahead verdict = declaration_and_root(p->resume, p->resume_len, 0);
-    *told = !(verdict == LA_MORE && p->resume_len < RESUME_MAX && !final);
-    if (!*told) return CFS_OK;
+/* The search from the error's own byte (resuming) is told: the next document begins
+   there (a declaration followed by a feed's root), or the search goes on from the byte
+   after it. The bytes held (earlier inputs') are read first. *first is 1 when the byte
+   to pass over is the first of the caller's input (none was held).
+   SwiftFeedParser.resumeTold is the same step. */
+static cfs_status resume_told(cfs_parser *p, enum lookahead verdict, int *first) {
     p->resuming = 0;
     size_t n = p->resume_len;
     p->resume_len = 0;
-    if (n == 0) return CFS_OK;
+    *first = 0;
+    if (n == 0 && verdict != LA_START) {
+        *first = 1;
+        return CFS_OK;
+    }
+    cfs_status st = CFS_OK;
+    if (verdict == LA_START) {
+        st = end_skip(p);
+        p->doc = D_AWAIT;
+        if (st != CFS_OK || n == 0) return st;
+    }
     /* A copy: what is parsed from it may hold bytes here again. */
     uint8_t *held = malloc(n);
     if (held == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     memcpy(held, p->resume, n);
-    cfs_status st;
     if (verdict == LA_START) {
-        st = end_skip(p);
-        p->doc = D_AWAIT;
-        if (st == CFS_OK) st = xml_input(p, held, n);
+        st = xml_input(p, held, n);
     } else {
         /* The '<' is passed over, the rest searched as ever. */
         if (p->pending) keep(p, held, 1);
@@ -827,14 +851,30 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             continue;
         }
         if (p->doc == D_SKIP && p->resuming) {
-            size_t k = len < RESUME_MAX - p->resume_len ? len : RESUME_MAX - p->resume_len;
-            memcpy(p->resume + p->resume_len, data, k);
-            p->resume_len += k;
-            data += k;
-            len -= k;
-            int told = 0;
-            st = settle_resume(p, 0, &told);
-            if (!told) return st;
+            /* Told from the bytes held (earlier inputs') and these; these are held only
+               while they do not tell, so that the bytes are parsed in the pieces they
+               came in (libxml2 reports some errors by its pieces: the parts fuzzer). */
+            size_t n = len < RESUME_MAX - p->resume_len ? len : RESUME_MAX - p->resume_len;
+            enum lookahead verdict;
+            if (p->resume_len == 0) {
+                verdict = declaration_and_root(data, n, 0);
+            } else {
+                memcpy(p->resume + p->resume_len, data, n);   /* looked at, not yet held */
+                verdict = declaration_and_root(p->resume, p->resume_len + n, 0);
+            }
+            if (verdict == LA_MORE && p->resume_len + n < RESUME_MAX) {
+                p->resume_len += len;   /* n == len: all of them, copied above or now */
+                if (p->resume_len == len) memcpy(p->resume, data, len);
+                return CFS_OK;
+            }
+            int first = 0;
+            st = resume_told(p, verdict, &first);
+            if (st == CFS_OK && first) {   /* the '<' is this input's first byte: passed over */
+                if (p->pending) keep(p, data, 1);
+                p->xml_offset += 1;
+                data += 1;
+                len -= 1;
+            }
             continue;
         }
         if (p->doc == D_SKIP) {
@@ -1176,8 +1216,10 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
     int reported = 0;
     for (;;) {
         if (!p->has_fatal && p->doc == D_SKIP && p->resuming) {
-            int told;
-            settle_resume(p, 1, &told);
+            /* The input ended: what is held tells now (a declaration without its root: none). */
+            enum lookahead verdict = declaration_and_root(p->resume, p->resume_len, 0);
+            int first;
+            resume_told(p, verdict == LA_MORE ? LA_NONE : verdict, &first);
         }
         if (!p->has_fatal && p->doc == D_AWAIT && p->pend_len > 0) start_held_document(p);
         if (!p->has_fatal && p->doc == D_AWAIT && (p->aw == AW_COMMENT || p->aw == AW_PI)) unclosed_misc(p);

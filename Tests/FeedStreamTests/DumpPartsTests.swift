@@ -294,6 +294,26 @@ final class DumpPartsTests: XCTestCase {
         let inText = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>T</title><item><title>cut"
         try assertPartsEqualWhole("cut in text", dump([docs[0] + "\n", inText, latin, docs[1] + "\n"]))
         try assertPartsEqualWhole("cut in a tag", dump([docs[0] + "\n", inText + "</tit", latin, docs[1] + "\n"]))
+        // An error in a document whose root had started (a byte that is no UTF-8), then
+        // a document whose declaration runs on over lines, then another: the search from
+        // the error's byte must hand the bytes on in the pieces they came in (libxml2
+        // reports the broken declaration by its pieces: the parts fuzzer's finding).
+        let bad = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>U</title><description>walkin\u{91} routes</description>"
+        let runOn = "<?xml version=\"1.0\" en" + String(repeating: "\n", count: 9) + "ns<guid>x</guid>\n"
+        for backend in FeedBackend.allCases {
+            for strict in [false, true] {
+                let stream = Array(bad.utf8).map { $0 == 0xC2 ? 0x20 : $0 } + Array((runOn + docs[1] + "\n" + docs[2] + "\n").utf8)
+                let parser = backend.makeParser(strict: strict)
+                let expected = try whole(stream, parser)
+                for minimum: UInt64 in [1, 100] {
+                    let got = try stream.withUnsafeBytes {
+                        try DumpParts.convertSequentially($0, minimumPartBytes: minimum, parser: parser, source: "dump.xml")
+                    }
+                    XCTAssertTrue(got.lines == expected.lines, "\(backend) strict \(strict), parts of \(minimum)")
+                }
+                XCTAssertGreaterThanOrEqual(expected.summary.documents, 3, "\(backend) strict \(strict)")
+            }
+        }
     }
 
     /// A first part shorter than what the input stage reads before it begins a document

@@ -90,6 +90,19 @@ enum DocumentStart {
         return nil
     }
 
+    /// Whether a document that begins with `b` has its markup in ASCII bytes, so that a
+    /// declaration of another document can be told in its bytes: not UTF-16 (a byte
+    /// order mark, or `<` and a NUL either way round), where the bytes of one are no
+    /// markup, and each tokenizer places its errors in them its own way. input.c's
+    /// reads_ascii.
+    static func readsASCII(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard b.count >= 2 else { return true }
+        switch (b[0], b[1]) {
+        case (0xFF, 0xFE), (0xFE, 0xFF), (0x00, 0x3C), (0x3C, 0x00): return false
+        default: return true
+        }
+    }
+
     /// What the bytes from a `<` say: a declaration followed by a feed's root start tag
     /// (the root's `<` at `root`), none, or not yet known (the bytes end first).
     enum Lookahead: Equatable { case start(root: Int), none, needMore }

@@ -306,7 +306,7 @@ public final class SwiftFeedParser: FeedParser {
                     let raw = tokenizer.isTranscoded ? tokenizer.inputOffset(ofUTF8: e.offset, in: b) : e.offset
                     if let column = tokenizer.inputColumn(ofInput: raw, in: b) { e.column = column }
                     e.offset = raw
-                    if !e.isLimit && raw <= b.count {
+                    if !e.isLimit && raw <= b.count && DocumentStart.readsASCII(b) {
                         let delivered = machine.lastItemEnd
                         let after = tokenizer.isTranscoded && delivered > 0 ? tokenizer.inputOffset(ofUTF8: delivered, in: b) : delivered
                         swallowed = DocumentStart.swallowed(UnsafeRawBufferPointer(rebasing: b[0..<raw]), after: after)
@@ -314,7 +314,8 @@ public final class SwiftFeedParser: FeedParser {
                     return raw
                 }
                 from = Self.resyncFrom(UInt64(raw))
-                if swallowed == nil && !e.isLimit && raw > 0 && raw <= input.count && machine.core.pointee.rootSeen {
+                if swallowed == nil && !e.isLimit && raw > 0 && raw <= input.count && machine.core.pointee.rootSeen
+                    && input.withUnsafeBytes({ DocumentStart.readsASCII($0) }) {
                     // The next document may begin at the error's byte: told once its bytes come.
                     from = UInt64(raw)
                     resuming = true
@@ -405,11 +406,28 @@ public final class SwiftFeedParser: FeedParser {
                 try startHeldDocument()
             case .skip:
                 if resuming {
-                    let k = min(len, Self.resumeLimit - resumeHeld.count)
-                    resumeHeld.append(contentsOf: UnsafeBufferPointer(start: data, count: k))
-                    data += k
-                    len -= k
-                    if try !settleResume(final: false) { return }
+                    // Told from the bytes held (earlier inputs') and these; these are
+                    // held only while they do not tell, so that the bytes are parsed in
+                    // the pieces they came in (libxml2 reports some errors by its pieces).
+                    let n = min(len, Self.resumeLimit - resumeHeld.count)
+                    let verdict: DocumentStart.Lookahead
+                    if resumeHeld.isEmpty {
+                        verdict = DocumentStart.declarationAndRoot(UnsafeRawBufferPointer(start: data, count: n), 0)
+                    } else {
+                        var joined = resumeHeld
+                        joined.append(contentsOf: UnsafeBufferPointer(start: data, count: n))
+                        verdict = joined.withUnsafeBytes { DocumentStart.declarationAndRoot($0, 0) }
+                    }
+                    if verdict == .needMore && resumeHeld.count + n < Self.resumeLimit {
+                        resumeHeld.append(contentsOf: UnsafeBufferPointer(start: data, count: len))
+                        return
+                    }
+                    if try resumeTold(verdict) {   // the '<' is this input's first byte: passed over
+                        if pending != nil { kept.append(data, 1) }
+                        xmlOffset += 1
+                        data += 1
+                        len -= 1
+                    }
                     continue
                 }
                 // Look for the next document's start (DocumentStart); a match may
@@ -494,29 +512,27 @@ public final class SwiftFeedParser: FeedParser {
         }
     }
 
-    /// The bytes held from the error's own byte (resuming): when they tell, the next
-    /// document begins there (a declaration followed by a feed's root), or the search
-    /// goes on from the byte after it; `final` (the input's end) decides what is held.
-    /// Returns false while they do not tell yet. input.c's settle_resume.
-    private func settleResume(final: Bool) throws -> Bool {
-        let verdict = resumeHeld.withUnsafeBytes { DocumentStart.declarationAndRoot($0, 0) }
-        if verdict == .needMore && resumeHeld.count < Self.resumeLimit && !final { return false }
+    /// The search from the error's own byte (resuming) is told: the next document begins
+    /// there (a declaration followed by a feed's root), or the search goes on from the
+    /// byte after it. The bytes held (earlier inputs') are read first. Returns true when
+    /// the byte to pass over is the first of the caller's input (none was held).
+    /// input.c's resume_told.
+    private func resumeTold(_ verdict: DocumentStart.Lookahead) throws -> Bool {
         resuming = false
         let held = resumeHeld
         resumeHeld.removeAll(keepingCapacity: true)
         if case .start = verdict {
             try endSkip()
             state = .between
-        } else {
-            // The '<' is passed over, the rest searched as ever.
-            guard !held.isEmpty else { return true }
-            if pending != nil { kept.append(held, 1) }
-            xmlOffset += 1
-            try held.withUnsafeBytes { try xmlInput(UnsafeRawBufferPointer(rebasing: $0[1...])) }
-            return true
+            if !held.isEmpty { try held.withUnsafeBytes { try xmlInput($0) } }
+            return false
         }
-        try held.withUnsafeBytes { try xmlInput($0) }
-        return true
+        guard !held.isEmpty else { return true }
+        // The '<' is passed over, the rest searched as ever.
+        if pending != nil { kept.append(held, 1) }
+        xmlOffset += 1
+        try held.withUnsafeBytes { try xmlInput(UnsafeRawBufferPointer(rebasing: $0[1...])) }
+        return false
     }
 
     /// Between documents: white space and NUL; once a document has ended, also the
@@ -601,7 +617,11 @@ public final class SwiftFeedParser: FeedParser {
         }
         var reported = false
         while true {
-            if fatal == nil && state == .skip && resuming { _ = try settleResume(final: true) }
+            if fatal == nil && state == .skip && resuming {
+                // The input ended: what is held tells now (a declaration without its root: none).
+                let verdict = resumeHeld.withUnsafeBytes { DocumentStart.declarationAndRoot($0, 0) }
+                _ = try resumeTold(verdict == .needMore ? .none : verdict)
+            }
             if fatal == nil && state == .between && !held.isEmpty { try startHeldDocument() }
             if fatal == nil && state == .between && (between == .comment || between == .pi) { try unclosedMisc() }
             guard state == .open else { break }
