@@ -57,7 +57,11 @@ static const struct { const char *bytes; size_t len; const char *delimiters; } D
 #undef DOCUMENT_START
 };
 #define DOC_START_MAX 8
-#define RESUME_MAX 4096   /* SwiftFeedParser.resumeLimit */   /* the longest start (scripts/generate-document-starts.py checks) */
+#define LOOKAHEAD_MAX 4096   /* how far from its '<' a declaration and the root after it
+                                must end to be told: DocumentStart.lookaheadLimit */
+#define RESUME_MAX LOOKAHEAD_MAX
+#define CANDIDATE_MAX 64     /* the '<?' a failed document is looked at for, at most:
+                                DocumentStart.candidateLimit */   /* the longest start (scripts/generate-document-starts.py checks) */
 enum { START_PREFIX, START_MATCH, START_NONE };
 
 /* held[0..n) (from a '<', a prefix of some start) followed by c. */
@@ -545,11 +549,16 @@ static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i)
    DocumentStart.swallowed in Swift is the same rule. */
 static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at) {
     size_t i = after > 1 ? after : 1;
+    int tried = 0;
     while (i < n) {
         const uint8_t *q = memchr(b + i, '<', n - i);
         if (q == NULL) break;
         i = (size_t)(q - b);
-        if (declaration_and_root(b, n, i) == LA_START) {
+        /* Within LOOKAHEAD_MAX of its '<', and no more than CANDIDATE_MAX tried: a failed
+           document full of unfinished declarations costs no more than that. */
+        size_t window = n - i > LOOKAHEAD_MAX ? i + LOOKAHEAD_MAX : n;
+        if (i + 1 < n && b[i + 1] == '?' && ++tried > CANDIDATE_MAX) return 0;
+        if (declaration_and_root(b, window, i) == LA_START) {
             /* Its byte order mark is its first byte; the document's own (at 0) is no other. */
             int marked = i >= 3 && b[i - 3] == 0xEF && b[i - 2] == 0xBB && b[i - 1] == 0xBF;
             size_t x = marked ? i - 3 : i;

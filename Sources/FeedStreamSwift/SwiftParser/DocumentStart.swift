@@ -76,10 +76,18 @@ enum DocumentStart {
     static func swallowed(_ b: UnsafeRawBufferPointer, after: Int) -> Int? {
         let n = b.count
         var i = max(1, after)
+        var tried = 0
         while i < n {
             guard let p = memchr(b.baseAddress! + i, 0x3C, n - i) else { break }
             i = b.baseAddress!.distance(to: UnsafeRawPointer(p))
-            if case .start = declarationAndRoot(b, i) {
+            // Within lookaheadLimit of its '<', and no more than candidateLimit tried: a
+            // failed document full of unfinished declarations costs no more than that.
+            let window = UnsafeRawBufferPointer(rebasing: b[0..<min(n, i + lookaheadLimit)])
+            if i + 1 < n && b[i + 1] == 0x3F {
+                tried += 1
+                if tried > candidateLimit { return nil }
+            }
+            if case .start = declarationAndRoot(window, i) {
                 // Its byte order mark is its first byte; the document's own (at 0) is no other.
                 let marked = i >= 3 && b[i - 3] == 0xEF && b[i - 2] == 0xBB && b[i - 1] == 0xBF
                 let x = marked ? i - 3 : i
@@ -102,6 +110,14 @@ enum DocumentStart {
         default: return true
         }
     }
+
+    /// How far from its `<` a declaration, what may come between it and the root, and
+    /// the root's start tag must end to be told (``swallowed(_:after:)``, and the bytes the
+    /// parser holds from an error's byte). input.c's LOOKAHEAD_MAX.
+    static let lookaheadLimit = 4096
+    /// How many `<?` a failed document's bytes are looked at for a declaration, at most.
+    /// input.c's CANDIDATE_MAX.
+    static let candidateLimit = 64
 
     /// What the bytes from a `<` say: a declaration followed by a feed's root start tag
     /// (the root's `<` at `root`), none, or not yet known (the bytes end first).

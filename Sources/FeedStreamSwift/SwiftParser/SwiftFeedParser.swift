@@ -70,8 +70,7 @@ public final class SwiftFeedParser: FeedParser {
     /// on from the byte after it. input.c's resume_held.
     private var resuming = false
     private var resumeHeld: [UInt8] = []
-    /// As input.c's RESUME_MAX.
-    static let resumeLimit = 4096
+    static let resumeLimit = DocumentStart.lookaheadLimit
 
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
