@@ -600,7 +600,7 @@ static int swallowed(cfs_parser *p, const uint8_t *data, size_t len, uint64_t at
     if (data == NULL || e > at + len) return 0;
     uint8_t *joined = malloc((size_t)e);
     if (joined == NULL) return 0;
-    memcpy(joined, p->keep, (size_t)at);
+    if (at > 0) memcpy(joined, p->keep, (size_t)at);
     memcpy(joined + at, data, (size_t)(e - at));
     int found = swallowed_start(joined, (size_t)e, after, inside);
     free(joined);
