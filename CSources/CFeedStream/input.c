@@ -57,11 +57,9 @@ static const struct { const char *bytes; size_t len; const char *delimiters; } D
 #undef DOCUMENT_START
 };
 #define DOC_START_MAX 8
-#define LOOKAHEAD_MAX 4096   /* how far from its '<' a declaration and the root after it
-                                must end to be told: DocumentStart.lookaheadLimit */
+#define LOOKAHEAD_MAX DOCUMENT_LOOKAHEAD_MAX   /* document_starts.def */
 #define RESUME_MAX LOOKAHEAD_MAX
-#define CANDIDATE_MAX 64     /* the '<?' a failed document is looked at for, at most:
-                                DocumentStart.candidateLimit */   /* the longest start (scripts/generate-document-starts.py checks) */
+#define CANDIDATE_MAX DOCUMENT_CANDIDATE_MAX   /* the longest start (scripts/generate-document-starts.py checks) */
 enum { START_PREFIX, START_MATCH, START_NONE };
 
 /* held[0..n) (from a '<', a prefix of some start) followed by c. */
@@ -453,9 +451,9 @@ static cfs_status end_skip(cfs_parser *p) {
 static uint64_t resync_from(uint64_t at) { return at + 1; }
 
 /* The message of a document that failed because a document it had taken into it
-   starts (swallowed); line and column 0, as for the other errors that are the stream's,
-   not the tokenizer's. DocumentStart.cutShortMessage in Swift. */
-static const char SWALLOWED_MESSAGE[] = "document cut short: the next document starts here";
+   starts (swallowed): document_starts.def's; line and column 0, as for the other errors
+   that are the stream's, not the tokenizer's. */
+static const char SWALLOWED_MESSAGE[] = DOCUMENT_CUT_SHORT_MESSAGE;
 
 /* What the bytes from a '<' say: a declaration followed by a feed's root start tag,
    none, or not yet known (the bytes end first). DocumentStart.Lookahead in Swift. */

@@ -55,11 +55,6 @@ enum DocumentStart {
         return isPrefix ? .prefix : .none
     }
 
-    /// The message of a document that failed because a document it had taken into it
-    /// (``swallowed(_:)``) starts: its error is there (line and column 0, as for the other
-    /// errors that are the stream's, not the tokenizer's). input.c's SWALLOWED_MESSAGE.
-    static let cutShortMessage = "document cut short: the next document starts here"
-
     /// The start of a document that the failed document `b` (its bytes up to its error)
     /// had taken into it, if there is one after offset `after`: a document cut short
     /// inside a CDATA section, a comment or a processing instruction takes what follows
@@ -110,14 +105,6 @@ enum DocumentStart {
         default: return true
         }
     }
-
-    /// How far from its `<` a declaration, what may come between it and the root, and
-    /// the root's start tag must end to be told (``swallowed(_:after:)``, and the bytes the
-    /// parser holds from an error's byte). input.c's LOOKAHEAD_MAX.
-    static let lookaheadLimit = 4096
-    /// How many `<?` a failed document's bytes are looked at for a declaration, at most.
-    /// input.c's CANDIDATE_MAX.
-    static let candidateLimit = 64
 
     /// What the bytes from a `<` say: a declaration followed by a feed's root start tag
     /// (the root's `<` at `root`), none, or not yet known (the bytes end first).
