@@ -67,7 +67,7 @@ public final class SwiftFeedParser: FeedParser {
     /// The search resumes at the error's own byte, where the next document's declaration
     /// may begin (a document cut short in a tag or text): its bytes are held until they
     /// tell (DocumentStart.declarationAndRoot), up to resumeLimit; else the search goes
-    /// on from the byte after it. input.c's resume_held.
+    /// on from the byte after it. input.c's resume and resume_len.
     private var resuming = false
     private var resumeHeld: [UInt8] = []
     static let resumeLimit = DocumentStart.lookaheadLimit
