@@ -122,6 +122,12 @@ struct cfs_parser {
     int resumed_inside;          /* the last error's search resumes at a document the
                                     failed one had taken in (swallowed): replayed even at
                                     the input's end */
+    uint64_t reread_end;         /* stream offset before which no document a failed one
+                                    had taken in is looked for: the error of the last
+                                    one that was (the input's end at its end), so that
+                                    no byte is read again twice (swallowed) */
+    int closing;                 /* the input has ended: the open documents are closed
+                                    (cfs_parser_finish) */
     int pending;
     /* A failed document whose rest is being skipped with no hook (strict, or over the
        window): its end goes out once the skip ends, with the bytes skipped counted. Its
@@ -304,6 +310,8 @@ void cfs_parser_reset(cfs_parser *p) {
     p->replay_len = 0;
     p->resuming = 0;
     p->resume_len = 0;
+    p->reread_end = 0;
+    p->closing = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
     p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = p->z_phase = 0;
@@ -594,6 +602,13 @@ static int swallowed(cfs_parser *p, const uint8_t *data, size_t len, uint64_t at
     if (p->keep_over || p->keep_len < at || e <= 1) return 0;
     if (!reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) return 0;
     size_t after = (size_t)p->m.last_item_end;
+    /* Not in bytes an earlier look back already gave a document to read again: each
+       byte is read again at most once, so a dump of documents that all fail (each
+       taking in the next ones) costs twice its bytes, not their square. */
+    if (p->reread_end > p->doc_offset && p->reread_end - p->doc_offset > after) {
+        if (p->reread_end - p->doc_offset >= e) return 0;
+        after = (size_t)(p->reread_end - p->doc_offset);
+    }
     if (e <= at) return swallowed_start(p->keep, (size_t)e, after, inside);
     if (data == NULL || e > at + len) return 0;
     uint8_t *joined = malloc((size_t)e);
@@ -636,6 +651,7 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, s
         }
         if (found) {
             /* A document it had taken in starts there: this one ends there, cut short. */
+            p->reread_end = p->closing ? p->xml_offset : p->doc_offset + err->offset;
             from = inside;
             *err = (cfs_error){ CFS_ERR_XML, SWALLOWED_MESSAGE, err->document, 0, 0, inside, 0 };
             p->resumed_inside = 1;
@@ -1165,6 +1181,7 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
 int cfs_parser_in_document(const cfs_parser *p) { return p->doc == D_IN; }
 
 uint64_t cfs_parser_document_offset(const cfs_parser *p) { return p->doc_offset; }
+uint64_t cfs_parser_reread_end(const cfs_parser *p) { return p->reread_end; }
 
 cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
     if (p->finished || p->mode != IN_DETECT || p->head_len != 0 || p->stats.bytes_xml != 0) return CFS_ERR_MISUSE;
@@ -1221,6 +1238,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
     if (truncated_gzip) settle(p);
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;
+    p->closing = 1;
     for (;;) {
         if (!p->has_fatal && p->doc == D_SKIP && p->resuming) {
             /* The input ended: what is held tells now (a declaration without its root: none). */

@@ -288,6 +288,18 @@ final class DumpPartsTests: XCTestCase {
         try assertPartsEqualWhole("cut, then documents", dump([docs[0] + "\n", cut, docs[1] + "\n", docs[2] + "\n"]))
         try assertPartsEqualWhole("cut, then a closing section", dump([docs[0] + "\n", cut, closing, docs[1] + "\n"]))
         try assertPartsEqualWhole("cut at the end", dump([docs[0] + "\n", docs[1] + "\n", cut]))
+        // Documents that each take the next ones in, to the input's end: the first is cut
+        // short at the second, whose own look back the whole stream's parser does not
+        // make (its bytes were read again once already). A part that begins at the
+        // second's declaration must not (rereadEnd).
+        let takesTheNextIn = "<?xml version=\"1.0\"?><rss><![CDATA["
+        try assertPartsEqualWhole("each takes the next in", dump([docs[0] + "\n"] + Array(repeating: takesTheNextIn, count: 12)))
+        try assertPartsEqualWhole("cut one after another", dump([docs[0] + "\n", cut, cut, cut, docs[1] + "\n"]))
+        // The first takes in a whole document and one that takes in the last: the whole
+        // stream's parser looks for no document in the third's bytes (they were read again
+        // once, from the second), so neither may a part that begins at the third.
+        let short = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>S</title></channel></rss>\n"
+        try assertPartsEqualWhole("a look back past a cut", dump([docs[0] + "\n", takesTheNextIn, short, takesTheNextIn, short]))
         // Cut short in text and in a tag: the next document is found at its declaration.
         let latin = "<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?>\n<rss version=\"2.0\"><channel><title>L\u{E9}</title>"
             + "<item><title>l1</title></item></channel></rss>\n"

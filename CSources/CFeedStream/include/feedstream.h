@@ -784,6 +784,18 @@ int cfs_parser_in_document(const cfs_parser *parser);
 uint64_t cfs_parser_document_offset(const cfs_parser *parser);
 
 /**
+ * The stream offset before which no document a failed one had taken in is looked for
+ * any more: the error of the last failed document that was cut short at one (the
+ * input's end when that error was its end); 0 when none was. Each byte is read again
+ * at most once after such a look back. A caller that parses a stream in parts may
+ * take a part's cut as a document start only when this is not past it: a parser that
+ * begins at the cut knows nothing of the look backs before it.
+ * @param parser the parser.
+ * @return the offset.
+ */
+uint64_t cfs_parser_reread_end(const cfs_parser *parser);
+
+/**
  * The caller's input stops here before its end: its own inflating met corrupt or
  * truncated data, or a read failed. Call it then, before cfs_parser_in_document() and
  * cfs_parser_finish(): the parser judges the bytes it still holds as one call with all

@@ -60,6 +60,7 @@ extension ExpatFeedParser: Sendable {}
 extension ExpatFeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { native.isInDocument }
     package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
+    package var rereadEnd: UInt64 { native.rereadEnd }
     package func settle() { native.settle() }
 }
 
@@ -148,6 +149,9 @@ final class NativeParser {
 
     /// ``DocumentStateReporting/lastDocumentOffset``: the C core's (`cfs_parser_document_offset`).
     var lastDocumentOffset: UInt64? { parsingXML ? cfs_parser_document_offset(handle) : nil }
+
+    /// ``DocumentStateReporting/rereadEnd``: the C core's (`cfs_parser_reread_end`).
+    var rereadEnd: UInt64 { parsingXML ? cfs_parser_reread_end(handle) : 0 }
 
     /// ``DocumentStateReporting/settle()``: the C core's (`cfs_parser_settle`); a handler's
     /// error waits in the sink, as for any callback.

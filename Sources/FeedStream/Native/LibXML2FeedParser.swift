@@ -54,5 +54,6 @@ extension LibXML2FeedParser: Sendable {}
 extension LibXML2FeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { native.isInDocument }
     package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
+    package var rereadEnd: UInt64 { native.rereadEnd }
     package func settle() { native.settle() }
 }

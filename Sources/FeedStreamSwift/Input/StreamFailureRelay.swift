@@ -111,6 +111,13 @@ package protocol DocumentStateReporting: AnyObject {
     /// begun in its own bytes, however long the parser held them. Nil when the parser
     /// does not know (a JSON Feed).
     var lastDocumentOffset: UInt64? { get }
+    /// The stream offset before which no document a failed one had taken in is looked
+    /// for any more (`cfs_parser_reread_end`): the error of the last failed document cut
+    /// short at one (the input's end when that error was its end), 0 when none was. A
+    /// dump's part begins a document at its cut as the whole stream's parser would only
+    /// when this is not past the cut: a parser beginning at the cut knows nothing of the
+    /// look backs before it.
+    var rereadEnd: UInt64 { get }
     /// The source stops before its end (its inflating or reading failed): the parser
     /// judges the bytes it holds as one call with all of them would have, reporting an
     /// error in them now, as the document's own (`cfs_parser_settle`). Called during a

@@ -64,6 +64,12 @@ public final class SwiftFeedParser: FeedParser {
     /// The last error's search resumes inside the failed document, at a document it had
     /// taken in (DocumentStart.swallowed): replayed even at the input's end.
     private var resumedInside = false
+    /// The stream offset before which no document a failed one had taken in is looked
+    /// for: the error of the last one that was (the input's end at its end), so that no
+    /// byte is read again twice (input.c's reread_end).
+    package private(set) var rereadEnd: UInt64 = 0
+    /// The input has ended: the documents still open are closed (finish).
+    private var finishing = false
     /// The search resumes at the error's own byte, where the next document's declaration
     /// may begin (a document cut short in a tag or text): its bytes are held until they
     /// tell (DocumentStart.declarationAndRoot), up to resumeLimit; else the search goes
@@ -176,6 +182,8 @@ public final class SwiftFeedParser: FeedParser {
         replayCount = 0
         resuming = false
         resumeHeld.removeAll(keepingCapacity: true)
+        rereadEnd = 0
+        finishing = false
     }
 
     private func read(_ fd: Int32) throws {
@@ -308,7 +316,13 @@ public final class SwiftFeedParser: FeedParser {
                     if !e.isLimit && raw <= b.count && DocumentStart.readsASCII(b) {
                         let delivered = machine.lastItemEnd
                         let after = tokenizer.isTranscoded && delivered > 0 ? tokenizer.inputOffset(ofUTF8: delivered, in: b) : delivered
-                        swallowed = DocumentStart.swallowed(UnsafeRawBufferPointer(rebasing: b[0..<raw]), after: after)
+                        // Not in bytes an earlier look back already gave a document to read
+                        // again (input.c's swallowed: each byte is read again at most once).
+                        let reread = rereadEnd > documentOffset ? rereadEnd - documentOffset : 0
+                        if reread < UInt64(raw) {
+                            swallowed = DocumentStart.swallowed(UnsafeRawBufferPointer(rebasing: b[0..<raw]),
+                                                                after: max(after, Int(reread)))
+                        }
                     }
                     return raw
                 }
@@ -322,6 +336,7 @@ public final class SwiftFeedParser: FeedParser {
                 }
                 if let x = swallowed {
                     // A document it had taken in starts at x: this one ends there, cut short.
+                    rereadEnd = finishing ? xmlOffset : documentOffset + UInt64(raw)
                     from = UInt64(x)
                     e = XMLTokError(message: DocumentStart.cutShortMessage, line: 0, column: 0, offset: x)
                     resumedInside = true
@@ -615,6 +630,7 @@ public final class SwiftFeedParser: FeedParser {
             if failure.kind == .truncated { truncated = true } else { streamFailed(failure) }
         }
         var reported = false
+        finishing = true
         while true {
             if fatal == nil && state == .skip && resuming {
                 // The input ended: what is held tells now (a declaration without its root: none).

@@ -27,7 +27,9 @@ import Musl
 /// Everything the parser delivered before that document start is the part's output;
 /// what it delivers for the document begun in the probe is dropped, and taken out of
 /// the part's summary. When no document begins at the cut (the `<?xml` was inside
-/// CDATA, a comment, a processing instruction or an open document), or when the
+/// CDATA, a comment, a processing instruction or an open document), or when a look
+/// back before it read bytes past the cut again (``DocumentStateReporting/rereadEnd``:
+/// the whole stream's parser carries that over the cut), or when the
 /// parser had begun no document of the part's own before the probe (it could not tell
 /// the part's first document from the one at the cut), the part's output is dropped and
 /// it is parsed again joined with the next part.
@@ -503,7 +505,12 @@ private final class PartHandler<Inner: FeedHandler>: FeedHandler {
             // bytes were announced with the probe's, the parts fuzzer's finding). A
             // parser that does not say where (a JSON Feed's: no document of it begins at
             // a `<?xml`) holds no cut.
-            if let offset = (parser as? DocumentStateReporting)?.lastDocumentOffset, offset >= UInt64(cut) {
+            // Nor when a look back before the cut read bytes past it again (a failed
+            // document cut short at one it had taken in, its error past the cut): the
+            // whole stream's parser then looks for no such document before that error,
+            // and a parser beginning at the cut would.
+            if let reporting = parser as? DocumentStateReporting, let offset = reporting.lastDocumentOffset,
+               offset >= UInt64(cut), reporting.rereadEnd <= UInt64(cut) {
                 state.probeDocument = document
             }
         }
