@@ -27,6 +27,8 @@ typedef struct expat_tok {
     int in_section;         /* inside a CDATA section or the DOCTYPE (expat streams them) */
     uint64_t ns_decls;      /* namespace declarations of the start tag being reported */
     XML_Index section_start;
+    unsigned long section_line, section_column;   /* where it starts: a section over
+                                                     max_markup_bytes fails there */
     /* The charset (see "charsets" below): known once the document's first bytes are. */
     int detected;
     cfs_charset cs;
@@ -131,9 +133,21 @@ static void sync_text_handler(expat_tok *t) {
 static void stop(expat_tok *t) {
     if (t->m->limit) {
         XML_Index at = byte_index(t);
-        t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
-                                    (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),
-                                    at < 0 ? 0 : (uint64_t)at, 0 };
+        if (t->in_section && !t->m->markup_over && at >= 0
+            && (uint64_t)(at + XML_GetCurrentByteCount(t->xp) - t->section_start) > t->m->max_markup_bytes) {
+            /* The field's text passed its limit in a section already over
+               max_markup_bytes (the section counts its "<![CDATA[", so it passed first):
+               the section's limit, at its start, as the tokenizers that hold a section
+               report it (they check it before the text they deliver). */
+            t->m->limit = 0;   /* (the section's message replaces the field's) */
+            cfs_machine_markup_limit(t->m);
+            t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0, t->section_line, t->section_column,
+                                        (uint64_t)t->section_start, 0 };
+        } else {
+            t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
+                                        (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),
+                                        at < 0 ? 0 : (uint64_t)at, 0 };
+        }
     } else {
         t->aborted = 1;
     }
@@ -262,6 +276,8 @@ static int XMLCALL unknown_encoding(void *ud, const XML_Char *name, XML_Encoding
 static void section_start(expat_tok *t) {
     t->in_section = 1;
     t->section_start = byte_index(t);
+    t->section_line = (unsigned long)XML_GetCurrentLineNumber(t->xp);
+    t->section_column = column(t);
 }
 
 static void XMLCALL on_section_end(void *ud) { ((expat_tok *)ud)->in_section = 0; }
@@ -643,7 +659,8 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
         if (!final && at >= 0 && (uint64_t)(t->chunk_base - at) > t->m->max_markup_bytes) {
             cfs_machine_markup_limit(t->m);
             *err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
-                                (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t), (uint64_t)at, 0 };
+                                t->in_section ? t->section_line : (unsigned long)XML_GetCurrentLineNumber(t->xp),
+                                t->in_section ? t->section_column : column(t), (uint64_t)at, 0 };
             *consumed = at < base ? 0 : (size_t)(at - base);
             return TOK_ERROR;
         }

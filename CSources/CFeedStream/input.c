@@ -636,8 +636,21 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, s
         return end_document(p, NULL);
     case TOK_ERROR: {
         uint64_t from = resync_from(err->offset);
+        /* A construct over max_markup_bytes fails at its '<', but its first
+           max_markup_bytes + 1 bytes were read as its own: the search goes on past them
+           (never read again, so a dump of documents that each open a CDATA section
+           running to its end costs its bytes once), after a look back into them for a
+           document it had taken in. SwiftFeedParser.pastConstruct is the same step. */
+        int markup = err->code == CFS_ERR_LIMIT && p->m.markup_over;
+        uint64_t e = err->offset;
+        if (markup) {
+            uint64_t given = at + len;
+            e = p->m.max_markup_bytes >= given - (err->offset < given ? err->offset : given)
+                ? given : err->offset + p->m.max_markup_bytes + 1;
+            from = e;
+        }
         size_t inside;
-        int found = err->code == CFS_ERR_XML && swallowed(p, data, len, at, err->offset, &inside);
+        int found = (err->code == CFS_ERR_XML || markup) && swallowed(p, data, len, at, e, &inside);
         if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len && p->m.root_seen
             && !p->keep_over && p->keep_len >= at
             && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) {
@@ -651,7 +664,7 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, s
         }
         if (found) {
             /* A document it had taken in starts there: this one ends there, cut short. */
-            p->reread_end = p->closing ? p->xml_offset : p->doc_offset + err->offset;
+            p->reread_end = p->closing ? p->xml_offset : p->doc_offset + e;
             from = inside;
             *err = (cfs_error){ CFS_ERR_XML, SWALLOWED_MESSAGE, err->document, 0, 0, inside, 0 };
             p->resumed_inside = 1;

@@ -183,6 +183,8 @@ typedef struct cfs_machine {
     /* Set when a limit stopped the document: the adapter reports CFS_ERR_LIMIT with
        this message at the tokenizer's current position. */
     int limit;
+    int markup_over;   /* the limit is max_markup_bytes (cfs_machine_markup_limit): the
+                          error's offset is the construct's '<' */
     char limit_message[96];
 
     /* The attributes of a start tag as the tokenizer adapters hand them to

@@ -68,6 +68,13 @@ typedef struct lx_tok {
     const char *bad_message;
     int err_doc_end;       /* libxml2's error is its end-of-input one (terminate) */
     int cdata_cr;          /* the last CDATA block ended with CR */
+    /* The CDATA section libxml2 delivers in blocks (it holds one without its "]]>" and
+       gives it 300 bytes a call): the libxml2 offset just past the last block, and the
+       document offset, line and column of its section's '<' (a section over
+       max_markup_bytes fails there, as in the other tokenizers). */
+    long cdata_next;
+    long cdata_start;
+    unsigned long cdata_line, cdata_column;
     xmlDocPtr entities;    /* HTML named entities made on demand */
     xmlEntityPtr nothing;  /* an empty entity, for references that are dropped */
     xmlEntityPtr no_pe;    /* an empty parameter entity, for external ones (not read) */
@@ -192,10 +199,29 @@ static void on_text(void *ud, const xmlChar *s, int len) {
     if (cfs_machine_text(t->m, (const char *)s, (size_t)len)) stop(t);
 }
 
+/* The bytes of "<![CDATA[" in the document's raw bytes (libxml2 is given UTF-8). */
+static long section_open_bytes(const lx_tok *t) {
+    return 9 * ((t->cs.kind == CFS_CHARSET_UTF16LE || t->cs.kind == CFS_CHARSET_UTF16BE) ? 2 : 1);
+}
+
+/* A block of a CDATA section (libxml2's input at its first byte): the first of its
+   section when it does not follow the last one; the section's '<' is then just before. */
+static void section_block(lx_tok *t, int len) {
+    long u = xmlByteConsumed(t->ctxt);
+    if (u != t->cdata_next) {
+        t->cdata_start = consumed_at(t) - section_open_bytes(t);
+        t->cdata_line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+        unsigned long c = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+        t->cdata_column = c > 9 ? c - 9 : 1;
+    }
+    t->cdata_next = u + len;
+}
+
 /* libxml2 passes CDATA sections without the XML line-end normalization the spec
    requires (CR LF and lone CR become LF), which expat applies: do it here. */
 static void on_cdata(void *ud, const xmlChar *s, int len) {
     lx_tok *t = tok_of(ud);
+    section_block(t, len);
     if (t->root_closed || t->error || !cfs_machine_wants_text(t->m)) return;
     const char *p = (const char *)s, *end = p + len, *run = p;
     if (t->cdata_cr && p < end && *p == '\n') run = ++p;
@@ -520,6 +546,7 @@ static int lx_begin(void *tok) {
     t->error = 0;
     t->root_end = 0;
     t->chunk_base = 0;
+    t->cdata_next = -1;
     t->head_len = 0;
     t->head_check = 4;
     t->started = 0;
@@ -815,9 +842,25 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         /* The bytes libxml2 holds unparsed: an unfinished construct (a tag, a comment,
            a CDATA section, the DOCTYPE). Past max_markup_bytes, the document fails. */
         long read = consumed_at(t);
+        /* In a CDATA section, libxml2 has consumed the blocks it delivered: the
+           construct starts at the section's '<' (section_block), or, before its first
+           block, just before what libxml2 consumed. */
+        int section = t->ctxt->instate == XML_PARSER_CDATA_SECTION;
+        if (section && xmlByteConsumed(t->ctxt) != t->cdata_next) {
+            t->cdata_start = read - section_open_bytes(t);
+            t->cdata_line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+            unsigned long c = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+            t->cdata_column = c > 9 ? c - 9 : 1;
+        }
+        long from = section ? t->cdata_start : read;
         trim_window(t, read);
-        if (t->chunk_base - read > 0 && (uint64_t)(t->chunk_base - read) > t->m->max_markup_bytes)
-            markup_limit(t, read);
+        if (t->chunk_base - from > 0 && (uint64_t)(t->chunk_base - from) > t->m->max_markup_bytes) {
+            markup_limit(t, from);
+            if (section) {
+                t->err.line = t->cdata_line;
+                t->err.column = t->cdata_column;
+            }
+        }
     }
     if (t->error || (rc != 0 && !t->ctxt->wellFormed)) {
         if (!t->error) {

@@ -427,6 +427,7 @@ void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, cons
 }
 
 int cfs_machine_markup_limit(cfs_machine *m) {
+    m->markup_over = 1;
     return limit_message(m, LIMIT_OVER_FORMAT, "markup construct", (unsigned long long)m->max_markup_bytes, " bytes");
 }
 
@@ -503,6 +504,7 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->itcat_row = 0;
     m->parent_row = 0;
     m->limit = 0;
+    m->markup_over = 0;
     m->limit_message[0] = 0;
 }
 

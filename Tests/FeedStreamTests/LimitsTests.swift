@@ -242,6 +242,78 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(try agree(doc("<x>\(big)</x>"), limits).0.errors, [])
     }
 
+    /// A CDATA section over the markup limit fails at its `<` (its line, column and
+    /// offset), the same on every backend however the input is cut: the tokenizers that
+    /// stream a section (expat, libxml2) reported it where they were when the check ran,
+    /// after some chunk, and expat the field-text limit instead when the section was a
+    /// kept field's. The search for the next document then goes on past the section's
+    /// first N + 1 bytes (read as its own, not read again), after a look back into them
+    /// for a document the section took in (a dump's document cut short in CDATA).
+    func testACDATASectionOverTheMarkupLimitFailsAtItsStart() throws {
+        let limits = FeedLimits(maxMarkupBytes: 4096)
+        // Over N by more than a chunk (the limit is checked after each: 256 KiB), so that
+        // it fails however the input is cut. 300,000 bytes, 16,667 lines.
+        let text = String(repeating: "<p>0123456789</p>\n", count: 16_667)
+        let next = doc("", title: "b")
+        for (field, close) in [("<item><description>", "</description></item>"), ("<x>", "</x>")] {
+            let head = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>a</title>\n"
+                + "<item><title>first</title><guid>1</guid></item>\n" + field
+            let xml = head + "<![CDATA[" + text + "]]>" + close + "</channel></rss>\n" + next
+            let data = bytes(xml)
+            let reference = try lines(.swift, .bytes(data), limits)
+            let first = String(decoding: reference, as: UTF8.self).split(separator: "\n")
+                .first { $0.contains("\"kind\":\"feed\"") }.map(String.init) ?? ""
+            // At the section's '<': line 4, its column, its offset; skipped to the next document.
+            let headBytes = bytes(head)
+            let at = headBytes.count
+            let column = at - (headBytes.lastIndex(of: UInt8(ascii: "\n"))! + 1) + 1
+            XCTAssertTrue(first.contains("\"error\":{\"code\":\"limit\",\"message\":\"limit exceeded: markup construct > 4096 bytes\","
+                                         + "\"line\":4,\"column\":\(column),\"offset\":\(at),\"skipped\":\(data.count - next.utf8.count - at)}"),
+                          "\(field): \(first)")
+            XCTAssertTrue(String(decoding: reference, as: UTF8.self).contains("\"title\":\"b\""), field)
+            for backend in FeedBackend.allCases {
+                var inputs: [(String, FeedInput)] = [("whole", .bytes(data)), ("gzip", .bytes(gzip(data)))]
+                for size in [7, 1000, 4097, 65536] { inputs.append(("chunks of \(size)", chunkedInput(data, size))) }
+                for (name, input) in inputs {
+                    XCTAssertTrue(try lines(backend, input, limits) == reference, "\(field) \(backend), \(name)")
+                }
+            }
+        }
+        // Cut short in CDATA, the section taking in the next documents past the limit: the
+        // first of them is found in its first bytes, and the documents after it are read.
+        let cut = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>a</title>"
+            + "<item><title>first</title></item><item><description><![CDATA[<p>cut"
+        let many = (0..<8000).map { "<item><title>b\($0)</title></item>" }.joined()   // 280 KB
+        let dump = bytes(cut + doc(many, title: "b") + doc(many, title: "c"))
+        let reference = try lines(.swift, .bytes(dump), limits)
+        let titles = String(decoding: reference, as: UTF8.self).split(separator: "\n").filter { $0.contains("\"kind\":\"feed\"") }
+        XCTAssertEqual(titles.count, 3, "\(titles.map { $0.prefix(300) })")
+        XCTAssertTrue(titles.first?.contains("document cut short: the next document starts here") == true, "\(titles)")
+        for backend in FeedBackend.allCases {
+            for (name, input) in [("whole", FeedInput.bytes(dump)), ("gzip", .bytes(gzip(dump))), ("chunks", chunkedInput(dump, 333))] {
+                XCTAssertTrue(try lines(backend, input, limits) == reference, "cut: \(backend), \(name)")
+            }
+        }
+        // Documents that each open a section running to the end: each section's first
+        // bytes are read once, so the documents are a handful, not one per declaration.
+        let sections = bytes(String(repeating: "<?xml version=\"1.0\"?><rss><![CDATA[", count: 20_000))   // 700 KB
+        for backend in FeedBackend.allCases {
+            let (outcome, _) = try run(backend, .bytes(sections), limits)
+            XCTAssertLessThan(outcome.errors.count, 600, "\(backend): \(outcome.errors.prefix(5))")
+            XCTAssertGreaterThan(outcome.errors.count, 2, "\(backend)")
+        }
+        XCTAssertTrue(try lines(.expat, .bytes(sections), limits) == lines(.swift, .bytes(sections), limits))
+    }
+
+    private func lines(_ backend: FeedBackend, _ input: FeedInput, _ limits: FeedLimits) throws -> [UInt8] {
+        let out = MemoryOutput()
+        let writer = JSONLinesWriter(output: out)
+        writer.source = "limits"
+        try backend.makeParser(limits: limits).parse(input, handler: writer)
+        try writer.flush()
+        return out.bytes
+    }
+
     /// A bomb made of items: where the ratio stops it, and so which items come out, does
     /// not depend on the backend or on how the compressed input is cut.
     func testGzipRatioStopsAtTheSameItemWhereverTheInputIsCut() throws {

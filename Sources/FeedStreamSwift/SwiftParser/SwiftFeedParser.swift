@@ -282,6 +282,16 @@ public final class SwiftFeedParser: FeedParser {
         }
     }
 
+    /// Where the search for the next document begins after a construct over
+    /// maxMarkupBytes at `start` (its `<`, where the document fails): past the bytes
+    /// it read as the construct's, never read again (input.c's handle, the same step).
+    /// So a dump of documents that each open a CDATA section running to its end costs
+    /// its bytes once, not once per document.
+    private static func pastConstruct(_ start: Int, _ limits: FeedLimits, given: Int) -> Int {
+        let limit = FeedLimits.effective(limits.maxMarkupBytes)
+        return limit >= given - min(start, given) ? given : start + limit + 1
+    }
+
     /// Where the search for the next document resumes after an error at document
     /// (input) offset `at`: the byte after it. input.c's resync_from is the same rule.
     private static func resyncFrom(_ at: UInt64) -> UInt64 { at + 1 }
@@ -309,24 +319,26 @@ public final class SwiftFeedParser: FeedParser {
             if kept {
                 let input = fresh.count > 0 ? self.kept.bytes + Array(fresh) : self.kept.bytes
                 var swallowed: Int?
+                var end = 0   // the bytes the document read (input.c's handle: `e`)
                 let raw = input.withUnsafeBytes { b in
                     let raw = tokenizer.isTranscoded ? tokenizer.inputOffset(ofUTF8: e.offset, in: b) : e.offset
                     if let column = tokenizer.inputColumn(ofInput: raw, in: b) { e.column = column }
                     e.offset = raw
-                    if !e.isLimit && raw <= b.count && DocumentStart.readsASCII(b) {
+                    end = e.overMarkup ? Self.pastConstruct(raw, limits, given: b.count) : raw
+                    if (!e.isLimit || e.overMarkup) && end <= b.count && DocumentStart.readsASCII(b) {
                         let delivered = machine.lastItemEnd
                         let after = tokenizer.isTranscoded && delivered > 0 ? tokenizer.inputOffset(ofUTF8: delivered, in: b) : delivered
                         // Not in bytes an earlier look back already gave a document to read
                         // again (input.c's swallowed: each byte is read again at most once).
                         let reread = rereadEnd > documentOffset ? rereadEnd - documentOffset : 0
-                        if reread < UInt64(raw) {
-                            swallowed = DocumentStart.swallowed(UnsafeRawBufferPointer(rebasing: b[0..<raw]),
+                        if reread < UInt64(end) {
+                            swallowed = DocumentStart.swallowed(UnsafeRawBufferPointer(rebasing: b[0..<end]),
                                                                 after: max(after, Int(reread)))
                         }
                     }
                     return raw
                 }
-                from = Self.resyncFrom(UInt64(raw))
+                from = e.overMarkup ? UInt64(end) : Self.resyncFrom(UInt64(raw))
                 if swallowed == nil && !e.isLimit && raw > 0 && raw <= input.count && machine.core.pointee.rootSeen
                     && input.withUnsafeBytes({ DocumentStart.readsASCII($0) }) {
                     // The next document may begin at the error's byte: told once its bytes come.
@@ -336,13 +348,14 @@ public final class SwiftFeedParser: FeedParser {
                 }
                 if let x = swallowed {
                     // A document it had taken in starts at x: this one ends there, cut short.
-                    rereadEnd = finishing ? xmlOffset : documentOffset + UInt64(raw)
+                    rereadEnd = finishing ? xmlOffset : documentOffset + UInt64(end)
                     from = UInt64(x)
                     e = XMLTokError(message: DocumentStart.cutShortMessage, line: 0, column: 0, offset: x)
                     resumedInside = true
                 }
             } else if !tokenizer.isTranscoded {
-                from = Self.resyncFrom(UInt64(e.offset))
+                from = e.overMarkup ? UInt64(Self.pastConstruct(e.offset, limits, given: Int(at) + len))
+                    : Self.resyncFrom(UInt64(e.offset))
             } else {
                 from = at + UInt64(max(consumed, 0)) + 1
             }

@@ -38,6 +38,8 @@ struct XMLTokError {
     var offset: Int
     /// A ``FeedLimits`` limit, not a well-formedness error.
     var isLimit = false
+    /// The markup-construct limit: the construct over it starts at `offset`.
+    var overMarkup = false
 }
 
 final class SwiftXMLTokenizer {
@@ -45,8 +47,11 @@ final class SwiftXMLTokenizer {
     private let maxDepth: Int
     private let maxAttributes: Int
     private let maxMarkupBytes: Int
-    /// Document offset of the CDATA section being read (phase .cdata).
+    /// Document offset of the CDATA section being read (phase .cdata), and its line and
+    /// the offset of that line's first byte: a section over maxMarkupBytes fails there.
     @exclusivity(unchecked) private var cdataStart = 0
+    @exclusivity(unchecked) private var cdataLine = 1
+    @exclusivity(unchecked) private var cdataLineStart = 0
     /// The error being reported is a limit's (set with the Stop that reports it).
     @exclusivity(unchecked) private var limitError = false
     // The byte tables, held here so hot loops do not go through lazy globals.
@@ -79,6 +84,9 @@ final class SwiftXMLTokenizer {
     @exclusivity(unchecked) private var processed = 0      // bytes of the document processed before the current buffer
     @exclusivity(unchecked) private var line = 1
     @exclusivity(unchecked) private var lineStart = 0      // document offset of the current line's first byte
+    /// Bytes of the scan under way whose lines `line` and `lineStart` already count (a
+    /// CDATA section's start counts them up to it: syncLines).
+    @exclusivity(unchecked) private var lineSynced = 0
     /// Columns to add on line 1 for a byte order mark (see `error`).
     @exclusivity(unchecked) private var markColumns = 0
 
@@ -249,6 +257,7 @@ final class SwiftXMLTokenizer {
         processed = 0
         line = 1
         lineStart = 0
+        lineSynced = 0
         markColumns = 0
         carry.removeAll()
         names.removeAll()
@@ -381,13 +390,20 @@ final class SwiftXMLTokenizer {
     }
 
     /// The construct held unfinished (carried over to the next chunk, or the CDATA section
-    /// being read) passed maxMarkupBytes: the document fails where it began (checked
-    /// after each chunk, as the C adapters check after each parse call).
+    /// being read) passed maxMarkupBytes: the document fails where it began, its `<`
+    /// (checked after each chunk, as the C adapters check after each parse call).
     private func markupOverLimit(consumed: Int) -> UTF8Outcome? {
         let pending = phase == .cdata ? processed + carry.count - cdataStart : carry.count
         guard pending > maxMarkupBytes else { return nil }
         limitError = true
-        let e = error(FeedLimits.message("markup construct", over: maxMarkupBytes), nil, 0)
+        let message = FeedLimits.message("markup construct", over: maxMarkupBytes)
+        var e = error(message, nil, 0)
+        if phase == .cdata {
+            e = XMLTokError(message: message, line: cdataLine,
+                            column: cdataStart - cdataLineStart + 1 + (cdataLine == 1 ? markColumns : 0),
+                            offset: cdataStart, isLimit: true)
+        }
+        e.overMarkup = true
         carry.removeAll()
         return .error(e, consumed)
     }
@@ -586,20 +602,35 @@ final class SwiftXMLTokenizer {
         return input.count
     }
 
-    /// Counts the lines of processed bytes.
+    /// Counts the lines of processed bytes (those syncLines has not counted).
     private func advance(_ base: UnsafePointer<UInt8>, _ n: Int) {
-        let (count, last) = lineFeeds(base, n)
+        let from = min(lineSynced, n)
+        lineSynced = 0
+        let (count, last) = lineFeeds(base + from, n - from)
         if count > 0 {
             line += count
-            lineStart = processed + last + 1
+            lineStart = processed + from + last + 1
         }
         processed += n
     }
 
+    /// Counts the lines of the scan's bytes up to `i` now (a CDATA section's start:
+    /// where it fails if it grows over maxMarkupBytes); advance counts the rest. Each
+    /// byte is counted once.
+    private func syncLines(_ s: UnsafePointer<UInt8>, _ i: Int) {
+        guard i > lineSynced else { return }
+        let (count, last) = lineFeeds(s + lineSynced, i - lineSynced)
+        if count > 0 {
+            line += count
+            lineStart = processed + lineSynced + last + 1
+        }
+        lineSynced = i
+    }
+
     private func error(_ message: String, _ base: UnsafePointer<UInt8>?, _ at: Int) -> XMLTokError {
         var line = self.line, lineStart = self.lineStart
-        if let base {
-            for k in 0..<at where base[k] == 0x0A {
+        if let base, at > lineSynced {
+            for k in lineSynced..<at where base[k] == 0x0A {
                 line += 1
                 lineStart = processed + k + 1
             }
@@ -615,6 +646,7 @@ final class SwiftXMLTokenizer {
     // ---- the scanner ----------------------------------------------------------------
 
     private func scan(_ s: UnsafePointer<UInt8>, _ n: Int, final: Bool) throws -> Stop {
+        if entityDepth == 0 { lineSynced = 0 }   // (an entity's text is no bytes of the document)
         let stop = try scanBytes(s, n, final: final)
         // A construct the input ends in, its last bytes the start of a character: expat's
         // tokenizers say XML_TOK_PARTIAL_CHAR there, "partial character".
@@ -1730,6 +1762,9 @@ final class SwiftXMLTokenizer {
             }
             phase = .cdata
             cdataStart = processed + i
+            if entityDepth == 0 { syncLines(s, i) }
+            cdataLine = line
+            cdataLineStart = lineStart
             return .next(i + 9)
         default:
             return .stop(.error(i + 2, "not well-formed (invalid token)"))
