@@ -49,6 +49,49 @@ final class ErrorPositionTests: XCTestCase {
         try assertEveryBackend(bytes(expanded), line: 1, column: 67, offset: 66, "by namespace")
     }
 
+    /// A UTF-16 document whose bytes end inside a character (an odd byte; a high
+    /// surrogate with nothing after it): expat's tokenizers see the input end there, so
+    /// a token still open fails at its start ("unclosed token", or "partial character"
+    /// for the surrogate), text where the bytes end, and a CDATA section as unclosed. The
+    /// Swift backend said "not well-formed (invalid token)" at the last bytes.
+    func testAUTF16DocumentEndingInsideACharacterFailsAsExpatSays() throws {
+        let head = "<rss version=\"2.0\"><channel><title>"
+        let cases: [(String, String, [UInt8], String, Int)] = [
+            // (name, text, last bytes (little-endian), message, character index of the error)
+            ("text, odd byte", head + "hello", [0x78], "unclosed token", 40),
+            ("text, high surrogate", head + "hello", [0x00, 0xD8], "partial character", 40),
+            ("text, high surrogate and odd byte", head + "ab", [0x00, 0xD8, 0x78], "partial character", 37),
+            ("tag, odd byte", "<rss version=\"2.0\"><channel><title", [0x78], "unclosed token", 28),
+            ("tag, high surrogate", "<rss version=\"2.0\"><channel><title", [0x00, 0xD8], "partial character", 28),
+            ("comment, odd byte", "<rss version=\"2.0\"><channel><!-- c", [0x78], "unclosed token", 28),
+            ("declaration, odd byte", "<?xml version=\"1.0\" encoding", [0x78], "unclosed token", 0),
+            ("CDATA, odd byte", head + "<![CDATA[ab", [0x78], "unclosed CDATA section", 46),
+            ("CDATA, high surrogate", head + "<![CDATA[ab", [0x00, 0xD8], "partial character", 46),
+            // Not at the end: a character that is none.
+            ("low surrogate", head + "ab", [0x00, 0xDC], "not well-formed (invalid token)", 37),
+        ]
+        for (name, text, last, message, index) in cases {
+            for bigEndian in [false, true] {
+                var data: [UInt8] = bigEndian ? [0xFE, 0xFF] : [0xFF, 0xFE]
+                for u in text.utf16 { data += bigEndian ? [UInt8(u >> 8), UInt8(u & 0xFF)] : [UInt8(u & 0xFF), UInt8(u >> 8)] }
+                var tail = last
+                if bigEndian && tail.count >= 2 { tail.swapAt(0, 1) }
+                data += tail
+                let context = "\(name), \(bigEndian ? "BE" : "LE")"
+                for backend in [FeedBackend.expat, .swift] {
+                    for input in [FeedInput.bytes(data), chunkedInput(data, 1), chunkedInput(data, 3), .bytes(gzip(data))] {
+                        let docs = try backend.makeParser().documents(from: input)
+                        let e = docs.first?.error
+                        XCTAssertEqual(e?.message, message, "\(context), \(backend)")
+                        // The byte order mark is one column; each character one.
+                        XCTAssertEqual([e?.line, e?.column, e.map { Int($0.offset) }], [1, index + 2, 2 + 2 * index],
+                                       "\(context), \(backend)")
+                    }
+                }
+            }
+        }
+    }
+
     func testAMisplacedDeclarationIsReportedAtItsLessThan() throws {
         // In content (a template's include, or the next document of a dump after one cut
         // short) or in text: at its '<' (libxml2 said the byte after `<?xml`).

@@ -434,14 +434,24 @@ final class SwiftXMLTokenizer {
             let r = try parseUTF8(decoded.bytes, final: final && last && invalidAt == nil)
             switch r {
             case .ok, .switchEncoding:
-                if invalidAt != nil {
+                if let invalidAt {
                     // Before a declaration could be read: the document is in the charset
                     // its first bytes gave, as the C core names it (no declaration error
                     // came; found by the differential fuzzer).
                     if phase == .declInUTF16 { machine.encoding(transcoder!.name) }
                     // At the character that cannot be decoded: after what was decoded
                     // before it, scanned or still carried (an unfinished token).
-                    let e = error("not well-formed (invalid token)", UnsafePointer(carry.base), carry.count)
+                    var e = error("not well-formed (invalid token)", UnsafePointer(carry.base), carry.count)
+                    if final && last, let partial = truncatedUnit(input, at: invalidAt) {
+                        // The input ends inside a UTF-16 character: expat's tokenizers see
+                        // the input end there (XML_TOK_PARTIAL, XML_TOK_PARTIAL_CHAR): a
+                        // token still open fails at its start, else where the bytes end.
+                        if carry.count > 0 && phase != .cdata {
+                            e = error(partial ? "partial character" : "unclosed token", nil, 0)
+                        } else {
+                            e.message = partial ? "partial character" : phase == .cdata ? "unclosed CDATA section" : "unclosed token"
+                        }
+                    }
                     return .error(e, consumed: max(dropped + consumed - pendingAtEntry, 0))
                 }
                 rawPending.removeFirst(consumed)
@@ -461,6 +471,20 @@ final class SwiftXMLTokenizer {
             off += take
         } while off < data.count
         return .ok
+    }
+
+    /// Whether the bytes of `input` from `at` (where decoding failed) are a UTF-16
+    /// character the input ends inside: an odd byte (false), or a high surrogate with
+    /// no unit after it, an odd byte at most (true: a partial character); nil when they
+    /// are something else (a character that is none: not well-formed).
+    private func truncatedUnit(_ input: UnsafeRawBufferPointer, at: Int) -> Bool? {
+        guard let transcoder, transcoder.isUTF16 else { return nil }
+        let rest = input.count - at
+        if rest == 1 { return false }
+        guard rest == 2 || rest == 3 else { return nil }
+        let unit = transcoder.kind == .utf16LE ? UInt16(input[at]) | UInt16(input[at + 1]) << 8
+            : UInt16(input[at]) << 8 | UInt16(input[at + 1])
+        return (0xD800...0xDBFF).contains(unit) ? true : nil
     }
 
     /// True when the document's offsets (errors) count UTF-8 bytes of decoded text, not
