@@ -94,7 +94,9 @@ build_inflate() {
 build_swift_lib() {
     local lib=$out/swift/libFeedStream.a
     mkdir -p "$out/swift" "$out/cobj" "$out/modulemaps/CFeedStream"
-    cat > "$out/modulemaps/CFeedStream/module.modulemap.new" <<EOF
+    # A name of this run's own: two Swift harnesses started together raced on one.
+    local fresh=$out/modulemaps/CFeedStream/module.modulemap.$$
+    cat > "$fresh" <<EOF
 module CFeedStream {
     umbrella "$root/CSources/CFeedStream/include"
     export *
@@ -104,10 +106,10 @@ module CFeedStreamInflate {
     export *
 }
 EOF
-    if ! cmp -s "$out/modulemaps/CFeedStream/module.modulemap.new" "$out/modulemaps/CFeedStream/module.modulemap"; then
-        mv "$out/modulemaps/CFeedStream/module.modulemap.new" "$out/modulemaps/CFeedStream/module.modulemap"
+    if ! cmp -s "$fresh" "$out/modulemaps/CFeedStream/module.modulemap"; then
+        mv "$fresh" "$out/modulemaps/CFeedStream/module.modulemap"
     else
-        rm "$out/modulemaps/CFeedStream/module.modulemap.new"
+        rm "$fresh"
     fi
     if stale "$out/cobj/.stamp" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInflate"; then
         echo "building the C core for the Swift harnesses" >&2

@@ -204,16 +204,20 @@ static long section_open_bytes(const lx_tok *t) {
     return 9 * ((t->cs.kind == CFS_CHARSET_UTF16LE || t->cs.kind == CFS_CHARSET_UTF16BE) ? 2 : 1);
 }
 
+/* libxml2 stands at the first byte of a CDATA section's text, `at` in the document:
+   its '<' is just before (the section's start, line and column). */
+static void section_opened(lx_tok *t, long at) {
+    t->cdata_start = at - section_open_bytes(t);
+    t->cdata_line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
+    unsigned long c = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
+    t->cdata_column = c > 9 ? c - 9 : 1;
+}
+
 /* A block of a CDATA section (libxml2's input at its first byte): the first of its
-   section when it does not follow the last one; the section's '<' is then just before. */
+   section when it does not follow the last one. */
 static void section_block(lx_tok *t, int len) {
     long u = xmlByteConsumed(t->ctxt);
-    if (u != t->cdata_next) {
-        t->cdata_start = consumed_at(t) - section_open_bytes(t);
-        t->cdata_line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
-        unsigned long c = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
-        t->cdata_column = c > 9 ? c - 9 : 1;
-    }
+    if (u != t->cdata_next) section_opened(t, consumed_at(t));
     t->cdata_next = u + len;
 }
 
@@ -846,12 +850,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
            construct starts at the section's '<' (section_block), or, before its first
            block, just before what libxml2 consumed. */
         int section = t->ctxt->instate == XML_PARSER_CDATA_SECTION;
-        if (section && xmlByteConsumed(t->ctxt) != t->cdata_next) {
-            t->cdata_start = read - section_open_bytes(t);
-            t->cdata_line = (unsigned long)xmlSAX2GetLineNumber(t->ctxt);
-            unsigned long c = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
-            t->cdata_column = c > 9 ? c - 9 : 1;
-        }
+        if (section && xmlByteConsumed(t->ctxt) != t->cdata_next) section_opened(t, read);
         long from = section ? t->cdata_start : read;
         trim_window(t, read);
         if (t->chunk_base - from > 0 && (uint64_t)(t->chunk_base - from) > t->m->max_markup_bytes) {
