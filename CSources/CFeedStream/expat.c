@@ -140,7 +140,6 @@ static void stop(expat_tok *t) {
                max_markup_bytes (the section counts its "<![CDATA[", so it passed first):
                the section's limit, at its start, as the tokenizers that hold a section
                report it (they check it before the text they deliver). */
-            t->m->limit = 0;   /* (the section's message replaces the field's) */
             cfs_machine_markup_limit(t->m);
             t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
                                         (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),

@@ -427,6 +427,9 @@ void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, cons
 }
 
 int cfs_machine_markup_limit(cfs_machine *m) {
+    /* Over the field-text limit too (expat streams a CDATA section): the section passed
+       first, its "<![CDATA[" counted, so its message replaces the field's. */
+    m->limit = 0;
     m->markup_over = 1;
     return limit_message(m, LIMIT_OVER_FORMAT, "markup construct", (unsigned long long)m->max_markup_bytes, " bytes");
 }
