@@ -54,7 +54,7 @@ public struct FeedLink: Sendable, Codable, Equatable, Hashable {
     }
 
     init(_ v: FeedLinkView) {
-        self.init(href: v.href.isPresent ? String(decoding: FeedURL.resolve(v.href, baseChain: v.baseChain), as: UTF8.self) : nil,
+        self.init(href: v.href.isPresent ? FeedBytes.string(FeedURL.resolve(v.href, baseChain: v.baseChain)) : nil,
                   rel: v.rel.string ?? "alternate", type: v.type.string,
                   hreflang: v.hreflang.string, title: v.title.string, length: v.length.string)
     }
@@ -83,7 +83,7 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
 
     init(_ v: FeedPersonView) {
         self.init(name: v.name.string, email: v.email.string,
-                  uri: v.uri.isPresent ? String(decoding: FeedURL.resolve(v.uri, baseChain: v.baseChain), as: UTF8.self) : nil,
+                  uri: v.uri.isPresent ? FeedBytes.string(FeedURL.resolve(v.uri, baseChain: v.baseChain)) : nil,
                   raw: v.raw.string)
     }
 }
@@ -125,7 +125,7 @@ public struct FeedEnclosure: Sendable, Codable, Equatable, Hashable {
     }
 
     init(_ v: FeedEnclosureView) {
-        self.init(url: v.url.isPresent ? String(decoding: FeedURL.resolve(v.url, baseChain: v.baseChain), as: UTF8.self) : nil,
+        self.init(url: v.url.isPresent ? FeedBytes.string(FeedURL.resolve(v.url, baseChain: v.baseChain)) : nil,
                   type: v.type.string, length: v.length.string)
     }
 }
@@ -197,6 +197,10 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     public var extensions: [String: String]
     /// Every other list of the item's JSON line, flattened: "media.content", ...
     public var extensionLists: [String: [[String: String]]]
+    /// The members of the item's JSON line whose text was UTF-8 read as ISO-8859-1 and
+    /// is given read again as UTF-8 (its `redecoded` member: "title", "summary", ...);
+    /// nil when none (``FeedBytes/isRedecoded``, docs/SCHEMA.md, "Encodings").
+    public var redecoded: [String]?
 
     /// Copies a borrowed item view into plain values.
     public init(_ v: FeedItemView) {
@@ -223,7 +227,8 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         v.record.walk(RecordLayout.item, into: &rest)
         extensions = rest.values
         extensionLists = rest.lists
-        if let l = v.record.primaryLink { link = String(decoding: FeedURL.resolve(l.href, baseChain: l.baseChain), as: UTF8.self) }
+        redecoded = rest.redecoded.isEmpty ? nil : rest.redecoded
+        if let l = v.record.primaryLink { link = FeedBytes.string(FeedURL.resolve(l.href, baseChain: l.baseChain)) }
     }
 
     static let coreKeys: Set<String> = [
@@ -275,6 +280,9 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
     public var extensions: [String: String]
     /// Every other list of the feed's JSON line, flattened: "skip_hours", "itunes.categories", ...
     public var extensionLists: [String: [[String: String]]]
+    /// The members of the feed's JSON line whose text was UTF-8 read as ISO-8859-1 and
+    /// is given read again as UTF-8 (its `redecoded` member); nil when none.
+    public var redecoded: [String]?
 
     /// Copies a borrowed feed view into plain values.
     public init(_ v: FeedInfoView) {
@@ -298,7 +306,8 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         v.record.walk(RecordLayout.feed, into: &rest)
         extensions = rest.values
         extensionLists = rest.lists
-        if let l = v.record.primaryLink { link = String(decoding: FeedURL.resolve(l.href, baseChain: l.baseChain), as: UTF8.self) }
+        redecoded = rest.redecoded.isEmpty ? nil : rest.redecoded
+        if let l = v.record.primaryLink { link = FeedBytes.string(FeedURL.resolve(l.href, baseChain: l.baseChain)) }
     }
 
     static let coreKeys: Set<String> = [
@@ -332,13 +341,32 @@ struct ExtensionCollector: RecordSink {
     /// (from 0) of the row it belongs to in that list.
     private var outer: [(listKey: String?, row: [String: String]?, index: Int)] = []
     private var rowIndex = 0
+    /// The line's members whose text the writers' rules read again (``FeedBytes/isRedecoded``),
+    /// named as the JSON writer names them in `redecoded`: the top-level member.
+    private(set) var redecoded: [String] = []
+    /// JSON nesting depth, and the top-level member being walked.
+    private var depth = 0
+    private var top = ""
 
     init(core: Set<String>) { self.core = core }
 
     private func flat(_ key: StaticString) -> String { (path + ["\(key)"]).joined(separator: ".") }
 
+    /// Notes `value` of member `key` (nil: an array's element) when it is read again.
+    private mutating func note(_ key: StaticString?, _ value: UnsafeRawBufferPointer) {
+        guard TextRedecoding.applies(to: value) else { return }
+        let name = depth == 0 ? key.map { "\($0)" } ?? top : top
+        if redecoded.last != name { redecoded.append(name) }
+    }
+
+    private mutating func enter(_ key: StaticString?) {
+        if depth == 0, let key { top = "\(key)" }
+        depth += 1
+    }
+
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
-        let v = FeedBytes.string(value)   // C1 controls as the JSON writer writes them
+        note(key, value)
+        let v = FeedBytes.string(value)   // as the JSON writer writes it
         if row != nil { row!["\(key)"] = v; return }
         let k = flat(key)
         if path.isEmpty && core.contains(k) { return }
@@ -347,9 +375,10 @@ struct ExtensionCollector: RecordSink {
     mutating func literal(_ key: StaticString, _ value: StaticString) {
         string(key, UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
     }
-    mutating func beginObject(_ key: StaticString) { path.append("\(key)") }
-    mutating func endObject() { path.removeLast() }
+    mutating func beginObject(_ key: StaticString) { enter(key); path.append("\(key)") }
+    mutating func endObject() { depth -= 1; path.removeLast() }
     mutating func beginArray(_ key: StaticString) {
+        enter(key)
         if row != nil {
             outer.append((listKey, row, rowIndex))
             listKey = listKey.map { "\($0).\(key)" }
@@ -361,17 +390,21 @@ struct ExtensionCollector: RecordSink {
         if let listKey, lists[listKey] == nil { lists[listKey] = [] }
     }
     mutating func beginElement() {
+        enter(nil)
         row = outer.isEmpty ? [:] : ["parent_row": String(outer[outer.count - 1].index)]
         rowIndex = listKey.flatMap { lists[$0]?.count } ?? 0   // its number in the flattened list
     }
     mutating func endElement() {
+        depth -= 1
         if let listKey, let row { lists[listKey]?.append(row) }
         row = nil
     }
     mutating func element(_ value: UnsafeRawBufferPointer) {
-        if let listKey { lists[listKey]?.append(["value": String(decoding: value, as: UTF8.self)]) }
+        note(nil, value)
+        if let listKey { lists[listKey]?.append(["value": FeedBytes.string(value)]) }
     }
     mutating func endArray() {
+        depth -= 1
         if let o = outer.popLast() {
             (listKey, row, rowIndex) = o
         } else {

@@ -28,15 +28,33 @@ public struct FeedBytes {
     @inlinable public var isEmpty: Bool { buffer.isEmpty }
 
     /// The bytes as a `String` (allocates), or nil when absent. Applies the writers'
-    /// text rules: invalid UTF-8 becomes U+FFFD, C1 controls their windows-1252 characters.
+    /// text rules: invalid UTF-8 becomes U+FFFD, UTF-8 read as ISO-8859-1 is read again
+    /// (``isRedecoded``), C1 controls become their windows-1252 characters.
     public var string: String? {
         guard isPresent else { return nil }
         return Self.string(buffer)
     }
 
+    /// True when ``string`` reads the bytes again as UTF-8: text that is UTF-8 read as
+    /// ISO-8859-1 (`BrÃ¸ndby` for `Brøndby`), as feedparser reads it and the writers write
+    /// it, marking the member (`redecoded`, docs/SCHEMA.md, "Encodings"). The bytes
+    /// themselves (``buffer``) are the text as the document gave it.
+    public var isRedecoded: Bool { TextRedecoding.applies(to: buffer) }
+
     /// `bytes` as a `String` by the writers' text rules (``string``).
     static func string(_ bytes: UnsafeRawBufferPointer) -> String {
-        let s = String(decoding: bytes, as: UTF8.self)
+        guard bytes.contains(0xC2) else { return String(decoding: bytes, as: UTF8.self) }
+        if let again = TextRedecoding.redecoded(bytes) {
+            return again.withUnsafeBytes { mappingC1Controls(String(decoding: $0, as: UTF8.self), $0) }
+        }
+        return mappingC1Controls(String(decoding: bytes, as: UTF8.self), bytes)
+    }
+
+    /// `bytes` as a `String` by the writers' text rules (``string``).
+    static func string(_ bytes: [UInt8]) -> String { bytes.withUnsafeBytes { string($0) } }
+
+    /// `s` (decoded from `bytes`) with its C1 controls as their windows-1252 characters.
+    private static func mappingC1Controls(_ s: String, _ bytes: UnsafeRawBufferPointer) -> String {
         guard bytes.contains(0xC2) else { return s }
         var out = String.UnicodeScalarView()
         for u in s.unicodeScalars {

@@ -106,6 +106,21 @@ struct ByteBuffer: ~Copyable {
     var feedMember = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var feedMemberCount = 0
     var feedMemberRevision = FeedRevision.unknown
+    /// The kept `feed` member had text read again (``TextRedecoding``): each item line
+    /// that copies it says so too.
+    var feedMemberRedecoded = false
+    /// The line's members whose text ``TextRedecoding`` read again (JSONLinesWriter.swift:
+    /// the `redecoded` member), in the order written, each once; the top-level member
+    /// being written (``topKey``) is the one named for a value inside it.
+    var redecodedKeys = UnsafeMutablePointer<StaticString>.allocate(capacity: ByteBuffer.redecodedCapacity)
+    var redecodedCount = 0
+    static let redecodedCapacity = 128
+    var topKey: StaticString = ""
+    /// The key of the string member being written.
+    var currentKey: StaticString = ""
+    /// Where ``TextRedecoding`` writes a string it reads again (grown as needed, kept).
+    var redecodeScratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
+    var redecodeCapacity = 256
     /// The byte classes of JSON string escaping (JSONEscaping.swift).
     let jsonClasses = jsonByteClass
     /// The UTF-8 automaton's table (JSONEscaping.swift).
@@ -119,6 +134,8 @@ struct ByteBuffer: ~Copyable {
         storage.free()
         feedMember.baseAddress.map { $0.deallocate() }
         documentBytes.baseAddress.map { UnsafeMutableRawPointer(mutating: $0).deallocate() }
+        redecodedKeys.deallocate()
+        redecodeScratch.deallocate()
     }
 
     var bytes: UnsafeRawBufferPointer { storage.bytes(0, storage.count) }

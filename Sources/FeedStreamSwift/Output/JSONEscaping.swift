@@ -2,6 +2,14 @@
 // guarantees valid UTF-8 out (each byte that does not start a well-formed UTF-8
 // sequence becomes U+FFFD), in one pass with runs of plain bytes copied at once.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Byte classes: 0 plain, 1 escape, 2/3/4 lead byte of a sequence of that length,
 /// 5 never valid (a stray continuation byte, C0, C1, F5–FF).
 /// (A table allocated once and never freed: read through a pointer, with no array
@@ -161,14 +169,20 @@ extension ByteBuffer {
     /// are looked for, 16 bytes a step (``nextTrustedSpecial(_:_:_:)``, with no byte-by-byte
     /// loop for the last bytes). Out of line: the checked path's loop stays small enough to
     /// be inlined where it is called.
+    ///
+    /// With `redecoding`, a string that ``TextRedecoding`` reads again is written as it
+    /// reads (looked at from its first C2, which the rule needs: most strings have none)
+    /// and noted (``noteRedecoded()``).
     @inline(never)
-    mutating func appendTrustedJSONEscaped(_ bytes: UnsafeRawBufferPointer, closing: UInt8?) {
+    mutating func appendTrustedJSONEscaped(_ bytes: UnsafeRawBufferPointer, closing: UInt8?, redecoding: Bool = false) {
         let n = bytes.count
         reserve(n &+ escapeSlack)
         guard let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self) else {
             if let closing { putReserved(closing) }
             return
         }
+        let start = count
+        var redecoding = redecoding
         var i = 0
         var run = 0
         while true {
@@ -184,6 +198,15 @@ extension ByteBuffer {
             // `i` can flag one after it by a borrow. Looked at again.)
             if !isTrustedSpecial(c) { i &+= 1; continue }
             if c == 0xC2 {
+                if redecoding {
+                    redecoding = false
+                    if let k = redecode(src, n) {
+                        truncate(to: start)
+                        noteRedecoded()
+                        return appendTrustedJSONEscaped(UnsafeRawBufferPointer(start: redecodeScratch, count: k),
+                                                        closing: closing)
+                    }
+                }
                 // (Well-formed: a byte follows.) A C1 control: its windows-1252 character
                 // (3 bytes for 2: room for the rest reserved again), or as written.
                 if i &+ 1 < n && src[i &+ 1] & 0xE0 == 0x80, let w = windows1252[Int(src[i &+ 1] & 0x1F)] {
@@ -203,6 +226,46 @@ extension ByteBuffer {
         }
         putReserved(src + run, n &- run)
         if let closing { putReserved(closing) }
+    }
+
+    /// Document text (a member's value, an array's element) JSON-escaped as
+    /// ``appendJSONEscaped(_:closing:)`` writes it, or as ``TextRedecoding`` reads it
+    /// again (noted: ``noteRedecoded()``).
+    mutating func appendDocumentText(_ bytes: UnsafeRawBufferPointer, closing: UInt8) {
+        if let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count >= 4,
+           memchr(src, 0xC2, bytes.count) != nil, let k = redecode(src, bytes.count) {
+            noteRedecoded()
+            return appendJSONEscaped(UnsafeRawBufferPointer(start: redecodeScratch, count: k), closing: closing)
+        }
+        appendJSONEscaped(bytes, closing: closing)
+    }
+
+    /// `src[0..<n]` read again (``TextRedecoding``) into ``redecodeScratch``: its length;
+    /// nil when the rule does not apply.
+    private mutating func redecode(_ src: UnsafePointer<UInt8>, _ n: Int) -> Int? {
+        guard TextRedecoding.readsAgain(src, n) else { return nil }
+        if redecodeCapacity < n {
+            redecodeScratch.deallocate()
+            redecodeCapacity = max(n, 2 &* redecodeCapacity)
+            redecodeScratch = .allocate(capacity: redecodeCapacity)
+        }
+        return TextRedecoding.write(src, n, into: redecodeScratch)
+    }
+
+    /// Notes that the member being written (at the top level, or the one it is inside:
+    /// ``topKey``) had text read again, once per line.
+    mutating func noteRedecoded() { noteRedecoded(depth == 0 ? currentKey : topKey) }
+
+    /// Notes that member `key` had text read again, once per line.
+    mutating func noteRedecoded(_ key: StaticString) {
+        if redecodedCount > 0 {
+            let last = redecodedKeys[redecodedCount &- 1]
+            if last.utf8CodeUnitCount == key.utf8CodeUnitCount
+                && memcmp(last.utf8Start, key.utf8Start, key.utf8CodeUnitCount) == 0 { return }
+        }
+        guard redecodedCount < ByteBuffer.redecodedCapacity else { return }
+        redecodedKeys[redecodedCount] = key
+        redecodedCount &+= 1
     }
 
     /// Appends the UTF-8 encoding of a scalar value (``encodeUTF8(_:to:)``).

@@ -157,6 +157,7 @@ extension ByteBuffer {
         trustsUTF8 = item.textIsUTF8
         item.record.walk(RecordLayout.item, into: &self)
         trustsUTF8 = false
+        if redecodedCount > 0 { writeRedecoded() }
         if item.isTruncated { append(",\"truncated\":true") }
         if item.isRecovered { append(",\"recovered\":true") }
         append("}\n")
@@ -168,19 +169,36 @@ extension ByteBuffer {
     private mutating func writeFeedMember(_ info: FeedInfoView) {
         let revision = info.revision
         if revision.isKnown && revision == feedMemberRevision {
+            if feedMemberRedecoded { noteRedecoded("feed") }
             return append(UnsafeRawPointer(feedMember.baseAddress!), feedMemberCount)
         }
         let from = count
+        let noted = redecodedCount
         let feed = info.record
         append(",\"feed\":{\"format\":\"")
         append(info.format.name)
         append(0x22)
         beginLine(depth: 1)
+        topKey = "feed"
         if feed[.title].isPresent { string("title", feed[.title].buffer) }
         feed.walk(RecordLayout.itemFeed, into: &self)
         append(0x7D)
         guard revision.isKnown else { return }
+        feedMemberRedecoded = redecodedCount > noted
         keepFeedMember(from: from, revision)
+    }
+
+    /// `,"redecoded":[…]`: the line's members whose text ``TextRedecoding`` read again.
+    private mutating func writeRedecoded() {
+        append(",\"redecoded\":[")
+        for k in 0..<redecodedCount {
+            if k > 0 { append(0x2C) }
+            append(0x22)
+            append(redecodedKeys[k])
+            append(0x22)
+        }
+        append(0x5D)
+        redecodedCount = 0
     }
 
     private mutating func keepFeedMember(from: Int, _ revision: FeedRevision) {
@@ -202,6 +220,7 @@ extension ByteBuffer {
         beginLine(depth: 0)
         feed.record.walk(RecordLayout.feed, into: &self)
         key("items"); append(decimal: UInt64(feed.itemCount))
+        if redecodedCount > 0 { writeRedecoded() }
     }
 
     fileprivate mutating func writeError(_ error: FeedError) {
@@ -222,6 +241,7 @@ extension ByteBuffer {
     }
 
     private mutating func header(kind: StaticString, document: Int, source: UnsafeRawBufferPointer) {
+        redecodedCount = 0
         append("{\"schema\":1,\"kind\":\"")
         append(kind)
         append("\",\"source\":")
@@ -280,10 +300,11 @@ extension ByteBuffer: RecordSink {
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         member(key, quote: true)
+        currentKey = key
         if trustsUTF8 {
-            appendTrustedJSONEscaped(value, closing: 0x22)
+            appendTrustedJSONEscaped(value, closing: 0x22, redecoding: true)
         } else {
-            appendJSONEscaped(value, closing: 0x22)
+            appendDocumentText(value, closing: 0x22)
         }
     }
 
@@ -293,6 +314,7 @@ extension ByteBuffer: RecordSink {
     }
 
     mutating func beginObject(_ key: StaticString) {
+        if depth == 0 { topKey = key }
         member(key)
         open(0x7B)
     }
@@ -300,6 +322,7 @@ extension ByteBuffer: RecordSink {
     mutating func endObject() { close(0x7D) }
 
     mutating func beginArray(_ key: StaticString) {
+        if depth == 0 { topKey = key }
         member(key)
         open(0x5B)
     }
@@ -317,7 +340,8 @@ extension ByteBuffer: RecordSink {
         let bit: UInt64 = 1 << UInt64(depth)
         if commas & bit != 0 { append(0x2C) }
         commas |= bit
-        appendJSONString(value)
+        append(0x22)
+        appendDocumentText(value, closing: 0x22)
     }
 
     mutating func endArray() { close(0x5D) }
