@@ -354,7 +354,7 @@ struct ExtensionCollector: RecordSink {
 
     /// Notes `value` of member `key` (nil: an array's element) when it is read again.
     private mutating func note(_ key: StaticString?, _ value: UnsafeRawBufferPointer) {
-        guard TextRedecoding.applies(to: value) else { return }
+        guard TextRules.applies(to: TextRules.trimmed(value)) else { return }
         let name = depth == 0 ? key.map { "\($0)" } ?? top : top
         if redecoded.last != name { redecoded.append(name) }
     }

@@ -28,7 +28,8 @@ public struct FeedBytes {
     @inlinable public var isEmpty: Bool { buffer.isEmpty }
 
     /// The bytes as a `String` (allocates), or nil when absent. Applies the writers'
-    /// text rules: invalid UTF-8 becomes U+FFFD, UTF-8 read as ISO-8859-1 is read again
+    /// text rules: white space at the ends trimmed (Unicode's, as feedparser strips it),
+    /// invalid UTF-8 becomes U+FFFD, UTF-8 read as ISO-8859-1 is read again
     /// (``isRedecoded``), C1 controls become their windows-1252 characters.
     public var string: String? {
         guard isPresent else { return nil }
@@ -39,12 +40,13 @@ public struct FeedBytes {
     /// ISO-8859-1 (`BrÃ¸ndby` for `Brøndby`), as feedparser reads it and the writers write
     /// it, marking the member (`redecoded`, docs/SCHEMA.md, "Encodings"). The bytes
     /// themselves (``buffer``) are the text as the document gave it.
-    public var isRedecoded: Bool { TextRedecoding.applies(to: buffer) }
+    public var isRedecoded: Bool { TextRules.applies(to: TextRules.trimmed(buffer)) }
 
     /// `bytes` as a `String` by the writers' text rules (``string``).
     static func string(_ bytes: UnsafeRawBufferPointer) -> String {
+        let bytes = TextRules.trimmed(bytes)
         guard bytes.contains(0xC2) else { return String(decoding: bytes, as: UTF8.self) }
-        if let again = TextRedecoding.redecoded(bytes) {
+        if let again = TextRules.redecoded(bytes) {
             return again.withUnsafeBytes { mappingC1Controls(String(decoding: $0, as: UTF8.self), $0) }
         }
         return mappingC1Controls(String(decoding: bytes, as: UTF8.self), bytes)

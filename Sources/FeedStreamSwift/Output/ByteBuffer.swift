@@ -106,10 +106,10 @@ struct ByteBuffer: ~Copyable {
     var feedMember = UnsafeMutableRawBufferPointer(start: nil, count: 0)
     var feedMemberCount = 0
     var feedMemberRevision = FeedRevision.unknown
-    /// The kept `feed` member had text read again (``TextRedecoding``): each item line
+    /// The kept `feed` member had text read again (``TextRules``): each item line
     /// that copies it says so too.
     var feedMemberRedecoded = false
-    /// The line's members whose text ``TextRedecoding`` read again (JSONLinesWriter.swift:
+    /// The line's members whose text ``TextRules`` read again (JSONLinesWriter.swift:
     /// the `redecoded` member), in the order written, each once; the top-level member
     /// being written (``topKey``) is the one named for a value inside it.
     var redecodedKeys = UnsafeMutablePointer<StaticString>.allocate(capacity: ByteBuffer.redecodedCapacity)
@@ -118,7 +118,7 @@ struct ByteBuffer: ~Copyable {
     var topKey: StaticString = ""
     /// The key of the string member being written.
     var currentKey: StaticString = ""
-    /// Where ``TextRedecoding`` writes a string it reads again (grown as needed, kept).
+    /// Where ``TextRules`` writes a string it reads again (grown as needed, kept).
     var redecodeScratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)
     var redecodeCapacity = 256
     /// The byte classes of JSON string escaping (JSONEscaping.swift).

@@ -170,7 +170,7 @@ extension ByteBuffer {
     /// loop for the last bytes). Out of line: the checked path's loop stays small enough to
     /// be inlined where it is called.
     ///
-    /// With `redecoding`, a string that ``TextRedecoding`` reads again is written as it
+    /// With `redecoding`, a string that ``TextRules`` reads again is written as it
     /// reads (looked at from its first C2, which the rule needs: most strings have none)
     /// and noted (``noteRedecoded()``).
     @inline(never)
@@ -229,7 +229,7 @@ extension ByteBuffer {
     }
 
     /// Document text (a member's value, an array's element) JSON-escaped as
-    /// ``appendJSONEscaped(_:closing:)`` writes it, or as ``TextRedecoding`` reads it
+    /// ``appendJSONEscaped(_:closing:)`` writes it, or as ``TextRules`` reads it
     /// again (noted: ``noteRedecoded()``).
     mutating func appendDocumentText(_ bytes: UnsafeRawBufferPointer, closing: UInt8) {
         if let src = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.count >= 4,
@@ -240,16 +240,16 @@ extension ByteBuffer {
         appendJSONEscaped(bytes, closing: closing)
     }
 
-    /// `src[0..<n]` read again (``TextRedecoding``) into ``redecodeScratch``: its length;
+    /// `src[0..<n]` read again (``TextRules``) into ``redecodeScratch``: its length;
     /// nil when the rule does not apply.
     private mutating func redecode(_ src: UnsafePointer<UInt8>, _ n: Int) -> Int? {
-        guard TextRedecoding.readsAgain(src, n) else { return nil }
+        guard TextRules.readsAgain(src, n) else { return nil }
         if redecodeCapacity < n {
             redecodeScratch.deallocate()
             redecodeCapacity = max(n, 2 &* redecodeCapacity)
             redecodeScratch = .allocate(capacity: redecodeCapacity)
         }
-        return TextRedecoding.write(src, n, into: redecodeScratch)
+        return TextRules.write(src, n, into: redecodeScratch)
     }
 
     /// Notes that the member being written (at the top level, or the one it is inside:

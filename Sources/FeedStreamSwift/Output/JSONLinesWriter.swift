@@ -188,7 +188,7 @@ extension ByteBuffer {
         keepFeedMember(from: from, revision)
     }
 
-    /// `,"redecoded":[…]`: the line's members whose text ``TextRedecoding`` read again.
+    /// `,"redecoded":[…]`: the line's members whose text ``TextRules`` read again.
     private mutating func writeRedecoded() {
         append(",\"redecoded\":[")
         for k in 0..<redecodedCount {
@@ -299,6 +299,7 @@ extension ByteBuffer: RecordSink {
     }
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
+        let value = TextRules.trimmed(value)
         member(key, quote: true)
         currentKey = key
         if trustsUTF8 {
@@ -341,7 +342,7 @@ extension ByteBuffer: RecordSink {
         if commas & bit != 0 { append(0x2C) }
         commas |= bit
         append(0x22)
-        appendDocumentText(value, closing: 0x22)
+        appendDocumentText(TextRules.trimmed(value), closing: 0x22)
     }
 
     mutating func endArray() { close(0x5D) }

@@ -3,11 +3,13 @@ import Foundation
 @testable import FeedStreamSwift
 import XCTest
 
-/// Text that is UTF-8 read as ISO-8859-1 is read again as UTF-8, as feedparser reads it,
-/// and the members it changed are named in `redecoded` (docs/SCHEMA.md, "Encodings").
-final class RedecodingTests: XCTestCase {
+/// The writers' text rules, as feedparser applies them to an element's text: white space
+/// trimmed as Python's `str.strip()` trims it; text that is UTF-8 read as ISO-8859-1 read
+/// again as UTF-8, the members it changed named in `redecoded` (docs/SCHEMA.md, "General
+/// rules", "Encodings").
+final class TextRulesTests: XCTestCase {
     private func redecoded(_ s: String) -> String? {
-        Array(s.utf8).withUnsafeBytes { TextRedecoding.redecoded($0) }.map { String(decoding: $0, as: UTF8.self) }
+        Array(s.utf8).withUnsafeBytes { TextRules.redecoded($0) }.map { String(decoding: $0, as: UTF8.self) }
     }
 
     func testTheRule() {
@@ -73,7 +75,7 @@ final class RedecodingTests: XCTestCase {
     /// The same text written as ISO-8859-1 means (Latin-1 bytes): nothing to read again.
     private static let latin1: [UInt8] = Array("""
         <?xml version="1.0" encoding="ISO-8859-1"?>
-        <rss version="2.0"><channel><title>Br\u{F8}ndby</title><item><title>caf\u{E9} \u{A0}</title><guid>g</guid></item></channel></rss>
+        <rss version="2.0"><channel><title>Br\u{F8}ndby</title><item><title>caf\u{E9} \u{A0}x</title><guid>g</guid></item></channel></rss>
         """.unicodeScalars.map { UInt8($0.value) })
 
     func testEveryBackendWritesTheTextReadAgainAndNamesTheMembers() throws {
@@ -96,7 +98,7 @@ final class RedecodingTests: XCTestCase {
             // Latin-1 text as it is meant: written as it reads, nothing named.
             let latin1 = try jsonLines(.bytes(Self.latin1), source: "t", parser: backend.makeParser()).text
             XCTAssertTrue(latin1.contains("\"title\":\"Brøndby\""), latin1)
-            XCTAssertTrue(latin1.contains("\"title\":\"café \u{A0}\""), latin1)
+            XCTAssertTrue(latin1.contains("\"title\":\"café \u{A0}x\""), latin1)
             XCTAssertFalse(latin1.contains("redecoded"), latin1)
         }
     }
@@ -137,5 +139,66 @@ final class RedecodingTests: XCTestCase {
         try SwiftFeedParser().parse(.bytes(Self.feed), handler: views)
         XCTAssertEqual(views.titles.map(\.0), ["Horsens Ã¦ndrer i angrebet", "Plain"])
         XCTAssertEqual(views.titles.map(\.1), [true, false])
+    }
+
+    // MARK: trimming
+
+    /// Python's `str.isspace()` characters, listed from Python 3.11
+    /// (`[c for c in range(0x110000) if chr(c).isspace()]`).
+    private static let pythonSpaces: [UInt32] = [
+        0x9, 0xA, 0xB, 0xC, 0xD, 0x1C, 0x1D, 0x1E, 0x1F, 0x20, 0x85, 0xA0, 0x1680, 0x2000, 0x2001, 0x2002, 0x2003,
+        0x2004, 0x2005, 0x2006, 0x2007, 0x2008, 0x2009, 0x200A, 0x2028, 0x2029, 0x202F, 0x205F, 0x3000,
+    ]
+
+    private func trimmed(_ s: String) -> String {
+        Array(s.utf8).withUnsafeBytes { String(decoding: TextRules.trimmed($0), as: UTF8.self) }
+    }
+
+    func testTrimmingTakesPythonsWhiteSpaceAtBothEndsAndNothingElse() {
+        for v in Self.pythonSpaces {
+            let c = String(Character(Unicode.Scalar(v)!))
+            XCTAssertEqual(trimmed(c + "a" + c + "b" + c + c), "a" + c + "b", String(v, radix: 16))
+            XCTAssertEqual(trimmed(c), "", String(v, radix: 16))
+        }
+        // Not white space to Python: kept, at either end.
+        for v: UInt32 in [0x200B, 0x180E, 0xFEFF, 0x2060, 0x21, 0x7F, 0xA1, 0x3001, 0x1681, 0x2030, 0x205E] {
+            let c = String(Character(Unicode.Scalar(v)!))
+            XCTAssertEqual(trimmed(c + "a" + c), c + "a" + c, String(v, radix: 16))
+        }
+        XCTAssertEqual(trimmed(""), "")
+        XCTAssertEqual(trimmed("\u{3000}\u{3000}雖然 \u{A0}"), "雖然")
+    }
+
+    func testEveryBackendTrimsWhiteSpaceAsFeedparserDoes() throws {
+        let l = try linesFromEveryBackend("""
+            <rss version="2.0"><channel><title>&#160;Feed&#x3000;</title>
+            <item><title>Title&#xA0;</title><description>&#x2009;a&#160;b&#xA0;&#x85;</description>
+            <category>&#160;</category><guid>x</guid></item></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["title"] as? String, "Title")
+        XCTAssertEqual(l[0]["summary"] as? String, "a\u{A0}b")   // inside: kept
+        XCTAssertEqual((l[0]["categories"] as? [[String: Any]])?.first?["term"] as? String, "")
+        XCTAssertEqual((l[0]["feed"] as? [String: Any])?["title"] as? String, "Feed")
+        XCTAssertEqual(l[1]["title"] as? String, "Feed")
+        // The model's strings likewise.
+        let document = try XCTUnwrap(FeedStream.documents(from: .bytes(bytes("""
+            <rss version="2.0"><channel><title>&#160;Feed&#x3000;</title><item><title>Title&#xA0;</title></item></channel></rss>
+            """))).first)
+        XCTAssertEqual(document.feed.title?.value, "Feed")
+        XCTAssertEqual(document.items.first?.title?.value, "Title")
+    }
+
+    /// feedparser strips before it reads again: a value whose last character is a
+    /// no-break space encoded twice (C3 82 C2 A0: "Â" and U+00A0) loses the U+00A0, and the
+    /// "Â" left is no UTF-8 on its own; a value read again whose U+00A0 is its own (not
+    /// part of a character encoded twice) is read again once that is trimmed.
+    func testTrimmingComesBeforeReadingAgain() throws {
+        let l = try linesFromEveryBackend("""
+            <rss version="2.0"><channel><title>t</title><item><title>airport\u{C2}\u{A0}</title>\
+            <description>RER\u{C3}\u{A9}\u{A0}</description><guid>x</guid></item></channel></rss>
+            """)
+        XCTAssertEqual(l[0]["title"] as? String, "airport\u{C2}")
+        XCTAssertEqual(l[0]["summary"] as? String, "RER\u{E9}")
+        XCTAssertEqual(l[0]["redecoded"] as? [String], ["summary"])
     }
 }
