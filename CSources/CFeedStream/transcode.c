@@ -75,7 +75,9 @@ static uint32_t utf8_entry(uint32_t c) {
 static const struct { const char *key, *name; } aliases[] = {
 #define CHARSET_ALIAS(key, name) { key, name },
 #define BUILTIN_CHARSET(name, kind)
+#define C1_CHARSET(name)
 #include "charset_aliases.def"
+#undef C1_CHARSET
 #undef BUILTIN_CHARSET
 #undef CHARSET_ALIAS
 };
@@ -202,6 +204,23 @@ void cfs_charset_release(cfs_charset *cs) {
     cs->memo = NULL;
 }
 
+/* 1 when the bytes 0x80-0x9F that iconv leaves undefined in charset `name` are the C1
+   controls (C1_CHARSET in charset_aliases.def; XMLTranscoder reads the same entries). */
+static int c1_charset(const char *name) {
+    static const char *const names[] = {
+#define CHARSET_ALIAS(key, name)
+#define BUILTIN_CHARSET(name, kind)
+#define C1_CHARSET(name) name,
+#include "charset_aliases.def"
+#undef C1_CHARSET
+#undef BUILTIN_CHARSET
+#undef CHARSET_ALIAS
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strcmp(names[i], name) == 0) return 1;
+    return 0;
+}
+
 int cfs_charset_open_map(cfs_charset *cs, const char *name) {
     cfs_charset_init(cs, CFS_CHARSET_MAP);
     const char *alias = cfs_charset_alias((const uint8_t *)name, strlen(name));
@@ -210,6 +229,9 @@ int cfs_charset_open_map(cfs_charset *cs, const char *name) {
     iconv_t cd = iconv_open("UTF-32LE", name);
     if (cd == (iconv_t)-1) return 0;
     lookup_map(name, cd, cs->map, &cs->multibyte);
+    if (c1_charset(name))
+        for (int b = 0x80; b < 0xA0; b++)
+            if (cs->map[b] == -1) cs->map[b] = b;
     if (cs->multibyte) cs->cd = cd;
     else iconv_close(cd);
     return 1;
@@ -265,7 +287,9 @@ static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
     static const struct { const char *name; cfs_charset_kind kind; } names[] = {
 #define CHARSET_ALIAS(key, name)
 #define BUILTIN_CHARSET(name, kind) { name, CFS_CHARSET_##kind },
+#define C1_CHARSET(name)
 #include "charset_aliases.def"
+#undef C1_CHARSET
 #undef BUILTIN_CHARSET
 #undef CHARSET_ALIAS
     };

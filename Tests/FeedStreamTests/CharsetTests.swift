@@ -94,6 +94,31 @@ final class CharsetTests: XCTestCase {
         try assertEveryBackendWrites(data, expected, "windows-1258")
     }
 
+    /// TIS-620 as Python's codec reads it: bytes 0x80-0x9F (which iconv leaves undefined)
+    /// are the C1 controls, written as windows-1252's characters, which for Thai feeds (in
+    /// practice windows-874) are the right quotes, dashes and ellipsis; a document using
+    /// them no longer fails at the first. 0xA0 stays undefined, as in Python's codec.
+    func testTIS620ReadsBytes80To9FAsPythonDoes() throws {
+        // ก (A1), “ (93) ... ” (94), … (85), – (96), € (80), and 81 (no windows-1252
+        // character: the C1 control U+0081 as it is).
+        let data = doc("<?xml version=\"1.0\" encoding=\"TIS-620\"?><rss version=\"2.0\"><channel><title>",
+                       [0xA1, 0x20, 0x93, 0xA1, 0x94, 0x85, 0x96, 0x80, 0x81], "</title></channel></rss>")
+        let expected = """
+            {"schema":1,"kind":"feed","source":"t","document":1,"format":"rss20","version":"2.0","encoding":"tis-620",\
+            "title":"\u{0E01} \u{201C}\u{0E01}\u{201D}\u{2026}\u{2013}\u{20AC}\u{0081}","title_type":"text","items":0}
+
+            """
+        try assertEveryBackendWrites(data, expected, "tis-620")
+        // 0xA0: undefined in TIS-620 (iconv's and Python's): the document fails there.
+        let bad = doc("<?xml version=\"1.0\" encoding=\"tis620\"?><rss version=\"2.0\"><channel><title>",
+                      [0xA1, 0xA0], "</title></channel></rss>")
+        for backend in FeedBackend.allCases {
+            let text = try jsonLines(.bytes(bad), source: "t", parser: backend.makeParser(limits: .default, strict: true)).text
+            XCTAssertTrue(text.contains("\"error\":{\"code\":\"xml\""), "\(backend): \(text)")
+            XCTAssertTrue(text.contains("\"offset\":75"), "\(backend): \(text)")
+        }
+    }
+
     func testUTF7IsAnUnknownEncodingForEveryBackend() throws {
         // expat rejects UTF-7's byte map ('+' is not itself): "unknown encoding" at the
         // name, in every backend (libxml2 used to accept it, leaving "A+ImIDkQ." undecoded).

@@ -329,4 +329,8 @@ enum CharsetAliases {
         ("UTF-32BE", .utf32BE),
         ("UTF-32LE", .utf32LE),
     ]
+
+    /// Charsets whose bytes 0x80-0x9F iconv leaves undefined and Python's codec reads
+    /// as the C1 controls (C1_CHARSET in CSources/CFeedStream/charset_aliases.def).
+    static let c1: Set<String> = ["tis-620"]
 }

@@ -226,7 +226,7 @@ struct XMLTranscoder {
         case .none:
             guard let opened = openIconv(key) else { return nil }   // unknown to iconv: not cached
             cd = opened
-            let built = ByteTables.fromIconv(opened)
+            let built = ByteTables.fromIconv(opened, c1: CharsetAliases.c1.contains(String(decoding: key, as: UTF8.self)))
             EncodingCache.shared.store(key, built.map { .accepted($0) } ?? .rejected)
             guard let t = built else {
                 iconv_close(opened)
@@ -528,10 +528,13 @@ private final class ByteTables: @unchecked Sendable {   // immutable after init
     static let latin1 = ByteTables(entries: (0..<256).map { isASCIINonXML($0) ? 0 : utf8Entry($0) })
     static let usASCII = ByteTables(entries: (0..<256).map { $0 >= 0x80 || isASCIINonXML($0) ? 0 : utf8Entry($0) })
 
-    /// The tables of an encoding expat does not know: the C core's `build_map`, then
-    /// expat's `XmlInitUnknownEncoding`. Nil when expat rejects the map.
-    static func fromIconv(_ cd: iconv_t) -> ByteTables? {
-        let map = buildMap(cd)
+    /// The tables of an encoding expat does not know: the C core's `build_map` (with the
+    /// bytes 0x80-0x9F it leaves undefined as the C1 controls when `c1`: the C core's
+    /// `c1_charset`, CharsetAliases.c1), then expat's `XmlInitUnknownEncoding`. Nil when
+    /// expat rejects the map.
+    static func fromIconv(_ cd: iconv_t, c1: Bool) -> ByteTables? {
+        var map = buildMap(cd)
+        if c1 { for b in 0x80..<0xA0 where map[b] == -1 { map[b] = b } }
         // XmlInitUnknownEncoding: ASCII bytes significant to XML must be themselves.
         for i in 0..<128 where !isASCIIOther(i) && !isASCIINonXML(i) && map[i] != i { return nil }
         var entries = [UInt32](repeating: 0, count: 256)
