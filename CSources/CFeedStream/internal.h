@@ -134,7 +134,9 @@ typedef struct cfs_machine {
     int netscape;               /* a Netscape RSS 0.91 DOCTYPE was seen */
     int root_seen;
     int root_closed;
-    int not_feed;               /* the root is not a feed */
+    int not_feed;               /* the root is not a feed (and holds none: see seeking) */
+    int seeking;                /* the root is not a feed: its elements are looked at as
+                                   roots in turn, until one is (machine.c start_root) */
     /* A `feed` root in no or a non-Atom namespace is read as Atom, an `rss` root in an
        unknown namespace as RSS: elements in its namespace (this URI; none when
        lenient_ns_len is 0) are read as those of the namespace kind and family

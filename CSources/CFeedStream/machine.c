@@ -492,7 +492,7 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->last_item_end = 0;
     m->format = CFS_FORMAT_UNKNOWN;
     m->netscape = 0;
-    m->root_seen = m->root_closed = m->not_feed = m->in_item = 0;
+    m->root_seen = m->root_closed = m->not_feed = m->seeking = m->in_item = 0;
     m->lenient = 0;
     m->lenient_ns_len = 0;
     m->depth = 0;
@@ -792,6 +792,8 @@ static int remember_lenient_ns(cfs_machine *m, const char *uri, size_t len, ns_c
     return 1;
 }
 
+static void feed_root(cfs_machine *m, const cfs_attr *version, const cfs_attr *attrs, size_t n);
+
 static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_len, const char *local, size_t len,
                       const cfs_attr *attrs, size_t n) {
     m->root_seen = 1;
@@ -826,17 +828,35 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
         if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_ATOM10, F_ATOM })) return skip(m);
         m->format = CFS_FORMAT_ATOM;
         m->scope = SC_FEED;
+    } else if (c.fam == F_ATOM && !m->seeking && len == 5 && memcmp(local, "entry", 5) == 0) {
+        /* An Atom Entry Document (RFC 4287, section 2): the root is the one entry. */
+        m->format = c.ns == NS_ATOM03 ? CFS_FORMAT_ATOM03 : CFS_FORMAT_ATOM10;
+        m->scope = SC_FEED;
+        feed_root(m, version, attrs, n);
+        return begin_item(m, attrs, n);
     } else {
+        /* Not a feed's root: a feed may be inside it (an Atom feed in an XHTML page, as
+           lenient parsers find it). Its elements are looked at as roots in turn, the first
+           feed root found is the document's feed; none, and the document is not a feed
+           (input.c end_document). SwiftFeedMachine.startRoot does the same. */
         m->not_feed = 1;
-        return skip(m);
+        m->seeking = 1;
+        if (!push_frame(m, A_NONE, 0, 0, 0)) return skip(m);
+        return 0;
     }
     push_frame(m, A_NONE, 0, 0, 0);
+    feed_root(m, version, attrs, n);
+    return 0;
+}
+
+/* The feed record's fields from its root element (or the entry of an entry document). */
+static void feed_root(cfs_machine *m, const cfs_attr *version, const cfs_attr *attrs, size_t n) {
+    m->not_feed = m->seeking = 0;
     m->cur = &m->feed;
     set_field_attr(&m->feed, CFS_FIELD_VERSION, P1, version);
     set_field(&m->feed, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->feed, current_lang(m)));
     put(&m->feed, CFS_FIELD_BASE, copy_scope_ref(m, &m->feed, current_base(m)));
     if (m->format == CFS_FORMAT_CDF) cdf_common(m, attrs, n);
-    return 0;
 }
 
 /* Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements. */
@@ -965,7 +985,7 @@ int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const cha
         c = (ns_class){ m->lenient_ns_kind, m->lenient_family };
     int rc;
     if (m->scope == SC_DOC) {
-        rc = m->root_seen ? skip(m) : start_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
+        rc = m->root_seen && !m->seeking ? skip(m) : start_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
     } else if (m->scope == SC_RSS || m->scope == SC_RDF) {
         rc = start_in_root(m, c, local, local_len, attrs, nattrs);
     } else {

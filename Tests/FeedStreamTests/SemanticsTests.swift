@@ -148,3 +148,45 @@ final class SemanticsTests: XCTestCase {
         XCTAssertEqual(docs[0].items[0].extensions["itunes.duration"], "1:00")
     }
 }
+
+/// Where the feed is: a feed root inside another root (an Atom feed in an XHTML page),
+/// and an Atom Entry Document (RFC 4287, section 2), on every backend (docs/SCHEMA.md,
+/// "Formats").
+final class FeedRootTests: XCTestCase {
+    func testAFeedInsideAPageIsReadOnEveryBackend() throws {
+        let l = try linesFromEveryBackend("""
+            <?xml version="1.0" encoding="utf-8"?>
+            <!DOCTYPE html PUBLIC "-//W3C//DTD XHTML 1.0 Transitional//EN" "http://www.w3.org/TR/xhtml1/DTD/xhtml1-transitional.dtd">
+            <html xmlns="http://www.w3.org/1999/xhtml"><head><title>Page</title></head><body>
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>Avian's Blog</title><entry><id>urn:1</id><title>One</title></entry>
+            <entry><id>urn:2</id><title>Two</title></entry></feed></body></html>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(l[0]["id"] as? String, "urn:1")
+        XCTAssertEqual(l[1]["title"] as? String, "Two")
+        XCTAssertEqual(l[2]["kind"] as? String, "feed")
+        XCTAssertEqual(l[2]["format"] as? String, "atom10")
+        XCTAssertEqual(l[2]["title"] as? String, "Avian's Blog")
+        XCTAssertEqual(l[2]["items"] as? Int, 2)
+        XCTAssertNil(l[2]["error"])
+        // A page with no feed in it is still not a feed.
+        let page = try linesFromEveryBackend("<html><body><p>Nothing</p></body></html>")
+        XCTAssertEqual((page[0]["error"] as? [String: Any])?["code"] as? String, "not_feed")
+    }
+
+    func testAnAtomEntryDocumentIsOneItemOnEveryBackend() throws {
+        let l = try linesFromEveryBackend("""
+            <?xml version="1.0"?>
+            <entry xmlns="http://www.w3.org/2005/Atom"><id>tag:e,2024:1</id><title>Specifications</title>
+            <updated>2024-01-02T03:04:05Z</updated><link href="http://e.example/1"/></entry>
+            """)
+        XCTAssertEqual(l.count, 2)
+        XCTAssertEqual(l[0]["id"] as? String, "tag:e,2024:1")
+        XCTAssertEqual(l[0]["title"] as? String, "Specifications")
+        XCTAssertEqual(l[0]["updated"] as? String, "2024-01-02T03:04:05Z")
+        XCTAssertEqual(l[0]["link"] as? String, "http://e.example/1")
+        XCTAssertEqual(l[1]["format"] as? String, "atom10")
+        XCTAssertEqual(l[1]["items"] as? Int, 1)
+        XCTAssertNil(l[1]["error"])
+    }
+}

@@ -584,14 +584,56 @@ final class SwiftFeedMachineTests: XCTestCase {
     }
 
     func testNotAFeed() throws {
-        let d = try XCTUnwrap(try swiftDump(Array("<html><body><rss/></body></html>".utf8)))
+        // No feed root anywhere in the document.
+        let d = try XCTUnwrap(try swiftDump(Array("<html><body><p>rss</p><channel:x xmlns:channel='u'/></body></html>".utf8)))
         XCTAssertEqual(d.lines.last, "fail 1 not_feed")
-        _ = try assertSameAsC("<html><body><rss/></body></html>")
+        _ = try assertSameAsC("<html><body><p>rss</p><channel:x xmlns:channel='u'/></body></html>")
         let m = SwiftFeedMachine(maxItemBytes: 0)
-        try replay(MiniXML.events(Array("<html><rss/></html>".utf8))!, machine: m, handler: RawDump())
+        try replay(MiniXML.events(Array("<html><p/></html>".utf8))!, machine: m, handler: RawDump())
         XCTAssertTrue(m.notFeed)
         XCTAssertTrue(m.rootClosed)
         XCTAssertEqual(m.items, 0)
+    }
+
+    /// A feed root inside another root (an Atom feed in an XHTML page) is the document's
+    /// feed, as lenient parsers find it; the first one only; the elements around it are
+    /// not read.
+    func testAFeedInsideAnotherRootIsTheDocumentsFeed() throws {
+        let xml = """
+            <html><head><title>Page</title></head><body><div><rss version="2.0"><channel><title>T</title>\
+            <item><title>i</title></item></channel></rss></div><rss><channel><title>Second</title>\
+            <item><title>j</title></item></channel></rss><item><title>k</title></item></body></html>
+            """
+        let d = try XCTUnwrap(try swiftDump(Array(xml.utf8)))
+        XCTAssertEqual(d.items.map { $0.title?.value }, ["i"])
+        XCTAssertEqual(d.feeds.first?.title?.value, "T")
+        XCTAssertEqual(d.feeds.first?.format, .rss20)
+        XCTAssertEqual(d.lines.last, "finish 1")
+        _ = try assertSameAsC(xml)
+        let m = SwiftFeedMachine(maxItemBytes: 0)
+        try replay(MiniXML.events(Array(xml.utf8))!, machine: m, handler: RawDump())
+        XCTAssertFalse(m.notFeed)
+        XCTAssertTrue(m.rootClosed)
+    }
+
+    /// An Atom Entry Document (RFC 4287, section 2): its root is one entry, an item.
+    func testAnAtomEntryDocumentIsOneItem() throws {
+        for (ns, format) in [("http://www.w3.org/2005/Atom", FeedFormat.atom10), ("http://purl.org/atom/ns#", .atom03)] {
+            let xml = "<entry xmlns='\(ns)' xml:lang='en'><id>urn:e</id><title>E</title><entry><id>inner</id></entry></entry>"
+            let d = try XCTUnwrap(try swiftDump(Array(xml.utf8)))
+            XCTAssertEqual(d.items.count, 1, ns)
+            XCTAssertEqual(d.items.first?.id, "urn:e", ns)
+            XCTAssertEqual(d.items.first?.title?.value, "E", ns)
+            XCTAssertEqual(d.feeds.first?.format, format, ns)
+            XCTAssertEqual(d.lines.last, "finish 1", ns)
+            _ = try assertSameAsC(xml)
+        }
+        // Not inside another root, and not in another namespace.
+        for xml in ["<html><entry xmlns='http://www.w3.org/2005/Atom'><id>x</id></entry></html>", "<entry><id>x</id></entry>"] {
+            let d = try XCTUnwrap(try swiftDump(Array(xml.utf8)))
+            XCTAssertEqual(d.lines.last, "fail 1 not_feed", xml)
+            _ = try assertSameAsC(xml)
+        }
     }
 
     func testTruncation() throws {

@@ -192,6 +192,8 @@ struct SwiftFeedMachineCore {
     var rootSeen = false
     var rootClosed = false
     var notFeed = false
+    /// The root is not a feed: its elements are looked at as roots in turn (startRoot).
+    var seeking = false
     /// A `feed` root in no or a non-Atom namespace is read as Atom: elements in its
     /// namespace (these bytes; empty for none) are Atom's.
     /// When the root's namespace is not its format's: that namespace, whose elements are
@@ -288,6 +290,7 @@ struct SwiftFeedMachineCore {
         rootSeen = false
         rootClosed = false
         notFeed = false
+        seeking = false
         lenientNS = nil
         inItem = false
         depth = 0
@@ -815,11 +818,30 @@ struct SwiftFeedMachineCore {
             lenientClass = (SFM.nsAtom10, SFM.fAtom)
             format = .atom
             scope = SFM.scFeed
+        } else if c.fam == SFM.fAtom && !seeking && local.equals("entry") {
+            // An Atom Entry Document (RFC 4287, section 2): the root is the one entry.
+            format = c.ns == SFM.nsAtom03 ? .atom03 : .atom10
+            scope = SFM.scFeed
+            feedRoot(version, attrs)
+            return beginItem(attrs)
         } else {
+            // Not a feed's root: a feed may be inside it (an Atom feed in an XHTML page,
+            // as lenient parsers find it). Its elements are looked at as roots in turn, the
+            // first feed root found is the document's feed; none, and the document is not
+            // a feed (SwiftFeedParser.endDocument). machine.c's start_root does the same.
             notFeed = true
-            return skip()
+            seeking = true
+            if !pushFrame(SFM.aNone, 0, 0, 0) { return skip() }
+            return
         }
         _ = pushFrame(SFM.aNone, 0, 0, 0)
+        feedRoot(version, attrs)
+    }
+
+    /// The feed record's fields from its root element (or the entry of an entry document).
+    mutating func feedRoot(_ version: UnsafePointer<XMLAttribute>?, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        notFeed = false
+        seeking = false
         cur = feed
         feed.pointee.setFieldAttr(SFM.fieldVersion, SFM.p1, version)
         feed.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(feed, currentLang))
@@ -969,7 +991,7 @@ struct SwiftFeedMachineCore {
         var c = classify(uri)
         if let ns = lenientNS, ns.elementsEqual(uri) { c = lenientClass }
         if scope == SFM.scDoc {
-            if rootSeen { skip() } else { startRoot(c, uri, local, attrs) }
+            if rootSeen && !seeking { skip() } else { startRoot(c, uri, local, attrs) }
         } else if scope == SFM.scRss || scope == SFM.scRdf {
             startInRoot(c, local, attrs)
         } else {
