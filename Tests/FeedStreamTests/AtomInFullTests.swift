@@ -59,13 +59,18 @@ final class AtomInFullTests: XCTestCase {
             XCTAssertEqual(l[1]["language"] as? String, "en", ns)
             XCTAssertNil(l[1]["error"], ns)
         }
-        // Atom elements in the Atom namespace still count inside such a feed; other
-        // roots are still not feeds.
+        // Atom elements in the Atom namespace still count inside such a feed; a feed root
+        // inside another root is the document's feed (SCHEMA.md, "Formats"); a root with
+        // no feed root in it is still not a feed.
         let l = try lines("""
             <feed xmlns:a="http://www.w3.org/2005/Atom"><entry><a:id>x</a:id></entry></feed>
             """)
         XCTAssertEqual(l[0]["id"] as? String, "x")
-        let page = try lines("<html><feed/></html>")
+        let inside = try lines("<html><feed><title>T</title></feed></html>")
+        XCTAssertEqual(inside[0]["format"] as? String, "atom")
+        XCTAssertEqual(inside[0]["title"] as? String, "T")
+        XCTAssertNil(inside[0]["error"])
+        let page = try lines("<html><p/></html>")
         XCTAssertEqual((page[0]["error"] as? [String: Any])?["code"] as? String, "not_feed")
     }
 

@@ -363,11 +363,11 @@ final class VectorScanTests: XCTestCase {
                 // Well-formed and allowed: the title and the summary are the text.
                 let line = try jsonLines(.bytes(doc), source: "t", parser: SwiftFeedParser()).text
                 let item = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.split(separator: "\n")[0].utf8)) as? [String: Any])
-                // C1 controls as windows-1252 reads them; line ends normalized; the value
-                // trimmed.
-                let expected = String(s.replacingOccurrences(of: "\u{85}", with: "\u{2026}")
-                    .replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-                    .drop(while: { $0 == "\n" || $0 == "\t" }))
+                // Line ends normalized; the value trimmed (U+0085 is white space too, as
+                // Python's str.strip() sees it); then C1 controls as windows-1252 reads them.
+                let expected = String(s.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+                    .drop(while: { $0 == "\n" || $0 == "\t" || $0 == "\u{85}" }))
+                    .replacingOccurrences(of: "\u{85}", with: "\u{2026}")
                 XCTAssertEqual(item["title"] as? String, expected, "\(fragment) after \(pad)")
                 XCTAssertEqual(item["summary"] as? String, expected, "\(fragment) after \(pad)")
                 kept += 1

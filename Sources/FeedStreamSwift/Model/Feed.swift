@@ -354,7 +354,7 @@ struct ExtensionCollector: RecordSink {
 
     /// Notes `value` of member `key` (nil: an array's element) when it is read again.
     private mutating func note(_ key: StaticString?, _ value: UnsafeRawBufferPointer) {
-        guard TextRules.applies(to: TextRules.trimmed(value)) else { return }
+        guard TextRules.applies(to: value) else { return }
         let name = depth == 0 ? key.map { "\($0)" } ?? top : top
         if redecoded.last != name { redecoded.append(name) }
     }
@@ -365,8 +365,14 @@ struct ExtensionCollector: RecordSink {
     }
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
+        collect(key, TextRules.trimmed(value))
+    }
+
+    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer) { collect(key, value) }
+
+    private mutating func collect(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         note(key, value)
-        let v = FeedBytes.string(value)   // as the JSON writer writes it
+        let v = FeedBytes.string(value, trimming: false)   // as the JSON writer writes it
         if row != nil { row!["\(key)"] = v; return }
         let k = flat(key)
         if path.isEmpty && core.contains(k) { return }
@@ -400,7 +406,7 @@ struct ExtensionCollector: RecordSink {
         row = nil
     }
     mutating func element(_ value: UnsafeRawBufferPointer) {
-        note(nil, value)
+        note(nil, TextRules.trimmed(value))
         if let listKey { lists[listKey]?.append(["value": FeedBytes.string(value)]) }
     }
     mutating func endArray() {

@@ -42,9 +42,10 @@ public struct FeedBytes {
     /// themselves (``buffer``) are the text as the document gave it.
     public var isRedecoded: Bool { TextRules.applies(to: TextRules.trimmed(buffer)) }
 
-    /// `bytes` as a `String` by the writers' text rules (``string``).
-    static func string(_ bytes: UnsafeRawBufferPointer) -> String {
-        let bytes = TextRules.trimmed(bytes)
+    /// `bytes` as a `String` by the writers' text rules (``string``); without the trim
+    /// for text decoded from the document's (base64, RecordSink.decodedString).
+    static func string(_ bytes: UnsafeRawBufferPointer, trimming: Bool = true) -> String {
+        let bytes = trimming ? TextRules.trimmed(bytes) : bytes
         guard bytes.contains(0xC2) else { return String(decoding: bytes, as: UTF8.self) }
         if let again = TextRules.redecoded(bytes) {
             return again.withUnsafeBytes { mappingC1Controls(String(decoding: $0, as: UTF8.self), $0) }

@@ -299,7 +299,10 @@ extension ByteBuffer: RecordSink {
     }
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
-        let value = TextRules.trimmed(value)
+        decodedString(key, TextRules.trimmed(value))
+    }
+
+    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         member(key, quote: true)
         currentKey = key
         if trustsUTF8 {

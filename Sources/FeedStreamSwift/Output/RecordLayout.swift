@@ -664,7 +664,11 @@ protocol RecordSink: ~Copyable {
     /// The document's location when known (empty otherwise): the base outside every
     /// xml:base. Bytes the sink owns, valid while it lives.
     var documentBytes: UnsafeRawBufferPointer { get }
+    /// A string member from the document: the sink applies the text rules (TextRules.swift).
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer)
+    /// A string member decoded from the document's text (base64): the text rules but the
+    /// trim, which came before the decoding (feedparser strips, then decodes).
+    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer)
     mutating func literal(_ key: StaticString, _ value: StaticString)
     mutating func beginObject(_ key: StaticString)
     mutating func endObject()
@@ -766,10 +770,10 @@ extension FeedRecordView {
             let document = sink.documentBytes
             let hasBase = t.baseChain.isPresent && !t.baseChain.isEmpty || !document.isEmpty
             let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: Array(document)) : []
-            if t.isBase64, let decoded = Base64.decode(t.value.buffer) {
-                decoded.withUnsafeBytes { sink.string(key, $0) }
-            } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(t.value.buffer) {
-                decoded.withUnsafeBytes { sink.string(key, $0) }
+            if t.isBase64, let decoded = Base64.decode(TextRules.trimmed(t.value.buffer)) {
+                decoded.withUnsafeBytes { sink.decodedString(key, $0) }
+            } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(TextRules.trimmed(t.value.buffer)) {
+                decoded.withUnsafeBytes { sink.decodedString(key, $0) }
             } else if hasBase && sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
                       let resolved = MarkupURLs.resolve(t.value.buffer, base: base, xhtml: t.type.equals("xhtml")) {
                 resolved.withUnsafeBytes { sink.string(key, $0) }
