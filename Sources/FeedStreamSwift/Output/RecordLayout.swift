@@ -624,14 +624,17 @@ extension RecordLayout {
     ]
 
     /// An item line's members after the common ones: its index, its feed object, the
-    /// layout's members, `truncated` and `recovered`.
+    /// layout's members, `redecoded`, `truncated` and `recovered`.
     package static var itemFields: [MemberField] {
         [MemberField("index", .integer),
          MemberField("feed", .object([MemberField("format", .string), MemberField("title", .string)]
                                      + itemFeed.members.flatMap(\.fields)))]
             + item.members.flatMap(\.fields)
-            + [MemberField("truncated", .boolean), MemberField("recovered", .boolean)]
+            + [redecodedField, MemberField("truncated", .boolean), MemberField("recovered", .boolean)]
     }
+
+    /// The members whose text was read again as UTF-8 (JSONLinesWriter's `writeRedecoded`).
+    static let redecodedField = MemberField("redecoded", .array(.string))
 
     /// A failed document's `error` object (JSONLinesWriter's `writeError`).
     static let errorField = MemberField("error", .object([
@@ -643,7 +646,7 @@ extension RecordLayout {
     /// `recovered` follows the error of a document the recovery path read.
     package static var feedFields: [MemberField] {
         [MemberField("format", .string)] + feed.members.flatMap(\.fields)
-            + [MemberField("items", .integer), errorField, MemberField("recovered", .boolean)]
+            + [MemberField("items", .integer), redecodedField, errorField, MemberField("recovered", .boolean)]
     }
 
     /// Every member of an item line.
