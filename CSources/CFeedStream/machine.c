@@ -860,7 +860,16 @@ static void feed_root(cfs_machine *m, const cfs_attr *version, const cfs_attr *a
 }
 
 /* Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements. */
-static int start_in_root(cfs_machine *m, ns_class c, const char *local, size_t len, const cfs_attr *attrs, size_t n) {
+static int start_in_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_len, const char *local, size_t len,
+                         const cfs_attr *attrs, size_t n) {
+    if (c.fam == F_OTHER && m->scope == SC_RDF && !m->lenient && uri_len > 0 && len == 7
+        && memcmp(local, "channel", 7) == 0) {
+        /* An RDF channel in a namespace that is not RSS's (RSS 0.90's spelled another way,
+           say): RSS, its namespace's elements read as RSS's, as for an rss root in such a
+           namespace (SwiftFeedMachine.startInRoot does the same). */
+        if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_NONE, F_RSS })) return skip(m);
+        c = (ns_class){ NS_NONE, F_RSS };
+    }
     if (c.fam != F_RSS) return skip(m);
     m->cur = &m->feed;
     if (len == 7 && memcmp(local, "channel", 7) == 0) {
@@ -987,7 +996,7 @@ int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const cha
     if (m->scope == SC_DOC) {
         rc = m->root_seen && !m->seeking ? skip(m) : start_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
     } else if (m->scope == SC_RSS || m->scope == SC_RDF) {
-        rc = start_in_root(m, c, local, local_len, attrs, nattrs);
+        rc = start_in_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
     } else {
         const rule *ru = find_rule(c.fam, local, local_len, m->scope);
         rc = ru ? apply(m, ru, attrs, nattrs) : skip(m);

@@ -174,6 +174,29 @@ final class FeedRootTests: XCTestCase {
         XCTAssertEqual((page[0]["error"] as? [String: Any])?["code"] as? String, "not_feed")
     }
 
+    /// An `rdf:RDF` whose channel is in a namespace we do not know (RSS 0.90's written
+    /// another way, as Mozilla's old feed did): that namespace's elements are RSS's.
+    func testAnRDFChannelInAnUnknownNamespaceIsRSS() throws {
+        let l = try linesFromEveryBackend("""
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://channel.netscape.com/rdf/simple/0.9/">
+            <channel><title>Mozilla Dot Org</title><link>http://www.mozilla.org</link></channel>
+            <x:item xmlns:x="urn:other"><x:title>not RSS</x:title></x:item>
+            <item><title>New Status Updates</title><link>http://www.mozilla.org/status/</link></item>
+            <item><title>Bugzilla Reorganized</title><link>http://www.mozilla.org/bugs/</link></item>
+            </rdf:RDF>
+            """)
+        XCTAssertEqual(l.map { $0["title"] as? String }, ["New Status Updates", "Bugzilla Reorganized", "Mozilla Dot Org"])
+        XCTAssertEqual(l[0]["link"] as? String, "http://www.mozilla.org/status/")
+        XCTAssertEqual(l[2]["format"] as? String, "rss10")
+        XCTAssertEqual(l[2]["items"] as? Int, 2)
+        // Only a channel adopts its namespace: an item in an unknown one is not read.
+        let noChannel = try linesFromEveryBackend("""
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="urn:unknown"><item><title>x</title></item></rdf:RDF>
+            """)
+        XCTAssertEqual(noChannel.count, 1)
+        XCTAssertEqual(noChannel[0]["items"] as? Int, 0)
+    }
+
     func testAnAtomEntryDocumentIsOneItemOnEveryBackend() throws {
         let l = try linesFromEveryBackend("""
             <?xml version="1.0"?>

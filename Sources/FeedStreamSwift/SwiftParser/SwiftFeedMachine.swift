@@ -850,8 +850,17 @@ struct SwiftFeedMachineCore {
     }
 
     /// Children of <rss> and <rdf:RDF>: the channel, and RSS 1.0's sibling elements.
-    mutating func startInRoot(_ c: (ns: UInt8, fam: UInt8), _ local: UnsafeRawBufferPointer,
+    mutating func startInRoot(_ c: (ns: UInt8, fam: UInt8), _ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                               _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        var c = c
+        if c.fam == SFM.fOther && scope == SFM.scRdf && lenientNS == nil && uri.count > 0 && local.equals("channel") {
+            // An RDF channel in a namespace that is not RSS's (RSS 0.90's spelled another
+            // way, say): RSS, its namespace's elements read as RSS's, as for an rss root in
+            // such a namespace (machine.c's start_in_root does the same).
+            lenientNS = Array(uri)
+            lenientClass = (SFM.nsNone, SFM.fRss)
+            c = lenientClass
+        }
         if c.fam != SFM.fRss { return skip() }
         cur = feed
         if local.equals("channel") {
@@ -993,7 +1002,7 @@ struct SwiftFeedMachineCore {
         if scope == SFM.scDoc {
             if rootSeen && !seeking { skip() } else { startRoot(c, uri, local, attrs) }
         } else if scope == SFM.scRss || scope == SFM.scRdf {
-            startInRoot(c, local, attrs)
+            startInRoot(c, uri, local, attrs)
         } else {
             if let ru = findRule(c.fam, local, scope) { apply(ru.pointee, attrs) } else { skip() }
             if cur == feed { feedDirty = true }
