@@ -13,7 +13,8 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
         public static let malformedJSON = Code(rawValue: "json")
         /// The gzip data is corrupt or truncated.
         public static let gzip = Code(rawValue: "gzip")
-        /// A well-formed document whose root is not `rss`, `rdf:RDF` or `feed`.
+        /// A well-formed document in which neither the root nor any element inside it is a
+        /// feed's root (`rss`, `rdf:RDF`, `feed`, ...: docs/SCHEMA.md, "Formats").
         public static let notAFeed = Code(rawValue: "not_feed")
         /// The input holds no XML document (empty, or whitespace only).
         public static let empty = Code(rawValue: "empty")
