@@ -299,10 +299,15 @@ extension ByteBuffer: RecordSink {
     }
 
     mutating func string(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
-        decodedString(key, TextRules.trimmed(value))
+        text(key, TextRules.trimmed(value))
     }
 
-    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
+    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer) { text(key, value) }
+
+    /// A string member's key and value (the value as the rules left it, escaped here);
+    /// inlined in each, so that writing a member is one call.
+    @inline(__always)
+    private mutating func text(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         member(key, quote: true)
         currentKey = key
         if trustsUTF8 {

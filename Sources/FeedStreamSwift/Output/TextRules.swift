@@ -149,13 +149,10 @@ enum TextRules {
 
     /// `bytes` read again by the rule; nil when it does not apply.
     static func redecoded(_ bytes: UnsafeRawBufferPointer) -> [UInt8]? {
-        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.contains(0xC2) else { return nil }
-        var result: [UInt8]?
-        let out = UnsafeMutablePointer<UInt8>.allocate(capacity: bytes.count)
-        defer { out.deallocate() }
-        if readsAgain(base, bytes.count) {
-            result = Array(UnsafeBufferPointer(start: out, count: write(base, bytes.count, into: out)))
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: UInt8.self), bytes.contains(0xC2),
+              readsAgain(base, bytes.count) else { return nil }
+        return [UInt8](unsafeUninitializedCapacity: bytes.count) { out, count in
+            count = write(base, bytes.count, into: out.baseAddress!)
         }
-        return result
     }
 }
