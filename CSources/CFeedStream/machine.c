@@ -664,7 +664,10 @@ static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
     m->cur = &m->item;
     m->in_item = 1;
     m->scope = SC_ITEM;
-    set_field_attr(&m->item, CFS_FIELD_ID, P3, find_ns_attr(attrs, n, NS_RDF, "about"));
+    /* rdf:about is the item's id as a guid or Atom id is (feedparser's reading), and as it
+     * is on the start tag, one of those in the item wins (the last of a priority does);
+     * it beats dc:identifier. The same in SwiftFeedMachine.beginItem. */
+    set_field_attr(&m->item, CFS_FIELD_ID, P1, find_ns_attr(attrs, n, NS_RDF, "about"));
     set_field(&m->item, CFS_FIELD_LANGUAGE, P3, copy_scope_ref(m, &m->item, current_lang(m)));
     put(&m->item, CFS_FIELD_BASE, copy_scope_ref(m, &m->item, current_base(m)));
     if (m->format == CFS_FORMAT_CDF) cdf_common(m, attrs, n);
@@ -874,7 +877,7 @@ static int start_in_root(cfs_machine *m, ns_class c, const char *uri, size_t uri
     m->cur = &m->feed;
     if (len == 7 && memcmp(local, "channel", 7) == 0) {
         if (c.ns == NS_RSS090) m->format = CFS_FORMAT_RSS090;
-        if (m->scope == SC_RDF) set_field_attr(&m->feed, CFS_FIELD_ID, P2, find_ns_attr(attrs, n, NS_RDF, "about"));
+        if (m->scope == SC_RDF) set_field_attr(&m->feed, CFS_FIELD_ID, P1, find_ns_attr(attrs, n, NS_RDF, "about"));
         /* The channel is the feed's record element: its xml:base counts. */
         put(&m->feed, CFS_FIELD_BASE, copy_scope_ref(m, &m->feed, current_base(m)));
         return enter(m, SC_FEED);

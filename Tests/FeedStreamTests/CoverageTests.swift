@@ -175,7 +175,8 @@ final class CoverageTests: XCTestCase {
         XCTAssertEqual(l[0]["published_raw"] as? String, "Sun Jan 4 16:29:06 PST 2004")
         XCTAssertEqual(l[1]["published"] as? String, "2004-07-11T17:00:00Z")
         XCTAssertEqual(l[1]["published_raw"] as? String, "Κυρ, 11 Ιούλ 2004 12:00:00 EST")
-        XCTAssertEqual(l[2]["published"] as? String, "2003-12-31T10:14:55Z")
+        XCTAssertEqual(l[2]["updated"] as? String, "2003-12-31T10:14:55Z")   // dc:date: the last change
+        XCTAssertNil(l[2]["published"])
         XCTAssertNil(l[3]["published"])
         XCTAssertEqual(l[3]["published_raw"] as? String, "not a date")
     }
@@ -216,6 +217,7 @@ final class CoverageTests: XCTestCase {
             """)
         XCTAssertEqual(l[0]["title"] as? String, "native")
         XCTAssertEqual(l[0]["published"] as? String, "2024-01-01T00:00:00Z")
+        XCTAssertEqual(l[0]["updated"] as? String, "2002-02-02T00:00:00Z")   // dc:date repeated: the last
     }
 
     func testAtomRepeatedElementsAndContentSource() throws {

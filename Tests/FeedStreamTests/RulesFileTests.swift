@@ -149,22 +149,23 @@ final class RulesFileTests: XCTestCase {
         XCTAssertGreaterThan(checked, 20)
     }
 
-    /// Priorities as the file states them, on a case with values of its own: RSS
-    /// `pubDate` beats `dc:date` whatever the order, and `dc:date` fills `published`
-    /// when it is alone.
+    /// Priorities as the file states them, on a case with values of its own: Atom
+    /// `updated` beats `dc:date` whatever the order, and `dc:date` fills `updated` (not
+    /// `published`, as feedparser reads it) when it is alone.
     func testPriorityColumn() throws {
         let both = """
-            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><item>\
-            <dc:date>2001-01-01</dc:date><pubDate>Mon, 01 Jan 2024 00:00:00 GMT</pubDate></item></channel></rss>
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:dc="http://purl.org/dc/elements/1.1/"><entry>\
+            <dc:date>2001-01-01</dc:date><updated>2024-01-01T00:00:00Z</updated><dc:date>2002-02-02</dc:date>\
+            </entry></feed>
             """
         let alone = """
             <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><item>\
             <dc:date>2001-01-01</dc:date></item></channel></rss>
             """
         for backend in FeedBackend.allCases {
-            XCTAssertEqual(try fieldText(both, FeedField.published.rawValue, item: true, backend),
-                           "Mon, 01 Jan 2024 00:00:00 GMT")
-            XCTAssertEqual(try fieldText(alone, FeedField.published.rawValue, item: true, backend), "2001-01-01")
+            XCTAssertEqual(try fieldText(both, FeedField.updated.rawValue, item: true, backend), "2024-01-01T00:00:00Z")
+            XCTAssertEqual(try fieldText(alone, FeedField.updated.rawValue, item: true, backend), "2001-01-01")
+            XCTAssertNil(try fieldText(alone, FeedField.published.rawValue, item: true, backend))
         }
     }
 }

@@ -516,7 +516,9 @@ final class SwiftFeedMachineTests: XCTestCase {
         XCTAssertEqual(d.items[0].guidIsPermalink, false)
         XCTAssertEqual(d.items[0].title?.value, "rss title")
         XCTAssertEqual(d.items[0].summary?.value, "d2")   // repeated: the last wins (SCHEMA.md)
+        XCTAssertEqual(d.items[0].updated?.raw, "2021-01-01T00:00:00Z")   // dc:date: the last change
         XCTAssertEqual(d.items[1].published?.raw, "Sat, 02 Jan 2021 10:00:00 GMT")
+        XCTAssertEqual(d.items[1].updated?.raw, "2021-01-02T00:00:00Z")
         XCTAssertEqual(d.items[1].id, "x2")
         XCTAssertEqual(d.feeds[0].updated?.raw, "Tue, 02 Jan 2020 00:00:00 GMT")
     }

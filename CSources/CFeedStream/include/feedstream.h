@@ -192,8 +192,8 @@ typedef enum cfs_field {
     CFS_FIELD_RIGHTS_BASE, /* The `xml:base` chain in scope for the rights (bases separated by the byte 0x01). */
     CFS_FIELD_RIGHTS_MODE, /* The Atom 0.3 `mode` attribute of the rights. */
     CFS_FIELD_CONTENT_SRC, /* Atom `content`'s `src` attribute: content kept elsewhere. */
-    CFS_FIELD_PUBLISHED, /* The publication date as written: `pubDate`, Atom `published` or `issued`, `dc:date`. */
-    CFS_FIELD_UPDATED, /* The last-update date as written: Atom `updated` or `modified`, `dc:modified`, `lastBuildDate` for a feed. */
+    CFS_FIELD_PUBLISHED, /* The publication date as written: `pubDate`, Atom `published` or `issued`, `dcterms:issued`. */
+    CFS_FIELD_UPDATED, /* The last-update date as written: Atom `updated` or `modified`, `dc:date`, `dcterms:modified`, `lastBuildDate` for a feed. */
     CFS_FIELD_CREATED, /* Atom 0.3 `created`, as written. */
     CFS_FIELD_LANGUAGE, /* The `language` element (`dc:language`), or the record element's `xml:lang`. */
     CFS_FIELD_BASE, /* The record element's `xml:base` chain (bases separated by the byte 0x01, outermost first). */

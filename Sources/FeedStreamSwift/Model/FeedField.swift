@@ -51,9 +51,9 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case rightsMode
     /// Atom `content`'s `src` attribute: content kept elsewhere.
     case contentSrc
-    /// The publication date as written: `pubDate`, Atom `published` or `issued`, `dc:date`.
+    /// The publication date as written: `pubDate`, Atom `published` or `issued`, `dcterms:issued`.
     case published
-    /// The last-update date as written: Atom `updated` or `modified`, `dc:modified`, `lastBuildDate` for a feed.
+    /// The last-update date as written: Atom `updated` or `modified`, `dc:date`, `dcterms:modified`, `lastBuildDate` for a feed.
     case updated
     /// Atom 0.3 `created`, as written.
     case created

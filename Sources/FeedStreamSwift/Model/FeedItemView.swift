@@ -48,7 +48,7 @@ public struct FeedItemView {
     public var updated: FeedDateView { record.date(.updated) }
     /// The item's links, in document order.
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
-    /// The first alternate link's href, as written.
+    /// The first alternate link's href, else a permalink guid, as written (``FeedRecordView/primaryLink``).
     public var link: FeedBytes { record.primaryLink?.href ?? .absent }
     /// The item's authors: RSS `author`, `dc:creator`, Atom `author`.
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { record.authors }

@@ -64,9 +64,28 @@ public struct FeedRecordView {
         }
     }
 
-    /// The first link whose rel is "alternate" (after defaulting) and that has an href.
+    /// The record's link: the first link whose rel is "alternate" (after defaulting)
+    /// and that has an href; else, for an item whose id is an RSS `guid` that is a
+    /// permalink (no `isPermaLink="false"`) and an http or https URL, that guid. RSS 2.0
+    /// lets a reader take such a guid as the item's permalink, and feedparser makes it
+    /// the link when the item has none (docs/SCHEMA.md, `link`).
     public var primaryLink: FeedLinkView? {
-        links.first { $0.rel.equals("alternate") && $0.href.isPresent }
+        if let l = links.first(where: { $0.rel.equals("alternate") && $0.href.isPresent }) { return l }
+        let permalink = self[.guidPermalink]
+        guard permalink.isPresent, !permalink.equalsIgnoringCase("false"), self[.id].isPresent else { return nil }
+        let id = FeedBytes(TextRules.trimmed(self[.id].buffer))
+        guard FeedRecordView.isWebURL(id) else { return nil }
+        return FeedLinkView(href: id, rel: FeedBytes("alternate"), type: .absent, hreflang: .absent, title: .absent,
+                            length: .absent, baseChain: .absent)
+    }
+
+    /// Whether `b` starts with `http://` or `https://`, in any case.
+    private static func isWebURL(_ b: FeedBytes) -> Bool {
+        let n = b.buffer.count
+        func lower(_ i: Int) -> UInt8 { b.buffer[i] | 0x20 }
+        guard n > 7, lower(0) == 0x68, lower(1) == 0x74, lower(2) == 0x74, lower(3) == 0x70 else { return false }
+        let rest = lower(4) == 0x73 ? 5 : 4   // "https" or "http"
+        return n > rest + 3 && b.buffer[rest] == 0x3A && b.buffer[rest + 1] == 0x2F && b.buffer[rest + 2] == 0x2F
     }
 
     func persons(_ list: FeedList) -> LazyMapCollection<FeedRowsView, FeedPersonView> {

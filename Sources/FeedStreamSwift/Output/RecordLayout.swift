@@ -18,7 +18,7 @@ enum Member: Sendable {
     case text(StaticString, StaticString, StaticString, StaticString, FeedField)
     /// `guid_is_permalink`.
     case permalink
-    /// `link`: the first alternate link, resolved.
+    /// `link`: the first alternate link, else a permalink guid (FeedRecordView.primaryLink), resolved.
     case primaryLink
     /// An array of objects, one per row.
     case rows(StaticString, FeedList, TableArray<Column>)
@@ -99,7 +99,9 @@ struct FieldMask {
         case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f),
              .flag(_, let f, _): add(f)
         case .permalink: add(.guidPermalink)
-        case .primaryLink: lists |= 1 << UInt64(FeedList.links.rawValue)
+        case .primaryLink:   // an alternate link, else a permalink guid (FeedRecordView.primaryLink)
+            lists |= 1 << UInt64(FeedList.links.rawValue)
+            add(.guidPermalink)
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt64(l.rawValue)
         case .object(_, let members, _): for x in members { add(x) }
         }
@@ -114,10 +116,12 @@ struct MemberGate: Sendable {
     private let list: Int   // the list whose rows the member writes, or -1
 
     /// The gate of `m`, read from its ``FieldMask`` (one field or one list, except for
-    /// objects, which get none).
+    /// objects and the link, which get none).
     init(_ m: Member) {
         var word = -1, bit: UInt64 = 0, list = -1
-        if case .object = m {} else {
+        switch m {
+        case .object, .primaryLink: break   // draw on more than one field or list
+        default:
             let mask = FieldMask([m])
             for w in 0..<mask.words.scalarCount where mask.words[w] != 0 {
                 word = w

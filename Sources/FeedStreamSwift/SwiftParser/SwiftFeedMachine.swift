@@ -645,7 +645,8 @@ struct SwiftFeedMachineCore {
         cur = item
         inItem = true
         scope = SFM.scItem
-        item.pointee.setFieldAttr(SFM.fieldId, SFM.p3, findNSAttr(attrs, SFM.nsRdf, "about"))
+        // rdf:about: the id, as a guid or Atom id is; the same in machine.c begin_item.
+        item.pointee.setFieldAttr(SFM.fieldId, SFM.p1, findNSAttr(attrs, SFM.nsRdf, "about"))
         item.pointee.setField(SFM.fieldLanguage, SFM.p3, copyScopeRef(item, currentLang))
         item.pointee.put(SFM.fieldBase, copyScopeRef(item, currentBase))
         if format == .cdf { cdfCommon(attrs) }
@@ -866,7 +867,7 @@ struct SwiftFeedMachineCore {
         if local.equals("channel") {
             if c.ns == SFM.nsRss090 { format = .rss090 }
             if scope == SFM.scRdf {
-                feed.pointee.setFieldAttr(SFM.fieldId, SFM.p2, findNSAttr(attrs, SFM.nsRdf, "about"))
+                feed.pointee.setFieldAttr(SFM.fieldId, SFM.p1, findNSAttr(attrs, SFM.nsRdf, "about"))
             }
             // The channel is the feed's record element: its xml:base counts.
             feed.pointee.put(SFM.fieldBase, copyScopeRef(feed, currentBase))

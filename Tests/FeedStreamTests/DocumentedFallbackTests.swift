@@ -1,0 +1,69 @@
+import FeedStream
+import Foundation
+import XCTest
+
+/// The readings feedparser documents beyond the formats' own element lists, as
+/// docs/SCHEMA.md states them: `dc:date` is the date of the last change, a permalink
+/// `guid` is the link of an item that has none. Every check runs on every backend, in
+/// the JSON lines and in the value model.
+final class DocumentedFallbackTests: XCTestCase {
+    private let rss = """
+        <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>c</title>
+        <item><title>a</title><guid>https://e.example/posts/1</guid></item>
+        <item><title>b</title><guid isPermaLink="FALSE">tag:e.example,2024:2</guid></item>
+        <item><title>c</title><link>https://e.example/c</link><guid>https://e.example/posts/3</guid></item>
+        <item><title>d</title><guid isPermaLink="true">  </guid></item>
+        <item><title>d2</title><guid>tag:e.example,2024:4</guid></item>
+        <item><title>d3</title><guid> HTTPS://e.example/posts/5 </guid></item>
+        <item><title>e</title><dc:date>2024-05-06T07:08:09Z</dc:date><dc:identifier>https://e.example/5</dc:identifier></item>
+        </channel></rss>
+        """
+
+    func testAPermalinkGuidIsTheLinkOfAnItemWithoutOne() throws {
+        let l = try linesFromEveryBackend(rss)
+        XCTAssertEqual(l.count, 8)
+        XCTAssertEqual(l[0]["link"] as? String, "https://e.example/posts/1")
+        XCTAssertNil(l[0]["links"], "the guid is not a link the item wrote")
+        XCTAssertEqual(l[0]["guid_is_permalink"] as? Bool, true)
+        XCTAssertNil(l[1]["link"], "isPermaLink=\"false\", in any case, is not a link")
+        XCTAssertEqual(l[2]["link"] as? String, "https://e.example/c", "the item's own link wins")
+        XCTAssertNil(l[3]["link"], "a blank guid is no link")
+        XCTAssertNil(l[4]["link"], "a guid that is not an http(s) URL is no link")
+        XCTAssertEqual(l[5]["link"] as? String, "HTTPS://e.example/posts/5", "trimmed, as written")
+        XCTAssertNil(l[6]["link"], "an id that is not an RSS guid is no link")
+        XCTAssertEqual(l[7]["kind"] as? String, "feed")
+    }
+
+    func testTheModelReadsTheSameLink() throws {
+        for backend in FeedBackend.allCases {
+            let d = try FeedStream.document(from: Array(rss.utf8), backend: backend)
+            XCTAssertEqual(d.items.map(\.link), ["https://e.example/posts/1", nil, "https://e.example/c", nil, nil,
+                                                 "HTTPS://e.example/posts/5", nil], "\(backend)")
+            XCTAssertEqual(d.items[6].updated?.raw, "2024-05-06T07:08:09Z", "\(backend)")
+            XCTAssertNil(d.items[6].published, "\(backend)")
+        }
+    }
+
+    func testDCDateIsTheLastChangeNotThePublicationDate() throws {
+        let l = try linesFromEveryBackend(rss)
+        XCTAssertEqual(l[6]["updated"] as? String, "2024-05-06T07:08:09Z")
+        XCTAssertEqual(l[6]["updated_raw"] as? String, "2024-05-06T07:08:09Z")
+        XCTAssertNil(l[6]["published"])
+        XCTAssertNil(l[6]["published_raw"])
+    }
+
+    func testRDFAboutIsTheIdBeforeDCIdentifier() throws {
+        let l = try linesFromEveryBackend("""
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
+              xmlns:dc="http://purl.org/dc/elements/1.1/">
+            <channel rdf:about="https://e.example/news.rdf"><title>c</title><dc:identifier>urn:isbn:1</dc:identifier></channel>
+            <item rdf:about="https://e.example/1"><title>a</title><dc:identifier>doi:10.1/1</dc:identifier></item>
+            <item><title>b</title><dc:identifier>doi:10.1/2</dc:identifier></item>
+            </rdf:RDF>
+            """)
+        XCTAssertEqual(l[0]["id"] as? String, "https://e.example/1")
+        XCTAssertEqual(l[1]["id"] as? String, "doi:10.1/2", "without rdf:about, dc:identifier")
+        XCTAssertEqual(l[2]["id"] as? String, "https://e.example/news.rdf")
+        XCTAssertEqual((l[0]["feed"] as? [String: Any])?["id"] as? String, "https://e.example/news.rdf")
+    }
+}
