@@ -67,3 +67,50 @@ final class DocumentedFallbackTests: XCTestCase {
         XCTAssertEqual((l[0]["feed"] as? [String: Any])?["id"] as? String, "https://e.example/news.rdf")
     }
 }
+
+/// `authors` of a record with no author element: `itunes:author`, else (feeds)
+/// `managingEditor` (docs/SCHEMA.md; feedparser documents both as author sources).
+final class FallbackAuthorTests: XCTestCase {
+    private let podcast = """
+        <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"
+          xmlns:dc="http://purl.org/dc/elements/1.1/"><channel><title>Show</title>
+        <managingEditor>editor@e.example (The Editor)</managingEditor><itunes:author>The Show Team</itunes:author>
+        <item><title>a</title><itunes:author>Ann Host</itunes:author></item>
+        <item><title>b</title><dc:creator>Bo Writer</dc:creator><itunes:author>Ann Host</itunes:author></item>
+        <item><title>c</title><itunes:author>ann@e.example (Ann Host)</itunes:author></item>
+        <item><title>d</title><itunes:author> </itunes:author></item>
+        </channel></rss>
+        """
+
+    func testItunesAuthorStandsForAnItemWithoutAuthors() throws {
+        let l = try linesFromEveryBackend(podcast)
+        func authors(_ i: Int) -> [[String: String]]? { l[i]["authors"] as? [[String: String]] }
+        XCTAssertEqual(authors(0), [["name": "Ann Host"]])
+        XCTAssertEqual((l[0]["itunes"] as? [String: Any])?["author"] as? String, "Ann Host", "kept in itunes too")
+        XCTAssertEqual(authors(1), [["name": "Bo Writer"]], "the item's own author wins, alone")
+        XCTAssertEqual(authors(2), [["name": "Ann Host", "email": "ann@e.example", "raw": "ann@e.example (Ann Host)"]])
+        XCTAssertNil(l[3]["authors"], "a blank itunes:author is nobody")
+        XCTAssertEqual(authors(4), [["name": "The Show Team"]], "the feed: itunes:author before managingEditor")
+        XCTAssertEqual(l[4]["managing_editor"] as? String, "editor@e.example (The Editor)")
+    }
+
+    func testManagingEditorStandsForAFeedWithNeither() throws {
+        let l = try linesFromEveryBackend("""
+            <rss version="2.0"><channel><title>Blog</title>
+            <managingEditor>editor@e.example (The Editor)</managingEditor><item><title>a</title></item></channel></rss>
+            """)
+        XCTAssertNil(l[0]["authors"], "an item does not take the feed's managingEditor")
+        XCTAssertEqual(l[1]["authors"] as? [[String: String]],
+                       [["name": "The Editor", "email": "editor@e.example", "raw": "editor@e.example (The Editor)"]])
+    }
+
+    func testTheModelsHoldTheSameAuthors() throws {
+        for backend in FeedBackend.allCases {
+            let d = try FeedStream.document(from: Array(podcast.utf8), backend: backend)
+            XCTAssertEqual(d.items.map { $0.authors.map(\.name) }, [["Ann Host"], ["Bo Writer"], ["Ann Host"], []],
+                           "\(backend)")
+            XCTAssertEqual(d.items[2].authors.first?.email, "ann@e.example", "\(backend)")
+            XCTAssertEqual(d.feed.authors.map(\.name), ["The Show Team"], "\(backend)")
+        }
+    }
+}

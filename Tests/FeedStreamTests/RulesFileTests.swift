@@ -183,6 +183,7 @@ final class RulesLayoutSchemaTests: XCTestCase {
             case .permalink: map["f\(FeedField.guidPermalink.rawValue)"] = top ?? "guid_is_permalink"
             case .primaryLink: break
             case .rows(let k, let l, _), .strings(let k, let l), .persons(let k, let l): map["l\(l.rawValue)"] = top ?? "\(k)"
+            case .authors: map["l\(FeedList.authors.rawValue)"] = top ?? "authors"
             case .person, .flag: break   // a second view of a field a .string member writes
             case .object(let k, let inner, _): owners(Array(inner), top: top ?? "\(k)", into: &map)
             }

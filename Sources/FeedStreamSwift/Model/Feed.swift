@@ -168,9 +168,10 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     /// When the item was published: RSS `pubDate`, Atom `published` (0.3 `issued`),
     /// `dcterms:issued`, `dc:date`.
     public var published: FeedDateValue?
-    /// When the item was last updated: Atom `updated` (0.3 `modified`), `dcterms:modified`.
+    /// When the item was last updated: Atom `updated` (0.3 `modified`), `dc:date`, `dcterms:modified`.
     public var updated: FeedDateValue?
-    /// The authors: RSS `author`, `dc:creator`, Atom `author`.
+    /// The authors: RSS `author`, `dc:creator`, Atom `author`; when there are none,
+    /// `itunes:author` (``FeedRecordView/fallbackAuthor``).
     public var authors: [FeedPerson]
     /// The summary: RSS `description`, Atom `summary`.
     public var summary: FeedText?
@@ -212,7 +213,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         links = v.links.map(FeedLink.init)
         published = FeedDateValue(v.published)
         updated = FeedDateValue(v.updated)
-        authors = v.authors.map(FeedPerson.init)
+        authors = v.record.fallbackAuthor.map { [FeedPerson($0)] } ?? v.authors.map(FeedPerson.init)
         summary = FeedText(v.record, .summary)
         content = FeedText(v.record, .content)
         contentSource = v.contentSource.string
@@ -268,8 +269,8 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
     public var itemCount: Int
     /// The feed's rights: RSS `copyright`, Atom `rights`, `dc:rights`.
     public var rights: FeedText?
-    /// The feed's authors: Atom `author`, `dc:creator` (RSS `managingEditor` is in
-    /// ``extensions``).
+    /// The feed's authors: Atom `author`, `dc:creator`; when there are none,
+    /// `itunes:author`, else RSS `managingEditor` (``FeedRecordView/fallbackAuthor``).
     public var authors: [FeedPerson]
     /// The feed's contributors.
     public var contributors: [FeedPerson]
@@ -299,7 +300,7 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         published = FeedDateValue(v.published)
         itemCount = v.itemCount
         rights = FeedText(v.record, .rights)
-        authors = v.record.authors.map(FeedPerson.init)
+        authors = v.record.fallbackAuthor.map { [FeedPerson($0)] } ?? v.record.authors.map(FeedPerson.init)
         contributors = v.record.contributors.map(FeedPerson.init)
         categories = v.record.categories.map(FeedCategory.init)
         var rest = ExtensionCollector(core: Feed.coreKeys)

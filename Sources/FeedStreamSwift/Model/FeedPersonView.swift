@@ -28,13 +28,19 @@ public struct FeedPersonView {
     init(row: FeedRowView) {
         let text = row[4]
         if text.isPresent {
-            if let (name, email) = PersonText.split(text) {
-                self.init(name: name, email: email, uri: .absent, baseChain: row[3], raw: text)
-            } else {
-                self.init(name: text, email: .absent, uri: .absent, baseChain: row[3])
-            }
+            self.init(text: text, baseChain: row[3])
         } else {
             self.init(name: row[0], email: row[1], uri: row[2], baseChain: row[3])
+        }
+    }
+
+    /// A person written as text: split into name and email when the text holds an
+    /// email address (the text kept in `raw`), else the text as the name.
+    init(text: FeedBytes, baseChain: FeedBytes) {
+        if let (name, email) = PersonText.split(text) {
+            self.init(name: name, email: email, uri: .absent, baseChain: baseChain, raw: text)
+        } else {
+            self.init(name: text, email: .absent, uri: .absent, baseChain: baseChain)
         }
     }
 

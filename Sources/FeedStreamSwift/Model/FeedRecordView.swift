@@ -91,8 +91,22 @@ public struct FeedRecordView {
     func persons(_ list: FeedList) -> LazyMapCollection<FeedRowsView, FeedPersonView> {
         rows(list).lazy.map { FeedPersonView(row: $0) }
     }
-    /// The authors, in document order.
+    /// The authors, in document order, as the record's author elements wrote them (see
+    /// ``fallbackAuthor`` for a record that writes none).
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.authors) }
+    /// The person a record with no author elements names otherwise, which the JSON
+    /// line's and the models' `authors` then hold (docs/SCHEMA.md, `authors`; feedparser
+    /// documents both as author sources): `itunes:author`, else, for a feed, RSS
+    /// `managingEditor`, read as a person written as text. Nil when ``authors`` is not
+    /// empty, or neither is there with text.
+    public var fallbackAuthor: FeedPersonView? {
+        guard rows(.authors).isEmpty else { return nil }
+        for f in [FeedField.itunesAuthor, .managingEditor] {
+            let v = self[f]
+            if v.isPresent, !TextRules.trimmed(v.buffer).isEmpty { return FeedPersonView(text: v, baseChain: .absent) }
+        }
+        return nil
+    }
     /// The contributors, in document order.
     public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }
     /// The categories, in document order.

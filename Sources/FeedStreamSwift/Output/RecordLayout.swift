@@ -27,6 +27,9 @@ enum Member: Sendable {
     /// An array of persons (`name`, `email`, `uri` resolved, `raw`): Atom's as written,
     /// those written as text split (FeedPersonView, PersonText).
     case persons(StaticString, FeedList)
+    /// `authors`: the persons of the `authors` list, else the one person
+    /// FeedRecordView.fallbackAuthor names.
+    case authors
     /// A person written as text in a field, split: an object (`name`, `email`) written
     /// only when the text holds an email address (the field itself is written as a
     /// string member of its own).
@@ -102,6 +105,10 @@ struct FieldMask {
         case .primaryLink:   // an alternate link, else a permalink guid (FeedRecordView.primaryLink)
             lists |= 1 << UInt64(FeedList.links.rawValue)
             add(.guidPermalink)
+        case .authors:   // the list, else the fields of FeedRecordView.fallbackAuthor
+            lists |= 1 << UInt64(FeedList.authors.rawValue)
+            add(.itunesAuthor)
+            add(.managingEditor)
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt64(l.rawValue)
         case .object(_, let members, _): for x in members { add(x) }
         }
@@ -116,11 +123,11 @@ struct MemberGate: Sendable {
     private let list: Int   // the list whose rows the member writes, or -1
 
     /// The gate of `m`, read from its ``FieldMask`` (one field or one list, except for
-    /// objects and the link, which get none).
+    /// objects, the link and the authors, which get none).
     init(_ m: Member) {
         var word = -1, bit: UInt64 = 0, list = -1
         switch m {
-        case .object, .primaryLink: break   // draw on more than one field or list
+        case .object, .primaryLink, .authors: break   // draw on more than one field or list
         default:
             let mask = FieldMask([m])
             for w in 0..<mask.words.scalarCount where mask.words[w] != 0 {
@@ -355,7 +362,7 @@ enum RecordLayout {
         .date("updated", "updated_raw", .updated),
         .date("created", "created_raw", .created),
         .date("expired", "expired_raw", .expired),
-        .persons("authors", .authors),
+        .authors,
         .persons("contributors", .contributors),
         .text("summary", "summary_type", "summary_lang", "summary_base", .summary),
         .text("content", "content_type", "content_lang", "content_base", .content),
@@ -467,7 +474,7 @@ enum RecordLayout {
         .date("created", "created_raw", .created),
         .text("rights", "rights_type", "rights_lang", "rights_base", .rights),
         .string("license", .license),
-        .persons("authors", .authors),
+        .authors,
         .persons("contributors", .contributors),
         categories,
         obj("generator", [
@@ -600,6 +607,7 @@ extension Member {
         case .strings(let key, _): return [MemberField(k(key), .array(.string))]
         case .persons(let key, _):
             return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw"].map { MemberField($0, .string) })))]
+        case .authors: return Member.persons("authors", .authors).fields
         case .person(let key, _):
             return [MemberField(k(key), .object([MemberField("name", .string), MemberField("email", .string)]))]
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
@@ -715,6 +723,7 @@ extension FeedRecordView {
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
+        case .authors: return !rows(.authors).isEmpty || fallbackAuthor != nil
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
         case .object(_, let members, let mask): return mayHave(mask) && hasAny(members)
         case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
@@ -827,16 +836,19 @@ extension FeedRecordView {
             let rows = rows(list)
             guard !rows.isEmpty else { return }
             sink.beginArray(key)
-            for row in rows {
-                let p = FeedPersonView(row: row)
-                sink.beginElement()
-                if p.name.isPresent { sink.string("name", p.name.buffer) }
-                if p.email.isPresent { sink.string("email", p.email.buffer) }
-                if p.uri.isPresent { resolved(p.uri, base: p.baseChain, document: sink.documentBytes) { sink.string("uri", $0) } }
-                if p.raw.isPresent { sink.string("raw", p.raw.buffer) }
-                sink.endElement()
-            }
+            for row in rows { writePerson(FeedPersonView(row: row), into: &sink) }
             sink.endArray()
+        case .authors:
+            let rows = rows(.authors)
+            if !rows.isEmpty {
+                sink.beginArray("authors")
+                for row in rows { writePerson(FeedPersonView(row: row), into: &sink) }
+                sink.endArray()
+            } else if let p = fallbackAuthor {
+                sink.beginArray("authors")
+                writePerson(p, into: &sink)
+                sink.endArray()
+            }
         case .person(let key, let f):
             guard isSet(f), let p = FeedPersonView.split(field: self[f]) else { return }
             sink.beginObject(key)
@@ -853,6 +865,16 @@ extension FeedRecordView {
             guard isSet(f), let b = rule.read(self[f]) else { return }
             sink.literal(key, b ? "true" : "false")
         }
+    }
+
+    /// One person of a persons array.
+    private func writePerson<S: RecordSink & ~Copyable>(_ p: FeedPersonView, into sink: inout S) {
+        sink.beginElement()
+        if p.name.isPresent { sink.string("name", p.name.buffer) }
+        if p.email.isPresent { sink.string("email", p.email.buffer) }
+        if p.uri.isPresent { resolved(p.uri, base: p.baseChain, document: sink.documentBytes) { sink.string("uri", $0) } }
+        if p.raw.isPresent { sink.string("raw", p.raw.buffer) }
+        sink.endElement()
     }
 
     /// The rows of `ch.list` whose parent column holds `row` (as written by the
