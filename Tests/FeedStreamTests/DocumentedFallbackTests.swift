@@ -114,3 +114,44 @@ final class FallbackAuthorTests: XCTestCase {
         }
     }
 }
+
+/// `categories` end with the iTunes ones (docs/SCHEMA.md; feedparser documents
+/// `itunes:category` and `itunes:keywords` as tags).
+final class ITunesCategoryTests: XCTestCase {
+    private let podcast = """
+        <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"><channel><title>Show</title>
+        <category>Food</category>
+        <itunes:category text="Arts"><itunes:category text="Food"/></itunes:category>
+        <itunes:keywords>salt, pepper,, shaker ,</itunes:keywords>
+        <item><title>a</title><category domain="https://e.example/tags">Cooking</category>
+        <itunes:keywords>soup,stock</itunes:keywords></item>
+        <item><title>b</title><itunes:keywords> </itunes:keywords></item>
+        </channel></rss>
+        """
+    private let itunes = "http://www.itunes.com/"
+
+    func testTheItunesCategoriesFollowTheWrittenOnes() throws {
+        let l = try linesFromEveryBackend(podcast)
+        XCTAssertEqual(l[0]["categories"] as? [[String: String]], [
+            ["term": "Cooking", "scheme": "https://e.example/tags"],
+            ["term": "soup", "scheme": itunes], ["term": "stock", "scheme": itunes],
+        ])
+        XCTAssertEqual((l[0]["itunes"] as? [String: Any])?["keywords"] as? String, "soup,stock", "kept in itunes too")
+        XCTAssertNil(l[1]["categories"], "blank keywords are no category")
+        XCTAssertEqual(l[2]["categories"] as? [[String: String]], [
+            ["term": "Food"],
+            ["term": "Arts", "scheme": itunes], ["term": "Food", "scheme": itunes],
+            ["term": "salt", "scheme": itunes], ["term": "pepper", "scheme": itunes], ["term": "shaker", "scheme": itunes],
+        ])
+    }
+
+    func testTheModelsHoldTheSameCategories() throws {
+        for backend in FeedBackend.allCases {
+            let d = try FeedStream.document(from: Array(podcast.utf8), backend: backend)
+            XCTAssertEqual(d.items[0].categories.map(\.term), ["Cooking", "soup", "stock"], "\(backend)")
+            XCTAssertEqual(d.items[0].categories.map(\.scheme), ["https://e.example/tags", itunes, itunes], "\(backend)")
+            XCTAssertEqual(d.items[1].categories, [], "\(backend)")
+            XCTAssertEqual(d.feed.categories.map(\.term), ["Food", "Arts", "Food", "salt", "pepper", "shaker"], "\(backend)")
+        }
+    }
+}

@@ -184,6 +184,7 @@ final class RulesLayoutSchemaTests: XCTestCase {
             case .primaryLink: break
             case .rows(let k, let l, _), .strings(let k, let l), .persons(let k, let l): map["l\(l.rawValue)"] = top ?? "\(k)"
             case .authors: map["l\(FeedList.authors.rawValue)"] = top ?? "authors"
+            case .categories: map["l\(FeedList.categories.rawValue)"] = top ?? "categories"
             case .person, .flag: break   // a second view of a field a .string member writes
             case .object(let k, let inner, _): owners(Array(inner), top: top ?? "\(k)", into: &map)
             }

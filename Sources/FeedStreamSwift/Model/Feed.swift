@@ -105,6 +105,13 @@ public struct FeedCategory: Sendable, Codable, Equatable, Hashable {
     }
 
     init(_ v: FeedCategoryView) { self.init(term: v.term.string, scheme: v.scheme.string, label: v.label.string) }
+
+    /// The categories of a record's line (``FeedRecordView/forEachCategory(_:)``).
+    static func all(_ record: FeedRecordView) -> [FeedCategory] {
+        var out: [FeedCategory] = []
+        record.forEachCategory { out.append(FeedCategory($0)) }
+        return out
+    }
 }
 
 /// An enclosure: a media file attached to an item (RSS `enclosure`, Atom
@@ -179,7 +186,8 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     public var content: FeedText?
     /// Atom `content`'s `src`: where content kept out of line is.
     public var contentSource: String?
-    /// The categories, in document order.
+    /// The categories, in document order: RSS `category`, Atom `category`, `dc:subject`;
+    /// then the iTunes ones (``FeedRecordView/forEachCategory(_:)``).
     public var categories: [FeedCategory]
     /// The enclosures (media files), in document order.
     public var enclosures: [FeedEnclosure]
@@ -217,7 +225,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         summary = FeedText(v.record, .summary)
         content = FeedText(v.record, .content)
         contentSource = v.contentSource.string
-        categories = v.categories.map(FeedCategory.init)
+        categories = FeedCategory.all(v.record)
         enclosures = v.enclosures.map(FeedEnclosure.init)
         isTruncated = v.isTruncated
         isRecovered = v.isRecovered
@@ -274,7 +282,8 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
     public var authors: [FeedPerson]
     /// The feed's contributors.
     public var contributors: [FeedPerson]
-    /// The feed's categories.
+    /// The feed's categories: RSS `category`, Atom `category`, `dc:subject`; then the
+    /// iTunes ones (``FeedRecordView/forEachCategory(_:)``).
     public var categories: [FeedCategory]
     /// Every other member of the feed's JSON line (docs/SCHEMA.md), flattened:
     /// "generator.name", "image.url", "itunes.owner_email", ...
@@ -302,7 +311,7 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         rights = FeedText(v.record, .rights)
         authors = v.record.fallbackAuthor.map { [FeedPerson($0)] } ?? v.record.authors.map(FeedPerson.init)
         contributors = v.record.contributors.map(FeedPerson.init)
-        categories = v.record.categories.map(FeedCategory.init)
+        categories = FeedCategory.all(v.record)
         var rest = ExtensionCollector(core: Feed.coreKeys)
         v.record.walk(RecordLayout.feed, into: &rest)
         extensions = rest.values

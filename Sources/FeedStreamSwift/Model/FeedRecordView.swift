@@ -101,17 +101,48 @@ public struct FeedRecordView {
     /// empty, or neither is there with text.
     public var fallbackAuthor: FeedPersonView? {
         guard rows(.authors).isEmpty else { return nil }
-        for f in [FeedField.itunesAuthor, .managingEditor] {
-            let v = self[f]
-            if v.isPresent, !TextRules.trimmed(v.buffer).isEmpty { return FeedPersonView(text: v, baseChain: .absent) }
-        }
-        return nil
+        func named(_ v: FeedBytes) -> Bool { v.isPresent && !TextRules.trimmed(v.buffer).isEmpty }
+        let itunes = self[.itunesAuthor]
+        if named(itunes) { return FeedPersonView(text: itunes, baseChain: .absent) }
+        let editor = self[.managingEditor]
+        return named(editor) ? FeedPersonView(text: editor, baseChain: .absent) : nil
     }
     /// The contributors, in document order.
     public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }
-    /// The categories, in document order.
+    /// The categories, in document order, as the category elements wrote them (see
+    /// ``forEachCategory(_:)`` for those the JSON line and the models hold).
     public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> {
         rows(.categories).lazy.map { FeedCategoryView(term: $0[0], scheme: $0[1], label: $0[2]) }
+    }
+
+    /// The scheme of the categories read from iTunes elements, as feedparser names it.
+    public static let itunesScheme: StaticString = "http://www.itunes.com/"
+
+    /// Hands out the categories the JSON line's and the models' `categories` hold
+    /// (docs/SCHEMA.md, `categories`): ``categories``, then the iTunes ones, each with
+    /// the scheme ``itunesScheme``: every `itunes:category`'s `text`, then each term of
+    /// `itunes:keywords` (split at commas, trimmed, empty ones skipped), as feedparser
+    /// reads them (its feed tags list both). Nothing is allocated; the time is linear.
+    public func forEachCategory(_ body: (FeedCategoryView) -> Void) {
+        for c in categories { body(c) }
+        let cats = rows(.itunesCategories)
+        let keywords = self[.itunesKeywords]
+        guard !cats.isEmpty || keywords.isPresent else { return }
+        let scheme = FeedBytes(FeedRecordView.itunesScheme)
+        func term(_ t: UnsafeRawBufferPointer) {
+            let t = TextRules.trimmed(t)
+            if !t.isEmpty { body(FeedCategoryView(term: FeedBytes(t), scheme: scheme, label: .absent)) }
+        }
+        for row in cats where row[0].isPresent { term(row[0].buffer) }
+        guard keywords.isPresent, let base = keywords.buffer.baseAddress else { return }
+        let b = keywords.buffer
+        var start = 0
+        while start <= b.count {
+            var end = start
+            while end < b.count && b[end] != 0x2C { end += 1 }
+            term(UnsafeRawBufferPointer(start: base + start, count: end - start))
+            start = end + 1
+        }
     }
     /// The enclosures, in document order.
     public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> {

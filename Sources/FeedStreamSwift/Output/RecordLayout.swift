@@ -30,6 +30,9 @@ enum Member: Sendable {
     /// `authors`: the persons of the `authors` list, else the one person
     /// FeedRecordView.fallbackAuthor names.
     case authors
+    /// `categories`: those FeedRecordView.forEachCategory hands out (the list's, then
+    /// the iTunes ones).
+    case categories
     /// A person written as text in a field, split: an object (`name`, `email`) written
     /// only when the text holds an email address (the field itself is written as a
     /// string member of its own).
@@ -109,6 +112,9 @@ struct FieldMask {
             lists |= 1 << UInt64(FeedList.authors.rawValue)
             add(.itunesAuthor)
             add(.managingEditor)
+        case .categories:   // what FeedRecordView.forEachCategory reads
+            lists |= 1 << UInt64(FeedList.categories.rawValue) | 1 << UInt64(FeedList.itunesCategories.rawValue)
+            add(.itunesKeywords)
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt64(l.rawValue)
         case .object(_, let members, _): for x in members { add(x) }
         }
@@ -123,11 +129,11 @@ struct MemberGate: Sendable {
     private let list: Int   // the list whose rows the member writes, or -1
 
     /// The gate of `m`, read from its ``FieldMask`` (one field or one list, except for
-    /// objects, the link and the authors, which get none).
+    /// objects, the link, the authors and the categories, which get none).
     init(_ m: Member) {
         var word = -1, bit: UInt64 = 0, list = -1
         switch m {
-        case .object, .primaryLink, .authors: break   // draw on more than one field or list
+        case .object, .primaryLink, .authors, .categories: break   // draw on more than one field or list
         default:
             let mask = FieldMask([m])
             for w in 0..<mask.words.scalarCount where mask.words[w] != 0 {
@@ -240,7 +246,6 @@ enum RecordLayout {
     ]
     static let links = Member.rows("links", .links, linkColumns)
     static let categoryColumns: TableArray<Column> = [Column("term", 0), Column("scheme", 1), Column("label", 2)]
-    static let categories = Member.rows("categories", .categories, categoryColumns)
     static let geo = obj("geo", [
         .string("point", .geoPoint), .string("lat", .geoLat), .string("long", .geoLong),
         // GeoRSS Simple and GML (geo-podcast): coordinates as written.
@@ -369,7 +374,7 @@ enum RecordLayout {
         .url("content_src", .contentSrc, base: .contentBase),
         .text("rights", "rights_type", "rights_lang", "rights_base", .rights),
         .string("license", .license),
-        categories,
+        .categories,
         .rows("enclosures", .enclosures, [Column("url", 0, base: 3), Column("type", 1), Column("length", 2)]),
         .url("comments", .comments, base: .base),
         .url("comments_feed", .commentRss, base: .base),
@@ -476,7 +481,7 @@ enum RecordLayout {
         .string("license", .license),
         .authors,
         .persons("contributors", .contributors),
-        categories,
+        .categories,
         obj("generator", [
             .string("name", .generator), .url("uri", .generatorUri, base: .base), .string("version", .generatorVersion),
         ]),
@@ -608,6 +613,7 @@ extension Member {
         case .persons(let key, _):
             return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw"].map { MemberField($0, .string) })))]
         case .authors: return Member.persons("authors", .authors).fields
+        case .categories: return Member.rows("categories", .categories, RecordLayout.categoryColumns).fields
         case .person(let key, _):
             return [MemberField(k(key), .object([MemberField("name", .string), MemberField("email", .string)]))]
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
@@ -724,6 +730,10 @@ extension FeedRecordView {
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
         case .authors: return !rows(.authors).isEmpty || fallbackAuthor != nil
+        case .categories:
+            var any = false
+            forEachCategory { _ in any = true }
+            return any
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
         case .object(_, let members, let mask): return mayHave(mask) && hasAny(members)
         case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
@@ -849,6 +859,18 @@ extension FeedRecordView {
                 writePerson(p, into: &sink)
                 sink.endArray()
             }
+        case .categories:
+            var open = false
+            forEachCategory { c in
+                if !open { sink.beginArray("categories") }
+                open = true
+                sink.beginElement()
+                if c.term.isPresent { sink.string("term", c.term.buffer) }
+                if c.scheme.isPresent { sink.string("scheme", c.scheme.buffer) }
+                if c.label.isPresent { sink.string("label", c.label.buffer) }
+                sink.endElement()
+            }
+            if open { sink.endArray() }
         case .person(let key, let f):
             guard isSet(f), let p = FeedPersonView.split(field: self[f]) else { return }
             sink.beginObject(key)
