@@ -192,6 +192,7 @@ const char *cfs_format_name(cfs_format f) {
     case CFS_FORMAT_RSS20: return "rss20";
     case CFS_FORMAT_RSS: return "rss";
     case CFS_FORMAT_RSS10: return "rss10";
+    case CFS_FORMAT_RSS11: return "rss11";
     case CFS_FORMAT_ATOM03: return "atom03";
     case CFS_FORMAT_ATOM10: return "atom10";
     case CFS_FORMAT_ATOM: return "atom";

@@ -822,6 +822,11 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
     } else if (c.fam == F_RDF && len == 3 && memcmp(local, "RDF", 3) == 0) {
         m->format = CFS_FORMAT_RSS10;   /* refined by the channel's namespace */
         m->scope = SC_RDF;
+    } else if (c.ns == NS_RSS11 && len == 7 && memcmp(local, "Channel", 7) == 0) {
+        /* RSS 1.1: the root is the channel, its rdf:about the feed's id. */
+        m->format = CFS_FORMAT_RSS11;
+        m->scope = SC_FEED;
+        set_field_attr(&m->feed, CFS_FIELD_ID, P1, find_ns_attr(attrs, n, NS_RDF, "about"));
     } else if (c.fam == F_ATOM && len == 4 && memcmp(local, "feed", 4) == 0) {
         m->format = c.ns == NS_ATOM03 ? CFS_FORMAT_ATOM03 : CFS_FORMAT_ATOM10;
         m->scope = SC_FEED;

@@ -155,3 +155,47 @@ final class ITunesCategoryTests: XCTestCase {
         }
     }
 }
+
+/// RSS 1.1 (`http://purl.org/net/rss1.1#`): a `Channel` root whose items are in its
+/// `items` collection; feedparser reads it.
+final class RSS11Tests: XCTestCase {
+    func testAnRSS11ChannelIsReadOnEveryBackend() throws {
+        let l = try linesFromEveryBackend("""
+            <?xml version="1.0"?>
+            <Channel xmlns="http://purl.org/net/rss1.1#" xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"
+              xmlns:dc="http://purl.org/dc/elements/1.1/" rdf:about="https://e.example/news.rss">
+            <title>News</title><link>https://e.example/</link><description>All of it</description>
+            <image rdf:parseType="Resource"><title>Logo</title><url>https://e.example/logo.png</url></image>
+            <items rdf:parseType="Collection">
+              <item rdf:about="https://e.example/1"><title>One</title><link>https://e.example/1</link>
+                <description>First</description><dc:date>2005-01-05T10:00:00Z</dc:date></item>
+              <item rdf:about="https://e.example/2"><title>Two</title><link>https://e.example/2</link></item>
+            </items>
+            </Channel>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(l[0]["id"] as? String, "https://e.example/1")
+        XCTAssertEqual(l[0]["title"] as? String, "One")
+        XCTAssertEqual(l[0]["summary"] as? String, "First")
+        XCTAssertEqual(l[0]["updated"] as? String, "2005-01-05T10:00:00Z")
+        XCTAssertEqual((l[0]["feed"] as? [String: Any])?["format"] as? String, "rss11")
+        XCTAssertEqual(l[1]["link"] as? String, "https://e.example/2")
+        XCTAssertEqual(l[2]["format"] as? String, "rss11")
+        XCTAssertEqual(l[2]["id"] as? String, "https://e.example/news.rss")
+        XCTAssertEqual(l[2]["title"] as? String, "News")
+        XCTAssertEqual(l[2]["subtitle"] as? String, "All of it")
+        XCTAssertEqual((l[2]["image"] as? [String: Any])?["url"] as? String, "https://e.example/logo.png")
+        XCTAssertEqual(l[2]["items"] as? Int, 2)
+        XCTAssertNil(l[2]["error"])
+        for backend in FeedBackend.allCases {
+            XCTAssertEqual(try FeedStream.document(from: Array("""
+                <Channel xmlns="http://purl.org/net/rss1.1#"><title>t</title><items><item><title>i</title></item></items></Channel>
+                """.utf8), backend: backend).feed.format, .rss11, "\(backend)")
+        }
+    }
+
+    func testAChannelInAnotherNamespaceIsStillNotAFeed() throws {
+        let l = try linesFromEveryBackend(#"<Channel xmlns="urn:x"><items><item><title>i</title></item></items></Channel>"#)
+        XCTAssertEqual((l[0]["error"] as? [String: Any])?["code"] as? String, "not_feed")
+    }
+}

@@ -133,7 +133,8 @@ typedef enum cfs_format {
     CFS_FORMAT_CDF,      /* Microsoft's Channel Definition Format: <CHANNEL> */
     CFS_FORMAT_JSON10,   /* JSON Feed 1.0 (read by the Swift JSON Feed reader) */
     CFS_FORMAT_JSON11,   /* JSON Feed 1.1                                      */
-    CFS_FORMAT_JSON      /* JSON Feed of a missing or unknown version          */
+    CFS_FORMAT_JSON,     /* JSON Feed of a missing or unknown version          */
+    CFS_FORMAT_RSS11     /* <Channel> in the RSS 1.1 namespace               */
 } cfs_format;
 
 /** Tokenizer backends. */

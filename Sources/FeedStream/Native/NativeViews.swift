@@ -45,6 +45,7 @@ extension FeedFormat {
         case CFS_FORMAT_RSS20: self = .rss20
         case CFS_FORMAT_RSS: self = .rss
         case CFS_FORMAT_RSS10: self = .rss10
+        case CFS_FORMAT_RSS11: self = .rss11
         case CFS_FORMAT_ATOM03: self = .atom03
         case CFS_FORMAT_ATOM10: self = .atom10
         case CFS_FORMAT_ATOM: self = .atom

@@ -17,6 +17,8 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     case rss20
     /// RSS 1.0: an RDF root in the RSS 1.0 namespace.
     case rss10
+    /// RSS 1.1: a `Channel` root in the RSS 1.1 namespace (`http://purl.org/net/rss1.1#`).
+    case rss11
     /// An `rss` root whose version is missing or unknown.
     case rss
     /// Atom 0.3: `feed` in the Atom 0.3 namespace.
@@ -48,6 +50,7 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
         case .rss094: "rss094"
         case .rss20: "rss20"
         case .rss10: "rss10"
+        case .rss11: "rss11"
         case .rss: "rss"
         case .atom03: "atom03"
         case .atom10: "atom10"

@@ -809,6 +809,11 @@ struct SwiftFeedMachineCore {
         } else if c.fam == SFM.fRdf && local.equals("RDF") {
             format = .rss10   // refined by the channel's namespace
             scope = SFM.scRdf
+        } else if c.ns == SFM.nsRss11 && local.equals("Channel") {
+            // RSS 1.1: the root is the channel, its rdf:about the feed's id.
+            format = .rss11
+            scope = SFM.scFeed
+            feed.pointee.setFieldAttr(SFM.fieldId, SFM.p1, findNSAttr(attrs, SFM.nsRdf, "about"))
         } else if c.fam == SFM.fAtom && local.equals("feed") {
             format = c.ns == SFM.nsAtom03 ? .atom03 : .atom10
             scope = SFM.scFeed

@@ -47,6 +47,7 @@ extension SFM {
     static let nsXml: UInt8 = 7
     static let nsOther: UInt8 = 8
     static let nsMisc: UInt8 = 9
+    static let nsRss11: UInt8 = 10
 
     // Scopes, as bits so that a rule can apply in several.
     static let scFeed: UInt32 = 1
@@ -414,6 +415,7 @@ enum SwiftRulesTable {
     static let namespaces: [(String, UInt8, UInt8)] = [
         ("http://www.w3.org/2005/Atom", 3, 1),
         ("http://purl.org/rss/1.0/", 1, 0),
+        ("http://purl.org/net/rss1.1#", 10, 0),
         ("http://purl.org/dc/elements/1.1/", 9, 2),
         ("http://purl.org/rss/1.0/modules/content/", 9, 3),
         ("http://www.w3.org/1999/02/22-rdf-syntax-ns#", 5, 4),
@@ -545,6 +547,7 @@ enum SwiftRulesTable {
         (0, "skipHours", 1, 5, 255, 0, 255, 32, 0),  // RSS skipHours SCOPE NONE
         (0, "skipDays", 1, 5, 255, 0, 255, 64, 0),  // RSS skipDays SCOPE NONE
         (0, "item", 1, 6, 255, 0, 255, 0, 0),  // RSS item ITEM NONE
+        (0, "items", 1, 5, 255, 0, 255, 1, 0),  // RSS items SCOPE NONE
         (0, "guid", 2, 8, 0, 1, 255, 0, 0),  // RSS guid GUID FLD(ID)
         (0, "comments", 2, 0, 29, 1, 255, 0, 0),  // RSS comments TEXT FLD(COMMENTS)
         (0, "enclosure", 2, 3, 4, 0, 2, 0, 0),  // RSS enclosure LATTR LST(ENCLOSURES)
