@@ -199,3 +199,16 @@ final class RSS11Tests: XCTestCase {
         XCTAssertEqual((l[0]["error"] as? [String: Any])?["code"] as? String, "not_feed")
     }
 }
+
+/// An Atom feed's own `published` (outside RFC 4287's feed, but written, and read by
+/// feedparser) is the feed line's `published`.
+final class AtomFeedPublishedTests: XCTestCase {
+    func testAnAtomFeedsPublishedIsRead() throws {
+        let l = try linesFromEveryBackend("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>Channel</title>
+            <published>2014-09-26T16:37:18+00:00</published><entry><id>urn:1</id></entry></feed>
+            """)
+        XCTAssertEqual(l[1]["published"] as? String, "2014-09-26T16:37:18Z")
+        XCTAssertNil(l[0]["published"], "the entry has none of its own")
+    }
+}

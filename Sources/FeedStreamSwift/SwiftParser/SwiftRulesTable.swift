@@ -580,7 +580,7 @@ enum SwiftRulesTable {
         (1, "id", 3, 0, 0, 1, 255, 0, 0),  // Atom id TEXT FLD(ID)
         (1, "updated", 3, 0, 24, 1, 255, 0, 0),  // Atom updated TEXT FLD(UPDATED)
         (1, "modified", 3, 0, 24, 1, 255, 0, 0),  // Atom modified TEXT FLD(UPDATED)
-        (1, "published", 2, 0, 23, 1, 255, 0, 0),  // Atom published TEXT FLD(PUBLISHED)
+        (1, "published", 3, 0, 23, 1, 255, 0, 0),  // Atom published TEXT FLD(PUBLISHED)
         (1, "issued", 2, 0, 23, 2, 255, 0, 0),  // Atom issued TEXT FLD(PUBLISHED)
         (1, "created", 2, 0, 25, 1, 255, 0, 0),  // Atom created TEXT FLD(CREATED)
         (1, "link", 2051, 7, 0, 0, 3, 0, 0),  // Atom link ALINK LST(LINKS)
