@@ -125,7 +125,7 @@ final class ITunesCategoryTests: XCTestCase {
         <itunes:keywords>salt, pepper,, shaker ,</itunes:keywords>
         <item><title>a</title><category domain="https://e.example/tags">Cooking</category>
         <itunes:keywords>soup,stock</itunes:keywords></item>
-        <item><title>b</title><itunes:keywords> </itunes:keywords></item>
+        <item><title>b</title><itunes:keywords> </itunes:keywords><category> </category><category domain="d"/></item>
         </channel></rss>
         """
     private let itunes = "http://www.itunes.com/"
@@ -137,7 +137,8 @@ final class ITunesCategoryTests: XCTestCase {
             ["term": "soup", "scheme": itunes], ["term": "stock", "scheme": itunes],
         ])
         XCTAssertEqual((l[0]["itunes"] as? [String: Any])?["keywords"] as? String, "soup,stock", "kept in itunes too")
-        XCTAssertNil(l[1]["categories"], "blank keywords are no category")
+        XCTAssertEqual(l[1]["categories"] as? [[String: String]], [["term": "", "scheme": "d"]],
+                       "blank keywords and a blank category are none; one with a scheme is one")
         XCTAssertEqual(l[2]["categories"] as? [[String: String]], [
             ["term": "Food"],
             ["term": "Arts", "scheme": itunes], ["term": "Food", "scheme": itunes],
@@ -150,7 +151,7 @@ final class ITunesCategoryTests: XCTestCase {
             let d = try FeedStream.document(from: Array(podcast.utf8), backend: backend)
             XCTAssertEqual(d.items[0].categories.map(\.term), ["Cooking", "soup", "stock"], "\(backend)")
             XCTAssertEqual(d.items[0].categories.map(\.scheme), ["https://e.example/tags", itunes, itunes], "\(backend)")
-            XCTAssertEqual(d.items[1].categories, [], "\(backend)")
+            XCTAssertEqual(d.items[1].categories.map(\.scheme), ["d"], "\(backend)")
             XCTAssertEqual(d.feed.categories.map(\.term), ["Food", "Arts", "Food", "salt", "pepper", "shaker"], "\(backend)")
         }
     }

@@ -119,12 +119,14 @@ public struct FeedRecordView {
     public static let itunesScheme: StaticString = "http://www.itunes.com/"
 
     /// Hands out the categories the JSON line's and the models' `categories` hold
-    /// (docs/SCHEMA.md, `categories`): ``categories``, then the iTunes ones, each with
+    /// (docs/SCHEMA.md, `categories`): ``categories`` but those with no term, scheme or
+    /// label (an empty `<dc:subject/>` names none), then the iTunes ones, each with
     /// the scheme ``itunesScheme``: every `itunes:category`'s `text`, then each term of
     /// `itunes:keywords` (split at commas, trimmed, empty ones skipped), as feedparser
     /// reads them (its feed tags list both). Nothing is allocated; the time is linear.
     public func forEachCategory(_ body: (FeedCategoryView) -> Void) {
-        for c in categories { body(c) }
+        func blank(_ v: FeedBytes) -> Bool { !v.isPresent || TextRules.trimmed(v.buffer).isEmpty }
+        for c in categories where !(blank(c.term) && blank(c.scheme) && blank(c.label)) { body(c) }
         let cats = rows(.itunesCategories)
         let keywords = self[.itunesKeywords]
         guard !cats.isEmpty || keywords.isPresent else { return }
