@@ -37,8 +37,7 @@ final class CoverageTests: XCTestCase {
             ["email": "only@example.org", "raw": "only@example.org"],
             ["email": "angle@example.org", "raw": "<angle@example.org>"],
             ["email": "mt@example.org", "raw": "mailto:mt@example.org"],
-            ["name": ""],
-        ])
+        ], "the empty author names no one and is left out")
         XCTAssertEqual(persons(l[0], "contributors"), [["name": "Plain Name"], ["name": "not an address @ all"]])
     }
 

@@ -79,6 +79,8 @@ final class FallbackAuthorTests: XCTestCase {
         <item><title>b</title><dc:creator>Bo Writer</dc:creator><itunes:author>Ann Host</itunes:author></item>
         <item><title>c</title><itunes:author>ann@e.example (Ann Host)</itunes:author></item>
         <item><title>d</title><itunes:author> </itunes:author></item>
+        <item><title>e</title><author></author><dc:creator>Cy Writer</dc:creator><author> </author></item>
+        <item><title>f</title><author/><itunes:author>Ann Host</itunes:author></item>
         </channel></rss>
         """
 
@@ -90,8 +92,10 @@ final class FallbackAuthorTests: XCTestCase {
         XCTAssertEqual(authors(1), [["name": "Bo Writer"]], "the item's own author wins, alone")
         XCTAssertEqual(authors(2), [["name": "Ann Host", "email": "ann@e.example", "raw": "ann@e.example (Ann Host)"]])
         XCTAssertNil(l[3]["authors"], "a blank itunes:author is nobody")
-        XCTAssertEqual(authors(4), [["name": "The Show Team"]], "the feed: itunes:author before managingEditor")
-        XCTAssertEqual(l[4]["managing_editor"] as? String, "editor@e.example (The Editor)")
+        XCTAssertEqual(authors(4), [["name": "Cy Writer"]], "empty authors are left out")
+        XCTAssertEqual(authors(5), [["name": "Ann Host"]], "an empty author does not keep itunes:author out")
+        XCTAssertEqual(authors(6), [["name": "The Show Team"]], "the feed: itunes:author before managingEditor")
+        XCTAssertEqual(l[6]["managing_editor"] as? String, "editor@e.example (The Editor)")
     }
 
     func testManagingEditorStandsForAFeedWithNeither() throws {
@@ -107,8 +111,8 @@ final class FallbackAuthorTests: XCTestCase {
     func testTheModelsHoldTheSameAuthors() throws {
         for backend in FeedBackend.allCases {
             let d = try FeedStream.document(from: Array(podcast.utf8), backend: backend)
-            XCTAssertEqual(d.items.map { $0.authors.map(\.name) }, [["Ann Host"], ["Bo Writer"], ["Ann Host"], []],
-                           "\(backend)")
+            XCTAssertEqual(d.items.map { $0.authors.map(\.name) },
+                           [["Ann Host"], ["Bo Writer"], ["Ann Host"], [], ["Cy Writer"], ["Ann Host"]], "\(backend)")
             XCTAssertEqual(d.items[2].authors.first?.email, "ann@e.example", "\(backend)")
             XCTAssertEqual(d.feed.authors.map(\.name), ["The Show Team"], "\(backend)")
         }

@@ -86,6 +86,13 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
                   uri: v.uri.isPresent ? FeedBytes.string(FeedURL.resolve(v.uri, baseChain: v.baseChain)) : nil,
                   raw: v.raw.string)
     }
+
+    /// The authors of a record's line (``FeedRecordView/forEachAuthor(_:)``).
+    static func authors(_ record: FeedRecordView) -> [FeedPerson] {
+        var out: [FeedPerson] = []
+        record.forEachAuthor { out.append(FeedPerson($0)) }
+        return out
+    }
 }
 
 /// A category: RSS `category` (its `domain` as `scheme`), Atom `category`, `dc:subject`.
@@ -221,7 +228,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         links = v.links.map(FeedLink.init)
         published = FeedDateValue(v.published)
         updated = FeedDateValue(v.updated)
-        authors = v.record.fallbackAuthor.map { [FeedPerson($0)] } ?? v.authors.map(FeedPerson.init)
+        authors = FeedPerson.authors(v.record)
         summary = FeedText(v.record, .summary)
         content = FeedText(v.record, .content)
         contentSource = v.contentSource.string
@@ -230,7 +237,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         isTruncated = v.isTruncated
         isRecovered = v.isRecovered
         language = v.record[.language].string
-        contributors = v.record.contributors.map(FeedPerson.init)
+        contributors = v.record.contributors.filter { !$0.isBlank }.map(FeedPerson.init)
         rights = FeedText(v.record, .rights)
         var rest = ExtensionCollector(core: FeedItem.coreKeys)
         v.record.walk(RecordLayout.item, into: &rest)
@@ -309,8 +316,8 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         published = FeedDateValue(v.published)
         itemCount = v.itemCount
         rights = FeedText(v.record, .rights)
-        authors = v.record.fallbackAuthor.map { [FeedPerson($0)] } ?? v.record.authors.map(FeedPerson.init)
-        contributors = v.record.contributors.map(FeedPerson.init)
+        authors = FeedPerson.authors(v.record)
+        contributors = v.record.contributors.filter { !$0.isBlank }.map(FeedPerson.init)
         categories = FeedCategory.all(v.record)
         var rest = ExtensionCollector(core: Feed.coreKeys)
         v.record.walk(RecordLayout.feed, into: &rest)

@@ -23,6 +23,13 @@ public struct FeedPersonView {
         self.raw = raw
     }
 
+    /// True when the person names no one: no name, email or URI beyond white space (an
+    /// empty `<author></author>`). The JSON lines and the models leave such a person out.
+    public var isBlank: Bool {
+        func blank(_ v: FeedBytes) -> Bool { !v.isPresent || TextRules.trimmed(v.buffer).isEmpty }
+        return blank(name) && blank(email) && blank(uri)
+    }
+
     /// A person from a row of `authors` or `contributors`: Atom's columns, or the text
     /// column (PersonText).
     init(row: FeedRowView) {

@@ -94,18 +94,28 @@ public struct FeedRecordView {
     /// The authors, in document order, as the record's author elements wrote them (see
     /// ``fallbackAuthor`` for a record that writes none).
     public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.authors) }
-    /// The person a record with no author elements names otherwise, which the JSON
-    /// line's and the models' `authors` then hold (docs/SCHEMA.md, `authors`; feedparser
-    /// documents both as author sources): `itunes:author`, else, for a feed, RSS
-    /// `managingEditor`, read as a person written as text. Nil when ``authors`` is not
-    /// empty, or neither is there with text.
+    /// The person a record whose author elements name no one names otherwise, which the
+    /// JSON line's and the models' `authors` then hold (docs/SCHEMA.md, `authors`;
+    /// feedparser documents both as author sources): `itunes:author`, else, for a feed,
+    /// RSS `managingEditor`, read as a person written as text. Nil when one of
+    /// ``authors`` is not ``FeedPersonView/isBlank``, or neither is there with text.
     public var fallbackAuthor: FeedPersonView? {
-        guard rows(.authors).isEmpty else { return nil }
+        guard !authors.contains(where: { !$0.isBlank }) else { return nil }
         func named(_ v: FeedBytes) -> Bool { v.isPresent && !TextRules.trimmed(v.buffer).isEmpty }
         let itunes = self[.itunesAuthor]
         if named(itunes) { return FeedPersonView(text: itunes, baseChain: .absent) }
         let editor = self[.managingEditor]
         return named(editor) ? FeedPersonView(text: editor, baseChain: .absent) : nil
+    }
+    /// Hands out the persons the JSON line's and the models' `authors` hold: those of
+    /// ``authors`` that are not ``FeedPersonView/isBlank``, else ``fallbackAuthor``.
+    public func forEachAuthor(_ body: (FeedPersonView) -> Void) {
+        var any = false
+        for p in authors where !p.isBlank {
+            any = true
+            body(p)
+        }
+        if !any, let p = fallbackAuthor { body(p) }
     }
     /// The contributors, in document order.
     public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }

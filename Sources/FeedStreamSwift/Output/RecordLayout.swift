@@ -728,8 +728,12 @@ extension FeedRecordView {
         case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
-        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): return !rows(l).isEmpty
-        case .authors: return !rows(.authors).isEmpty || fallbackAuthor != nil
+        case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
+        case .persons(_, let l): return rows(l).contains { !FeedPersonView(row: $0).isBlank }
+        case .authors:
+            var any = false
+            forEachAuthor { _ in any = true }
+            return any
         case .categories:
             var any = false
             forEachCategory { _ in any = true }
@@ -843,22 +847,23 @@ extension FeedRecordView {
             for row in rows where row[0].isPresent { sink.element(row[0].buffer) }
             sink.endArray()
         case .persons(let key, let list):
-            let rows = rows(list)
-            guard !rows.isEmpty else { return }
-            sink.beginArray(key)
-            for row in rows { writePerson(FeedPersonView(row: row), into: &sink) }
-            sink.endArray()
-        case .authors:
-            let rows = rows(.authors)
-            if !rows.isEmpty {
-                sink.beginArray("authors")
-                for row in rows { writePerson(FeedPersonView(row: row), into: &sink) }
-                sink.endArray()
-            } else if let p = fallbackAuthor {
-                sink.beginArray("authors")
+            var open = false
+            for row in rows(list) {
+                let p = FeedPersonView(row: row)
+                if p.isBlank { continue }
+                if !open { sink.beginArray(key) }
+                open = true
                 writePerson(p, into: &sink)
-                sink.endArray()
             }
+            if open { sink.endArray() }
+        case .authors:
+            var open = false
+            forEachAuthor { p in
+                if !open { sink.beginArray("authors") }
+                open = true
+                writePerson(p, into: &sink)
+            }
+            if open { sink.endArray() }
         case .categories:
             var open = false
             forEachCategory { c in
