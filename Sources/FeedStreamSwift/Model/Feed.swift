@@ -93,6 +93,13 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
         record.forEachAuthor { out.append(FeedPerson($0)) }
         return out
     }
+
+    /// The persons of `list` in a record's line: those that name someone.
+    static func all(_ record: FeedRecordView, _ list: FeedList) -> [FeedPerson] {
+        var out: [FeedPerson] = []
+        record.forEachPerson(list) { out.append(FeedPerson($0)) }
+        return out
+    }
 }
 
 /// A category: RSS `category` (its `domain` as `scheme`), Atom `category`, `dc:subject`.
@@ -237,7 +244,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
         isTruncated = v.isTruncated
         isRecovered = v.isRecovered
         language = v.record[.language].string
-        contributors = v.record.contributors.filter { !$0.isBlank }.map(FeedPerson.init)
+        contributors = FeedPerson.all(v.record, .contributors)
         rights = FeedText(v.record, .rights)
         var rest = ExtensionCollector(core: FeedItem.coreKeys)
         v.record.walk(RecordLayout.item, into: &rest)
@@ -317,7 +324,7 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
         itemCount = v.itemCount
         rights = FeedText(v.record, .rights)
         authors = FeedPerson.authors(v.record)
-        contributors = v.record.contributors.filter { !$0.isBlank }.map(FeedPerson.init)
+        contributors = FeedPerson.all(v.record, .contributors)
         categories = FeedCategory.all(v.record)
         var rest = ExtensionCollector(core: Feed.coreKeys)
         v.record.walk(RecordLayout.feed, into: &rest)

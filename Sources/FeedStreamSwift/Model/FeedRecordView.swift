@@ -111,11 +111,16 @@ public struct FeedRecordView {
     /// ``authors`` that are not ``FeedPersonView/isBlank``, else ``fallbackAuthor``.
     public func forEachAuthor(_ body: (FeedPersonView) -> Void) {
         var any = false
-        for p in authors where !p.isBlank {
+        forEachPerson(.authors) { p in
             any = true
             body(p)
         }
         if !any, let p = fallbackAuthor { body(p) }
+    }
+
+    /// The persons of `list` that are not ``FeedPersonView/isBlank``, in order.
+    func forEachPerson(_ list: FeedList, _ body: (FeedPersonView) -> Void) {
+        for p in persons(list) where !p.isBlank { body(p) }
     }
     /// The contributors, in document order.
     public var contributors: LazyMapCollection<FeedRowsView, FeedPersonView> { persons(.contributors) }

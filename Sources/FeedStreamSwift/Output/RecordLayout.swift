@@ -729,7 +729,10 @@ extension FeedRecordView {
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
-        case .persons(_, let l): return rows(l).contains { !FeedPersonView(row: $0).isBlank }
+        case .persons(_, let l):
+            var any = false
+            forEachPerson(l) { _ in any = true }
+            return any
         case .authors:
             var any = false
             forEachAuthor { _ in any = true }
@@ -847,23 +850,9 @@ extension FeedRecordView {
             for row in rows where row[0].isPresent { sink.element(row[0].buffer) }
             sink.endArray()
         case .persons(let key, let list):
-            var open = false
-            for row in rows(list) {
-                let p = FeedPersonView(row: row)
-                if p.isBlank { continue }
-                if !open { sink.beginArray(key) }
-                open = true
-                writePerson(p, into: &sink)
-            }
-            if open { sink.endArray() }
+            writePersons(key, into: &sink) { body in forEachPerson(list, body) }
         case .authors:
-            var open = false
-            forEachAuthor { p in
-                if !open { sink.beginArray("authors") }
-                open = true
-                writePerson(p, into: &sink)
-            }
-            if open { sink.endArray() }
+            writePersons("authors", into: &sink) { body in forEachAuthor(body) }
         case .categories:
             var open = false
             forEachCategory { c in
@@ -892,6 +881,18 @@ extension FeedRecordView {
             guard isSet(f), let b = rule.read(self[f]) else { return }
             sink.literal(key, b ? "true" : "false")
         }
+    }
+
+    /// The array `key` of the persons `each` hands out; nothing when it hands out none.
+    private func writePersons<S: RecordSink & ~Copyable>(_ key: StaticString, into sink: inout S,
+                                                         _ each: ((FeedPersonView) -> Void) -> Void) {
+        var open = false
+        each { p in
+            if !open { sink.beginArray(key) }
+            open = true
+            writePerson(p, into: &sink)
+        }
+        if open { sink.endArray() }
     }
 
     /// One person of a persons array.
