@@ -7,7 +7,8 @@ means). The C core includes that file directly; this script writes the rest:
   Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift  the Swift machine's constants and tables
   Sources/FeedStreamSwift/Model/FeedField.swift              FeedField
   Sources/FeedStreamSwift/Model/FeedList.swift               FeedList
-  CSources/CFeedStream/include/feedstream.h                  cfs_field and cfs_list (between markers)
+  Sources/FeedStreamSwift/Model/FeedFormat.swift             FeedFormat
+  CSources/CFeedStream/include/feedstream.h                  cfs_format, cfs_field and cfs_list (between markers)
   docs/SCHEMA.md                                             the element reference (between markers)
 
 Run from anywhere:
@@ -27,6 +28,7 @@ DEF = "CSources/CFeedStream/feed_rules.def"
 SWIFT_TABLE = "Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift"
 SWIFT_FIELDS = "Sources/FeedStreamSwift/Model/FeedField.swift"
 SWIFT_LISTS = "Sources/FeedStreamSwift/Model/FeedList.swift"
+SWIFT_FORMATS = "Sources/FeedStreamSwift/Model/FeedFormat.swift"
 C_HEADER = "CSources/CFeedStream/include/feedstream.h"
 SCHEMA = "docs/SCHEMA.md"
 
@@ -59,7 +61,7 @@ def unquote(s):
 
 def parse(text):
     d = {k: [] for k in ("families", "nskinds", "namespaces", "scopes", "scope_sets", "actions",
-                         "fields", "lists", "maps", "rules", "constants")}
+                         "fields", "lists", "maps", "rules", "constants", "formats")}
     # Drop comments (the strings in this file never hold "/*").
     body = re.sub(r"/\*.*?\*/", "", text, flags=re.S)
     body = re.sub(r"^#.*$", "", body, flags=re.M)
@@ -79,6 +81,11 @@ def parse(text):
             if not a:
                 fail("cannot read constant: %r" % args)
             d["constants"].append((a[1], int(a[2]), unquote(a[3])))
+        elif macro == "CFS_FORMAT":
+            a = re.fullmatch(r"(\w+), " + STRING + ", " + STRING, args)
+            if not a or not re.fullmatch(r"[a-z][a-z0-9]*", unquote(a[2])):
+                fail("cannot read format: %r" % args)
+            d["formats"].append((a[1], unquote(a[2]), unquote(a[3])))
         elif macro == "CFS_NSKIND":
             d["nskinds"].append(args.strip())
         elif macro == "CFS_NAMESPACE":
@@ -241,6 +248,40 @@ def swift_fields(R):
     return "\n".join(out) + "\n"
 
 
+def swift_formats(R):
+    d = R.d
+    fs = d["formats"]
+    if not fs or fs[0][1] != "unknown":
+        fail("the first CFS_FORMAT must be UNKNOWN (cfs_format's 0)")
+    out = ["// %s" % BANNER,
+           "// The cases are C's cfs_format in the same order (both come from the same file).",
+           "",
+           "/// The format of a feed document, detected from its root element, namespace and",
+           "/// `version` attribute (for JSON Feed, from its `version` member). Raw values are the",
+           "/// names used in the JSON output.",
+           "public enum FeedFormat: String, Sendable, Codable, CaseIterable {"]
+    for _, label, doc in fs:
+        out.append("    /// %s" % doc)
+        out.append("    case %s" % label)
+    out.append("")
+    out.append("    /// The name as static bytes, for writers that never build a `String`.")
+    out.append("    public var name: StaticString {")
+    out.append("        switch self {")
+    for _, label, _ in fs:
+        out.append("        case .%s: %s" % (label, swift_string(label)))
+    out.append("        }")
+    out.append("    }")
+    out.append("")
+    out.append("    /// The format of a C `cfs_format` value (its cases are this enum's, in order);")
+    out.append("    /// ``unknown`` for a value out of range.")
+    out.append("    package init(core value: Int) {")
+    out.append("        self = value >= 0 && value < FeedFormat.inCoreOrder.count ? FeedFormat.inCoreOrder[value] : .unknown")
+    out.append("    }")
+    out.append("    private static let inCoreOrder = allCases   // made once: allCases builds an array")
+    out.append("}")
+    return "\n".join(out) + "\n"
+
+
 def swift_lists(R):
     d = R.d
     out = ["// %s" % BANNER,
@@ -370,6 +411,14 @@ def c_enums(R):
         o.append("/** %s */" % doc.replace("*/", "* /"))
         o.append("#define CFS_%s ((size_t)%d)" % (name, value))
     o.append("")
+    o.append("/** Feed formats, detected from the root element, its namespace and version;")
+    o.append("    cfs_format_name() gives each one's name in the output. */")
+    o.append("typedef enum cfs_format {")
+    for i, (name, label, doc) in enumerate(d["formats"]):
+        sep = "," if i + 1 < len(d["formats"]) else ""
+        o.append("    CFS_FORMAT_%s%s%s /* %s */" % (name, " = 0" if i == 0 else "", sep, doc.replace("*/", "* /")))
+    o.append("} cfs_format;")
+    o.append("")
     o.append("typedef enum cfs_field {")
     for name, doc in d["fields"]:
         o.append("    CFS_FIELD_%s, /* %s */" % (name, doc.replace("*/", "* /")))
@@ -479,7 +528,8 @@ def schema(R):
 def main():
     check = "--check" in sys.argv[1:]
     R = Rules(parse(read(DEF)))
-    outputs = {SWIFT_FIELDS: swift_fields(R), SWIFT_LISTS: swift_lists(R), SWIFT_TABLE: swift_table(R), C_HEADER: c_header(R), SCHEMA: schema(R)}
+    outputs = {SWIFT_FIELDS: swift_fields(R), SWIFT_LISTS: swift_lists(R), SWIFT_FORMATS: swift_formats(R),
+               SWIFT_TABLE: swift_table(R), C_HEADER: c_header(R), SCHEMA: schema(R)}
     stale = []
     for path, text in outputs.items():
         full = os.path.join(ROOT, path)

@@ -183,24 +183,8 @@ const char *cfs_status_string(cfs_status s) {
 
 const char *cfs_format_name(cfs_format f) {
     switch (f) {
-    case CFS_FORMAT_RSS090: return "rss090";
-    case CFS_FORMAT_RSS091U: return "rss091u";
-    case CFS_FORMAT_RSS091N: return "rss091n";
-    case CFS_FORMAT_RSS092: return "rss092";
-    case CFS_FORMAT_RSS093: return "rss093";
-    case CFS_FORMAT_RSS094: return "rss094";
-    case CFS_FORMAT_RSS20: return "rss20";
-    case CFS_FORMAT_RSS: return "rss";
-    case CFS_FORMAT_RSS10: return "rss10";
-    case CFS_FORMAT_RSS11: return "rss11";
-    case CFS_FORMAT_ATOM03: return "atom03";
-    case CFS_FORMAT_ATOM10: return "atom10";
-    case CFS_FORMAT_ATOM: return "atom";
-    case CFS_FORMAT_CDF: return "cdf";
-    case CFS_FORMAT_JSON10: return "json10";
-    case CFS_FORMAT_JSON11: return "json11";
-    case CFS_FORMAT_JSON: return "json";
-    case CFS_FORMAT_UNKNOWN: break;
+#define CFS_FORMAT(name, label, doc) case CFS_FORMAT_##name: return label;
+#include "feed_rules.def"
     }
     return "unknown";
 }

@@ -257,3 +257,20 @@ extension RulesLayoutSchemaTests {
         }
     }
 }
+
+/// The formats are written once (`CFS_FORMAT` in feed_rules.def): the C core's names and
+/// values and Swift's cases agree, one by one.
+final class FormatTableTests: XCTestCase {
+    func testEveryFormatHasOneNameAndValueInBothLanguages() {
+        XCTAssertEqual(FeedFormat.allCases.count, 18)
+        for (i, f) in FeedFormat.allCases.enumerated() {
+            let c = cfs_format(rawValue: UInt32(i))
+            XCTAssertEqual(String(cString: cfs_format_name(c)), f.rawValue)
+            XCTAssertEqual(FeedFormat(core: i), f)
+            XCTAssertEqual("\(f.name)", f.rawValue)
+        }
+        XCTAssertEqual(FeedFormat(core: 99), .unknown)
+        XCTAssertEqual(CFS_FORMAT_RSS11.rawValue, 17, "a new format is appended: the C values do not move")
+        XCTAssertEqual(String(cString: cfs_format_name(CFS_FORMAT_RSS10)), "rss10")
+    }
+}

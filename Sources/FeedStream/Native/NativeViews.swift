@@ -35,25 +35,6 @@ extension FeedItemView {
 
 extension FeedFormat {
     init(_ f: cfs_format) {
-        switch f {
-        case CFS_FORMAT_RSS090: self = .rss090
-        case CFS_FORMAT_RSS091U: self = .rss091u
-        case CFS_FORMAT_RSS091N: self = .rss091n
-        case CFS_FORMAT_RSS092: self = .rss092
-        case CFS_FORMAT_RSS093: self = .rss093
-        case CFS_FORMAT_RSS094: self = .rss094
-        case CFS_FORMAT_RSS20: self = .rss20
-        case CFS_FORMAT_RSS: self = .rss
-        case CFS_FORMAT_RSS10: self = .rss10
-        case CFS_FORMAT_RSS11: self = .rss11
-        case CFS_FORMAT_ATOM03: self = .atom03
-        case CFS_FORMAT_ATOM10: self = .atom10
-        case CFS_FORMAT_ATOM: self = .atom
-        case CFS_FORMAT_CDF: self = .cdf
-        case CFS_FORMAT_JSON10: self = .json10
-        case CFS_FORMAT_JSON11: self = .json11
-        case CFS_FORMAT_JSON: self = .json
-        default: self = .unknown
-        }
+        self.init(core: Int(f.rawValue))
     }
 }
