@@ -93,8 +93,6 @@ typedef struct cfs_pub {
 } cfs_pub;
 _Static_assert(CFS_LIST_COUNT <= 64, "lists_used and lists_shown hold a bit per list");
 
-#define CFS_MAX_FRAMES 32
-
 typedef struct cfs_frame {
     uint32_t scope;     /* scope to restore when this element ends */
     uint8_t item;       /* 1: the record in scope before was the item */

@@ -17,7 +17,6 @@ import Musl
 /// Constants of the machine (literal, so that they fold). The families, namespace kinds,
 /// scopes, actions, fields and lists are generated (SwiftRulesTable.swift).
 enum SFM {
-    static let maxFrames = 32
     static let defaultMaxItemBytes = 64 << 20
     // The limit that stopped a document (SwiftFeedMachineCore.limit).
     static let limitItems: UInt8 = 1

@@ -3,6 +3,8 @@
 // as the C core's machine.c expands from the same file.
 
 extension SFM {
+    /// Elements the state machines keep a frame for at once (each open element takes one, including those a search for a feed root passes through): an element deeper than that is skipped with what it holds, the same on every backend.
+    static let maxFrames = 32
     /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
     static let resyncWindow = 16777216
     static let fieldCount = 232
