@@ -90,6 +90,10 @@ public struct FeedBytes {
         return true
     }
 
+    /// True when absent, or nothing but white space as the writers trim it
+    /// (``TextRules``: Python's `str.strip()`): a value that says nothing.
+    var isBlank: Bool { !isPresent || TextRules.trimmed(buffer).isEmpty }
+
     /// The bytes without leading and trailing XML whitespace (space, tab, CR, LF).
     @inlinable
     public var trimmed: FeedBytes {

@@ -101,11 +101,10 @@ public struct FeedRecordView {
     /// ``authors`` is not ``FeedPersonView/isBlank``, or neither is there with text.
     public var fallbackAuthor: FeedPersonView? {
         guard !authors.contains(where: { !$0.isBlank }) else { return nil }
-        func named(_ v: FeedBytes) -> Bool { v.isPresent && !TextRules.trimmed(v.buffer).isEmpty }
         let itunes = self[.itunesAuthor]
-        if named(itunes) { return FeedPersonView(text: itunes, baseChain: .absent) }
+        if !itunes.isBlank { return FeedPersonView(text: itunes, baseChain: .absent) }
         let editor = self[.managingEditor]
-        return named(editor) ? FeedPersonView(text: editor, baseChain: .absent) : nil
+        return editor.isBlank ? nil : FeedPersonView(text: editor, baseChain: .absent)
     }
     /// Hands out the persons the JSON line's and the models' `authors` hold: those of
     /// ``authors`` that are not ``FeedPersonView/isBlank``, else ``fallbackAuthor``.
@@ -140,8 +139,7 @@ public struct FeedRecordView {
     /// `itunes:keywords` (split at commas, trimmed, empty ones skipped), as feedparser
     /// reads them (its feed tags list both). Nothing is allocated; the time is linear.
     public func forEachCategory(_ body: (FeedCategoryView) -> Void) {
-        func blank(_ v: FeedBytes) -> Bool { !v.isPresent || TextRules.trimmed(v.buffer).isEmpty }
-        for c in categories where !(blank(c.term) && blank(c.scheme) && blank(c.label)) { body(c) }
+        for c in categories where !(c.term.isBlank && c.scheme.isBlank && c.label.isBlank) { body(c) }
         let cats = rows(.itunesCategories)
         let keywords = self[.itunesKeywords]
         guard !cats.isEmpty || keywords.isPresent else { return }
