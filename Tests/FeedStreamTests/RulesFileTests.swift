@@ -274,3 +274,18 @@ final class FormatTableTests: XCTestCase {
         XCTAssertEqual(String(cString: cfs_format_name(CFS_FORMAT_RSS10)), "rss10")
     }
 }
+
+/// SCHEMA.md's "Namespaces" table is prose with notes of its own, written beside the
+/// CFS_NAMESPACE lines of feed_rules.def: every namespace the machines recognize is in it.
+final class NamespaceTableTests: XCTestCase {
+    func testEveryRecognizedNamespaceIsDocumented() throws {
+        let schema = try String(contentsOf: Paths.repo.appendingPathComponent("docs/SCHEMA.md"), encoding: .utf8)
+        let start = try XCTUnwrap(schema.range(of: "\n## Namespaces\n"))
+        let end = schema.range(of: "\n## ", range: start.upperBound..<schema.endIndex)?.lowerBound ?? schema.endIndex
+        let section = schema[start.upperBound..<end]
+        XCTAssertFalse(SwiftRulesTable.namespaces.isEmpty)
+        for (uri, _, _) in SwiftRulesTable.namespaces {
+            XCTAssertTrue(section.contains("`\(uri)`"), "\(uri) is recognized but not in SCHEMA.md's Namespaces table")
+        }
+    }
+}
