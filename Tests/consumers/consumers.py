@@ -97,7 +97,11 @@ def schema_keys(binary, inputs):
 
 def duckdb_shards(binary, real):
     duckdb = need("duckdb")
-    tmp = tempfile.mkdtemp(prefix="feedstream-duckdb-")
+    with tempfile.TemporaryDirectory(prefix="feedstream-duckdb-") as tmp:
+        load_shards(binary, real, duckdb, tmp)
+
+
+def load_shards(binary, real, duckdb, tmp):
     shards = 8
     for k in range(1, shards + 1):
         run(binary, "convert", "-q", "--shard", f"{k}/{shards}", real, "-o", f"{tmp}/part-{k}.jsonl", ok=(0, 1))
@@ -157,7 +161,11 @@ LEAP_FEED = """<?xml version="1.0"?>
 
 
 def leap(binary):
-    tmp = tempfile.mkdtemp(prefix="feedstream-leap-")
+    with tempfile.TemporaryDirectory(prefix="feedstream-leap-") as tmp:
+        read_leap(binary, tmp)
+
+
+def read_leap(binary, tmp):
     feed = os.path.join(tmp, "leap.xml")
     with open(feed, "w") as f:
         f.write(LEAP_FEED)
