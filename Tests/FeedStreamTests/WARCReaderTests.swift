@@ -1,4 +1,5 @@
 @testable import FeedStreamSwift
+import FeedStream
 import XCTest
 
 /// The header fields of WARC records and HTTP responses, as the archive reader parses
@@ -44,5 +45,38 @@ final class WARCReaderTests: XCTestCase {
         XCTAssertEqual(Array(block[head.bodyStart...]), Array("<rss/>".utf8))
         XCTAssertNil(HTTPResponseHead(Array("HTTP/1.1 200 OK\r\nX: 1\r\n".utf8)), "the head does not end")
         XCTAssertNil(HTTPResponseHead(Array("GET / HTTP/1.1\r\n\r\n".utf8)), "a request")
+    }
+}
+
+/// Which WARC payloads are parsed: every root the feed machines read as a feed is taken
+/// (so no archived feed is skipped as "xml, not a feed"), whatever its media type says.
+final class FeedSnifferTests: XCTestCase {
+    func testEveryRootTheMachinesReadIsTaken() throws {
+        let feeds: [(String, FeedFormat)] = [
+            (#"<rss version="2.0"><channel><title>t</title></channel></rss>"#, .rss20),
+            (#"<feed xmlns="http://www.w3.org/2005/Atom"><title>t</title></feed>"#, .atom10),
+            (#"<entry xmlns="http://www.w3.org/2005/Atom"><title>t</title></entry>"#, .atom10),
+            (#"<rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"><channel><title>t</title></channel></rdf:RDF>"#, .rss10),
+            (#"<Channel xmlns="http://purl.org/net/rss1.1#"><title>t</title><items/></Channel>"#, .rss11),
+            (#"<channel><title>t</title></channel>"#, .rss),
+            (#"<CHANNEL HREF="https://e.example/"><TITLE>t</TITLE></CHANNEL>"#, .cdf),
+        ]
+        for (xml, format) in feeds {
+            let document = "<?xml version=\"1.0\"?>\n<!-- archived -->\n" + xml
+            XCTAssertNil(FeedSniffer.reasonToSkip(mediaType: "text/xml", head: Array(document.utf8)), xml)
+            for backend in FeedBackend.allCases {
+                XCTAssertEqual(try FeedStream.document(from: Array(document.utf8), backend: backend).feed.format,
+                               format, "\(backend): \(xml)")
+            }
+        }
+    }
+
+    func testOtherPayloadsAreSkippedWithTheirReason() {
+        XCTAssertEqual(FeedSniffer.reasonToSkip(mediaType: "text/xml", head: Array("<sample><item/></sample>".utf8)),
+                       "xml, not a feed")
+        XCTAssertEqual(FeedSniffer.reasonToSkip(mediaType: "text/html", head: Array("<!DOCTYPE html><html>".utf8)), "html")
+        XCTAssertEqual(FeedSniffer.reasonToSkip(mediaType: "application/rss+xml", head: Array("<html><body>".utf8)), "html")
+        XCTAssertNil(FeedSniffer.reasonToSkip(mediaType: "application/rss+xml", head: Array("<urlset/>".utf8)))
+        XCTAssertEqual(FeedSniffer.reasonToSkip(mediaType: "image/png", head: [0x89, 0x50, 0x4E, 0x47]), "not a feed")
     }
 }

@@ -604,9 +604,10 @@ package enum FeedSniffer {
     /// Why a payload is not taken, or nil when it is a feed.
     ///
     /// A payload is a feed when it is a JSON Feed (an object naming its version), or when
-    /// its root element is `rss`, `feed`, `rdf:RDF`/`RDF`, or a
-    /// CDF/RSS `channel` (after a byte order mark, an XML declaration, comments,
-    /// processing instructions and a DOCTYPE), whatever its media type says; a payload
+    /// its root element is one the feed machines read (``isFeedRoot(_:)``: `rss`, `feed`,
+    /// `entry`, `rdf:RDF`, RSS 1.1's `Channel`, a CDF/RSS `channel`; after a byte order
+    /// mark, an XML declaration, comments, processing instructions and a DOCTYPE),
+    /// whatever its media type says; a payload
     /// whose media type names a feed is taken unless it is HTML (the parser then reports
     /// what it is). HTML pages, images and the like are skipped.
     package static func reasonToSkip(mediaType: String?, head: [UInt8]) -> String? {
@@ -652,9 +653,15 @@ package enum FeedSniffer {
         return false
     }
 
+    /// Whether a root element's qualified name is one the feed machines read as a feed
+    /// (`startRoot` in `SwiftFeedMachine.swift` and `machine.c`): `rss`, Atom's `feed`
+    /// and entry document's `entry`, `rdf:RDF`, RSS 1.1's `Channel`, an RSS `channel`
+    /// without its root, CDF's `CHANNEL`. By local name only (the head is not read for
+    /// namespace declarations): a root of that name in another namespace is taken, and
+    /// the parser then says what it is.
     static func isFeedRoot(_ name: String) -> Bool {
         let local = name.split(separator: ":").last.map(String.init) ?? name
-        return ["rss", "feed", "RDF", "channel", "CHANNEL"].contains(local)
+        return ["rss", "feed", "entry", "RDF", "Channel", "channel", "CHANNEL"].contains(local)
     }
 
     /// The first element's name (qualified as written), or nil when the head holds no
