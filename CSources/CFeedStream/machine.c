@@ -30,7 +30,7 @@
 
 /* Families: namespaces whose elements mean the same thing. */
 enum fam {
-#define CFS_FAMILY(name, label) F_##name,
+#define CFS_FAMILY(name, label, title) F_##name,
 #include "feed_rules.def"
     F_COUNT
 };
@@ -42,7 +42,7 @@ enum ns {
 };
 
 static const struct { const char *uri; uint8_t len, ns, fam; } NAMESPACES[] = {
-#define CFS_NAMESPACE(u, kind, family) { u, sizeof(u) - 1, NS_##kind, F_##family },
+#define CFS_NAMESPACE(u, kind, family, note) { u, sizeof(u) - 1, NS_##kind, F_##family },
 #include "feed_rules.def"
 };
 

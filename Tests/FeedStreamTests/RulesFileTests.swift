@@ -275,8 +275,9 @@ final class FormatTableTests: XCTestCase {
     }
 }
 
-/// SCHEMA.md's "Namespaces" table is prose with notes of its own, written beside the
-/// CFS_NAMESPACE lines of feed_rules.def: every namespace the machines recognize is in it.
+/// SCHEMA.md's "Namespaces" table is generated from the CFS_NAMESPACE lines of
+/// feed_rules.def (with their notes and the families' titles): every namespace the
+/// machines recognize is in that section, each with its note.
 final class NamespaceTableTests: XCTestCase {
     func testEveryRecognizedNamespaceIsDocumented() throws {
         let schema = try String(contentsOf: Paths.repo.appendingPathComponent("docs/SCHEMA.md"), encoding: .utf8)
@@ -287,5 +288,9 @@ final class NamespaceTableTests: XCTestCase {
         for (uri, _, _) in SwiftRulesTable.namespaces {
             XCTAssertTrue(section.contains("`\(uri)`"), "\(uri) is recognized but not in SCHEMA.md's Namespaces table")
         }
+        // The notes that were comments in the rule file: what a misused URI is.
+        XCTAssertTrue(section.contains("| iTunes | `http://www.itunes.com/dtds/podcast-1.0.dtd`, "))
+        XCTAssertTrue(section.contains("`http://backend.userland.com/rss2` (wrong, but used)"))
+        XCTAssertTrue(section.contains("`http://web.resource.org/cc/` (`cc:`)"))
     }
 }
