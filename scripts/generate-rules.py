@@ -142,6 +142,11 @@ def pascal(name):
 class Rules:
     def __init__(self, d):
         self.d = d
+        # The machines read the person lists' text column by PERSON_TEXT_COLUMN.
+        text_column = dict((n, v) for n, v, _ in d["constants"]).get("PERSON_TEXT_COLUMN")
+        for name, columns, _ in d["lists"]:
+            if name in ("AUTHORS", "CONTRIBUTORS") and (text_column is None or columns[text_column] != "text"):
+                fail("%s: column PERSON_TEXT_COLUMN (%s) is not `text`" % (name, text_column))
         self.fam = {n: i for i, (n, _) in enumerate(d["families"])}
         self.label = dict(d["families"])
         self.nskind = {n: i for i, n in enumerate(d["nskinds"])}

@@ -988,18 +988,49 @@ static void markup_end(cfs_machine *m, const char *local, size_t local_len) {
 
 /* ---- events ------------------------------------------------------------------- */
 
+static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+/* An element's namespace class: its URI's, or the lenient one the root set for it. */
+static ns_class element_class(const cfs_machine *m, const char *uri, size_t uri_len) {
+    ns_class c = classify(uri, uri_len);
+    if (m->lenient && uri_len == m->lenient_ns_len && (uri_len == 0 || memcmp(uri, m->lenient_ns, uri_len) == 0))
+        c = (ns_class){ m->lenient_ns_kind, m->lenient_family };
+    return c;
+}
+
+/* A person written as text (RSS author, dc:creator: CFS_PERSON_TEXT_COLUMN) whose first
+   child, after white space only, is one a person rule reads (name, email, uri, url): the
+   person is read as Atom's instead. The white space captured is dropped, the element's
+   frame becomes a person scope's, and the child is read by the person rules. The same
+   in SwiftFeedMachine.becomesPerson. */
+static int becomes_person(cfs_machine *m, const char *uri, size_t uri_len, const char *local, size_t local_len) {
+    if (m->markup_depth != 0 || m->markup || m->nframes == 0) return 0;
+    cfs_frame *fr = &m->frames[m->nframes - 1];
+    if (fr->action != A_CAP_ROW || fr->col != CFS_PERSON_TEXT_COLUMN
+        || (fr->target != CFS_LIST_AUTHORS && fr->target != CFS_LIST_CONTRIBUTORS)) return 0;
+    cfs_arena *a = &m->cap_rec->arena;
+    for (size_t i = m->cap_start; i < a->len; i++) {
+        if (!is_space(a->buf[i])) return 0;
+    }
+    if (find_rule(element_class(m, uri, uri_len).fam, local, local_len, SC_PERSON) == NULL) return 0;
+    a->len = m->cap_start;
+    m->capturing = 0;
+    fr->action = A_NONE;
+    m->person_list = fr->target;
+    m->scope = SC_PERSON;
+    return 1;
+}
+
 int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const char *local,
                       size_t local_len, const cfs_attr *attrs, size_t nattrs) {
     if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
-    if (m->capturing) {
+    if (m->capturing && !becomes_person(m, uri, uri_len, local, local_len)) {
         markup_start(m, uri, uri_len, local, local_len, attrs, nattrs);
         return m->cap_rec->arena.nomem ? (m->nomem = 1) : check_field(m);
     }
     if (nattrs) push_scope_attrs(m, attrs, nattrs);
     if (local_len == 0) return skip(m);
-    ns_class c = classify(uri, uri_len);
-    if (m->lenient && uri_len == m->lenient_ns_len && (uri_len == 0 || memcmp(uri, m->lenient_ns, uri_len) == 0))
-        c = (ns_class){ m->lenient_ns_kind, m->lenient_family };
+    ns_class c = element_class(m, uri, uri_len);
     int rc;
     if (m->scope == SC_DOC) {
         rc = m->root_seen && !m->seeking ? skip(m) : start_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
@@ -1098,8 +1129,6 @@ static int emit_item(cfs_machine *m) {
     if (m->cb.on_item && m->cb.on_item(m->ctx, &m->item_view, feed)) return 1;
     return 0;
 }
-
-static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
 static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
     cfs_rec *r = m->cap_rec;

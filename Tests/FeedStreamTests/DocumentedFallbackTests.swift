@@ -70,6 +70,42 @@ final class DocumentedFallbackTests: XCTestCase {
 
 /// `authors` of a record with no author element: `itunes:author`, else (feeds)
 /// `managingEditor` (docs/SCHEMA.md; feedparser documents both as author sources).
+/// A person written as text (RSS `author`, `dc:creator`, `dc:contributor`) that holds
+/// elements as an Atom person does is read as one (docs/SCHEMA.md, "Persons written as
+/// text"); other content keeps the text, its elements as markup.
+final class PersonElementsTests: XCTestCase {
+    func testAnRSSAuthorWithANameElementIsReadAsAPerson() throws {
+        let l = try linesFromEveryBackend("""
+            <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:foaf="http://xmlns.com/foaf/0.1/"
+              xmlns:a="http://www.w3.org/2005/Atom"><channel><title>t</title>
+            <item><title>google</title><author xmlns:author="http://www.w3.org/2005/Atom">
+              <name>Siddharth Bhai</name><title>Product Manager, Google Cloud</title><department/><company></company>
+            </author></item>
+            <item><title>email first</title><dc:creator><email>a@b.example</email><name>A B</name>
+              <uri>https://b.example/</uri></dc:creator></item>
+            <item><title>atom children</title><author><a:name>Cy</a:name><a:uri>https://c.example/</a:uri></author></item>
+            <item><title>text first</title><author>Jo <email>jo@x.example</email></author></item>
+            <item><title>foaf</title><dc:creator><foaf:Person><foaf:name>Dan</foaf:name></foaf:Person></dc:creator></item>
+            <item><title>as text</title><author>jo@x.example (Jo)</author><dc:contributor>
+            <name>Kim</name></dc:contributor></item>
+            <item><title>inside name</title><author><name>X <b>Y</b></name></author></item>
+            <item><title>foaf name</title><dc:creator><foaf:name>Me</foaf:name></dc:creator></item>
+            </channel></rss>
+            """)
+        func people(_ i: Int, _ key: String = "authors") -> [[String: String]]? { l[i][key] as? [[String: String]] }
+        XCTAssertEqual(people(0), [["name": "Siddharth Bhai"]], "its title, department and company skipped")
+        XCTAssertEqual(people(1), [["name": "A B", "email": "a@b.example", "uri": "https://b.example/"]])
+        XCTAssertEqual(people(2), [["name": "Cy", "uri": "https://c.example/"]])
+        XCTAssertEqual(people(3), [["name": "Jo <email>", "email": "jo@x.example", "raw": "Jo <email>jo@x.example</email>"]],
+                       "text before the element: the text as written")
+        XCTAssertEqual(people(4), [["name": "<Person><name>Dan</name></Person>"]], "another first element: as written")
+        XCTAssertEqual(people(5), [["name": "Jo", "email": "jo@x.example", "raw": "jo@x.example (Jo)"]])
+        XCTAssertEqual(people(5, "contributors"), [["name": "Kim"]])
+        XCTAssertEqual(people(6), [["name": "X <b>Y</b>"]], "a name's own markup is its text, as in Atom")
+        XCTAssertEqual(people(7), [["name": "<name>Me</name>"]], "a name no person rule reads: as written")
+    }
+}
+
 final class FallbackAuthorTests: XCTestCase {
     private let podcast = """
         <rss version="2.0" xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd"

@@ -997,14 +997,13 @@ struct SwiftFeedMachineCore {
     mutating func start(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                         _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         depth += 1
-        if capturing {
+        if capturing && !becomesPerson(uri, local) {
             markupStart(uri, local, attrs)
             return checkField()
         }
         if attrs.count > 0 { pushScopeAttrs(attrs) }
         if local.count == 0 { return skip() }
-        var c = classify(uri)
-        if let ns = lenientNS, ns.elementsEqual(uri) { c = lenientClass }
+        let c = elementClass(uri)
         if scope == SFM.scDoc {
             if rootSeen && !seeking { skip() } else { startRoot(c, uri, local, attrs) }
         } else if scope == SFM.scRss || scope == SFM.scRdf {
@@ -1013,6 +1012,40 @@ struct SwiftFeedMachineCore {
             if let ru = findRule(c.fam, local, scope) { apply(ru.pointee, attrs) } else { skip() }
             if cur == feed { feedDirty = true }
         }
+    }
+
+    /// An element's namespace class: its URI's, or the lenient one the root set for it.
+    @inline(__always)
+    mutating func elementClass(_ uri: UnsafeRawBufferPointer) -> (ns: UInt8, fam: UInt8) {
+        if let ns = lenientNS, ns.elementsEqual(uri) { return lenientClass }
+        return classify(uri)
+    }
+
+    /// A person written as text (RSS `author`, `dc:creator`: ``SFM/personTextColumn``)
+    /// whose first child, after white space only, is one a person rule reads (`name`,
+    /// `email`, `uri`, `url`): the person is read as Atom's instead. The white space
+    /// captured is dropped, the element's frame becomes a person scope's, and the child
+    /// is read by the person rules. The same in machine.c's `becomes_person`.
+    mutating func becomesPerson(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer) -> Bool {
+        guard markupDepth == 0, !markup, nframes > 0 else { return false }
+        let fr = frames + (nframes - 1)
+        guard fr.pointee.action == SFM.aCapRow, Int(fr.pointee.col) == SFM.personTextColumn,
+              Int(fr.pointee.target) == SFM.listAuthors || Int(fr.pointee.target) == SFM.listContributors
+        else { return false }
+        let a = capRec.pointee.arena
+        var i = Int(capStart)
+        while i < a.len {
+            let c = a.buf[i]
+            guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { return false }
+            i += 1
+        }
+        guard findRule(elementClass(uri).fam, local, SFM.scPerson) != nil else { return false }
+        capRec.pointee.arena.len = Int(capStart)
+        capturing = false
+        fr.pointee.action = SFM.aNone
+        personList = fr.pointee.target
+        scope = SFM.scPerson
+        return true
     }
 
     @inline(__always)

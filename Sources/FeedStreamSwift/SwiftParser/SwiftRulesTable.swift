@@ -5,6 +5,8 @@
 extension SFM {
     /// Elements the state machines keep a frame for at once (each open element takes one, including those a search for a feed root passes through): an element deeper than that is skipped with what it holds, the same on every backend.
     static let maxFrames = 32
+    /// The column of the person lists (authors, contributors: `name email uri base text`) that holds a person written as text (RSS `author`, `dc:creator`, `dc:contributor`). Such an element whose first child is an element `name`, `email`, `uri` or `url` (after white space only) is read as an Atom person instead: the children fill those columns, the other children are skipped (`<author><name>…</name><title>…</title></author>`, as Google's blogs write it).
+    static let personTextColumn = 4
     /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
     static let resyncWindow = 16777216
     static let fieldCount = 232
@@ -599,6 +601,10 @@ enum SwiftRulesTable {
         (1, "email", 4, 2, 255, 1, 255, 0, 0),  // Atom email LTEXT NONE
         (1, "uri", 4, 2, 255, 2, 255, 0, 0),  // Atom uri LTEXT NONE
         (1, "url", 4, 2, 255, 2, 255, 0, 0),  // Atom url LTEXT NONE
+        (0, "name", 4, 2, 255, 0, 255, 0, 0),  // RSS name LTEXT NONE
+        (0, "email", 4, 2, 255, 1, 255, 0, 0),  // RSS email LTEXT NONE
+        (0, "uri", 4, 2, 255, 2, 255, 0, 0),  // RSS uri LTEXT NONE
+        (0, "url", 4, 2, 255, 2, 255, 0, 0),  // RSS url LTEXT NONE
         (1, "id", 2048, 0, 36, 1, 255, 0, 0),  // Atom id TEXT FLD(SOURCE_ID)
         (1, "title", 2048, 1, 31, 1, 255, 0, 0),  // Atom title TEXTC FLD(SOURCE_TITLE)
         (1, "subtitle", 2048, 1, 115, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SOURCE_SUBTITLE)
