@@ -142,6 +142,24 @@ final class RecoveryTests: XCTestCase {
         }
     }
 
+    /// HTML left unescaped in a field: its void elements (`<br>`, `<hr>`, `<img>`,
+    /// `<wbr>`) are empty, so the field's text is not nested in them (`a<br>b</br>`).
+    func testUnescapedHTMLVoidElementsAreEmpty() throws {
+        let data = Array(("<rss version=\"2.0\"><channel><title>T</title><item><title>a</title>"
+            + "<description>Hello<br>World<IMG src=\"x.png\">after<hr>end<wbr>.</br></description>"
+            + "<link>http://x/a</link></item><item><title>b</title><description>p<p>q</description></item>"
+            + "</channel></rss>").utf8)
+        for backend in FeedBackend.allCases {
+            let docs = try documents(data, backend)
+            XCTAssertEqual(titles(docs[0]), ["a", "b"], "\(backend)")
+            XCTAssertEqual(docs[0].items[0].summary?.value, "Hello<br/>World<IMG src=\"x.png\"/>after<hr/>end<wbr/>.",
+                           "\(backend)")
+            XCTAssertEqual(docs[0].items[0].link, "http://x/a", "an RSS link is not HTML's void link, \(backend)")
+            XCTAssertEqual(docs[0].items[1].summary?.value, "p<p>q</p>", "other elements close at their parent's end")
+            XCTAssertEqual(docs[0].error?.recovered, true, "\(backend)")
+        }
+    }
+
     func testEncodingFaults() throws {
         // One Latin-1 byte in a document that says UTF-8 (and UTF-8 around it).
         var stray = Array(feed(["caf\u{1}", "naïve"]).utf8)

@@ -492,7 +492,7 @@ struct XMLRepair {
             pushPrefix(p)
             bindings += 1
         }
-        if selfClosing || unclosed && j >= n {
+        if selfClosing || unclosed && j >= n || Self.isHTMLVoid(name) {
             out += B.emptyEnd
             popPrefixes(bindings)
             if open.isEmpty { rootClosed = true }
@@ -502,6 +502,21 @@ struct XMLRepair {
             if open.count > maxDepth { rootClosed = true }   // the re-read stops here on the limit
         }
         return j
+    }
+
+    /// The HTML void elements that HTML left unescaped in a field is full of (`<br>`,
+    /// `<hr>`, `<img …>`, `<wbr>`: never closed in HTML), in no prefix and any case:
+    /// written empty, so that they do not hold the rest of the field (`a<br>b` was
+    /// `a<br>b</br>`). Their end tags, when written, then match no open element and are
+    /// dropped. Not the other void elements (`link`, `source`, `meta`, `track`, …):
+    /// feeds use those names for elements that hold text or children.
+    private static func isHTMLVoid(_ name: [UInt8]) -> Bool {
+        switch name.count {
+        case 2: return (name[0] | 0x20 == 0x62 && name[1] | 0x20 == 0x72)      // br
+            || (name[0] | 0x20 == 0x68 && name[1] | 0x20 == 0x72)             // hr
+        case 3: return asciiLowercased(name) == B.img || asciiLowercased(name) == B.wbr
+        default: return false
+        }
     }
 
     /// The elements items are children of: `channel`, `feed`, `rss`, `rdf:RDF`.
@@ -561,6 +576,7 @@ private enum B {
     static let entry: [UInt8] = Array("entry".utf8)
     static let feed: [UInt8] = Array("feed".utf8)
     static let gt: [UInt8] = Array("&gt;".utf8)
+    static let img: [UInt8] = Array("img".utf8)
     static let item: [UInt8] = Array("item".utf8)
     static let lt: [UInt8] = Array("&lt;".utf8)
     static let ltSlash: [UInt8] = Array("&lt;/".utf8)
@@ -568,6 +584,7 @@ private enum B {
     static let rdfRoot: [UInt8] = Array("RDF".utf8)
     static let rss: [UInt8] = Array("rss".utf8)
     static let spaceXmlnsColon: [UInt8] = Array(" xmlns:".utf8)
+    static let wbr: [UInt8] = Array("wbr".utf8)
     static let xml: [UInt8] = Array("xml".utf8)
     static let xmlns: [UInt8] = Array("xmlns".utf8)
     static let xmlnsColon: [UInt8] = Array("xmlns:".utf8)
