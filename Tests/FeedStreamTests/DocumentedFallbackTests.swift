@@ -74,8 +74,7 @@ final class DocumentedFallbackTests: XCTestCase {
 /// elements as an Atom person does is read as one (docs/SCHEMA.md, "Persons written as
 /// text"); other content keeps the text, its elements as markup.
 final class PersonElementsTests: XCTestCase {
-    func testAnRSSAuthorWithANameElementIsReadAsAPerson() throws {
-        let l = try linesFromEveryBackend("""
+    private static let persons = """
             <rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/" xmlns:foaf="http://xmlns.com/foaf/0.1/"
               xmlns:a="http://www.w3.org/2005/Atom"><channel><title>t</title>
             <item><title>google</title><author xmlns:author="http://www.w3.org/2005/Atom">
@@ -91,7 +90,10 @@ final class PersonElementsTests: XCTestCase {
             <item><title>inside name</title><author><name>X <b>Y</b></name></author></item>
             <item><title>foaf name</title><dc:creator><foaf:name>Me</foaf:name></dc:creator></item>
             </channel></rss>
-            """)
+            """
+
+    func testAnRSSAuthorWithANameElementIsReadAsAPerson() throws {
+        let l = try linesFromEveryBackend(Self.persons)
         func people(_ i: Int, _ key: String = "authors") -> [[String: String]]? { l[i][key] as? [[String: String]] }
         XCTAssertEqual(people(0), [["name": "Siddharth Bhai"]], "its title, department and company skipped")
         XCTAssertEqual(people(1), [["name": "A B", "email": "a@b.example", "uri": "https://b.example/"]])
@@ -103,6 +105,14 @@ final class PersonElementsTests: XCTestCase {
         XCTAssertEqual(people(5, "contributors"), [["name": "Kim"]])
         XCTAssertEqual(people(6), [["name": "X <b>Y</b>"]], "a name's own markup is its text, as in Atom")
         XCTAssertEqual(people(7), [["name": "<name>Me</name>"]], "a name no person rule reads: as written")
+        // The switch looks at all the text before the first child, however it was cut.
+        let data = Array(Self.persons.utf8)
+        for backend in FeedBackend.allCases {
+            let whole = try backend.makeParser().documents(from: .bytes(data))
+            XCTAssertEqual(try backend.makeParser().documents(from: chunkedInput(data, 1)).map(\.self.outcome),
+                           whole.map(\.self.outcome), "\(backend), chunks of 1")
+            XCTAssertEqual(whole.first?.items.first?.authors.map(\.name), ["Siddharth Bhai"], "\(backend)")
+        }
     }
 }
 

@@ -511,12 +511,9 @@ struct XMLRepair {
     /// dropped. Not the other void elements (`link`, `source`, `meta`, `track`, …):
     /// feeds use those names for elements that hold text or children.
     private static func isHTMLVoid(_ name: [UInt8]) -> Bool {
-        switch name.count {
-        case 2: return (name[0] | 0x20 == 0x62 && name[1] | 0x20 == 0x72)      // br
-            || (name[0] | 0x20 == 0x68 && name[1] | 0x20 == 0x72)             // hr
-        case 3: return asciiLowercased(name) == B.img || asciiLowercased(name) == B.wbr
-        default: return false
-        }
+        guard name.count == 2 || name.count == 3 else { return false }
+        let lowered = asciiLowercased(name)
+        return lowered == B.br || lowered == B.hr || lowered == B.img || lowered == B.wbr
     }
 
     /// The elements items are children of: `channel`, `feed`, `rss`, `rdf:RDF`.
@@ -567,6 +564,7 @@ struct XMLRepair {
 private enum B {
     static let amp: [UInt8] = Array("&amp;".utf8)
     static let undeclaredXmlns: [UInt8] = Array("undeclared-xmlns".utf8)
+    static let br: [UInt8] = Array("br".utf8)
     static let cdataEnd: [UInt8] = Array("]]>".utf8)
     static let channel: [UInt8] = Array("channel".utf8)
     static let commentEnd: [UInt8] = Array("-->".utf8)
@@ -576,6 +574,7 @@ private enum B {
     static let entry: [UInt8] = Array("entry".utf8)
     static let feed: [UInt8] = Array("feed".utf8)
     static let gt: [UInt8] = Array("&gt;".utf8)
+    static let hr: [UInt8] = Array("hr".utf8)
     static let img: [UInt8] = Array("img".utf8)
     static let item: [UInt8] = Array("item".utf8)
     static let lt: [UInt8] = Array("&lt;".utf8)
