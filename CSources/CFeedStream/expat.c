@@ -130,25 +130,13 @@ static void sync_text_handler(expat_tok *t) {
 }
 
 /* The machine asked to stop: a limit (the position is the current event's, taken
-   now), out of memory, or a callback. */
+   now: a limit is passed at a start or end tag), out of memory, or a callback. */
 static void stop(expat_tok *t) {
     if (t->m->limit) {
         XML_Index at = byte_index(t);
-        if (t->in_section && !t->m->markup_over && at >= 0
-            && (uint64_t)(at + XML_GetCurrentByteCount(t->xp) - t->section_start) > t->m->max_markup_bytes) {
-            /* The field's text passed its limit in a section already over
-               max_markup_bytes (the section counts its "<![CDATA[", so it passed first):
-               the section's limit, at its start, as the tokenizers that hold a section
-               report it (they check it before the text they deliver). */
-            cfs_machine_markup_limit(t->m);
-            t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
-                                        (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),
-                                        (uint64_t)t->section_start, 0 };
-        } else {
-            t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
-                                        (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),
-                                        at < 0 ? 0 : (uint64_t)at, 0 };
-        }
+        t->limit_err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
+                                    (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t),
+                                    at < 0 ? 0 : (uint64_t)at, 0 };
     } else {
         t->aborted = 1;
     }

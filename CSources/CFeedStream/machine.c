@@ -427,8 +427,8 @@ void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, cons
 }
 
 int cfs_machine_markup_limit(cfs_machine *m) {
-    /* Over the field-text limit too (expat streams a CDATA section): the section passed
-       first, its "<![CDATA[" counted, so its message replaces the field's. */
+    /* The section's text may have passed the field-text limit already (field_over: that
+       limit waits for the next tag): the construct's limit is the document's error. */
     m->limit = 0;
     m->markup_over = 1;
     return limit_message(m, LIMIT_OVER_FORMAT, "markup construct", (unsigned long long)m->max_markup_bytes, " bytes");
@@ -438,10 +438,20 @@ int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t
     return limit_message(m, LIMIT_COUNT_FORMAT, what, (unsigned long long)value, (unsigned long long)max);
 }
 
-/* The text being gathered passed max_field_bytes. The length reached depends on how
-   the tokenizer cut the text, so the message gives only the limit. */
+/* The text being gathered passed max_field_bytes: the field's text is dropped (none
+   is kept from here on: cfs_machine_text) and the document stops at the next start or
+   end tag (field_limit), a place in the input however the tokenizer cut the text, the
+   same from every backend and every chunking (SwiftFeedMachineCore.checkField). */
 static inline int check_field(cfs_machine *m) {
     if (m->cap_rec->arena.len - m->cap_start <= m->max_field_bytes) return 0;
+    m->cap_rec->arena.len = m->cap_start;
+    m->field_over = 1;
+    return 0;
+}
+
+/* A start or end tag after the field's text passed max_field_bytes: the limit, at that
+   tag (the message gives only the limit, not the length reached). */
+static int field_limit(cfs_machine *m) {
     return limit_message(m, LIMIT_OVER_FORMAT, "field text", (unsigned long long)m->max_field_bytes, " bytes");
 }
 
@@ -508,6 +518,7 @@ void cfs_machine_begin(cfs_machine *m, size_t document) {
     m->parent_row = 0;
     m->limit = 0;
     m->markup_over = 0;
+    m->field_over = 0;
     m->limit_message[0] = 0;
 }
 
@@ -1024,6 +1035,7 @@ static int becomes_person(cfs_machine *m, const char *uri, size_t uri_len, const
 int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const char *local,
                       size_t local_len, const cfs_attr *attrs, size_t nattrs) {
     if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
+    if (m->field_over) return field_limit(m);
     if (m->capturing && !becomes_person(m, uri, uri_len, local, local_len)) {
         markup_start(m, uri, uri_len, local, local_len, attrs, nattrs);
         return m->cap_rec->arena.nomem ? (m->nomem = 1) : check_field(m);
@@ -1053,7 +1065,7 @@ int cfs_machine_skip_end(cfs_machine *m) {
 }
 
 int cfs_machine_text(cfs_machine *m, const char *s, size_t len) {
-    if (!m->capturing) return 0;
+    if (!m->capturing || m->field_over) return 0;
     cfs_arena *a = &m->cap_rec->arena;
     if (m->markup) {
         close_pending_gt(m);
@@ -1154,6 +1166,7 @@ static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
 }
 
 int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
+    if (m->field_over) return field_limit(m);
     if (m->capturing && m->markup_depth > 0) {
         markup_end(m, local, local_len);
         m->depth--;

@@ -24,7 +24,9 @@ public struct FeedLimits: Sendable, Hashable {
     public var maxDepth: Int
     /// Bytes of one kept field's text (a title, a description, the serialized markup of
     /// an XHTML content, ...), checked as the text is gathered. Text the parser skips is
-    /// streamed and never held, whatever its size. Passing it fails the document; the
+    /// streamed and never held, whatever its size. Passing it fails the document at the
+    /// next start or end tag (the field's text is not kept from there), the same place
+    /// however the input was cut; the
     /// parser's `maxItemBytes` instead truncates an item's text as a whole. Default 8 MiB
     /// (below libxml2's 10 MB limit on one text token, so every backend stops here first).
     public var maxFieldBytes: Int

@@ -552,7 +552,9 @@ typedef struct cfs_limits {
     /** Bytes of one kept field's text (the text, or the serialized markup, of one
         title, description, ...), checked as text is gathered. Text that is skipped
         is streamed and never held, whatever its size. Unlike max_item_bytes (which
-        truncates), passing it fails the document. */
+        truncates), passing it fails the document, at the next start or end tag (the
+        field's text is not kept from there): the same place however the input was
+        cut. */
     uint64_t max_field_bytes;
     /** Attributes of one element, namespace declarations and attributes defaulted by
         the internal DTD subset included (checked before the tokenizer's own duplicate

@@ -53,7 +53,9 @@ package final class FeedRecovery {
         machine.encoding(charset)   // the document's, not the repaired copy's UTF-8
         var e = error
         if case .error(let t, _) = outcome, t.isLimit {
-            e = FeedError(code: .limitExceeded, message: t.message, document: number, offset: error.offset)
+            // At the failure's position (the repaired copy's positions are not the input's).
+            e = FeedError(code: .limitExceeded, message: t.message, document: number,
+                          line: error.line, column: error.column, offset: error.offset)
             e.skipped = error.skipped
         }
         let recovered = machine.core.pointee.rootSeen

@@ -205,6 +205,9 @@ struct SwiftFeedMachineCore {
     var maxFieldBytes = Int.max   // limits (FeedLimits)
     var maxItems = Int.max
     var limit: UInt8 = 0          // 0, or the limit that stopped the document (SFM.limit*)
+    /// The field being captured passed maxFieldBytes: its text is dropped and the next
+    /// start or end tag stops the document (checkField; machine.c's field_over).
+    var fieldOver = false
     var scope: UInt32 = SFM.scDoc
     var personList: UInt8 = 0     // authors or contributors, in person scope
     var itcatRow: UInt32 = 0      // the enclosing itunes:category row, + 1
@@ -295,6 +298,7 @@ struct SwiftFeedMachineCore {
         inItem = false
         depth = 0
         limit = 0
+        fieldOver = false
         scope = SFM.scDoc
         nframes = 0
         skipDepth = 0
@@ -997,6 +1001,7 @@ struct SwiftFeedMachineCore {
     mutating func start(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                         _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         depth += 1
+        if fieldOver { limit = SFM.limitField; return }
         if capturing && !becomesPerson(uri, local) {
             markupStart(uri, local, attrs)
             return checkField()
@@ -1058,7 +1063,7 @@ struct SwiftFeedMachineCore {
 
     @inline(__always)
     mutating func text(_ s: UnsafeRawBufferPointer) {
-        if !capturing { return }
+        if !capturing || fieldOver { return }
         if markup {
             closePendingGT()
             if s.count == 0 { return }
@@ -1070,10 +1075,16 @@ struct SwiftFeedMachineCore {
         checkField()
     }
 
-    /// The text being gathered passed maxFieldBytes (machine.c's check_field).
+    /// The text being gathered passed maxFieldBytes: the field's text is dropped (none is
+    /// kept from here on) and the document stops at the next start or end tag, a place
+    /// in the input however the tokenizer cut the text (machine.c's check_field and
+    /// field_limit).
     @inline(__always)
     mutating func checkField() {
-        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes { limit = SFM.limitField }
+        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes {
+            capRec.pointee.arena.len = Int(capStart)
+            fieldOver = true
+        }
     }
 
     mutating func finishCapture(_ fr: SFMFrame) {
@@ -1106,6 +1117,7 @@ struct SwiftFeedMachineCore {
 
     /// An end tag; returns true when an item ended (the caller delivers it).
     mutating func end(_ local: UnsafeRawBufferPointer) -> Bool {
+        if fieldOver { limit = SFM.limitField; return false }
         if capturing && markupDepth > 0 {
             markupEnd(local)
             depth -= 1

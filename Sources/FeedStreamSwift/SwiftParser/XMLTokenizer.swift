@@ -691,9 +691,8 @@ final class SwiftXMLTokenizer {
             }
         }
         while i < n {
-            // Text gathered since the last check (character data, CDATA, references)
-            // may have passed the field limit.
-            if machine.limitHit { return limitStop(i) }
+            // (A limit is passed at a tag, never in text: the field-text limit waits for
+            // the next start or end tag, SwiftFeedMachineCore.checkField.)
             if phase == .cdata {
                 switch cdata(s, i, n, final: final) {
                 case .next(let j): i = j; continue
@@ -716,10 +715,7 @@ final class SwiftXMLTokenizer {
                 while tag < n && (s[tag] == 0x20 || s[tag] == 0x09) { tag &+= 1 }
             }
             if tag < n && s[tag] == 0x3C {
-                if tag > i {
-                    deliver(s + i, tag &- i)
-                    if machine.limitHit { return limitStop(i) }
-                }
+                if tag > i { deliver(s + i, tag &- i) }
                 switch try markup(s, tag, n, final: final) {
                 case .next(let j): i = j
                 case .stop(let stop): return stop
@@ -771,7 +767,6 @@ final class SwiftXMLTokenizer {
                 }
             }
             deliver(s + runStart, i - runStart)
-            if machine.limitHit { return limitStop(runStart) }   // where the text began, as expat says
             if i >= n { return .more(n) }
             switch stopByte {
             case 0x0D:
@@ -1163,7 +1158,7 @@ final class SwiftXMLTokenizer {
             count += 1
             j += 1
         }
-        if let stop = try element(s, i, nameStart, nameEnd, nameColonAt, count, empty: empty) { return .stop(stop) }
+        if let stop = try element(s, i, nameStart, nameEnd, nameColonAt, count, empty: empty, tagEnd: j) { return .stop(stop) }
         if empty && depth == 0 { return .stop(.rootEnd(j)) }
         return .next(j)
     }
@@ -1289,9 +1284,10 @@ final class SwiftXMLTokenizer {
         attrs = .allocate(capacity: rawCapacity)
     }
 
-    /// A complete start tag: namespaces, attribute values, the machine.
+    /// A complete start tag (`s[tagStart..<tagEnd]`): namespaces, attribute values, the
+    /// machine.
     private func element(_ s: UnsafePointer<UInt8>, _ tagStart: Int, _ nameStart: Int, _ nameEnd: Int, _ colonAt: Int,
-                         _ count: Int, empty: Bool) throws -> Stop? {
+                         _ count: Int, empty: Bool, tagEnd: Int) throws -> Stop? {
         let bindingsBefore = bindingsCount
         values.removeAll()
         let specified = count
@@ -1429,8 +1425,10 @@ final class SwiftXMLTokenizer {
             if machine.limitHit { return limitStop(tagStart) }
         }
         if empty {
+            // A limit at an empty element's end is where the tag ends, as expat's end
+            // event and libxml2 say.
             try endElement(local, at: tagStart)
-            if machine.limitHit { return limitStop(tagStart) }
+            if machine.limitHit { return limitStop(tagEnd) }
         }
         return nil
     }
