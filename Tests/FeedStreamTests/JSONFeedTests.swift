@@ -469,6 +469,39 @@ final class JSONFeedTests: XCTestCase {
         XCTAssertEqual(m4, "limit exceeded: document size > 40 bytes")
     }
 
+    /// A string or an extension's JSON text over the field-text limit fails the document
+    /// at its first byte (the string's opening quote, the extension value's first byte),
+    /// however the input was cut and on every backend; an extension is never cut short
+    /// (it was written truncated, with no mark, and held whole until its end).
+    func testFieldTextLimitIsWhereTheValueBeganHoweverTheInputIsCut() throws {
+        let limits = FeedLimits(maxFieldBytes: 100)
+        let head = "{\"version\": \"https://jsonfeed.org/version/1.1\",\n \"title\": \"T\",\n "
+        let cases: [(member: String, value: String)] = [
+            ("\"description\": ", "\"" + String(repeating: "plain text ", count: 12) + "\""),
+            ("\"description\": ", "\"" + String(repeating: "\\n\\u00e9", count: 40) + "\""),   // escapes only
+            ("\"_ext\": ", "{\"a\": \"" + String(repeating: "x", count: 40) + "\",\n  \"b\": [" + String(repeating: "1, ", count: 30) + "2]}"),
+        ]
+        for c in cases {
+            let text = head + c.member + c.value + ",\n \"items\": [{\"id\": \"1\", \"title\": \"a\"}]}\n"
+            let data = bytes(text)
+            let at = (head + c.member).utf8.count
+            let line = (head + c.member).filter { $0 == "\n" }.count + 1
+            let column = at - ((head + c.member).utf8.lastIndex(of: 0x0A).map { (head + c.member).utf8.distance(from: (head + c.member).utf8.startIndex, to: $0) + 1 } ?? 0) + 1
+            let expected = #"{"code":"limit","message":"limit exceeded: field text > 100 bytes","line":\#(line),"column":\#(column),"offset":\#(at)"#
+            for parser in [ExpatFeedParser(limits: limits), LibXML2FeedParser(limits: limits), SwiftFeedParser(limits: limits)] as [any FeedParser] {
+                var inputs: [(String, FeedInput)] = [("whole", .bytes(data)), ("gzip", .bytes(gzip(data)))]
+                for size in [1, 7, 64] { inputs.append(("chunks of \(size)", chunkedInput(data, size))) }
+                for (how, input) in inputs {
+                    let out = try jsonLines(input, source: "j", parser: parser).text
+                    let context = "\(type(of: parser)), \(how), \(c.value.prefix(16))"
+                    XCTAssertTrue(out.contains(expected), "\(context):\n\(out)")
+                    XCTAssertFalse(out.contains("\"kind\":\"item\""), context)
+                    XCTAssertFalse(out.contains("extensions"), "\(context): no extension cut short")
+                }
+            }
+        }
+    }
+
     /// What does not start with `{` is still XML.
     func testXMLIsUntouched() throws {
         let lines = try linesFromEveryBackend("  <rss version=\"2.0\"><channel><title>{not json}</title></channel></rss>")

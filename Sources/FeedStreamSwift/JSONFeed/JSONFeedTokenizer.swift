@@ -64,6 +64,12 @@ final class JSONTokenizer {
     private var capturing = false
     private var capture: [UInt8] = []
     private var captureStart = 0   // in the current chunk
+    /// Where the captured value began (its first byte): a capture over the field-text
+    /// limit fails there, however the input was cut.
+    private var captureAt: (line: Int, column: Int, offset: UInt64) = (0, 0, 0)
+    /// Where the string being read began (its opening quote): a string over the
+    /// field-text limit fails there, however the input was cut.
+    private var stringStart: UInt64 = 0
 
     // Positions.
     private(set) var offset: UInt64 = 0           // of the next byte, in the stream
@@ -168,6 +174,7 @@ final class JSONTokenizer {
                 if c == 0x22 {
                     stringIsKey = true
                     scratch.removeAll(keepingCapacity: true)
+                    stringStart = pos
                     state = .string
                 } else if c == 0x7D && state == .objKeyOrEnd {
                     if try closeContainer(&i, base) { continue }
@@ -202,6 +209,7 @@ final class JSONTokenizer {
                         capturing = true
                         capture.removeAll(keepingCapacity: true)
                         captureStart = i
+                        captureAt = (line, Int(pos - lineStart) + 1, pos)
                     }
                 }
                 switch kind {
@@ -214,6 +222,7 @@ final class JSONTokenizer {
                 case .string:
                     stringIsKey = false
                     scratch.removeAll(keepingCapacity: true)
+                    stringStart = pos
                     state = .string
                 case .number:
                     scratch.removeAll(keepingCapacity: true)
@@ -247,9 +256,7 @@ final class JSONTokenizer {
                     if !quiet {
                         scratch.append(contentsOf: UnsafeBufferPointer(start: base + i, count: j - i))
                     }
-                    if scratch.count > maxFieldBytes {
-                        throw fail(FeedLimits.message("field text", over: maxFieldBytes), at: pos, limit: true)
-                    }
+                    if scratch.count > maxFieldBytes { throw stringOverLimit() }
                     i = j
                     continue
                 }
@@ -285,6 +292,7 @@ final class JSONTokenizer {
                 if state == .escape {
                     loneSurrogateEnds()
                     if !quiet { scratch.append(out) }
+                    if scratch.count > maxFieldBytes { throw stringOverLimit() }
                     state = .string
                 }
             case .unicode:
@@ -299,6 +307,7 @@ final class JSONTokenizer {
                 unicodeCount += 1
                 if unicodeCount == 4 {
                     unicodeDone()
+                    if scratch.count > maxFieldBytes { throw stringOverLimit() }
                     state = .string
                 }
             case .number:
@@ -321,7 +330,23 @@ final class JSONTokenizer {
             }
             i += 1
         }
+        // A captured value goes on past this chunk: never held past the limit.
+        if capturing && capture.count + (n - captureStart) > maxFieldBytes { throw captureOverLimit() }
         offset = start + UInt64(n)
+    }
+
+    /// A string's text passed the field-text limit: the document fails at its opening
+    /// quote (on the line being read: a string holds no line feed).
+    private func stringOverLimit() -> JSONTokError {
+        fail(FeedLimits.message("field text", over: maxFieldBytes), at: stringStart, limit: true)
+    }
+
+    /// A captured value's JSON text passed the field-text limit: the document fails at
+    /// its first byte (it may have begun lines before).
+    private func captureOverLimit() -> JSONTokError {
+        state = .failed
+        return JSONTokError(message: FeedLimits.message("field text", over: maxFieldBytes), isLimit: true,
+                            line: captureAt.line, column: captureAt.column, offset: captureAt.offset)
     }
 
     /// At the end of the input: a number that was its last bytes ends there.
@@ -372,7 +397,7 @@ final class JSONTokenizer {
         let end = inclusive ? i + 1 : i
         state = .afterValue
         if quietDepth == stack.count {
-            endQuiet(base, end)
+            try endQuiet(base, end)
         } else if !quiet {
             if kind == .literal {
                 sink?.scalar(kind, UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount))
@@ -387,7 +412,7 @@ final class JSONTokenizer {
     private func closeContainer(_ i: inout Int, _ base: UnsafePointer<UInt8>) throws -> Bool {
         stack.removeLast()
         if quietDepth == stack.count {
-            endQuiet(base, i + 1)
+            try endQuiet(base, i + 1)
         } else if !quiet {
             try sink?.end()
         }
@@ -401,12 +426,12 @@ final class JSONTokenizer {
         return false
     }
 
-    private func endQuiet(_ base: UnsafePointer<UInt8>, _ end: Int) {
+    private func endQuiet(_ base: UnsafePointer<UInt8>, _ end: Int) throws {
         quietDepth = -1
         if capturing {
             capturing = false
+            if capture.count + (end - captureStart) > maxFieldBytes { throw captureOverLimit() }
             capture.append(contentsOf: UnsafeBufferPointer(start: base + captureStart, count: end - captureStart))
-            if capture.count > maxFieldBytes { capture.removeLast(capture.count - maxFieldBytes) }
             capture.withUnsafeBytes { sink?.captured($0) }
         }
     }
