@@ -185,9 +185,9 @@ typedef struct cfs_machine {
     int limit;
     int markup_over;   /* the limit is max_markup_bytes (cfs_machine_markup_limit): the
                           error's offset is the construct's '<' */
-    int field_over;    /* the field being captured passed max_field_bytes: its text is
-                          dropped, and the next start or end tag stops the document
-                          (check_field, field_limit) */
+    int field_over;    /* the field being captured passed max_field_bytes: its text was
+                          dropped, the capture ended, and the next start or end tag
+                          stops the document (check_field, field_limit) */
     char limit_message[96];
 
     /* The attributes of a start tag as the tokenizer adapters hand them to

@@ -438,20 +438,22 @@ int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t
     return limit_message(m, LIMIT_COUNT_FORMAT, what, (unsigned long long)value, (unsigned long long)max);
 }
 
-/* The text being gathered passed max_field_bytes: the field's text is dropped (none
-   is kept from here on: cfs_machine_text) and the document stops at the next start or
-   end tag (field_limit), a place in the input however the tokenizer cut the text, the
-   same from every backend and every chunking (SwiftFeedMachineCore.checkField). */
+/* The text being gathered passed max_field_bytes: the field's text is dropped and no
+   more is gathered (the capture ends: cfs_machine_text takes none), and the document
+   stops at the next start or end tag (field_limit), a place in the input however the
+   tokenizer cut the text, the same from every backend and every chunking
+   (SwiftFeedMachineCore.checkField). */
 static inline int check_field(cfs_machine *m) {
     if (m->cap_rec->arena.len - m->cap_start <= m->max_field_bytes) return 0;
     m->cap_rec->arena.len = m->cap_start;
+    m->capturing = 0;
     m->field_over = 1;
     return 0;
 }
 
 /* A start or end tag after the field's text passed max_field_bytes: the limit, at that
    tag (the message gives only the limit, not the length reached). */
-static int field_limit(cfs_machine *m) {
+__attribute__((noinline, cold)) static int field_limit(cfs_machine *m) {
     return limit_message(m, LIMIT_OVER_FORMAT, "field text", (unsigned long long)m->max_field_bytes, " bytes");
 }
 
@@ -1065,7 +1067,7 @@ int cfs_machine_skip_end(cfs_machine *m) {
 }
 
 int cfs_machine_text(cfs_machine *m, const char *s, size_t len) {
-    if (!m->capturing || m->field_over) return 0;
+    if (!m->capturing) return 0;
     cfs_arena *a = &m->cap_rec->arena;
     if (m->markup) {
         close_pending_gt(m);

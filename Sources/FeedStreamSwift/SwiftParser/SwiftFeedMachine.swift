@@ -205,8 +205,9 @@ struct SwiftFeedMachineCore {
     var maxFieldBytes = Int.max   // limits (FeedLimits)
     var maxItems = Int.max
     var limit: UInt8 = 0          // 0, or the limit that stopped the document (SFM.limit*)
-    /// The field being captured passed maxFieldBytes: its text is dropped and the next
-    /// start or end tag stops the document (checkField; machine.c's field_over).
+    /// The field being captured passed maxFieldBytes: its text was dropped, the capture
+    /// ended, and the next start or end tag stops the document (checkField; machine.c's
+    /// field_over).
     var fieldOver = false
     var scope: UInt32 = SFM.scDoc
     var personList: UInt8 = 0     // authors or contributors, in person scope
@@ -1063,7 +1064,7 @@ struct SwiftFeedMachineCore {
 
     @inline(__always)
     mutating func text(_ s: UnsafeRawBufferPointer) {
-        if !capturing || fieldOver { return }
+        if !capturing { return }
         if markup {
             closePendingGT()
             if s.count == 0 { return }
@@ -1075,14 +1076,15 @@ struct SwiftFeedMachineCore {
         checkField()
     }
 
-    /// The text being gathered passed maxFieldBytes: the field's text is dropped (none is
-    /// kept from here on) and the document stops at the next start or end tag, a place
-    /// in the input however the tokenizer cut the text (machine.c's check_field and
-    /// field_limit).
+    /// The text being gathered passed maxFieldBytes: the field's text is dropped and no
+    /// more is gathered (the capture ends), and the document stops at the next start or
+    /// end tag, a place in the input however the tokenizer cut the text (machine.c's
+    /// check_field and field_limit).
     @inline(__always)
     mutating func checkField() {
         if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes {
             capRec.pointee.arena.len = Int(capStart)
+            capturing = false
             fieldOver = true
         }
     }
