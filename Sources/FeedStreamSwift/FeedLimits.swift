@@ -26,9 +26,8 @@ public struct FeedLimits: Sendable, Hashable {
     /// an XHTML content, ...), checked as the text is gathered. Text the parser skips is
     /// streamed and never held, whatever its size. Passing it fails the document at the
     /// next start or end tag (the field's text is not kept from there), the same place
-    /// however the input was cut; the
-    /// parser's `maxItemBytes` instead truncates an item's text as a whole. Default 8 MiB
-    /// (below libxml2's 10 MB limit on one text token, so every backend stops here first).
+    /// however the input was cut; the parser's `maxItemBytes` instead truncates an item's
+    /// text as a whole. Default 8 MiB.
     public var maxFieldBytes: Int
     /// Attributes of one element, namespace declarations and attributes defaulted by the
     /// document's internal DTD subset included. Every attribute of an element within the
