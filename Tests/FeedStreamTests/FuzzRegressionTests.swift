@@ -12,13 +12,16 @@ import XCTest
 /// - the backends agree (docs/SCHEMA.md, "Backends": identical lines for well-formed
 ///   documents, the same rejections and the same items before an error);
 ///
-/// under the default limits and under a small per-item limit (142 bytes, the truncation
-/// paths), where no item may carry more text than the limit.
+/// under the default limits, under a small per-item limit (142 bytes, the truncation
+/// paths), where no item may carry more text than the limit, and under a small field-text
+/// limit (24 bytes: the document fails at the first tag after a field passed it, the same
+/// however the input is cut).
 ///
 /// FUZZ_REGRESSION_CUTS bounds the cut offsets tried per file (default 600), for slow
 /// runs (the sanitized pass in .ci/run sets it lower).
 final class FuzzRegressionTests: XCTestCase {
-    private static let itemLimits = [0, 142]
+    /// (maxItemBytes, maxFieldBytes; 0: the default)
+    private static let configurations = [(0, 0), (142, 0), (0, 24)]
 
     /// Files on which libxml2 is known to part from expat (and the Swift backend, which
     /// follows expat); only expat and swift are held to them. Each says why.
@@ -63,13 +66,14 @@ final class FuzzRegressionTests: XCTestCase {
             let name = url.lastPathComponent
             let stride = max(1, bytes.count / max(1, maxCuts))
             let isGzip = bytes.starts(with: [0x1F, 0x8B])
-            for limit in Self.itemLimits {
+            for (limit, fieldLimit) in Self.configurations {
+                let limits = fieldLimit > 0 ? FeedLimits(maxFieldBytes: fieldLimit) : .default
                 let compared = Self.libxml2Differs[name] == nil ? FeedBackend.allCases : [.expat, .swift]
                 var outputs: [(FeedBackend, [UInt8])] = []
                 for backend in compared {
-                    let parser = backend.makeParser(maxItemBytes: limit)
+                    let parser = backend.makeParser(maxItemBytes: limit, limits: limits)
                     let whole = try convert(parser, .bytes(bytes))
-                    let context = "\(name), \(backend), item limit \(limit)"
+                    let context = "\(name), \(backend), item limit \(limit), field limit \(fieldLimit)"
                     for cut in Swift.stride(from: 1, to: bytes.count, by: stride) {
                         let got = try convert(parser, pieces(bytes, cuts: [cut]))
                         if got != whole {
@@ -99,10 +103,10 @@ final class FuzzRegressionTests: XCTestCase {
                     outputs.append((backend, whole))
                 }
                 if limit == 0 {
-                    let diff = BackendDiff(backends: compared)
+                    let diff = BackendDiff(backends: compared, limits: limits)
                     var report = BackendDiff.Report()
                     try diff.compare(.bytes(bytes), source: "regression", into: &report)
-                    XCTAssertEqual(report.differences.map(\.description), [], name)
+                    XCTAssertEqual(report.differences.map(\.description), [], "\(name), field limit \(fieldLimit)")
                 } else {
                     // BackendDiff has no item limit: the same rule, by hand.
                     for (backend, lines) in outputs.dropFirst() {
