@@ -264,8 +264,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     cfs_options_init(&opt);
     opt.backend = FUZZ_BACKEND;
     if ((h >> 20) % 8 == 0) opt.max_item_bytes = 1 + (h >> 24) % 256;
-    /* A small field-text limit: the document fails at the first tag after a field's text
-       passed it, wherever the chunks fall (its position is digested, as every error's). */
+    /* A small field-text limit (the Swift harnesses' fuzzLimits, from the same bits): the
+       document fails at the first tag after a field's text passed it, wherever the chunks
+       fall (its position is digested, as every error's). */
     if ((h >> 44) % 8 == 0) opt.limits.max_field_bytes = 1 + (h >> 48) % 64;
     int stop = (h >> 32) % 16 == 0;
     if (trace) fprintf(stderr, "max_item_bytes %zu, max_field_bytes %llu, stop after the first item %d\n",

@@ -14,6 +14,12 @@ func inputHash(_ bytes: UnsafeRawBufferPointer) -> UInt64 {
     return h
 }
 
+/// The limits an input runs under: one input in eight a small field-text limit (1 to 64
+/// bytes, fuzz_core.c's choice from the same bits), the others the defaults.
+func fuzzLimits(_ h: UInt64) -> FeedLimits {
+    (h >> 44) % 8 == 0 ? FeedLimits(maxFieldBytes: 1 + Int((h >> 48) % 64)) : .default
+}
+
 /// xorshift64*.
 struct ChunkSizes {
     var state: UInt64

@@ -26,9 +26,7 @@ public func fuzzDifferential(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt
     let bytes = Array(raw)
     // One input in eight with a small field-text limit: every backend fails the document
     // at the same tag, after the same items.
-    let h = inputHash(raw)
-    let limits = (h >> 44) % 8 == 0 ? FeedLimits(maxFieldBytes: 1 + Int((h >> 48) % 64)) : .default
-    let diff = BackendDiff(backends: backends, limits: limits)
+    let diff = BackendDiff(backends: backends, limits: fuzzLimits(inputHash(raw)))
     var result = BackendDiff.Report()
     do {
         try diff.compare(.bytes(bytes), source: "fuzz", into: &result)

@@ -21,9 +21,9 @@ public func fuzzSwiftParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     let bytes = Array(raw)
     let h = inputHash(raw)
     let maxItemBytes = (h >> 20) % 8 == 0 ? 1 + Int((h >> 24) % 256) : 0
-    // A small field-text limit, one input in eight: its error (line, column, offset) must
-    // not depend on the cuts either.
-    let limits = (h >> 44) % 8 == 0 ? FeedLimits(maxFieldBytes: 1 + Int((h >> 48) % 64)) : .default
+    // One input in eight under a small field-text limit: its error (line, column, offset)
+    // must not depend on the cuts either.
+    let limits = fuzzLimits(h)
     let looksGzip = size >= 2 && bytes[0] == 0x1F && bytes[1] == 0x8B
     var variant = 1 + Int((h >> 8) % 3)
     if looksGzip && variant != 1 { variant = 1 }

@@ -119,4 +119,8 @@ public struct FeedLimits: Sendable, Hashable {
     static func message(_ what: String, over max: some BinaryInteger, unit: String = " bytes") -> String {
         "limit exceeded: \(what) > \(max)\(unit)"
     }
+
+    /// The field-text limit's message, wherever it is passed (the XML machine, the JSON
+    /// Feed tokenizer's strings and extensions).
+    static func fieldTextMessage(_ max: some BinaryInteger) -> String { message("field text", over: max) }
 }

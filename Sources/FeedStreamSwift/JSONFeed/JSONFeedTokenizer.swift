@@ -338,14 +338,14 @@ final class JSONTokenizer {
     /// A string's text passed the field-text limit: the document fails at its opening
     /// quote (on the line being read: a string holds no line feed).
     private func stringOverLimit() -> JSONTokError {
-        fail(FeedLimits.message("field text", over: maxFieldBytes), at: stringStart, limit: true)
+        fail(FeedLimits.fieldTextMessage(maxFieldBytes), at: stringStart, limit: true)
     }
 
     /// A captured value's JSON text passed the field-text limit: the document fails at
     /// its first byte (it may have begun lines before).
     private func captureOverLimit() -> JSONTokError {
         state = .failed
-        return JSONTokError(message: FeedLimits.message("field text", over: maxFieldBytes), isLimit: true,
+        return JSONTokError(message: FeedLimits.fieldTextMessage(maxFieldBytes), isLimit: true,
                             line: captureAt.line, column: captureAt.column, offset: captureAt.offset)
     }
 

@@ -53,7 +53,7 @@ final class SwiftFeedMachine {
     var limitMessage: String {
         let c = core.pointee
         if c.limit == SFM.limitItems { return FeedLimits.message("items", c.items + 1, c.maxItems) }
-        return FeedLimits.message("field text", over: c.maxFieldBytes)
+        return FeedLimits.fieldTextMessage(c.maxFieldBytes)
     }
 
     deinit {
