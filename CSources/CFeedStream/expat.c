@@ -640,9 +640,10 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
     t->chunk_base += (XML_Index)len;
     if (st != XML_STATUS_ERROR) {
         *consumed = len;
-        /* The construct expat holds unfinished (it stops at its start) or the section
-           it is inside: past max_markup_bytes, the document fails there. */
-        XML_Index at = t->in_section ? t->section_start : byte_index(t);
+        /* At a markup checkpoint (internal.h, at_checkpoint), the construct expat holds
+           unfinished (it stops at its start) or the section it is inside: past
+           max_markup_bytes, the document fails there. */
+        XML_Index at = t->m->at_checkpoint ? (t->in_section ? t->section_start : byte_index(t)) : -1;
         if (!final && at >= 0 && (uint64_t)(t->chunk_base - at) > t->m->max_markup_bytes) {
             cfs_machine_markup_limit(t->m);
             *err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,

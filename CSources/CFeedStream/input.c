@@ -778,6 +778,14 @@ start:
     return 1;
 }
 
+/* Bytes from the open document's offset `in_doc` to its next markup checkpoint: a
+   parse call never goes past one, and one that ends on it is flagged (at_checkpoint)
+   for the adapters to check max_markup_bytes. Every CHUNK of the document's bytes,
+   counted from its first, so where the limit is checked is a function of the document:
+   the same from a file, its .gz, a pipe, any caller's chunks and any part (-j). The
+   Swift tokenizer (XMLTokenizer.parse) cuts its input at the same places. */
+static size_t to_checkpoint(uint64_t in_doc) { return CHUNK - (size_t)(in_doc % CHUNK); }
+
 /* Bytes of the open document that may still be parsed under max_document_bytes. */
 static uint64_t document_room(const cfs_parser *p) {
     uint64_t in_doc = p->xml_offset - p->doc_offset;
@@ -961,16 +969,18 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
             }
             continue;
         }
-        /* Chunks of CHUNK, whatever the caller gave: limits checked per chunk
-           (max_markup_bytes) then act alike for every input. */
-        size_t n = len < CHUNK ? len : CHUNK;
+        /* Up to the document's next markup checkpoint, whatever the caller gave. */
+        size_t mark = to_checkpoint(p->xml_offset - p->doc_offset);
+        size_t n = len < mark ? len : mark;
         uint64_t room = document_room(p);
         int over = n > room;
         if (over) n = (size_t)room;
         size_t consumed = 0;
         cfs_error err = {0};
         if (n > 0) {
+            p->m.at_checkpoint = n == mark;
             cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
+            p->m.at_checkpoint = 0;
             st = handle(p, r, data, n, p->xml_offset - p->doc_offset, consumed, &err, &used);
             if (p->doc == D_IN || p->pending) keep(p, data, used);
         }
@@ -983,14 +993,17 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
     return st;
 }
 
-/* A buffer the tokenizer owns was filled with n bytes: parse it in place. Bytes past
-   a root end are moved out (to carry) before the tokenizer is reset. */
+/* A buffer the tokenizer owns was filled with n bytes, never past the open document's
+   next markup checkpoint (in_place_room): parse it in place. Bytes past a root end are
+   moved out (to carry) before the tokenizer is reset. */
 static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     size_t consumed = 0, used;
     cfs_error err = {0};
     uint64_t room = document_room(p);
     size_t take = n > room ? (size_t)room : n;
+    p->m.at_checkpoint = take == to_checkpoint(p->xml_offset - p->doc_offset);
     cfs_tok_result r = p->ops->parse_buffer(p->tok, take, 0, &consumed, &err);
+    p->m.at_checkpoint = 0;
     cfs_status st = handle(p, r, buf, take, p->xml_offset - p->doc_offset, consumed, &err, &used);
     if (p->doc == D_IN || p->pending) keep(p, buf, used);
     p->xml_offset += used;
@@ -1002,6 +1015,10 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
     if ((st = replay(p)) != CFS_OK || rest == 0) return st;
     return xml_input(p, p->carry, rest);
 }
+
+/* How many bytes to read or inflate into the tokenizer's buffer: to the open
+   document's next markup checkpoint (parse_in_place cannot cut a buffer). */
+static size_t in_place_room(const cfs_parser *p) { return to_checkpoint(p->xml_offset - p->doc_offset); }
 
 /* ---- a stream that stops before its end ------------------------------------------- */
 
@@ -1080,10 +1097,13 @@ static cfs_status gzip_input(cfs_parser *p) {
         int in_place = p->doc == D_IN && p->ops->buffer != NULL;
         if (in_place) out = p->ops->buffer(p->tok, CHUNK);
         if (out == NULL) { out = p->scratch; in_place = 0; }
-        /* Output stops at every multiple of CHUNK of the stream: the ratio checkpoints. */
+        /* Output stops at every multiple of CHUNK of the stream: the ratio checkpoints
+           (and, inflating into the tokenizer's buffer, at the document's own). */
         size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
+        size_t want = room;
+        if (in_place && in_place_room(p) < want) want = in_place_room(p);
         size_t used, n;
-        cfs_inflate_result zr = cfs_inflate_step(p->z, p->z_in, p->z_avail, &used, out, room, &n);
+        cfs_inflate_result zr = cfs_inflate_step(p->z, p->z_in, p->z_avail, &used, out, want, &n);
         p->z_in += used;
         p->z_avail -= used;
         p->z_consumed += used;
@@ -1208,7 +1228,7 @@ cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
             /* Plain XML: read straight into the tokenizer's buffer. */
             uint8_t *buf = p->ops->buffer(p->tok, CHUNK);
             if (buf == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-            n = read_full(fd, buf, CHUNK);
+            n = read_full(fd, buf, in_place_room(p));
             if (n < 0) return stream_stops(p, CFS_ERR_IO, NULL, errno);
             if (n == 0) return st;
             p->stats.bytes_in += (uint64_t)n;

@@ -175,7 +175,13 @@ typedef struct cfs_machine {
     uint64_t max_field_bytes;
     uint64_t max_attributes;
     size_t max_items;
-    uint64_t max_markup_bytes;  /* checked by the tokenizer adapters */
+    uint64_t max_markup_bytes;  /* checked by the tokenizer adapters, at checkpoints: */
+    /* Set by the input stage around a parse call whose bytes end on one of the open
+       document's markup checkpoints (every CFS_RATIO_INTERVAL bytes of the document,
+       counted from its first: input.c, to_checkpoint): the adapters check the
+       construct they hold unfinished against max_markup_bytes there, and only there,
+       so the outcome is a function of the document, never of how the input was cut. */
+    int at_checkpoint;
     /* The charset the transport named (cfs_parser_set_charset; empty: none): used for
        every document of the stream that has no byte order mark and is not UTF-16 or
        UTF-32 by its first bytes, over its XML declaration (cfs_charset_detect). */

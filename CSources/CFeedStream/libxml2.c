@@ -844,7 +844,8 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         }
     } else if (!t->error && !final) {
         /* The bytes libxml2 holds unparsed: an unfinished construct (a tag, a comment,
-           a CDATA section, the DOCTYPE). Past max_markup_bytes, the document fails. */
+           a CDATA section, the DOCTYPE). At a markup checkpoint (internal.h,
+           at_checkpoint), past max_markup_bytes, the document fails. */
         long read = consumed_at(t);
         /* In a CDATA section, libxml2 has consumed the blocks it delivered: the
            construct starts at the section's '<' (section_block), or, before its first
@@ -853,7 +854,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         if (section && xmlByteConsumed(t->ctxt) != t->cdata_next) section_opened(t, read);
         long from = section ? t->cdata_start : read;
         trim_window(t, read);
-        if (t->chunk_base - from > 0 && (uint64_t)(t->chunk_base - from) > t->m->max_markup_bytes) {
+        if (t->m->at_checkpoint && t->chunk_base - from > 0 && (uint64_t)(t->chunk_base - from) > t->m->max_markup_bytes) {
             markup_limit(t, from);
             if (section) {
                 t->err.line = t->cdata_line;

@@ -359,6 +359,58 @@ final class LimitsTests: XCTestCase {
                        withoutPosition(try lines(.swift, .bytes(sections), limits)))
     }
 
+    /// The markup-construct limit is checked at the document's checkpoints, every 256 KiB
+    /// of its bytes counted from its first: a construct over N held unfinished at one
+    /// fails the document at its `<`, one that ends between two passes. So the outcome is
+    /// the same from every backend however the input is cut (whole, gzip, chunks of any
+    /// size: before, a caller's small chunks failed constructs that 256 KiB reads passed)
+    /// and wherever the document begins in the stream.
+    func testTheMarkupLimitIsCheckedAtTheDocumentsCheckpointsHoweverTheInputIsCut() throws {
+        let limits = FeedLimits(maxMarkupBytes: 4096)
+        let head = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>a</title>\n"
+        let item = "<item><title>t</title><description>" + String(repeating: "x", count: 200) + "</description></item>\n"
+        let comment = "<!--" + String(repeating: "c", count: 10_000) + "-->"   // 2.4 times N
+        let tail = "<item><title>after</title></item></channel></rss>\n"
+        // Across the first checkpoint, 5,000 of its bytes before it.
+        let before = head + String(repeating: item, count: 800)
+        let pad = InputStage.chunkSize - 5_000 - before.utf8.count - "<x></x>".utf8.count
+        let across = before + "<x>" + String(repeating: "y", count: pad) + "</x>" + comment + tail
+        let at = across.utf8.count - tail.utf8.count - comment.utf8.count
+        XCTAssertEqual(at, InputStage.chunkSize - 5_000)
+        // Ending before it.
+        let within = head + comment + String(repeating: item, count: 800) + tail
+        // A document of 6,100 bytes first: its checkpoints would put one before the comment
+        // if they were the stream's.
+        let other = doc(String(repeating: "<item><title>p</title></item>", count: 200), title: "b")
+        XCTAssertGreaterThan(other.utf8.count, 5_000)
+        for (name, xml, fails) in [("across", across, true), ("within", within, false)] {
+            for (streamName, stream, start) in [("first", xml + other, 0), ("second", other + xml, other.utf8.count)] {
+                let data = bytes(stream)
+                let reference = try lines(.swift, .bytes(data), limits)
+                let text = String(decoding: reference, as: UTF8.self)
+                let items = text.split(separator: "\n").filter { $0.contains("\"kind\":\"item\"") }.count
+                if fails {
+                    let column = at - (bytes(before).lastIndex(of: UInt8(ascii: "\n"))! + 1) + 1
+                    let skipped = xml.utf8.count - at
+                    XCTAssertTrue(text.contains("\"error\":{\"code\":\"limit\",\"message\":\"limit exceeded: markup construct > 4096 bytes\","
+                                                + "\"line\":803,\"column\":\(column),\"offset\":\(start + at),\"skipped\":\(skipped)}"),
+                                  "\(name), \(streamName): \(text.suffix(2000))")
+                    XCTAssertEqual(items, 800 + 201, "\(name), \(streamName)")
+                } else {
+                    XCTAssertFalse(text.contains("\"error\""), "\(name), \(streamName)")
+                    XCTAssertEqual(items, 801 + 201, "\(name), \(streamName)")
+                }
+                for backend in FeedBackend.allCases {
+                    var inputs: [(String, FeedInput)] = [("whole", .bytes(data)), ("gzip", .bytes(gzip(data)))]
+                    for size in [7, 1000, 4097, 65536, 300_000] { inputs.append(("chunks of \(size)", chunkedInput(data, size))) }
+                    for (inputName, input) in inputs {
+                        XCTAssertTrue(try lines(backend, input, limits) == reference, "\(name), \(streamName): \(backend), \(inputName)")
+                    }
+                }
+            }
+        }
+    }
+
     /// The lines without the line and column of their errors.
     private func withoutPosition(_ lines: [UInt8]) -> String {
         String(decoding: lines, as: UTF8.self).replacingOccurrences(

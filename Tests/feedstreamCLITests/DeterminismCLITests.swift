@@ -79,4 +79,59 @@ final class DeterminismCLITests: CLITestCase {
             }
         }
     }
+
+    /// The markup-construct limit is checked every 256 KiB of a document's bytes, counted
+    /// from its first: a file (read into the tokenizer's buffer), its `.gz`, a pipe, `-j 1`
+    /// and `-j 2` (parts cut at documents) give the same records, on every backend. Two
+    /// documents hold a comment over the limit across a checkpoint (they fail at its `<`),
+    /// one a comment as long that ends before one (it passes), each at its own place in
+    /// the stream.
+    func testTheMarkupLimitIsTheSameFromAFileAPipeAndEveryJobCount() throws {
+        let dir = try tempDir()
+        let head = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>a</title>\n"
+        let item = "<item><title>t</title><description>" + String(repeating: "x", count: 200) + "</description></item>\n"
+        let comment = "<!--" + String(repeating: "c", count: 10_000) + "-->"
+        let tail = "<item><title>after</title></item></channel></rss>\n"
+        let before = head + String(repeating: item, count: 800)
+        let pad = (256 << 10) - 5_000 - before.utf8.count - "<x></x>".utf8.count
+        let across = before + "<x>" + String(repeating: "y", count: pad) + "</x>" + comment + tail
+        let within = head + comment + String(repeating: item, count: 800) + tail
+        let small = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><title>s</title>"
+            + String(repeating: "<item><title>p</title></item>", count: 300) + "</channel></rss>\n"
+        let plain = dir.appendingPathComponent("markup.xml")
+        try (small + across + small + within + small + small + across).write(to: plain, atomically: true, encoding: .utf8)
+        try sh("gzip -c '\(plain.path)' > '\(plain.path).gz'")
+        let limit = ["--max-markup-bytes", "4096"]
+        var reference: Result?
+        for file in [plain.path, plain.path + ".gz"] {
+            let bytes = try Data(contentsOf: URL(fileURLWithPath: file))
+            for backend in Self.backends {
+                for jobs in ["1", "2"] {
+                    let f = try convert(["--backend", backend, "-j", jobs] + limit + [file], in: dir)
+                    let s = try convert(["--backend", backend, "-j", jobs] + limit + ["-"], stdin: bytes, in: dir)
+                    let named = { (t: String) in
+                        t.replacingOccurrences(of: "\"source\":\"-\"", with: "\"source\":\"\(plain.path)\"")
+                            .replacingOccurrences(of: "\"file\":\"-\"", with: "\"file\":\"\(plain.path)\"")
+                            .replacingOccurrences(of: plain.path + ".gz", with: plain.path)
+                    }
+                    for (name, r) in [("file", f), ("stdin", s)] {
+                        let here = Result(status: r.status, out: named(r.out), err: "", errors: named(r.errors))
+                        if let reference {
+                            XCTAssertEqual(here.status, reference.status, "\(backend) -j \(jobs) \(file) \(name)")
+                            XCTAssertTrue(here.out == reference.out, "\(backend) -j \(jobs) \(file) \(name): JSON Lines differ")
+                            XCTAssertEqual(here.errors, reference.errors, "\(backend) -j \(jobs) \(file) \(name)")
+                        } else {
+                            reference = here
+                            XCTAssertEqual(here.status, 1)
+                            XCTAssertEqual(here.errors.components(separatedBy: "limit exceeded: markup construct > 4096 bytes").count - 1, 2,
+                                           here.errors)
+                            // Every item but the two documents' last ones after their comments.
+                            XCTAssertEqual(here.out.components(separatedBy: "\"kind\":\"item\"").count - 1,
+                                           4 * 300 + 800 + 801 + 800)
+                        }
+                    }
+                }
+            }
+        }
+    }
 }

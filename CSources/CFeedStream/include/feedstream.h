@@ -575,9 +575,11 @@ typedef struct cfs_limits {
     uint64_t max_ratio;
     /** Bytes of one markup construct the tokenizer must hold whole or rescan: a start
         or end tag with its attributes, a comment, a processing instruction, a CDATA
-        section, the DOCTYPE declaration with its internal subset. Checked after each
-        chunk (256 KiB) parsed, so a construct passes it by less than a chunk before
-        failing; character data is streamed and not limited. Without it a huge comment
+        section, the DOCTYPE declaration with its internal subset. Checked every
+        CFS_RATIO_INTERVAL (256 KiB) of a document's bytes, counted from its first, on
+        the construct held unfinished there (so a construct passes it by less than that
+        before failing, and the outcome never depends on how the input is cut);
+        character data is streamed and not limited. Without it a huge comment
         or attribute costs its size in memory and quadratic time (expat rescans an
         unfinished token from its start at every chunk). libxml2 cannot go past
         10,000,000 bytes whatever the setting ("Huge input lookup", reported as this

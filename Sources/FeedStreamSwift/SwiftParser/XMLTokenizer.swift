@@ -82,6 +82,7 @@ final class SwiftXMLTokenizer {
 
     // ---- positions (in the UTF-8 the tokenizer sees) ----
     @exclusivity(unchecked) private var processed = 0      // bytes of the document processed before the current buffer
+    @exclusivity(unchecked) private var given = 0          // bytes of the document given to parse (its markup checkpoints)
     @exclusivity(unchecked) private var line = 1
     @exclusivity(unchecked) private var lineStart = 0      // document offset of the current line's first byte
     /// Columns to add on line 1 for a byte order mark (see `error`).
@@ -252,6 +253,7 @@ final class SwiftXMLTokenizer {
         grammar = PrologGrammar()
         standalone = false
         processed = 0
+        given = 0
         line = 1
         lineStart = 0
         markColumns = 0
@@ -272,15 +274,37 @@ final class SwiftXMLTokenizer {
         refersToParameterEntities = false
     }
 
-    /// Parses the next bytes of the document (`final`: there are no more).
+    /// Parses the next bytes of the document (`final`: there are no more), in pieces that
+    /// end on its markup checkpoints: every `InputStage.chunkSize` bytes of the document,
+    /// counted from its first, the construct held unfinished is checked against
+    /// maxMarkupBytes (``markupOverLimit(consumed:)``), there and only there, so the
+    /// outcome is a function of the document, never of how the input was cut (the C core
+    /// cuts its parse calls at the same places: input.c, `to_checkpoint`).
     func parse(_ data: UnsafeRawBufferPointer, final: Bool) throws -> XMLTokOutcome {
-        if transcoder != nil { return try parseTranscoded(data, final: final) }
-        let r = try parseUTF8(data, final: final)
+        var done = 0
+        repeat {
+            let mark = InputStage.chunkSize - given % InputStage.chunkSize
+            let n = min(data.count - done, mark)
+            given += n
+            let piece = n == data.count ? data : UnsafeRawBufferPointer(rebasing: data[done..<(done + n)])
+            switch try parsePiece(piece, final: final && done + n == data.count, checkpoint: n == mark) {
+            case .ok: break
+            case .rootEnd(let c): return .rootEnd(consumed: done + c)
+            case .error(let e, let c): return .error(e, consumed: done + c)
+            }
+            done += n
+        } while done < data.count
+        return .ok
+    }
+
+    private func parsePiece(_ data: UnsafeRawBufferPointer, final: Bool, checkpoint: Bool) throws -> XMLTokOutcome {
+        if transcoder != nil { return try parseTranscoded(data, final: final, checkpoint: checkpoint) }
+        let r = try parseUTF8(data, final: final, checkpoint: checkpoint)
         guard case .switchEncoding(let at) = r else { return r.outcome }
         switched = (processed, transcoder!)
         // The rest of this input is in the declared encoding.
         let rest = at < data.count ? UnsafeRawBufferPointer(rebasing: data[at...]) : UnsafeRawBufferPointer(start: nil, count: 0)
-        switch try parseTranscoded(rest, final: final) {
+        switch try parseTranscoded(rest, final: final, checkpoint: checkpoint) {
         case .ok: return .ok
         case .rootEnd(let n): return .rootEnd(consumed: at + n)
         case .error(let e, let n): return .error(e, consumed: at + n)
@@ -313,7 +337,7 @@ final class SwiftXMLTokenizer {
     /// UTF-8 in: scans what is complete, carries over what is not. A construct cut by
     /// the end of the previous chunk is completed from the start of this one, taking
     /// only as many bytes as it needs (doubling), so whole chunks are never copied.
-    private func parseUTF8(_ data: UnsafeRawBufferPointer, final: Bool) throws -> UTF8Outcome {
+    private func parseUTF8(_ data: UnsafeRawBufferPointer, final: Bool, checkpoint: Bool) throws -> UTF8Outcome {
         let dataBase = data.baseAddress?.assumingMemoryBound(to: UInt8.self)
         let dataCount = data.count
         var off = 0
@@ -330,7 +354,7 @@ final class SwiftXMLTokenizer {
                     advance(base, q)
                     if whole {
                         carry.removeFirst(q)
-                        if !final, let over = markupOverLimit(consumed: max(q - oldLength, 0)) { return over }
+                        if checkpoint && !final, let over = markupOverLimit(consumed: max(q - oldLength, 0)) { return over }
                         return final ? finish() : .ok
                     }
                     if q >= oldLength {
@@ -371,7 +395,7 @@ final class SwiftXMLTokenizer {
         case .more(let q):
             advance(base, q)
             if q < count { carry.append(base + q, count - q) }
-            if !final, let over = markupOverLimit(consumed: off + q) { return over }
+            if checkpoint && !final, let over = markupOverLimit(consumed: off + q) { return over }
             return final ? finish() : .ok
         case .rootEnd(let q):
             processed += q   // (no lines counted: nothing is positioned after the root's end)
@@ -387,7 +411,7 @@ final class SwiftXMLTokenizer {
 
     /// The construct held unfinished (carried over to the next chunk, or the CDATA section
     /// being read) passed maxMarkupBytes: the document fails where it began, its `<`
-    /// (checked after each chunk, as the C adapters check after each parse call).
+    /// (checked at each markup checkpoint, ``parse(_:final:)``, as the C adapters are).
     private func markupOverLimit(consumed: Int) -> UTF8Outcome? {
         let pending = phase == .cdata ? processed + carry.count - cdataStart : carry.count
         guard pending > maxMarkupBytes else { return nil }
@@ -415,7 +439,7 @@ final class SwiftXMLTokenizer {
 
     /// Another encoding: decoded to UTF-8 in slices, then scanned. Consumption is
     /// counted in bytes of `data` (bytes still pending from earlier calls come first).
-    private func parseTranscoded(_ data: UnsafeRawBufferPointer, final: Bool) throws -> XMLTokOutcome {
+    private func parseTranscoded(_ data: UnsafeRawBufferPointer, final: Bool, checkpoint: Bool) throws -> XMLTokOutcome {
         var off = 0
         let slice = 1 << 15
         let pendingAtEntry = rawPending.count
@@ -427,7 +451,7 @@ final class SwiftXMLTokenizer {
             decoded.removeAll()
             let input = rawPending.bytes(0, rawPending.count)
             let (consumed, invalidAt) = transcoder!.decode(input, final: final && last, into: decoded)
-            let r = try parseUTF8(decoded.bytes, final: final && last && invalidAt == nil)
+            let r = try parseUTF8(decoded.bytes, final: final && last && invalidAt == nil, checkpoint: checkpoint && last)
             switch r {
             case .ok, .switchEncoding:
                 if let invalidAt {
