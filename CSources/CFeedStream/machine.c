@@ -157,11 +157,20 @@ static const rule RULES[] = {
 #define NRULES (sizeof RULES / sizeof RULES[0])
 #define HASH_SIZE 512
 
-/* Rules by (family, name): chains through `next`, built once. */
+/* Rules by (family, name): chains through `next`, built once. A second table keys them
+   by their names in lower case, for an element no rule names as written: feedparser
+   reads element names in any case (`pubdate`, `Title`, `LINK`), so a name that matches
+   a rule but for case is read by it (the exact name first, then the first rule in table
+   order whose name differs only in ASCII case). SwiftFeedMachine.findRule is the same
+   lookup. */
 static uint16_t rule_head[HASH_SIZE];
 static uint16_t rule_next[NRULES];
+static uint16_t rule_head_ci[HASH_SIZE];
+static uint16_t rule_next_ci[NRULES];
 static uint8_t rule_len[NRULES];
 static pthread_once_t rules_once = PTHREAD_ONCE_INIT;
+
+static inline uint8_t ascii_lower(uint8_t c) { return c >= 'A' && c <= 'Z' ? (uint8_t)(c + 32) : c; }
 
 static uint32_t hash_name(uint8_t fam, const char *s, size_t len) {
     uint32_t h = 2166136261u ^ fam;
@@ -169,14 +178,38 @@ static uint32_t hash_name(uint8_t fam, const char *s, size_t len) {
     return h & (HASH_SIZE - 1);
 }
 
+static uint32_t hash_lower(uint8_t fam, const char *s, size_t len) {
+    uint32_t h = 2166136261u ^ fam;
+    for (size_t i = 0; i < len; i++) h = (h ^ ascii_lower((uint8_t)s[i])) * 16777619u;
+    return h & (HASH_SIZE - 1);
+}
+
 static void build_rules(void) {
-    for (size_t i = 0; i < HASH_SIZE; i++) rule_head[i] = 0xFFFF;
+    for (size_t i = 0; i < HASH_SIZE; i++) rule_head[i] = rule_head_ci[i] = 0xFFFF;
     for (size_t i = NRULES; i-- > 0;) {
         rule_len[i] = (uint8_t)strlen(RULES[i].name);
         uint32_t h = hash_name(RULES[i].fam, RULES[i].name, rule_len[i]);
         rule_next[i] = rule_head[h];
         rule_head[h] = (uint16_t)i;
+        h = hash_lower(RULES[i].fam, RULES[i].name, rule_len[i]);
+        rule_next_ci[i] = rule_head_ci[h];
+        rule_head_ci[h] = (uint16_t)i;
     }
+}
+
+static int equal_ignoring_case(const char *a, const char *b, size_t len) {
+    for (size_t i = 0; i < len; i++)
+        if (ascii_lower((uint8_t)a[i]) != ascii_lower((uint8_t)b[i])) return 0;
+    return 1;
+}
+
+static __attribute__((noinline)) const rule *find_rule_any_case(uint8_t fam, const char *name, size_t len, uint32_t scope) {
+    for (uint16_t i = rule_head_ci[hash_lower(fam, name, len)]; i != 0xFFFF; i = rule_next_ci[i]) {
+        const rule *r = &RULES[i];
+        if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && equal_ignoring_case(r->name, name, len))
+            return r;
+    }
+    return NULL;
 }
 
 static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint32_t scope) {
@@ -185,7 +218,7 @@ static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint32_t
         if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && memcmp(r->name, name, len) == 0)
             return r;
     }
-    return NULL;
+    return find_rule_any_case(fam, name, len, scope);
 }
 
 /* Lists: their column names, space-separated; the counts (and the column holding the
@@ -810,14 +843,24 @@ static int remember_lenient_ns(cfs_machine *m, const char *uri, size_t len, ns_c
 
 static void feed_root(cfs_machine *m, const cfs_attr *version, const cfs_attr *attrs, size_t n);
 
+/* The root's version attribute: as written, else in any case (`VERSION`: feedparser
+   lower-cases names, as for elements in find_rule). SwiftFeedMachine.rootVersion. */
+static const cfs_attr *root_version(const cfs_attr *attrs, size_t n) {
+    const cfs_attr *v = find_attr(attrs, n, "version");
+    for (size_t i = 0; v == NULL && i < n; i++)
+        if (attrs[i].uri_len == 0 && attrs[i].local_len == 7 && equal_ignoring_case(attrs[i].local, "version", 7))
+            v = &attrs[i];
+    return v;
+}
+
 static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_len, const char *local, size_t len,
                       const cfs_attr *attrs, size_t n) {
     m->root_seen = 1;
-    const cfs_attr *version = find_attr(attrs, n, "version");
-    if (c.fam == F_RSS && len == 3 && memcmp(local, "rss", 3) == 0) {
+    const cfs_attr *version = root_version(attrs, n);
+    if (c.fam == F_RSS && len == 3 && equal_ignoring_case(local, "rss", 3)) {
         m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
         m->scope = SC_RSS;
-    } else if (c.fam == F_OTHER && len == 3 && memcmp(local, "rss", 3) == 0) {
+    } else if (c.fam == F_OTHER && len == 3 && equal_ignoring_case(local, "rss", 3)) {
         /* An rss root in a namespace that is not RSS's (a URL of the specification,
            say): RSS, its namespace's elements read as RSS's. */
         if (!remember_lenient_ns(m, uri, uri_len, (ns_class){ NS_NONE, F_RSS })) return skip(m);
@@ -893,17 +936,17 @@ static int start_in_root(cfs_machine *m, ns_class c, const char *uri, size_t uri
     }
     if (c.fam != F_RSS) return skip(m);
     m->cur = &m->feed;
-    if (len == 7 && memcmp(local, "channel", 7) == 0) {
+    if (len == 7 && equal_ignoring_case(local, "channel", 7)) {
         if (c.ns == NS_RSS090) m->format = CFS_FORMAT_RSS090;
         if (m->scope == SC_RDF) set_field_attr(&m->feed, CFS_FIELD_ID, P1, find_ns_attr(attrs, n, NS_RDF, "about"));
         /* The channel is the feed's record element: its xml:base counts. */
         put(&m->feed, CFS_FIELD_BASE, copy_scope_ref(m, &m->feed, current_base(m)));
         return enter(m, SC_FEED);
     }
-    if (len == 4 && memcmp(local, "item", 4) == 0) return begin_item(m, attrs, n);
+    if (len == 4 && equal_ignoring_case(local, "item", 4)) return begin_item(m, attrs, n);
     if (m->scope == SC_RDF) {
-        if (len == 5 && memcmp(local, "image", 5) == 0) return enter(m, SC_IMAGE);
-        if (len == 9 && memcmp(local, "textinput", 9) == 0) return enter(m, SC_TEXTINPUT);
+        if (len == 5 && equal_ignoring_case(local, "image", 5)) return enter(m, SC_IMAGE);
+        if (len == 9 && equal_ignoring_case(local, "textinput", 9)) return enter(m, SC_TEXTINPUT);
     }
     return skip(m);
 }

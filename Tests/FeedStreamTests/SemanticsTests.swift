@@ -28,6 +28,54 @@ final class SemanticsTests: XCTestCase {
         XCTAssertEqual(l[0]["id"] as? String, "g")
     }
 
+    /// An element no rule names as written is read by the rule whose name differs only in
+    /// case (feedparser lower-cases names): `pubdate`, `Title`, `LINK`, `skipdays`, Atom's
+    /// `Updated`. Another case of a name is the same element (the last of them wins).
+    func testElementNamesAreReadInAnyCaseWhenNoRuleHasThemAsWritten() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel><Title>c</Title><skipdays><DAY>Monday</DAY></skipdays>
+            <item><Title>upper</Title><LINK>https://e.com/1</LINK>
+            <pubdate>Tue, 04 Mar 2025 17:30:00 GMT</pubdate><Description>d</Description><GUID>g</GUID></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l[0]["title"] as? String, "upper")
+        XCTAssertEqual(l[0]["link"] as? String, "https://e.com/1")
+        XCTAssertEqual(l[0]["published"] as? String, "2025-03-04T17:30:00Z")
+        XCTAssertEqual(l[0]["published_raw"] as? String, "Tue, 04 Mar 2025 17:30:00 GMT")
+        XCTAssertEqual(l[0]["summary"] as? String, "d")
+        XCTAssertEqual(l[0]["id"] as? String, "g")
+        let feed = try XCTUnwrap(l.last)
+        XCTAssertEqual(feed["kind"] as? String, "feed")
+        XCTAssertEqual(feed["title"] as? String, "c")
+        XCTAssertEqual(feed["skip_days"] as? [String], ["Monday"])
+        let atom = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom"><Title>a</Title><entry><ID>urn:1</ID>
+            <Updated>2025-03-04T17:30:00Z</Updated><TITLE type="html">&lt;b&gt;t&lt;/b&gt;</TITLE></entry></feed>
+            """)
+        XCTAssertEqual(atom[0]["id"] as? String, "urn:1")
+        XCTAssertEqual(atom[0]["updated"] as? String, "2025-03-04T17:30:00Z")
+        XCTAssertEqual(atom[0]["title"] as? String, "<b>t</b>")
+        XCTAssertEqual(atom[0]["title_type"] as? String, "html")
+        XCTAssertEqual(atom.last?["title"] as? String, "a")
+        // RSS written all in upper case: its root, channel, items and version attribute too.
+        let upper = try lines("""
+            <RSS VERSION="2.0"><CHANNEL><TITLE>T</TITLE><LINK>https://e.com/</LINK><ITEM><TITLE>i</TITLE>
+            <PUBDATE>Tue, 04 Mar 2025 17:30:00 GMT</PUBDATE><ENCLOSURE url="https://e.com/a.mp3" length="1" type="audio/mpeg"/></ITEM></CHANNEL></RSS>
+            """)
+        XCTAssertEqual(upper.count, 2)
+        XCTAssertEqual(upper[0]["title"] as? String, "i")
+        XCTAssertEqual(upper[0]["published"] as? String, "2025-03-04T17:30:00Z")
+        XCTAssertEqual((upper[0]["enclosures"] as? [[String: Any]])?.first?["url"] as? String, "https://e.com/a.mp3")
+        XCTAssertEqual(upper[1]["format"] as? String, "rss20")
+        XCTAssertEqual(upper[1]["link"] as? String, "https://e.com/")
+        // CDF keeps its own upper-case root.
+        let cdf = try lines("""
+            <CHANNEL HREF="https://e.com/"><TITLE>C</TITLE><ITEM HREF="https://e.com/1"><TITLE>i</TITLE></ITEM></CHANNEL>
+            """)
+        XCTAssertEqual(cdf.last?["format"] as? String, "cdf")
+        XCTAssertEqual(cdf[0]["link"] as? String, "https://e.com/1")
+    }
+
     func testChannelImageTitleDoesNotBecomeTheFeedTitle() throws {
         let l = try lines("""
             <rss version="2.0"><channel><image><title>logo title</title><url>https://e.com/i.png</url>

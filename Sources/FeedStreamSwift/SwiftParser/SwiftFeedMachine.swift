@@ -659,7 +659,9 @@ struct SwiftFeedMachineCore {
 
     // ---- rules ---------------------------------------------------------------------------
 
-    /// The first rule in table order for (family, name) that applies in `scope`.
+    /// The first rule in table order for (family, name) that applies in `scope`; for a name
+    /// no rule has as written, one that differs from it only in case
+    /// (``SwiftRules/findAnyCase(_:_:_:_:)``, machine.c's `find_rule`).
     @inline(__always)
     func findRule(_ fam: UInt8, _ name: UnsafeRawBufferPointer, _ scope: UInt32) -> UnsafePointer<SFMRule>? {
         let len = name.count
@@ -674,7 +676,7 @@ struct SwiftFeedMachineCore {
             }
             i = ruleNext[Int(i)]
         }
-        return nil
+        return SwiftRules.shared.findAnyCase(fam, p, len, scope)
     }
 
     mutating func apply(_ ru: SFMRule, _ attrs: UnsafeBufferPointer<XMLAttribute>) {
@@ -787,14 +789,25 @@ struct SwiftFeedMachineCore {
         return .rss
     }
 
+    /// The root's version attribute: as written, else in any case (`VERSION`: feedparser
+    /// lower-cases names, as for elements in ``findRule(_:_:_:)``). machine.c's `root_version`.
+    static func rootVersion(_ attrs: UnsafeBufferPointer<XMLAttribute>) -> UnsafePointer<XMLAttribute>? {
+        if let v = findAttr(attrs, "version") { return v }
+        guard let base = attrs.baseAddress else { return nil }
+        for i in 0..<attrs.count where base[i].uri.count == 0 && base[i].local.equalsIgnoringCase("version") {
+            return base + i
+        }
+        return nil
+    }
+
     mutating func startRoot(_ c: (ns: UInt8, fam: UInt8), _ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                             _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         rootSeen = true
-        let version = SwiftFeedMachineCore.findAttr(attrs, "version")
-        if c.fam == SFM.fRss && local.equals("rss") {
+        let version = Self.rootVersion(attrs)
+        if c.fam == SFM.fRss && local.equalsIgnoringCase("rss") {
             format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
             scope = SFM.scRss
-        } else if c.fam == SFM.fOther && local.equals("rss") {
+        } else if c.fam == SFM.fOther && local.equalsIgnoringCase("rss") {
             // An rss root in a namespace that is not RSS's (a URL of the specification,
             // say): RSS, its namespace's elements read as RSS's.
             lenientNS = Array(uri)
@@ -874,7 +887,7 @@ struct SwiftFeedMachineCore {
         }
         if c.fam != SFM.fRss { return skip() }
         cur = feed
-        if local.equals("channel") {
+        if local.equalsIgnoringCase("channel") {
             if c.ns == SFM.nsRss090 { format = .rss090 }
             if scope == SFM.scRdf {
                 feed.pointee.setFieldAttr(SFM.fieldId, SFM.p1, findNSAttr(attrs, SFM.nsRdf, "about"))
@@ -883,10 +896,10 @@ struct SwiftFeedMachineCore {
             feed.pointee.put(SFM.fieldBase, copyScopeRef(feed, currentBase))
             return enter(SFM.scFeed)
         }
-        if local.equals("item") { return beginItem(attrs) }
+        if local.equalsIgnoringCase("item") { return beginItem(attrs) }
         if scope == SFM.scRdf {
-            if local.equals("image") { return enter(SFM.scImage) }
-            if local.equals("textinput") { return enter(SFM.scTextinput) }
+            if local.equalsIgnoringCase("image") { return enter(SFM.scImage) }
+            if local.equalsIgnoringCase("textinput") { return enter(SFM.scTextinput) }
         }
         skip()
     }

@@ -80,6 +80,9 @@ final class SwiftRules: @unchecked Sendable {
     let ruleCount: Int
     let head: UnsafeMutablePointer<UInt16>
     let next: UnsafeMutablePointer<UInt16>
+    /// The rules by their names in lower case (``findAnyCase(_:_:_:_:)``).
+    let headAnyCase: UnsafeMutablePointer<UInt16>
+    let nextAnyCase: UnsafeMutablePointer<UInt16>
     let mapEntries: UnsafeMutablePointer<SFMAttrEntry>
     let mapStart: UnsafeMutablePointer<Int>
     let mapCount: UnsafeMutablePointer<Int>
@@ -109,6 +112,31 @@ final class SwiftRules: @unchecked Sendable {
         return Int(truncatingIfNeeded: h &>> 32) & (SFM.hashSize - 1)
     }
 
+    /// An element no rule names as written: the first rule in table order for the family
+    /// whose name differs from it only in ASCII case, that applies in `scope`. feedparser
+    /// reads element names in any case (`pubdate`, `Title`, `LINK`); machine.c's
+    /// `find_rule_any_case` is the same lookup.
+    @inline(never)
+    func findAnyCase(_ fam: UInt8, _ p: UnsafePointer<UInt8>, _ len: Int, _ scope: UInt32) -> UnsafePointer<SFMRule>? {
+        var i = headAnyCase[SwiftRules.hashLower(fam, p, len)]
+        while i != 0xFFFF {
+            let r = UnsafePointer(rules + Int(i))
+            if r.pointee.fam == fam && r.pointee.nameLen == len && (r.pointee.scopes & scope) != 0
+                && (0..<len).allSatisfy({ asciiLower(r.pointee.name[$0]) == asciiLower(p[$0]) })
+            {
+                return r
+            }
+            i = nextAnyCase[Int(i)]
+        }
+        return nil
+    }
+
+    private static func hashLower(_ fam: UInt8, _ s: UnsafePointer<UInt8>, _ len: Int) -> Int {
+        var h: UInt32 = 2_166_136_261 ^ UInt32(fam)
+        for k in 0..<len { h = (h ^ UInt32(asciiLower(s[k]))) &* 16_777_619 }
+        return Int(h) & (SFM.hashSize - 1)
+    }
+
     private init() {
 
         // Every string lives in one buffer.
@@ -135,6 +163,14 @@ final class SwiftRules: @unchecked Sendable {
             let h = SwiftRules.hash(rules[i].fam, rules[i].name, rules[i].nameLen)
             next[i] = head[h]
             head[h] = UInt16(i)
+        }
+        headAnyCase = .allocate(capacity: SFM.hashSize)
+        headAnyCase.initialize(repeating: 0xFFFF, count: SFM.hashSize)
+        nextAnyCase = .allocate(capacity: specs.count)
+        for i in stride(from: specs.count - 1, through: 0, by: -1) {
+            let h = SwiftRules.hashLower(rules[i].fam, rules[i].name, rules[i].nameLen)
+            nextAnyCase[i] = headAnyCase[h]
+            headAnyCase[h] = UInt16(i)
         }
 
         let maps = SwiftRulesTable.maps

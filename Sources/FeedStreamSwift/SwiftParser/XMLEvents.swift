@@ -35,6 +35,13 @@ extension UnsafeRawBufferPointer {
         return bytesEqual(baseAddress!, s.utf8Start, count)
     }
 
+    /// Equality with a static lower-case ASCII string, ASCII letters in any case.
+    func equalsIgnoringCase(_ s: StaticString) -> Bool {
+        guard count == s.utf8CodeUnitCount else { return false }
+        for k in 0..<count where asciiLower(self[k]) != s.utf8Start[k] { return false }
+        return true
+    }
+
     /// Byte-wise equality.
     @inline(__always)
     func equals(_ other: UnsafeRawBufferPointer) -> Bool {
@@ -51,3 +58,7 @@ enum XMLEmpty {
         return p
     }()
 }
+
+/// An ASCII letter in lower case; any other byte as it is.
+@inline(__always)
+func asciiLower(_ c: UInt8) -> UInt8 { c &- 0x41 < 26 ? c | 0x20 : c }
