@@ -155,23 +155,22 @@ final class SwiftRules: @unchecked Sendable {
             rules[i] = SFMRule(name: p, nameLen: n, fam: s.0, action: s.3, target: s.4, col: s.5, scopes: s.2,
                                enter: s.7, map: s.6, deftype: s.8)
         }
-        // Chains built backwards so that each chain runs in table order.
-        head = .allocate(capacity: SFM.hashSize)
-        head.initialize(repeating: 0xFFFF, count: SFM.hashSize)
-        next = .allocate(capacity: specs.count)
-        for i in stride(from: specs.count - 1, through: 0, by: -1) {
-            let h = SwiftRules.hash(rules[i].fam, rules[i].name, rules[i].nameLen)
-            next[i] = head[h]
-            head[h] = UInt16(i)
+        // Chains built backwards so that each chain runs in table order: by name as
+        // written, and by name in lower case.
+        let table = rules
+        let chains = [SwiftRules.hash, SwiftRules.hashLower].map { hash in
+            let head = UnsafeMutablePointer<UInt16>.allocate(capacity: SFM.hashSize)
+            head.initialize(repeating: 0xFFFF, count: SFM.hashSize)
+            let next = UnsafeMutablePointer<UInt16>.allocate(capacity: specs.count)
+            for i in stride(from: specs.count - 1, through: 0, by: -1) {
+                let h = hash(table[i].fam, table[i].name, table[i].nameLen)
+                next[i] = head[h]
+                head[h] = UInt16(i)
+            }
+            return (head, next)
         }
-        headAnyCase = .allocate(capacity: SFM.hashSize)
-        headAnyCase.initialize(repeating: 0xFFFF, count: SFM.hashSize)
-        nextAnyCase = .allocate(capacity: specs.count)
-        for i in stride(from: specs.count - 1, through: 0, by: -1) {
-            let h = SwiftRules.hashLower(rules[i].fam, rules[i].name, rules[i].nameLen)
-            nextAnyCase[i] = headAnyCase[h]
-            headAnyCase[h] = UInt16(i)
-        }
+        (head, next) = chains[0]
+        (headAnyCase, nextAnyCase) = chains[1]
 
         let maps = SwiftRulesTable.maps
         let total = maps.reduce(0) { $0 + $1.count }
