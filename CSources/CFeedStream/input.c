@@ -1226,9 +1226,10 @@ cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
         ssize_t n;
         if (p->mode == IN_PLAIN && p->doc == D_IN && p->ops->buffer) {
             /* Plain XML: read straight into the tokenizer's buffer. */
-            uint8_t *buf = p->ops->buffer(p->tok, CHUNK);
+            size_t want = in_place_room(p);
+            uint8_t *buf = p->ops->buffer(p->tok, want);
             if (buf == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-            n = read_full(fd, buf, in_place_room(p));
+            n = read_full(fd, buf, want);
             if (n < 0) return stream_stops(p, CFS_ERR_IO, NULL, errno);
             if (n == 0) return st;
             p->stats.bytes_in += (uint64_t)n;
