@@ -32,7 +32,7 @@
 #include <unistd.h>
 #include <feedstream_inflate.h>
 
-#define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* tokenizer chunk: uncompressed bytes per parse; the ratio checkpoints */
+#define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* the largest parse call, the distance between a document's markup checkpoints and between the ratio checkpoints */
 #define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
 #define MAX_PARSE ((size_t)1 << 30)   /* largest single parse call */
 /* The open document's bytes kept for the resync when no recovery hook sets the window:

@@ -238,15 +238,21 @@ final class CDFTests: XCTestCase {
         XCTAssertEqual(feed["items"] as? Int, 2)
     }
 
-    func testCDFElementsAreNotRSSs() throws {
+    /// RSS's elements are not CDF's (`description` is no `ABSTRACT`), but CDF's own names
+    /// written in another case are read as CDF's (`item`, `title`: names are matched in
+    /// any case when none matches as written, as feedparser reads them).
+    func testCDFElementsAreNotRSSsButCDFsInAnyCaseAre() throws {
         let l = try linesFromEveryBackend("""
             <CHANNEL HREF="http://example.org/"><TITLE>t</TITLE><description>an RSS element</description>
-            <item><title>an RSS item</title></item><ITEM HREF="http://example.org/1"/></CHANNEL>
+            <item><title>an item</title></item><ITEM HREF="http://example.org/1"/></CHANNEL>
             """)
-        XCTAssertEqual(l.count, 2)
-        XCTAssertEqual(l[0]["link"] as? String, "http://example.org/1")
-        XCTAssertNil(l[0]["title"])
-        XCTAssertNil(l[1]["subtitle"])
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(l[0]["title"] as? String, "an item")
+        XCTAssertNil(l[0]["link"])
+        XCTAssertEqual(l[1]["link"] as? String, "http://example.org/1")
+        XCTAssertNil(l[1]["title"])
+        XCTAssertEqual(l[2]["format"] as? String, "cdf")
+        XCTAssertNil(l[2]["subtitle"])
     }
 
     func testALowerCaseChannelRootIsAnRSSChannelWithoutItsRoot() throws {

@@ -106,8 +106,8 @@ final class RecoveryTests: XCTestCase {
         let cases: [(String, String, [String])] = [
             ("mismatched end tag in the first item",
              "<item><title>a</titel></item><item><title>b</title></item>", ["a", "b"]),
-            ("end tag in another case",
-             "<item><Title>a</title></item><item><title>b</title></item>", ["-", "b"]),
+            ("end tag in another case (the start tag's name is read in any case)",
+             "<item><Title>a</title></item><item><title>b</title></item>", ["a", "b"]),
             ("stray end tag between items",
              "<item><title>a</title></item></foo><item><title>b</title></item>", ["a", "b"]),
             ("an item left open",
