@@ -294,10 +294,16 @@ static void rec_reset(cfs_rec *r) {
 
 static cfs_ref copy(cfs_rec *r, const char *s, size_t len) { return cfs_arena_copy(&r->arena, s, len); }
 
+/* An attribute in no namespace, by name: as written, else with ASCII letters in any case
+   (`URL`, `isPermalink`, `VERSION`: feedparser lower-cases attribute names as it does
+   element names, find_rule). SwiftFeedMachineCore.findAttr is the same lookup. */
 static const cfs_attr *find_attr(const cfs_attr *attrs, size_t n, const char *local) {
     size_t llen = strlen(local);
     for (size_t i = 0; i < n; i++)
         if (attrs[i].uri_len == 0 && attrs[i].local_len == llen && memcmp(attrs[i].local, local, llen) == 0)
+            return &attrs[i];
+    for (size_t i = 0; i < n; i++)
+        if (attrs[i].uri_len == 0 && attrs[i].local_len == llen && equal_ignoring_case(attrs[i].local, local, llen))
             return &attrs[i];
     return NULL;
 }
@@ -843,20 +849,10 @@ static int remember_lenient_ns(cfs_machine *m, const char *uri, size_t len, ns_c
 
 static void feed_root(cfs_machine *m, const cfs_attr *version, const cfs_attr *attrs, size_t n);
 
-/* The root's version attribute: as written, else in any case (`VERSION`: feedparser
-   lower-cases names, as for elements in find_rule). SwiftFeedMachine.rootVersion. */
-static const cfs_attr *root_version(const cfs_attr *attrs, size_t n) {
-    const cfs_attr *v = find_attr(attrs, n, "version");
-    for (size_t i = 0; v == NULL && i < n; i++)
-        if (attrs[i].uri_len == 0 && attrs[i].local_len == 7 && equal_ignoring_case(attrs[i].local, "version", 7))
-            v = &attrs[i];
-    return v;
-}
-
 static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_len, const char *local, size_t len,
                       const cfs_attr *attrs, size_t n) {
     m->root_seen = 1;
-    const cfs_attr *version = root_version(attrs, n);
+    const cfs_attr *version = find_attr(attrs, n, "version");
     if (c.fam == F_RSS && len == 3 && equal_ignoring_case(local, "rss", 3)) {
         m->format = version ? rss_version(version->value, version->value_len, m->netscape) : CFS_FORMAT_RSS;
         m->scope = SC_RSS;

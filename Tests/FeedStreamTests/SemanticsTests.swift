@@ -30,12 +30,14 @@ final class SemanticsTests: XCTestCase {
 
     /// An element no rule names as written is read by the rule whose name differs only in
     /// case (feedparser lower-cases names): `pubdate`, `Title`, `LINK`, `skipdays`, Atom's
-    /// `Updated`. Another case of a name is the same element (the last of them wins).
+    /// `Updated`. Another case of a name is the same element (the last of them wins). So
+    /// are attribute names in no namespace (`URL`, `isPermalink`, `VERSION`), the name as
+    /// written first.
     func testElementNamesAreReadInAnyCaseWhenNoRuleHasThemAsWritten() throws {
         let l = try lines("""
             <rss version="2.0"><channel><Title>c</Title><skipdays><DAY>Monday</DAY></skipdays>
-            <item><Title>upper</Title><LINK>https://e.com/1</LINK>
-            <pubdate>Tue, 04 Mar 2025 17:30:00 GMT</pubdate><Description>d</Description><GUID>g</GUID></item>
+            <item><Title>upper</Title><LINK>https://e.com/1</LINK><enclosure URL="https://e.com/a.mp3" Length="7"/>
+            <pubdate>Tue, 04 Mar 2025 17:30:00 GMT</pubdate><Description>d</Description><GUID isPermalink="false" ispermalink="true">g</GUID></item>
             </channel></rss>
             """)
         XCTAssertEqual(l[0]["title"] as? String, "upper")
@@ -44,6 +46,10 @@ final class SemanticsTests: XCTestCase {
         XCTAssertEqual(l[0]["published_raw"] as? String, "Tue, 04 Mar 2025 17:30:00 GMT")
         XCTAssertEqual(l[0]["summary"] as? String, "d")
         XCTAssertEqual(l[0]["id"] as? String, "g")
+        XCTAssertEqual(l[0]["guid_is_permalink"] as? Bool, false)
+        let enclosure = (l[0]["enclosures"] as? [[String: Any]])?.first
+        XCTAssertEqual(enclosure?["url"] as? String, "https://e.com/a.mp3")
+        XCTAssertEqual(enclosure?["length"] as? String, "7")
         let feed = try XCTUnwrap(l.last)
         XCTAssertEqual(feed["kind"] as? String, "feed")
         XCTAssertEqual(feed["title"] as? String, "c")

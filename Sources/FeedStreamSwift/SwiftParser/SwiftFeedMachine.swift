@@ -406,6 +406,9 @@ struct SwiftFeedMachineCore {
 
     // ---- attributes ------------------------------------------------------------------
 
+    /// An attribute in no namespace, by name: as written, else with ASCII letters in any
+    /// case (`URL`, `isPermalink`, `VERSION`: feedparser lower-cases attribute names as it
+    /// does element names, ``findRule(_:_:_:)``). machine.c's `find_attr`.
     @inline(__always)
     static func findAttr(_ attrs: UnsafeBufferPointer<XMLAttribute>, _ name: UnsafePointer<UInt8>, _ len: Int)
         -> UnsafePointer<XMLAttribute>?
@@ -418,6 +421,18 @@ struct SwiftFeedMachineCore {
             {
                 return a
             }
+        }
+        return findAttrAnyCase(attrs, name, len)
+    }
+
+    @inline(never)
+    static func findAttrAnyCase(_ attrs: UnsafeBufferPointer<XMLAttribute>, _ name: UnsafePointer<UInt8>, _ len: Int)
+        -> UnsafePointer<XMLAttribute>?
+    {
+        guard let base = attrs.baseAddress else { return nil }
+        for i in 0..<attrs.count where base[i].uri.count == 0 && base[i].local.count == len {
+            let local = base[i].local
+            if (0..<len).allSatisfy({ asciiLower(local[$0]) == asciiLower(name[$0]) }) { return base + i }
         }
         return nil
     }
@@ -789,21 +804,10 @@ struct SwiftFeedMachineCore {
         return .rss
     }
 
-    /// The root's version attribute: as written, else in any case (`VERSION`: feedparser
-    /// lower-cases names, as for elements in ``findRule(_:_:_:)``). machine.c's `root_version`.
-    static func rootVersion(_ attrs: UnsafeBufferPointer<XMLAttribute>) -> UnsafePointer<XMLAttribute>? {
-        if let v = findAttr(attrs, "version") { return v }
-        guard let base = attrs.baseAddress else { return nil }
-        for i in 0..<attrs.count where base[i].uri.count == 0 && base[i].local.equalsIgnoringCase("version") {
-            return base + i
-        }
-        return nil
-    }
-
     mutating func startRoot(_ c: (ns: UInt8, fam: UInt8), _ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
                             _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         rootSeen = true
-        let version = Self.rootVersion(attrs)
+        let version = SwiftFeedMachineCore.findAttr(attrs, "version")
         if c.fam == SFM.fRss && local.equalsIgnoringCase("rss") {
             format = version.map { SwiftFeedMachineCore.rssVersion($0.pointee.value, netscape) } ?? .rss
             scope = SFM.scRss
