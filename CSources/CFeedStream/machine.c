@@ -299,13 +299,13 @@ static cfs_ref copy(cfs_rec *r, const char *s, size_t len) { return cfs_arena_co
    element names, find_rule). SwiftFeedMachineCore.findAttr is the same lookup. */
 static const cfs_attr *find_attr(const cfs_attr *attrs, size_t n, const char *local) {
     size_t llen = strlen(local);
-    for (size_t i = 0; i < n; i++)
-        if (attrs[i].uri_len == 0 && attrs[i].local_len == llen && memcmp(attrs[i].local, local, llen) == 0)
-            return &attrs[i];
-    for (size_t i = 0; i < n; i++)
-        if (attrs[i].uri_len == 0 && attrs[i].local_len == llen && equal_ignoring_case(attrs[i].local, local, llen))
-            return &attrs[i];
-    return NULL;
+    const cfs_attr *any_case = NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (attrs[i].uri_len != 0 || attrs[i].local_len != llen) continue;
+        if (memcmp(attrs[i].local, local, llen) == 0) return &attrs[i];
+        if (any_case == NULL && equal_ignoring_case(attrs[i].local, local, llen)) any_case = &attrs[i];
+    }
+    return any_case;
 }
 
 static const cfs_attr *find_ns_attr(const cfs_attr *attrs, size_t n, uint8_t ns, const char *local) {

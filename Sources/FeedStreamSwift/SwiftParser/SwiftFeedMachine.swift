@@ -414,27 +414,20 @@ struct SwiftFeedMachineCore {
         -> UnsafePointer<XMLAttribute>?
     {
         guard let base = attrs.baseAddress else { return nil }
+        var anyCase: UnsafePointer<XMLAttribute>?
         for i in 0..<attrs.count {
             let a = base + i
-            if a.pointee.uri.count == 0 && a.pointee.local.count == len
-                && bytesEqual(a.pointee.local.baseAddress!, name, len)
-            {
-                return a
-            }
+            guard a.pointee.uri.count == 0 && a.pointee.local.count == len else { continue }
+            if bytesEqual(a.pointee.local.baseAddress!, name, len) { return a }
+            if anyCase == nil && asciiLower(a.pointee.local[0]) == asciiLower(name[0])
+                && equalIgnoringCase(a.pointee.local, name) { anyCase = a }
         }
-        return findAttrAnyCase(attrs, name, len)
+        return anyCase
     }
 
     @inline(never)
-    static func findAttrAnyCase(_ attrs: UnsafeBufferPointer<XMLAttribute>, _ name: UnsafePointer<UInt8>, _ len: Int)
-        -> UnsafePointer<XMLAttribute>?
-    {
-        guard let base = attrs.baseAddress else { return nil }
-        for i in 0..<attrs.count where base[i].uri.count == 0 && base[i].local.count == len {
-            let local = base[i].local
-            if (0..<len).allSatisfy({ asciiLower(local[$0]) == asciiLower(name[$0]) }) { return base + i }
-        }
-        return nil
+    private static func equalIgnoringCase(_ local: UnsafeRawBufferPointer, _ name: UnsafePointer<UInt8>) -> Bool {
+        (0..<local.count).allSatisfy { asciiLower(local[$0]) == asciiLower(name[$0]) }
     }
 
     @inline(__always)

@@ -35,9 +35,15 @@ extension UnsafeRawBufferPointer {
         return bytesEqual(baseAddress!, s.utf8Start, count)
     }
 
-    /// Equality with a static lower-case ASCII string, ASCII letters in any case.
+    /// Equality with a static lower-case ASCII string, ASCII letters in any case (the
+    /// bytes as written compared first: names are almost always written so).
+    @inline(__always)
     func equalsIgnoringCase(_ s: StaticString) -> Bool {
-        guard count == s.utf8CodeUnitCount else { return false }
+        count == s.utf8CodeUnitCount && (equals(s) || equalsFolded(s))
+    }
+
+    @inline(never)
+    private func equalsFolded(_ s: StaticString) -> Bool {
         for k in 0..<count where asciiLower(self[k]) != s.utf8Start[k] { return false }
         return true
     }
