@@ -52,9 +52,10 @@ public struct FeedLimits: Sendable, Hashable {
     /// DOCTYPE declaration with its internal subset. Checked every 256 KiB of a document's
     /// bytes, counted from its first, on the construct held unfinished there (so a
     /// construct passes it by less than 256 KiB before failing, and the outcome never
-    /// depends on how the input is cut); character data is streamed and not limited. Without it a huge comment or attribute costs its
-    /// size in memory and quadratic time. Default 8 MiB; libxml2 cannot go past
-    /// 10,000,000 bytes whatever the setting (it fails with this same error there).
+    /// depends on how the input is cut); character data is streamed and not limited.
+    /// Without it a huge comment or attribute costs its size in memory and quadratic time.
+    /// Default 8 MiB; libxml2 cannot go past 10,000,000 bytes whatever the setting (it
+    /// fails with this same error there).
     public var maxMarkupBytes: Int
 
     /// The default ``maxDepth``: 1024 levels.

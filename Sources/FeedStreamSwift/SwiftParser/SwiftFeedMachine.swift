@@ -420,14 +420,12 @@ struct SwiftFeedMachineCore {
             guard a.pointee.uri.count == 0 && a.pointee.local.count == len else { continue }
             if bytesEqual(a.pointee.local.baseAddress!, name, len) { return a }
             if anyCase == nil && asciiLower(a.pointee.local[0]) == asciiLower(name[0])
-                && equalIgnoringCase(a.pointee.local, name) { anyCase = a }
+                && bytesEqualIgnoringCase(a.pointee.local.baseAddress!.assumingMemoryBound(to: UInt8.self), name, len)
+            {
+                anyCase = a
+            }
         }
         return anyCase
-    }
-
-    @inline(never)
-    private static func equalIgnoringCase(_ local: UnsafeRawBufferPointer, _ name: UnsafePointer<UInt8>) -> Bool {
-        (0..<local.count).allSatisfy { asciiLower(local[$0]) == asciiLower(name[$0]) }
     }
 
     @inline(__always)

@@ -122,7 +122,7 @@ final class SwiftRules: @unchecked Sendable {
         while i != 0xFFFF {
             let r = UnsafePointer(rules + Int(i))
             if r.pointee.fam == fam && r.pointee.nameLen == len && (r.pointee.scopes & scope) != 0
-                && (0..<len).allSatisfy({ asciiLower(r.pointee.name[$0]) == asciiLower(p[$0]) })
+                && bytesEqualIgnoringCase(r.pointee.name, p, len)
             {
                 return r
             }

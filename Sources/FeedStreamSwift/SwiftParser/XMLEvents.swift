@@ -39,13 +39,8 @@ extension UnsafeRawBufferPointer {
     /// bytes as written compared first: names are almost always written so).
     @inline(__always)
     func equalsIgnoringCase(_ s: StaticString) -> Bool {
-        count == s.utf8CodeUnitCount && (equals(s) || equalsFolded(s))
-    }
-
-    @inline(never)
-    private func equalsFolded(_ s: StaticString) -> Bool {
-        for k in 0..<count where asciiLower(self[k]) != s.utf8Start[k] { return false }
-        return true
+        count == s.utf8CodeUnitCount
+            && (equals(s) || bytesEqualIgnoringCase(baseAddress!.assumingMemoryBound(to: UInt8.self), s.utf8Start, count))
     }
 
     /// Byte-wise equality.
@@ -68,3 +63,11 @@ enum XMLEmpty {
 /// An ASCII letter in lower case; any other byte as it is.
 @inline(__always)
 func asciiLower(_ c: UInt8) -> UInt8 { c &- 0x41 < 26 ? c | 0x20 : c }
+
+/// `n` bytes at `a` and at `b` are the same with ASCII letters in any case (names no
+/// rule or attribute lookup found as written: machine.c's `equal_ignoring_case`).
+@inline(never)
+func bytesEqualIgnoringCase(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
+    for k in 0..<n where asciiLower(a[k]) != asciiLower(b[k]) { return false }
+    return true
+}
