@@ -203,22 +203,26 @@ static int equal_ignoring_case(const char *a, const char *b, size_t len) {
     return 1;
 }
 
-static __attribute__((noinline)) const rule *find_rule_any_case(uint8_t fam, const char *name, size_t len, uint32_t scope) {
-    for (uint16_t i = rule_head_ci[hash_lower(fam, name, len)]; i != 0xFFFF; i = rule_next_ci[i]) {
+static inline int same_bytes(const char *a, const char *b, size_t len) { return memcmp(a, b, len) == 0; }
+
+/* The first rule of a chain (from i, through next) of the family, named `name` as
+   `equal` compares, that applies in `scope`: the walk of both lookups. */
+static inline const rule *walk_rules(uint16_t i, const uint16_t *next, uint8_t fam, const char *name, size_t len,
+                                     uint32_t scope, int (*equal)(const char *, const char *, size_t)) {
+    for (; i != 0xFFFF; i = next[i]) {
         const rule *r = &RULES[i];
-        if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && equal_ignoring_case(r->name, name, len))
-            return r;
+        if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && equal(r->name, name, len)) return r;
     }
     return NULL;
 }
 
+static __attribute__((noinline)) const rule *find_rule_any_case(uint8_t fam, const char *name, size_t len, uint32_t scope) {
+    return walk_rules(rule_head_ci[hash_lower(fam, name, len)], rule_next_ci, fam, name, len, scope, equal_ignoring_case);
+}
+
 static const rule *find_rule(uint8_t fam, const char *name, size_t len, uint32_t scope) {
-    for (uint16_t i = rule_head[hash_name(fam, name, len)]; i != 0xFFFF; i = rule_next[i]) {
-        const rule *r = &RULES[i];
-        if (r->fam == fam && rule_len[i] == len && (r->scopes & scope) && memcmp(r->name, name, len) == 0)
-            return r;
-    }
-    return find_rule_any_case(fam, name, len, scope);
+    const rule *r = walk_rules(rule_head[hash_name(fam, name, len)], rule_next, fam, name, len, scope, same_bytes);
+    return r ? r : find_rule_any_case(fam, name, len, scope);
 }
 
 /* Lists: their column names, space-separated; the counts (and the column holding the

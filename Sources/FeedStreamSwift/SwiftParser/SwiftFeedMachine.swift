@@ -672,15 +672,9 @@ struct SwiftFeedMachineCore {
     func findRule(_ fam: UInt8, _ name: UnsafeRawBufferPointer, _ scope: UInt32) -> UnsafePointer<SFMRule>? {
         let len = name.count
         let p = name.baseAddress!.assumingMemoryBound(to: UInt8.self)
-        var i = ruleHead[SwiftRules.hash(fam, p, len)]
-        while i != 0xFFFF {
-            let r = UnsafePointer(rules + Int(i))
-            if r.pointee.fam == fam && r.pointee.nameLen == len && (r.pointee.scopes & scope) != 0
-                && bytesEqual(r.pointee.name, p, len)
-            {
-                return r
-            }
-            i = ruleNext[Int(i)]
+        if let r = SwiftRules.walk(ruleHead[SwiftRules.hash(fam, p, len)], ruleNext, rules, fam, p, len, scope,
+                                   { bytesEqual($0, $1, $2) }) {
+            return r
         }
         return SwiftRules.shared.findAnyCase(fam, p, len, scope)
     }

@@ -118,15 +118,26 @@ final class SwiftRules: @unchecked Sendable {
     /// `find_rule_any_case` is the same lookup.
     @inline(never)
     func findAnyCase(_ fam: UInt8, _ p: UnsafePointer<UInt8>, _ len: Int, _ scope: UInt32) -> UnsafePointer<SFMRule>? {
-        var i = headAnyCase[SwiftRules.hashLower(fam, p, len)]
+        SwiftRules.walk(headAnyCase[SwiftRules.hashLower(fam, p, len)], nextAnyCase, rules, fam, p, len, scope,
+                        bytesEqualIgnoringCase)
+    }
+
+    /// The first rule of a chain (from `first`, through `next`; 0xFFFF ends it) of the
+    /// family, named `p` as `equal` compares, that applies in `scope`: the walk of both
+    /// lookups (``SwiftFeedMachineCore/findRule(_:_:_:)`` and ``findAnyCase(_:_:_:_:)``).
+    @inline(__always)
+    static func walk(_ first: UInt16, _ next: UnsafePointer<UInt16>, _ rules: UnsafePointer<SFMRule>,
+                     _ fam: UInt8, _ p: UnsafePointer<UInt8>, _ len: Int, _ scope: UInt32,
+                     _ equal: (UnsafePointer<UInt8>, UnsafePointer<UInt8>, Int) -> Bool) -> UnsafePointer<SFMRule>? {
+        var i = first
         while i != 0xFFFF {
-            let r = UnsafePointer(rules + Int(i))
+            let r = rules + Int(i)
             if r.pointee.fam == fam && r.pointee.nameLen == len && (r.pointee.scopes & scope) != 0
-                && bytesEqualIgnoringCase(r.pointee.name, p, len)
+                && equal(r.pointee.name, p, len)
             {
                 return r
             }
-            i = nextAnyCase[Int(i)]
+            i = next[Int(i)]
         }
         return nil
     }
