@@ -1093,15 +1093,15 @@ static cfs_status gzip_input(cfs_parser *p) {
             if (p->z_in[0] != 0x1f) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
             if ((st = gzip_begin(p)) != CFS_OK) return st;
         }
-        uint8_t *out = NULL;
-        int in_place = p->doc == D_IN && p->ops->buffer != NULL;
-        if (in_place) out = p->ops->buffer(p->tok, CHUNK);
-        if (out == NULL) { out = p->scratch; in_place = 0; }
         /* Output stops at every multiple of CHUNK of the stream: the ratio checkpoints
-           (and, inflating into the tokenizer's buffer, at the document's own). */
+           (and, inflating into the tokenizer's buffer, at the document's own). The
+           tokenizer is asked for the bytes inflated, as cfs_parser_feed_fd asks. */
         size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
+        int in_place = p->doc == D_IN && p->ops->buffer != NULL;
         size_t want = room;
         if (in_place && in_place_room(p) < want) want = in_place_room(p);
+        uint8_t *out = in_place ? p->ops->buffer(p->tok, want) : NULL;
+        if (out == NULL) { out = p->scratch; in_place = 0; want = room; }
         size_t used, n;
         cfs_inflate_result zr = cfs_inflate_step(p->z, p->z_in, p->z_avail, &used, out, want, &n);
         p->z_in += used;

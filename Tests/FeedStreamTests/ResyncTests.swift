@@ -173,6 +173,27 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "byte order marks", every: 5)
     }
 
+    /// RSS written all in upper case (`<RSS><CHANNEL><ITEM>`, read as RSS since names are
+    /// read in any case) is a document start after a failed document too: it was taken
+    /// as the failed one's rest, its items lost. With a declaration and without.
+    func testADocumentInUpperCaseAfterAFailedOneIsFound() throws {
+        let bad = "<rss version=\"2.0\"><channel><title>A</titel></channel></rss>\n"
+        let upper = { (title: String, item: String) in
+            "<RSS VERSION=\"0.91\"><CHANNEL><TITLE>\(title)</TITLE><ITEM><TITLE>\(item)</TITLE></ITEM></CHANNEL></RSS>\n"
+        }
+        let data = Array((bad + upper("U1", "u1") + bad + "<?xml version=\"1.0\"?>\n" + upper("U2", "u2")).utf8)
+        for (backend, strict) in configurations {
+            let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+            let context = "\(backend), strict \(strict)"
+            XCTAssertEqual(docs.map { $0.feed.title?.value }, strict ? [nil, "U1", nil, "U2"] : ["A", "U1", "A", "U2"], context)
+            XCTAssertEqual(docs.map { $0.error == nil }, [false, true, false, true], context)
+            XCTAssertEqual(docs.map { $0.items.first?.title?.value }, [nil, "u1", nil, "u2"], context)
+            let e = try XCTUnwrap(docs.first?.error, context)
+            XCTAssertEqual(e.offset + e.skipped, UInt64(bad.utf8.count), context)
+        }
+        try assertCutsDoNotMatter(data, "upper case", every: 3)
+    }
+
     /// The document starts are written once (document_starts.def): the Swift table is
     /// generated from it.
     func testTheDocumentStartsAreGenerated() throws {

@@ -63,7 +63,7 @@ enum DocumentStart {
     ///
     /// A start is an XML declaration (`<?xml`, or a UTF-8 byte order mark and `<?xml`)
     /// past the document's first byte, followed by the start tag of a feed's root
-    /// (``table``'s `<rss`, `<feed`, `<rdf:RDF`, `<RDF`) after nothing but white space,
+    /// (``table``'s root start tags: `<rss`, `<RSS`, `<feed`, `<rdf:RDF`, `<RDF`) after nothing but white space,
     /// comments, processing instructions and a DOCTYPE, all of it before the error (so
     /// the answer is the same however the input was cut). The parser passes the end tag
     /// of the last item it delivered as `after`: those items are the failed document's
