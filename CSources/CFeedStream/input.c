@@ -796,7 +796,7 @@ static uint64_t document_room(const cfs_parser *p) {
    position is its byte offset; line and column are not counted outside the
    tokenizer) and the rest of it is skipped like the rest of an ill-formed one. */
 static cfs_status document_too_big(cfs_parser *p) {
-    cfs_limit_over(p->limit_message, sizeof p->limit_message, "document size", p->lim.max_document_bytes, " bytes");
+    cfs_limit_over(p->limit_message, sizeof p->limit_message, CFS_LIMIT_max_document_bytes, p->lim.max_document_bytes);
     cfs_error err = { CFS_ERR_LIMIT, p->limit_message, p->m.document, 0, 0, p->xml_offset, 0 };
     return end_document(p, &err);
 }
@@ -1066,7 +1066,7 @@ static cfs_status ratio_checkpoint(cfs_parser *p, uint64_t consumed) {
     uint64_t win_out = p->stats.bytes_xml - p->ratio_out;
     uint64_t win_in = p->z_checkpoint - p->ratio_in;
     if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
-        cfs_limit_over(p->limit_message, sizeof p->limit_message, "decompression ratio", p->lim.max_ratio, "");
+        cfs_limit_over(p->limit_message, sizeof p->limit_message, CFS_LIMIT_max_ratio, p->lim.max_ratio);
         return stream_stops(p, CFS_ERR_LIMIT, p->limit_message, 0);
     }
     return CFS_OK;

@@ -237,16 +237,27 @@ const char *cfs_html_entity(const char *name, size_t len);
 static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->capturing; }
 /** True while inside an ignored subtree: start/end may go to the _skip variants. */
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
-/** Records a limit error (see cfs_machine.limit); returns 1 (stop). */
-int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max);
-/** Writes the message of a size past its limit: "limit exceeded: WHAT > MAX UNIT". */
-void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, const char *unit);
+/** The limits (limits.def: the one list, with their names and kinds in messages). */
+enum cfs_limit_id {
+#define LIMIT(field, swift, dflt, name, kind) CFS_LIMIT_##field,
+#define CONSTANT(macro, swift, value, ctype, access, doc)
+#include "limits.def"
+#undef CONSTANT
+#undef LIMIT
+    CFS_LIMIT_COUNT_
+};
+/** Records the error of a count past its limit (see cfs_machine.limit): "limit
+    exceeded: element depth 1025 > 1024"; returns 1 (stop). */
+int cfs_machine_limit(cfs_machine *m, enum cfs_limit_id id, uint64_t value, uint64_t max);
+/** Writes the message of a size past its limit: "limit exceeded: document size > 100
+    bytes" (the unit by the limit's kind). */
+void cfs_limit_over(char *buf, size_t size, enum cfs_limit_id id, uint64_t max);
 /** Records the markup-construct limit error; returns 1. */
 int cfs_machine_markup_limit(cfs_machine *m);
 /** A start tag inside an ignored subtree; non-zero when the depth limit stops it. */
 static inline int cfs_machine_skip_start(cfs_machine *m) {
     m->skip_depth++;
-    if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
+    if (++m->depth > m->max_depth) return cfs_machine_limit(m, CFS_LIMIT_max_depth, m->depth, m->max_depth);
     return 0;
 }
 /** Room for `n` attributes of a start tag (the machine's buffer, reused from event to
@@ -256,7 +267,7 @@ cfs_attr *cfs_machine_attrs(cfs_machine *m, size_t n);
 /** Checks the attribute count of a start tag (before start or skip_start);
     non-zero when the limit stops it. */
 static inline int cfs_machine_check_attributes(cfs_machine *m, uint64_t count) {
-    if (count > m->max_attributes) return cfs_machine_limit(m, "attributes", count, m->max_attributes);
+    if (count > m->max_attributes) return cfs_machine_limit(m, CFS_LIMIT_max_attributes, count, m->max_attributes);
     return 0;
 }
 /** An end tag inside an ignored subtree; returns 1 when the subtree ended. */

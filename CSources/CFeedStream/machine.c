@@ -423,13 +423,11 @@ static uint64_t no_limit_is_max(uint64_t v) { return v == 0 ? UINT64_MAX : v; }
 
 cfs_limits cfs_limits_resolve(const cfs_limits *l) {
     cfs_limits r = *l;
-    r.max_depth = no_limit_is_max(r.max_depth);
-    r.max_field_bytes = no_limit_is_max(r.max_field_bytes);
-    r.max_attributes = no_limit_is_max(r.max_attributes);
-    r.max_items = no_limit_is_max(r.max_items);
-    r.max_document_bytes = no_limit_is_max(r.max_document_bytes);
-    r.max_ratio = no_limit_is_max(r.max_ratio);
-    r.max_markup_bytes = no_limit_is_max(r.max_markup_bytes);
+#define LIMIT(field, swift, dflt, name, kind) r.field = no_limit_is_max(r.field);
+#define CONSTANT(macro, swift, value, ctype, access, doc)
+#include "limits.def"
+#undef CONSTANT
+#undef LIMIT
     return r;
 }
 
@@ -458,15 +456,22 @@ static int limit_message(cfs_machine *m, const char *fmt, ...) {
     return 1;
 }
 
-/* The messages of limit errors, worded as the Swift side's (FeedLimits.message): a
-   count past its limit, "limit exceeded: element depth 1025 > 1024", or a size past
-   its limit, given without the size reached (it depends on how the input was cut),
-   "limit exceeded: field text > 8388608 bytes". */
-#define LIMIT_COUNT_FORMAT "limit exceeded: %s %llu > %llu"
-#define LIMIT_OVER_FORMAT "limit exceeded: %s > %llu%s"
+/* The messages of limit errors (limits.def, which the Swift side's FeedLimits.Message
+   is generated from): a count past its limit, "limit exceeded: element depth 1025 >
+   1024", or a size past its limit, given without the size reached (it depends on how
+   the input was cut), "limit exceeded: field text > 8388608 bytes". */
+enum { COUNT, BYTES, RATIO };
+static const struct { const char *name; int kind; } LIMITS[CFS_LIMIT_COUNT_] = {
+#define LIMIT(field, swift, dflt, name, kind) { name, kind },
+#define CONSTANT(macro, swift, value, ctype, access, doc)
+#include "limits.def"
+#undef CONSTANT
+#undef LIMIT
+};
+static const char *unit_of(enum cfs_limit_id id) { return LIMITS[id].kind == BYTES ? " bytes" : ""; }
 
-void cfs_limit_over(char *buf, size_t size, const char *what, uint64_t max, const char *unit) {
-    snprintf(buf, size, LIMIT_OVER_FORMAT, what, (unsigned long long)max, unit);
+void cfs_limit_over(char *buf, size_t size, enum cfs_limit_id id, uint64_t max) {
+    snprintf(buf, size, LIMIT_OVER_MESSAGE, LIMITS[id].name, (unsigned long long)max, unit_of(id));
 }
 
 int cfs_machine_markup_limit(cfs_machine *m) {
@@ -474,11 +479,12 @@ int cfs_machine_markup_limit(cfs_machine *m) {
        limit waits for the next tag): the construct's limit is the document's error. */
     m->limit = 0;
     m->markup_over = 1;
-    return limit_message(m, LIMIT_OVER_FORMAT, "markup construct", (unsigned long long)m->max_markup_bytes, " bytes");
+    return limit_message(m, LIMIT_OVER_MESSAGE, LIMITS[CFS_LIMIT_max_markup_bytes].name,
+                         (unsigned long long)m->max_markup_bytes, unit_of(CFS_LIMIT_max_markup_bytes));
 }
 
-int cfs_machine_limit(cfs_machine *m, const char *what, uint64_t value, uint64_t max) {
-    return limit_message(m, LIMIT_COUNT_FORMAT, what, (unsigned long long)value, (unsigned long long)max);
+int cfs_machine_limit(cfs_machine *m, enum cfs_limit_id id, uint64_t value, uint64_t max) {
+    return limit_message(m, LIMIT_COUNT_MESSAGE, LIMITS[id].name, (unsigned long long)value, (unsigned long long)max);
 }
 
 /* The text being gathered passed max_field_bytes: the field's text is dropped and no
@@ -497,7 +503,8 @@ static inline int check_field(cfs_machine *m) {
 /* A start or end tag after the field's text passed max_field_bytes: the limit, at that
    tag (the message gives only the limit, not the length reached). */
 __attribute__((noinline, cold)) static int field_limit(cfs_machine *m) {
-    return limit_message(m, LIMIT_OVER_FORMAT, "field text", (unsigned long long)m->max_field_bytes, " bytes");
+    return limit_message(m, LIMIT_OVER_MESSAGE, LIMITS[CFS_LIMIT_max_field_bytes].name,
+                         (unsigned long long)m->max_field_bytes, unit_of(CFS_LIMIT_max_field_bytes));
 }
 
 int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits) {
@@ -714,7 +721,7 @@ static void cdf_common(cfs_machine *m, const cfs_attr *attrs, size_t n) {
 }
 
 static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
-    if (m->items >= m->max_items) return cfs_machine_limit(m, "items", (uint64_t)m->items + 1, m->max_items);
+    if (m->items >= m->max_items) return cfs_machine_limit(m, CFS_LIMIT_max_items, (uint64_t)m->items + 1, m->max_items);
     if (!push_frame(m, A_END_ITEM, 0, 0, 0)) return skip(m);
     rec_reset(&m->item);
     m->cur = &m->item;
@@ -1079,7 +1086,7 @@ static int becomes_person(cfs_machine *m, const char *uri, size_t uri_len, const
 
 int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const char *local,
                       size_t local_len, const cfs_attr *attrs, size_t nattrs) {
-    if (++m->depth > m->max_depth) return cfs_machine_limit(m, "element depth", m->depth, m->max_depth);
+    if (++m->depth > m->max_depth) return cfs_machine_limit(m, CFS_LIMIT_max_depth, m->depth, m->max_depth);
     if (m->field_over) return field_limit(m);
     if (m->capturing && !becomes_person(m, uri, uri_len, local, local_len)) {
         markup_start(m, uri, uri_len, local, local_len, attrs, nattrs);

@@ -11,8 +11,8 @@
 ///
 /// A value of `0` (or less) or `Int.max` means no limit — as `0` does in the C core's
 /// `cfs_limits` and in the command line's `--max-*` flags; the C backends are given
-/// these values as they are. The defaults are the `default…` constants below (the C
-/// core's `CFS_DEFAULT_*` are the same numbers).
+/// these values as they are. The defaults are the `default…` constants (the C core's
+/// `CFS_DEFAULT_*` are the same numbers, generated from one source).
 ///
 /// ```swift
 /// var limits = FeedLimits()
@@ -58,22 +58,8 @@ public struct FeedLimits: Sendable, Hashable {
     /// fails with this same error there).
     public var maxMarkupBytes: Int
 
-    /// The default ``maxDepth``: 1024 levels.
-    public static let defaultMaxDepth = 1024
-    /// The default ``maxFieldBytes``: 8 MiB.
-    public static let defaultMaxFieldBytes = 8 << 20
-    /// The default ``maxAttributes``: 256.
-    public static let defaultMaxAttributes = 256
-    /// The default ``maxItems``: one million.
-    public static let defaultMaxItems = 1_000_000
-    /// The default ``maxDocumentBytes``: 1 GiB.
-    public static let defaultMaxDocumentBytes = 1 << 30
-    /// The default ``maxRatio``: 200.
-    public static let defaultMaxRatio = 200
-    /// The default ``maxMarkupBytes``: 8 MiB.
-    public static let defaultMaxMarkupBytes = 8 << 20
-    /// Uncompressed bytes a ratio window inflates before ``maxRatio`` is checked.
-    public static let ratioActivationBytes = 16 << 20
+    // The defaults (defaultMaxDepth, ...) and ratioActivationBytes: LimitsTable.swift,
+    // generated from CSources/CFeedStream/limits.def.
 
     /// Every limit at its default.
     public init(maxDepth: Int = FeedLimits.defaultMaxDepth,
@@ -105,24 +91,4 @@ public struct FeedLimits: Sendable, Hashable {
     /// the Swift side maps "no limit" (the C core's is `cfs_limits_resolve`).
     @inline(__always)
     static func effective(_ value: Int) -> Int { value <= 0 ? .max : value }
-
-    // The messages of limit errors, the same from every backend and worded as the C
-    // core words them (cfs_machine_limit, cfs_limit_over in machine.c).
-
-    /// A count past its limit: "limit exceeded: element depth 1025 > 1024" (depth,
-    /// attributes, items).
-    static func message(_ what: String, _ value: Int, _ max: Int) -> String {
-        "limit exceeded: \(what) \(value) > \(max)"
-    }
-
-    /// A size past its limit, where the size reached depends on how the input was cut,
-    /// so only the limit is given: "limit exceeded: field text > 8388608 bytes" (field
-    /// text, markup construct, document size; the decompression ratio, `unit` "").
-    static func message(_ what: String, over max: some BinaryInteger, unit: String = " bytes") -> String {
-        "limit exceeded: \(what) > \(max)\(unit)"
-    }
-
-    /// The field-text limit's message, wherever it is passed (the XML machine, the JSON
-    /// Feed tokenizer's strings and extensions).
-    static func fieldTextMessage(_ max: some BinaryInteger) -> String { message("field text", over: max) }
 }

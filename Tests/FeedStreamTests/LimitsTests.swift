@@ -74,6 +74,17 @@ final class LimitsTests: XCTestCase {
         XCTAssertEqual(String(cString: cfs_status_string(CFS_ERR_LIMIT)), "limit exceeded")
     }
 
+    /// The limits' defaults, checkpoint sizes and message words are written once
+    /// (limits.def): feedstream.h's CFS_DEFAULT_* and the Swift constants and messages
+    /// are generated from it.
+    func testTheLimitsAreGenerated() throws {
+        try assertGeneratorIsCurrent("scripts/generate-limits.py")
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_FIELD_BYTES), FeedLimits.defaultMaxFieldBytes)
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_DOCUMENT_BYTES), FeedLimits.defaultMaxDocumentBytes)
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_MARKUP_BYTES), FeedLimits.defaultMaxMarkupBytes)
+        XCTAssertEqual(Int(CFS_DEFAULT_MAX_ITEM_BYTES), 64 << 20)
+    }
+
     func testDepth() throws {
         var limits = FeedLimits()
         limits.maxDepth = 8   // rss channel item x x x x x: 8 deep is fine, 9 is not

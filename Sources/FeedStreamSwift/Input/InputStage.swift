@@ -91,9 +91,8 @@ package struct StreamFailure: Sendable, Equatable {
 /// return that failure again. If the sink throws, the error propagates and the stage
 /// should be ``reset()`` before further use. Not thread-safe: one thread uses a stage.
 package final class InputStage {
-    /// input.c's CHUNK (`CFS_RATIO_INTERVAL`): the largest chunk handed on, and the
-    /// distance between ratio checkpoints.
-    package static let chunkSize = 256 << 10
+    // chunkSize, input.c's CHUNK (CFS_RATIO_INTERVAL): the largest chunk handed on, and
+    // the distance between checkpoints (LimitsTable.swift, generated from limits.def).
     /// Largest piece given to the inflate step at once (zlib's and ISA-L's counters are
     /// 32-bit; input.c's MAX_PARSE).
     private static let maxPiece = 1 << 30
@@ -217,7 +216,7 @@ package final class InputStage {
         let windowOut = bytesXML - ratioOut
         let windowIn = zCheckpoint - ratioIn
         if windowOut > UInt64(FeedLimits.ratioActivationBytes) && windowOut / UInt64(maxRatio) > windowIn {
-            return fail(.fatal, FeedLimits.message("decompression ratio", over: maxRatio, unit: ""), code: .limitExceeded)
+            return fail(.fatal, FeedLimits.Message.maxRatio(over: maxRatio), code: .limitExceeded)
         }
         return true
     }

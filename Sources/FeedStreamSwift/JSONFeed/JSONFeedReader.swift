@@ -264,7 +264,7 @@ package final class JSONFeedReader: JSONTokenSink {
             case .items:
                 guard kind == .object else { return .mute }
                 if items >= maxItems {
-                    throw tokenizer.fail(FeedLimits.message("items", items + 1, maxItems), at: pos, limit: true)
+                    throw tokenizer.fail(FeedLimits.Message.maxItems(items + 1, maxItems), at: pos, limit: true)
                 }
                 item.pointee.reset()
                 contentIsText = false

@@ -147,7 +147,7 @@ final class JSONTokenizer {
             let pos = start + UInt64(i)
             if state != .top && pos - documentOffset >= maxDocumentBytes {
                 offset = pos
-                throw fail(FeedLimits.message("document size", over: maxDocumentBytes), at: pos, limit: true)
+                throw fail(FeedLimits.Message.maxDocumentBytes(over: maxDocumentBytes), at: pos, limit: true)
             }
             if c == 0x0A && state != .number { line += 1; previousLineStart = lineStart; lineStart = pos + 1 }
             switch state {
@@ -215,7 +215,7 @@ final class JSONTokenizer {
                 switch kind {
                 case .object, .array:
                     if stack.count >= maxDepth {
-                        throw fail(FeedLimits.message("nesting depth", stack.count + 1, maxDepth), at: pos, limit: true)
+                        throw fail(FeedLimits.Message.count("nesting depth", stack.count + 1, maxDepth), at: pos, limit: true)
                     }
                     stack.append(kind == .object)
                     state = kind == .object ? .objKeyOrEnd : .arrValueOrEnd
@@ -338,14 +338,14 @@ final class JSONTokenizer {
     /// A string's text passed the field-text limit: the document fails at its opening
     /// quote (on the line being read: a string holds no line feed).
     private func stringOverLimit() -> JSONTokError {
-        fail(FeedLimits.fieldTextMessage(maxFieldBytes), at: stringStart, limit: true)
+        fail(FeedLimits.Message.maxFieldBytes(over: maxFieldBytes), at: stringStart, limit: true)
     }
 
     /// A captured value's JSON text passed the field-text limit: the document fails at
     /// its first byte (it may have begun lines before).
     private func captureOverLimit() -> JSONTokError {
         state = .failed
-        return JSONTokError(message: FeedLimits.fieldTextMessage(maxFieldBytes), isLimit: true,
+        return JSONTokError(message: FeedLimits.Message.maxFieldBytes(over: maxFieldBytes), isLimit: true,
                             line: captureAt.line, column: captureAt.column, offset: captureAt.offset)
     }
 

@@ -52,8 +52,8 @@ final class SwiftFeedMachine {
     /// The message of the limit that stopped the document (as the C core words it).
     var limitMessage: String {
         let c = core.pointee
-        if c.limit == SFM.limitItems { return FeedLimits.message("items", c.items + 1, c.maxItems) }
-        return FeedLimits.fieldTextMessage(c.maxFieldBytes)
+        if c.limit == SFM.limitItems { return FeedLimits.Message.maxItems(c.items + 1, c.maxItems) }
+        return FeedLimits.Message.maxFieldBytes(over: c.maxFieldBytes)
     }
 
     deinit {

@@ -413,7 +413,7 @@ public final class SwiftFeedParser: FeedParser {
     /// document_too_big): it fails there, and the rest of it is skipped.
     private func documentTooBig() throws {
         try endDocument(FeedError(code: .limitExceeded,
-                                  message: FeedLimits.message("document size", over: maxDocumentBytes),
+                                  message: FeedLimits.Message.maxDocumentBytes(over: maxDocumentBytes),
                                   document: machine.document, offset: xmlOffset))
     }
 

@@ -17,7 +17,7 @@ import Musl
 /// Constants of the machine (literal, so that they fold). The families, namespace kinds,
 /// scopes, actions, fields and lists are generated (SwiftRulesTable.swift).
 enum SFM {
-    static let defaultMaxItemBytes = 64 << 20
+    // defaultMaxItemBytes: LimitsTable.swift (limits.def).
     // The limit that stopped a document (SwiftFeedMachineCore.limit).
     static let limitItems: UInt8 = 1
     static let limitField: UInt8 = 2

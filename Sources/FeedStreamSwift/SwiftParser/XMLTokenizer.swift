@@ -416,7 +416,7 @@ final class SwiftXMLTokenizer {
         let pending = phase == .cdata ? processed + carry.count - cdataStart : carry.count
         guard pending > maxMarkupBytes else { return nil }
         limitError = true
-        let message = FeedLimits.message("markup construct", over: maxMarkupBytes)
+        let message = FeedLimits.Message.maxMarkupBytes(over: maxMarkupBytes)
         var e = error(message, nil, 0)
         if phase == .cdata {
             e = XMLTokError(message: message, line: cdataLine,
@@ -1321,7 +1321,7 @@ final class SwiftXMLTokenizer {
         // (quadratic) meet a hostile count.
         if count > maxAttributes {
             limitError = true
-            return .error(tagStart, FeedLimits.message("attributes", count, maxAttributes))
+            return .error(tagStart, FeedLimits.Message.maxAttributes(count, maxAttributes))
         }
         // Values that need it are decoded first (declarations may use references).
         // A value of an attribute declared with a type other than CDATA is normalized
@@ -1431,7 +1431,7 @@ final class SwiftXMLTokenizer {
         }
         if depth >= maxDepth {
             limitError = true
-            return .error(tagStart, FeedLimits.message("element depth", depth + 1, maxDepth))
+            return .error(tagStart, FeedLimits.Message.maxDepth(depth + 1, maxDepth))
         }
         // Push the element.
         if depth == 0 {
