@@ -33,8 +33,10 @@
 #include <feedstream_inflate.h>
 
 #define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* the largest parse call, the distance between a document's markup checkpoints and between the ratio checkpoints */
-#define ZCHUNK ((size_t)64 << 10)     /* compressed bytes per read */
-#define MAX_PARSE ((size_t)1 << 30)   /* largest single parse call */
+/* ZCHUNK (bytes per read of compressed input) and MAX_PARSE (the largest piece given
+   to one step): limits.def, with the Swift input stage's. */
+#define SIZE(name, swift, value, doc) static const size_t name = (size_t)value;
+#include "limits.def"
 /* The open document's bytes kept for the resync when no recovery hook sets the window:
    CFS_RESYNC_WINDOW (feed_rules.def, the one source of the Swift library's
    FeedRecovery.window too). */

@@ -240,10 +240,7 @@ static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_de
 /** The limits (limits.def: the one list, with their names and kinds in messages). */
 enum cfs_limit_id {
 #define LIMIT(field, swift, dflt, name, kind) CFS_LIMIT_##field,
-#define CONSTANT(macro, swift, value, ctype, access, doc)
 #include "limits.def"
-#undef CONSTANT
-#undef LIMIT
     CFS_LIMIT_COUNT_
 };
 /** Records the error of a count past its limit (see cfs_machine.limit): "limit

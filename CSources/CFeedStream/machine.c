@@ -424,10 +424,7 @@ static uint64_t no_limit_is_max(uint64_t v) { return v == 0 ? UINT64_MAX : v; }
 cfs_limits cfs_limits_resolve(const cfs_limits *l) {
     cfs_limits r = *l;
 #define LIMIT(field, swift, dflt, name, kind) r.field = no_limit_is_max(r.field);
-#define CONSTANT(macro, swift, value, ctype, access, doc)
 #include "limits.def"
-#undef CONSTANT
-#undef LIMIT
     return r;
 }
 
@@ -463,10 +460,7 @@ static int limit_message(cfs_machine *m, const char *fmt, ...) {
 enum { COUNT, BYTES, RATIO };
 static const struct { const char *name; int kind; } LIMITS[CFS_LIMIT_COUNT_] = {
 #define LIMIT(field, swift, dflt, name, kind) { name, kind },
-#define CONSTANT(macro, swift, value, ctype, access, doc)
 #include "limits.def"
-#undef CONSTANT
-#undef LIMIT
 };
 static const char *unit_of(enum cfs_limit_id id) { return LIMITS[id].kind == BYTES ? " bytes" : ""; }
 

@@ -21,8 +21,12 @@
 #include <unistd.h>
 #include <feedstream_inflate.h>
 
-#define CHUNK ((size_t)256 << 10)
-#define ZCHUNK ((size_t)64 << 10)
+/* The C core's read sizes (CSources/CFeedStream/limits.def), so the baseline reads as
+   convert does: CHUNK (CFS_RATIO_INTERVAL) per parse call, ZCHUNK per compressed read. */
+#define CONSTANT(macro, swift, value, ctype, access, doc) __attribute__((unused)) static const size_t BASELINE_##macro = (size_t)value;
+#define SIZE(name, swift, value, doc) __attribute__((unused)) static const size_t name = (size_t)value;
+#include "../CFeedStream/limits.def"
+#define CHUNK BASELINE_CFS_RATIO_INTERVAL
 
 typedef struct {
     XML_Parser xp;

@@ -60,3 +60,15 @@ extension SFM {
     /// The default max_item_bytes (maxItemBytes in Swift): 64 MiB.
     static let defaultMaxItemBytes = 64 << 20
 }
+
+extension ChunkReader {
+    /// Bytes per read of compressed input, and of plain input into a buffer of its own: the
+    /// same reads from both input stages, the same bytes_in.
+    static let inputSize = 64 << 10
+}
+
+extension InputStage {
+    /// The largest piece of input given to one step at once (zlib's and ISA-L's counters
+    /// are 32-bit).
+    static let maxPiece = 1 << 30
+}

@@ -33,7 +33,7 @@ package final class ChunkReader {
     /// Called with the compressed byte count after each read (for live progress).
     private let didRead: (UInt64) -> Void
 
-    private static let inputSize = 64 << 10        // the C core's ZCHUNK: same reads, same bytes_in
+    // inputSize, the C core's ZCHUNK (same reads, same bytes_in): LimitsTable.swift (limits.def).
     private let input = UnsafeMutablePointer<UInt8>.allocate(capacity: ChunkReader.inputSize)
     private var inputStart = 0
     private var inputCount = 0

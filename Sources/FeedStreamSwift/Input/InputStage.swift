@@ -93,9 +93,7 @@ package struct StreamFailure: Sendable, Equatable {
 package final class InputStage {
     // chunkSize, input.c's CHUNK (CFS_RATIO_INTERVAL): the largest chunk handed on, and
     // the distance between checkpoints (LimitsTable.swift, generated from limits.def).
-    /// Largest piece given to the inflate step at once (zlib's and ISA-L's counters are
-    /// 32-bit; input.c's MAX_PARSE).
-    private static let maxPiece = 1 << 30
+    // maxPiece, input.c's MAX_PARSE: LimitsTable.swift (limits.def).
 
     /// What the uncompressed start of a gzip stream says, for callers that must look at
     /// it before parsing (which content it is): inflates `head` (a stream's first bytes,
