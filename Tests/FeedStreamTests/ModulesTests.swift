@@ -47,6 +47,34 @@ final class ModulesTests: XCTestCase {
         ])
     }
 
+    // MARK: - YouTube
+
+    /// YouTube's own elements (`http://www.youtube.com/xml/schemas/2015`): each entry's
+    /// video and channel IDs, the feed's channel ID, a playlist feed's playlist ID; in
+    /// another namespace, or outside the feed and its entries, they are not read.
+    func testYouTubeVideoChannelAndPlaylistIDs() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:yt="http://www.youtube.com/xml/schemas/2015"
+                  xmlns:z="http://example.com/not-youtube">
+            <id>yt:playlist:PLexample</id><title>p</title>
+            <yt:playlistId>PLexample</yt:playlistId>
+            <yt:channelId>UCowner</yt:channelId>
+            <entry><id>yt:video:v1</id><title>a</title>
+            <yt:videoId>v1</yt:videoId><yt:channelId>UCowner</yt:channelId></entry>
+            <entry><id>yt:video:v2</id><title>b</title>
+            <yt:videoId> v2 </yt:videoId><yt:channelId>UCother</yt:channelId>
+            <author><name>n</name><yt:channelId>UCnested</yt:channelId></author></entry>
+            <entry><title>c</title><z:videoId>v3</z:videoId></entry>
+            </feed>
+            """)
+        XCTAssertEqual(l.count, 4)
+        XCTAssertEqual(object(l[0], "youtube"), ["video_id": "v1", "channel_id": "UCowner"])
+        XCTAssertEqual(object(l[1], "youtube"), ["video_id": "v2", "channel_id": "UCother"],
+                       "trimmed as all text; a yt:channelId inside the author is not the entry's")
+        XCTAssertNil(l[2]["youtube"], "videoId in another namespace is not YouTube's")
+        XCTAssertEqual(object(l[3], "youtube"), ["channel_id": "UCowner", "playlist_id": "PLexample"])
+    }
+
     // MARK: - blogChannel
 
     func testBlogChannelModuleURLsAreResolved() throws {

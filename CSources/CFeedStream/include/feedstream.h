@@ -407,6 +407,9 @@ typedef enum cfs_field {
     CFS_FIELD_JSON_USER_COMMENT, /* JSON Feed: the feed's `user_comment`. */
     CFS_FIELD_JSON_NEXT_URL, /* JSON Feed: the feed's `next_url`. */
     CFS_FIELD_JSON_EXPIRED, /* JSON Feed: the feed's `expired` (`true` or `false` as written). */
+    CFS_FIELD_YOUTUBE_VIDEO_ID, /* `yt:videoId`: the YouTube video's ID. */
+    CFS_FIELD_YOUTUBE_CHANNEL_ID, /* `yt:channelId`: the YouTube channel's ID (of the feed, or of an entry's video). */
+    CFS_FIELD_YOUTUBE_PLAYLIST_ID, /* `yt:playlistId`: the ID of the YouTube playlist a feed lists. */
     CFS_FIELD_COUNT
 } cfs_field;
 

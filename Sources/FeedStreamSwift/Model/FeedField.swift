@@ -469,4 +469,10 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case jsonNextUrl
     /// JSON Feed: the feed's `expired` (`true` or `false` as written).
     case jsonExpired
+    /// `yt:videoId`: the YouTube video's ID.
+    case youtubeVideoId
+    /// `yt:channelId`: the YouTube channel's ID (of the feed, or of an entry's video).
+    case youtubeChannelId
+    /// `yt:playlistId`: the ID of the YouTube playlist a feed lists.
+    case youtubePlaylistId
 }

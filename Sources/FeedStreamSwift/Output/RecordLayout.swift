@@ -402,6 +402,7 @@ enum RecordLayout {
             .url("orig_link", .feedburnerOrigLink, base: .base),
             .url("orig_enclosure_link", .feedburnerOrigEnclosureLink, base: .base),
         ]),
+        obj("youtube", [.string("video_id", .youtubeVideoId), .string("channel_id", .youtubeChannelId)]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
@@ -522,6 +523,7 @@ enum RecordLayout {
             .url("blog_roll", .blogRoll, base: .base), .url("my_subscriptions", .mySubscriptions, base: .base),
             .url("blink", .blink, base: .base), .url("changes", .changes, base: .base),
         ]),
+        obj("youtube", [.string("channel_id", .youtubeChannelId), .string("playlist_id", .youtubePlaylistId)]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),

@@ -9,7 +9,7 @@ extension SFM {
     static let personTextColumn = 4
     /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
     static let resyncWindow = 16777216
-    static let fieldCount = 232
+    static let fieldCount = 235
     static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
@@ -34,11 +34,12 @@ extension SFM {
     static let fCdf: UInt8 = 18
     static let fGml: UInt8 = 19
     static let fPsc: UInt8 = 20
-    static let fOther: UInt8 = 21
+    static let fYoutube: UInt8 = 21
+    static let fOther: UInt8 = 22
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -331,6 +332,9 @@ extension SFM {
     static let fieldJsonUserComment = 229
     static let fieldJsonNextUrl = 230
     static let fieldJsonExpired = 231
+    static let fieldYoutubeVideoId = 232
+    static let fieldYoutubeChannelId = 233
+    static let fieldYoutubePlaylistId = 234
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -456,6 +460,7 @@ enum SwiftRulesTable {
         ("http://www.rssboard.org/media-rss", 9, 8),
         ("http://www.opengis.net/gml", 9, 19),
         ("http://podlove.org/simple-chapters", 9, 20),
+        ("http://www.youtube.com/xml/schemas/2015", 9, 21),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -694,6 +699,9 @@ enum SwiftRulesTable {
         (17, "mySubscriptions", 1, 0, 137, 1, 255, 0, 0),  // blogChannel:mySubscriptions TEXT FLD(MY_SUBSCRIPTIONS)
         (17, "blink", 1, 0, 138, 1, 255, 0, 0),  // blogChannel:blink TEXT FLD(BLINK)
         (17, "changes", 1, 0, 139, 1, 255, 0, 0),  // blogChannel:changes TEXT FLD(CHANGES)
+        (21, "videoId", 2, 0, 232, 1, 255, 0, 0),  // yt:videoId TEXT FLD(YOUTUBE_VIDEO_ID)
+        (21, "channelId", 3, 0, 233, 1, 255, 0, 0),  // yt:channelId TEXT FLD(YOUTUBE_CHANNEL_ID)
+        (21, "playlistId", 1, 0, 234, 1, 255, 0, 0),  // yt:playlistId TEXT FLD(YOUTUBE_PLAYLIST_ID)
         (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
         (13, "lat", 65539, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
         (13, "long", 65539, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
