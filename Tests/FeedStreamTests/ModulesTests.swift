@@ -75,6 +75,25 @@ final class ModulesTests: XCTestCase {
         XCTAssertEqual(object(l[3], "youtube"), ["channel_id": "UCowner", "playlist_id": "PLexample"])
     }
 
+    // MARK: - WordPress.com
+
+    /// WordPress.com's and Jetpack's feed additions, each element with the namespace
+    /// as its default (`com-wordpress:feed-additions:1`): the site's number on the
+    /// channel, each post's on its item; `post-id` in no namespace is not theirs.
+    func testWordPressPostAndSiteNumbers() throws {
+        let l = try lines("""
+            <rss version="2.0"><channel><title>c</title>
+            <site xmlns="com-wordpress:feed-additions:1">123456</site>
+            <item><title>a</title><post-id xmlns="com-wordpress:feed-additions:1">42</post-id></item>
+            <item><title>b</title><post-id>7</post-id></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(object(l[0], "wordpress"), ["post_id": "42"])
+        XCTAssertNil(l[1]["wordpress"], "post-id in no namespace is not WordPress's")
+        XCTAssertEqual(object(l[2], "wordpress"), ["site": "123456"])
+    }
+
     // MARK: - blogChannel
 
     func testBlogChannelModuleURLsAreResolved() throws {

@@ -410,6 +410,8 @@ typedef enum cfs_field {
     CFS_FIELD_YOUTUBE_VIDEO_ID, /* `yt:videoId`: the YouTube video's ID. */
     CFS_FIELD_YOUTUBE_CHANNEL_ID, /* `yt:channelId`: the YouTube channel's ID (of the feed, or of an entry's video). */
     CFS_FIELD_YOUTUBE_PLAYLIST_ID, /* `yt:playlistId`: the ID of the YouTube playlist a feed lists. */
+    CFS_FIELD_WORDPRESS_POST_ID, /* WordPress.com's `post-id`: the item's post number on its site. */
+    CFS_FIELD_WORDPRESS_SITE, /* WordPress.com's `site`: the site's number. */
     CFS_FIELD_COUNT
 } cfs_field;
 

@@ -475,4 +475,8 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case youtubeChannelId
     /// `yt:playlistId`: the ID of the YouTube playlist a feed lists.
     case youtubePlaylistId
+    /// WordPress.com's `post-id`: the item's post number on its site.
+    case wordpressPostId
+    /// WordPress.com's `site`: the site's number.
+    case wordpressSite
 }

@@ -403,6 +403,7 @@ enum RecordLayout {
             .url("orig_enclosure_link", .feedburnerOrigEnclosureLink, base: .base),
         ]),
         obj("youtube", [.string("video_id", .youtubeVideoId), .string("channel_id", .youtubeChannelId)]),
+        obj("wordpress", [.string("post_id", .wordpressPostId)]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
@@ -524,6 +525,7 @@ enum RecordLayout {
             .url("blink", .blink, base: .base), .url("changes", .changes, base: .base),
         ]),
         obj("youtube", [.string("channel_id", .youtubeChannelId), .string("playlist_id", .youtubePlaylistId)]),
+        obj("wordpress", [.string("site", .wordpressSite)]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),

@@ -9,7 +9,7 @@ extension SFM {
     static let personTextColumn = 4
     /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
     static let resyncWindow = 16777216
-    static let fieldCount = 235
+    static let fieldCount = 237
     static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
@@ -35,11 +35,12 @@ extension SFM {
     static let fGml: UInt8 = 19
     static let fPsc: UInt8 = 20
     static let fYoutube: UInt8 = 21
-    static let fOther: UInt8 = 22
+    static let fWordpress: UInt8 = 22
+    static let fOther: UInt8 = 23
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -335,6 +336,8 @@ extension SFM {
     static let fieldYoutubeVideoId = 232
     static let fieldYoutubeChannelId = 233
     static let fieldYoutubePlaylistId = 234
+    static let fieldWordpressPostId = 235
+    static let fieldWordpressSite = 236
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -461,6 +464,7 @@ enum SwiftRulesTable {
         ("http://www.opengis.net/gml", 9, 19),
         ("http://podlove.org/simple-chapters", 9, 20),
         ("http://www.youtube.com/xml/schemas/2015", 9, 21),
+        ("com-wordpress:feed-additions:1", 9, 22),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -702,6 +706,8 @@ enum SwiftRulesTable {
         (21, "videoId", 2, 0, 232, 1, 255, 0, 0),  // yt:videoId TEXT FLD(YOUTUBE_VIDEO_ID)
         (21, "channelId", 3, 0, 233, 1, 255, 0, 0),  // yt:channelId TEXT FLD(YOUTUBE_CHANNEL_ID)
         (21, "playlistId", 1, 0, 234, 1, 255, 0, 0),  // yt:playlistId TEXT FLD(YOUTUBE_PLAYLIST_ID)
+        (22, "post-id", 2, 0, 235, 1, 255, 0, 0),  // wordpress:post-id TEXT FLD(WORDPRESS_POST_ID)
+        (22, "site", 1, 0, 236, 1, 255, 0, 0),  // wordpress:site TEXT FLD(WORDPRESS_SITE)
         (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
         (13, "lat", 65539, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
         (13, "long", 65539, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
