@@ -94,6 +94,36 @@ final class ModulesTests: XCTestCase {
         XCTAssertEqual(object(l[2], "wordpress"), ["site": "123456"])
     }
 
+    // MARK: - Google Play
+
+    /// Google Play's podcast tags, on the channel and on episodes: text as written, the
+    /// image's `href` resolved against `xml:base`, the category's `text`; the channel's
+    /// own are not the episode's.
+    func testGooglePlayPodcastTags() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:googleplay="http://www.google.com/schemas/play-podcasts/1.0">
+            <channel xml:base="http://example.com/pod/"><title>c</title>
+            <googleplay:author>Dafna</googleplay:author>
+            <googleplay:email>owner@example.com</googleplay:email>
+            <googleplay:description>A show.</googleplay:description>
+            <googleplay:category text="Technology"/>
+            <googleplay:explicit>no</googleplay:explicit>
+            <googleplay:image href="logo.jpg"/>
+            <item><title>a</title>
+            <googleplay:description>Episode one.</googleplay:description>
+            <googleplay:explicit>yes</googleplay:explicit><googleplay:block>yes</googleplay:block></item>
+            <item><title>b</title></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(object(l[0], "googleplay"), ["description": "Episode one.", "explicit": "yes", "block": "yes"])
+        XCTAssertNil(l[1]["googleplay"])
+        XCTAssertEqual(object(l[2], "googleplay"), [
+            "author": "Dafna", "email": "owner@example.com", "description": "A show.", "category": "Technology",
+            "explicit": "no", "image": "http://example.com/pod/logo.jpg",
+        ])
+    }
+
     // MARK: - blogChannel
 
     func testBlogChannelModuleURLsAreResolved() throws {

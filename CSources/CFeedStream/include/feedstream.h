@@ -412,6 +412,14 @@ typedef enum cfs_field {
     CFS_FIELD_YOUTUBE_PLAYLIST_ID, /* `yt:playlistId`: the ID of the YouTube playlist a feed lists. */
     CFS_FIELD_WORDPRESS_POST_ID, /* WordPress.com's `post-id`: the item's post number on its site. */
     CFS_FIELD_WORDPRESS_SITE, /* WordPress.com's `site`: the site's number. */
+    CFS_FIELD_GOOGLEPLAY_AUTHOR, /* `googleplay:author`. */
+    CFS_FIELD_GOOGLEPLAY_DESCRIPTION, /* `googleplay:description`. */
+    CFS_FIELD_GOOGLEPLAY_EXPLICIT, /* `googleplay:explicit`, as written. */
+    CFS_FIELD_GOOGLEPLAY_BLOCK, /* `googleplay:block`, as written. */
+    CFS_FIELD_GOOGLEPLAY_IMAGE, /* `googleplay:image`'s `href`. */
+    CFS_FIELD_GOOGLEPLAY_EMAIL, /* `googleplay:email`: the podcast owner's address. */
+    CFS_FIELD_GOOGLEPLAY_OWNER, /* `googleplay:owner`: the podcast owner's address (the earlier name of `googleplay:email`). */
+    CFS_FIELD_GOOGLEPLAY_CATEGORY, /* `googleplay:category`'s `text`. */
     CFS_FIELD_COUNT
 } cfs_field;
 

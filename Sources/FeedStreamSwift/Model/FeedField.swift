@@ -479,4 +479,20 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case wordpressPostId
     /// WordPress.com's `site`: the site's number.
     case wordpressSite
+    /// `googleplay:author`.
+    case googleplayAuthor
+    /// `googleplay:description`.
+    case googleplayDescription
+    /// `googleplay:explicit`, as written.
+    case googleplayExplicit
+    /// `googleplay:block`, as written.
+    case googleplayBlock
+    /// `googleplay:image`'s `href`.
+    case googleplayImage
+    /// `googleplay:email`: the podcast owner's address.
+    case googleplayEmail
+    /// `googleplay:owner`: the podcast owner's address (the earlier name of `googleplay:email`).
+    case googleplayOwner
+    /// `googleplay:category`'s `text`.
+    case googleplayCategory
 }

@@ -404,6 +404,11 @@ enum RecordLayout {
         ]),
         obj("youtube", [.string("video_id", .youtubeVideoId), .string("channel_id", .youtubeChannelId)]),
         obj("wordpress", [.string("post_id", .wordpressPostId)]),
+        obj("googleplay", [
+            .string("author", .googleplayAuthor), .string("description", .googleplayDescription),
+            .string("explicit", .googleplayExplicit), .string("block", .googleplayBlock),
+            .url("image", .googleplayImage, base: .base),
+        ]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
@@ -526,6 +531,12 @@ enum RecordLayout {
         ]),
         obj("youtube", [.string("channel_id", .youtubeChannelId), .string("playlist_id", .youtubePlaylistId)]),
         obj("wordpress", [.string("site", .wordpressSite)]),
+        obj("googleplay", [
+            .string("author", .googleplayAuthor), .string("email", .googleplayEmail), .string("owner", .googleplayOwner),
+            .string("description", .googleplayDescription), .string("category", .googleplayCategory),
+            .string("explicit", .googleplayExplicit), .string("block", .googleplayBlock),
+            .url("image", .googleplayImage, base: .base),
+        ]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),

@@ -9,7 +9,7 @@ extension SFM {
     static let personTextColumn = 4
     /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
     static let resyncWindow = 16777216
-    static let fieldCount = 237
+    static let fieldCount = 245
     static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
@@ -36,11 +36,12 @@ extension SFM {
     static let fPsc: UInt8 = 20
     static let fYoutube: UInt8 = 21
     static let fWordpress: UInt8 = 22
-    static let fOther: UInt8 = 23
+    static let fGoogleplay: UInt8 = 23
+    static let fOther: UInt8 = 24
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -338,6 +339,14 @@ extension SFM {
     static let fieldYoutubePlaylistId = 234
     static let fieldWordpressPostId = 235
     static let fieldWordpressSite = 236
+    static let fieldGoogleplayAuthor = 237
+    static let fieldGoogleplayDescription = 238
+    static let fieldGoogleplayExplicit = 239
+    static let fieldGoogleplayBlock = 240
+    static let fieldGoogleplayImage = 241
+    static let fieldGoogleplayEmail = 242
+    static let fieldGoogleplayOwner = 243
+    static let fieldGoogleplayCategory = 244
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -465,6 +474,7 @@ enum SwiftRulesTable {
         ("http://podlove.org/simple-chapters", 9, 20),
         ("http://www.youtube.com/xml/schemas/2015", 9, 21),
         ("com-wordpress:feed-additions:1", 9, 22),
+        ("http://www.google.com/schemas/play-podcasts/1.0", 9, 23),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -488,6 +498,8 @@ enum SwiftRulesTable {
         [("url", 30)],  // RSS_SOURCE
         [("uri", 126), ("url", 126), ("version", 127)],  // SOURCE_GENERATOR
         [("uri", 132)],  // FEEDBURNER_INFO
+        [("href", 241)],  // GOOGLEPLAY_IMAGE
+        [("text", 244)],  // GOOGLEPLAY_CATEGORY
         [("HREF", 46)],  // CDF_LOGO
         [("scheme", 1), ("label", 2)],  // MEDIA_CATEGORY
         [("relationship", 1), ("type", 2)],  // MEDIA_RESTRICTION
@@ -581,7 +593,7 @@ enum SwiftRulesTable {
         (0, "newLocation", 1, 0, 108, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
         (18, "TITLE", 3, 1, 2, 1, 255, 0, 1),  // CDF TITLE TEXTC FLD(TITLE)
         (18, "ABSTRACT", 3, 1, 7, 1, 255, 0, 1),  // CDF ABSTRACT TEXTC FLD(SUMMARY)
-        (18, "LOGO", 1, 4, 255, 1, 19, 0, 0),  // CDF LOGO FATTR NONE
+        (18, "LOGO", 1, 4, 255, 1, 21, 0, 0),  // CDF LOGO FATTR NONE
         (18, "ITEM", 1, 6, 255, 0, 255, 0, 0),  // CDF ITEM ITEM NONE
         (1, "title", 3, 1, 2, 1, 255, 0, 0),  // Atom title TEXTC FLD(TITLE)
         (1, "subtitle", 1, 1, 7, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SUMMARY)
@@ -708,6 +720,14 @@ enum SwiftRulesTable {
         (21, "playlistId", 1, 0, 234, 1, 255, 0, 0),  // yt:playlistId TEXT FLD(YOUTUBE_PLAYLIST_ID)
         (22, "post-id", 2, 0, 235, 1, 255, 0, 0),  // wordpress:post-id TEXT FLD(WORDPRESS_POST_ID)
         (22, "site", 1, 0, 236, 1, 255, 0, 0),  // wordpress:site TEXT FLD(WORDPRESS_SITE)
+        (23, "author", 3, 0, 237, 1, 255, 0, 0),  // googleplay:author TEXT FLD(GOOGLEPLAY_AUTHOR)
+        (23, "description", 3, 0, 238, 1, 255, 0, 0),  // googleplay:description TEXT FLD(GOOGLEPLAY_DESCRIPTION)
+        (23, "explicit", 3, 0, 239, 1, 255, 0, 0),  // googleplay:explicit TEXT FLD(GOOGLEPLAY_EXPLICIT)
+        (23, "block", 3, 0, 240, 1, 255, 0, 0),  // googleplay:block TEXT FLD(GOOGLEPLAY_BLOCK)
+        (23, "image", 3, 4, 255, 1, 19, 0, 0),  // googleplay:image FATTR NONE
+        (23, "email", 1, 0, 242, 1, 255, 0, 0),  // googleplay:email TEXT FLD(GOOGLEPLAY_EMAIL)
+        (23, "owner", 1, 0, 243, 1, 255, 0, 0),  // googleplay:owner TEXT FLD(GOOGLEPLAY_OWNER)
+        (23, "category", 1, 4, 255, 1, 20, 0, 0),  // googleplay:category FATTR NONE
         (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
         (13, "lat", 65539, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
         (13, "long", 65539, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
@@ -735,38 +755,38 @@ enum SwiftRulesTable {
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
         (8, "group", 3, 5, 255, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
-        (8, "title", 3, 4, 93, 1, 26, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
-        (8, "title", 512, 4, 93, 2, 26, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
-        (8, "title", 1024, 4, 93, 3, 26, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
-        (8, "description", 3, 4, 94, 1, 27, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
-        (8, "description", 512, 4, 94, 2, 27, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
-        (8, "description", 1024, 4, 94, 3, 27, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "title", 3, 4, 93, 1, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 512, 4, 93, 2, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 1024, 4, 93, 3, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "description", 3, 4, 94, 1, 29, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 512, 4, 94, 2, 29, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 1024, 4, 94, 3, 29, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
         (8, "keywords", 3, 0, 95, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 512, 0, 95, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 1024, 0, 95, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "rating", 3, 4, 96, 1, 28, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
-        (8, "rating", 512, 4, 96, 2, 28, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
-        (8, "rating", 1024, 4, 96, 3, 28, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 3, 4, 96, 1, 30, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 512, 4, 96, 2, 30, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 1024, 4, 96, 3, 30, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
         (8, "credit", 1539, 2, 7, 0, 6, 0, 0),  // media:credit LTEXT LST(CREDITS)
-        (8, "copyright", 3, 4, 178, 1, 29, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
-        (8, "copyright", 512, 4, 178, 2, 29, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
-        (8, "copyright", 1024, 4, 178, 3, 29, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
-        (8, "category", 1539, 2, 18, 0, 20, 0, 0),  // media:category LTEXT LST(MEDIA_CATEGORIES)
-        (8, "restriction", 1539, 2, 19, 0, 21, 0, 0),  // media:restriction LTEXT LST(MEDIA_RESTRICTIONS)
-        (8, "license", 1539, 2, 20, 0, 22, 0, 0),  // media:license LTEXT LST(MEDIA_LICENSES)
-        (8, "player", 1539, 3, 21, 0, 23, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
-        (8, "hash", 1539, 2, 22, 0, 24, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
-        (8, "text", 1539, 2, 23, 0, 25, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
+        (8, "copyright", 3, 4, 178, 1, 31, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 512, 4, 178, 2, 31, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 1024, 4, 178, 3, 31, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "category", 1539, 2, 18, 0, 22, 0, 0),  // media:category LTEXT LST(MEDIA_CATEGORIES)
+        (8, "restriction", 1539, 2, 19, 0, 23, 0, 0),  // media:restriction LTEXT LST(MEDIA_RESTRICTIONS)
+        (8, "license", 1539, 2, 20, 0, 24, 0, 0),  // media:license LTEXT LST(MEDIA_LICENSES)
+        (8, "player", 1539, 3, 21, 0, 25, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
+        (8, "hash", 1539, 2, 22, 0, 26, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
+        (8, "text", 1539, 2, 23, 0, 27, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
         (8, "community", 1539, 5, 255, 0, 255, 512, 0),  // media:community SCOPE NONE
-        (8, "starRating", 1539, 4, 255, 1, 30, 0, 0),  // media:starRating FATTR NONE
-        (8, "statistics", 1539, 4, 255, 1, 31, 0, 0),  // media:statistics FATTR NONE
+        (8, "starRating", 1539, 4, 255, 1, 32, 0, 0),  // media:starRating FATTR NONE
+        (8, "statistics", 1539, 4, 255, 1, 33, 0, 0),  // media:statistics FATTR NONE
         (8, "tags", 1539, 0, 186, 1, 255, 0, 0),  // media:tags TEXT FLD(MEDIA_TAGS)
-        (8, "subTitle", 1539, 3, 24, 0, 32, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
-        (8, "peerLink", 1539, 3, 25, 0, 33, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
-        (8, "price", 1539, 3, 26, 0, 34, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
-        (8, "status", 3, 4, 255, 1, 35, 0, 0),  // media:status FATTR NONE
-        (8, "status", 512, 4, 255, 2, 35, 0, 0),  // media:status FATTR NONE
-        (8, "status", 1024, 4, 255, 3, 35, 0, 0),  // media:status FATTR NONE
+        (8, "subTitle", 1539, 3, 24, 0, 34, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
+        (8, "peerLink", 1539, 3, 25, 0, 35, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
+        (8, "price", 1539, 3, 26, 0, 36, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
+        (8, "status", 3, 4, 255, 1, 37, 0, 0),  // media:status FATTR NONE
+        (8, "status", 512, 4, 255, 2, 37, 0, 0),  // media:status FATTR NONE
+        (8, "status", 1024, 4, 255, 3, 37, 0, 0),  // media:status FATTR NONE
         (9, "guid", 1, 0, 97, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
         (9, "locked", 1, 4, 98, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
         (9, "medium", 1, 0, 104, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
@@ -774,35 +794,35 @@ enum SwiftRulesTable {
         (9, "chapters", 2, 4, 255, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
         (9, "person", 3, 2, 9, 0, 10, 0, 0),  // podcast:person LTEXT LST(PERSONS)
         (9, "funding", 3, 2, 11, 1, 12, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
-        (9, "season", 2, 4, 102, 1, 36, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
-        (9, "episode", 2, 4, 103, 1, 37, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
-        (9, "soundbite", 2, 2, 27, 2, 46, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
-        (9, "location", 3, 2, 42, 0, 38, 0, 0),  // podcast:location LTEXT LST(LOCATIONS)
-        (9, "trailer", 1, 2, 28, 5, 47, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
-        (9, "license", 3, 4, 207, 1, 39, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
-        (9, "alternateEnclosure", 2, 3, 29, 0, 48, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
-        (9, "source", 2097152, 3, 30, 0, 49, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
-        (9, "integrity", 2097152, 3, 31, 0, 50, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
-        (9, "value", 3, 3, 32, 0, 51, 4194304, 0),  // podcast:value LATTR LST(VALUES)
-        (9, "valueRecipient", 4194304, 3, 33, 0, 52, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
-        (9, "valueTimeSplit", 4194304, 3, 43, 0, 61, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
-        (9, "valueRecipient", 67108864, 3, 44, 0, 52, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
-        (9, "remoteItem", 67108864, 3, 45, 0, 56, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
-        (9, "images", 3, 4, 255, 1, 40, 0, 0),  // podcast:images FATTR NONE
-        (9, "image", 3, 3, 34, 0, 53, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
-        (9, "txt", 3, 2, 35, 0, 54, 0, 0),  // podcast:txt LTEXT LST(TXTS)
-        (9, "block", 1, 2, 36, 0, 55, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
-        (9, "updateFrequency", 1, 4, 210, 1, 41, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
+        (9, "season", 2, 4, 102, 1, 38, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
+        (9, "episode", 2, 4, 103, 1, 39, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
+        (9, "soundbite", 2, 2, 27, 2, 48, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
+        (9, "location", 3, 2, 42, 0, 40, 0, 0),  // podcast:location LTEXT LST(LOCATIONS)
+        (9, "trailer", 1, 2, 28, 5, 49, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
+        (9, "license", 3, 4, 207, 1, 41, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
+        (9, "alternateEnclosure", 2, 3, 29, 0, 50, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
+        (9, "source", 2097152, 3, 30, 0, 51, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
+        (9, "integrity", 2097152, 3, 31, 0, 52, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
+        (9, "value", 3, 3, 32, 0, 53, 4194304, 0),  // podcast:value LATTR LST(VALUES)
+        (9, "valueRecipient", 4194304, 3, 33, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
+        (9, "valueTimeSplit", 4194304, 3, 43, 0, 63, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
+        (9, "valueRecipient", 67108864, 3, 44, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
+        (9, "remoteItem", 67108864, 3, 45, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
+        (9, "images", 3, 4, 255, 1, 42, 0, 0),  // podcast:images FATTR NONE
+        (9, "image", 3, 3, 34, 0, 55, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
+        (9, "txt", 3, 2, 35, 0, 56, 0, 0),  // podcast:txt LTEXT LST(TXTS)
+        (9, "block", 1, 2, 36, 0, 57, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
+        (9, "updateFrequency", 1, 4, 210, 1, 43, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
         (9, "podroll", 1, 5, 255, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
-        (9, "remoteItem", 8388608, 3, 38, 0, 56, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
+        (9, "remoteItem", 8388608, 3, 38, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
         (9, "publisher", 1, 5, 255, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
-        (9, "remoteItem", 16777216, 4, 255, 1, 45, 0, 0),  // podcast:remoteItem FATTR NONE
-        (9, "remoteItem", 3, 3, 37, 0, 56, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
-        (9, "podping", 1, 4, 255, 1, 42, 0, 0),  // podcast:podping FATTR NONE
-        (9, "chat", 3, 4, 255, 1, 43, 0, 0),  // podcast:chat FATTR NONE
-        (9, "liveItem", 1, 6, 255, 1, 44, 0, 0),  // podcast:liveItem ITEM NONE
-        (9, "contentLink", 2, 2, 39, 1, 57, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
-        (9, "socialInteract", 2, 3, 40, 0, 58, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
+        (9, "remoteItem", 16777216, 4, 255, 1, 47, 0, 0),  // podcast:remoteItem FATTR NONE
+        (9, "remoteItem", 3, 3, 37, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
+        (9, "podping", 1, 4, 255, 1, 44, 0, 0),  // podcast:podping FATTR NONE
+        (9, "chat", 3, 4, 255, 1, 45, 0, 0),  // podcast:chat FATTR NONE
+        (9, "liveItem", 1, 6, 255, 1, 46, 0, 0),  // podcast:liveItem ITEM NONE
+        (9, "contentLink", 2, 2, 39, 1, 59, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
+        (9, "socialInteract", 2, 3, 40, 0, 60, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
         (12, "line", 3, 0, 191, 1, 255, 0, 0),  // georss:line TEXT FLD(GEO_LINE)
         (12, "polygon", 3, 0, 192, 1, 255, 0, 0),  // georss:polygon TEXT FLD(GEO_POLYGON)
         (12, "box", 3, 0, 193, 1, 255, 0, 0),  // georss:box TEXT FLD(GEO_BOX)
@@ -825,7 +845,7 @@ enum SwiftRulesTable {
         (19, "lowerCorner", 1048576, 0, 203, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
         (19, "upperCorner", 1048576, 0, 204, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
         (13, "Point", 3, 5, 255, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
-        (20, "chapters", 2, 5, 255, 1, 59, 33554432, 0),  // psc:chapters SCOPE NONE
-        (20, "chapter", 33554432, 3, 41, 0, 60, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
+        (20, "chapters", 2, 5, 255, 1, 61, 33554432, 0),  // psc:chapters SCOPE NONE
+        (20, "chapter", 33554432, 3, 41, 0, 62, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }
