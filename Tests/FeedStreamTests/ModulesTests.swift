@@ -124,6 +124,37 @@ final class ModulesTests: XCTestCase {
         ])
     }
 
+    // MARK: - PRISM
+
+    /// PRISM's bibliographic elements, as journals write them in RSS 1.0 (PRISM 1.2's
+    /// namespace) and RSS 2.0 (2.0's): the article's on its item, the journal's on the
+    /// channel, as written; an element PRISM has and no rule reads is skipped.
+    func testPRISMBibliographicElements() throws {
+        let l = try lines("""
+            <rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#" xmlns="http://purl.org/rss/1.0/"
+                     xmlns:prism="http://prismstandard.org/namespaces/1.2/basic/">
+            <channel rdf:about="http://example.org/j"><title>J</title><link>http://example.org/j</link>
+            <prism:publicationName>Journal of Examples</prism:publicationName><prism:issn>1234-5678</prism:issn></channel>
+            <item rdf:about="http://example.org/a1"><title>A1</title><link>http://example.org/a1</link>
+            <prism:doi>10.1000/xyz123</prism:doi><prism:publicationDate>2019-08-27</prism:publicationDate>
+            <prism:coverDate>2019-09</prism:coverDate><prism:volume>12</prism:volume><prism:number>3</prism:number>
+            <prism:startingPage>101</prism:startingPage><prism:endingPage>110</prism:endingPage>
+            <prism:section>Research Article</prism:section><prism:edition>1</prism:edition></item>
+            </rdf:RDF>
+            """)
+        XCTAssertEqual(l.count, 2)
+        XCTAssertEqual(object(l[0], "prism"), [
+            "doi": "10.1000/xyz123", "publication_date": "2019-08-27", "cover_date": "2019-09", "volume": "12",
+            "number": "3", "starting_page": "101", "ending_page": "110", "section": "Research Article",
+        ])
+        XCTAssertEqual(object(l[1], "prism"), ["publication_name": "Journal of Examples", "issn": "1234-5678"])
+        let rss = try lines("""
+            <rss version="2.0" xmlns:prism="http://prismstandard.org/namespaces/basic/2.0/"><channel><title>c</title>
+            <item><title>a</title><prism:doi>10.1000/abc</prism:doi></item></channel></rss>
+            """)
+        XCTAssertEqual(object(rss[0], "prism"), ["doi": "10.1000/abc"])
+    }
+
     // MARK: - blogChannel
 
     func testBlogChannelModuleURLsAreResolved() throws {

@@ -420,6 +420,16 @@ typedef enum cfs_field {
     CFS_FIELD_GOOGLEPLAY_EMAIL, /* `googleplay:email`: the podcast owner's address. */
     CFS_FIELD_GOOGLEPLAY_OWNER, /* `googleplay:owner`: the podcast owner's address (the earlier name of `googleplay:email`). */
     CFS_FIELD_GOOGLEPLAY_CATEGORY, /* `googleplay:category`'s `text`. */
+    CFS_FIELD_PRISM_DOI, /* `prism:doi`: the Digital Object Identifier. */
+    CFS_FIELD_PRISM_PUBLICATION_NAME, /* `prism:publicationName`: the journal's or magazine's name. */
+    CFS_FIELD_PRISM_PUBLICATION_DATE, /* `prism:publicationDate`: as written. */
+    CFS_FIELD_PRISM_COVER_DATE, /* `prism:coverDate`: the date, as written. */
+    CFS_FIELD_PRISM_VOLUME, /* `prism:volume`. */
+    CFS_FIELD_PRISM_NUMBER, /* `prism:number`: the number. */
+    CFS_FIELD_PRISM_STARTING_PAGE, /* `prism:startingPage`. */
+    CFS_FIELD_PRISM_ENDING_PAGE, /* `prism:endingPage`. */
+    CFS_FIELD_PRISM_SECTION, /* `prism:section`. */
+    CFS_FIELD_PRISM_ISSN, /* `prism:issn`. */
     CFS_FIELD_COUNT
 } cfs_field;
 

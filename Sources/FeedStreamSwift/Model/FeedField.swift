@@ -495,4 +495,24 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case googleplayOwner
     /// `googleplay:category`'s `text`.
     case googleplayCategory
+    /// `prism:doi`: the Digital Object Identifier.
+    case prismDoi
+    /// `prism:publicationName`: the journal's or magazine's name.
+    case prismPublicationName
+    /// `prism:publicationDate`: as written.
+    case prismPublicationDate
+    /// `prism:coverDate`: the date, as written.
+    case prismCoverDate
+    /// `prism:volume`.
+    case prismVolume
+    /// `prism:number`: the number.
+    case prismNumber
+    /// `prism:startingPage`.
+    case prismStartingPage
+    /// `prism:endingPage`.
+    case prismEndingPage
+    /// `prism:section`.
+    case prismSection
+    /// `prism:issn`.
+    case prismIssn
 }

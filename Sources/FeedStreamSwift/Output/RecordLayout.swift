@@ -409,6 +409,13 @@ enum RecordLayout {
             .string("explicit", .googleplayExplicit), .string("block", .googleplayBlock),
             .url("image", .googleplayImage, base: .base),
         ]),
+        obj("prism", [
+            .string("doi", .prismDoi), .string("publication_name", .prismPublicationName),
+            .string("publication_date", .prismPublicationDate), .string("cover_date", .prismCoverDate),
+            .string("volume", .prismVolume), .string("number", .prismNumber),
+            .string("starting_page", .prismStartingPage), .string("ending_page", .prismEndingPage),
+            .string("section", .prismSection), .string("issn", .prismIssn),
+        ]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
@@ -536,6 +543,13 @@ enum RecordLayout {
             .string("description", .googleplayDescription), .string("category", .googleplayCategory),
             .string("explicit", .googleplayExplicit), .string("block", .googleplayBlock),
             .url("image", .googleplayImage, base: .base),
+        ]),
+        obj("prism", [
+            .string("doi", .prismDoi), .string("publication_name", .prismPublicationName),
+            .string("publication_date", .prismPublicationDate), .string("cover_date", .prismCoverDate),
+            .string("volume", .prismVolume), .string("number", .prismNumber),
+            .string("starting_page", .prismStartingPage), .string("ending_page", .prismEndingPage),
+            .string("section", .prismSection), .string("issn", .prismIssn),
         ]),
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),

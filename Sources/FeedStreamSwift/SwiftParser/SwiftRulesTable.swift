@@ -9,7 +9,7 @@ extension SFM {
     static let personTextColumn = 4
     /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
     static let resyncWindow = 16777216
-    static let fieldCount = 245
+    static let fieldCount = 255
     static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
@@ -37,11 +37,12 @@ extension SFM {
     static let fYoutube: UInt8 = 21
     static let fWordpress: UInt8 = 22
     static let fGoogleplay: UInt8 = 23
-    static let fOther: UInt8 = 24
+    static let fPrism: UInt8 = 24
+    static let fOther: UInt8 = 25
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -347,6 +348,16 @@ extension SFM {
     static let fieldGoogleplayEmail = 242
     static let fieldGoogleplayOwner = 243
     static let fieldGoogleplayCategory = 244
+    static let fieldPrismDoi = 245
+    static let fieldPrismPublicationName = 246
+    static let fieldPrismPublicationDate = 247
+    static let fieldPrismCoverDate = 248
+    static let fieldPrismVolume = 249
+    static let fieldPrismNumber = 250
+    static let fieldPrismStartingPage = 251
+    static let fieldPrismEndingPage = 252
+    static let fieldPrismSection = 253
+    static let fieldPrismIssn = 254
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -475,6 +486,11 @@ enum SwiftRulesTable {
         ("http://www.youtube.com/xml/schemas/2015", 9, 21),
         ("com-wordpress:feed-additions:1", 9, 22),
         ("http://www.google.com/schemas/play-podcasts/1.0", 9, 23),
+        ("http://prismstandard.org/namespaces/basic/2.0/", 9, 24),
+        ("http://prismstandard.org/namespaces/1.2/basic/", 9, 24),
+        ("http://prismstandard.org/namespaces/basic/2.1/", 9, 24),
+        ("http://prismstandard.org/namespaces/basic/3.0/", 9, 24),
+        ("http://purl.org/rss/1.0/modules/prism/", 9, 24),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -728,6 +744,16 @@ enum SwiftRulesTable {
         (23, "email", 1, 0, 242, 1, 255, 0, 0),  // googleplay:email TEXT FLD(GOOGLEPLAY_EMAIL)
         (23, "owner", 1, 0, 243, 1, 255, 0, 0),  // googleplay:owner TEXT FLD(GOOGLEPLAY_OWNER)
         (23, "category", 1, 4, 255, 1, 20, 0, 0),  // googleplay:category FATTR NONE
+        (24, "doi", 3, 0, 245, 1, 255, 0, 0),  // prism:doi TEXT FLD(PRISM_DOI)
+        (24, "publicationName", 3, 0, 246, 1, 255, 0, 0),  // prism:publicationName TEXT FLD(PRISM_PUBLICATION_NAME)
+        (24, "publicationDate", 3, 0, 247, 1, 255, 0, 0),  // prism:publicationDate TEXT FLD(PRISM_PUBLICATION_DATE)
+        (24, "coverDate", 3, 0, 248, 1, 255, 0, 0),  // prism:coverDate TEXT FLD(PRISM_COVER_DATE)
+        (24, "volume", 3, 0, 249, 1, 255, 0, 0),  // prism:volume TEXT FLD(PRISM_VOLUME)
+        (24, "number", 3, 0, 250, 1, 255, 0, 0),  // prism:number TEXT FLD(PRISM_NUMBER)
+        (24, "startingPage", 3, 0, 251, 1, 255, 0, 0),  // prism:startingPage TEXT FLD(PRISM_STARTING_PAGE)
+        (24, "endingPage", 3, 0, 252, 1, 255, 0, 0),  // prism:endingPage TEXT FLD(PRISM_ENDING_PAGE)
+        (24, "section", 3, 0, 253, 1, 255, 0, 0),  // prism:section TEXT FLD(PRISM_SECTION)
+        (24, "issn", 3, 0, 254, 1, 255, 0, 0),  // prism:issn TEXT FLD(PRISM_ISSN)
         (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
         (13, "lat", 65539, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
         (13, "long", 65539, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
