@@ -122,18 +122,26 @@ struct FieldMask {
 }
 
 /// What a member needs to write anything, tested before the member is dispatched: one
-/// field's presence bit, or rows in one list. Objects test their mask when dispatched.
+/// field's presence bit, rows in one list, or (an object) one of the presence bits of
+/// one word. Other objects test their whole mask when dispatched.
 struct MemberGate: Sendable {
     private let word: Int   // the field's presence word, or -1
     private let bit: UInt64
     private let list: Int   // the list whose rows the member writes, or -1
 
-    /// The gate of `m`, read from its ``FieldMask`` (one field or one list, except for
-    /// objects, the link, the authors and the categories, which get none).
+    /// The gate of `m`, read from its ``FieldMask`` (one field or one list; for an object
+    /// whose fields all share one presence word and that has no list, any of those
+    /// fields; the link, the authors, the categories and other objects get none).
     init(_ m: Member) {
         var word = -1, bit: UInt64 = 0, list = -1
         switch m {
-        case .object, .primaryLink, .authors, .categories: break   // draw on more than one field or list
+        case .object(_, _, let mask):
+            let words = (0..<mask.words.scalarCount).filter { mask.words[$0] != 0 }
+            if mask.lists == 0 && words.count == 1 {
+                word = words[0]
+                bit = mask.words[word]
+            }
+        case .primaryLink, .authors, .categories: break   // draw on more than one field or list
         default:
             let mask = FieldMask([m])
             for w in 0..<mask.words.scalarCount where mask.words[w] != 0 {
