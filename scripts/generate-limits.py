@@ -37,8 +37,7 @@ LIMIT = re.compile(r'^LIMIT\((max_[a-z_]+), (max[A-Za-z]+), ' + VALUE + r', "([a
 CONSTANT = re.compile(r'^CONSTANT\((CFS_[A-Z_]+), ([A-Z][A-Za-z]*)\.([a-z][A-Za-z]*), ' + VALUE
                       + r', (uint64_t|size_t), (public|package|internal), "([^"\\]+)"\)$')
 SIZE = re.compile(r'^SIZE\(([A-Z_]+), ([A-Z][A-Za-z]*)\.([a-z][A-Za-z]*), ' + VALUE + r', "([^"\\]+)"\)$')
-MESSAGE = re.compile(r'^#define (LIMIT_COUNT_MESSAGE|LIMIT_OVER_MESSAGE) "([^"\\%]*(?:%(?:s|llu)[^"\\%]*)*)"$')
-UNITS = {"BYTES": " bytes", "RATIO": ""}
+MESSAGE = re.compile(r'^#define (LIMIT_COUNT_MESSAGE|LIMIT_OVER_MESSAGE|LIMIT_BYTES_UNIT) "([^"\\%]*(?:%(?:s|llu)[^"\\%]*)*)"$')
 
 
 def fail(msg):
@@ -85,6 +84,8 @@ def read():
     for name, value in [(g[0], g[2]) for g in limits] + [(g[0], g[3]) for g in constants + sizes]:
         if number(value) <= 0:
             fail("%s: %s is not positive" % (DEF, name))
+    if "LIMIT_BYTES_UNIT" not in messages:
+        fail("%s: no LIMIT_BYTES_UNIT" % DEF)
     conversions = {"LIMIT_COUNT_MESSAGE": ["%s", "%llu", "%llu"], "LIMIT_OVER_MESSAGE": ["%s", "%llu", "%s"]}
     for k, want in conversions.items():
         if k not in messages:
@@ -162,7 +163,7 @@ def swift_file(limits, constants, sizes, messages):
             out.append("        static func %s(_ value: Int, _ max: Int) -> String { count(\"%s\", value, max) }\n" % (prop, name))
         else:
             out.append("        static func %s(over max: some BinaryInteger) -> String { over(\"%s\", max, unit: \"%s\") }\n"
-                       % (prop, name, UNITS[kind]))
+                       % (prop, name, messages["LIMIT_BYTES_UNIT"] if kind == "BYTES" else ""))
     out.append("\n        /// A count past its limit: \"limit exceeded: element depth 1025 > 1024\"\n"
                "        /// (`LIMIT_COUNT_MESSAGE`).\n")
     out.append("        static func count(_ what: String, _ value: Int, _ max: Int) -> String {\n")

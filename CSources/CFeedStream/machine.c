@@ -462,7 +462,7 @@ static const struct { const char *name; int kind; } LIMITS[CFS_LIMIT_COUNT_] = {
 #define LIMIT(field, swift, dflt, name, kind) { name, kind },
 #include "limits.def"
 };
-static const char *unit_of(enum cfs_limit_id id) { return LIMITS[id].kind == BYTES ? " bytes" : ""; }
+static const char *unit_of(enum cfs_limit_id id) { return LIMITS[id].kind == BYTES ? LIMIT_BYTES_UNIT : ""; }
 
 void cfs_limit_over(char *buf, size_t size, enum cfs_limit_id id, uint64_t max) {
     snprintf(buf, size, LIMIT_OVER_MESSAGE, LIMITS[id].name, (unsigned long long)max, unit_of(id));
