@@ -288,6 +288,14 @@ enum RecordLayout {
         .string("rights_holder", .dcRightsHolder), .string("spatial", .dcSpatial),
         .string("table_of_contents", .dcTableOfContents), .string("temporal", .dcTemporal),
     ])
+    /// PRISM's bibliographic elements: an article's on its item, a journal's on the feed.
+    static let prism = obj("prism", [
+        .string("doi", .prismDoi), .string("publication_name", .prismPublicationName),
+        .string("publication_date", .prismPublicationDate), .string("cover_date", .prismCoverDate),
+        .string("volume", .prismVolume), .string("number", .prismNumber),
+        .string("starting_page", .prismStartingPage), .string("ending_page", .prismEndingPage),
+        .string("section", .prismSection), .string("issn", .prismIssn),
+    ])
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),
         .string("keywords", .mediaKeywords), .string("rating", .mediaRating),
@@ -417,13 +425,7 @@ enum RecordLayout {
             .string("explicit", .googleplayExplicit), .string("block", .googleplayBlock),
             .url("image", .googleplayImage, base: .base),
         ]),
-        obj("prism", [
-            .string("doi", .prismDoi), .string("publication_name", .prismPublicationName),
-            .string("publication_date", .prismPublicationDate), .string("cover_date", .prismCoverDate),
-            .string("volume", .prismVolume), .string("number", .prismNumber),
-            .string("starting_page", .prismStartingPage), .string("ending_page", .prismEndingPage),
-            .string("section", .prismSection), .string("issn", .prismIssn),
-        ]),
+        prism,
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("duration", .itunesDuration),
             .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
@@ -552,13 +554,7 @@ enum RecordLayout {
             .string("explicit", .googleplayExplicit), .string("block", .googleplayBlock),
             .url("image", .googleplayImage, base: .base),
         ]),
-        obj("prism", [
-            .string("doi", .prismDoi), .string("publication_name", .prismPublicationName),
-            .string("publication_date", .prismPublicationDate), .string("cover_date", .prismCoverDate),
-            .string("volume", .prismVolume), .string("number", .prismNumber),
-            .string("starting_page", .prismStartingPage), .string("ending_page", .prismEndingPage),
-            .string("section", .prismSection), .string("issn", .prismIssn),
-        ]),
+        prism,
         obj("itunes", [
             .string("author", .itunesAuthor), .person("author_detail", .itunesAuthor), .string("explicit", .itunesExplicit), .url("image", .itunesImage, base: .base),
             .string("title", .itunesTitle), .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
