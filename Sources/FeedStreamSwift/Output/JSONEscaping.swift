@@ -53,11 +53,15 @@ extension ByteBuffer {
     /// ``appendJSONString(_:)`` writes them, each carried byte as `\udcXX`.
     mutating func appendJSONPath(_ name: String) {
         // No carried byte (each is U+10FFxx, whose UTF-8 starts with F4): the name's
-        // UTF-8 as it is.
-        if !name.utf8.contains(0xF4) {
-            var name = name
-            return name.withUTF8 { appendJSONString(UnsafeRawBufferPointer($0)) }
+        // UTF-8 as it is (looked at in place: a name is set once per input).
+        var name = name
+        let written = name.withUTF8 { u -> Bool in
+            let bytes = UnsafeRawBufferPointer(u)
+            if let base = bytes.baseAddress, memchr(base, 0xF4, bytes.count) != nil { return false }
+            appendJSONString(bytes)
+            return true
         }
+        if written { return }
         append(0x22)
         var run = ""
         func flush() {

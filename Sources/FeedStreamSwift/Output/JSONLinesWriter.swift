@@ -74,18 +74,30 @@ public final class JSONLinesWriter: FeedHandler {
             warcJSON = Array(b.bytes)
         }
     }
-    private var warcJSON: [UInt8] = [] { didSet { headJSON = sourceJSON + warcJSON } }
+    private var warcJSON: [UInt8] = [] { didSet { updateHead() } }
     /// What follows `"source":` in each line: the source, then the `warc` member if any.
     @exclusivity(unchecked) private var headJSON: [UInt8] = [0x22, 0x22]
 
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
         didSet {
-            var b = ByteBuffer(capacity: source.utf8.count + 8)
-            b.appendJSONPath(source)   // a file name's bytes that are not UTF-8 as \udcXX
-            sourceJSON = Array(b.bytes)
-            headJSON = sourceJSON + warcJSON
+            // Written in the scratch buffer kept for it and copied into the arrays' own
+            // storage (set once per input: no buffer or array allocated per file).
+            sourceScratch.removeAll()
+            sourceScratch.appendJSONPath(source)   // a file name's bytes that are not UTF-8 as \udcXX
+            sourceJSON.removeAll(keepingCapacity: true)
+            sourceJSON.append(contentsOf: sourceScratch.bytes)
+            updateHead()
         }
+    }
+    /// Where ``source`` is written as JSON.
+    private var sourceScratch = ByteBuffer(capacity: 256)
+
+    /// ``headJSON`` from the source and the `warc` member, in its own storage.
+    private func updateHead() {
+        headJSON.removeAll(keepingCapacity: true)
+        headJSON.append(contentsOf: sourceJSON)
+        headJSON.append(contentsOf: warcJSON)
     }
 
     /// Writes out everything buffered.

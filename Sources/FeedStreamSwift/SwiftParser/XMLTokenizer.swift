@@ -892,8 +892,10 @@ final class SwiftXMLTokenizer {
         if let transport { return useTransport(transport, at: end) }
         if let enc = decl.encoding {
             let declared = UnsafeRawBufferPointer(start: s + enc.0, count: enc.1)
-            // The name it stands for (the alias table, charset_aliases.def), in lower case.
-            let lower = XMLTranscoder.alias(declared).map { Array($0.utf8) } ?? asciiLowercased(declared)
+            // The name it stands for (the alias table, charset_aliases.def), in lower case;
+            // "UTF-8" in any case (most documents) is its own, looked up with no key built.
+            let lower = isUTF8Name(declared) ? utf8Name
+                : XMLTranscoder.alias(declared).map { Array($0.utf8) } ?? asciiLowercased(declared)
             // One of expat's built-in names, exactly (not "UTF-16HE": a name expat does not
             // know, found by the differential fuzzer).
             let builtin = lower.withUnsafeBytes { XMLTranscoder.builtinKind($0) }
@@ -912,7 +914,7 @@ final class SwiftXMLTokenizer {
                 }
             } else if isUTF16 || isUTF32 {
                 return .stop(.error(enc.0, "encoding specified in XML declaration is incorrect"))
-            } else if lower != Array("utf-8".utf8) {
+            } else if lower != utf8Name {
                 guard let t = XMLTranscoder.named(declared) else { return .stop(.error(enc.0, "unknown encoding")) }
                 if !t.isPassthrough {
                     transcoder = t
@@ -2270,6 +2272,17 @@ private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 |
 /// `p` begins with `s` (with its first `prefix` bytes, when fewer).
 private func matches(_ p: UnsafePointer<UInt8>, _ s: StaticString, prefix: Int = .max) -> Bool {
     bytesEqual(p, s.utf8Start, min(prefix, s.utf8CodeUnitCount))
+}
+
+/// "utf-8", the name the alias table gives UTF-8 (``XMLTranscoder/alias(_:)``).
+private let utf8Name = Array("utf-8".utf8)
+
+/// True when `name` is "UTF-8" in any case: the alias table's own name for it, so that
+/// the declaration most documents carry needs no lookup key built.
+@inline(__always)
+private func isUTF8Name(_ name: UnsafeRawBufferPointer) -> Bool {
+    name.count == 5 && name[0] | 0x20 == 0x75 && name[1] | 0x20 == 0x74 && name[2] | 0x20 == 0x66
+        && name[3] == 0x2D && name[4] == 0x38
 }
 
 private func asciiLowercased<C: Collection>(_ b: C) -> [UInt8] where C.Element == UInt8 {

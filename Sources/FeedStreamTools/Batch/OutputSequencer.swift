@@ -94,25 +94,32 @@ final class OutputSequencer: @unchecked Sendable {
             return
         }
         state.lock()
-        slots[index, default: Slot()].result = result
         guard index == head else {
+            slots[index, default: Slot()].result = result
             state.unlock()
             return   // the head's worker sends it out later
         }
         state.unlock()
 
-        // Only the head's worker moves the head, so it is still `index` here.
+        // Only the head's worker moves the head, so it is still `index` here; its own
+        // output went straight out (a slot it may have holds no blocks), so its result
+        // goes first, with no slot stored for it.
         writing.lock()
         defer { writing.unlock() }
         state.lock()
+        slots[head] = nil
+        head += 1
         var finished: [Slot] = []
-        while let slot = slots[head], slot.result != nil {
+        while !slots.isEmpty, let slot = slots[head], slot.result != nil {
             finished.append(slot)
             slots[head] = nil
             head += 1
         }
-        let next = slots[head]?.blocks ?? []
-        slots[head]?.blocks = []
+        var next: [[UInt8]] = []
+        if !slots.isEmpty, slots[head] != nil {
+            next = slots[head]!.blocks
+            slots[head]!.blocks = []
+        }
         let released = finished.reduce(0) { $0 + $1.blocks.reduce(0) { $0 + $1.count } }
             + next.reduce(0) { $0 + $1.count }
         buffered -= released
@@ -121,6 +128,7 @@ final class OutputSequencer: @unchecked Sendable {
         state.unlock()
         if stop { throw BatchCancelled() }
 
+        deliver(result)
         for slot in finished {
             for block in slot.blocks { try block.withUnsafeBytes { try output.write($0) } }
             deliver(slot.result!)
