@@ -38,7 +38,7 @@
 #define SIZE(name, swift, value, doc) static const size_t name = (size_t)value;
 #include "limits.def"
 /* The open document's bytes kept for the resync when no recovery hook sets the window:
-   CFS_RESYNC_WINDOW (feed_rules.def, the one source of the Swift library's
+   CFS_RESYNC_WINDOW (limits.def, the one source of the Swift library's
    FeedRecovery.window too). */
 
 /* IN_INFLATED: the caller inflates (cfs_parser_feed_inflated). */

@@ -61,6 +61,13 @@ extension SFM {
     static let defaultMaxItemBytes = 64 << 20
 }
 
+extension FeedRecovery {
+    /// Bytes of the open document kept (16 MiB): after an error the search for the next
+    /// document resumes right after the error's byte in them, and the recovery path
+    /// re-reads a failed document from them; a longer document is not re-read.
+    package static let window = 16 << 20
+}
+
 extension ChunkReader {
     /// Bytes per read of compressed input, and of plain input into a buffer of its own: the
     /// same reads from both input stages, the same bytes_in.

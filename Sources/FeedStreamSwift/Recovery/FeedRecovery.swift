@@ -7,10 +7,10 @@
 ///
 /// One per parser, reused; its machine and tokenizer are made on first use.
 package final class FeedRecovery {
-    /// Documents up to this many bytes (uncompressed, 16 MiB) are kept while they are parsed,
-    /// so that they can be re-read when they fail; a longer one that fails keeps the
-    /// items before its failure only (as with `strict`). Bounds the memory recovery takes.
-    package static let window = SFM.resyncWindow   // feed_rules.def: CFS_RESYNC_WINDOW in C
+    // Documents up to `window` bytes (uncompressed, 16 MiB; limits.def's
+    // CFS_RESYNC_WINDOW, generated into LimitsTable.swift) are kept while they are parsed,
+    // so that they can be re-read when they fail; a longer one that fails keeps the
+    // items before its failure only (as with `strict`). Bounds the memory recovery takes.
 
     private let maxItemBytes: Int
     private let limits: FeedLimits

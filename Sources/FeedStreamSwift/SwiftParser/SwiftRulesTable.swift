@@ -7,8 +7,6 @@ extension SFM {
     static let maxFrames = 32
     /// The column of the person lists (authors, contributors: `name email uri base text`) that holds a person written as text (RSS `author`, `dc:creator`, `dc:contributor`). Such an element whose first child is an element `name`, `email`, `uri` or `url` (after white space only) is read as an Atom person instead: the children fill those columns, the other children are skipped (`<author><name>…</name><title>…</title></author>`, as Google's blogs write it).
     static let personTextColumn = 4
-    /// Bytes of the open document kept (16 MiB): after an error the search for the next document resumes right after the error's byte in them, and the recovery path re-reads a failed document from them; a longer document is not re-read.
-    static let resyncWindow = 16777216
     static let fieldCount = 255
     static let listCount = 50
 
