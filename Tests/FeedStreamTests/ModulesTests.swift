@@ -94,6 +94,28 @@ final class ModulesTests: XCTestCase {
         XCTAssertEqual(object(l[2], "wordpress"), ["site": "123456"])
     }
 
+    // MARK: - Atom Threading Extensions
+
+    /// RFC 4685's `thr:total` (the number of an entry's responses, on every Blogger post)
+    /// is the item's `comment_count` when `slash:comments` does not give it; in another
+    /// namespace, or on the feed, it is not.
+    func testThreadingTotalIsTheCommentCount() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:thr="http://purl.org/syndication/thread/1.0"
+                  xmlns:slash="http://purl.org/rss/1.0/modules/slash/">
+            <title>c</title><thr:total>9</thr:total>
+            <entry><title>a</title><thr:total>5</thr:total></entry>
+            <entry><title>b</title><thr:total>7</thr:total><slash:comments>3</slash:comments></entry>
+            <entry><title>c</title><total xmlns="http://example.com/thread">4</total></entry>
+            </feed>
+            """)
+        XCTAssertEqual(l.count, 4)
+        XCTAssertEqual(l[0]["comment_count"] as? String, "5")
+        XCTAssertEqual(l[1]["comment_count"] as? String, "3", "slash:comments comes first")
+        XCTAssertNil(l[2]["comment_count"], "total in another namespace is not RFC 4685's")
+        XCTAssertNil(l[3]["comment_count"], "the feed has no comment count")
+    }
+
     // MARK: - Google Play
 
     /// Google Play's podcast tags, on the channel and on episodes: text as written, the

@@ -236,7 +236,7 @@ typedef enum cfs_field {
     CFS_FIELD_CLOUD_PROCEDURE, /* RSS `cloud`'s `registerProcedure` attribute. */
     CFS_FIELD_CLOUD_PROTOCOL, /* RSS `cloud`'s `protocol` attribute. */
     CFS_FIELD_COMMENT_RSS, /* `wfw:commentRss`: the URL of the item's comments feed. */
-    CFS_FIELD_COMMENT_COUNT, /* `slash:comments`: the number of comments. */
+    CFS_FIELD_COMMENT_COUNT, /* `slash:comments`, else `thr:total` (RFC 4685): the number of comments. */
     CFS_FIELD_SY_PERIOD, /* `sy:updatePeriod`. */
     CFS_FIELD_SY_FREQUENCY, /* `sy:updateFrequency`. */
     CFS_FIELD_SY_BASE, /* `sy:updateBase`. */

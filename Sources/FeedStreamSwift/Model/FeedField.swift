@@ -131,7 +131,7 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case cloudProtocol
     /// `wfw:commentRss`: the URL of the item's comments feed.
     case commentRss
-    /// `slash:comments`: the number of comments.
+    /// `slash:comments`, else `thr:total` (RFC 4685): the number of comments.
     case commentCount
     /// `sy:updatePeriod`.
     case syPeriod

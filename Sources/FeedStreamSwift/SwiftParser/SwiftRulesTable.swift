@@ -36,11 +36,12 @@ extension SFM {
     static let fWordpress: UInt8 = 22
     static let fGoogleplay: UInt8 = 23
     static let fPrism: UInt8 = 24
-    static let fOther: UInt8 = 25
+    static let fThr: UInt8 = 25
+    static let fOther: UInt8 = 26
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "thr", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -489,6 +490,7 @@ enum SwiftRulesTable {
         ("http://prismstandard.org/namespaces/basic/2.1/", 9, 24),
         ("http://prismstandard.org/namespaces/basic/3.0/", 9, 24),
         ("http://purl.org/rss/1.0/modules/prism/", 9, 24),
+        ("http://purl.org/syndication/thread/1.0", 9, 25),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -714,6 +716,7 @@ enum SwiftRulesTable {
         (3, "encoded", 2, 1, 12, 1, 255, 0, 2),  // content:encoded TEXTC FLD(CONTENT)
         (5, "body", 2, 1, 12, 2, 255, 0, 3),  // xhtml:body TEXTC FLD(CONTENT)
         (10, "comments", 2, 0, 63, 1, 255, 0, 0),  // slash:comments TEXT FLD(COMMENT_COUNT)
+        (25, "total", 2, 0, 63, 2, 255, 0, 0),  // thr:total TEXT FLD(COMMENT_COUNT)
         (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
         (11, "commentRSS", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
         (14, "updatePeriod", 1, 0, 64, 1, 255, 0, 0),  // sy:updatePeriod TEXT FLD(SY_PERIOD)
