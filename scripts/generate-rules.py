@@ -173,7 +173,7 @@ class Rules:
     def target(self, t):
         m = re.fullmatch(r"(FLD|LST)\((\w+)\)", t)
         if t == "NONE":
-            return 0xFF
+            return 0xFFFF
         if not m:
             fail("bad target %s" % t)
         table = self.field if m[1] == "FLD" else self.list
@@ -199,8 +199,9 @@ class Rules:
                 fail("namespace %s: unknown kind or family" % uri)
         if len(d["scopes"]) > 32:
             fail("more than 32 scopes: both machines keep a rule's scopes in 32 bits")
-        if len(d["fields"]) > 255:
-            fail("more than 255 fields: both machines keep a rule's target in 8 bits")
+        if len(d["fields"]) > 512:
+            fail("more than 512 fields: RecordLayout's FieldMask keeps 512 presence bits "
+                 "(the machines' targets are 16 bits, 0xFFFF for none)")
         if len(d["lists"]) > 64:
             fail("more than 64 lists: RecordLayout's FieldMask keeps one 64-bit word of list bits")
         for name, cols, _ in d["lists"]:
@@ -401,8 +402,8 @@ def swift_table(R):
     o.append("    static let defaultTypes: [StaticString] = [%s]" % ", ".join('"%s"' % t for t in DEFAULT_TYPES))
     o.append("")
     o.append("    /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,")
-    o.append("    /// else 1 + its index in defaultTypes; map and target 255 for none.")
-    o.append("    static let rules: [(UInt8, String, UInt32, UInt8, UInt8, UInt8, UInt8, UInt32, UInt8)] = [")
+    o.append("    /// else 1 + its index in defaultTypes; map 255 and target 0xFFFF for none.")
+    o.append("    static let rules: [(UInt8, String, UInt32, UInt8, UInt16, UInt8, UInt8, UInt32, UInt8)] = [")
     for r in d["rules"]:
         m = 0xFF if r["map"] == "NOMAP" else R.map[r["map"][3:-1]]
         o.append("        (%d, %s, %d, %d, %d, %d, %d, %d, %d),  // %s%s %s %s"

@@ -95,11 +95,11 @@ _Static_assert(CFS_LIST_COUNT <= 64, "lists_used and lists_shown hold a bit per 
 
 typedef struct cfs_frame {
     uint32_t scope;     /* scope to restore when this element ends */
+    uint32_t row;       /* row for list captures */
+    uint16_t target;    /* field or list */
     uint8_t item;       /* 1: the record in scope before was the item */
     uint8_t action;     /* what to do when it ends */
-    uint8_t target;     /* field or list */
     uint8_t col;        /* column, or priority for fields */
-    uint32_t row;       /* row for list captures */
 } cfs_frame;
 
 /** xml:lang and xml:base in scope: pushed by elements that carry them. */

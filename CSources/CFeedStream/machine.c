@@ -117,10 +117,10 @@ enum action {
     R_COUNT
 };
 
-#define NONE 0xFF
+#define NONE 0xFFFF
 
 /* Attribute maps: attribute (no namespace) -> column of the row, or field. */
-typedef struct { const char *name; uint8_t index; } attr_map;
+typedef struct { const char *name; uint16_t index; } attr_map;
 
 #define FLD(f) CFS_FIELD_##f
 #define CFS_ATTR_MAP(name, ...) static const attr_map AM_##name[] = { __VA_ARGS__, { 0, 0 } };
@@ -131,7 +131,7 @@ typedef struct rule {
     const char *name;
     uint32_t scopes;
     uint8_t action;
-    uint8_t target;     /* field or list (NONE: none) */
+    uint16_t target;    /* field or list (NONE: none) */
     uint8_t col;        /* column for R_LTEXT; priority for fields */
     const attr_map *attrs;
     uint32_t enter;     /* scope entered (R_SCOPE, R_LATTR) */
@@ -587,9 +587,10 @@ void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *syst
    writes nothing. A_END_PARENT: restores parent_row from the frame's row. */
 enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK, A_END_PARENT };
 
-static int push_frame(cfs_machine *m, uint8_t action, uint8_t target, uint8_t col, uint32_t row) {
+static int push_frame(cfs_machine *m, uint8_t action, uint16_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;
-    m->frames[m->nframes++] = (cfs_frame){ m->scope, m->cur == &m->item, action, target, col, row };
+    m->frames[m->nframes++] = (cfs_frame){ .scope = m->scope, .item = m->cur == &m->item, .action = action,
+                                           .target = target, .col = col, .row = row };
     return 1;
 }
 
@@ -612,7 +613,7 @@ static void begin_capture(cfs_machine *m, cfs_rec *r, int markup) {
 static int capture_field_as(cfs_machine *m, uint8_t action, int field, uint8_t prio) {
     cfs_rec *r = m->cur;
     if (taken(r, field, prio)) return skip(m);
-    if (!push_frame(m, action, (uint8_t)field, prio, 0)) return skip(m);
+    if (!push_frame(m, action, (uint16_t)field, prio, 0)) return skip(m);
     begin_capture(m, r, 0);
     return 0;
 }
@@ -620,7 +621,7 @@ static int capture_field_as(cfs_machine *m, uint8_t action, int field, uint8_t p
 static int capture_row(cfs_machine *m, int list, int col) {
     cfs_rec *r = m->cur;
     if (r->list[list].count == 0) return skip(m);
-    if (!push_frame(m, A_CAP_ROW, (uint8_t)list, (uint8_t)col, (uint32_t)(r->list[list].count - 1)))
+    if (!push_frame(m, A_CAP_ROW, (uint16_t)list, (uint8_t)col, (uint32_t)(r->list[list].count - 1)))
         return skip(m);
     begin_capture(m, r, 0);
     return 0;
@@ -635,7 +636,7 @@ static int capture_text(cfs_machine *m, int field, uint8_t prio, const char *def
                         size_t n) {
     cfs_rec *r = m->cur;
     if (taken(r, field, prio)) return skip(m);
-    if (!push_frame(m, A_CAP_FIELD, (uint8_t)field, prio, 0)) return skip(m);
+    if (!push_frame(m, A_CAP_FIELD, (uint16_t)field, prio, 0)) return skip(m);
     const cfs_attr *type = find_attr(attrs, n, "type"), *mode = find_attr(attrs, n, "mode");
     for (int k = 1; k <= 4; k++) {
         put(r, field + k, (cfs_ref){ CFS_REF_ABSENT, 0 });

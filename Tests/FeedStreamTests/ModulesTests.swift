@@ -168,13 +168,29 @@ final class ModulesTests: XCTestCase {
         XCTAssertEqual(object(l[0], "prism"), [
             "doi": "10.1000/xyz123", "publication_date": "2019-08-27", "cover_date": "2019-09", "volume": "12",
             "number": "3", "starting_page": "101", "ending_page": "110", "section": "Research Article",
+            "edition": "1",
         ])
         XCTAssertEqual(object(l[1], "prism"), ["publication_name": "Journal of Examples", "issn": "1234-5678"])
+        // The rarer elements (fields past the 255th: the rules' 16-bit targets), on the
+        // feed and an item; an element PRISM defines that is not read (`keyword`) writes
+        // nothing.
         let rss = try lines("""
             <rss version="2.0" xmlns:prism="http://prismstandard.org/namespaces/basic/2.0/"><channel><title>c</title>
-            <item><title>a</title><prism:doi>10.1000/abc</prism:doi></item></channel></rss>
+            <prism:aggregationType>journal</prism:aggregationType><prism:eIssn>8765-4321</prism:eIssn>
+            <prism:copyright>© 2024 The Authors</prism:copyright>
+            <item><title>a</title><prism:doi>10.1000/abc</prism:doi><prism:url>https://example.org/a</prism:url>
+            <prism:pageRange>1-9, 12</prism:pageRange><prism:issueName>Special Issue</prism:issueName>
+            <prism:isbn>978-3-16-148410-0</prism:isbn><prism:coverDisplayDate>Spring 2024</prism:coverDisplayDate>
+            <prism:keyword>examples</prism:keyword></item></channel></rss>
             """)
-        XCTAssertEqual(object(rss[0], "prism"), ["doi": "10.1000/abc"])
+        XCTAssertEqual(rss.count, 2)
+        XCTAssertEqual(object(rss[0], "prism"), [
+            "doi": "10.1000/abc", "url": "https://example.org/a", "page_range": "1-9, 12",
+            "issue_name": "Special Issue", "isbn": "978-3-16-148410-0", "cover_display_date": "Spring 2024",
+        ])
+        XCTAssertEqual(object(rss[1], "prism"), [
+            "aggregation_type": "journal", "e_issn": "8765-4321", "copyright": "© 2024 The Authors",
+        ])
     }
 
     // MARK: - blogChannel

@@ -95,7 +95,7 @@ final class RulesFileTests: XCTestCase {
         var checked = 0
         for (i, r) in SwiftRulesTable.rules.enumerated() {
             let (fam, name, scopes, action, target, _, _, _, _) = r
-            guard action == SFM.rText || action == SFM.rTextc, target != SFM.none else { continue }
+            guard action == SFM.rText || action == SFM.rTextc, target != SFM.noTarget else { continue }
             let inItem = scopes & SFM.scItem != 0
             guard inItem || scopes & SFM.scFeed != 0 else { continue }
             // A rule shadowed by an earlier one for the same element and scope never applies.
@@ -121,7 +121,7 @@ final class RulesFileTests: XCTestCase {
         var checked = 0
         for (uri, _, fam) in SwiftRulesTable.namespaces {
             guard let r = SwiftRulesTable.rules.first(where: {
-                $0.0 == fam && $0.3 == SFM.rText && $0.4 != SFM.none && $0.2 & SFM.scItem != 0
+                $0.0 == fam && $0.3 == SFM.rText && $0.4 != SFM.noTarget && $0.2 & SFM.scItem != 0
             }) else { continue }
             let value = "in-\(uri)"
             let xml: String
@@ -215,7 +215,7 @@ final class RulesLayoutSchemaTests: XCTestCase {
         for (_, name, scopes, action, target, _, map, _, _) in SwiftRulesTable.rules {
             // What the rule fills: its target, and for FATTR the fields its attribute map sets.
             var keys: [String] = []
-            if target != SFM.none { keys.append((listActions.contains(action) ? "l" : "f") + "\(target)") }
+            if target != SFM.noTarget { keys.append((listActions.contains(action) ? "l" : "f") + "\(target)") }
             if action == SFM.rFattr && map != SFM.none {
                 for (_, f) in SwiftRulesTable.maps[Int(map)] { keys.append("f\(f)") }
             }

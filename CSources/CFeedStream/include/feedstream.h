@@ -428,6 +428,15 @@ typedef enum cfs_field {
     CFS_FIELD_PRISM_ENDING_PAGE, /* `prism:endingPage`. */
     CFS_FIELD_PRISM_SECTION, /* `prism:section`. */
     CFS_FIELD_PRISM_ISSN, /* `prism:issn`. */
+    CFS_FIELD_PRISM_E_ISSN, /* `prism:eIssn`: the electronic edition's ISSN. */
+    CFS_FIELD_PRISM_URL, /* `prism:url`: the article's or the issue's address, as written. */
+    CFS_FIELD_PRISM_PAGE_RANGE, /* `prism:pageRange`: the pages, as written (`1-9, 12`). */
+    CFS_FIELD_PRISM_ISSUE_NAME, /* `prism:issueName`: a special issue's name. */
+    CFS_FIELD_PRISM_ISBN, /* `prism:isbn`. */
+    CFS_FIELD_PRISM_EDITION, /* `prism:edition`. */
+    CFS_FIELD_PRISM_COVER_DISPLAY_DATE, /* `prism:coverDisplayDate`: the issue's date as printed on it. */
+    CFS_FIELD_PRISM_COPYRIGHT, /* `prism:copyright`: the copyright statement. */
+    CFS_FIELD_PRISM_AGGREGATION_TYPE, /* `prism:aggregationType`: `journal`, `magazine`, `book`, ... */
     CFS_FIELD_COUNT
 } cfs_field;
 

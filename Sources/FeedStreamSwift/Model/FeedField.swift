@@ -515,4 +515,22 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case prismSection
     /// `prism:issn`.
     case prismIssn
+    /// `prism:eIssn`: the electronic edition's ISSN.
+    case prismEIssn
+    /// `prism:url`: the article's or the issue's address, as written.
+    case prismUrl
+    /// `prism:pageRange`: the pages, as written (`1-9, 12`).
+    case prismPageRange
+    /// `prism:issueName`: a special issue's name.
+    case prismIssueName
+    /// `prism:isbn`.
+    case prismIsbn
+    /// `prism:edition`.
+    case prismEdition
+    /// `prism:coverDisplayDate`: the issue's date as printed on it.
+    case prismCoverDisplayDate
+    /// `prism:copyright`: the copyright statement.
+    case prismCopyright
+    /// `prism:aggregationType`: `journal`, `magazine`, `book`, ...
+    case prismAggregationType
 }

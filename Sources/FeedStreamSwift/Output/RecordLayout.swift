@@ -86,12 +86,13 @@ enum FlagRule {
 /// Fields (bits) and lists (bits) a member draws on, for quick presence checks.
 /// Trivial to copy (no array): checking an absent object's mask retains nothing.
 struct FieldMask {
-    /// Presence bits of up to 256 fields (the first `SFM.presenceWords` words are used).
-    var words = SIMD4<UInt64>(repeating: 0)
+    /// Presence bits of up to 512 fields (the first `SFM.presenceWords` words are used;
+    /// scripts/generate-rules.py allows no more fields).
+    var words = SIMD8<UInt64>(repeating: 0)
     var lists: UInt64 = 0   // at most 64 lists (scripts/generate-rules.py checks)
 
     init(_ members: [Member]) {
-        precondition(SFM.presenceWords <= words.scalarCount, "FieldMask holds up to 256 fields")
+        precondition(SFM.presenceWords <= words.scalarCount, "FieldMask holds up to 512 fields")
         for m in members { add(m) }
     }
 
@@ -123,23 +124,29 @@ struct FieldMask {
 
 /// What a member needs to write anything, tested before the member is dispatched: one
 /// field's presence bit, rows in one list, or (an object) one of the presence bits of
-/// one word. Other objects test their whole mask when dispatched.
+/// one or two words. Other objects test their whole mask when dispatched.
 struct MemberGate: Sendable {
     private let word: Int   // the field's presence word, or -1
     private let bit: UInt64
+    private let word2: Int  // an object's second presence word, or -1
+    private let bit2: UInt64
     private let list: Int   // the list whose rows the member writes, or -1
 
     /// The gate of `m`, read from its ``FieldMask`` (one field or one list; for an object
-    /// whose fields all share one presence word and that has no list, any of those
+    /// whose fields lie in one or two presence words and that has no list, any of those
     /// fields; the link, the authors, the categories and other objects get none).
     init(_ m: Member) {
-        var word = -1, bit: UInt64 = 0, list = -1
+        var word = -1, bit: UInt64 = 0, word2 = -1, bit2: UInt64 = 0, list = -1
         switch m {
         case .object(_, _, let mask):
             let words = (0..<mask.words.scalarCount).filter { mask.words[$0] != 0 }
-            if mask.lists == 0 && words.count == 1 {
+            if mask.lists == 0 && (words.count == 1 || words.count == 2) {
                 word = words[0]
                 bit = mask.words[word]
+                if words.count == 2 {
+                    word2 = words[1]
+                    bit2 = mask.words[word2]
+                }
             }
         case .primaryLink, .authors, .categories: break   // draw on more than one field or list
         default:
@@ -153,13 +160,18 @@ struct MemberGate: Sendable {
         }
         self.word = word
         self.bit = bit
+        self.word2 = word2
+        self.bit2 = bit2
         self.list = list
     }
 
     /// False when the member writes nothing for `record`.
     @inline(__always)
     func passes(_ record: FeedRecordView) -> Bool {
-        if word >= 0 { return record.presence[word] & bit != 0 }
+        if word >= 0 {
+            if record.presence[word] & bit != 0 { return true }
+            return word2 >= 0 && record.presence[word2] & bit2 != 0
+        }
         if list >= 0 { return record.hasRows(at: list) }
         return true
     }
@@ -295,6 +307,10 @@ enum RecordLayout {
         .string("volume", .prismVolume), .string("number", .prismNumber),
         .string("starting_page", .prismStartingPage), .string("ending_page", .prismEndingPage),
         .string("section", .prismSection), .string("issn", .prismIssn),
+        .string("e_issn", .prismEIssn), .string("url", .prismUrl), .string("page_range", .prismPageRange),
+        .string("issue_name", .prismIssueName), .string("isbn", .prismIsbn), .string("edition", .prismEdition),
+        .string("cover_display_date", .prismCoverDisplayDate), .string("copyright", .prismCopyright),
+        .string("aggregation_type", .prismAggregationType),
     ])
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),

@@ -210,7 +210,7 @@ struct SwiftFeedMachineCore {
     /// field_over).
     var fieldOver = false
     var scope: UInt32 = SFM.scDoc
-    var personList: UInt8 = 0     // authors or contributors, in person scope
+    var personList: UInt16 = 0    // authors or contributors, in person scope
     var itcatRow: UInt32 = 0      // the enclosing itunes:category row, + 1
     var parentRow: UInt32 = 0     // the row the last LATTR entering a scope pushed
 
@@ -510,7 +510,7 @@ struct SwiftFeedMachineCore {
     // ---- frames and captures ------------------------------------------------------------
 
     @inline(__always)
-    mutating func pushFrame(_ action: UInt8, _ target: UInt8, _ col: UInt8, _ row: UInt32) -> Bool {
+    mutating func pushFrame(_ action: UInt8, _ target: UInt16, _ col: UInt8, _ row: UInt32) -> Bool {
         if nframes == SFM.maxFrames { return false }
         frames[nframes] = SFMFrame(row: row, scope: scope, item: cur == item, action: action, target: target, col: col)
         nframes += 1
@@ -535,7 +535,7 @@ struct SwiftFeedMachineCore {
     mutating func captureField(_ field: Int, _ prio: UInt8, action: UInt8 = SFM.aCapField) {
         let r = cur
         if r.pointee.taken(field, prio) { return skip() }
-        if !pushFrame(action, UInt8(field), prio, 0) { return skip() }
+        if !pushFrame(action, UInt16(field), prio, 0) { return skip() }
         beginCapture(r, false)
     }
 
@@ -543,7 +543,7 @@ struct SwiftFeedMachineCore {
         let r = cur
         let count = r.pointee.lists[list].count
         if count == 0 { return skip() }
-        if !pushFrame(SFM.aCapRow, UInt8(list), col, UInt32(truncatingIfNeeded: count - 1)) { return skip() }
+        if !pushFrame(SFM.aCapRow, UInt16(list), col, UInt32(truncatingIfNeeded: count - 1)) { return skip() }
         beginCapture(r, false)
     }
 
@@ -552,7 +552,7 @@ struct SwiftFeedMachineCore {
                               _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         let r = cur
         if r.pointee.taken(field, prio) { return skip() }
-        if !pushFrame(SFM.aCapField, UInt8(field), prio, 0) { return skip() }
+        if !pushFrame(SFM.aCapField, UInt16(field), prio, 0) { return skip() }
         let type = SwiftFeedMachineCore.findAttr(attrs, "type")
         let mode = SwiftFeedMachineCore.findAttr(attrs, "mode")
         for k in 1...4 {
@@ -687,8 +687,8 @@ struct SwiftFeedMachineCore {
         case SFM.rTextc:
             captureText(Int(ru.target), ru.col, ru.deftype, attrs)
         case SFM.rLtext:
-            let list = Int(ru.target == SFM.none ? personList : ru.target)
-            if ru.target != SFM.none { _ = pushRow(list, ru.map, attrs) }
+            let list = Int(ru.target == SFM.noTarget ? personList : ru.target)
+            if ru.target != SFM.noTarget { _ = pushRow(list, ru.map, attrs) }
             captureRow(list, ru.col)
         case SFM.rLattr:
             let target = Int(ru.target)
@@ -716,8 +716,8 @@ struct SwiftFeedMachineCore {
                 captureField(Int(ru.target), ru.col)
             }
         case SFM.rFattr:
-            let gave = setFieldsFrom(ru.map, ru.col, attrs, target: ru.target == SFM.none ? -1 : Int(ru.target))
-            if gave == 1 || ru.target == SFM.none {
+            let gave = setFieldsFrom(ru.map, ru.col, attrs, target: ru.target == SFM.noTarget ? -1 : Int(ru.target))
+            if gave == 1 || ru.target == SFM.noTarget {
                 skip()
             } else {
                 captureField(Int(ru.target), ru.col, action: gave == 2 ? SFM.aCapFallback : SFM.aCapField)

@@ -383,7 +383,7 @@ struct SFMFrame {
     var scope: UInt32     // scope to restore when this element ends
     var item: Bool        // the record in scope before was the item
     var action: UInt8
-    var target: UInt8     // field or list
+    var target: UInt16    // field or list
     var col: UInt8        // column, or priority for fields
 }
 

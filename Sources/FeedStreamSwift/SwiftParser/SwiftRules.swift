@@ -25,7 +25,10 @@ enum SFM {
     /// Words of presence bits in a record, one bit per field (C: CFS_PRESENT_WORDS).
     static let presenceWords = (fieldCount + 63) >> 6
 
+    /// No attribute map (a rule's `map`).
     static let none: UInt8 = 0xFF
+    /// No field or list (a rule's `target`).
+    static let noTarget: UInt16 = 0xFFFF
 
     // Frame actions.
     static let aNone: UInt8 = 0
@@ -50,7 +53,7 @@ struct SFMRule {
     var nameLen: Int
     var fam: UInt8
     var action: UInt8
-    var target: UInt8      // field or list (SFM.none: none)
+    var target: UInt16     // field or list (SFM.noTarget: none)
     var col: UInt8         // column for rLText; priority for fields
     var scopes: UInt32
     var enter: UInt32      // scope entered (rScope, rLAttr, rPerson)
@@ -62,7 +65,7 @@ struct SFMRule {
 struct SFMAttrEntry {
     var name: UnsafePointer<UInt8>
     var len: Int
-    var index: UInt8
+    var index: UInt16
 }
 
 struct SFMNamespace {
@@ -194,7 +197,7 @@ final class SwiftRules: @unchecked Sendable {
             mapCount[m] = entries.count
             for (name, index) in entries {
                 let (p, n) = intern(name)
-                mapEntries[k] = SFMAttrEntry(name: p, len: n, index: UInt8(index))
+                mapEntries[k] = SFMAttrEntry(name: p, len: n, index: UInt16(index))
                 k += 1
             }
         }

@@ -7,7 +7,7 @@ extension SFM {
     static let maxFrames = 32
     /// The column of the person lists (authors, contributors: `name email uri base text`) that holds a person written as text (RSS `author`, `dc:creator`, `dc:contributor`). Such an element whose first child is an element `name`, `email`, `uri` or `url` (after white space only) is read as an Atom person instead: the children fill those columns, the other children are skipped (`<author><name>…</name><title>…</title></author>`, as Google's blogs write it).
     static let personTextColumn = 4
-    static let fieldCount = 255
+    static let fieldCount = 264
     static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
@@ -357,6 +357,15 @@ extension SFM {
     static let fieldPrismEndingPage = 252
     static let fieldPrismSection = 253
     static let fieldPrismIssn = 254
+    static let fieldPrismEIssn = 255
+    static let fieldPrismUrl = 256
+    static let fieldPrismPageRange = 257
+    static let fieldPrismIssueName = 258
+    static let fieldPrismIsbn = 259
+    static let fieldPrismEdition = 260
+    static let fieldPrismCoverDisplayDate = 261
+    static let fieldPrismCopyright = 262
+    static let fieldPrismAggregationType = 263
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -565,8 +574,8 @@ enum SwiftRulesTable {
     static let defaultTypes: [StaticString] = ["text", "html", "xhtml"]
 
     /// (family, name, scopes, action, target, col, map, enter, deftype); deftype 0 none,
-    /// else 1 + its index in defaultTypes; map and target 255 for none.
-    static let rules: [(UInt8, String, UInt32, UInt8, UInt8, UInt8, UInt8, UInt32, UInt8)] = [
+    /// else 1 + its index in defaultTypes; map 255 and target 0xFFFF for none.
+    static let rules: [(UInt8, String, UInt32, UInt8, UInt16, UInt8, UInt8, UInt32, UInt8)] = [
         (0, "title", 3, 1, 2, 1, 255, 0, 1),  // RSS title TEXTC FLD(TITLE)
         (0, "link", 3, 2, 0, 0, 255, 0, 0),  // RSS link LTEXT LST(LINKS)
         (0, "description", 3, 1, 7, 1, 255, 0, 2),  // RSS description TEXTC FLD(SUMMARY)
@@ -581,14 +590,14 @@ enum SwiftRulesTable {
         (0, "generator", 1, 0, 38, 1, 255, 0, 0),  // RSS generator TEXT FLD(GENERATOR)
         (0, "docs", 1, 0, 41, 1, 255, 0, 0),  // RSS docs TEXT FLD(DOCS)
         (0, "ttl", 1, 0, 42, 1, 255, 0, 0),  // RSS ttl TEXT FLD(TTL)
-        (0, "cloud", 1, 4, 255, 1, 7, 0, 0),  // RSS cloud FATTR NONE
-        (0, "image", 1, 5, 255, 0, 255, 8, 0),  // RSS image SCOPE NONE
-        (0, "textInput", 1, 5, 255, 0, 255, 16, 0),  // RSS textInput SCOPE NONE
-        (0, "textinput", 1, 5, 255, 0, 255, 16, 0),  // RSS textinput SCOPE NONE
-        (0, "skipHours", 1, 5, 255, 0, 255, 32, 0),  // RSS skipHours SCOPE NONE
-        (0, "skipDays", 1, 5, 255, 0, 255, 64, 0),  // RSS skipDays SCOPE NONE
-        (0, "item", 1, 6, 255, 0, 255, 0, 0),  // RSS item ITEM NONE
-        (0, "items", 1, 5, 255, 0, 255, 1, 0),  // RSS items SCOPE NONE
+        (0, "cloud", 1, 4, 65535, 1, 7, 0, 0),  // RSS cloud FATTR NONE
+        (0, "image", 1, 5, 65535, 0, 255, 8, 0),  // RSS image SCOPE NONE
+        (0, "textInput", 1, 5, 65535, 0, 255, 16, 0),  // RSS textInput SCOPE NONE
+        (0, "textinput", 1, 5, 65535, 0, 255, 16, 0),  // RSS textinput SCOPE NONE
+        (0, "skipHours", 1, 5, 65535, 0, 255, 32, 0),  // RSS skipHours SCOPE NONE
+        (0, "skipDays", 1, 5, 65535, 0, 255, 64, 0),  // RSS skipDays SCOPE NONE
+        (0, "item", 1, 6, 65535, 0, 255, 0, 0),  // RSS item ITEM NONE
+        (0, "items", 1, 5, 65535, 0, 255, 1, 0),  // RSS items SCOPE NONE
         (0, "guid", 2, 8, 0, 1, 255, 0, 0),  // RSS guid GUID FLD(ID)
         (0, "comments", 2, 0, 29, 1, 255, 0, 0),  // RSS comments TEXT FLD(COMMENTS)
         (0, "enclosure", 2, 3, 4, 0, 2, 0, 0),  // RSS enclosure LATTR LST(ENCLOSURES)
@@ -609,8 +618,8 @@ enum SwiftRulesTable {
         (0, "newLocation", 1, 0, 108, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
         (18, "TITLE", 3, 1, 2, 1, 255, 0, 1),  // CDF TITLE TEXTC FLD(TITLE)
         (18, "ABSTRACT", 3, 1, 7, 1, 255, 0, 1),  // CDF ABSTRACT TEXTC FLD(SUMMARY)
-        (18, "LOGO", 1, 4, 255, 1, 21, 0, 0),  // CDF LOGO FATTR NONE
-        (18, "ITEM", 1, 6, 255, 0, 255, 0, 0),  // CDF ITEM ITEM NONE
+        (18, "LOGO", 1, 4, 65535, 1, 21, 0, 0),  // CDF LOGO FATTR NONE
+        (18, "ITEM", 1, 6, 65535, 0, 255, 0, 0),  // CDF ITEM ITEM NONE
         (1, "title", 3, 1, 2, 1, 255, 0, 0),  // Atom title TEXTC FLD(TITLE)
         (1, "subtitle", 1, 1, 7, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SUMMARY)
         (1, "tagline", 1, 1, 7, 1, 255, 0, 0),  // Atom tagline TEXTC FLD(SUMMARY)
@@ -632,16 +641,16 @@ enum SwiftRulesTable {
         (1, "info", 1, 1, 110, 1, 255, 0, 0),  // Atom info TEXTC FLD(INFO)
         (1, "icon", 1, 0, 45, 1, 255, 0, 0),  // Atom icon TEXT FLD(ICON)
         (1, "logo", 1, 0, 46, 1, 255, 0, 0),  // Atom logo TEXT FLD(LOGO)
-        (1, "entry", 1, 6, 255, 0, 255, 0, 0),  // Atom entry ITEM NONE
-        (1, "source", 2, 5, 255, 0, 255, 2048, 0),  // Atom source SCOPE NONE
-        (1, "name", 4, 2, 255, 0, 255, 0, 0),  // Atom name LTEXT NONE
-        (1, "email", 4, 2, 255, 1, 255, 0, 0),  // Atom email LTEXT NONE
-        (1, "uri", 4, 2, 255, 2, 255, 0, 0),  // Atom uri LTEXT NONE
-        (1, "url", 4, 2, 255, 2, 255, 0, 0),  // Atom url LTEXT NONE
-        (0, "name", 4, 2, 255, 0, 255, 0, 0),  // RSS name LTEXT NONE
-        (0, "email", 4, 2, 255, 1, 255, 0, 0),  // RSS email LTEXT NONE
-        (0, "uri", 4, 2, 255, 2, 255, 0, 0),  // RSS uri LTEXT NONE
-        (0, "url", 4, 2, 255, 2, 255, 0, 0),  // RSS url LTEXT NONE
+        (1, "entry", 1, 6, 65535, 0, 255, 0, 0),  // Atom entry ITEM NONE
+        (1, "source", 2, 5, 65535, 0, 255, 2048, 0),  // Atom source SCOPE NONE
+        (1, "name", 4, 2, 65535, 0, 255, 0, 0),  // Atom name LTEXT NONE
+        (1, "email", 4, 2, 65535, 1, 255, 0, 0),  // Atom email LTEXT NONE
+        (1, "uri", 4, 2, 65535, 2, 255, 0, 0),  // Atom uri LTEXT NONE
+        (1, "url", 4, 2, 65535, 2, 255, 0, 0),  // Atom url LTEXT NONE
+        (0, "name", 4, 2, 65535, 0, 255, 0, 0),  // RSS name LTEXT NONE
+        (0, "email", 4, 2, 65535, 1, 255, 0, 0),  // RSS email LTEXT NONE
+        (0, "uri", 4, 2, 65535, 2, 255, 0, 0),  // RSS uri LTEXT NONE
+        (0, "url", 4, 2, 65535, 2, 255, 0, 0),  // RSS url LTEXT NONE
         (1, "id", 2048, 0, 36, 1, 255, 0, 0),  // Atom id TEXT FLD(SOURCE_ID)
         (1, "title", 2048, 1, 31, 1, 255, 0, 0),  // Atom title TEXTC FLD(SOURCE_TITLE)
         (1, "subtitle", 2048, 1, 115, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SOURCE_SUBTITLE)
@@ -724,7 +733,7 @@ enum SwiftRulesTable {
         (14, "updateBase", 1, 0, 66, 1, 255, 0, 0),  // sy:updateBase TEXT FLD(SY_BASE)
         (16, "origLink", 2, 0, 130, 1, 255, 0, 0),  // feedburner:origLink TEXT FLD(FEEDBURNER_ORIG_LINK)
         (16, "origEnclosureLink", 2, 0, 131, 1, 255, 0, 0),  // feedburner:origEnclosureLink TEXT FLD(FEEDBURNER_ORIG_ENCLOSURE_LINK)
-        (16, "info", 1, 4, 255, 1, 18, 0, 0),  // feedburner:info FATTR NONE
+        (16, "info", 1, 4, 65535, 1, 18, 0, 0),  // feedburner:info FATTR NONE
         (16, "browserFriendly", 1, 0, 133, 1, 255, 0, 0),  // feedburner:browserFriendly TEXT FLD(FEEDBURNER_BROWSER_FRIENDLY)
         (16, "emailServiceId", 1, 0, 134, 1, 255, 0, 0),  // feedburner:emailServiceId TEXT FLD(FEEDBURNER_EMAIL_SERVICE_ID)
         (16, "feedburnerHostname", 1, 0, 135, 1, 255, 0, 0),  // feedburner:feedburnerHostname TEXT FLD(FEEDBURNER_HOSTNAME)
@@ -741,10 +750,10 @@ enum SwiftRulesTable {
         (23, "description", 3, 0, 238, 1, 255, 0, 0),  // googleplay:description TEXT FLD(GOOGLEPLAY_DESCRIPTION)
         (23, "explicit", 3, 0, 239, 1, 255, 0, 0),  // googleplay:explicit TEXT FLD(GOOGLEPLAY_EXPLICIT)
         (23, "block", 3, 0, 240, 1, 255, 0, 0),  // googleplay:block TEXT FLD(GOOGLEPLAY_BLOCK)
-        (23, "image", 3, 4, 255, 1, 19, 0, 0),  // googleplay:image FATTR NONE
+        (23, "image", 3, 4, 65535, 1, 19, 0, 0),  // googleplay:image FATTR NONE
         (23, "email", 1, 0, 242, 1, 255, 0, 0),  // googleplay:email TEXT FLD(GOOGLEPLAY_EMAIL)
         (23, "owner", 1, 0, 243, 1, 255, 0, 0),  // googleplay:owner TEXT FLD(GOOGLEPLAY_OWNER)
-        (23, "category", 1, 4, 255, 1, 20, 0, 0),  // googleplay:category FATTR NONE
+        (23, "category", 1, 4, 65535, 1, 20, 0, 0),  // googleplay:category FATTR NONE
         (24, "doi", 3, 0, 245, 1, 255, 0, 0),  // prism:doi TEXT FLD(PRISM_DOI)
         (24, "publicationName", 3, 0, 246, 1, 255, 0, 0),  // prism:publicationName TEXT FLD(PRISM_PUBLICATION_NAME)
         (24, "publicationDate", 3, 0, 247, 1, 255, 0, 0),  // prism:publicationDate TEXT FLD(PRISM_PUBLICATION_DATE)
@@ -755,6 +764,15 @@ enum SwiftRulesTable {
         (24, "endingPage", 3, 0, 252, 1, 255, 0, 0),  // prism:endingPage TEXT FLD(PRISM_ENDING_PAGE)
         (24, "section", 3, 0, 253, 1, 255, 0, 0),  // prism:section TEXT FLD(PRISM_SECTION)
         (24, "issn", 3, 0, 254, 1, 255, 0, 0),  // prism:issn TEXT FLD(PRISM_ISSN)
+        (24, "eIssn", 3, 0, 255, 1, 255, 0, 0),  // prism:eIssn TEXT FLD(PRISM_E_ISSN)
+        (24, "url", 3, 0, 256, 1, 255, 0, 0),  // prism:url TEXT FLD(PRISM_URL)
+        (24, "pageRange", 3, 0, 257, 1, 255, 0, 0),  // prism:pageRange TEXT FLD(PRISM_PAGE_RANGE)
+        (24, "issueName", 3, 0, 258, 1, 255, 0, 0),  // prism:issueName TEXT FLD(PRISM_ISSUE_NAME)
+        (24, "isbn", 3, 0, 259, 1, 255, 0, 0),  // prism:isbn TEXT FLD(PRISM_ISBN)
+        (24, "edition", 3, 0, 260, 1, 255, 0, 0),  // prism:edition TEXT FLD(PRISM_EDITION)
+        (24, "coverDisplayDate", 3, 0, 261, 1, 255, 0, 0),  // prism:coverDisplayDate TEXT FLD(PRISM_COVER_DISPLAY_DATE)
+        (24, "copyright", 3, 0, 262, 1, 255, 0, 0),  // prism:copyright TEXT FLD(PRISM_COPYRIGHT)
+        (24, "aggregationType", 3, 0, 263, 1, 255, 0, 0),  // prism:aggregationType TEXT FLD(PRISM_AGGREGATION_TYPE)
         (12, "point", 3, 0, 67, 1, 255, 0, 0),  // georss:point TEXT FLD(GEO_POINT)
         (13, "lat", 65539, 0, 68, 1, 255, 0, 0),  // geo:lat TEXT FLD(GEO_LAT)
         (13, "long", 65539, 0, 69, 1, 255, 0, 0),  // geo:long TEXT FLD(GEO_LONG)
@@ -773,14 +791,14 @@ enum SwiftRulesTable {
         (7, "complete", 1, 0, 90, 1, 255, 0, 0),  // itunes:complete TEXT FLD(ITUNES_COMPLETE)
         (7, "new-feed-url", 1, 0, 91, 1, 255, 0, 0),  // itunes:new-feed-url TEXT FLD(ITUNES_NEW_FEED_URL)
         (7, "keywords", 3, 0, 92, 1, 255, 0, 0),  // itunes:keywords TEXT FLD(ITUNES_KEYWORDS)
-        (7, "owner", 1, 5, 255, 0, 255, 128, 0),  // itunes:owner SCOPE NONE
+        (7, "owner", 1, 5, 65535, 0, 255, 128, 0),  // itunes:owner SCOPE NONE
         (7, "name", 128, 0, 86, 1, 255, 0, 0),  // itunes:name TEXT FLD(ITUNES_OWNER_NAME)
         (7, "email", 128, 0, 87, 1, 255, 0, 0),  // itunes:email TEXT FLD(ITUNES_OWNER_EMAIL)
         (7, "category", 259, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
         (7, "order", 2, 0, 187, 1, 255, 0, 0),  // itunes:order TEXT FLD(ITUNES_ORDER)
         (7, "isClosedCaptioned", 2, 0, 188, 1, 255, 0, 0),  // itunes:isClosedCaptioned TEXT FLD(ITUNES_CLOSED_CAPTIONED)
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
-        (8, "group", 3, 5, 255, 0, 255, 512, 0),  // media:group SCOPE NONE
+        (8, "group", 3, 5, 65535, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
         (8, "title", 3, 4, 93, 1, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
         (8, "title", 512, 4, 93, 2, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
@@ -804,21 +822,21 @@ enum SwiftRulesTable {
         (8, "player", 1539, 3, 21, 0, 25, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
         (8, "hash", 1539, 2, 22, 0, 26, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
         (8, "text", 1539, 2, 23, 0, 27, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
-        (8, "community", 1539, 5, 255, 0, 255, 512, 0),  // media:community SCOPE NONE
-        (8, "starRating", 1539, 4, 255, 1, 32, 0, 0),  // media:starRating FATTR NONE
-        (8, "statistics", 1539, 4, 255, 1, 33, 0, 0),  // media:statistics FATTR NONE
+        (8, "community", 1539, 5, 65535, 0, 255, 512, 0),  // media:community SCOPE NONE
+        (8, "starRating", 1539, 4, 65535, 1, 32, 0, 0),  // media:starRating FATTR NONE
+        (8, "statistics", 1539, 4, 65535, 1, 33, 0, 0),  // media:statistics FATTR NONE
         (8, "tags", 1539, 0, 186, 1, 255, 0, 0),  // media:tags TEXT FLD(MEDIA_TAGS)
         (8, "subTitle", 1539, 3, 24, 0, 34, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
         (8, "peerLink", 1539, 3, 25, 0, 35, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
         (8, "price", 1539, 3, 26, 0, 36, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
-        (8, "status", 3, 4, 255, 1, 37, 0, 0),  // media:status FATTR NONE
-        (8, "status", 512, 4, 255, 2, 37, 0, 0),  // media:status FATTR NONE
-        (8, "status", 1024, 4, 255, 3, 37, 0, 0),  // media:status FATTR NONE
+        (8, "status", 3, 4, 65535, 1, 37, 0, 0),  // media:status FATTR NONE
+        (8, "status", 512, 4, 65535, 2, 37, 0, 0),  // media:status FATTR NONE
+        (8, "status", 1024, 4, 65535, 3, 37, 0, 0),  // media:status FATTR NONE
         (9, "guid", 1, 0, 97, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
         (9, "locked", 1, 4, 98, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
         (9, "medium", 1, 0, 104, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
         (9, "transcript", 2, 3, 10, 0, 11, 0, 0),  // podcast:transcript LATTR LST(TRANSCRIPTS)
-        (9, "chapters", 2, 4, 255, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
+        (9, "chapters", 2, 4, 65535, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
         (9, "person", 3, 2, 9, 0, 10, 0, 0),  // podcast:person LTEXT LST(PERSONS)
         (9, "funding", 3, 2, 11, 1, 12, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
         (9, "season", 2, 4, 102, 1, 38, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
@@ -835,19 +853,19 @@ enum SwiftRulesTable {
         (9, "valueTimeSplit", 4194304, 3, 43, 0, 63, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
         (9, "valueRecipient", 67108864, 3, 44, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
         (9, "remoteItem", 67108864, 3, 45, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
-        (9, "images", 3, 4, 255, 1, 42, 0, 0),  // podcast:images FATTR NONE
+        (9, "images", 3, 4, 65535, 1, 42, 0, 0),  // podcast:images FATTR NONE
         (9, "image", 3, 3, 34, 0, 55, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
         (9, "txt", 3, 2, 35, 0, 56, 0, 0),  // podcast:txt LTEXT LST(TXTS)
         (9, "block", 1, 2, 36, 0, 57, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
         (9, "updateFrequency", 1, 4, 210, 1, 43, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
-        (9, "podroll", 1, 5, 255, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
+        (9, "podroll", 1, 5, 65535, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
         (9, "remoteItem", 8388608, 3, 38, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
-        (9, "publisher", 1, 5, 255, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
-        (9, "remoteItem", 16777216, 4, 255, 1, 47, 0, 0),  // podcast:remoteItem FATTR NONE
+        (9, "publisher", 1, 5, 65535, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
+        (9, "remoteItem", 16777216, 4, 65535, 1, 47, 0, 0),  // podcast:remoteItem FATTR NONE
         (9, "remoteItem", 3, 3, 37, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
-        (9, "podping", 1, 4, 255, 1, 44, 0, 0),  // podcast:podping FATTR NONE
-        (9, "chat", 3, 4, 255, 1, 45, 0, 0),  // podcast:chat FATTR NONE
-        (9, "liveItem", 1, 6, 255, 1, 46, 0, 0),  // podcast:liveItem ITEM NONE
+        (9, "podping", 1, 4, 65535, 1, 44, 0, 0),  // podcast:podping FATTR NONE
+        (9, "chat", 3, 4, 65535, 1, 45, 0, 0),  // podcast:chat FATTR NONE
+        (9, "liveItem", 1, 6, 65535, 1, 46, 0, 0),  // podcast:liveItem ITEM NONE
         (9, "contentLink", 2, 2, 39, 1, 59, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
         (9, "socialInteract", 2, 3, 40, 0, 60, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
         (12, "line", 3, 0, 191, 1, 255, 0, 0),  // georss:line TEXT FLD(GEO_LINE)
@@ -859,20 +877,20 @@ enum SwiftRulesTable {
         (12, "elev", 3, 0, 197, 1, 255, 0, 0),  // georss:elev TEXT FLD(GEO_ELEV)
         (12, "floor", 3, 0, 198, 1, 255, 0, 0),  // georss:floor TEXT FLD(GEO_FLOOR)
         (12, "radius", 3, 0, 199, 1, 255, 0, 0),  // georss:radius TEXT FLD(GEO_RADIUS)
-        (12, "where", 3, 5, 255, 0, 255, 32768, 0),  // georss:where SCOPE NONE
-        (19, "Point", 32768, 5, 255, 0, 255, 131072, 0),  // gml:Point SCOPE NONE
+        (12, "where", 3, 5, 65535, 0, 255, 32768, 0),  // georss:where SCOPE NONE
+        (19, "Point", 32768, 5, 65535, 0, 255, 131072, 0),  // gml:Point SCOPE NONE
         (19, "pos", 131072, 0, 200, 1, 255, 0, 0),  // gml:pos TEXT FLD(GEO_WHERE_POINT)
-        (19, "LineString", 32768, 5, 255, 0, 255, 262144, 0),  // gml:LineString SCOPE NONE
+        (19, "LineString", 32768, 5, 65535, 0, 255, 262144, 0),  // gml:LineString SCOPE NONE
         (19, "posList", 262144, 0, 201, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_LINE)
-        (19, "Polygon", 32768, 5, 255, 0, 255, 524288, 0),  // gml:Polygon SCOPE NONE
-        (19, "exterior", 524288, 5, 255, 0, 255, 524288, 0),  // gml:exterior SCOPE NONE
-        (19, "LinearRing", 524288, 5, 255, 0, 255, 524288, 0),  // gml:LinearRing SCOPE NONE
+        (19, "Polygon", 32768, 5, 65535, 0, 255, 524288, 0),  // gml:Polygon SCOPE NONE
+        (19, "exterior", 524288, 5, 65535, 0, 255, 524288, 0),  // gml:exterior SCOPE NONE
+        (19, "LinearRing", 524288, 5, 65535, 0, 255, 524288, 0),  // gml:LinearRing SCOPE NONE
         (19, "posList", 524288, 0, 202, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_POLYGON)
-        (19, "Envelope", 32768, 5, 255, 0, 255, 1048576, 0),  // gml:Envelope SCOPE NONE
+        (19, "Envelope", 32768, 5, 65535, 0, 255, 1048576, 0),  // gml:Envelope SCOPE NONE
         (19, "lowerCorner", 1048576, 0, 203, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
         (19, "upperCorner", 1048576, 0, 204, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
-        (13, "Point", 3, 5, 255, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
-        (20, "chapters", 2, 5, 255, 1, 61, 33554432, 0),  // psc:chapters SCOPE NONE
+        (13, "Point", 3, 5, 65535, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
+        (20, "chapters", 2, 5, 65535, 1, 61, 33554432, 0),  // psc:chapters SCOPE NONE
         (20, "chapter", 33554432, 3, 41, 0, 62, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }
