@@ -83,12 +83,32 @@ enum FlagRule {
     }
 }
 
+/// Eight 64-bit words of presence bits (512 fields), aligned as `UInt64` is: the tables
+/// are statically initialized arrays of members holding them, and a 512-bit
+/// `SIMD8<UInt64>` there (64-byte aligned) made the one-time initialization of
+/// ``RecordLayout/feed`` read past its global (AddressSanitizer, the differential fuzzer).
+struct PresenceWords {
+    private var w: (UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64, UInt64) = (0, 0, 0, 0, 0, 0, 0, 0)
+    var scalarCount: Int { 8 }
+
+    subscript(i: Int) -> UInt64 {
+        get {
+            precondition(i >= 0 && i < 8)
+            return withUnsafeBytes(of: w) { $0.load(fromByteOffset: i &* 8, as: UInt64.self) }
+        }
+        set {
+            precondition(i >= 0 && i < 8)
+            withUnsafeMutableBytes(of: &w) { $0.storeBytes(of: newValue, toByteOffset: i &* 8, as: UInt64.self) }
+        }
+    }
+}
+
 /// Fields (bits) and lists (bits) a member draws on, for quick presence checks.
 /// Trivial to copy (no array): checking an absent object's mask retains nothing.
 struct FieldMask {
     /// Presence bits of up to 512 fields (the first `SFM.presenceWords` words are used;
     /// scripts/generate-rules.py allows no more fields).
-    var words = SIMD8<UInt64>(repeating: 0)
+    var words = PresenceWords()
     var lists: UInt64 = 0   // at most 64 lists (scripts/generate-rules.py checks)
 
     init(_ members: [Member]) {
