@@ -116,6 +116,29 @@ final class ModulesTests: XCTestCase {
         XCTAssertNil(l[3]["comment_count"], "the feed has no comment count")
     }
 
+    // MARK: - Slash
+
+    /// mod_slash's section, department and hit parade, as written, in a `slash` object
+    /// (its `comments` stays `comment_count`); not on the feed, nor in another namespace.
+    func testSlashSectionDepartmentAndHitParade() throws {
+        let l = try lines("""
+            <rss version="2.0" xmlns:slash="http://purl.org/rss/1.0/modules/slash/"><channel><title>c</title>
+            <slash:section>news</slash:section>
+            <item><title>a</title><slash:section>science</slash:section>
+            <slash:department>stars-in-our-eyes</slash:department><slash:comments>42</slash:comments>
+            <slash:hit_parade>42,40,30,20,10,5,2</slash:hit_parade></item>
+            <item><title>b</title><section xmlns="http://example.com/other">x</section></item>
+            </channel></rss>
+            """)
+        XCTAssertEqual(l.count, 3)
+        XCTAssertEqual(object(l[0], "slash"), [
+            "section": "science", "department": "stars-in-our-eyes", "hit_parade": "42,40,30,20,10,5,2",
+        ])
+        XCTAssertEqual(l[0]["comment_count"] as? String, "42")
+        XCTAssertNil(l[1]["slash"], "section in another namespace is not mod_slash's")
+        XCTAssertNil(l[2]["slash"], "the feed has no slash object")
+    }
+
     // MARK: - Google Play
 
     /// Google Play's podcast tags, on the channel and on episodes: text as written, the

@@ -437,6 +437,9 @@ typedef enum cfs_field {
     CFS_FIELD_PRISM_COVER_DISPLAY_DATE, /* `prism:coverDisplayDate`: the date as printed on it. */
     CFS_FIELD_PRISM_COPYRIGHT, /* `prism:copyright`: the copyright statement. */
     CFS_FIELD_PRISM_AGGREGATION_TYPE, /* `prism:aggregationType`: `journal`, `magazine`, `book`, ... */
+    CFS_FIELD_SLASH_SECTION, /* `slash:section`: the site section the item was posted in (mod_slash). */
+    CFS_FIELD_SLASH_DEPARTMENT, /* `slash:department`: the line Slashdot prints as `from the ... dept.` (mod_slash). */
+    CFS_FIELD_SLASH_HIT_PARADE, /* `slash:hit_parade`: the comment counts at each score threshold, comma-separated, as written (mod_slash). */
     CFS_FIELD_COUNT
 } cfs_field;
 

@@ -533,4 +533,10 @@ public enum FeedField: Int, CaseIterable, Sendable {
     case prismCopyright
     /// `prism:aggregationType`: `journal`, `magazine`, `book`, ...
     case prismAggregationType
+    /// `slash:section`: the site section the item was posted in (mod_slash).
+    case slashSection
+    /// `slash:department`: the line Slashdot prints as `from the ... dept.` (mod_slash).
+    case slashDepartment
+    /// `slash:hit_parade`: the comment counts at each score threshold, comma-separated, as written (mod_slash).
+    case slashHitParade
 }

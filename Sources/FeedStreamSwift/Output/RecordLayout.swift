@@ -431,6 +431,10 @@ enum RecordLayout {
         .url("comments", .comments, base: .base),
         .url("comments_feed", .commentRss, base: .base),
         .string("comment_count", .commentCount),
+        obj("slash", [
+            .string("section", .slashSection), .string("department", .slashDepartment),
+            .string("hit_parade", .slashHitParade),
+        ]),
         obj("source_feed", [
             .text("title", "title_type", "title_lang", "title_base", .sourceTitle),
             .url("url", .sourceUrl, base: .base), .string("id", .sourceId),

@@ -7,7 +7,7 @@ extension SFM {
     static let maxFrames = 32
     /// The column of the person lists (authors, contributors: `name email uri base text`) that holds a person written as text (RSS `author`, `dc:creator`, `dc:contributor`). Such an element whose first child is an element `name`, `email`, `uri` or `url` (after white space only) is read as an Atom person instead: the children fill those columns, the other children are skipped (`<author><name>…</name><title>…</title></author>`, as Google's blogs write it).
     static let personTextColumn = 4
-    static let fieldCount = 264
+    static let fieldCount = 267
     static let listCount = 50
 
     // Families: namespaces whose elements mean the same thing.
@@ -366,6 +366,9 @@ extension SFM {
     static let fieldPrismCoverDisplayDate = 261
     static let fieldPrismCopyright = 262
     static let fieldPrismAggregationType = 263
+    static let fieldSlashSection = 264
+    static let fieldSlashDepartment = 265
+    static let fieldSlashHitParade = 266
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -725,6 +728,9 @@ enum SwiftRulesTable {
         (3, "encoded", 2, 1, 12, 1, 255, 0, 2),  // content:encoded TEXTC FLD(CONTENT)
         (5, "body", 2, 1, 12, 2, 255, 0, 3),  // xhtml:body TEXTC FLD(CONTENT)
         (10, "comments", 2, 0, 63, 1, 255, 0, 0),  // slash:comments TEXT FLD(COMMENT_COUNT)
+        (10, "section", 2, 0, 264, 1, 255, 0, 0),  // slash:section TEXT FLD(SLASH_SECTION)
+        (10, "department", 2, 0, 265, 1, 255, 0, 0),  // slash:department TEXT FLD(SLASH_DEPARTMENT)
+        (10, "hit_parade", 2, 0, 266, 1, 255, 0, 0),  // slash:hit_parade TEXT FLD(SLASH_HIT_PARADE)
         (25, "total", 2, 0, 63, 2, 255, 0, 0),  // thr:total TEXT FLD(COMMENT_COUNT)
         (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
         (11, "commentRSS", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
