@@ -8,6 +8,14 @@
 // surrogate escape, `\udcXX` — Python's "surrogateescape": `os.fsencode(json.loads(s))`
 // gives the name's bytes back.
 
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Lossless file names in Strings: see the top of this file.
 package enum PathBytes {
     private static let carrierBase: UInt32 = 0x10FF00
@@ -21,7 +29,10 @@ package enum PathBytes {
     /// A name's bytes as a String (bytes that are not valid UTF-8 carried).
     package static func string<C: Collection>(_ bytes: C) -> String where C.Element == UInt8 {
         let a = Array(bytes)
-        if let s = String(validating: a, as: UTF8.self), !s.unicodeScalars.contains(where: { carried($0) != nil }) {
+        // A carrier's UTF-8 starts with F4: valid UTF-8 without that byte (most names)
+        // is the name as it is.
+        if let s = String(validating: a, as: UTF8.self),
+           !a.withUnsafeBytes(hasF4) || !s.unicodeScalars.contains(where: { carried($0) != nil }) {
             return s
         }
         var out = String.UnicodeScalarView()
@@ -44,12 +55,32 @@ package enum PathBytes {
     /// The name's bytes (what ``string(_:)`` was given), NUL-terminated for the system
     /// calls that take a path.
     package static func cString(_ s: String) -> [CChar] {
-        bytes(s).map { CChar(bitPattern: $0) } + [0]
+        // No carrier (no F4 byte in its UTF-8, most names): its UTF-8 as it is, copied once.
+        var s = s
+        let plain = s.withUTF8 { u -> [CChar]? in
+            let raw = UnsafeRawBufferPointer(u)
+            guard !hasF4(raw) else { return nil }
+            return [CChar](unsafeUninitializedCapacity: raw.count + 1) { buffer, count in
+                UnsafeMutableRawBufferPointer(buffer).copyMemory(from: raw)
+                buffer[raw.count] = 0
+                count = raw.count + 1
+            }
+        }
+        return plain ?? bytes(s).map { CChar(bitPattern: $0) } + [0]
+    }
+
+    /// Whether `b` holds the byte F4, the first byte of every carrier's UTF-8.
+    private static func hasF4(_ b: UnsafeRawBufferPointer) -> Bool {
+        guard let base = b.baseAddress, b.count > 0 else { return false }
+        return memchr(base, 0xF4, b.count) != nil
     }
 
     /// The name's bytes.
     package static func bytes(_ s: String) -> [UInt8] {
-        if !s.unicodeScalars.contains(where: { carried($0) != nil }) { return Array(s.utf8) }
+        var s = s
+        if !s.withUTF8({ hasF4(UnsafeRawBufferPointer($0)) }) || !s.unicodeScalars.contains(where: { carried($0) != nil }) {
+            return Array(s.utf8)
+        }
         var out: [UInt8] = []
         out.reserveCapacity(s.utf8.count)
         for u in s.unicodeScalars {
