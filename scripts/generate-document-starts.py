@@ -19,9 +19,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import def_entries, write_or_check  # noqa: E402
+from generated import ROOT, def_entries, write_or_check  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/document_starts.def"
 SWIFT = "Sources/FeedStreamSwift/SwiftParser/DocumentStartsTable.swift"
 ENTRY = re.compile(r'^DOCUMENT_START\("((?:[^"\\]|\\x[0-9A-Fa-f]{2}|\\.)+)", "((?:[^"\\]|\\.)+)"\)$')

@@ -24,9 +24,8 @@ import re
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from generated import def_entries, write_or_check  # noqa: E402
+from generated import ROOT, def_entries, write_or_check  # noqa: E402
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 DEF = "CSources/CFeedStream/limits.def"
 HEADER = "CSources/CFeedStream/include/feedstream.h"
 SWIFT = "Sources/FeedStreamSwift/LimitsTable.swift"

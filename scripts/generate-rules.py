@@ -23,7 +23,9 @@ import os
 import re
 import sys
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from generated import ROOT  # noqa: E402
+
 DEF = "CSources/CFeedStream/feed_rules.def"
 SWIFT_TABLE = "Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift"
 SWIFT_FIELDS = "Sources/FeedStreamSwift/Model/FeedField.swift"

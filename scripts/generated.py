@@ -4,6 +4,9 @@ from it, and the tests run each generator's --check."""
 import os
 import sys
 
+# The repository's root, where every generator's paths start.
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+
 
 def write_or_check(tool, root, path, text):
     """Writes `text` to `path` (relative to `root`); with --check on the command line,
