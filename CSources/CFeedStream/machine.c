@@ -584,8 +584,9 @@ void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *syst
 }
 
 /* A_CAP_FALLBACK: a field's text that stands in for an attribute (FATTR): blank text
-   writes nothing. A_END_PARENT: restores parent_row from the frame's row. */
-enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK, A_END_PARENT };
+   writes nothing. A_END_PARENT: restores parent_row from the frame's row. A_CAP_EXT: an
+   extension element's text (start_extension), into its rows from the frame's row on. */
+enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK, A_END_PARENT, A_CAP_EXT };
 
 static int push_frame(cfs_machine *m, uint8_t action, uint16_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;
@@ -730,6 +731,65 @@ static int begin_item(cfs_machine *m, const cfs_attr *attrs, size_t n) {
     put(&m->item, CFS_FIELD_BASE, copy_scope_ref(m, &m->item, current_base(m)));
     if (m->format == CFS_FORMAT_CDF) cdf_common(m, attrs, n);
     return 0;
+}
+
+/* An element of the feed or of an item that no rule reads (an extension element, RFC 4287
+   section 6.4): a row of CFS_LIST_EXTENSIONS per attribute (xml: ones are the scope's),
+   then one for its text, captured. A child element turns it into a skipped subtree and
+   its rows are dropped (extension_child); white space only, after attribute rows, drops
+   the text row (finish_capture). SwiftFeedMachineCore.startExtension is the same. */
+static cfs_ref copy_name(cfs_rec *r, const char *uri, size_t uri_len, const char *local, size_t local_len) {
+    if (uri_len == 0) return copy(r, local, local_len);
+    cfs_arena *a = &r->arena;
+    uint32_t off = (uint32_t)a->len;
+    cfs_arena_append(a, "{", 1);
+    cfs_arena_append(a, uri, uri_len);
+    cfs_arena_append(a, "}", 1);
+    cfs_arena_append(a, local, local_len);
+    return (cfs_ref){ off, (uint32_t)(a->len - off) };
+}
+
+static int start_extension(cfs_machine *m, const char *uri, size_t uri_len, const char *local, size_t local_len,
+                           const cfs_attr *attrs, size_t n) {
+    cfs_rec *r = m->cur;
+    cfs_refvec *v = &r->list[CFS_LIST_EXTENSIONS];
+    uint32_t first = (uint32_t)v->count;
+    if (!push_frame(m, A_CAP_EXT, CFS_LIST_EXTENSIONS, 3, first)) return skip(m);
+    cfs_ref ns = copy(r, uri, uri_len), name = copy(r, local, local_len);
+    for (size_t i = 0; i <= n; i++) {
+        if (i < n && is_xml_ns(&attrs[i])) continue;
+        cfs_ref *row = cfs_refvec_push(v);
+        if (row == NULL) {
+            m->nomem = 1;
+            return 1;
+        }
+        r->lists_used |= 1ull << CFS_LIST_EXTENSIONS;
+        row[0] = ns;
+        row[1] = name;
+        if (i < n) {
+            row[2] = copy_name(r, attrs[i].uri, attrs[i].uri_len, attrs[i].local, attrs[i].local_len);
+            row[3] = copy(r, attrs[i].value, attrs[i].value_len);
+        }
+    }
+    begin_capture(m, r, 0);
+    return 0;
+}
+
+/* A child element in an extension element being read: its rows and text are dropped and
+   the rest of it (the child included) is skipped. */
+static int extension_child(cfs_machine *m) {
+    if (m->markup_depth > 0 || m->markup || m->nframes == 0) return 0;
+    const cfs_frame *fr = &m->frames[m->nframes - 1];
+    if (fr->action != A_CAP_EXT) return 0;
+    cfs_rec *r = m->cap_rec;
+    r->list[CFS_LIST_EXTENSIONS].count = fr->row;
+    r->arena.len = m->cap_start;
+    m->capturing = 0;
+    m->scope = fr->scope;
+    m->cur = fr->item ? &m->item : &m->feed;
+    m->nframes--;
+    m->skip_depth = 2;   /* the child and the extension element */
+    return 1;
 }
 
 static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n) {
@@ -1083,6 +1143,7 @@ int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const cha
                       size_t local_len, const cfs_attr *attrs, size_t nattrs) {
     if (++m->depth > m->max_depth) return cfs_machine_limit(m, CFS_LIMIT_max_depth, m->depth, m->max_depth);
     if (m->field_over) return field_limit(m);
+    if (m->capturing && extension_child(m)) return 0;
     if (m->capturing && !becomes_person(m, uri, uri_len, local, local_len)) {
         markup_start(m, uri, uri_len, local, local_len, attrs, nattrs);
         return m->cap_rec->arena.nomem ? (m->nomem = 1) : check_field(m);
@@ -1097,7 +1158,9 @@ int cfs_machine_start(cfs_machine *m, const char *uri, size_t uri_len, const cha
         rc = start_in_root(m, c, uri, uri_len, local, local_len, attrs, nattrs);
     } else {
         const rule *ru = find_rule(c.fam, local, local_len, m->scope);
-        rc = ru ? apply(m, ru, attrs, nattrs) : skip(m);
+        rc = ru ? apply(m, ru, attrs, nattrs)
+             : m->scope & (SC_FEED | SC_ITEM) ? start_extension(m, uri, uri_len, local, local_len, attrs, nattrs)
+             : skip(m);
         if (m->cur == &m->feed) m->feed_dirty = 1;
     }
     if (m->item.arena.nomem || m->feed.arena.nomem || m->scope_arena.nomem) m->nomem = 1;
@@ -1203,6 +1266,13 @@ static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
     } else if (fr->action == A_CAP_FIELD) {
         put(r, fr->target, ref);
         r->prio[fr->target] = fr->col;
+    } else if (fr->action == A_CAP_EXT) {
+        /* The text row is the last; after attribute rows, white space only drops it. */
+        cfs_refvec *v = &r->list[fr->target];
+        uint32_t i = 0;
+        while (i < ref.len && is_space(r->arena.buf[ref.off + i])) i++;
+        if (v->count > fr->row + 1 && i == ref.len) v->count--;
+        else if (v->count > fr->row) v->v[(v->count - 1) * v->stride + fr->col] = ref;
     } else {
         cfs_refvec *v = &r->list[fr->target];
         if (fr->row < v->count) v->v[fr->row * v->stride + fr->col] = ref;
@@ -1231,6 +1301,7 @@ int cfs_machine_end(cfs_machine *m, const char *local, size_t local_len) {
     case A_CAP_FIELD:
     case A_CAP_ROW:
     case A_CAP_FALLBACK:
+    case A_CAP_EXT:
         finish_capture(m, &fr);
         return 0;
     case A_END_ITEM:

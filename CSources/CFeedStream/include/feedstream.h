@@ -496,6 +496,7 @@ typedef enum cfs_list {
     CFS_LIST_JSON_ATTACHMENTS, /* JSON Feed: an item's `attachments` as written: url mime_type title size_in_bytes duration_in_seconds */
     CFS_LIST_JSON_HUBS, /* JSON Feed: the feed's `hubs`: type url */
     CFS_LIST_JSON_EXTENSIONS, /* JSON Feed: `_`-prefixed extension members, each value as its raw JSON text: key json */
+    CFS_LIST_EXTENSIONS, /* Extension elements no rule reads: an element of the feed or of an item holding no element, its namespace, local name and text; an attribute of it, by name ({namespace}name when it has one): namespace name attribute value */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

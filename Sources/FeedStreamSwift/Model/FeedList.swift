@@ -103,6 +103,8 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case jsonHubs
     /// JSON Feed: `_`-prefixed extension members, each value as its raw JSON text: key, json.
     case jsonExtensions
+    /// Extension elements no rule reads: an element of the feed or of an item holding no element, its namespace, local name and text; an attribute of it, by name ({namespace}name when it has one): namespace, name, attribute, value.
+    case extensions
 }
 
 extension FeedList {
@@ -160,6 +162,7 @@ extension FeedList {
         ["url", "mime_type", "title", "size_in_bytes", "duration_in_seconds"],
         ["type", "url"],
         ["key", "json"],
+        ["namespace", "name", "attribute", "value"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5, 3, 5, 2, 2]
+    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5, 3, 5, 2, 2, 4]
 }

@@ -517,7 +517,14 @@ enum RecordLayout {
             ]),
             jsonExtensions,
         ]),
+        extensionElements,
     ]
+
+    /// Extension elements no rule reads (docs/SCHEMA.md, "Extension elements"), of the
+    /// item or the feed: one row per element's text and per attribute.
+    static let extensionElements = Member.rows("extensions", .extensions, [
+        Column("namespace", 0), Column("name", 1), Column("attribute", 2), Column("value", 3),
+    ])
 
     // JSON Feed's own members (docs/SCHEMA.md, "JSON Feed"), beside the shared ones.
     static let jsonAuthors = Member.rows("authors", .jsonAuthors, [Column("name", 0), Column("url", 1), Column("avatar", 2)])
@@ -634,6 +641,7 @@ enum RecordLayout {
             .rows("hubs", .jsonHubs, [Column("type", 0), Column("url", 1)]),
             jsonExtensions,
         ]),
+        extensionElements,
     ]
 }
 

@@ -547,6 +547,63 @@ struct SwiftFeedMachineCore {
         beginCapture(r, false)
     }
 
+    /// An element of the feed or of an item that no rule reads (an extension element, RFC
+    /// 4287 section 6.4): a row of ``SFM/listExtensions`` per attribute (`xml:` ones are
+    /// the scope's), then one for its text, captured. A child element turns it into a
+    /// skipped subtree and its rows are dropped (``extensionChild()``); white space only,
+    /// after attribute rows, drops the text row (``finishCapture(_:)``). machine.c's
+    /// start_extension is the same.
+    mutating func startExtension(_ uri: UnsafeRawBufferPointer, _ local: UnsafeRawBufferPointer,
+                                 _ attrs: UnsafeBufferPointer<XMLAttribute>) {
+        let r = cur
+        let list = SFM.listExtensions
+        let first = r.pointee.lists[list].count
+        if !pushFrame(SFM.aCapExt, UInt16(list), 3, UInt32(truncatingIfNeeded: first)) { return skip() }
+        let ns = r.pointee.copy(uri), name = r.pointee.copy(local)
+        var i = 0
+        while i <= attrs.count {
+            defer { i += 1 }
+            if i < attrs.count && SwiftFeedMachineCore.isXMLNS(attrs.baseAddress! + i) { continue }
+            let row = r.pointee.lists[list].push()
+            r.pointee.listsUsed |= 1 &<< UInt64(list)
+            row[0] = ns
+            row[1] = name
+            if i < attrs.count {
+                let a = attrs[i]
+                if a.uri.count == 0 {
+                    row[2] = r.pointee.copy(a.local)
+                } else {
+                    // {namespace}name
+                    let off = r.pointee.arena.len
+                    r.pointee.arena.appendByte(0x7B)
+                    r.pointee.arena.append(a.uri.baseAddress, a.uri.count)
+                    r.pointee.arena.appendByte(0x7D)
+                    r.pointee.arena.append(a.local.baseAddress, a.local.count)
+                    row[2] = SFMRef(off: UInt32(truncatingIfNeeded: off),
+                                    len: UInt32(truncatingIfNeeded: r.pointee.arena.len - off))
+                }
+                row[3] = r.pointee.copy(a.value)
+            }
+        }
+        beginCapture(r, false)
+    }
+
+    /// A child element in an extension element being read: its rows and text are dropped
+    /// and the rest of it (the child included) is skipped.
+    mutating func extensionChild() -> Bool {
+        guard markupDepth == 0, !markup, nframes > 0 else { return false }
+        let fr = frames[nframes - 1]
+        guard fr.action == SFM.aCapExt else { return false }
+        capRec.pointee.lists[SFM.listExtensions].count = Int(fr.row)
+        capRec.pointee.arena.len = Int(capStart)
+        capturing = false
+        scope = fr.scope
+        cur = fr.item ? item : feed
+        nframes -= 1
+        skipDepth = 2   // the child and the extension element
+        return true
+    }
+
     /// A text construct: value, type, lang, base, mode at field ... field + 4.
     mutating func captureText(_ field: Int, _ prio: UInt8, _ deftype: UInt8,
                               _ attrs: UnsafeBufferPointer<XMLAttribute>) {
@@ -1005,6 +1062,7 @@ struct SwiftFeedMachineCore {
                         _ attrs: UnsafeBufferPointer<XMLAttribute>) {
         depth += 1
         if fieldOver { limit = SFM.limitField; return }
+        if capturing && extensionChild() { return }
         if capturing && !becomesPerson(uri, local) {
             markupStart(uri, local, attrs)
             return checkField()
@@ -1017,7 +1075,13 @@ struct SwiftFeedMachineCore {
         } else if scope == SFM.scRss || scope == SFM.scRdf {
             startInRoot(c, uri, local, attrs)
         } else {
-            if let ru = findRule(c.fam, local, scope) { apply(ru.pointee, attrs) } else { skip() }
+            if let ru = findRule(c.fam, local, scope) {
+                apply(ru.pointee, attrs)
+            } else if scope & (SFM.scFeed | SFM.scItem) != 0 {
+                startExtension(uri, local, attrs)
+            } else {
+                skip()
+            }
             if cur == feed { feedDirty = true }
         }
     }
@@ -1110,6 +1174,23 @@ struct SwiftFeedMachineCore {
         } else if fr.action == SFM.aCapField {
             r.pointee.put(Int(fr.target), ref)
             r.pointee.prio[Int(fr.target)] = fr.col
+        } else if fr.action == SFM.aCapExt {
+            // The text row is the last; after attribute rows, white space only drops it.
+            let t = Int(fr.target)
+            var i = 0
+            let n = Int(ref.len)
+            while i < n {
+                let c = r.pointee.arena.buf[Int(ref.off) + i]
+                if !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D) { break }
+                i += 1
+            }
+            let count = r.pointee.lists[t].count
+            if count > Int(fr.row) + 1 && i == n {
+                r.pointee.lists[t].count = count - 1
+            } else if count > Int(fr.row) {
+                let v = r.pointee.lists[t]
+                v.v![(count - 1) * v.stride + Int(fr.col)] = ref
+            }
         } else {
             let v = r.pointee.lists[Int(fr.target)]
             if Int(fr.row) < v.count { v.v![Int(fr.row) * v.stride + Int(fr.col)] = ref }
@@ -1138,7 +1219,7 @@ struct SwiftFeedMachineCore {
         scope = fr.scope
         cur = fr.item ? item : feed
         switch fr.action {
-        case SFM.aCapField, SFM.aCapRow, SFM.aCapFallback:
+        case SFM.aCapField, SFM.aCapRow, SFM.aCapFallback, SFM.aCapExt:
             finishCapture(fr)
             return false
         case SFM.aEndItem:

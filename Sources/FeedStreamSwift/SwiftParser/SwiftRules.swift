@@ -38,6 +38,8 @@ enum SFM {
     /// A field's text that stands in for an attribute (FATTR): blank text writes nothing.
     static let aCapFallback: UInt8 = 4
     static let aEndParent: UInt8 = 5   // restores parentRow from the frame's row
+    /// An extension element's text (startExtension), into its rows from the frame's row on.
+    static let aCapExt: UInt8 = 6
 
     // Priorities: lower wins; ties: the first wins.
     static let p1: UInt8 = 1

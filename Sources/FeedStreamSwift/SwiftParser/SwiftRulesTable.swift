@@ -8,7 +8,7 @@ extension SFM {
     /// The column of the person lists (authors, contributors: `name email uri base text`) that holds a person written as text (RSS `author`, `dc:creator`, `dc:contributor`). Such an element whose first child is an element `name`, `email`, `uri` or `url` (after white space only) is read as an Atom person instead: the children fill those columns, the other children are skipped (`<author><name>…</name><title>…</title></author>`, as Google's blogs write it).
     static let personTextColumn = 4
     static let fieldCount = 267
-    static let listCount = 50
+    static let listCount = 51
 
     // Families: namespaces whose elements mean the same thing.
     static let fRss: UInt8 = 0
@@ -419,6 +419,7 @@ extension SFM {
     static let listJsonAttachments = 47
     static let listJsonHubs = 48
     static let listJsonExtensions = 49
+    static let listExtensions = 50
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
