@@ -486,12 +486,11 @@ int cfs_machine_limit(cfs_machine *m, enum cfs_limit_id id, uint64_t value, uint
    stops at the next start or end tag (field_limit), a place in the input however the
    tokenizer cut the text, the same from every backend and every chunking
    (SwiftFeedMachineCore.checkField). */
+static int field_over(cfs_machine *m);
+
 static inline int check_field(cfs_machine *m) {
     if (m->cap_rec->arena.len - m->cap_start <= m->max_field_bytes) return 0;
-    m->cap_rec->arena.len = m->cap_start;
-    m->capturing = 0;
-    m->field_over = 1;
-    return 0;
+    return field_over(m);
 }
 
 /* A start or end tag after the field's text passed max_field_bytes: the limit, at that
@@ -775,12 +774,16 @@ static int start_extension(cfs_machine *m, const char *uri, size_t uri_len, cons
     return 0;
 }
 
-/* A child element in an extension element being read: its rows and text are dropped and
-   the rest of it (the child included) is skipped. */
-static int extension_child(cfs_machine *m) {
-    if (m->markup_depth > 0 || m->markup || m->nframes == 0) return 0;
+/* True when the element being read is an extension element (its text captured, no
+   child yet). */
+static int in_extension(const cfs_machine *m) {
+    return m->markup_depth == 0 && !m->markup && m->nframes > 0 && m->frames[m->nframes - 1].action == A_CAP_EXT;
+}
+
+/* The extension element being read is dropped, its rows and text, and the rest of it
+   skipped: `depth` elements end the skip (the element, and a child just started). */
+static void drop_extension(cfs_machine *m, unsigned depth) {
     const cfs_frame *fr = &m->frames[m->nframes - 1];
-    if (fr->action != A_CAP_EXT) return 0;
     cfs_rec *r = m->cap_rec;
     r->list[CFS_LIST_EXTENSIONS].count = fr->row;
     r->arena.len = m->cap_start;
@@ -788,8 +791,30 @@ static int extension_child(cfs_machine *m) {
     m->scope = fr->scope;
     m->cur = fr->item ? &m->item : &m->feed;
     m->nframes--;
-    m->skip_depth = 2;   /* the child and the extension element */
+    m->skip_depth = depth;
+}
+
+/* A child element in an extension element being read: the element is skipped whole, as
+   one no rule reads was before extensions were kept. */
+static int extension_child(cfs_machine *m) {
+    if (!in_extension(m)) return 0;
+    drop_extension(m, 2);
     return 1;
+}
+
+/* The text being gathered passed max_field_bytes. A field's: the text is dropped and no
+   more is gathered (the capture ends), and the document stops at the next start or end
+   tag (field_limit). An extension element's: the element is skipped, as one holding
+   elements is, and the document goes on. */
+static int field_over(cfs_machine *m) {
+    if (in_extension(m)) {
+        drop_extension(m, 1);
+        return 0;
+    }
+    m->cap_rec->arena.len = m->cap_start;
+    m->capturing = 0;
+    m->field_over = 1;
+    return 0;
 }
 
 static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n) {

@@ -588,19 +588,30 @@ struct SwiftFeedMachineCore {
         beginCapture(r, false)
     }
 
-    /// A child element in an extension element being read: its rows and text are dropped
-    /// and the rest of it (the child included) is skipped.
-    mutating func extensionChild() -> Bool {
-        guard markupDepth == 0, !markup, nframes > 0 else { return false }
+    /// True when the element being read is an extension element (its text captured, no
+    /// child yet).
+    var inExtension: Bool {
+        markupDepth == 0 && !markup && nframes > 0 && frames[nframes - 1].action == SFM.aCapExt
+    }
+
+    /// The extension element being read is dropped, its rows and text, and the rest of
+    /// it skipped: `depth` elements end the skip (the element, and a child just started).
+    mutating func dropExtension(_ depth: Int) {
         let fr = frames[nframes - 1]
-        guard fr.action == SFM.aCapExt else { return false }
         capRec.pointee.lists[SFM.listExtensions].count = Int(fr.row)
         capRec.pointee.arena.len = Int(capStart)
         capturing = false
         scope = fr.scope
         cur = fr.item ? item : feed
         nframes -= 1
-        skipDepth = 2   // the child and the extension element
+        skipDepth = depth
+    }
+
+    /// A child element in an extension element being read: the element is skipped whole,
+    /// as one no rule reads was before extensions were kept.
+    mutating func extensionChild() -> Bool {
+        guard inExtension else { return false }
+        dropExtension(2)
         return true
     }
 
@@ -1145,14 +1156,19 @@ struct SwiftFeedMachineCore {
     /// The text being gathered passed maxFieldBytes: the field's text is dropped and no
     /// more is gathered (the capture ends), and the document stops at the next start or
     /// end tag, a place in the input however the tokenizer cut the text (machine.c's
-    /// check_field and field_limit).
+    /// check_field and field_limit). An extension element's text over it: the element is
+    /// skipped, as one holding elements is, and the document goes on.
     @inline(__always)
     mutating func checkField() {
-        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes {
-            capRec.pointee.arena.len = Int(capStart)
-            capturing = false
-            fieldOver = true
-        }
+        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes { fieldOverLimit() }
+    }
+
+    @inline(never)
+    mutating func fieldOverLimit() {
+        if inExtension { return dropExtension(1) }
+        capRec.pointee.arena.len = Int(capStart)
+        capturing = false
+        fieldOver = true
     }
 
     mutating func finishCapture(_ fr: SFMFrame) {
