@@ -39,6 +39,13 @@ final class ExtensionElementsTests: XCTestCase {
         XCTAssertNil(l[1]["extensions"], "an item without any has none")
         XCTAssertEqual(rows(l[2]), [["namespace": base, "name": "store", "value": "Example & Co"]],
                        "the feed's own, not the items'")
+        // The value models keep them with the other lists.
+        let docs = try SwiftFeedParser().documents(from: .bytes(Array("""
+            <rss version="2.0" xmlns:g="http://base.google.com/ns/1.0"><channel><title>c</title>
+            <g:store>s</g:store><item><g:id>SKU-1</g:id></item></channel></rss>
+            """.utf8)))
+        XCTAssertEqual(docs[0].items[0].extensionLists["extensions"], [["namespace": base, "name": "id", "value": "SKU-1"]])
+        XCTAssertEqual(docs[0].feed.extensionLists["extensions"], [["namespace": base, "name": "store", "value": "s"]])
     }
 
     func testAttributesAreRowsOfTheirOwn() throws {

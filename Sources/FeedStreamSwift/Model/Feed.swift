@@ -218,7 +218,9 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     /// Every other member of the item's JSON line (docs/SCHEMA.md), flattened:
     /// "comments", "itunes.duration", "source.url", ...
     public var extensions: [String: String]
-    /// Every other list of the item's JSON line, flattened: "media.content", ...
+    /// Every other list of the item's JSON line, flattened: "media.content", ...;
+    /// "extensions" holds the item's extension elements (docs/SCHEMA.md, "Extension
+    /// elements").
     public var extensionLists: [String: [[String: String]]]
     /// The members of the item's JSON line whose text was UTF-8 read as ISO-8859-1 and
     /// is given read again as UTF-8 (its `redecoded` member: "title", "summary", ...);
@@ -302,7 +304,8 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
     /// Every other member of the feed's JSON line (docs/SCHEMA.md), flattened:
     /// "generator.name", "image.url", "itunes.owner_email", ...
     public var extensions: [String: String]
-    /// Every other list of the feed's JSON line, flattened: "skip_hours", "itunes.categories", ...
+    /// Every other list of the feed's JSON line, flattened: "skip_hours", "itunes.categories", ...;
+    /// "extensions" holds the feed's extension elements (docs/SCHEMA.md, "Extension elements").
     public var extensionLists: [String: [[String: String]]]
     /// The members of the feed's JSON line whose text was UTF-8 read as ISO-8859-1 and
     /// is given read again as UTF-8 (its `redecoded` member); nil when none.
