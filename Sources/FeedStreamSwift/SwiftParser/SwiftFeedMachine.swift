@@ -596,6 +596,7 @@ struct SwiftFeedMachineCore {
 
     /// The extension element being read is dropped, its rows and text, and the rest of
     /// it skipped: `depth` elements end the skip (the element, and a child just started).
+    @inline(never)
     mutating func dropExtension(_ depth: Int) {
         let fr = frames[nframes - 1]
         capRec.pointee.lists[SFM.listExtensions].count = Int(fr.row)
@@ -1160,15 +1161,12 @@ struct SwiftFeedMachineCore {
     /// skipped, as one holding elements is, and the document goes on.
     @inline(__always)
     mutating func checkField() {
-        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes { fieldOverLimit() }
-    }
-
-    @inline(never)
-    mutating func fieldOverLimit() {
-        if inExtension { return dropExtension(1) }
-        capRec.pointee.arena.len = Int(capStart)
-        capturing = false
-        fieldOver = true
+        if capRec.pointee.arena.len - Int(capStart) > maxFieldBytes {
+            if inExtension { return dropExtension(1) }
+            capRec.pointee.arena.len = Int(capStart)
+            capturing = false
+            fieldOver = true
+        }
     }
 
     mutating func finishCapture(_ fr: SFMFrame) {
