@@ -872,6 +872,18 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
         if (push_row(m, ru->target, NULL, attrs, n) == NULL) return 1;
         m->person_list = ru->target;
         return enter(m, SC_PERSON);
+    case R_ROWATTR: {
+        /* The last row of the list (the person being read): columns from attributes. */
+        cfs_refvec *v = &r->list[ru->target == NONE ? m->person_list : ru->target];
+        if (v->count > 0) {
+            cfs_ref *row = v->v + (v->count - 1) * v->stride;
+            for (const attr_map *a = ru->attrs; a && a->name; a++) {
+                const cfs_attr *at = find_attr(attrs, n, a->name);
+                if (at) row[a->index] = copy(r, at->value, at->value_len);
+            }
+        }
+        return skip(m);
+    }
     case R_GUID: {
         if (taken(r, CFS_FIELD_ID, P1)) return skip(m);
         const cfs_attr *pl = find_attr(attrs, n, "isPermaLink");

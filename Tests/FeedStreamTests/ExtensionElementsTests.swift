@@ -84,6 +84,38 @@ final class ExtensionElementsTests: XCTestCase {
         XCTAssertEqual(l[0]["link"] as? String, "http://example.com/a", "the elements after it are read")
     }
 
+    /// Blogger's author image (Google Data's gd:image, inside the Atom author): the
+    /// person's `avatar`, resolved against xml:base; not an extension element.
+    func testBloggerAuthorImageIsTheAvatar() throws {
+        let l = try lines("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:gd="http://schemas.google.com/g/2005"
+            xml:base="http://example.com/blog/"><title>t</title>
+            <author><name>Ann</name><email>noreply@blogger.com</email>
+            <gd:image rel="http://schemas.google.com/g/2005#thumbnail" width="16" height="16" src="//img.example.com/a.png"/></author>
+            <entry><id>1</id><author><name>Bob</name><gd:image src="b.png"/></author>
+            <contributor><name>Cy</name></contributor></entry>
+            <entry><id>2</id><author><name>Di</name></author><gd:image src="not-a-person.png"/></entry>
+            </feed>
+            """)
+        XCTAssertEqual(l.count, 3)
+        let persons = { (line: [String: Any], key: String) in
+            ((line[key] as? [[String: Any]]) ?? []).map { $0.compactMapValues { $0 as? String } }
+        }
+        XCTAssertEqual(persons(l[0], "authors"), [["name": "Bob", "avatar": "http://example.com/blog/b.png"]])
+        XCTAssertEqual(persons(l[0], "contributors"), [["name": "Cy"]])
+        XCTAssertNil(l[0]["extensions"])
+        XCTAssertEqual(persons(l[1], "authors"), [["name": "Di"]])
+        XCTAssertEqual(rows(l[1]).map { $0["name"] }, ["image"], "an entry's own gd:image is an extension element")
+        XCTAssertEqual(persons(l[2], "authors"), [[
+            "name": "Ann", "email": "noreply@blogger.com", "avatar": "http://img.example.com/a.png",
+        ]])
+        let docs = try SwiftFeedParser().documents(from: .bytes(Array("""
+            <feed xmlns="http://www.w3.org/2005/Atom" xmlns:gd="http://schemas.google.com/g/2005"><title>t</title>
+            <entry><id>1</id><author><name>Bob</name><gd:image src="http://example.com/b.png"/></author></entry></feed>
+            """.utf8)))
+        XCTAssertEqual(docs[0].items[0].authors, [FeedPerson(name: "Bob", avatar: "http://example.com/b.png")])
+    }
+
     func testOnlyTheFeedsAndTheItemsOwnElements() throws {
         let l = try lines("""
             <feed xmlns="http://www.w3.org/2005/Atom" xmlns:x="urn:example:x" xmlns:media="http://search.yahoo.com/mrss/">

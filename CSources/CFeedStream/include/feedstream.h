@@ -447,8 +447,8 @@ typedef enum cfs_field {
     by cfs_list_columns(). */
 typedef enum cfs_list {
     CFS_LIST_LINKS, /* Links: href rel type hreflang title length base */
-    CFS_LIST_AUTHORS, /* Authors: name email uri base text */
-    CFS_LIST_CONTRIBUTORS, /* Contributors: name email uri base text */
+    CFS_LIST_AUTHORS, /* Authors: name email uri base text avatar */
+    CFS_LIST_CONTRIBUTORS, /* Contributors: name email uri base text avatar */
     CFS_LIST_CATEGORIES, /* Categories: term scheme label */
     CFS_LIST_ENCLOSURES, /* Enclosures: url type length base */
     CFS_LIST_MEDIA, /* `media:content`: url type medium is_default expression bitrate framerate samplingrate channels duration height width lang file_size */
@@ -461,8 +461,8 @@ typedef enum cfs_list {
     CFS_LIST_SKIP_HOURS, /* RSS `skipHours` hours: value */
     CFS_LIST_SKIP_DAYS, /* RSS `skipDays` days: value */
     CFS_LIST_SOURCE_LINKS, /* The Atom `source` feed's links: href rel type hreflang title length base */
-    CFS_LIST_SOURCE_AUTHORS, /* The Atom `source` feed's authors: name email uri base text */
-    CFS_LIST_SOURCE_CONTRIBUTORS, /* The Atom `source` feed's contributors: name email uri base text */
+    CFS_LIST_SOURCE_AUTHORS, /* The Atom `source` feed's authors: name email uri base text avatar */
+    CFS_LIST_SOURCE_CONTRIBUTORS, /* The Atom `source` feed's contributors: name email uri base text avatar */
     CFS_LIST_SOURCE_CATEGORIES, /* The Atom `source` feed's categories: term scheme label */
     CFS_LIST_MEDIA_CATEGORIES, /* `media:category`: term scheme label */
     CFS_LIST_MEDIA_RESTRICTIONS, /* `media:restriction`: value relationship type */

@@ -72,19 +72,23 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
     public var uri: String?
     /// The text as written, when it was split into `name` and `email`.
     public var raw: String?
+    /// The URL of the person's image (`gd:image`), resolved against `xml:base`.
+    public var avatar: String?
 
     /// A person; the arguments are stored as given.
-    public init(name: String?, email: String? = nil, uri: String? = nil, raw: String? = nil) {
+    public init(name: String?, email: String? = nil, uri: String? = nil, raw: String? = nil, avatar: String? = nil) {
         self.name = name
         self.email = email
         self.uri = uri
         self.raw = raw
+        self.avatar = avatar
     }
 
     init(_ v: FeedPersonView) {
         self.init(name: v.name.string, email: v.email.string,
                   uri: v.uri.isPresent ? FeedBytes.string(FeedURL.resolve(v.uri, baseChain: v.baseChain)) : nil,
-                  raw: v.raw.string)
+                  raw: v.raw.string,
+                  avatar: v.avatar.isPresent ? FeedBytes.string(FeedURL.resolve(v.avatar, baseChain: v.baseChain)) : nil)
     }
 
     /// The authors of a record's line (``FeedRecordView/forEachAuthor(_:)``).

@@ -5,9 +5,9 @@
 public enum FeedList: Int, CaseIterable, Sendable {
     /// Links: href, rel, type, hreflang, title, length, base.
     case links
-    /// Authors: name, email, uri, base, text.
+    /// Authors: name, email, uri, base, text, avatar.
     case authors
-    /// Contributors: name, email, uri, base, text.
+    /// Contributors: name, email, uri, base, text, avatar.
     case contributors
     /// Categories: term, scheme, label.
     case categories
@@ -33,9 +33,9 @@ public enum FeedList: Int, CaseIterable, Sendable {
     case skipDays
     /// The Atom `source` feed's links: href, rel, type, hreflang, title, length, base.
     case sourceLinks
-    /// The Atom `source` feed's authors: name, email, uri, base, text.
+    /// The Atom `source` feed's authors: name, email, uri, base, text, avatar.
     case sourceAuthors
-    /// The Atom `source` feed's contributors: name, email, uri, base, text.
+    /// The Atom `source` feed's contributors: name, email, uri, base, text, avatar.
     case sourceContributors
     /// The Atom `source` feed's categories: term, scheme, label.
     case sourceCategories
@@ -113,8 +113,8 @@ extension FeedList {
     /// The column names of each list, in order.
     static let columnNames: [[StaticString]] = [
         ["href", "rel", "type", "hreflang", "title", "length", "base"],
-        ["name", "email", "uri", "base", "text"],
-        ["name", "email", "uri", "base", "text"],
+        ["name", "email", "uri", "base", "text", "avatar"],
+        ["name", "email", "uri", "base", "text", "avatar"],
         ["term", "scheme", "label"],
         ["url", "type", "length", "base"],
         ["url", "type", "medium", "is_default", "expression", "bitrate", "framerate", "samplingrate", "channels", "duration", "height", "width", "lang", "file_size"],
@@ -127,8 +127,8 @@ extension FeedList {
         ["value"],
         ["value"],
         ["href", "rel", "type", "hreflang", "title", "length", "base"],
-        ["name", "email", "uri", "base", "text"],
-        ["name", "email", "uri", "base", "text"],
+        ["name", "email", "uri", "base", "text", "avatar"],
+        ["name", "email", "uri", "base", "text", "avatar"],
         ["term", "scheme", "label"],
         ["term", "scheme", "label"],
         ["value", "relationship", "type"],
@@ -164,5 +164,5 @@ extension FeedList {
         ["key", "json"],
         ["namespace", "name", "attribute", "value"],
     ]
-    static let columnCounts: [Int] = [7, 5, 5, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 5, 5, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5, 3, 5, 2, 2, 4]
+    static let columnCounts: [Int] = [7, 6, 6, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 6, 6, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5, 3, 5, 2, 2, 4]
 }

@@ -14,13 +14,18 @@ public struct FeedPersonView {
     /// The text as written, for a person written as text whose text was split into a
     /// name and an email address; absent otherwise.
     public let raw: FeedBytes
+    /// The URL of the person's image, as written (unresolved): Google Data's
+    /// `gd:image` `src` (Blogger's profile image); absent otherwise.
+    public let avatar: FeedBytes
 
-    init(name: FeedBytes, email: FeedBytes, uri: FeedBytes, baseChain: FeedBytes, raw: FeedBytes = .absent) {
+    init(name: FeedBytes, email: FeedBytes, uri: FeedBytes, baseChain: FeedBytes, raw: FeedBytes = .absent,
+         avatar: FeedBytes = .absent) {
         self.name = name
         self.email = email
         self.uri = uri
         self.baseChain = baseChain
         self.raw = raw
+        self.avatar = avatar
     }
 
     /// True when the person names no one: no name, email or URI beyond white space (an
@@ -32,19 +37,19 @@ public struct FeedPersonView {
     init(row: FeedRowView) {
         let text = row[4]
         if text.isPresent {
-            self.init(text: text, baseChain: row[3])
+            self.init(text: text, baseChain: row[3], avatar: row[5])
         } else {
-            self.init(name: row[0], email: row[1], uri: row[2], baseChain: row[3])
+            self.init(name: row[0], email: row[1], uri: row[2], baseChain: row[3], avatar: row[5])
         }
     }
 
     /// A person written as text: split into name and email when the text holds an
     /// email address (the text kept in `raw`), else the text as the name.
-    init(text: FeedBytes, baseChain: FeedBytes) {
+    init(text: FeedBytes, baseChain: FeedBytes, avatar: FeedBytes = .absent) {
         if let (name, email) = PersonText.split(text) {
-            self.init(name: name, email: email, uri: .absent, baseChain: baseChain, raw: text)
+            self.init(name: name, email: email, uri: .absent, baseChain: baseChain, raw: text, avatar: avatar)
         } else {
-            self.init(name: text, email: .absent, uri: .absent, baseChain: baseChain)
+            self.init(name: text, email: .absent, uri: .absent, baseChain: baseChain, avatar: avatar)
         }
     }
 

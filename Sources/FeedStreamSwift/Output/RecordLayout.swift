@@ -692,7 +692,7 @@ extension Member {
             return [MemberField(k(key), Column.arrayType(columns))]
         case .strings(let key, _): return [MemberField(k(key), .array(.string))]
         case .persons(let key, _):
-            return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw"].map { MemberField($0, .string) })))]
+            return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw", "avatar"].map { MemberField($0, .string) })))]
         case .authors: return Member.persons("authors", .authors).fields
         case .categories: return Member.rows("categories", .categories, RecordLayout.categoryColumns).fields
         case .person(let key, _):
@@ -983,6 +983,9 @@ extension FeedRecordView {
         if p.email.isPresent { sink.string("email", p.email.buffer) }
         if p.uri.isPresent { resolved(p.uri, base: p.baseChain, document: sink.documentBytes) { sink.string("uri", $0) } }
         if p.raw.isPresent { sink.string("raw", p.raw.buffer) }
+        if p.avatar.isPresent {
+            resolved(p.avatar, base: p.baseChain, document: sink.documentBytes) { sink.string("avatar", $0) }
+        }
         sink.endElement()
     }
 

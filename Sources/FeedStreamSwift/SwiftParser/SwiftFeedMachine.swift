@@ -801,6 +801,22 @@ struct SwiftFeedMachineCore {
             _ = pushRow(Int(ru.target), SFM.none, attrs)
             personList = ru.target
             enter(SFM.scPerson)
+        case SFM.rRowattr:
+            // The last row of the list (the person being read): columns from attributes.
+            let list = ru.target == SFM.noTarget ? Int(personList) : Int(ru.target)
+            let count = r.pointee.lists[list].count
+            if count > 0 && ru.map != SFM.none {
+                let v = r.pointee.lists[list]
+                let row = v.v! + (count - 1) * v.stride
+                let start = mapStart[Int(ru.map)]
+                for k in start..<(start + mapCount[Int(ru.map)]) {
+                    let e = mapEntries[k]
+                    if let a = SwiftFeedMachineCore.findAttr(attrs, e.name, e.len) {
+                        row[Int(e.index)] = r.pointee.copy(a.pointee.value)
+                    }
+                }
+            }
+            skip()
         case SFM.rGuid:
             if r.pointee.taken(SFM.fieldId, SFM.p1) { return skip() }
             if let pl = SwiftFeedMachineCore.findAttr(attrs, "isPermaLink") {

@@ -37,11 +37,12 @@ extension SFM {
     static let fGoogleplay: UInt8 = 23
     static let fPrism: UInt8 = 24
     static let fThr: UInt8 = 25
-    static let fOther: UInt8 = 26
+    static let fGd: UInt8 = 26
+    static let fOther: UInt8 = 27
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "thr", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "thr", "gd", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -100,6 +101,7 @@ extension SFM {
     static let rContent: UInt8 = 9  // Atom content
     static let rPerson: UInt8 = 10  // Atom author/contributor: `target` is the list
     static let rResource: UInt8 = 11  // `target` from the `rdf:resource` attribute, else from the text
+    static let rRowattr: UInt8 = 12  // set columns of the last row of `target` (NONE: the person being read) from attributes, then skip
 
     // Fields and lists, by name (FeedField and FeedList hold the same numbers).
     static let fieldId = 0
@@ -504,6 +506,7 @@ enum SwiftRulesTable {
         ("http://prismstandard.org/namespaces/basic/3.0/", 9, 24),
         ("http://purl.org/rss/1.0/modules/prism/", 9, 24),
         ("http://purl.org/syndication/thread/1.0", 9, 25),
+        ("http://schemas.google.com/g/2005", 9, 26),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -572,6 +575,7 @@ enum SwiftRulesTable {
         [("version", 225)],  // PSC_CHAPTERS
         [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
         [("startTime", 0), ("duration", 1), ("remoteStartTime", 2), ("remotePercentage", 3)],  // VALUE_TIME_SPLIT
+        [("src", 5)],  // GD_IMAGE
     ]
 
     /// The default types of text constructs (rules' deftype n is defaultTypes[n - 1]).
@@ -733,6 +737,7 @@ enum SwiftRulesTable {
         (10, "department", 2, 0, 265, 1, 255, 0, 0),  // slash:department TEXT FLD(SLASH_DEPARTMENT)
         (10, "hit_parade", 2, 0, 266, 1, 255, 0, 0),  // slash:hit_parade TEXT FLD(SLASH_HIT_PARADE)
         (25, "total", 2, 0, 63, 2, 255, 0, 0),  // thr:total TEXT FLD(COMMENT_COUNT)
+        (26, "image", 4, 12, 65535, 0, 64, 0, 0),  // gd:image ROWATTR NONE
         (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
         (11, "commentRSS", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
         (14, "updatePeriod", 1, 0, 64, 1, 255, 0, 0),  // sy:updatePeriod TEXT FLD(SY_PERIOD)
