@@ -1145,6 +1145,13 @@ static void markup_end(cfs_machine *m, const char *local, size_t local_len) {
 
 static int is_space(uint8_t c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
 
+/* True when the bytes of `ref` are XML white space only (or none). */
+static int is_blank(const cfs_rec *r, cfs_ref ref) {
+    for (uint32_t i = 0; i < ref.len; i++)
+        if (!is_space(r->arena.buf[ref.off + i])) return 0;
+    return 1;
+}
+
 /* An element's namespace class: its URI's, or the lenient one the root set for it. */
 static ns_class element_class(const cfs_machine *m, const char *uri, size_t uri_len) {
     ns_class c = classify(uri, uri_len);
@@ -1164,9 +1171,7 @@ static int becomes_person(cfs_machine *m, const char *uri, size_t uri_len, const
     if (fr->action != A_CAP_ROW || fr->col != CFS_PERSON_TEXT_COLUMN
         || (fr->target != CFS_LIST_AUTHORS && fr->target != CFS_LIST_CONTRIBUTORS)) return 0;
     cfs_arena *a = &m->cap_rec->arena;
-    for (size_t i = m->cap_start; i < a->len; i++) {
-        if (!is_space(a->buf[i])) return 0;
-    }
+    if (!is_blank(m->cap_rec, (cfs_ref){ m->cap_start, (uint32_t)(a->len - m->cap_start) })) return 0;
     if (find_rule(element_class(m, uri, uri_len).fam, local, local_len, SC_PERSON) == NULL) return 0;
     a->len = m->cap_start;
     m->capturing = 0;
@@ -1294,9 +1299,7 @@ static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
     close_pending_gt(m);
     cfs_ref ref = { m->cap_start, (uint32_t)(r->arena.len - m->cap_start) };
     if (fr->action == A_CAP_FALLBACK) {
-        uint32_t i = 0;
-        while (i < ref.len && is_space(r->arena.buf[ref.off + i])) i++;
-        if (i < ref.len) {
+        if (!is_blank(r, ref)) {
             put(r, fr->target, ref);
             r->prio[fr->target] = fr->col;
         }
@@ -1306,9 +1309,7 @@ static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
     } else if (fr->action == A_CAP_EXT) {
         /* The text row is the last; after attribute rows, white space only drops it. */
         cfs_refvec *v = &r->list[fr->target];
-        uint32_t i = 0;
-        while (i < ref.len && is_space(r->arena.buf[ref.off + i])) i++;
-        if (v->count > fr->row + 1 && i == ref.len) v->count--;
+        if (v->count > fr->row + 1 && is_blank(r, ref)) v->count--;
         else if (v->count > fr->row) v->v[(v->count - 1) * v->stride + fr->col] = ref;
     } else {
         cfs_refvec *v = &r->list[fr->target];

@@ -1132,13 +1132,8 @@ struct SwiftFeedMachineCore {
         guard fr.pointee.action == SFM.aCapRow, Int(fr.pointee.col) == SFM.personTextColumn,
               Int(fr.pointee.target) == SFM.listAuthors || Int(fr.pointee.target) == SFM.listContributors
         else { return false }
-        let a = capRec.pointee.arena
-        var i = Int(capStart)
-        while i < a.len {
-            let c = a.buf[i]
-            guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { return false }
-            i += 1
-        }
+        let captured = SFMRef(off: capStart, len: UInt32(truncatingIfNeeded: capRec.pointee.arena.len - Int(capStart)))
+        guard capRec.pointee.isBlank(captured) else { return false }
         guard findRule(elementClass(uri).fam, local, SFM.scPerson) != nil else { return false }
         capRec.pointee.arena.len = Int(capStart)
         capturing = false
@@ -1190,14 +1185,7 @@ struct SwiftFeedMachineCore {
         closePendingGT()
         let ref = SFMRef(off: capStart, len: UInt32(truncatingIfNeeded: r.pointee.arena.len - Int(capStart)))
         if fr.action == SFM.aCapFallback {
-            var i = 0
-            let n = Int(ref.len)
-            while i < n {
-                let c = r.pointee.arena.buf[Int(ref.off) + i]
-                if !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D) { break }
-                i += 1
-            }
-            if i < n {
+            if !r.pointee.isBlank(ref) {
                 r.pointee.put(Int(fr.target), ref)
                 r.pointee.prio[Int(fr.target)] = fr.col
             }
@@ -1207,15 +1195,8 @@ struct SwiftFeedMachineCore {
         } else if fr.action == SFM.aCapExt {
             // The text row is the last; after attribute rows, white space only drops it.
             let t = Int(fr.target)
-            var i = 0
-            let n = Int(ref.len)
-            while i < n {
-                let c = r.pointee.arena.buf[Int(ref.off) + i]
-                if !(c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D) { break }
-                i += 1
-            }
             let count = r.pointee.lists[t].count
-            if count > Int(fr.row) + 1 && i == n {
+            if count > Int(fr.row) + 1 && r.pointee.isBlank(ref) {
                 r.pointee.lists[t].count = count - 1
             } else if count > Int(fr.row) {
                 let v = r.pointee.lists[t]

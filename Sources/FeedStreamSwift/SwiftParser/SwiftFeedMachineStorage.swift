@@ -262,6 +262,18 @@ struct SFMRecord {
     @inline(__always)
     mutating func copy(_ b: UnsafeRawBufferPointer) -> SFMRef { arena.copy(b.baseAddress, b.count) }
 
+    /// True when the bytes of `ref` are XML white space only (or none).
+    func isBlank(_ ref: SFMRef) -> Bool {
+        var i = Int(ref.off)
+        let end = i + Int(ref.len)
+        while i < end {
+            let c = arena.buf[i]
+            guard c == 0x20 || c == 0x09 || c == 0x0A || c == 0x0D else { return false }
+            i += 1
+        }
+        return true
+    }
+
     /// True when a field already holds a value of priority `prio` or better.
     @inline(__always)
     /// True when field `f` holds a value of a higher priority than `p`: an equal one is
