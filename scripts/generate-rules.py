@@ -485,6 +485,11 @@ def schema_region(R):
          "beats 3 whatever their order; a tie goes to the last in the document).", "",
          "| element | where | action | into | priority / column | attributes |",
          "|---|---|---|---|---|---|"]
+    def enclosing_column(i):
+        # A rule with no list writes into the row of the person being read (the person
+        # lists share their columns).
+        return "`%s`" % d["lists"][R.list["AUTHORS"]][1][i]
+
     for r in d["rules"]:
         lab = R.label[r["fam"]]
         el = "%s`%s`" % (lab, r["name"]) if lab.endswith(":") else "%s `%s`" % (lab, r["name"])
@@ -506,7 +511,7 @@ def schema_region(R):
         elif r["action"] == "LTEXT" and t.startswith("LST("):
             pc = "column `%s`" % d["lists"][R.list[t[4:-1]]][1][int(col)]
         elif r["action"] == "LTEXT":
-            pc = "column %s of the enclosing row" % col
+            pc = "column %s of the person being read" % enclosing_column(int(col))
         else:
             pc = ""
         attrs = ""
@@ -518,7 +523,7 @@ def schema_region(R):
                     parts.append("`%s`→`%s`" % (k, camel(v[4:-1])))
                 else:
                     parts.append("`%s`→`%s`" % (k, d["lists"][R.list[t[4:-1]]][1][int(v)]) if t.startswith("LST(")
-                                 else "`%s`" % k)
+                                 else "`%s`→%s of the person being read" % (k, enclosing_column(int(v))))
             attrs = ", ".join(parts)
         if r["deftype"]:
             attrs = (attrs + "; " if attrs else "") + "default type `%s`" % r["deftype"]
