@@ -62,7 +62,7 @@ def unquote(s):
 
 
 def parse(text):
-    d = {k: [] for k in ("families", "nskinds", "namespaces", "scopes", "scope_sets", "actions",
+    d = {k: [] for k in ("families", "nskinds", "namespaces", "scopes", "scope_sets", "actions", "frames",
                          "fields", "lists", "maps", "rules", "constants", "formats",
                          "family_titles", "namespace_notes")}
     # Drop comments (the strings in this file never hold "/*").
@@ -108,6 +108,11 @@ def parse(text):
         elif macro == "CFS_ACTION":
             a = re.fullmatch(r"(\w+), " + STRING, args)
             d["actions"].append((a[1], unquote(a[2])))
+        elif macro == "CFS_FRAME":
+            a = re.fullmatch(r"(\w+), " + STRING, args)
+            if not a:
+                fail("cannot read frame action: %r" % args)
+            d["frames"].append((a[1], unquote(a[2])))
         elif macro == "CFS_FIELD":
             a = re.fullmatch(r"(\w+), " + STRING, args)
             d["fields"].append((a[1], unquote(a[2])))
@@ -354,6 +359,10 @@ def swift_table(R):
     o.append("    // Actions.")
     for (n, doc), i in zip(d["actions"], range(len(d["actions"]))):
         o.append("    static let r%s: UInt8 = %d  // %s" % (pascal(n), i, doc))
+    o.append("")
+    o.append("    // Frame actions: what to do when an element with a frame ends (machine.c's A_*).")
+    for (n, doc), i in zip(d["frames"], range(len(d["frames"]))):
+        o.append("    static let a%s: UInt8 = %d  // %s" % (pascal(n), i, doc))
     o.append("")
     o.append("    // Fields and lists, by name (FeedField and FeedList hold the same numbers).")
     for n, i in R.field.items():

@@ -582,10 +582,11 @@ void cfs_machine_doctype(cfs_machine *m, const char *public_id, const char *syst
     }
 }
 
-/* A_CAP_FALLBACK: a field's text that stands in for an attribute (FATTR): blank text
-   writes nothing. A_END_PARENT: restores parent_row from the frame's row. A_CAP_EXT: an
-   extension element's text (start_extension), into its rows from the frame's row on. */
-enum { A_NONE, A_CAP_FIELD, A_CAP_ROW, A_END_ITEM, A_CAP_FALLBACK, A_END_PARENT, A_CAP_EXT };
+/* Frame actions: what to do when an element with a frame ends (feed_rules.def). */
+enum {
+#define CFS_FRAME(name, doc) A_##name,
+#include "feed_rules.def"
+};
 
 static int push_frame(cfs_machine *m, uint8_t action, uint16_t target, uint8_t col, uint32_t row) {
     if (m->nframes == CFS_MAX_FRAMES) return 0;

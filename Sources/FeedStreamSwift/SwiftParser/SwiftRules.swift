@@ -30,17 +30,6 @@ enum SFM {
     /// No field or list (a rule's `target`).
     static let noTarget: UInt16 = 0xFFFF
 
-    // Frame actions.
-    static let aNone: UInt8 = 0
-    static let aCapField: UInt8 = 1
-    static let aCapRow: UInt8 = 2
-    static let aEndItem: UInt8 = 3
-    /// A field's text that stands in for an attribute (FATTR): blank text writes nothing.
-    static let aCapFallback: UInt8 = 4
-    static let aEndParent: UInt8 = 5   // restores parentRow from the frame's row
-    /// An extension element's text (startExtension), into its rows from the frame's row on.
-    static let aCapExt: UInt8 = 6
-
     // Priorities: lower wins; ties: the first wins.
     static let p1: UInt8 = 1
     static let p2: UInt8 = 2

@@ -103,6 +103,15 @@ extension SFM {
     static let rResource: UInt8 = 11  // `target` from the `rdf:resource` attribute, else from the text
     static let rRowattr: UInt8 = 12  // set columns of the last row of `target` (NONE: the person being read) from attributes, then skip
 
+    // Frame actions: what to do when an element with a frame ends (machine.c's A_*).
+    static let aNone: UInt8 = 0  // nothing (the scope it entered is left)
+    static let aCapField: UInt8 = 1  // the captured text is the field `target`'s, at priority `col`
+    static let aCapRow: UInt8 = 2  // the captured text is column `col` of row `row` of list `target`
+    static let aEndItem: UInt8 = 3  // the item ends and is delivered
+    static let aCapFallback: UInt8 = 4  // as CAP_FIELD, but blank text writes nothing (a field's text that stands in for an attribute, FATTR)
+    static let aEndParent: UInt8 = 5  // the row number of the enclosing LATTR element is restored from `row`
+    static let aCapExt: UInt8 = 6  // an extension element's text: the last row of its rows (from `row` on) of list `target`, column `col`
+
     // Fields and lists, by name (FeedField and FeedList hold the same numbers).
     static let fieldId = 0
     static let fieldGuidPermalink = 1
