@@ -242,12 +242,15 @@ struct SwiftFeedMachineCore {
     let namespaces: UnsafeMutablePointer<SFMNamespace>
     let namespaceCount: Int
 
-    // The last namespace URI classified (the same few repeat).
+    // The last namespace URIs classified (the same few repeat, and a feed's elements
+    // alternate between them: an RSS 1.0 item's title, dc:date, content:encoded), each
+    // up to nsCacheCapacity bytes, replaced in turn.
     static let nsCacheCapacity = 256
+    static let nsCacheEntries = 8
     let nsCache: UnsafeMutablePointer<UInt8>
-    var nsCacheLen = -1
-    var nsCacheNS: UInt8 = 0
-    var nsCacheFam: UInt8 = 0
+    let nsCacheLen: UnsafeMutablePointer<Int>
+    let nsCacheClass: UnsafeMutablePointer<(ns: UInt8, fam: UInt8)>
+    var nsCacheNext = 0
 
     init(limit: Int) {
         let t = SwiftRules.shared
@@ -266,7 +269,11 @@ struct SwiftFeedMachineCore {
         mapCount = t.mapCount
         namespaces = t.namespaces
         namespaceCount = t.namespaceCount
-        nsCache = .allocate(capacity: SwiftFeedMachineCore.nsCacheCapacity)
+        nsCache = .allocate(capacity: SwiftFeedMachineCore.nsCacheCapacity * SwiftFeedMachineCore.nsCacheEntries)
+        nsCacheLen = .allocate(capacity: SwiftFeedMachineCore.nsCacheEntries)
+        nsCacheLen.initialize(repeating: -1, count: SwiftFeedMachineCore.nsCacheEntries)
+        nsCacheClass = .allocate(capacity: SwiftFeedMachineCore.nsCacheEntries)
+        nsCacheClass.initialize(repeating: (0, 0), count: SwiftFeedMachineCore.nsCacheEntries)
     }
 
     func free() {
@@ -278,6 +285,8 @@ struct SwiftFeedMachineCore {
         scopeArena.free()
         scopes.deallocate()
         nsCache.deallocate()
+        nsCacheLen.deallocate()
+        nsCacheClass.deallocate()
     }
 
     mutating func begin(_ document: Int) {
@@ -337,7 +346,10 @@ struct SwiftFeedMachineCore {
         let n = uri.count
         if n == 0 { return (SFM.nsNone, SFM.fRss) }
         let p = uri.baseAddress!
-        if n == nsCacheLen && bytesEqual(p, nsCache, n) { return (nsCacheNS, nsCacheFam) }
+        for k in 0..<SwiftFeedMachineCore.nsCacheEntries
+        where nsCacheLen[k] == n && bytesEqual(p, nsCache + k &* SwiftFeedMachineCore.nsCacheCapacity, n) {
+            return nsCacheClass[k]
+        }
         return classifySlow(p, n)
     }
 
@@ -366,10 +378,11 @@ struct SwiftFeedMachineCore {
             }
         }
         if n <= SwiftFeedMachineCore.nsCacheCapacity {
-            memcpy(nsCache, p, n)
-            nsCacheLen = n
-            nsCacheNS = ns
-            nsCacheFam = fam
+            let k = nsCacheNext
+            nsCacheNext = (k &+ 1) % SwiftFeedMachineCore.nsCacheEntries
+            memcpy(nsCache + k &* SwiftFeedMachineCore.nsCacheCapacity, p, n)
+            nsCacheLen[k] = n
+            nsCacheClass[k] = (ns, fam)
         }
         return (ns, fam)
     }
