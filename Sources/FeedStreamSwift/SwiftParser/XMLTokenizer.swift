@@ -803,6 +803,13 @@ final class SwiftXMLTokenizer {
                     i += 1
                 }
             case 0x26:
+                // The predefined entities (most references in feeds' text) from one load.
+                if let (c, length) = predefinedReference8(s, i, n) {
+                    deliver(byteText + Int(c), 1)
+                    if machine.limitHit { return limitStop(i) }
+                    i &+= length
+                    continue
+                }
                 switch try reference(s, i, n, final: final, inAttribute: false) {
                 case .next(let j):
                     if machine.limitHit { return limitStop(i) }
@@ -2330,6 +2337,30 @@ private func predefinedReference(_ s: UnsafePointer<UInt8>, _ j: Int, _ n: Int) 
     while e < last && s[e] != 0x3B { e &+= 1 }
     guard e < last, let c = predefinedEntity(UnsafeRawBufferPointer(start: s + j, count: e &- j)) else { return nil }
     return (c, e &+ 1)
+}
+
+/// ``predefinedReference(_:_:_:)`` for the reference whose `&` is at `i`, read from one
+/// 8-byte load (nil when fewer than 8 bytes are left: the general path takes it): the
+/// character and the reference's length.
+@inline(__always)
+private func predefinedReference8(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> (UInt8, Int)? {
+    #if _endian(little)
+    guard i &+ 8 <= n else { return nil }
+    let w = UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self)
+    switch w & 0xFFFF_FFFF {
+    case 0x3B74_6C26: return (0x3C, 4)   // &lt;
+    case 0x3B74_6726: return (0x3E, 4)   // &gt;
+    default: break
+    }
+    if w & 0xFF_FFFF_FFFF == 0x3B_706D_6126 { return (0x26, 5) }   // &amp;
+    switch w & 0xFFFF_FFFF_FFFF {
+    case 0x3B74_6F75_7126: return (0x22, 6)   // &quot;
+    case 0x3B73_6F70_6126: return (0x27, 6)   // &apos;
+    default: return nil
+    }
+    #else
+    return nil
+    #endif
 }
 
 /// The XML predefined entities.
