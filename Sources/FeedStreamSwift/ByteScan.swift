@@ -68,11 +68,13 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
         // Tabs and line feeds are text like any other (carriage returns are not: they
         // are normalized).
         let tabsAndLineFeeds = lanes(x, equalTo: 0x09) | lanes(x, equalTo: 0x0A)
-        let stops = asciiLanes16(x, a, b, c) & ~tabsAndLineFeeds & SIMD16(repeating: 0x80)
-        let w = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
+        let stops = asciiLanes16(x, a, b, c) & ~tabsAndLineFeeds
+        // One test for the common step, plain ASCII with no character open: the bytes
+        // to stop at and the non-ASCII ones together.
+        let flagged = unsafeBitCast((stops | x) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+        if flagged[0] | flagged[1] | UInt64(truncatingIfNeeded: state ^ UTF8Steps.accept) == 0 { i &+= 16; continue }
+        let w = unsafeBitCast(stops & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
         if w[0] | w[1] == 0 {
-            let h = unsafeBitCast(x & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
-            if h[0] | h[1] == 0 && state == UTF8Steps.accept { i &+= 16; continue }
             var s = state
             for k in 0..<16 { s = steps[Int(p[i &+ k])] &>> s }
             s &= 63
@@ -81,7 +83,7 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
         if state != UTF8Steps.accept {
             i = UTF8Steps.sequenceStart(p, i)
         } else {
-            i &+= firstFlagged(stops | (x & SIMD16(repeating: 0x80)))
+            i &+= firstFlagged((stops | x) & SIMD16(repeating: 0x80))
         }
         return true
     }
