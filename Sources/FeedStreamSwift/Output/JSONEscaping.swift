@@ -166,6 +166,21 @@ extension ByteBuffer {
         if let closing { putReserved(closing) }
     }
 
+    /// ``appendTrustedJSONEscaped(_:closing:redecoding:)``, with a string of up to 16
+    /// bytes that holds no byte to escape or look at (most short values: a type, a rel,
+    /// a language, a category) copied here with its closing quote, without the call.
+    @inline(__always)
+    mutating func appendTrustedJSONString(_ bytes: UnsafeRawBufferPointer, closing: UInt8, redecoding: Bool) {
+        let n = bytes.count
+        if n <= 16, let src = bytes.baseAddress, !mayHoldTrustedSpecial(src, n) {
+            reserve(n &+ 1)
+            putReserved(src, n)
+            putReserved(closing)
+            return
+        }
+        appendTrustedJSONEscaped(bytes, closing: closing, redecoding: redecoding)
+    }
+
     /// ``appendJSONEscaped(_:closing:)`` for bytes known to be well-formed UTF-8, whole
     /// characters (an item's fields from the strict Swift tokenizer,
     /// ``FeedItemView/textIsUTF8``): the same output, without checking the UTF-8 again.
@@ -416,6 +431,24 @@ private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: I
     #endif
     while i < n && !isTrustedSpecial(src[i]) { i &+= 1 }
     return i
+}
+
+/// False when none of the `n` (at most 16) bytes at `src` is one ``nextTrustedSpecial(_:_:_:)``
+/// stops at (true may be a false alarm: the full path looks again): two overlapping
+/// loads of 8 or 4 bytes, or byte by byte under 4.
+@inline(__always)
+private func mayHoldTrustedSpecial(_ src: UnsafeRawPointer, _ n: Int) -> Bool {
+    if n >= 8 {
+        return trustedSpecial8(src.loadUnaligned(as: UInt64.self))
+            | trustedSpecial8((src + (n &- 8)).loadUnaligned(as: UInt64.self)) != 0
+    }
+    if n >= 4 {
+        let w = UInt64(src.loadUnaligned(as: UInt32.self)) | UInt64((src + (n &- 4)).loadUnaligned(as: UInt32.self)) &<< 32
+        return trustedSpecial8(w) != 0
+    }
+    let p = src.assumingMemoryBound(to: UInt8.self)
+    for k in 0..<n where isTrustedSpecial(p[k]) { return true }
+    return false
 }
 
 /// True for the bytes ``nextTrustedSpecial(_:_:_:)`` stops at.

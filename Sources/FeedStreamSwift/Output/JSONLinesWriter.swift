@@ -323,7 +323,7 @@ extension ByteBuffer: RecordSink {
         member(key, quote: true)
         currentKey = key
         if trustsUTF8 {
-            appendTrustedJSONEscaped(value, closing: 0x22, redecoding: true)
+            appendTrustedJSONString(value, closing: 0x22, redecoding: true)
         } else {
             appendDocumentText(value, closing: 0x22)
         }
