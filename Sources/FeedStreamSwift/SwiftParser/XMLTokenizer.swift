@@ -96,6 +96,11 @@ final class SwiftXMLTokenizer {
     @exclusivity(unchecked) private var nsBytes = ScratchBytes(capacity: 1024)      // prefixes and URIs of bindings
     @exclusivity(unchecked) private var bindings: UnsafeMutablePointer<Binding>
     @exclusivity(unchecked) private var bindingsCount = 0
+    /// The default namespace in scope (``lookup(_:)`` of the empty prefix), once looked
+    /// up since the bindings last changed (most elements have no prefix; the bindings
+    /// change at a few elements only).
+    @exclusivity(unchecked) private var defaultNamespace: UnsafeRawBufferPointer? = nil
+    @exclusivity(unchecked) private var defaultNamespaceKnown = false
     @exclusivity(unchecked) private var bindingsCapacity = 32
     @exclusivity(unchecked) private var raw: UnsafeMutablePointer<RawAttr>
     @exclusivity(unchecked) private var rawCapacity = 64
@@ -261,6 +266,7 @@ final class SwiftXMLTokenizer {
         names.removeAll()
         nsBytes.removeAll()
         bindingsCount = 0
+        defaultNamespaceKnown = false
         transcoder = nil
         switched = nil
         rawPending.removeAll()
@@ -1392,8 +1398,12 @@ final class SwiftXMLTokenizer {
             let prefix = UnsafeRawBufferPointer(rebasing: qname[0..<(localOffset - 1)])
             guard let u = namespace(ofPrefix: prefix) else { return .error(tagStart, "unbound prefix") }   // at the tag, as expat
             uri = u
-        } else if let u = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0)) {
-            uri = u
+        } else {
+            if !defaultNamespaceKnown {
+                defaultNamespace = lookup(UnsafeRawBufferPointer(start: s + nameStart, count: 0))
+                defaultNamespaceKnown = true
+            }
+            if let u = defaultNamespace { uri = u }
         }
         // Attributes: namespaces, duplicates. Few attributes: compared pairwise; many (up
         // to millions with --max-attributes 0): through hash tables, linear (issue 17).
@@ -1616,6 +1626,7 @@ final class SwiftXMLTokenizer {
         if Int(f.bindings) < bindingsCount {
             nsBytes.removeLast(nsBytes.count - Int(bindings[Int(f.bindings)].prefixOffset))
             bindingsCount = Int(f.bindings)
+            defaultNamespaceKnown = false
         }
         names.removeLast(Int(f.nameLength))
     }
@@ -1637,6 +1648,7 @@ final class SwiftXMLTokenizer {
         bindings[bindingsCount] = Binding(prefixOffset: Int32(po), prefixLength: Int32(prefix.count),
                                           uriOffset: Int32(uo), uriLength: Int32(uri.count))
         bindingsCount += 1
+        defaultNamespaceKnown = false   // (and nsBytes may have moved)
     }
 
     /// True when the element being started already declared `prefix` (bindings from
