@@ -386,6 +386,15 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
 private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: Int) -> Int {
     var i = from
     #if _endian(little)
+    // Long runs 32 bytes a step, two vectors under one test (the step that finds a byte
+    // goes on 16 at a time).
+    while i &+ 32 <= n {
+        let a = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
+        let b = UnsafeRawPointer(src + i + 16).loadUnaligned(as: SIMD16<UInt8>.self)
+        let w = unsafeBitCast(trustedLanes16(a) | trustedLanes16(b), to: SIMD2<UInt64>.self)
+        if w[0] | w[1] != 0 { break }
+        i &+= 32
+    }
     while i &+ 16 <= n {
         let w = unsafeBitCast(trustedLanes16(UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)),
                               to: SIMD2<UInt64>.self)
