@@ -89,6 +89,37 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
+    func testEndTagsOfEveryNameLengthCloseOnlyTheirElement() throws {
+        // Names of 1 to 20 bytes (the end tag's fast path compares them in 8-byte words, the last ones byte by byte), as an
+        // extension element's name, so that the text comes out under it.
+        for length in 1...20 {
+            let name = String((0..<length).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
+            let ok = bytes(#"<rss version="2.0"><channel><item><title>t</title><\#(name)>v\#(length)</\#(name)>"#
+                           + "</item></channel></rss>")
+            for size in [ok.count, 1, 7] {
+                let lines = try jsonLines(chunked(ok, size), source: "t", parser: SwiftFeedParser()).text
+                XCTAssertFalse(lines.contains(#""error""#), "\(length): \(lines)")
+                XCTAssertTrue(lines.contains(#""name":"\#(name)","value":"v\#(length)""#), "\(length): \(lines)")
+            }
+            // The last byte different, one byte more, one less: mismatched, at the end
+            // tag's name (`</` at offset 51 + length + 1 + 1 + the text).
+            let text = "v\(length)"
+            let at = 51 + length + 1 + text.utf8.count + 2
+            let last = String(name.dropLast()) + "Z"
+            for end in [last, name + "a", String(name.dropLast())] where !end.isEmpty {
+                let bad = bytes(#"<rss version="2.0"><channel><item><title>t</title><\#(name)>\#(text)</\#(end)>"#
+                                + "</item></channel></rss>")
+                let swift = try jsonLines(.bytes(bad), source: "t", parser: SwiftFeedParser()).text
+                XCTAssertTrue(swift.contains(#""message":"mismatched tag","line":1,"column":\#(at + 1),"offset":\#(at)"#),
+                              "\(name) / \(end): \(swift)")
+            }
+        }
+        // A name with a non-ASCII letter, ended by itself: closed (the byte-by-byte path).
+        let accented = bytes(#"<rss version="2.0"><channel><item><title>t</title><é>v</é></item></channel></rss>"#)
+        let lines = try jsonLines(.bytes(accented), source: "t", parser: SwiftFeedParser()).text
+        XCTAssertTrue(lines.contains(#""name":"é","value":"v""#), lines)
+    }
+
     func testChunkBoundariesAnywhereGiveTheSameOutput() throws {
         // Splits fall inside tags, references, CDATA sections, comments, the XML
         // declaration and multi-byte characters (of every encoding in the corpus).
