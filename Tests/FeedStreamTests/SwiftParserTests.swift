@@ -90,8 +90,9 @@ final class SwiftParserTests: XCTestCase {
     }
 
     func testEndTagsOfEveryNameLengthCloseOnlyTheirElement() throws {
-        // Names of 1 to 20 bytes (the end tag's fast path compares them in 8-byte words, the last ones byte by byte), as an
-        // extension element's name, so that the text comes out under it.
+        // Names of 1 to 20 bytes (the end tag's fast path compares them in 8-byte words,
+        // the last ones byte by byte), as an extension element's name, so that the text
+        // comes out under it.
         for length in 1...20 {
             let name = String((0..<length).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
             let ok = bytes(#"<rss version="2.0"><channel><item><title>t</title><\#(name)>v\#(length)</\#(name)>"#
