@@ -11,6 +11,10 @@ final class LeapSecondTests: XCTestCase {
         XCTAssertEqual(rfc.description, "2016-12-31T23:59:59Z")
         XCTAssertEqual(FeedDate.parse("2016-12-31T23:59:60.25Z")?.description, "2016-12-31T23:59:59.25Z")
         XCTAssertEqual(FeedDate.parse("2017-01-01T05:29:60+05:30")?.description, "2016-12-31T23:59:59Z")
+        // Shifted by a zone within the day: still the leap second, in UTC.
+        let west = try XCTUnwrap(FeedDate.parse("Sat, 31 Dec 2016 22:59:60 -0100"))
+        XCTAssertEqual([west.year, west.month, west.day, west.hour, west.minute, west.second], [2016, 12, 31, 23, 59, 60])
+        XCTAssertEqual(FeedDate.parse("Sat, 31 Dec 2016 22:59:60 -0100")?.description, "2016-12-31T23:59:59Z")
         XCTAssertEqual(FeedDate.parse("2016-12-31T23:59:59Z")?.description, "2016-12-31T23:59:59Z")
         XCTAssertNil(FeedDate.parse("2016-12-31T23:59:61Z"))
     }

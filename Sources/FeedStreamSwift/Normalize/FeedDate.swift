@@ -436,6 +436,15 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     func shifted(bySeconds delta: Int) -> FeedDate? {
         if delta == 0 { return self }
         let leap = second == 60 ? 1 : 0
+        // Within the same day (most zone offsets): the time of day alone changes.
+        let inDay = hour &* 3600 &+ minute &* 60 &+ (second &- leap) &+ delta
+        if inDay >= 0 && inDay < 86400 {
+            var d = self
+            d.hour = inDay / 3600
+            d.minute = inDay / 60 % 60
+            d.second = inDay % 60 &+ leap
+            return d
+        }
         var t = FeedDate.daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + (second - leap) + delta
         let days = t >= 0 ? t / 86400 : (t - 86399) / 86400
         t -= days * 86400
