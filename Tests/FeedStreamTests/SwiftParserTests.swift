@@ -103,7 +103,7 @@ final class SwiftParserTests: XCTestCase {
                 XCTAssertTrue(lines.contains(#""name":"\#(name)","value":"v\#(length)""#), "\(length): \(lines)")
             }
             // The last byte different, one byte more, one less: mismatched, at the end
-            // tag's name (`</` at offset 51 + length + 1 + 1 + the text).
+            // tag's name: after `<name>` (from offset 50), the text and `</`.
             let text = "v\(length)"
             let at = 51 + length + 1 + text.utf8.count + 2
             let last = String(name.dropLast()) + "Z"

@@ -436,22 +436,21 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     func shifted(bySeconds delta: Int) -> FeedDate? {
         if delta == 0 { return self }
         let leap = second == 60 ? 1 : 0
-        // Within the same day (most zone offsets): the time of day alone changes.
-        let inDay = hour &* 3600 &+ minute &* 60 &+ (second &- leap) &+ delta
-        if inDay >= 0 && inDay < 86400 {
-            var d = self
-            d.hour = inDay / 3600
-            d.minute = inDay / 60 % 60
-            d.second = inDay % 60 &+ leap
-            return d
+        var t = hour * 3600 + minute * 60 + (second - leap) + delta   // seconds into the day
+        var d = self
+        if t < 0 || t >= 86400 {
+            // Another day: through days since the epoch (most zone offsets stay within the day).
+            t += FeedDate.daysFromCivil(year, month, day) * 86400
+            let days = t >= 0 ? t / 86400 : (t - 86399) / 86400
+            t -= days * 86400
+            let (y, m, dd) = FeedDate.civilFromDays(days)
+            guard (1...9999).contains(y) else { return nil }
+            (d.year, d.month, d.day) = (y, m, dd)
         }
-        var t = FeedDate.daysFromCivil(year, month, day) * 86400 + hour * 3600 + minute * 60 + (second - leap) + delta
-        let days = t >= 0 ? t / 86400 : (t - 86399) / 86400
-        t -= days * 86400
-        let (y, m, d) = FeedDate.civilFromDays(days)
-        guard (1...9999).contains(y) else { return nil }
-        return FeedDate(year: y, month: m, day: d, hour: t / 3600, minute: t / 60 % 60, second: t % 60 + leap,
-                        fraction: fraction)
+        d.hour = t / 3600
+        d.minute = t / 60 % 60
+        d.second = t % 60 + leap
+        return d
     }
 }
 
