@@ -75,7 +75,10 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
 
     /// Parses bytes (leading/trailing whitespace allowed).
     public static func parse(_ bytes: UnsafeRawBufferPointer) -> FeedDate? {
-        if let d = parseCommonISO(bytes) ?? parseCommonRFC822(bytes) { return d }
+        // (Each tried in turn: `??` between them copied the optional date out and destroyed
+        // it, two calls into the runtime a date.)
+        if let d = parseCommonISO(bytes) { return d }
+        if let d = parseCommonRFC822(bytes) { return d }
         return parseAnyForm(bytes)
     }
 

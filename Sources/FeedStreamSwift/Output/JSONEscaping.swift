@@ -166,13 +166,14 @@ extension ByteBuffer {
         if let closing { putReserved(closing) }
     }
 
-    /// ``appendTrustedJSONEscaped(_:closing:redecoding:)``, with a string of up to 16
+    /// ``appendTrustedJSONEscaped(_:closing:redecoding:)``, with a string of up to 32
     /// bytes that holds no byte to escape or look at (most short values: a type, a rel,
-    /// a language, a category) copied here with its closing quote, without the call.
+    /// a language, a category, a date, a name, a title) copied here with its closing
+    /// quote, without the call.
     @inline(__always)
     mutating func appendTrustedJSONString(_ bytes: UnsafeRawBufferPointer, closing: UInt8, redecoding: Bool) {
         let n = bytes.count
-        if n <= 16, let src = bytes.baseAddress, !mayHoldTrustedSpecial(src, n) {
+        if n <= 32, let src = bytes.baseAddress, !mayHoldTrustedSpecial(src, n) {
             reserve(n &+ 1)
             putReserved(src, n)
             putReserved(closing)
@@ -442,11 +443,17 @@ private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: I
     return i
 }
 
-/// False when none of the `n` (at most 16) bytes at `src` is one ``nextTrustedSpecial(_:_:_:)``
+/// False when none of the `n` (at most 32) bytes at `src` is one ``nextTrustedSpecial(_:_:_:)``
 /// stops at (true may be a false alarm: the full path looks again): two overlapping
-/// loads of 8 or 4 bytes, or byte by byte under 4.
+/// loads of 16, 8 or 4 bytes, or byte by byte under 4.
 @inline(__always)
 private func mayHoldTrustedSpecial(_ src: UnsafeRawPointer, _ n: Int) -> Bool {
+    if n > 16 {
+        let a = trustedLanes16(src.loadUnaligned(as: SIMD16<UInt8>.self))
+        let b = trustedLanes16((src + (n &- 16)).loadUnaligned(as: SIMD16<UInt8>.self))
+        let w = unsafeBitCast(a | b, to: SIMD2<UInt64>.self)
+        return w[0] | w[1] != 0
+    }
     if n >= 8 {
         return trustedSpecial8(src.loadUnaligned(as: UInt64.self))
             | trustedSpecial8((src + (n &- 8)).loadUnaligned(as: UInt64.self)) != 0

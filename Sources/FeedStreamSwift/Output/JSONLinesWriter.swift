@@ -329,6 +329,17 @@ extension ByteBuffer: RecordSink {
         }
     }
 
+    /// Written in place, with its closing quote: no text rule or escape applies.
+    mutating func formatted(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        member(key, quote: true)
+        currentKey = key
+        self.write(upTo: maxLength &+ 1) { p in
+            let n = write(p)
+            p[n] = 0x22
+            return n &+ 1
+        }
+    }
+
     mutating func literal(_ key: StaticString, _ value: StaticString) {
         member(key)
         append(value)

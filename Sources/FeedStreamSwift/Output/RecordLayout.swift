@@ -13,9 +13,10 @@ enum Member: Sendable {
     case date(StaticString, StaticString, FeedField)
     /// A text construct: `key`, `key_type`, `key_lang` when it differs from the
     /// record's language, and `key_base`, the `xml:base` in scope (the four keys, then
-    /// the field). Relative URIs in HTML and XHTML values are resolved against that base
-    /// unless the sink keeps markup as written (MarkupURLs).
-    case text(StaticString, StaticString, StaticString, StaticString, FeedField)
+    /// the field; written with ``text(_:_:_:_:_:)``). Relative URIs in HTML and XHTML
+    /// values are resolved against that base unless the sink keeps markup as written
+    /// (MarkupURLs).
+    case textConstruct(TableBox<TextKeys>, FeedField)
     /// `guid_is_permalink`.
     case permalink
     /// `link`: the first alternate link, else a permalink guid (FeedRecordView.primaryLink), resolved.
@@ -38,11 +39,40 @@ enum Member: Sendable {
     /// string member of its own).
     case person(StaticString, FeedField)
     /// A nested object, written only when one of its members is present (the mask
-    /// says which fields and lists it draws on).
-    case object(StaticString, TableArray<Member>, FieldMask)
+    /// says which fields and lists it draws on; written with ``obj(_:_:)``).
+    case object(StaticString, TableArray<Member>, TableBox<FieldMask>)
     /// A boolean read from a field's text by `rule` (the field itself is written as a
     /// string member of its own); absent when the rule gives no meaning to the text.
     case flag(StaticString, FeedField, FlagRule)
+
+    /// A text construct member (``textConstruct(_:_:)``).
+    static func text(_ key: StaticString, _ type: StaticString, _ lang: StaticString, _ base: StaticString,
+                     _ f: FeedField) -> Member {
+        .textConstruct(TableBox(TextKeys(value: key, type: type, lang: lang, base: base)), f)
+    }
+}
+
+/// A text construct's four keys (``Member/textConstruct(_:_:)``).
+struct TextKeys {
+    let value, type, lang, base: StaticString
+}
+
+/// One value of a layout table, stored once for the life of the process as
+/// ``TableArray``'s elements are: the large payloads of ``Member`` (a text construct's
+/// keys, an object's mask) are held by pointer, so that a member is 56 bytes, not 112,
+/// and the walk's `switch` reads less.
+struct TableBox<Value>: @unchecked Sendable {
+    let pointer: UnsafePointer<Value>
+
+    init(_ value: Value) {
+        let p = UnsafeMutablePointer<Value>.allocate(capacity: 1)
+        p.initialize(to: value)
+        pointer = UnsafePointer(p)
+    }
+
+    var value: Value {
+        @inline(__always) get { pointer.pointee }
+    }
 }
 
 /// How a flag member reads its field's text: ASCII letters in any case, with the
@@ -123,7 +153,7 @@ struct FieldMask {
 
     private mutating func add(_ m: Member) {
         switch m {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f), .person(_, let f),
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .textConstruct(_, let f), .person(_, let f),
              .flag(_, let f, _): add(f)
         case .permalink: add(.guidPermalink)
         case .primaryLink:   // an alternate link, else a permalink guid (FeedRecordView.primaryLink)
@@ -212,7 +242,9 @@ struct TableArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral, @
 }
 
 /// A nested object member.
-func obj(_ key: StaticString, _ members: [Member]) -> Member { .object(key, TableArray(members), FieldMask(members)) }
+func obj(_ key: StaticString, _ members: [Member]) -> Member {
+    .object(key, TableArray(members), TableBox(FieldMask(members)))
+}
 
 /// A column of a list written as a member of each row's object.
 struct Column {
@@ -659,9 +691,10 @@ extension Member {
         switch self {
         case .string(let key, _), .url(let key, _, _): return [MemberField(k(key), .string)]
         case .date(let key, let raw, _): return [MemberField(k(key), .timestamp), MemberField(k(raw), .string)]
-        case .text(let key, let type, let lang, let base, _):
-            return [MemberField(k(key), .string), MemberField(k(type), .string), MemberField(k(lang), .string),
-                    MemberField(k(base), .string)]
+        case .textConstruct(let keys, _):
+            let t = keys.value
+            return [MemberField(k(t.value), .string), MemberField(k(t.type), .string), MemberField(k(t.lang), .string),
+                    MemberField(k(t.base), .string)]
         case .permalink: return [MemberField("guid_is_permalink", .boolean)]
         case .primaryLink: return [MemberField("link", .string)]
         case .rows(let key, _, let columns):
@@ -748,6 +781,9 @@ protocol RecordSink: ~Copyable {
     /// trim, which came before the decoding (feedparser strips, then decodes).
     mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer)
     mutating func literal(_ key: StaticString, _ value: StaticString)
+    /// A string member whose value `write` writes (at most `maxLength` bytes, returning
+    /// how many): ASCII that needs no escaping and no text rule (a normalized date).
+    mutating func formatted(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int)
     mutating func beginObject(_ key: StaticString)
     mutating func endObject()
     mutating func beginArray(_ key: StaticString)
@@ -760,6 +796,13 @@ protocol RecordSink: ~Copyable {
 extension RecordSink where Self: ~Copyable {
     var resolvesMarkupURIs: Bool { true }
     var documentBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
+    mutating func formatted(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { buf in
+            let n = write(buf.baseAddress!)
+            string(key, UnsafeRawBufferPointer(start: buf.baseAddress, count: n))
+        }
+    }
 }
 
 extension FeedRecordView {
@@ -782,7 +825,7 @@ extension FeedRecordView {
 
     private func has(_ member: UnsafePointer<Member>) -> Bool {
         switch member.pointee {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .text(_, _, _, _, let f): return isSet(f) && self[f].isPresent
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .textConstruct(_, let f): return isSet(f) && self[f].isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
@@ -799,7 +842,7 @@ extension FeedRecordView {
             forEachCategory { _ in any = true }
             return any
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
-        case .object(_, let members, let mask): return mayHave(mask) && hasAny(members)
+        case .object(_, let members, let mask): return mayHave(mask.value) && hasAny(members)
         case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
         }
     }
@@ -831,20 +874,18 @@ extension FeedRecordView {
         for i in ms.indices { walk(ms.baseAddress! + i, into: &sink) }
     }
 
-    /// A date member (out of line: its buffer on the stack would make every member's
-    /// walk set up a stack guard).
+    /// A date member: the normalized date written in place (``RecordSink/formatted(_:maxLength:_:)``),
+    /// then the text as written. Out of line: a sink's default `formatted` puts a buffer
+    /// on the stack, which would make every member's walk set up a stack guard.
     @inline(never)
     private func writeDate<S: RecordSink & ~Copyable>(_ key: StaticString, _ rawKey: StaticString, _ f: FeedField,
                                                       into sink: inout S) {
-        let d = date(f)
-        guard d.raw.isPresent else { return }
-        if let parsed = d.date {
-            withUnsafeTemporaryAllocation(of: UInt8.self, capacity: FeedDate.maxLength) { buf in
-                let n = parsed.write(to: buf.baseAddress!)
-                sink.string(key, UnsafeRawBufferPointer(start: buf.baseAddress, count: n))
-            }
+        let raw = self[f]   // (the field as date(_:) reads it, without the view's copies)
+        guard raw.isPresent else { return }
+        if let parsed = FeedDate.parse(raw.buffer) {
+            sink.formatted(key, maxLength: FeedDate.maxLength) { parsed.write(to: $0) }
         }
-        sink.string(rawKey, d.raw.buffer)
+        sink.string(rawKey, raw.buffer)
     }
 
     /// True when one of `members` would write anything.
@@ -866,28 +907,29 @@ extension FeedRecordView {
             if v.isPresent { resolved(v, base: self[base], document: sink.documentBytes) { sink.string(key, $0) } }
         case .date(let key, let rawKey, let f):
             writeDate(key, rawKey, f, into: &sink)
-        case .text(let key, let typeKey, let langKey, let baseKey, let f):
+        case .textConstruct(let keys, let f):
+            let k = keys.pointer
             let t = text(f)
             guard t.value.isPresent else { return }
             let document = sink.documentBytes
             let hasBase = t.baseChain.isPresent && !t.baseChain.isEmpty || !document.isEmpty
             let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: Array(document)) : []
             if t.isBase64, let decoded = Base64.decode(TextRules.trimmed(t.value.buffer)) {
-                decoded.withUnsafeBytes { sink.decodedString(key, $0) }
+                decoded.withUnsafeBytes { sink.decodedString(k.pointee.value, $0) }
             } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(TextRules.trimmed(t.value.buffer)) {
-                decoded.withUnsafeBytes { sink.decodedString(key, $0) }
+                decoded.withUnsafeBytes { sink.decodedString(k.pointee.value, $0) }
             } else if hasBase && sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
                       let resolved = MarkupURLs.resolve(t.value.buffer, base: base, xhtml: t.type.equals("xhtml")) {
-                resolved.withUnsafeBytes { sink.string(key, $0) }
+                resolved.withUnsafeBytes { sink.string(k.pointee.value, $0) }
             } else {
-                sink.string(key, t.value.buffer)
+                sink.string(k.pointee.value, t.value.buffer)
             }
-            sink.string(typeKey, t.type.buffer)
+            sink.string(k.pointee.type, t.type.buffer)
             let lang = self[.language]
             if t.language.isPresent && !(lang.isPresent && lang.buffer.elementsEqual(t.language.buffer)) {
-                sink.string(langKey, t.language.buffer)
+                sink.string(k.pointee.lang, t.language.buffer)
             }
-            if hasBase { base.withUnsafeBytes { sink.string(baseKey, $0) } }
+            if hasBase { base.withUnsafeBytes { sink.string(k.pointee.base, $0) } }
         case .permalink:
             let p = self[.guidPermalink]
             if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }
@@ -940,9 +982,9 @@ extension FeedRecordView {
             if p.name.isPresent { sink.string("name", p.name.buffer) }
             sink.string("email", p.email.buffer)
             sink.endObject()
-        case .object(_, _, let mask):
-            // The mask first: most objects are absent, and binding the members retains.
-            guard mayHave(mask), case .object(let key, let members, _) = member.pointee, hasAny(members) else { return }
+        case .object(let key, let members, let mask):
+            // The mask first: most objects are absent.
+            guard mayHave(mask.value), hasAny(members) else { return }
             sink.beginObject(key)
             walk(members, into: &sink)
             sink.endObject()
