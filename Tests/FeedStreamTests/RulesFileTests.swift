@@ -178,8 +178,9 @@ final class RulesLayoutSchemaTests: XCTestCase {
     private func owners(_ members: [Member], top: String? = nil, into map: inout [String: String]) {
         for m in members {
             switch m {
-            case .string(let k, let f), .url(let k, let f, _), .date(let k, _, let f), .text(let k, _, _, _, let f):
+            case .string(let k, let f), .url(let k, let f, _), .date(let k, _, let f):
                 map["f\(f.rawValue)"] = top ?? "\(k)"
+            case .textConstruct(let keys, let f): map["f\(f.rawValue)"] = top ?? "\(keys.value.value)"
             case .permalink: map["f\(FeedField.guidPermalink.rawValue)"] = top ?? "guid_is_permalink"
             case .primaryLink: break
             case .rows(let k, let l, _), .strings(let k, let l), .persons(let k, let l): map["l\(l.rawValue)"] = top ?? "\(k)"

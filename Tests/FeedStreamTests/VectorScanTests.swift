@@ -175,6 +175,15 @@ final class VectorScanTests: XCTestCase {
         return Array(buffer.bytes)
     }
 
+    /// As the writer writes a string member's value (``ByteBuffer/appendTrustedJSONString(_:closing:redecoding:)``:
+    /// up to 32 bytes with nothing to handle copied inline, the rest escaped), with its
+    /// closing quote.
+    private func writtenTrusted(_ s: ArraySlice<UInt8>) -> [UInt8] {
+        var buffer = ByteBuffer(capacity: 64)
+        s.withUnsafeBytes { buffer.appendTrustedJSONString($0, closing: 0x22, redecoding: false) }
+        return Array(buffer.bytes)
+    }
+
     func testJSONEscapingAtEveryAlignmentIsTheByteByByteEscaping() throws {
         var checked = 0
         let slices = try ourFiles.map { ($0, try [UInt8](Data(contentsOf: $0))) } + realFiles.map { url in
@@ -317,11 +326,20 @@ final class VectorScanTests: XCTestCase {
                     if at + special.count + 3 < length { s[at + special.count + 3] = 0x22 }
                     guard Array(String(decoding: s, as: UTF8.self).utf8) == s else { continue }   // whole characters
                     XCTAssertEqual(escaped(s[...], trusted: true), referenceEscaped(s[...]), "\(s)")
+                    XCTAssertEqual(writtenTrusted(s[...]), referenceEscaped(s[...]) + [0x22], "written: \(s)")
                     checked += 1
                 }
             }
         }
         XCTAssertGreaterThan(checked, 10000)
+        // Written as a member's value: short strings copied as they are, 16 and 32 bytes
+        // (the longest copied inline) and 33; a quote at the last byte of 32 escaped.
+        let x32 = [UInt8](repeating: 0x78, count: 32)
+        XCTAssertEqual(writtenTrusted(x32[...]), x32 + [0x22])
+        XCTAssertEqual(writtenTrusted(x32[..<16]), Array(x32[..<16]) + [0x22])
+        XCTAssertEqual(writtenTrusted((x32 + [0x79])[...]), x32 + [0x79, 0x22])
+        XCTAssertEqual(writtenTrusted((x32[..<31] + [0x22])[...]), Array(x32[..<31]) + [0x5C, 0x22, 0x22])
+        XCTAssertEqual(writtenTrusted((x32[..<20] + [0xC2, 0x80])[...]), Array(x32[..<20]) + [0xE2, 0x82, 0xAC, 0x22])
         // Expected bytes: é and a C1 control across the first two steps.
         let a15 = [UInt8](repeating: 0x61, count: 15), b20 = [UInt8](repeating: 0x62, count: 20)
         XCTAssertEqual(escaped((a15 + [0xC3, 0xA9] + b20)[...], trusted: true), a15 + [0xC3, 0xA9] + b20)
