@@ -58,6 +58,39 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
+    /// The predefined entities by name (a DTD's attribute default, a reference read by the
+    /// general path near the end of the input) give the characters the shortcut gives, and
+    /// names one letter off are no predefined entity: an undefined entity, kept as written
+    /// (docs/SCHEMA.md, "Entities"), as expat's backend keeps it.
+    func testPredefinedEntitiesByNameAndNamesOneLetterOff() throws {
+        let dtd = """
+            <?xml version="1.0"?><!DOCTYPE feed [<!ATTLIST link href CDATA "a&lt;b&gt;c&amp;d&quot;e&apos;f">]>
+            <feed xmlns="http://www.w3.org/2005/Atom"><entry><title>x</title><link/></entry></feed>
+            """
+        for backend in FeedBackend.allCases {
+            let (text, _) = try jsonLines(.bytes(bytes(dtd)), source: "d", parser: backend.makeParser())
+            XCTAssertTrue(text.contains(#""links":[{"href":"a<b>c&d\"e'f","rel":"alternate"}]"#), "\(backend): \(text)")
+        }
+        // The last reference of the input, fewer than 8 bytes before its end: the general path.
+        for (name, character) in [("lt", "<"), ("gt", ">"), ("amp", "&"), ("quot", #"\""#), ("apos", "'")] {
+            let doc = bytes(#"<rss version="2.0"><channel><item><title>x&"# + name + ";</title></item></channel></rss>")
+            for size in [doc.count, 1, 7] {
+                let (text, _) = try jsonLines(chunked(doc, size), source: "p", parser: SwiftFeedParser())
+                XCTAssertTrue(text.contains(#""title":"x"# + character + #"""#), "\(name) in chunks of \(size): \(text)")
+            }
+        }
+        for name in ["l", "ltt", "g", "am", "ampp", "quo", "quott", "apo", "aposs", "LT", "Amp"] {
+            let doc = bytes(#"<rss version="2.0"><channel><item><title>x&"# + name + ";</title></item></channel></rss>")
+            let expat = try jsonLines(.bytes(doc), source: "p", parser: ExpatFeedParser())
+            XCTAssertTrue(expat.text.contains(#""title":"x&"# + name + #";""#), "\(name): \(expat.text)")
+            XCTAssertFalse(expat.text.contains(#""error""#), "\(name): \(expat.text)")
+            for size in [doc.count, 1, 7] {
+                XCTAssertEqual(try jsonLines(chunked(doc, size), source: "p", parser: SwiftFeedParser()).text, expat.text,
+                               "\(name) in chunks of \(size)")
+            }
+        }
+    }
+
     func testEndTagsAndPredefinedReferencesReadAlikeByEveryPath() throws {
         let doc = bytes(#"<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>"#
             + #"<title>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#38;&amp</title>"#

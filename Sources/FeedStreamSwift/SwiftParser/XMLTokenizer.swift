@@ -2358,7 +2358,17 @@ private func predefinedReference(_ s: UnsafePointer<UInt8>, _ j: Int, _ n: Int) 
 private func predefinedReference8(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> (UInt8, Int)? {
     #if _endian(little)
     guard i &+ 8 <= n else { return nil }
-    let w = UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self)
+    return predefinedCharacter(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
+    #else
+    return nil
+    #endif
+}
+
+/// The XML predefined entities (the one table of them): the reference at the start of
+/// `w`, its bytes `&name;` read as a little-endian word, and the character it stands
+/// for; the character and the reference's length, nil when `w` starts with none.
+@inline(__always)
+private func predefinedCharacter(_ w: UInt64) -> (UInt8, Int)? {
     switch w & 0xFFFF_FFFF {
     case 0x3B74_6C26: return (0x3C, 4)   // &lt;
     case 0x3B74_6726: return (0x3E, 4)   // &gt;
@@ -2370,27 +2380,19 @@ private func predefinedReference8(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int)
     case 0x3B73_6F70_6126: return (0x27, 6)   // &apos;
     default: return nil
     }
-    #else
-    return nil
-    #endif
 }
 
-/// The XML predefined entities.
+/// The character the predefined entity `name` stands for (``predefinedCharacter(_:)``
+/// asked about the reference `&name;`), nil when `name` is none.
 @inline(__always)
 private func predefinedEntity(_ name: UnsafeRawBufferPointer) -> UInt8? {
-    switch name.count {
-    case 2:
-        if name[1] != 0x74 { return nil }
-        if name[0] == 0x6C { return 0x3C }   // lt
-        if name[0] == 0x67 { return 0x3E }   // gt
-    case 3:
-        if name.equals("amp") { return 0x26 }
-    case 4:
-        if name.equals("quot") { return 0x22 }
-        if name.equals("apos") { return 0x27 }
-    default: break
-    }
-    return nil
+    let n = name.count
+    guard n >= 2 && n <= 4 else { return nil }
+    var w: UInt64 = 0x26
+    for k in 0..<n { w |= UInt64(name[k]) &<< UInt64(8 &* (k &+ 1)) }
+    w |= 0x3B &<< UInt64(8 &* (n &+ 1))
+    guard let (c, length) = predefinedCharacter(w), length == n &+ 2 else { return nil }
+    return c
 }
 
 /// The length of the valid UTF-8 sequence starting at `i` (a byte ≥ 0x80), 0 when the
