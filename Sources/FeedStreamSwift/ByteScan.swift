@@ -53,41 +53,40 @@ private func asciiLanes16(_ x: SIMD16<UInt8>, _ a: UInt8, _ b: UInt8, _ c: UInt8
 /// Advances `i` over the plain bytes of character data or CDATA in `p[i..<n]`, 16 at a
 /// time while 16 are left: the bytes ``firstSpecialByte16(_:_:_:_:)`` does not stop at,
 /// and also tabs and line feeds, and bytes >= 0x80 in a step whose other bytes are
-/// plain when they are well-formed UTF-8 by `steps` (``UTF8Steps/Rules/xml``; a
-/// character may span steps), so that text in any script is not stopped at each
-/// character. True when stopped at a byte to handle (the first other than a tab or line
-/// feed that ``firstSpecialByte16(_:_:_:_:)`` flags in the step, or the first byte of a
-/// character begun in an earlier step); false when fewer than 16 bytes are left, with
-/// `i` at a character's first byte. Either way the byte-by-byte reading takes over there.
+/// plain when they are well-formed UTF-8 by `steps` (``UTF8Steps/Rules/xml``), so that
+/// text in any script is not stopped at each character. A character the step cuts is
+/// read again whole by the next step, which starts at its first byte (every step starts
+/// at a character's first byte: the common step, plain ASCII, is one test). True when
+/// stopped at a byte to handle (the first other than a tab or line feed that
+/// ``firstSpecialByte16(_:_:_:_:)`` flags in the step); false when fewer than 16 bytes
+/// are left, with `i` at a character's first byte. Either way the byte-by-byte reading
+/// takes over there.
 @inline(__always)
 func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: UInt8, _ b: UInt8, _ c: UInt8,
                      _ steps: UnsafePointer<UInt64>) -> Bool {
-    var state = UTF8Steps.accept
     while i &+ 16 <= n {
         let x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
         // Tabs and line feeds are text like any other (carriage returns are not: they
         // are normalized).
         let tabsAndLineFeeds = lanes(x, equalTo: 0x09) | lanes(x, equalTo: 0x0A)
         let stops = asciiLanes16(x, a, b, c) & ~tabsAndLineFeeds
-        // One test for the common step, plain ASCII with no character open: the bytes
-        // to stop at and the non-ASCII ones together.
+        // One test for the common step, plain ASCII: the bytes to stop at and the
+        // non-ASCII ones together.
         let flagged = unsafeBitCast((stops | x) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
-        if flagged[0] | flagged[1] | UInt64(truncatingIfNeeded: state ^ UTF8Steps.accept) == 0 { i &+= 16; continue }
+        if flagged[0] | flagged[1] == 0 { i &+= 16; continue }
         let w = unsafeBitCast(stops & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
         if w[0] | w[1] == 0 {
-            var s = state
+            var s = UTF8Steps.accept
             for k in 0..<16 { s = steps[Int(p[i &+ k])] &>> s }
             s &= 63
-            if s != UTF8Steps.reject { state = s; i &+= 16; continue }
+            if s == UTF8Steps.accept { i &+= 16; continue }
+            // Well-formed so far, a character cut at the step's end: the next step starts
+            // at its first byte (1-3 bytes back).
+            if s != UTF8Steps.reject { i = UTF8Steps.sequenceStart(p, i &+ 16); continue }
         }
-        if state != UTF8Steps.accept {
-            i = UTF8Steps.sequenceStart(p, i)
-        } else {
-            i &+= firstFlagged((stops | x) & SIMD16(repeating: 0x80))
-        }
+        i &+= firstFlagged((stops | x) & SIMD16(repeating: 0x80))
         return true
     }
-    if state != UTF8Steps.accept { i = UTF8Steps.sequenceStart(p, i) }
     return false
 }
 
