@@ -105,13 +105,24 @@ func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     return 16
 }
 
-/// Copies `n` bytes as `memmove` does: up to 32 with two overlapping loads of 16, 8 or
-/// 4 bytes (three of 1 below 4), all made before the stores (no call), more with
-/// `memmove`.
+/// Copies `n` bytes as `memmove` does: up to 64 with four loads of 16 (the first two and
+/// the last two, overlapping), up to 32 with two overlapping loads of 16, 8 or 4 bytes
+/// (three of 1 below 4), all made before the stores (no call), more with `memmove`.
 @inline(__always)
 func copyBytes(to d: UnsafeMutableRawPointer, from s: UnsafeRawPointer, _ n: Int) {
     if n >= 16 {
-        guard n <= 32 else { d.copyMemory(from: s, byteCount: n); return }
+        if n > 32 {
+            guard n <= 64 else { d.copyMemory(from: s, byteCount: n); return }
+            let a = s.loadUnaligned(as: SIMD16<UInt8>.self)
+            let b = (s + 16).loadUnaligned(as: SIMD16<UInt8>.self)
+            let c = (s + (n &- 32)).loadUnaligned(as: SIMD16<UInt8>.self)
+            let e = (s + (n &- 16)).loadUnaligned(as: SIMD16<UInt8>.self)
+            d.storeBytes(of: a, as: SIMD16<UInt8>.self)
+            (d + 16).storeBytes(of: b, as: SIMD16<UInt8>.self)
+            (d + (n &- 32)).storeBytes(of: c, as: SIMD16<UInt8>.self)
+            (d + (n &- 16)).storeBytes(of: e, as: SIMD16<UInt8>.self)
+            return
+        }
         let a = s.loadUnaligned(as: SIMD16<UInt8>.self)
         let b = (s + (n &- 16)).loadUnaligned(as: SIMD16<UInt8>.self)
         d.storeBytes(of: a, as: SIMD16<UInt8>.self)

@@ -132,12 +132,13 @@ final class VectorScanTests: XCTestCase {
     }
 
     /// copyBytes (the short copies of the JSON writer, the machine's arena and scratch
-    /// buffers) moves bytes as memmove does: every length to 40, the regions apart or
-    /// overlapping by up to 5 bytes either way, the bytes around left alone.
+    /// buffers) moves bytes as memmove does: every length to 72 (past the 64 copied
+    /// without a call), the regions apart or overlapping by up to 5 bytes either way, and
+    /// by 16 and 20 (an overlap across the four loads of 16), the bytes around left alone.
     func testShortCopiesAreMemmove() {
-        let pattern = (0..<128).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
-        for n in 0...40 {
-            for shift in -5...5 {
+        let pattern = (0..<160).map { UInt8(truncatingIfNeeded: $0 &* 37 &+ 11) }
+        for n in 0...72 {
+            for shift in Array(-5...5) + [-20, -16, 16, 20] {
                 var expected = pattern, actual = pattern
                 let src = 40, dst = 40 + shift
                 expected.withUnsafeMutableBytes { b in _ = memmove(b.baseAddress! + dst, b.baseAddress! + src, n) }
@@ -316,7 +317,7 @@ final class VectorScanTests: XCTestCase {
         // Short strings and the last bytes of longer ones, read in overlapping words: a
         // byte to handle at each place, followed by the byte a borrow from it could flag
         // ('#' after '"', ']' after '\\', a space after a control), and a second one later.
-        for length in 1...40 {
+        for length in 1...72 {
             for at in 0..<length {
                 for (special, follower): ([UInt8], UInt8) in [([0x22], 0x23), ([0x5C], 0x5D), ([0x01], 0x20),
                                                               ([0x0A], 0x20), ([0xC2, 0x85], 0x23), ([0xC2, 0xA0], 0x5D)] {
@@ -332,14 +333,18 @@ final class VectorScanTests: XCTestCase {
             }
         }
         XCTAssertGreaterThan(checked, 10000)
-        // Written as a member's value: short strings copied as they are, 16 and 32 bytes
-        // (the longest copied inline) and 33; a quote at the last byte of 32 escaped.
-        let x32 = [UInt8](repeating: 0x78, count: 32)
-        XCTAssertEqual(writtenTrusted(x32[...]), x32 + [0x22])
-        XCTAssertEqual(writtenTrusted(x32[..<16]), Array(x32[..<16]) + [0x22])
-        XCTAssertEqual(writtenTrusted((x32 + [0x79])[...]), x32 + [0x79, 0x22])
-        XCTAssertEqual(writtenTrusted((x32[..<31] + [0x22])[...]), Array(x32[..<31]) + [0x5C, 0x22, 0x22])
-        XCTAssertEqual(writtenTrusted((x32[..<20] + [0xC2, 0x80])[...]), Array(x32[..<20]) + [0xE2, 0x82, 0xAC, 0x22])
+        // Written as a member's value: short strings copied as they are, 16, 32, 33 and 64
+        // bytes (the longest copied inline) and 65; a quote at the last byte of 32 and of
+        // 64, and at byte 40 of 64 (in none of the four loads' first lanes), escaped.
+        let x64 = [UInt8](repeating: 0x78, count: 64)
+        for n in [16, 32, 33, 64] { XCTAssertEqual(writtenTrusted(x64[..<n]), Array(x64[..<n]) + [0x22], "\(n)") }
+        XCTAssertEqual(writtenTrusted((x64 + [0x79])[...]), x64 + [0x79, 0x22])
+        XCTAssertEqual(writtenTrusted((x64[..<31] + [0x22])[...]), Array(x64[..<31]) + [0x5C, 0x22, 0x22])
+        XCTAssertEqual(writtenTrusted((x64[..<63] + [0x22])[...]), Array(x64[..<63]) + [0x5C, 0x22, 0x22])
+        XCTAssertEqual(writtenTrusted((x64[..<40] + [0x5C] + x64[..<23])[...]),
+                       Array(x64[..<40]) + [0x5C, 0x5C] + Array(x64[..<23]) + [0x22])
+        XCTAssertEqual(writtenTrusted((x64[..<20] + [0xC2, 0x80])[...]), Array(x64[..<20]) + [0xE2, 0x82, 0xAC, 0x22])
+        XCTAssertEqual(writtenTrusted((x64[..<50] + [0xC2, 0x80])[...]), Array(x64[..<50]) + [0xE2, 0x82, 0xAC, 0x22])
         // Expected bytes: é and a C1 control across the first two steps.
         let a15 = [UInt8](repeating: 0x61, count: 15), b20 = [UInt8](repeating: 0x62, count: 20)
         XCTAssertEqual(escaped((a15 + [0xC3, 0xA9] + b20)[...], trusted: true), a15 + [0xC3, 0xA9] + b20)

@@ -166,14 +166,14 @@ extension ByteBuffer {
         if let closing { putReserved(closing) }
     }
 
-    /// ``appendTrustedJSONEscaped(_:closing:redecoding:)``, with a string of up to 32
-    /// bytes that holds no byte to escape or look at (most short values: a type, a rel,
-    /// a language, a category, a date, a name, a title) copied here with its closing
-    /// quote, without the call.
+    /// ``appendTrustedJSONEscaped(_:closing:redecoding:)``, with a string of up to 64
+    /// bytes that holds no byte to escape or look at (most values but text: a type, a
+    /// rel, a language, a category, a date, a name, a title, most URLs) copied here with
+    /// its closing quote, without the call.
     @inline(__always)
     mutating func appendTrustedJSONString(_ bytes: UnsafeRawBufferPointer, closing: UInt8, redecoding: Bool) {
         let n = bytes.count
-        if n <= 32, let src = bytes.baseAddress, !mayHoldTrustedSpecial(src, n) {
+        if n <= 64, let src = bytes.baseAddress, !mayHoldTrustedSpecial(src, n) {
             reserve(n &+ 1)
             putReserved(src, n)
             putReserved(closing)
@@ -443,11 +443,20 @@ private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: I
     return i
 }
 
-/// False when none of the `n` (at most 32) bytes at `src` is one ``nextTrustedSpecial(_:_:_:)``
-/// stops at (true may be a false alarm: the full path looks again): two overlapping
-/// loads of 16, 8 or 4 bytes, or byte by byte under 4.
+/// False when none of the `n` (at most 64) bytes at `src` is one ``nextTrustedSpecial(_:_:_:)``
+/// stops at (true may be a false alarm: the full path looks again): four loads of 16
+/// (the first two and the last two, overlapping), two overlapping loads of 16, 8 or 4
+/// bytes, or byte by byte under 4.
 @inline(__always)
 private func mayHoldTrustedSpecial(_ src: UnsafeRawPointer, _ n: Int) -> Bool {
+    if n > 32 {
+        let a = trustedLanes16(src.loadUnaligned(as: SIMD16<UInt8>.self))
+        let b = trustedLanes16((src + 16).loadUnaligned(as: SIMD16<UInt8>.self))
+        let c = trustedLanes16((src + (n &- 32)).loadUnaligned(as: SIMD16<UInt8>.self))
+        let d = trustedLanes16((src + (n &- 16)).loadUnaligned(as: SIMD16<UInt8>.self))
+        let w = unsafeBitCast(a | b | c | d, to: SIMD2<UInt64>.self)
+        return w[0] | w[1] != 0
+    }
     if n > 16 {
         let a = trustedLanes16(src.loadUnaligned(as: SIMD16<UInt8>.self))
         let b = trustedLanes16((src + (n &- 16)).loadUnaligned(as: SIMD16<UInt8>.self))
