@@ -30,6 +30,21 @@ final class JSONLinesWriterTests: XCTestCase {
         }
     }
 
+    /// Numbers (document and item numbers, error positions, counts) in decimal: one
+    /// digit, each power of ten and the number before it, the largest.
+    func testNumbersAreWrittenInDecimal() {
+        var values: [UInt64] = [0, 1, 9, UInt64.max]
+        var p: UInt64 = 10
+        for _ in 1...19 { values += [p - 1, p, p + 7]; p = p &* 10 }
+        for v in values {
+            var b = ByteBuffer(capacity: 4)
+            b.append(0x5B)
+            b.append(decimal: v)
+            b.append(0x5D)
+            XCTAssertEqual(String(decoding: b.bytes, as: UTF8.self), "[\(v)]")
+        }
+    }
+
     func testInvalidUTF8BecomesReplacementCharacter() {
         let cases: [([UInt8], String)] = [
             ([0x61, 0xFF, 0x62], "a\u{FFFD}b"),                 // never-valid byte

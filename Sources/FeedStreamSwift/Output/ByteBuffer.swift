@@ -160,17 +160,20 @@ struct ByteBuffer: ~Copyable {
     }
 
     mutating func append(decimal v: UInt64) {
+        // A number below 10: its digit (most document and item numbers of a file); else
+        // the digits from the last, copied without a call.
+        if v < 10 { return append(UInt8(truncatingIfNeeded: 0x30 &+ v)) }
         write(upTo: 20) { out in
             var tmp: (UInt64, UInt64, UInt64) = (0, 0, 0)
             var n = 0
             var x = v
             withUnsafeMutableBytes(of: &tmp) { t in
                 repeat {
-                    t[23 - n] = UInt8(0x30 + x % 10)
+                    t[23 &- n] = UInt8(truncatingIfNeeded: 0x30 &+ x % 10)
                     x /= 10
-                    n += 1
+                    n &+= 1
                 } while x > 0
-                out.update(from: t.baseAddress!.assumingMemoryBound(to: UInt8.self) + 24 - n, count: n)
+                copyBytes(to: out, from: t.baseAddress! + (24 &- n), n)
             }
             return n
         }
