@@ -9,7 +9,8 @@ import Glibc
 /// Under AddressSanitizer (`swift test --sanitize=address`, the sanitized pass of
 /// .ci/run), asks LeakSanitizer for a leak check after every backend has parsed every
 /// file of corpus/ (feeds, bad, encodings, hostile, fuzz-regressions), plain and
-/// gzip, with parsers created and released along the way.
+/// gzip, and built its values (``FeedDocument``), with parsers created and released
+/// along the way.
 ///
 /// The check runs during the test, not at exit: at exit XCTest on Linux still holds
 /// every test case (its suite lives in a frame that `exit` abandons), which LeakSanitizer
@@ -39,6 +40,9 @@ final class LeakCheckTests: XCTestCase {
                 _ = try jsonLines(.bytes(gzip(bytes)), source: url.lastPathComponent, parser: backend.makeParser())
                 _ = try jsonLines(.file(path: url.path), source: url.lastPathComponent,
                                   parser: backend.makeParser(maxItemBytes: 100))
+                // The value model too: what building the values takes must go with them
+                // (each text construct built a layout table of its own, never freed).
+                _ = try? backend.makeParser().documents(from: .bytes(bytes))
             }
         }
         XCTAssertEqual(leakCheck(), 0, "LeakSanitizer reported leaks (the report is above)")

@@ -19,11 +19,18 @@ public struct FeedText: Sendable, Codable, Equatable, Hashable {
     /// relative URIs in HTML and XHTML resolved against its base (docs/SCHEMA.md) — the
     /// same walk of the layout, so the value model and the output cannot differ.
     init?(_ record: FeedRecordView, _ field: FeedField) {
+        guard let table = FeedText.tables[field] else { preconditionFailure("\(field) is not a text construct") }
         var c = ExtensionCollector(core: [])
-        record.walk(MemberTable([.text("value", "type", "lang", "base", field)]), into: &c)
+        record.walk(table, into: &c)
         guard let value = c.values["value"] else { return nil }
         self.init(value: value, type: c.values["type"] ?? "text")
     }
+
+    /// The one-member layout tables the text constructs are read through, built once: a
+    /// table's storage lives as long as the process (``TableArray``), so one built per
+    /// call leaked it (~4 KB per title, summary, content and rights of every value).
+    private static let tables: [FeedField: MemberTable] = Dictionary(uniqueKeysWithValues:
+        [FeedField.title, .summary, .content, .rights].map { ($0, MemberTable([.text("value", "type", "lang", "base", $0)])) })
 }
 
 /// A link (Atom `link`, RSS `link`, `atom:link` in RSS), its `href` resolved against
