@@ -223,6 +223,8 @@ struct MemberTable: ExpressibleByArrayLiteral, Sendable {
 /// a column holding them is plain data: the walk reads them with no reference counting
 /// (with `[Column]` and `[Member]` payloads and `ChildRows` a class, a retain and a
 /// release per rows member, per column and per object: 2-5% of writing the dump).
+/// Build them (and ``MemberTable``s, ``TableBox``es, members made with `obj` or `text`)
+/// only in `static let`s: one built per call is never freed.
 struct TableArray<Element>: RandomAccessCollection, ExpressibleByArrayLiteral, @unchecked Sendable {
     let buffer: UnsafeBufferPointer<Element>
 
