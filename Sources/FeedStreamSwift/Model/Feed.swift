@@ -19,18 +19,28 @@ public struct FeedText: Sendable, Codable, Equatable, Hashable {
     /// relative URIs in HTML and XHTML resolved against its base (docs/SCHEMA.md) — the
     /// same walk of the layout, so the value model and the output cannot differ.
     init?(_ record: FeedRecordView, _ field: FeedField) {
-        guard let table = FeedText.tables[field] else { preconditionFailure("\(field) is not a text construct") }
         var c = ExtensionCollector(core: [])
-        record.walk(table, into: &c)
+        if let table = FeedText.tables[field] {
+            record.walk(table, into: &c)
+        } else {
+            // Not a text construct of the layout: read as one all the same, through a
+            // table built for the call and kept (one per field, at most).
+            record.walk(FeedText.table(field), into: &c)
+        }
         guard let value = c.values["value"] else { return nil }
         self.init(value: value, type: c.values["type"] ?? "text")
     }
 
-    /// The one-member layout tables the text constructs are read through, built once: a
-    /// table's storage lives as long as the process (``TableArray``), so one built per
+    /// The one-member layout tables the text constructs are read through, built once for
+    /// every text construct field the layout writes (``RecordLayout/textConstructFields``):
+    /// a table's storage lives as long as the process (``TableArray``), so one built per
     /// call leaked it (~4 KB per title, summary, content and rights of every value).
     private static let tables: [FeedField: MemberTable] = Dictionary(uniqueKeysWithValues:
-        [FeedField.title, .summary, .content, .rights].map { ($0, MemberTable([.text("value", "type", "lang", "base", $0)])) })
+        RecordLayout.textConstructFields.map { ($0, table($0)) })
+
+    private static func table(_ field: FeedField) -> MemberTable {
+        MemberTable([.text("value", "type", "lang", "base", field)])
+    }
 }
 
 /// A link (Atom `link`, RSS `link`, `atom:link` in RSS), its `href` resolved against

@@ -543,6 +543,24 @@ enum RecordLayout {
     /// A feed line, after its common members and `format`.
     /// The feed members repeated in every item line (its `feed` object), after `title`.
     /// A constant, so writing an item builds no array.
+    /// The fields the item and feed layouts write as text constructs (``Member/textConstruct(_:_:)``,
+    /// inside objects too): the value model reads each through a table of its own (FeedText).
+    static var textConstructFields: Set<FeedField> {
+        func collect(_ members: some Sequence<Member>, into fields: inout Set<FeedField>) {
+            for m in members {
+                switch m {
+                case .textConstruct(_, let f): fields.insert(f)
+                case .object(_, let inner, _): collect(inner, into: &fields)
+                default: break
+                }
+            }
+        }
+        var fields = Set<FeedField>()
+        collect(item.members, into: &fields)
+        collect(feed.members, into: &fields)
+        return fields
+    }
+
     static let itemFeed: MemberTable = [.primaryLink, .string("id", .id), .string("language", .language)]
 
     static let feed: MemberTable = [
