@@ -27,6 +27,14 @@ func lanes(_ x: SIMD16<UInt8>, below b: UInt8) -> SIMD16<UInt8> {
     return unsafeBitCast(m, to: SIMD16<UInt8>.self)
 }
 
+/// All bits set in each lane of `x` below `b` (at most 0x80) or at 0x80 and above (the
+/// lanes read as signed bytes: one compare, SSE2 `pcmpgtb`), none in the others.
+@inline(__always)
+func lanes(_ x: SIMD16<UInt8>, belowOrNonASCII b: UInt8) -> SIMD16<UInt8> {
+    let m: SIMDMask<SIMD16<Int8>> = unsafeBitCast(x, to: SIMD16<Int8>.self) .< SIMD16<Int8>(repeating: Int8(bitPattern: b))
+    return unsafeBitCast(m, to: SIMD16<UInt8>.self)
+}
+
 /// The index of the first byte of `p[0..<16]` that is a control character (< 0x20),
 /// non-ASCII (>= 0x80), or equal to `a`, `b` or `c` (pass one twice for two); 16 when
 /// there is none.
@@ -35,12 +43,12 @@ func firstSpecialByte16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt
     firstFlagged(specialLanes16(p, a, b, c))
 }
 
-/// 0x80 in each lane of `p[0..<16]` that ``firstSpecialByte16(_:_:_:_:)`` stops at, 0 in
-/// the others.
+/// All bits set in each lane of `p[0..<16]` that ``firstSpecialByte16(_:_:_:_:)`` stops
+/// at, none in the others.
 @inline(__always)
 private func specialLanes16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
     let x = p.loadUnaligned(as: SIMD16<UInt8>.self)
-    return (asciiLanes16(x, a, b, c) | x) & SIMD16(repeating: 0x80)
+    return lanes(x, equalTo: a) | lanes(x, equalTo: b) | lanes(x, equalTo: c) | lanes(x, belowOrNonASCII: 0x20)
 }
 
 /// All bits set in each lane of `x` that is a control character (< 0x20) or equal to
@@ -66,15 +74,18 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
                      _ steps: UnsafePointer<UInt64>) -> Bool {
     while i &+ 16 <= n {
         let x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
+        // The common step, printable ASCII without `a`, `b` or `c`: one test (the controls
+        // and the bytes >= 0x80 flagged by one signed compare).
+        let plain = unsafeBitCast(lanes(x, equalTo: a) | lanes(x, equalTo: b) | lanes(x, equalTo: c)
+                                  | lanes(x, belowOrNonASCII: 0x20), to: SIMD2<UInt64>.self)
+        if plain[0] | plain[1] == 0 { i &+= 16; continue }
         // Tabs and line feeds are text like any other (carriage returns are not: they
         // are normalized).
         let tabsAndLineFeeds = lanes(x, equalTo: 0x09) | lanes(x, equalTo: 0x0A)
         let stops = asciiLanes16(x, a, b, c) & ~tabsAndLineFeeds
-        // One test for the common step, plain ASCII: the bytes to stop at and the
-        // non-ASCII ones together.
         let flagged = unsafeBitCast((stops | x) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
-        if flagged[0] | flagged[1] == 0 { i &+= 16; continue }
-        let w = unsafeBitCast(stops & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+        if flagged[0] | flagged[1] == 0 { i &+= 16; continue }   // tabs or line feeds
+        let w = unsafeBitCast(stops, to: SIMD2<UInt64>.self)
         if w[0] | w[1] == 0 {
             var s = UTF8Steps.accept
             for k in 0..<16 { s = steps[Int(p[i &+ k])] &>> s }
@@ -90,7 +101,18 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
     return false
 }
 
-/// The index of the first lane of `m` with its high bit set (lanes are 0 or 0x80), 16
+/// How many of the bytes of `x`, from the first, are ASCII name characters other than
+/// `:` (letters, digits, `-`, `.`, `_`): 16 when all are.
+@inline(__always)
+func asciiNameRun16(_ x: SIMD16<UInt8>) -> Int {
+    let folded = (x | SIMD16<UInt8>(repeating: 0x20)) &- SIMD16<UInt8>(repeating: 0x61)
+    let letters = lanes(folded, below: 26)
+    let digits = lanes(x &- SIMD16<UInt8>(repeating: 0x30), below: 10)
+    let dashOrDot = lanes(x &- SIMD16<UInt8>(repeating: 0x2D), below: 2)
+    return firstFlagged(~(letters | digits | dashOrDot | lanes(x, equalTo: 0x5F)))
+}
+
+/// The index of the first lane of `m` that is not 0 (lanes are 0, or 0x80 or 0xFF), 16
 /// when none: the two 64-bit halves, byte 0 lowest (little-endian).
 @inline(__always)
 func firstFlagged(_ m: SIMD16<UInt8>) -> Int {

@@ -37,6 +37,46 @@ final class VectorScanTests: XCTestCase {
         XCTAssertEqual(block.withUnsafeBytes { firstSpecialByte16($0.baseAddress!, 0x22, 0x5C, 0x5C) }, 3)
     }
 
+    /// The tokenizer's text step (``skipTextBytes16``) stops at the bytes to handle and
+    /// only there: every byte value at every lane of a step (and of the step after it),
+    /// in a run of plain ASCII. Tabs and line feeds are text; a lone byte >= 0x80 is a
+    /// malformed sequence, stopped at; the others below 0x20 and the three asked for stop
+    /// the step.
+    func testTheTextStepStopsAtEveryByteToHandleAndNowhereElse() {
+        let steps = UTF8Steps.table(.xml)
+        defer { steps.deallocate() }
+        for lane in 0..<32 {
+            for v in 0...255 {
+                var block = [UInt8](repeating: 0x61, count: 40)
+                block[lane] = UInt8(v)
+                var i = 0
+                let found = block.withUnsafeBufferPointer { skipTextBytes16($0.baseAddress!, &i, 40, 0x3C, 0x26, 0x5D, steps) }
+                let stops = (v < 0x20 && v != 0x09 && v != 0x0A) || v >= 0x80 || v == 0x3C || v == 0x26 || v == 0x5D
+                // A lead byte the last step ends with: the next step starts at it, and
+                // fewer than 16 bytes are left (the byte-by-byte reading finds it).
+                let cut = lane == 31 && v >= 0xC2 && v <= 0xF4
+                XCTAssertEqual(found, stops && !cut, "byte \(v) at \(lane)")
+                XCTAssertEqual(i, stops ? lane : 32, "byte \(v) at \(lane)")
+            }
+        }
+    }
+
+    /// The name step (``asciiNameRun16(_:)``): the run of ASCII name characters but `:`
+    /// from the first byte, for every byte value at every lane.
+    func testTheNameStepEndsAtTheFirstByteThatIsNotAnASCIINameCharacter() {
+        for lane in 0..<16 {
+            for v in 0...255 {
+                var block = Array("aZ09-._zAyBxCwDv".utf8)
+                block[lane] = UInt8(v)
+                let run = block.withUnsafeBytes { asciiNameRun16($0.loadUnaligned(as: SIMD16<UInt8>.self)) }
+                let c = UInt8(v)
+                let nameCharacter = (c >= 0x61 && c <= 0x7A) || (c >= 0x41 && c <= 0x5A) || (c >= 0x30 && c <= 0x39)
+                    || c == 0x2D || c == 0x2E || c == 0x5F
+                XCTAssertEqual(run, nameCharacter ? 16 : lane, "byte \(v) at \(lane)")
+            }
+        }
+    }
+
     /// The tokenizer's line count (`lineFeeds`): the count and the last line feed's index
     /// as a byte-by-byte count gives them, at every length to 40 and every alignment, in
     /// long runs (past the 255 steps counted in byte lanes) and with none at all.

@@ -327,10 +327,10 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
     var state = UTF8Steps.accept
     while i &+ 16 <= n {
         let x = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
+        let plain = unsafeBitCast(escapeOrNonASCIILanes16(x), to: SIMD2<UInt64>.self)
+        if plain[0] | plain[1] == 0 && state == UTF8Steps.accept { i &+= 16; continue }
         let e = unsafeBitCast(escapeLanes16(x), to: SIMD2<UInt64>.self)
-        let h = unsafeBitCast(x & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
         if e[0] | e[1] == 0 {
-            if h[0] | h[1] == 0 && state == UTF8Steps.accept { i &+= 16; continue }
             // Bytes >= 0x80 (or a sequence from the last step going on), nothing to
             // escape: through the UTF-8 automaton, on when all is well-formed.
             var s = state
@@ -367,7 +367,7 @@ private func skipJSONPlainBytes(_ src: UnsafePointer<UInt8>, _ i: inout Int, _ n
     #if _endian(little)
     let start = n &- 16
     let x = UnsafeRawPointer(src + start).loadUnaligned(as: SIMD16<UInt8>.self)
-    let w = unsafeBitCast((escapeLanes16(x) | x) & SIMD16(repeating: 0x80), to: SIMD2<UInt64>.self)
+    let w = unsafeBitCast(escapeOrNonASCIILanes16(x), to: SIMD2<UInt64>.self)
     let seen = i &- start   // 1...15 lanes already looked at
     var lo = w[0], hi = w[1]
     if seen >= 8 { lo = 0; hi &= ~0 &<< UInt64((seen &- 8) &* 8) } else { lo &= ~0 &<< UInt64(seen &* 8) }
@@ -388,7 +388,15 @@ private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: I
     var i = from
     #if _endian(little)
     // Long runs 32 bytes a step, two vectors under one test (the step that finds a byte
-    // goes on 16 at a time).
+    // goes on 16 at a time). Plain ASCII first, the cheaper test (a step with a byte
+    // >= 0x80 and nothing to handle goes on with the exact one: text in other scripts).
+    while i &+ 32 <= n {
+        let a = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
+        let b = UnsafeRawPointer(src + i + 16).loadUnaligned(as: SIMD16<UInt8>.self)
+        let w = unsafeBitCast(escapeOrNonASCIILanes16(a) | escapeOrNonASCIILanes16(b), to: SIMD2<UInt64>.self)
+        if w[0] | w[1] != 0 { break }
+        i &+= 32
+    }
     while i &+ 32 <= n {
         let a = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
         let b = UnsafeRawPointer(src + i + 16).loadUnaligned(as: SIMD16<UInt8>.self)
@@ -486,6 +494,13 @@ private func trustedLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
     (escapeLanes16(x) | lanes(x, equalTo: 0xC2)) & SIMD16(repeating: 0x80)
 }
 
+/// All bits set in the lanes of `x` that JSON escapes or that are >= 0x80, none in the
+/// others: a step of plain ASCII in one signed compare and two equalities.
+@inline(__always)
+private func escapeOrNonASCIILanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
+    lanes(x, equalTo: 0x22) | lanes(x, equalTo: 0x5C) | lanes(x, belowOrNonASCII: 0x20)
+}
+
 /// 0x80 in the bytes of `w` that JSON escapes or that are C2, and possibly in bytes
 /// above such a byte (a borrow carried up): the lowest one flagged is exact, unless
 /// lanes below it were masked off after the test (the caller looks again).
@@ -496,11 +511,11 @@ private func trustedSpecial8(_ w: UInt64) -> UInt64 {
     return (control | ((q &- ones) & ~q) | ((b &- ones) & ~b) | ((c &- ones) & ~c)) & highs
 }
 
-/// 0x80 in the lanes of `x` that JSON escapes (< 0x20, `"`, `\`), 0 in the others
-/// (bytes >= 0x80 included).
+/// All bits set in the lanes of `x` that JSON escapes (< 0x20, `"`, `\`), none in the
+/// others (bytes >= 0x80 included).
 @inline(__always)
 private func escapeLanes16(_ x: SIMD16<UInt8>) -> SIMD16<UInt8> {
-    (lanes(x, equalTo: 0x22) | lanes(x, equalTo: 0x5C) | lanes(x, below: 0x20)) & SIMD16(repeating: 0x80)
+    lanes(x, equalTo: 0x22) | lanes(x, equalTo: 0x5C) | lanes(x, below: 0x20)
 }
 
 /// The JSON writer's UTF-8 automaton (``UTF8Steps``, ``UTF8Steps/Rules/json``), allocated

@@ -1063,15 +1063,27 @@ final class SwiftXMLTokenizer {
             return len < 0 || !nameCharacters.accepts(utf8Scalar(s, i, len), first: true) ? -1 : len
         }
         var colon = false
-        var k = start(i)
-        if k == 0 { return -1 }
-        if k < 0 { badNameByte = i; return -2 }
-        i += k
+        var k: Int
+        if s[i] < 0x80 {
+            // (An ASCII first character here, without the call.)
+            if nameStartTable[Int(s[i])] == 0 { badNameByte = i; return -2 }
+            i &+= 1
+        } else {
+            k = start(i)
+            if k == 0 { return -1 }
+            if k < 0 { badNameByte = i; return -2 }
+            i += k
+        }
         while i < n {
-            // Lower-case ASCII letters (most of a name, in feeds) 8 at a time; the byte
-            // after them goes the general way.
+            // ASCII name characters but `:` (most of a name) 16 at a time, or lower-case
+            // ASCII letters 8 at a time near the end; the byte after them goes the
+            // general way.
             #if _endian(little)
-            if i &+ 8 <= n {
+            if i &+ 16 <= n {
+                let run = asciiNameRun16(UnsafeRawPointer(s + i).loadUnaligned(as: SIMD16<UInt8>.self))
+                i &+= run
+                if run == 16 { continue }
+            } else if i &+ 8 <= n {
                 let run = lowercaseLetters(UnsafeRawPointer(s + i).loadUnaligned(as: UInt64.self))
                 i &+= run
                 if run == 8 { continue }
