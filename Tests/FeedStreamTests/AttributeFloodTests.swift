@@ -52,6 +52,32 @@ final class AttributeFloodTests: XCTestCase {
         }
     }
 
+    func testTheTablesOfOneTagAreNotTheNext() throws {
+        // The Swift tokenizer keeps its tables between tags: tags of 40, 20 and 30
+        // attributes (tables of 128, then the same again, then 64 entries), each with the
+        // others' names, hold no duplicate; a duplicate in the fourth is found at its
+        // attribute, in each backend alike; a 50,000-attribute tag then a small one too.
+        func tag(_ n: Int, _ extra: String = "") -> String {
+            "<x" + (0..<n).map { " a\($0)=\"v\"" }.joined() + extra + "/>"
+        }
+        for (tags, extra) in [([tag(40), tag(20), tag(30), tag(25, " a3=\"w\"")], " a3=\"w\""),
+                              ([tag(50_000), tag(20, " a19=\"w\"")], " a19=\"w\"")] {
+            let xml = "<rss version=\"2.0\"><channel><title>T</title><item><title>i</title>" + tags.joined()
+                + "</item></channel></rss>"
+            var errors: [String] = []
+            for backend in [FeedBackend.expat, .swift] {
+                let (_, summary) = try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser(limits: unlimited))
+                let e = try XCTUnwrap(summary.firstError, backend.rawValue)
+                XCTAssertEqual(e.message, "duplicate attribute", backend.rawValue)
+                errors.append("\(e.line):\(e.column):\(e.offset)")
+            }
+            XCTAssertEqual(errors[0], errors[1], "expat vs swift")
+            // At the last tag's extra attribute (its name, after the space; columns from 1).
+            let at = xml.utf8.distance(from: xml.startIndex, to: xml.range(of: extra, options: .backwards)!.lowerBound) + 1
+            XCTAssertEqual(errors[1], "1:\(at + 1):\(at)", "\(tags.map(\.count))")
+        }
+    }
+
     func testTheAttributeLimitStopsEveryBackendAtTheTag() throws {
         // With the default limit (256), a 200,004-attribute tag fails at its '<' on every
         // backend, with the same message: libxml2 no longer parses the tag first (its

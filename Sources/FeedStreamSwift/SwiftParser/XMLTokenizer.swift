@@ -161,18 +161,32 @@ final class SwiftXMLTokenizer {
     /// attribute indices, one by name as written, one by namespace and local name (for
     /// prefixed names). Attributes are checked in order and each against those before
     /// it, as the pairwise loop does, so the same one is reported. Namespace declarations
-    /// never reach it (the caller skips them; no other attribute has their names).
+    /// never reach it (the caller skips them; no other attribute has their names). Kept
+    /// by the tokenizer between tags (``reset(capacity:)`` before each that needs them),
+    /// so a start tag with few attributes holds and destroys nothing.
     private struct DuplicateTables {
-        private var byName: [Int32]
-        private var byExpanded: [Int32]
-        private let mask: Int
+        private var byName: [Int32] = []
+        private var byExpanded: [Int32] = []
+        private var mask = 0
 
-        init(capacity: Int) {
+        /// Empty tables for a tag of `capacity` attributes: the ones kept, or new ones when
+        /// they are too small or more than 16 times too large (a huge tag's are not kept
+        /// past the next tag that needs tables, nor past its document: ``trim()``).
+        mutating func reset(capacity: Int) {
             var size = 16
             while size < 2 * capacity { size <<= 1 }
-            byName = [Int32](repeating: -1, count: size)
-            byExpanded = [Int32](repeating: -1, count: size)
-            mask = size - 1
+            if byName.count < size || byName.count > 16 * size {
+                byName = [Int32](repeating: -1, count: size)
+                byExpanded = [Int32](repeating: -1, count: size)
+            } else {
+                for i in byName.indices { byName[i] = -1; byExpanded[i] = -1 }
+            }
+            mask = byName.count - 1
+        }
+
+        /// Gives back tables larger than a few thousand attributes need.
+        mutating func trim() {
+            if byName.count > 1 << 12 { byName = []; byExpanded = []; mask = 0 }
         }
 
         private static func hash(_ p: UnsafeRawPointer?, _ n: Int, _ seed: UInt64) -> UInt64 {
@@ -209,6 +223,8 @@ final class SwiftXMLTokenizer {
             return .none
         }
     }
+
+    @exclusivity(unchecked) private var duplicateTables = DuplicateTables()
 
     /// An attribute declared in the internal subset (`<!ATTLIST`): its default value,
     /// if it has one, and whether its type is CDATA.
@@ -274,6 +290,7 @@ final class SwiftXMLTokenizer {
         if !parameterEntities.isEmpty { parameterEntities.removeAll() }
         for d in defaults { d.name.deallocate(); d.value?.deallocate() }
         defaults.removeAll()
+        duplicateTables.trim()
         tokenizedDeclared = false
         entityDepth = 0
         expandedBytes = 0
@@ -1420,7 +1437,8 @@ final class SwiftXMLTokenizer {
         // Attributes: namespaces, duplicates. Few attributes: compared pairwise; many (up
         // to millions with --max-attributes 0): through hash tables, linear (issue 17).
         var reported = 0
-        var seen = count > Self.pairwiseAttributes ? DuplicateTables(capacity: count) : nil
+        let hashed = count > Self.pairwiseAttributes
+        if hashed { duplicateTables.reset(capacity: count) }
         for k in 0..<count {
             let a = raw[k]
             let nm = a.name
@@ -1433,8 +1451,8 @@ final class SwiftXMLTokenizer {
             }
             // Duplicates: the same name (reported at the attribute), or the same namespace
             // and local name (at the tag, as expat finds it once the names are expanded).
-            if seen != nil {
-                switch seen!.duplicate(raw, k) {
+            if hashed {
+                switch duplicateTables.duplicate(raw, k) {
                 case .byName: return .error(Int(a.position), "duplicate attribute")
                 case .byNamespace: return .error(tagStart, "duplicate attribute")
                 case .none: break
