@@ -116,7 +116,8 @@ struct ByteBuffer: ~Copyable {
     var redecodedCount = 0
     static let redecodedCapacity = 128
     var topKey: StaticString = ""
-    /// The key of the string member being written.
+    /// The key of the string member being written (set where a string may be read
+    /// again: not for one copied as it is).
     var currentKey: StaticString = ""
     /// Where ``TextRules`` writes a string it reads again (grown as needed, kept).
     var redecodeScratch = UnsafeMutablePointer<UInt8>.allocate(capacity: 256)

@@ -169,9 +169,11 @@ extension ByteBuffer {
     /// ``appendTrustedJSONEscaped(_:closing:redecoding:)``, with a string of up to 64
     /// bytes that holds no byte to escape or look at (most values but text: a type, a
     /// rel, a language, a category, a date, a name, a title, most URLs) copied here with
-    /// its closing quote, without the call.
+    /// its closing quote, without the call. `key` is the member's, noted as
+    /// ``currentKey`` for the call (a string read again is counted under it).
     @inline(__always)
-    mutating func appendTrustedJSONString(_ bytes: UnsafeRawBufferPointer, closing: UInt8, redecoding: Bool) {
+    mutating func appendTrustedJSONString(_ bytes: UnsafeRawBufferPointer, closing: UInt8, redecoding: Bool,
+                                          key: StaticString) {
         let n = bytes.count
         if n <= 64, let src = bytes.baseAddress, !mayHoldTrustedSpecial(src, n) {
             reserve(n &+ 1)
@@ -179,6 +181,7 @@ extension ByteBuffer {
             putReserved(closing)
             return
         }
+        currentKey = key
         appendTrustedJSONEscaped(bytes, closing: closing, redecoding: redecoding)
     }
 
@@ -388,20 +391,16 @@ private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: I
     var i = from
     #if _endian(little)
     // Long runs 32 bytes a step, two vectors under one test (the step that finds a byte
-    // goes on 16 at a time). Plain ASCII first, the cheaper test (a step with a byte
-    // >= 0x80 and nothing to handle goes on with the exact one: text in other scripts).
+    // goes on 16 at a time): plain ASCII in the cheaper test, a step with bytes >= 0x80
+    // in the exact one too.
     while i &+ 32 <= n {
         let a = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
         let b = UnsafeRawPointer(src + i + 16).loadUnaligned(as: SIMD16<UInt8>.self)
-        let w = unsafeBitCast(escapeOrNonASCIILanes16(a) | escapeOrNonASCIILanes16(b), to: SIMD2<UInt64>.self)
-        if w[0] | w[1] != 0 { break }
-        i &+= 32
-    }
-    while i &+ 32 <= n {
-        let a = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
-        let b = UnsafeRawPointer(src + i + 16).loadUnaligned(as: SIMD16<UInt8>.self)
-        let w = unsafeBitCast(trustedLanes16(a) | trustedLanes16(b), to: SIMD2<UInt64>.self)
-        if w[0] | w[1] != 0 { break }
+        let q = unsafeBitCast(escapeOrNonASCIILanes16(a) | escapeOrNonASCIILanes16(b), to: SIMD2<UInt64>.self)
+        if q[0] | q[1] != 0 {
+            let w = unsafeBitCast(trustedLanes16(a) | trustedLanes16(b), to: SIMD2<UInt64>.self)
+            if w[0] | w[1] != 0 { break }
+        }
         i &+= 32
     }
     while i &+ 16 <= n {

@@ -321,18 +321,18 @@ extension ByteBuffer: RecordSink {
     @inline(__always)
     private mutating func text(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
         member(key, quote: true)
-        currentKey = key
         if trustsUTF8 {
-            appendTrustedJSONString(value, closing: 0x22, redecoding: true)
+            appendTrustedJSONString(value, closing: 0x22, redecoding: true, key: key)
         } else {
+            currentKey = key
             appendDocumentText(value, closing: 0x22)
         }
     }
 
-    /// Written in place, with its closing quote: no text rule or escape applies.
+    /// Written in place, with its closing quote: no text rule or escape applies (nor is
+    /// anything read again: ``currentKey`` is not needed).
     mutating func formatted(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         member(key, quote: true)
-        currentKey = key
         self.write(upTo: maxLength &+ 1) { p in
             let n = write(p)
             p[n] = 0x22

@@ -933,12 +933,13 @@ extension FeedRecordView {
             guard t.value.isPresent else { return }
             let document = sink.documentBytes
             let hasBase = t.baseChain.isPresent && !t.baseChain.isEmpty || !document.isEmpty
-            let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: Array(document)) : []
+            // (Nil when there is none: no array made or released per construct.)
+            let base = hasBase ? FeedURL.base(ofChain: t.baseChain, document: Array(document)) : nil
             if t.isBase64, let decoded = Base64.decode(TextRules.trimmed(t.value.buffer)) {
                 decoded.withUnsafeBytes { sink.decodedString(k.pointee.value, $0) }
             } else if Base64.isEncodedType(t.type), let decoded = Base64.decodeText(TextRules.trimmed(t.value.buffer)) {
                 decoded.withUnsafeBytes { sink.decodedString(k.pointee.value, $0) }
-            } else if hasBase && sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
+            } else if let base, sink.resolvesMarkupURIs && (t.type.equals("html") || t.type.equals("xhtml")),
                       let resolved = MarkupURLs.resolve(t.value.buffer, base: base, xhtml: t.type.equals("xhtml")) {
                 resolved.withUnsafeBytes { sink.string(k.pointee.value, $0) }
             } else {
@@ -949,7 +950,7 @@ extension FeedRecordView {
             if t.language.isPresent && !(lang.isPresent && lang.buffer.elementsEqual(t.language.buffer)) {
                 sink.string(k.pointee.lang, t.language.buffer)
             }
-            if hasBase { base.withUnsafeBytes { sink.string(k.pointee.base, $0) } }
+            if let base { base.withUnsafeBytes { sink.string(k.pointee.base, $0) } }
         case .permalink:
             let p = self[.guidPermalink]
             if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }
