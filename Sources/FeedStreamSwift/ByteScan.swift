@@ -118,13 +118,14 @@ func asciiNameRun16(_ x: SIMD16<UInt8>) -> Int {
 func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     let w = unsafeBitCast(m, to: SIMD2<UInt64>.self)
     #if _endian(little)
-    if w[0] != 0 { return w[0].trailingZeroBitCount &>> 3 }
-    if w[1] != 0 { return 8 &+ (w[1].trailingZeroBitCount &>> 3) }
+    // Without a branch on which half (it goes either way, run after run): 16 when none.
+    let low = w[0] != 0
+    return ((low ? w[0] : w[1]).trailingZeroBitCount &>> 3) &+ (low ? 0 : 8)
     #else
     if w[0] != 0 { return w[0].leadingZeroBitCount &>> 3 }
     if w[1] != 0 { return 8 &+ (w[1].leadingZeroBitCount &>> 3) }
-    #endif
     return 16
+    #endif
 }
 
 /// Copies `n` bytes as `memmove` does: up to 64 with four loads of 16 (the first two and

@@ -91,6 +91,34 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
+    /// An end tag checked against its start tag's name in words (the quick path for
+    /// ASCII names): names of every length 1-20 closed as opened are read, and one byte
+    /// off at any place (first, middle, last, in either word) is expat's "mismatched tag"
+    /// at the same place; a name with a byte >= 0x80 takes the general path.
+    func testEveryNameLengthIsClosedOnlyByItsOwnName() throws {
+        for n in 1...20 {
+            let name = String((0..<n).map { Character(UnicodeScalar(UInt8(0x61 + $0 % 26))) })
+            let ok = bytes(#"<rss version="2.0"><channel><item><x"# + name + ">v</x" + name + "><title>t</title></item></channel></rss>")
+            let (text, summary) = try jsonLines(.bytes(ok), source: "n", parser: SwiftFeedParser())
+            XCTAssertNil(summary.firstError, "\(n): \(text)")
+            XCTAssertTrue(text.contains(#""title":"t""#), "\(n): \(text)")
+            for k in Set([0, n / 2, n - 1]) {
+                var off = Array(name.utf8)
+                off[k] = k % 2 == 0 ? 0x5A : 0x41   // an upper-case letter: still a name
+                let bad = bytes(#"<rss version="2.0"><channel><item><x"# + name + ">v</x" + String(decoding: off, as: UTF8.self)
+                    + "><title>t</title></item></channel></rss>")
+                let swift = try jsonLines(.bytes(bad), source: "n", parser: SwiftFeedParser()).1.firstError
+                let expat = try jsonLines(.bytes(bad), source: "n", parser: ExpatFeedParser()).1.firstError
+                XCTAssertEqual(swift?.message, "mismatched tag", "\(n), byte \(k)")
+                XCTAssertEqual(swift.map { "\($0.line):\($0.column)" }, expat.map { "\($0.line):\($0.column)" }, "\(n), byte \(k)")
+            }
+        }
+        let accented = bytes(#"<rss version="2.0"><channel><item><café>v</café><title>t</title></item></channel></rss>"#)
+        XCTAssertNil(try jsonLines(.bytes(accented), source: "n", parser: SwiftFeedParser()).1.firstError)
+        let wrong = bytes(#"<rss version="2.0"><channel><item><café>v</cafè><title>t</title></item></channel></rss>"#)
+        XCTAssertEqual(try jsonLines(.bytes(wrong), source: "n", parser: SwiftFeedParser()).1.firstError?.message, "mismatched tag")
+    }
+
     func testEndTagsAndPredefinedReferencesReadAlikeByEveryPath() throws {
         let doc = bytes(#"<rss version="2.0" xmlns:dc="http://purl.org/dc/elements/1.1/"><channel>"#
             + #"<title>a &lt;b&gt; &amp; &quot;c&quot; &apos;d&apos; &#38;&amp</title>"#

@@ -216,12 +216,12 @@ final class VectorScanTests: XCTestCase {
         return Array(buffer.bytes)
     }
 
-    /// As the writer writes a string member's value (``ByteBuffer/appendTrustedJSONString(_:closing:redecoding:)``:
-    /// up to 32 bytes with nothing to handle copied inline, the rest escaped), with its
+    /// As the writer writes a string member's value (``ByteBuffer/appendTrustedJSONString(_:closing:redecoding:key:)``:
+    /// up to 64 bytes with nothing to handle copied inline, the rest escaped), with its
     /// closing quote.
     private func writtenTrusted(_ s: ArraySlice<UInt8>) -> [UInt8] {
         var buffer = ByteBuffer(capacity: 64)
-        s.withUnsafeBytes { buffer.appendTrustedJSONString($0, closing: 0x22, redecoding: false) }
+        s.withUnsafeBytes { buffer.appendTrustedJSONString($0, closing: 0x22, redecoding: false, key: "t") }
         return Array(buffer.bytes)
     }
 

@@ -2462,23 +2462,37 @@ func utf8Length(_ s: UnsafePointer<UInt8>, _ i: Int, _ n: Int) -> Int {
     return -1
 }
 
-/// `a[0..<n]` and `b[0..<n]` are equal and all ASCII; 8 bytes at a time.
+/// `a[0..<n]` and `b[0..<n]` are equal and all ASCII: 8 bytes at a time and the last 8
+/// (overlapping), two overlapping loads of 4 under 8, three bytes under 4 (no loop by
+/// the byte: its exit, at every name's own length, was mispredicted).
 @inline(__always)
 private func sameASCIIName(_ a: UnsafePointer<UInt8>, _ b: UnsafePointer<UInt8>, _ n: Int) -> Bool {
-    var k = 0
-    var high: UInt64 = 0
-    while k &+ 8 <= n {
-        let x = UnsafeRawPointer(a + k).loadUnaligned(as: UInt64.self)
-        if x != UnsafeRawPointer(b + k).loadUnaligned(as: UInt64.self) { return false }
+    let a = UnsafeRawPointer(a), b = UnsafeRawPointer(b)
+    var diff: UInt64 = 0, high: UInt64 = 0
+    if n >= 8 {
+        var k = 0
+        while k &+ 8 < n {
+            let x = (a + k).loadUnaligned(as: UInt64.self)
+            diff |= x ^ (b + k).loadUnaligned(as: UInt64.self)
+            high |= x
+            k &+= 8
+        }
+        let x = (a + (n &- 8)).loadUnaligned(as: UInt64.self)
+        diff |= x ^ (b + (n &- 8)).loadUnaligned(as: UInt64.self)
         high |= x
-        k &+= 8
+    } else if n >= 4 {
+        let x = UInt64(a.loadUnaligned(as: UInt32.self)) | UInt64((a + (n &- 4)).loadUnaligned(as: UInt32.self)) &<< 32
+        let y = UInt64(b.loadUnaligned(as: UInt32.self)) | UInt64((b + (n &- 4)).loadUnaligned(as: UInt32.self)) &<< 32
+        diff = x ^ y
+        high = x
+    } else if n > 0 {
+        let p = a.assumingMemoryBound(to: UInt8.self), q = b.assumingMemoryBound(to: UInt8.self)
+        let x = UInt64(p[0]) | UInt64(p[n &>> 1]) &<< 8 | UInt64(p[n &- 1]) &<< 16
+        let y = UInt64(q[0]) | UInt64(q[n &>> 1]) &<< 8 | UInt64(q[n &- 1]) &<< 16
+        diff = x ^ y
+        high = x
     }
-    while k < n {
-        if a[k] != b[k] { return false }
-        high |= UInt64(a[k])
-        k &+= 1
-    }
-    return high & 0x8080_8080_8080_8080 == 0
+    return diff == 0 && high & 0x8080_8080_8080_8080 == 0
 }
 
 /// How many of the bytes of `w` (little-endian: byte 0 first) are lower-case ASCII
