@@ -118,9 +118,12 @@ func asciiNameRun16(_ x: SIMD16<UInt8>) -> Int {
 func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     let w = unsafeBitCast(m, to: SIMD2<UInt64>.self)
     #if _endian(little)
-    // Without a branch on which half (it goes either way, run after run): 16 when none.
-    let low = w[0] != 0
-    return ((low ? w[0] : w[1]).trailingZeroBitCount &>> 3) &+ (low ? 0 : 8)
+    // Without a branch on which half (it goes either way, run after run): each half's
+    // high bits gathered into a byte by one multiply (a movemask), the two bytes into a
+    // 16-bit mask, bit 16 set so that none gives 16.
+    let highs: UInt64 = 0x8080_8080_8080_8080, gather: UInt64 = 0x0002_0408_1020_4081
+    let low = ((w[0] & highs) &* gather) &>> 56, high = ((w[1] & highs) &* gather) &>> 56
+    return (low | high &<< 8 | 0x1_0000).trailingZeroBitCount
     #else
     if w[0] != 0 { return w[0].leadingZeroBitCount &>> 3 }
     if w[1] != 0 { return 8 &+ (w[1].leadingZeroBitCount &>> 3) }

@@ -91,6 +91,29 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
+    /// Text runs are copied 64 bytes at a time when 64 can be read (SFMArena's
+    /// `append(_:_:readable:)`): every length 1-100, as text and as CDATA, split by a
+    /// reference or not, in a document read whole and cut in chunks (a run then ends at
+    /// a chunk's end, with fewer than 64 readable), is the text written.
+    func testTextRunsOfEveryLengthAreCopiedWhole() throws {
+        var items = ""
+        var expected: [String] = []
+        for n in 1...100 {
+            let t = String((0..<n).map { Character(UnicodeScalar(UInt8(0x41 + $0 % 26))) })
+            let split = t.prefix(n / 2) + "&amp;" + t.dropFirst(n / 2)
+            items += "<item><title>\(t)</title><description><![CDATA[\(t)]]></description><author>\(split)</author></item>"
+            expected.append(#""title":"\#(t)","title_type""#)
+            expected.append(#""summary":"\#(t)","summary_type""#)
+            expected.append(#"{"name":""# + t.prefix(n / 2) + "&" + t.dropFirst(n / 2) + #""}"#)
+        }
+        let doc = bytes(#"<rss version="2.0"><channel><title>c</title>"# + items + "</channel></rss>")
+        let whole = try jsonLines(.bytes(doc), source: "r", parser: SwiftFeedParser()).text
+        for e in expected { XCTAssertTrue(whole.contains(e), e) }
+        for size in [1, 7, 63, 64, 65, 1000] {
+            XCTAssertEqual(try jsonLines(chunked(doc, size), source: "r", parser: SwiftFeedParser()).text, whole, "chunks of \(size)")
+        }
+    }
+
     /// An end tag checked against its start tag's name in words (the quick path for
     /// ASCII names): names of every length 1-20 closed as opened are read, and one byte
     /// off at any place (first, middle, last, in either word) is expat's "mismatched tag"
