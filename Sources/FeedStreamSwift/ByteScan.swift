@@ -118,17 +118,13 @@ func asciiNameRun16(_ x: SIMD16<UInt8>) -> Int {
 func firstFlagged(_ m: SIMD16<UInt8>) -> Int {
     let w = unsafeBitCast(m, to: SIMD2<UInt64>.self)
     #if _endian(little)
-    // Without a branch on which half (it goes either way, run after run): each half's
-    // high bits gathered into a byte by one multiply (a movemask), the two bytes into a
-    // 16-bit mask, bit 16 set so that none gives 16.
-    let highs: UInt64 = 0x8080_8080_8080_8080, gather: UInt64 = 0x0002_0408_1020_4081
-    let low = ((w[0] & highs) &* gather) &>> 56, high = ((w[1] & highs) &* gather) &>> 56
-    return (low | high &<< 8 | 0x1_0000).trailingZeroBitCount
+    if w[0] != 0 { return w[0].trailingZeroBitCount &>> 3 }
+    if w[1] != 0 { return 8 &+ (w[1].trailingZeroBitCount &>> 3) }
     #else
     if w[0] != 0 { return w[0].leadingZeroBitCount &>> 3 }
     if w[1] != 0 { return 8 &+ (w[1].leadingZeroBitCount &>> 3) }
-    return 16
     #endif
+    return 16
 }
 
 /// Copies `n` bytes as `memmove` does: up to 64 with four loads of 16 (the first two and

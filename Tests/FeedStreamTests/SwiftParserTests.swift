@@ -91,10 +91,10 @@ final class SwiftParserTests: XCTestCase {
         }
     }
 
-    /// Text runs are copied 64 bytes at a time when 64 can be read (SFMArena's
-    /// `append(_:_:readable:)`): every length 1-100, as text and as CDATA, split by a
-    /// reference or not, in a document read whole and cut in chunks (a run then ends at
-    /// a chunk's end, with fewer than 64 readable), is the text written.
+    /// Text runs are copied into the record's arena in steps that depend on their length
+    /// (`copyBytes`'s overlapping loads): every length 1-100, as text and as CDATA, split
+    /// by a reference or not, in a document read whole and cut in chunks (a run then
+    /// ends at a chunk's end), is the text written.
     func testTextRunsOfEveryLengthAreCopiedWhole() throws {
         var items = ""
         var expected: [String] = []

@@ -124,11 +124,7 @@ final class SwiftFeedMachine {
     private(set) var lastItemEnd = 0
 
     @inline(__always)
-    func text(_ bytes: UnsafeRawBufferPointer) { core.pointee.text(bytes, readable: 0) }
-
-    /// Text of which `readable` bytes from its start may be read (at least its own).
-    @inline(__always)
-    func text(_ bytes: UnsafeRawBufferPointer, readable: Int) { core.pointee.text(bytes, readable: readable) }
+    func text(_ bytes: UnsafeRawBufferPointer) { core.pointee.text(bytes) }
 
     var rootClosed: Bool { core.pointee.rootClosed }
     var notFeed: Bool { core.pointee.notFeed }
@@ -1169,7 +1165,7 @@ struct SwiftFeedMachineCore {
     }
 
     @inline(__always)
-    mutating func text(_ s: UnsafeRawBufferPointer, readable: Int) {
+    mutating func text(_ s: UnsafeRawBufferPointer) {
         if !capturing { return }
         if markup {
             closePendingGT()
@@ -1177,7 +1173,7 @@ struct SwiftFeedMachineCore {
             SwiftFeedMachineCore.appendEscaped(&capRec.pointee.arena, s.baseAddress!.assumingMemoryBound(to: UInt8.self),
                                                s.count, false)
         } else {
-            capRec.pointee.arena.append(s.baseAddress, s.count, readable: readable)
+            capRec.pointee.arena.append(s.baseAddress, s.count)
         }
         checkField()
     }

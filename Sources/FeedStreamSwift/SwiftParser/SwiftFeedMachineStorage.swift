@@ -83,25 +83,6 @@ struct SFMArena {
         appendSlow(data!, n)
     }
 
-    /// ``append(_:_:)`` for bytes of which `readable` may be read (at least `n`): up to 64
-    /// copied as 64 when 64 are readable and there is room (four loads and stores of 16,
-    /// the same whatever `n`: no branch on the length of each run of text).
-    @inline(__always)
-    mutating func append(_ data: UnsafeRawPointer?, _ n: Int, readable: Int) {
-        if n <= 64 && readable >= 64 && len &+ 64 <= cap, let s = data {
-            let d = UnsafeMutableRawPointer(buf + len)
-            let a = s.loadUnaligned(as: SIMD16<UInt8>.self), b = (s + 16).loadUnaligned(as: SIMD16<UInt8>.self)
-            let c = (s + 32).loadUnaligned(as: SIMD16<UInt8>.self), e = (s + 48).loadUnaligned(as: SIMD16<UInt8>.self)
-            d.storeBytes(of: a, as: SIMD16<UInt8>.self)
-            (d + 16).storeBytes(of: b, as: SIMD16<UInt8>.self)
-            (d + 32).storeBytes(of: c, as: SIMD16<UInt8>.self)
-            (d + 48).storeBytes(of: e, as: SIMD16<UInt8>.self)
-            len &+= n
-            return
-        }
-        append(data, n)
-    }
-
     @inline(never)
     mutating func appendSlow(_ data: UnsafeRawPointer, _ n: Int) {
         if !reserve(n) {

@@ -762,7 +762,7 @@ final class SwiftXMLTokenizer {
                 while tag < n && (s[tag] == 0x20 || s[tag] == 0x09) { tag &+= 1 }
             }
             if tag < n && s[tag] == 0x3C {
-                deliverInput(s, i, tag, n)
+                if tag > i { deliver(s + i, tag &- i) }
                 switch try markup(s, tag, n, final: final) {
                 case .next(let j): i = j
                 case .stop(let stop): return stop
@@ -794,7 +794,7 @@ final class SwiftXMLTokenizer {
                     break scanning
                 case 0x5D:   // "]]>" may not appear in text
                     if i + 2 >= n && !final {
-                        deliverInput(s, runStart, i, n)
+                        deliver(s + runStart, i - runStart)
                         return .more(i)
                     }
                     if i + 2 < n && s[i + 1] == 0x5D && s[i + 2] == 0x3E { return .error(i, "not well-formed (invalid token)") }
@@ -804,7 +804,7 @@ final class SwiftXMLTokenizer {
                         let len = utf8Length(s, i, n)
                         if len > 0 { i &+= len; continue }
                         if len == 0 && !final {
-                            deliverInput(s, runStart, i, n)
+                            deliver(s + runStart, i - runStart)
                             return .more(i)
                         }
                         // The input ends inside a character (expat's XML_TOK_PARTIAL_CHAR).
@@ -813,7 +813,7 @@ final class SwiftXMLTokenizer {
                     return .error(i, "not well-formed (invalid token)")
                 }
             }
-            deliverInput(s, runStart, i, n)
+            deliver(s + runStart, i - runStart)
             if i >= n { return .more(n) }
             switch stopByte {
             case 0x0D:
@@ -860,15 +860,6 @@ final class SwiftXMLTokenizer {
     @inline(__always)
     private func deliver(_ p: UnsafePointer<UInt8>, _ n: Int) {
         if n > 0 && machine.wantsText { machine.text(UnsafeRawBufferPointer(start: p, count: n)) }
-    }
-
-    /// Text of the input being scanned, `s[0..<n]`: `s[from..<to]`. The machine may read
-    /// past `to` within `n` (``SFMArena/append(_:_:readable:)``).
-    @inline(__always)
-    private func deliverInput(_ s: UnsafePointer<UInt8>, _ from: Int, _ to: Int, _ n: Int) {
-        if to > from && machine.wantsText {
-            machine.text(UnsafeRawBufferPointer(start: s + from, count: to &- from), readable: n &- from)
-        }
     }
 
     // ---- start of a document: byte order marks, the XML declaration ------------------
@@ -2001,17 +1992,17 @@ final class SwiftXMLTokenizer {
             if c == 0x5D {
                 if i + 2 >= n {
                     if final { return .stop(.error(i, "unclosed CDATA section")) }
-                    deliverInput(s, run, i, n)
+                    deliver(s + run, i - run)
                     return .stop(.more(i))
                 }
                 if s[i + 1] == 0x5D && s[i + 2] == 0x3E {
-                    deliverInput(s, run, i, n)
+                    deliver(s + run, i - run)
                     phase = .content
                     return .next(i + 3)
                 }
                 i &+= 1
             } else if c == 0x0D {
-                deliverInput(s, run, i, n)
+                deliver(s + run, i - run)
                 if i + 1 >= n {
                     if final { return .stop(.error(i, "unclosed CDATA section")) }
                     return .stop(.more(i))
@@ -2023,7 +2014,7 @@ final class SwiftXMLTokenizer {
                 let len = utf8Length(s, i, n)
                 if len > 0 { i &+= len; continue }
                 if len == 0 && !final {
-                    deliverInput(s, run, i, n)
+                    deliver(s + run, i - run)
                     return .stop(.more(i))
                 }
                 return .stop(.error(i, len == 0 ? "partial character" : "not well-formed (invalid token)"))
@@ -2033,7 +2024,7 @@ final class SwiftXMLTokenizer {
                 return .stop(.error(i, "not well-formed (invalid token)"))
             }
         }
-        deliverInput(s, run, n, n)
+        deliver(s + run, n - run)
         if final { return .stop(.error(n, "unclosed CDATA section")) }
         return .stop(.more(n))
     }
