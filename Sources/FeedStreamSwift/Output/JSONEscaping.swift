@@ -391,16 +391,12 @@ private func nextTrustedSpecial(_ src: UnsafePointer<UInt8>, _ from: Int, _ n: I
     var i = from
     #if _endian(little)
     // Long runs 32 bytes a step, two vectors under one test (the step that finds a byte
-    // goes on 16 at a time): plain ASCII in the cheaper test, a step with bytes >= 0x80
-    // in the exact one too.
+    // goes on 16 at a time).
     while i &+ 32 <= n {
         let a = UnsafeRawPointer(src + i).loadUnaligned(as: SIMD16<UInt8>.self)
         let b = UnsafeRawPointer(src + i + 16).loadUnaligned(as: SIMD16<UInt8>.self)
-        let q = unsafeBitCast(escapeOrNonASCIILanes16(a) | escapeOrNonASCIILanes16(b), to: SIMD2<UInt64>.self)
-        if q[0] | q[1] != 0 {
-            let w = unsafeBitCast(trustedLanes16(a) | trustedLanes16(b), to: SIMD2<UInt64>.self)
-            if w[0] | w[1] != 0 { break }
-        }
+        let w = unsafeBitCast(trustedLanes16(a) | trustedLanes16(b), to: SIMD2<UInt64>.self)
+        if w[0] | w[1] != 0 { break }
         i &+= 32
     }
     while i &+ 16 <= n {
