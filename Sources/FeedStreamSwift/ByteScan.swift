@@ -40,15 +40,14 @@ func lanes(_ x: SIMD16<UInt8>, belowOrNonASCII b: UInt8) -> SIMD16<UInt8> {
 /// there is none.
 @inline(__always)
 func firstSpecialByte16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> Int {
-    firstFlagged(specialLanes16(p, a, b, c))
+    firstFlagged(specialLanes16(p.loadUnaligned(as: SIMD16<UInt8>.self), a, b, c))
 }
 
-/// All bits set in each lane of `p[0..<16]` that ``firstSpecialByte16(_:_:_:_:)`` stops
+/// All bits set in each lane of `x` that ``firstSpecialByte16(_:_:_:_:)`` stops
 /// at, none in the others.
 @inline(__always)
-private func specialLanes16(_ p: UnsafeRawPointer, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
-    let x = p.loadUnaligned(as: SIMD16<UInt8>.self)
-    return lanes(x, equalTo: a) | lanes(x, equalTo: b) | lanes(x, equalTo: c) | lanes(x, belowOrNonASCII: 0x20)
+private func specialLanes16(_ x: SIMD16<UInt8>, _ a: UInt8, _ b: UInt8, _ c: UInt8) -> SIMD16<UInt8> {
+    lanes(x, equalTo: a) | lanes(x, equalTo: b) | lanes(x, equalTo: c) | lanes(x, belowOrNonASCII: 0x20)
 }
 
 /// All bits set in each lane of `x` that is a control character (< 0x20) or equal to
@@ -76,8 +75,7 @@ func skipTextBytes16(_ p: UnsafePointer<UInt8>, _ i: inout Int, _ n: Int, _ a: U
         let x = UnsafeRawPointer(p + i).loadUnaligned(as: SIMD16<UInt8>.self)
         // The common step, printable ASCII without `a`, `b` or `c`: one test (the controls
         // and the bytes >= 0x80 flagged by one signed compare).
-        let plain = unsafeBitCast(lanes(x, equalTo: a) | lanes(x, equalTo: b) | lanes(x, equalTo: c)
-                                  | lanes(x, belowOrNonASCII: 0x20), to: SIMD2<UInt64>.self)
+        let plain = unsafeBitCast(specialLanes16(x, a, b, c), to: SIMD2<UInt64>.self)
         if plain[0] | plain[1] == 0 { i &+= 16; continue }
         // Tabs and line feeds are text like any other (carriage returns are not: they
         // are normalized).
