@@ -27,6 +27,7 @@ public final class JSONLinesWriter: FeedHandler {
         self.output = output
         self.bufferSize = bufferSize
         buffer = ByteBuffer(capacity: bufferSize + (64 << 10))
+        updateHead()
     }
 
     /// Added to every document number written: a part of a stream parsed on its own
@@ -75,8 +76,10 @@ public final class JSONLinesWriter: FeedHandler {
         }
     }
     private var warcJSON: [UInt8] = [] { didSet { updateHead() } }
-    /// What follows `"source":` in each line: the source, then the `warc` member if any.
-    @exclusivity(unchecked) private var headJSON: [UInt8] = [0x22, 0x22]
+    /// What follows `"source":` in each line: the source, then the `warc` member if any
+    /// (in a buffer, not an array: handing an array's bytes to the line's writer retained
+    /// and released its storage at every line).
+    @exclusivity(unchecked) private var headJSON = ByteBuffer(capacity: 256)
 
     /// The `source` written in each line (a path, or "-" for standard input).
     public var source: String = "" {
@@ -95,9 +98,9 @@ public final class JSONLinesWriter: FeedHandler {
 
     /// ``headJSON`` from the source and the `warc` member, in its own storage.
     private func updateHead() {
-        headJSON.removeAll(keepingCapacity: true)
-        headJSON.append(contentsOf: sourceJSON)
-        headJSON.append(contentsOf: warcJSON)
+        headJSON.removeAll()
+        sourceJSON.withUnsafeBytes { headJSON.append($0.baseAddress!, $0.count) }
+        warcJSON.withUnsafeBytes { if let p = $0.baseAddress { headJSON.append(p, $0.count) } }
     }
 
     /// Writes out everything buffered.
@@ -150,7 +153,7 @@ public final class JSONLinesWriter: FeedHandler {
     }
 
     /// What follows `"source":` in each line (``headJSON``).
-    private func withSource(_ body: (UnsafeRawBufferPointer) -> Void) { headJSON.withUnsafeBytes(body) }
+    private func withSource(_ body: (UnsafeRawBufferPointer) -> Void) { body(headJSON.bytes) }
 
     private func closeFeed() {
         guard feedOpen else { return }

@@ -41,12 +41,8 @@ package final class FeedRecovery {
         let (repaired, charset) = XMLRepair.repair(document, limits: limits, transportCharset: transportCharset)
         machine.begin(document: number)
         machine.skipItems = delivered
-        machine.handler = handler
-        machine.parser = parser
-        defer {
-            machine.handler = nil
-            machine.parser = nil
-        }
+        machine.deliver(to: handler, as: parser)
+        defer { machine.stopDelivering() }
         tokenizer.begin()
         var outcome = try repaired.withUnsafeBytes { try tokenizer.parse($0, final: false) }
         if case .ok = outcome { outcome = try tokenizer.parse(UnsafeRawBufferPointer(start: nil, count: 0), final: true) }

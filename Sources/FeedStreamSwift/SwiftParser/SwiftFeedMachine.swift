@@ -25,8 +25,38 @@ final class SwiftFeedMachine {
 
     /// Set by the driver for each parse: the handler, and the parser named to it in
     /// every callback (unset between parses, so the owning parser is not retained).
-    var handler: (any FeedHandler)?
-    var parser: (any FeedParser)?
+    /// Not owned: the driver's caller holds both for the whole parse and the driver
+    /// unsets them before it returns (held strongly, reading them retained and released
+    /// both at every item).
+    var handler: (any FeedHandler)? { delivery?.handler }
+    var parser: (any FeedParser)? { delivery?.parser }
+
+    /// Sets ``handler`` and ``parser`` for a parse.
+    func deliver(to handler: any FeedHandler, as parser: any FeedParser) {
+        let d = Delivery(handler: handler, parser: parser)
+        delivery = d
+        deliveryRef = Unmanaged.passUnretained(d)
+    }
+
+    /// Unsets ``handler`` and ``parser`` at the end of a parse.
+    func stopDelivering() {
+        delivery = nil
+        deliveryRef = nil
+    }
+
+    /// The handler and the parser of a parse, in one object (one allocation a parse) that
+    /// ``emitItem()`` borrows through ``deliveryRef``: read from optional properties, the
+    /// two references were retained and released at every item.
+    private final class Delivery {
+        let handler: any FeedHandler
+        let parser: any FeedParser
+        init(handler: any FeedHandler, parser: any FeedParser) {
+            self.handler = handler
+            self.parser = parser
+        }
+    }
+    private var delivery: Delivery?
+    private var deliveryRef: Unmanaged<Delivery>?
     /// Items of the document not to deliver (counted all the same): the recovery path
     /// re-reads a failed document from its start, and its first items were delivered.
     var skipItems = 0
@@ -164,11 +194,12 @@ final class SwiftFeedMachine {
         let truncated = c.pointee.item.pointee.arena.truncated
         let feed = feedInfo()
         c.pointee.items += 1
-        guard index >= skipItems, let handler, let parser else { return }
+        guard index >= skipItems, let deliveryRef else { return }
         // Every byte of the item's fields came from the strict tokenizer, which checks
         // UTF-8 (the recovery path's repaired bytes too), or was written here whole.
-        try handler.parser(parser, didParseItem: FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering,
-                                                              textIsUTF8: true, record: c.pointee.pubItem.raw, feed: feed))
+        let item = FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering, textIsUTF8: true,
+                                record: c.pointee.pubItem.raw, feed: feed)
+        try deliveryRef._withUnsafeGuaranteedRef { try $0.handler.parser($0.parser, didParseItem: item) }
     }
 }
 

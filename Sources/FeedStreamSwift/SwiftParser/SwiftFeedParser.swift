@@ -124,12 +124,8 @@ public final class SwiftFeedParser: FeedParser {
         parsingXML = true
         defer { parsingXML = false }
         reset()
-        machine.handler = handler
-        machine.parser = self
-        defer {
-            machine.handler = nil
-            machine.parser = nil
-        }
+        machine.deliver(to: handler, as: self)
+        defer { machine.stopDelivering() }
         switch input {
         case .file(let path):
             let fd = FeedFront.openFile(path)
