@@ -90,4 +90,23 @@ final class DateShortcutTests: XCTestCase {
         assertAgree([" 2024-07-20T02:04:38Z", "2024-07-20T02:04:38Z ", "2024-07-20T02:04:38.123Z", "2024-07-20",
                      "2024-07-20T02:04Z", "2024-7-20T02:04:38Z", "2024-07-20T02:04:38+01:00 "])
     }
+
+    /// The RFC 822 shortcut itself reads every day and month name (the general parser
+    /// would read what it missed, and only the time would tell).
+    func testTheRFC822ShortcutReadsEveryDayAndMonthName() {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        for (i, m) in months.enumerated() {
+            for day in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] {
+                for zone in ["+0000", "GMT"] {
+                    var s = "\(day), 04 \(m) 2025 17:30:00 \(zone)"
+                    let d = s.withUTF8 { FeedDate.parseCommonRFC822(UnsafeRawBufferPointer($0)) }
+                    XCTAssertEqual(d?.month, i + 1, s)
+                }
+            }
+        }
+        for other in ["Tux, 04 Mar 2025 17:30:00 GMT", "Tue, 04 Mxr 2025 17:30:00 GMT", "tue, 04 Mar 2025 17:30:00 GMT"] {
+            var s = other
+            XCTAssertNil(s.withUTF8 { FeedDate.parseCommonRFC822(UnsafeRawBufferPointer($0)) }, other)
+        }
+    }
 }

@@ -56,4 +56,44 @@ final class FeedDateTests: XCTestCase {
             XCTAssertNil(FeedDate.parse(bad), bad)
         }
     }
+
+    /// Every value of every field is written with its digits (the writer takes two at a
+    /// time from a table): each year from 1 to 9999, each month, day, hour, minute and
+    /// second, read and written back unchanged.
+    func testEveryFieldValueIsWrittenWithItsOwnDigits() {
+        func pad(_ v: Int, _ n: Int) -> String { String(repeating: "0", count: max(0, n - String(v).count)) + String(v) }
+        for year in 1...9999 {
+            let s = "\(pad(year, 4))-07-15T12:34:56Z"
+            XCTAssertEqual(norm(s), s)
+        }
+        for month in 1...12 {
+            for day in [1, 9, 10, 19, 28] {
+                let s = "2024-\(pad(month, 2))-\(pad(day, 2))T00:00:00Z"
+                XCTAssertEqual(norm(s), s)
+            }
+        }
+        for hour in 0...23 {
+            for v in 0...59 {
+                let s = "2024-02-29T\(pad(hour, 2)):\(pad(v, 2)):\(pad(59 - v, 2))Z"
+                XCTAssertEqual(norm(s), s)
+            }
+        }
+        XCTAssertEqual(norm("2024-02-29T23:59:60.25Z"), "2024-02-29T23:59:59.25Z")   // a leap second, its fraction kept
+    }
+
+    /// The common RFC 822 form (`Tue, 04 Mar 2025 17:30:00 +0000`, read by a shortcut)
+    /// knows each day and month name, and no other three letters.
+    func testTheCommonRFC822FormKnowsEveryDayAndMonthName() {
+        let months = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"]
+        for (i, m) in months.enumerated() {
+            for day in ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"] {
+                let expected = "2025-\(i < 9 ? "0" : "")\(i + 1)-04T17:30:00Z"
+                XCTAssertEqual(norm("\(day), 04 \(m) 2025 17:30:00 +0000"), expected, "\(day) \(m)")
+                XCTAssertEqual(norm("\(day), 04 \(m) 2025 17:30:00 GMT"), expected, "\(day) \(m)")
+            }
+        }
+        XCTAssertNil(norm("Tux, 04 Mar 2025 17:30:00 +0000"))
+        XCTAssertNil(norm("Tue, 04 Mxr 2025 17:30:00 +0000"))
+        XCTAssertNil(norm("Tue, 04 Max 2025 17:30:00 GMT"))
+    }
 }

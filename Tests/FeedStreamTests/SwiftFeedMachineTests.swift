@@ -294,9 +294,8 @@ struct MiniXML {
 /// has no driver here, so the events name a stand-in parser.
 func replay(_ events: [MiniXML.Event], machine: SwiftFeedMachine, handler: any FeedHandler, document: Int = 1,
             textPiece: Int = .max, encoding: String? = nil) throws {
-    machine.handler = handler
     let parser = machine.parser ?? SwiftFeedParser()
-    machine.parser = parser
+    machine.deliver(to: handler, as: parser)
     machine.begin(document: document)
     if let encoding { machine.encoding(encoding) }
     try handler.parser(parser, didStartDocument: document)
@@ -865,8 +864,7 @@ extension SwiftFeedMachineTests {
         let rounds = 5
         let machine = SwiftFeedMachine(maxItemBytes: 0)
         let h1 = CountingHandler()
-        machine.handler = h1
-        machine.parser = SwiftFeedParser()
+        machine.deliver(to: h1, as: SwiftFeedParser())
         let t0 = DispatchTime.now().uptimeNanoseconds
         for _ in 0..<rounds { for (d, _) in docs { try d.run(machine) } }
         let t1 = DispatchTime.now().uptimeNanoseconds

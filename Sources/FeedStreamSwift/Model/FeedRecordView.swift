@@ -37,16 +37,17 @@ public struct FeedRecordView {
 
     /// A text construct starting at `field` (title, summary, content, rights).
     public func text(_ field: FeedField) -> FeedTextView {
-        let value = self[field]
+        // The construct's fields follow its value's (type, language, base chain, mode:
+        // the field table's order), read by index.
+        let i = field.rawValue
+        let value = bytes(fields[i])
         guard value.isPresent else {
             return FeedTextView(value: .absent, type: .absent, language: .absent, baseChain: .absent, isBase64: false)
         }
-        let type = self[FeedField(rawValue: field.rawValue + 1)!]
-        let mode = self[FeedField(rawValue: field.rawValue + 4)!]
-        return FeedTextView(value: value, type: normalizedTextType(type),
-                            language: self[FeedField(rawValue: field.rawValue + 2)!],
-                            baseChain: self[FeedField(rawValue: field.rawValue + 3)!],
-                            isBase64: mode.equalsIgnoringCase("base64"))
+        let mode = fields[i &+ 4]
+        return FeedTextView(value: value, type: normalizedTextType(bytes(fields[i &+ 1])),
+                            language: bytes(fields[i &+ 2]), baseChain: bytes(fields[i &+ 3]),
+                            isBase64: mode.ptr != nil && bytes(mode).equalsIgnoringCase("base64"))
     }
 
     /// A date field: raw and parsed.
@@ -70,7 +71,14 @@ public struct FeedRecordView {
     /// lets a reader take such a guid as the item's permalink, and feedparser makes it
     /// the link when the item has none (docs/SCHEMA.md, `link`).
     public var primaryLink: FeedLinkView? {
-        if let l = links.first(where: { $0.rel.equals("alternate") && $0.href.isPresent }) { return l }
+        // (Rows looked at by their rel and href alone; the view made for the one found.)
+        let rows = rows(.links)
+        if let i = rows.firstIndex(where: { r in
+            let rel = r[1]
+            return (!rel.isPresent || rel.isEmpty || rel.equals("alternate")) && r[0].isPresent
+        }) {
+            return links[i]
+        }
         let permalink = self[.guidPermalink]
         guard permalink.isPresent, !permalink.equalsIgnoringCase("false"), self[.id].isPresent else { return nil }
         let id = FeedBytes(TextRules.trimmed(self[.id].buffer))
@@ -177,9 +185,11 @@ func bytes(_ s: CoreSpan) -> FeedBytes {
 /// "text" when absent (Atom's default; C supplies RSS's defaults).
 @inline(__always)
 func normalizedTextType(_ t: FeedBytes) -> FeedBytes {
-    guard t.isPresent, !t.isEmpty else { return FeedBytes("text") }
-    if t.equalsIgnoringCase("text/plain") { return FeedBytes("text") }
-    if t.equalsIgnoringCase("text/html") { return FeedBytes("html") }
-    if t.equalsIgnoringCase("application/xhtml+xml") { return FeedBytes("xhtml") }
-    return t
+    switch t.count {   // (by length first: most types are "text", "html" or "xhtml", none of these)
+    case 0: return FeedBytes("text")
+    case 10: return t.equalsIgnoringCase("text/plain") ? FeedBytes("text") : t
+    case 9: return t.equalsIgnoringCase("text/html") ? FeedBytes("html") : t
+    case 21: return t.equalsIgnoringCase("application/xhtml+xml") ? FeedBytes("xhtml") : t
+    default: return t
+    }
 }

@@ -5,9 +5,10 @@ public struct FeedRowView {
     public let count: Int
 
     /// Column `i`, trimmed.
-
     public subscript(i: Int) -> FeedBytes {
-        precondition(i >= 0 && i < count, "column out of range")
-        return bytes(base[i])
+        @inline(__always) get {
+            precondition(i >= 0 && i < count, "column out of range")
+            return bytes(base[i])
+        }
     }
 }

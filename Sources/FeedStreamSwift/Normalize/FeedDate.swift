@@ -47,24 +47,36 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// `23:59:60Z` becomes `23:59:59Z`, which Python, DuckDB, Spark and pandas all read
     /// (none of them reads `:60`). The `_raw` member keeps what the feed wrote.
     public func write(to out: UnsafeMutablePointer<UInt8>) -> Int {
-        var i = 0
-        func digits(_ v: Int, _ n: Int) {
-            var v = v
-            for k in stride(from: n - 1, through: 0, by: -1) {
-                out[i + k] = UInt8(0x30 + v % 10)
-                v /= 10
+        // Two digits at a time from a table of "00" to "99" (a literal: no lazy global).
+        let pairs: StaticString = """
+            00010203040506070809101112131415161718192021222324252627282930313233343536373839\
+            40414243444546474849505152535455565758596061626364656667686970717273747576777879\
+            8081828384858687888990919293949596979899
+            """
+        let table = UnsafeRawPointer(pairs.utf8Start)
+        func two(_ v: Int, _ at: Int) {
+            let k = (v >= 0 && v < 100 ? v : ((v % 100) + 100) % 100) &* 2
+            (out + at).withMemoryRebound(to: UInt16.self, capacity: 1) {
+                $0.pointee = table.loadUnaligned(fromByteOffset: k, as: UInt16.self)
             }
-            i += n
         }
-        func put(_ c: UInt8) { out[i] = c; i += 1 }
-        digits(year, 4); put(0x2D); digits(month, 2); put(0x2D); digits(day, 2)
-        put(0x54); digits(hour, 2); put(0x3A); digits(minute, 2); put(0x3A); digits(min(second, 59), 2)
+        // The year's four digits (0-9999 in every date made here; any other is written
+        // modulo 10,000, as the digits loop did).
+        let y = year >= 0 && year < 10_000 ? year : ((year % 10_000) + 10_000) % 10_000
+        two(y / 100, 0); two(y % 100, 2)
+        out[4] = 0x2D; two(month, 5); out[7] = 0x2D; two(day, 8)
+        out[10] = 0x54; two(hour, 11); out[13] = 0x3A; two(minute, 14); out[16] = 0x3A; two(min(second, 59), 17)
+        var i = 19
         if !fraction.isEmpty {
-            put(0x2E)
-            for c in fraction.utf8.prefix(9) { put(c) }
+            out[i] = 0x2E
+            i += 1
+            for c in fraction.utf8.prefix(9) {
+                out[i] = c
+                i += 1
+            }
         }
-        put(0x5A)
-        return i
+        out[i] = 0x5A
+        return i + 1
     }
 
     /// Parses a date in any accepted form; nil when it is none of them.
@@ -176,7 +188,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// the zone), weekday and month as RFC 822 writes them, read in one pass: the date
     /// parseRFC822 gives for these bytes. Nil for any other bytes, and for an impossible
     /// date: the general parser decides those.
-    private static func parseCommonRFC822(_ b: UnsafeRawBufferPointer) -> FeedDate? {
+    static func parseCommonRFC822(_ b: UnsafeRawBufferPointer) -> FeedDate? {
         let n = b.count
         guard n == 31 || n == 29, let base = b.baseAddress else { return nil }
         let p = base.assumingMemoryBound(to: UInt8.self)
@@ -184,7 +196,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
               p[22] == 0x3A, p[25] == 0x20 else { return nil }
         func name(_ i: Int) -> UInt32 { UInt32(p[i]) << 16 | UInt32(p[i + 1]) << 8 | UInt32(p[i + 2]) }
         func two(_ i: Int) -> Int? { twoDigits(p + i) }
-        guard commonWeekdays.contains(name(0)), let month = commonMonths.firstIndex(of: name(8)),
+        guard isCommonWeekday(name(0)), let month = commonMonth(name(8)),
               let day = two(5), let century = two(12), let year = two(14), let hour = two(17),
               let minute = two(20), let second = two(23) else { return nil }
         var offset = 0
@@ -207,12 +219,35 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
         return a < 10 && c < 10 ? Int(a) * 10 + Int(c) : nil
     }
 
-    /// The three letters of RFC 822's day and month names, as ``parseCommonRFC822(_:)``
-    /// compares them.
-    private static let commonWeekdays: [UInt32] = ["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"].map(threeLetters)
-    private static let commonMonths: [UInt32] = ["Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct",
-                                                 "Nov", "Dec"].map(threeLetters)
-    private static func threeLetters(_ s: String) -> UInt32 { s.utf8.reduce(0) { $0 << 8 | UInt32($1) } }
+    /// RFC 822's day names, as ``parseCommonRFC822(_:)`` reads three letters (a switch:
+    /// arrays in lazy globals cost a call and a reference count per date).
+    @inline(__always)
+    private static func isCommonWeekday(_ n: UInt32) -> Bool {
+        switch n {
+        case 0x4D6F6E, 0x547565, 0x576564, 0x546875, 0x467269, 0x536174, 0x53756E: return true   // Mon ... Sun
+        default: return false
+        }
+    }
+
+    /// RFC 822's month names' index (0 for Jan), as ``parseCommonRFC822(_:)`` reads three letters.
+    @inline(__always)
+    private static func commonMonth(_ n: UInt32) -> Int? {
+        switch n {
+        case 0x4A616E: return 0    // Jan
+        case 0x466562: return 1    // Feb
+        case 0x4D6172: return 2    // Mar
+        case 0x417072: return 3    // Apr
+        case 0x4D6179: return 4    // May
+        case 0x4A756E: return 5    // Jun
+        case 0x4A756C: return 6    // Jul
+        case 0x417567: return 7    // Aug
+        case 0x536570: return 8    // Sep
+        case 0x4F6374: return 9    // Oct
+        case 0x4E6F76: return 10   // Nov
+        case 0x446563: return 11   // Dec
+        default: return nil
+        }
+    }
 
     private static func parseRFC822(_ s: inout Scanner) -> FeedDate? {
         // Optional weekday: letters, then a comma and/or spaces.

@@ -1,3 +1,11 @@
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// A person written as one text (RSS `author`, `managingEditor`, `webMaster`,
 /// `dc:creator`, `dc:author`, `dc:contributor`, `itunes:author`): its name and email
 /// address, as docs/SCHEMA.md ("Persons written as text") describes.
@@ -15,6 +23,8 @@ enum PersonText {
         guard text.isPresent, let base = text.buffer.baseAddress else { return nil }
         let b = text.buffer
         let n = b.count
+        // Most names hold no '@' at all: no token to look at.
+        guard memchr(base, 0x40, n) != nil else { return nil }
         // The first token holding an '@' that looks like an address.
         var i = 0
         while i < n {

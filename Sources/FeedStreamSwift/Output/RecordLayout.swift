@@ -903,7 +903,9 @@ extension FeedRecordView {
         let raw = self[f]   // (the field as date(_:) reads it, without the view's copies)
         guard raw.isPresent else { return }
         if let parsed = FeedDate.parse(raw.buffer) {
-            sink.formatted(key, maxLength: FeedDate.maxLength) { parsed.write(to: $0) }
+            // (The closure takes the date by address: captured, it was copied, its
+            // fraction's string with it.)
+            withUnsafePointer(to: parsed) { d in sink.formatted(key, maxLength: FeedDate.maxLength) { d.pointee.write(to: $0) } }
         }
         sink.string(rawKey, raw.buffer)
     }
@@ -960,17 +962,27 @@ extension FeedRecordView {
             let rows = rows(list)
             guard !rows.isEmpty else { return }
             sink.beginArray(key)
+            // The columns read in place (iterated as values, each was copied whole, its
+            // 80 bytes, for every row).
+            let cs = columns.buffer.baseAddress!, nc = columns.buffer.count
+            let defaultsRel = list == .links || list == .sourceLinks
             for (i, row) in rows.enumerated() {
                 sink.beginElement()
-                for c in columns {
-                    if let ch = c.children {
-                        writeChildren(c.key, ch, of: i, into: &sink)
+                for j in 0..<nc {
+                    let c = cs + j
+                    if c.pointee.children != nil {
+                        writeChildren(c.pointee.key, c.pointee.children!, of: i, into: &sink)
                         continue
                     }
-                    var v = row[c.index]
-                    if (list == .links || list == .sourceLinks) && c.index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
+                    let index = c.pointee.index
+                    var v = row[index]
+                    if defaultsRel && index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
                     guard v.isPresent else { continue }
-                    if let b = c.base { resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.key, $0) } } else { sink.string(c.key, v.buffer) }
+                    if let b = c.pointee.base {
+                        resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.pointee.key, $0) }
+                    } else {
+                        sink.string(c.pointee.key, v.buffer)
+                    }
                 }
                 sink.endElement()
             }
