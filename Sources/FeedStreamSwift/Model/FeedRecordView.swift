@@ -147,7 +147,10 @@ public struct FeedRecordView {
     /// `itunes:keywords` (split at commas, trimmed, empty ones skipped), as feedparser
     /// reads them (its feed tags list both). Nothing is allocated; the time is linear.
     public func forEachCategory(_ body: (FeedCategoryView) -> Void) {
-        for c in categories where !(c.term.isBlank && c.scheme.isBlank && c.label.isBlank) { body(c) }
+        for r in rows(.categories) {   // (rows read directly: the lazy map's closure was a call a row)
+            let c = FeedCategoryView(term: r[0], scheme: r[1], label: r[2])
+            if !(c.term.isBlank && c.scheme.isBlank && c.label.isBlank) { body(c) }
+        }
         let cats = rows(.itunesCategories)
         let keywords = self[.itunesKeywords]
         guard !cats.isEmpty || keywords.isPresent else { return }
