@@ -376,7 +376,13 @@ extension ByteBuffer: RecordSink {
         if commas & bit != 0 { append(0x2C) }
         commas |= bit
         append(0x22)
-        appendDocumentText(TextRules.trimmed(value), closing: 0x22)
+        // As a member's string: the UTF-8 the strict tokenizer checked is not checked again
+        // (read again, it is counted under the array's key, ``topKey``).
+        if trustsUTF8 {
+            appendTrustedJSONString(TextRules.trimmed(value), closing: 0x22, redecoding: true, key: topKey)
+        } else {
+            appendDocumentText(TextRules.trimmed(value), closing: 0x22)
+        }
     }
 
     mutating func endArray() { close(0x5D) }
