@@ -8,6 +8,19 @@ final class AtomInFullTests: XCTestCase {
         try linesFromEveryBackend(xml, file: file, line: line)
     }
 
+    // Atom 0.3's mode="base64": decoded whatever it decodes to; bytes that are not UTF-8
+    // become U+FFFD on every backend (the Swift backend wrote them as they came, invalid
+    // JSON text, while the others wrote U+FFFD).
+    func testBase64ModeThatDecodesToBytesNotUTF8IsWrittenAsUTF8() throws {
+        let b64 = Data([0x61, 0x62, 0xFF, 0xFE, 0xC3, 0x63, 0x64]).base64EncodedString()
+        let l = try lines("""
+            <feed version="0.3" xmlns="http://purl.org/atom/ns#"><title>t</title>
+            <entry><id>1</id><content type="text/plain" mode="base64">\(b64)</content></entry>
+            </feed>
+            """)
+        XCTAssertEqual(l[0]["content"] as? String, "ab\u{FFFD}\u{FFFD}\u{FFFD}cd")
+    }
+
     // RFC 4287 §4.1.3.3: content of a type that is neither text/*, an XML media type nor
     // text/html/xhtml is base64; it is decoded when the result is text.
     func testContentOfANonTextMIMETypeIsDecodedWhenItIsText() throws {

@@ -34,14 +34,25 @@ func jsonLines(_ input: FeedInput, source: String, parser: any FeedParser = Expa
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
 /// The JSON lines of `xml`, parsed, from every backend (which must agree byte for byte).
+/// The bytes are compared as written, and must be UTF-8: read as a `String` first,
+/// invalid bytes would become U+FFFD and hide both a difference and invalid output.
 func linesFromEveryBackend(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-    var outputs: [String] = []
+    var outputs: [[UInt8]] = []
     for backend in FeedBackend.allCases {
-        outputs.append(try jsonLines(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser()).text)
+        let out = MemoryOutput()
+        let writer = JSONLinesWriter(output: out)
+        writer.source = "t"
+        try backend.makeParser().parse(.bytes(Array(xml.utf8)), handler: writer)
+        try writer.flush()
+        XCTAssertNotNil(String(validating: out.bytes, as: UTF8.self), "\(backend): not UTF-8", file: file, line: line)
+        outputs.append(out.bytes)
     }
-    for o in outputs.dropFirst() { XCTAssertEqual(o, outputs[0], "backends differ", file: file, line: line) }
-    return try outputs[0].split(separator: "\n").map {
-        try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any])
+    for (o, backend) in zip(outputs, FeedBackend.allCases).dropFirst() {
+        XCTAssertTrue(o == outputs[0], "backends differ: \(backend) wrote\n\(String(decoding: o, as: UTF8.self))\n"
+                      + "\(FeedBackend.allCases[0]) wrote\n\(String(decoding: outputs[0], as: UTF8.self))", file: file, line: line)
+    }
+    return try outputs[0].split(separator: 0x0A).map {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
     }
 }
 

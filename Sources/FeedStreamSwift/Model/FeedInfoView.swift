@@ -15,13 +15,18 @@ public struct FeedInfoView {
     /// ``FeedRevision/unknown`` from a parser that does not say.
     package let revision: FeedRevision
 
+    /// Every field's bytes are well-formed UTF-8, whole characters (as
+    /// ``FeedItemView``'s `textIsUTF8`): the JSON writer need not check them again.
+    package let textIsUTF8: Bool
+
     package init(document: Int, format: FeedFormat, itemCount: Int, record: RawRecord,
-                 revision: FeedRevision = .unknown) {
+                 revision: FeedRevision = .unknown, textIsUTF8: Bool = false) {
         self.document = document
         self.format = format
         self.itemCount = itemCount
         self.record = FeedRecordView(record)
         self.revision = revision
+        self.textIsUTF8 = textIsUTF8
     }
 
     /// The root element's `version` attribute.

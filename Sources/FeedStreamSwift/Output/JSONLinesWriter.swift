@@ -195,8 +195,10 @@ extension ByteBuffer {
         append(0x22)
         beginLine(depth: 1)
         topKey = "feed"
+        trustsUTF8 = info.textIsUTF8
         if feed[.title].isPresent { string("title", feed[.title].buffer) }
         feed.walk(RecordLayout.itemFeed, into: &self)
+        trustsUTF8 = false
         append(0x7D)
         guard revision.isKnown else { return }
         feedMemberRedecoded = redecodedCount > noted
@@ -233,7 +235,9 @@ extension ByteBuffer {
         append(feed.format.name)
         append(0x22)
         beginLine(depth: 0)
+        trustsUTF8 = feed.textIsUTF8
         feed.record.walk(RecordLayout.feed, into: &self)
+        trustsUTF8 = false
         key("items"); append(decimal: UInt64(feed.itemCount))
         if redecodedCount > 0 { writeRedecoded() }
     }
@@ -317,7 +321,15 @@ extension ByteBuffer: RecordSink {
         text(key, TextRules.trimmed(value))
     }
 
-    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer) { text(key, value) }
+    /// Decoded bytes are not the tokenizer's: checked as UTF-8 whatever ``trustsUTF8``
+    /// says (base64 with `mode="base64"` may decode to any bytes; trusted, they were
+    /// written as they came, not as U+FFFD).
+    mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer) {
+        let trusted = trustsUTF8
+        trustsUTF8 = false
+        text(key, value)
+        trustsUTF8 = trusted
+    }
 
     /// A string member's key and value (the value as the rules left it, escaped here);
     /// inlined in each, so that writing a member is one call.

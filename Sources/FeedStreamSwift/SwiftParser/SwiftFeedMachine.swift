@@ -183,8 +183,10 @@ final class SwiftFeedMachine {
             c.pointee.feedDirty = false
             c.pointee.feedRevision.publication &+= 1
         }
+        // (Its text came from the strict tokenizer, as an item's: trusted unless cut.)
         return FeedInfoView(document: c.pointee.document, format: c.pointee.format, itemCount: c.pointee.items,
-                            record: c.pointee.pubFeed.raw, revision: c.pointee.feedRevision)
+                            record: c.pointee.pubFeed.raw, revision: c.pointee.feedRevision,
+                            textIsUTF8: !c.pointee.feed.pointee.arena.truncated)
     }
 
     private func emitItem() throws {
