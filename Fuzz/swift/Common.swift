@@ -99,6 +99,13 @@ func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
     return "(same lines)"
 }
 
+/// Aborts when `lines` are not UTF-8: JSON text is (RFC 8259), whatever the input was.
+func requireUTF8(_ lines: [UInt8], _ harness: String) {
+    guard String(validating: lines, as: UTF8.self) == nil else { return }
+    report("\(harness): the JSON Lines are not UTF-8:\n" + String(decoding: lines, as: UTF8.self))
+    abort()
+}
+
 /// Writes a line to standard error at once (print's buffer is lost on abort).
 func report(_ message: String) {
     fputs(message + "\n", stderr)

@@ -8,7 +8,7 @@
 // time with the same parser (reuse). The harness aborts when the outputs differ:
 // chunk boundaries and compression must never change a line, before a document error
 // or after it (the search for the next document and the recovery of a failed one do not
-// depend on the cuts).
+// depend on the cuts). The whole input's lines must be UTF-8 (requireUTF8).
 import FeedStream
 
 #if canImport(Glibc)
@@ -30,6 +30,7 @@ public func fuzzSwiftParser(_ data: UnsafePointer<UInt8>?, _ size: Int) -> CInt 
     if let forced = getenv("FUZZ_VARIANT") { variant = Int(atoi(forced)) }   // to study a finding
 
     let reference = convert(SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits), .bytes(bytes)).lines
+    requireUTF8(reference, "fuzz_swift")
 
     let parser = SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits)
     let input = variant == 1 ? bytes : gzip(bytes, split: variant == 3 && size > 0 ? Int(h % UInt64(size)) : nil)
