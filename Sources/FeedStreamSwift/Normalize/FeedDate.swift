@@ -53,12 +53,11 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
             40414243444546474849505152535455565758596061626364656667686970717273747576777879\
             8081828384858687888990919293949596979899
             """
-        let table = UnsafeRawPointer(pairs.utf8Start)
+        let table = pairs.utf8Start
         func two(_ v: Int, _ at: Int) {
             let k = (v >= 0 && v < 100 ? v : ((v % 100) + 100) % 100) &* 2
-            (out + at).withMemoryRebound(to: UInt16.self, capacity: 1) {
-                $0.pointee = table.loadUnaligned(fromByteOffset: k, as: UInt16.self)
-            }
+            out[at] = table[k]
+            out[at &+ 1] = table[k &+ 1]
         }
         // The year's four digits (0-9999 in every date made here; any other is written
         // modulo 10,000, as the digits loop did).
