@@ -60,9 +60,16 @@ public struct FeedRecordView {
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> {
         rows(.links).lazy.map { r in
             let rel = r[1]
-            return FeedLinkView(href: r[0], rel: rel.isPresent && !rel.isEmpty ? rel : FeedBytes("alternate"),
+            return FeedLinkView(href: r[0], rel: FeedRecordView.defaultedRel(rel),
                                 type: r[2], hreflang: r[3], title: r[4], length: r[5], baseChain: r[6])
         }
+    }
+
+    /// A link's `rel` as every reader of links takes it: "alternate" when absent or empty
+    /// (the one place this default is written).
+    @inline(__always)
+    static func defaultedRel(_ rel: FeedBytes) -> FeedBytes {
+        rel.isPresent && !rel.isEmpty ? rel : FeedBytes("alternate")
     }
 
     /// The record's link: the first link whose rel is "alternate" (after defaulting)
@@ -74,8 +81,7 @@ public struct FeedRecordView {
         // (Rows looked at by their rel and href alone; the view made for the one found.)
         let rows = rows(.links)
         if let i = rows.firstIndex(where: { r in
-            let rel = r[1]
-            return (!rel.isPresent || rel.isEmpty || rel.equals("alternate")) && r[0].isPresent
+            FeedRecordView.defaultedRel(r[1]).equals("alternate") && r[0].isPresent
         }) {
             return links[i]
         }

@@ -59,8 +59,8 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
             out[at] = table[k]
             out[at &+ 1] = table[k &+ 1]
         }
-        // The year's four digits (0-9999 in every date made here; any other is written
-        // modulo 10,000, as the digits loop did).
+        // The year's four digits (1-9999 in every date parsed; a year a caller set outside
+        // 0-9999 is written modulo 10,000, as every other field modulo 100).
         let y = year >= 0 && year < 10_000 ? year : ((year % 10_000) + 10_000) % 10_000
         two(y / 100, 0); two(y % 100, 2)
         out[4] = 0x2D; two(month, 5); out[7] = 0x2D; two(day, 8)

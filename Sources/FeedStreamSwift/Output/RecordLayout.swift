@@ -976,7 +976,7 @@ extension FeedRecordView {
                     }
                     let index = c.pointee.index
                     var v = row[index]
-                    if defaultsRel && index == 1 && !(v.isPresent && !v.isEmpty) { v = FeedBytes("alternate") }
+                    if defaultsRel && index == 1 { v = FeedRecordView.defaultedRel(v) }
                     guard v.isPresent else { continue }
                     if let b = c.pointee.base {
                         resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.pointee.key, $0) }
