@@ -64,6 +64,34 @@ final class FileInputTests: XCTestCase {
         }
     }
 
+    /// A file of less than one read's slice is read whole (one `pread`) and parsed from
+    /// memory; a larger one is read from its descriptor, slice by slice. Both by path, on
+    /// every backend: every item, in order, and every byte counted.
+    func testASmallFileAndOneOfManySlicesGiveEveryItem() throws {
+        func rss(items: Int) -> [UInt8] {
+            var s = "<rss version=\"2.0\"><channel><title>T</title>\n"
+            for i in 0..<items { s += "<item><title>item \(i)</title><description>\(String(repeating: "x", count: 200))</description></item>\n" }
+            return bytes(s + "</channel></rss>\n")
+        }
+        let small = rss(items: 3)
+        let large = rss(items: 3_000)
+        XCTAssertGreaterThan(large.count, 2 * (256 << 10), "the large file spans more than two slices")
+        for (name, data, count) in [("small", small, 3), ("large", large, 3_000), ("small.gz", gzip(small), 3),
+                                    ("large.gz", gzip(large), 3_000)] {
+            let path = file(data, name)
+            for backend in FeedBackend.allCases {
+                let collector = FeedCollector()
+                let summary = try backend.makeParser().parse(.file(path: path), handler: collector)
+                let context = "\(name), \(backend)"
+                XCTAssertNil(summary.firstError, context)
+                XCTAssertEqual(summary.bytesIn, UInt64(data.count), context)
+                XCTAssertEqual(summary.bytesXML, UInt64(name.hasPrefix("small") ? small.count : large.count), context)
+                let titles = collector.documents.first?.items.map { $0.title?.value ?? "" } ?? []
+                XCTAssertEqual(titles, (0..<count).map { "item \($0)" }, context)
+            }
+        }
+    }
+
     func testAPathThatCannotBeOpenedIsTheInputsIOError() throws {
         let missing = NSTemporaryDirectory() + "fileinput-\(getpid())-missing"
         for backend in FeedBackend.allCases {

@@ -7,12 +7,13 @@ import Musl
 #endif
 
 /// Reads a descriptor to its end in slices of ``size``, into a buffer of its own kept
-/// for the reader's life: how the Swift parsers read a `.file` or `.fileDescriptor`
-/// input (``SwiftFeedParser``, ``JSONFeedReader``), before the input stage
-/// (``InputStage``) sees the bytes. `feedstream convert` reads a regular file of under
-/// one slice whole (``readWhole(_:status:)``) and parses it from memory, and hands a
-/// larger one to the parser as a descriptor, read here; pipes, and files read and
-/// inflated ahead or in parts, it reads with ``ChunkReader`` (cancellable reads).
+/// for the reader's life: how the Swift parsers read a `.fileDescriptor` input, or a
+/// `.file` of one slice or more (``SwiftFeedParser``, ``JSONFeedReader``), before the
+/// input stage (``InputStage``) sees the bytes. A regular file of under one slice is
+/// read whole (``readWhole(_:status:)``) and parsed from memory: by every parser given
+/// its path (``FeedFront``), and by `feedstream convert`, which hands a larger one to the
+/// parser as a descriptor, read here; pipes, and files read and inflated ahead or in
+/// parts, it reads with ``ChunkReader`` (cancellable reads).
 package final class DescriptorReader {
     /// The bytes asked for by each read.
     static let size = 256 << 10
