@@ -22,8 +22,14 @@ public final class JSONLinesWriter: FeedHandler {
     /// Bytes handed to the output so far.
     @exclusivity(unchecked) public private(set) var bytesWritten: UInt64 = 0
 
+    /// The bytes a writer buffers by default before writing them out: 256 KiB, small
+    /// enough to stay in a core's second-level cache with the input being parsed (1 MiB
+    /// wrote 0.9-1.5% slower on the benchmark's files and dump), large enough that the
+    /// writes are few.
+    public static let defaultBufferSize = 256 << 10
+
     /// A writer buffering up to about `bufferSize` bytes before writing to `output`.
-    public init(output: any ByteOutput, bufferSize: Int = 1 << 20) {
+    public init(output: any ByteOutput, bufferSize: Int = JSONLinesWriter.defaultBufferSize) {
         self.output = output
         self.bufferSize = bufferSize
         buffer = ByteBuffer(capacity: bufferSize + (64 << 10))

@@ -99,7 +99,7 @@ public final class BatchConverter: Sendable {
 
         /// Options; `jobs` must be at least 1.
         public init(jobs: Int = 1, ordered: Bool = true, layout: Layout = .items, pipeline: Bool = true,
-                    pipelineMinimumBytes: Int = defaultPipelineMinimumBytes, maxBufferedBytes: Int = 32 << 20, blockBytes: Int = 256 << 10,
+                    pipelineMinimumBytes: Int = defaultPipelineMinimumBytes, maxBufferedBytes: Int = 32 << 20, blockBytes: Int = JSONLinesWriter.defaultBufferSize,
                     makeParser: @escaping @Sendable () -> any FeedParser = { FeedBackend.default.makeParser() }) {
             precondition(jobs >= 1, "at least one job")
             self.jobs = jobs
