@@ -769,8 +769,8 @@ final class SwiftXMLTokenizer {
                 }
                 continue
             }
-            // Character data, up to the next markup or reference.
-            let runStart = i
+            // Character data, up to the next markup (references are read in the scan).
+            var runStart = i
             var stopByte: UInt8 = 0
             scanning: while true {
                 let found = skipTextBytes16(s, &i, n, 0x3C, 0x26, 0x5D, utf8StepTable)
@@ -786,7 +786,24 @@ final class SwiftXMLTokenizer {
                 switch c {
                 case 0x09, 0x0A:
                     i &+= 1
-                case 0x3C, 0x26:
+                case 0x26:
+                    // A reference: the run before it, then what it stands for, and the
+                    // scan goes on here (escaped markup is most of some feeds' text). The
+                    // predefined ones from one load.
+                    deliver(s + runStart, i &- runStart)
+                    let reference = i
+                    if let (c, length) = predefinedReference8(s, i, n) {
+                        deliver(byteText + Int(c), 1)
+                        i &+= length
+                    } else {
+                        switch try self.reference(s, i, n, final: final, inAttribute: false) {
+                        case .next(let j): i = j
+                        case .stop(let stop): return stop
+                        }
+                    }
+                    if machine.limitHit { return limitStop(reference) }
+                    runStart = i
+                case 0x3C:
                     stopByte = c
                     break scanning
                 case 0x0D:
@@ -824,20 +841,6 @@ final class SwiftXMLTokenizer {
                 } else {
                     if s[i + 1] != 0x0A { deliver(lineFeed, 1) }   // CR LF: the LF follows as text
                     i += 1
-                }
-            case 0x26:
-                // The predefined entities (most references in feeds' text) from one load.
-                if let (c, length) = predefinedReference8(s, i, n) {
-                    deliver(byteText + Int(c), 1)
-                    if machine.limitHit { return limitStop(i) }
-                    i &+= length
-                    continue
-                }
-                switch try reference(s, i, n, final: final, inAttribute: false) {
-                case .next(let j):
-                    if machine.limitHit { return limitStop(i) }
-                    i = j
-                case .stop(let stop): return stop
                 }
             default:
                 switch try markup(s, i, n, final: final) {
