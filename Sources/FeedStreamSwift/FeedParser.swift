@@ -16,7 +16,9 @@ import Musl
 /// A parser keeps its buffers between calls, so reuse one for many inputs. A parser is
 /// a single-thread object and none of the backends is `Sendable` (their `Sendable`
 /// conformance is explicitly unavailable): make one per thread or task. Parsers share
-/// no state, so any number of them may run at once on different threads.
+/// no state, so any number of them may run at once on different threads. A parser parses
+/// one input at a time: a handler must not call `parse` on the parser that is calling
+/// it (its state is the outer input's); parse a nested input with a second parser.
 /// The parser *type* is shareable (`SendableMetatype`): generic code can make a parser
 /// of type `P` on another thread.
 ///

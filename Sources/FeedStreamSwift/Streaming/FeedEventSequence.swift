@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// Every event of an input — items, feed-level fields, failures — parsed on a thread of
 /// its own and delivered with back-pressure:
 /// `for try await event in FeedStream.events(from: url)`.

@@ -1,11 +1,3 @@
-#if canImport(Glibc)
-import Glibc
-#elseif canImport(Darwin)
-import Darwin
-#elseif canImport(Musl)
-import Musl
-#endif
-
 /// The items of an input, parsed on a thread of their own and delivered with
 /// back-pressure: `for try await item in FeedStream.items(from: url)`.
 ///
