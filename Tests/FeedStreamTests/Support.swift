@@ -19,16 +19,24 @@ enum Paths {
     }
 }
 
-/// Converts an input to JSON Lines text with the given source name.
-func jsonLines(_ input: FeedInput, source: String, parser: any FeedParser = ExpatFeedParser()) throws
-    -> (text: String, summary: ParseSummary)
+/// Converts an input to JSON Lines bytes, as written, with the given source name.
+func jsonLineBytes(_ input: FeedInput, source: String, parser: any FeedParser = ExpatFeedParser()) throws
+    -> (bytes: [UInt8], summary: ParseSummary)
 {
     let out = MemoryOutput()
     let writer = JSONLinesWriter(output: out)
     writer.source = source
     let summary = try parser.parse(input, handler: writer)
     try writer.flush()
-    return (out.string, summary)
+    return (out.bytes, summary)
+}
+
+/// Converts an input to JSON Lines text with the given source name.
+func jsonLines(_ input: FeedInput, source: String, parser: any FeedParser = ExpatFeedParser()) throws
+    -> (text: String, summary: ParseSummary)
+{
+    let (bytes, summary) = try jsonLineBytes(input, source: source, parser: parser)
+    return (String(decoding: bytes, as: UTF8.self), summary)
 }
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
@@ -39,13 +47,9 @@ func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 func linesFromEveryBackend(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
     var outputs: [[UInt8]] = []
     for backend in FeedBackend.allCases {
-        let out = MemoryOutput()
-        let writer = JSONLinesWriter(output: out)
-        writer.source = "t"
-        try backend.makeParser().parse(.bytes(Array(xml.utf8)), handler: writer)
-        try writer.flush()
-        XCTAssertNotNil(String(validating: out.bytes, as: UTF8.self), "\(backend): not UTF-8", file: file, line: line)
-        outputs.append(out.bytes)
+        let out = try jsonLineBytes(.bytes(Array(xml.utf8)), source: "t", parser: backend.makeParser()).bytes
+        XCTAssertNotNil(String(validating: out, as: UTF8.self), "\(backend): not UTF-8", file: file, line: line)
+        outputs.append(out)
     }
     for (o, backend) in zip(outputs, FeedBackend.allCases).dropFirst() {
         XCTAssertTrue(o == outputs[0], "backends differ: \(backend) wrote\n\(String(decoding: o, as: UTF8.self))\n"

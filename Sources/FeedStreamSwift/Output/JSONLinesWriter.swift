@@ -24,7 +24,7 @@ public final class JSONLinesWriter: FeedHandler {
 
     /// The bytes a writer buffers by default before writing them out: 256 KiB, small
     /// enough to stay in a core's second-level cache with the input being parsed (1 MiB
-    /// wrote 0.9-1.5% slower on the benchmark's files and dump), large enough that the
+    /// wrote 0.6-1.5% slower on the benchmark's dump and files), large enough that the
     /// writes are few.
     public static let defaultBufferSize = 256 << 10
 
