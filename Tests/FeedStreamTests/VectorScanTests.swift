@@ -412,38 +412,42 @@ final class VectorScanTests: XCTestCase {
             // Line breaks and tabs (text, not stopped at), CR (normalized), a control.
             [0x0A], [0x09, 0x0A, 0x09], [0x0D, 0x0A], [0x0D], [0x0B],
         ]
-        let tail = Array("漢字かなカナ한국어".utf8)   // 27 bytes, all non-ASCII
+        // 27 bytes, all non-ASCII; or ASCII, so that a sequence cut short is followed by
+        // ASCII within its step (malformed there, not a character cut at the step's end).
+        let tails = [Array("漢字かなカナ한국어".utf8), Array("plainASCIItextAfterIt-0123".utf8)]
         let diff = BackendDiff(backends: [.expat, .swift])
         var report = BackendDiff.Report()
         var kept = 0
         for fragment in fragments {
             for pad in 0..<20 {
-                let text = [UInt8](repeating: 0x61, count: pad) + fragment + tail
-                let doc = Array("<rss version=\"2.0\"><channel><item><title>".utf8) + text
-                    + Array("</title><description><![CDATA[".utf8) + text
-                    + Array("]]></description></item></channel></rss>".utf8)
-                try diff.compare(.bytes(doc), source: "t", into: &report)
-                guard let s = String(validating: text, as: UTF8.self), !s.unicodeScalars.contains(where: {
-                    $0.value >= 0xFFFE && $0.value <= 0xFFFF || $0.value < 0x20 && ![0x09, 0x0A, 0x0D].contains($0.value)
-                }) else { continue }
-                // Well-formed and allowed: the title and the summary are the text.
-                let line = try jsonLines(.bytes(doc), source: "t", parser: SwiftFeedParser()).text
-                let item = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.split(separator: "\n")[0].utf8)) as? [String: Any])
-                // Line ends normalized; the value trimmed (U+0085 is white space too, as
-                // Python's str.strip() sees it); then C1 controls as windows-1252 reads them.
-                let expected = String(s.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
-                    .drop(while: { $0 == "\n" || $0 == "\t" || $0 == "\u{85}" }))
-                    .replacingOccurrences(of: "\u{85}", with: "\u{2026}")
-                XCTAssertEqual(item["title"] as? String, expected, "\(fragment) after \(pad)")
-                XCTAssertEqual(item["summary"] as? String, expected, "\(fragment) after \(pad)")
-                kept += 1
+                for tail in tails {
+                    let text = [UInt8](repeating: 0x61, count: pad) + fragment + tail
+                    let doc = Array("<rss version=\"2.0\"><channel><item><title>".utf8) + text
+                        + Array("</title><description><![CDATA[".utf8) + text
+                        + Array("]]></description></item></channel></rss>".utf8)
+                    try diff.compare(.bytes(doc), source: "t", into: &report)
+                    guard let s = String(validating: text, as: UTF8.self), !s.unicodeScalars.contains(where: {
+                        $0.value >= 0xFFFE && $0.value <= 0xFFFF || $0.value < 0x20 && ![0x09, 0x0A, 0x0D].contains($0.value)
+                    }) else { continue }
+                    // Well-formed and allowed: the title and the summary are the text.
+                    let line = try jsonLines(.bytes(doc), source: "t", parser: SwiftFeedParser()).text
+                    let item = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.split(separator: "\n")[0].utf8)) as? [String: Any])
+                    // Line ends normalized; the value trimmed (U+0085 is white space too, as
+                    // Python's str.strip() sees it); then C1 controls as windows-1252 reads them.
+                    let expected = String(s.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
+                        .drop(while: { $0 == "\n" || $0 == "\t" || $0 == "\u{85}" }))
+                        .replacingOccurrences(of: "\u{85}", with: "\u{2026}")
+                    XCTAssertEqual(item["title"] as? String, expected, "\(fragment) after \(pad)")
+                    XCTAssertEqual(item["summary"] as? String, expected, "\(fragment) after \(pad)")
+                    kept += 1
+                }
             }
         }
         for d in report.differences.prefix(10) { print(d) }
         XCTAssertEqual(report.differences.count, 0)
-        XCTAssertEqual(report.documents, fragments.count * 20)
-        XCTAssertEqual(report.rejectedDocuments, 11 * 20)   // the malformed and forbidden ones
-        XCTAssertEqual(kept, 14 * 20)
+        XCTAssertEqual(report.documents, fragments.count * 20 * 2)
+        XCTAssertEqual(report.rejectedDocuments, 11 * 20 * 2)   // the malformed and forbidden ones
+        XCTAssertEqual(kept, 14 * 20 * 2)
     }
 
     /// Every corpus file parsed by the Swift backend from each of 16 alignments in
