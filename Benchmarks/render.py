@@ -153,32 +153,44 @@ def find(report, suffix, cid):
     return None
 
 
+def verdict(ratios, goal):
+    """Met, not met, or met by the median only: how many of the paired runs fell short
+    (on a noisy machine a median at the target is not a target met)."""
+    below = sum(1 for x in ratios if x < goal)
+    ratios = sorted(ratios)
+    median = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
+    spread = f"runs {ratios[0]:.2f}×–{ratios[-1]:.2f}×" if ratios else "no runs"
+    if median < goal:
+        return f"{spread}), target ≥ {goal:.2f}× — **not met**"
+    if below:
+        return f"{spread}), target ≥ {goal:.2f}× — met by the median, **not by every run** ({below} of {len(ratios)} below)"
+    return f"{spread}), target ≥ {goal:.2f}× — met"
+
+
 def targets(report):
     lines = []
-    def check(text, r, goal):
-        if r is None or r.get("ratioToTokenizeOnly") is None:
+    def check(text, suffix, cid, goal):
+        r, base = find(report, suffix, cid), find(report, suffix, "tokenize-only")
+        if r is None or base is None or r.get("ratioToTokenizeOnly") is None:
             lines.append(f"- {text}: not measured")
             return
-        ratio = r["ratioToTokenizeOnly"]
-        lines.append(f"- {text}: **{ratio:.2f}×** tokenize only ({r['medianMBps']:.1f} MB/s), target ≥ {goal:.2f}× — "
-                     + ("met" if ratio >= goal else "**not met**"))
-    check("swift (the default backend), plain XML dump → JSON Lines, one core", find(report, "feedstream-dump.xml", "swift"), 1.6)
-    check("swift, 3,000 single-feed files as plain XML → JSON Lines, one core",
-          find(report, "feedstream-files-plain", "swift"), 1.6)
+        # Run i of each contender was made moments apart (the runs alternate).
+        ratios = [x / y for x, y in zip(r["runsMBps"], base["runsMBps"]) if y > 0]
+        lines.append(f"- {text}: **{r['ratioToTokenizeOnly']:.2f}×** tokenize only ({r['medianMBps']:.1f} MB/s; "
+                     + verdict(ratios, goal))
+    check("swift (the default backend), plain XML dump → JSON Lines, one core", "feedstream-dump.xml", "swift", 1.6)
+    check("swift, 3,000 single-feed files as plain XML → JSON Lines, one core", "feedstream-files-plain", "swift", 1.6)
     check("swift, the same files with their gzip quarter (inflated in turn, on one core) → JSON Lines",
-          find(report, "feedstream-files", "swift"), 1.6)
-    check("expat, plain XML → JSON Lines, one core", find(report, "feedstream-dump.xml", "expat"), 0.8)
-    check("expat, `.gz` dump → JSON Lines, inflate on the second core",
-          find(report, "feedstream-dump.xml.gz", "expat+inflate-thread"), 0.8)
+          "feedstream-files", "swift", 1.6)
+    check("expat, plain XML → JSON Lines, one core", "feedstream-dump.xml", "expat", 0.8)
+    check("expat, `.gz` dump → JSON Lines, inflate on the second core", "feedstream-dump.xml.gz", "expat+inflate-thread", 0.8)
     check("expat, `.gz` dump → JSON Lines, one thread (`feedstream convert --no-pipeline`)",
-          find(report, "feedstream-dump.xml.gz", "expat"), 0.8)
+          "feedstream-dump.xml.gz", "expat", 0.8)
     pipeline = find(report, "feedstream-dump.xml.gz", "swift+inflate-thread")
 
     def paired(a, b):
         # The runs alternate contenders, so run i of each was made moments apart.
-        pairs = sorted(x / y for x, y in zip(a["runsMBps"], b["runsMBps"]) if y > 0)
-        n = len(pairs)
-        return pairs[n // 2] if n % 2 else (pairs[n // 2 - 1] + pairs[n // 2]) / 2
+        return [x / y for x, y in zip(a["runsMBps"], b["runsMBps"]) if y > 0]
 
     for cid, text in [("swift+inflate-thread@isa-l", "`--inflate isa-l`, read and inflated on one core, parsed on "
                        "the other (what `convert -j 2` runs on a `.gz` here)"),
@@ -188,12 +200,14 @@ def targets(report):
         if r is None or pipeline is None:
             lines.append(f"- swift, `.gz` dump → JSON Lines on every core, {text}: not measured")
             continue
-        ratio = paired(r, pipeline)
+        ratios = sorted(paired(r, pipeline))
+        n = len(ratios)
+        ratio = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
         lines.append(f"- swift, `.gz` dump → JSON Lines on every core, {text}"
                      + (f" on {r['threads']} threads" if "+parts" in cid else "")
                      + f": **{ratio:.2f}×** the zlib read-ahead pipeline (`convert -j 2` on a `.gz` by default) "
-                     f"({r['medianMBps']:.1f} against {pipeline['medianMBps']:.1f} MB/s, median of paired runs), "
-                     "target ≥ 1.30× — " + ("met" if ratio >= 1.3 else "**not met**"))
+                     f"({r['medianMBps']:.1f} against {pipeline['medianMBps']:.1f} MB/s, median of paired runs; "
+                     + verdict(ratios, 1.3))
     lines.append("- zero allocations per item on the fast path: measured by the benchmark suite "
                  "(`cd Benchmarks && swift package benchmark --filter 'allocations.*'`, metric `mallocs/1k items`), not by this table: see \"Allocations\" below.")
     return lines
