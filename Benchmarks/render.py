@@ -153,14 +153,25 @@ def find(report, suffix, cid):
     return None
 
 
+def median(values):
+    v = sorted(values)
+    n = len(v)
+    return v[n // 2] if n % 2 else (v[n // 2 - 1] + v[n // 2]) / 2
+
+
+def paired(a, b):
+    """Run i of `a` over run i of `b`: the runs alternate contenders, so run i of each
+    was made moments apart."""
+    return [x / y for x, y in zip(a["runsMBps"], b["runsMBps"]) if y > 0]
+
+
 def verdict(ratios, goal):
-    """Met, not met, or met by the median only: how many of the paired runs fell short
-    (on a noisy machine a median at the target is not a target met)."""
+    """The paired runs' range and whether the target is met: by the median and every
+    run, by the median only (say how many runs fell short: on a noisy machine that is a
+    target met without margin), or not."""
     below = sum(1 for x in ratios if x < goal)
-    ratios = sorted(ratios)
-    median = ratios[len(ratios) // 2] if len(ratios) % 2 else (ratios[len(ratios) // 2 - 1] + ratios[len(ratios) // 2]) / 2
-    spread = f"runs {ratios[0]:.2f}×–{ratios[-1]:.2f}×" if ratios else "no runs"
-    if median < goal:
+    spread = f"runs {min(ratios):.2f}×–{max(ratios):.2f}×" if ratios else "no runs"
+    if not ratios or median(ratios) < goal:
         return f"{spread}), target ≥ {goal:.2f}× — **not met**"
     if below:
         return f"{spread}), target ≥ {goal:.2f}× — met by the median, **not by every run** ({below} of {len(ratios)} below)"
@@ -174,8 +185,7 @@ def targets(report):
         if r is None or base is None or r.get("ratioToTokenizeOnly") is None:
             lines.append(f"- {text}: not measured")
             return
-        # Run i of each contender was made moments apart (the runs alternate).
-        ratios = [x / y for x, y in zip(r["runsMBps"], base["runsMBps"]) if y > 0]
+        ratios = paired(r, base)
         lines.append(f"- {text}: **{r['ratioToTokenizeOnly']:.2f}×** tokenize only ({r['medianMBps']:.1f} MB/s; "
                      + verdict(ratios, goal))
     check("swift (the default backend), plain XML dump → JSON Lines, one core", "feedstream-dump.xml", "swift", 1.6)
@@ -188,10 +198,6 @@ def targets(report):
           "feedstream-dump.xml.gz", "expat", 0.8)
     pipeline = find(report, "feedstream-dump.xml.gz", "swift+inflate-thread")
 
-    def paired(a, b):
-        # The runs alternate contenders, so run i of each was made moments apart.
-        return [x / y for x, y in zip(a["runsMBps"], b["runsMBps"]) if y > 0]
-
     for cid, text in [("swift+inflate-thread@isa-l", "`--inflate isa-l`, read and inflated on one core, parsed on "
                        "the other (what `convert -j 2` runs on a `.gz` here)"),
                       ("swift+parts@isa-l", "`--inflate isa-l`, in parts"),
@@ -200,9 +206,8 @@ def targets(report):
         if r is None or pipeline is None:
             lines.append(f"- swift, `.gz` dump → JSON Lines on every core, {text}: not measured")
             continue
-        ratios = sorted(paired(r, pipeline))
-        n = len(ratios)
-        ratio = ratios[n // 2] if n % 2 else (ratios[n // 2 - 1] + ratios[n // 2]) / 2
+        ratios = paired(r, pipeline)
+        ratio = median(ratios)
         lines.append(f"- swift, `.gz` dump → JSON Lines on every core, {text}"
                      + (f" on {r['threads']} threads" if "+parts" in cid else "")
                      + f": **{ratio:.2f}×** the zlib read-ahead pipeline (`convert -j 2` on a `.gz` by default) "
