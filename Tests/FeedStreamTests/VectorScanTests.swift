@@ -437,8 +437,8 @@ final class VectorScanTests: XCTestCase {
                     let expected = String(s.replacingOccurrences(of: "\r\n", with: "\n").replacingOccurrences(of: "\r", with: "\n")
                         .drop(while: { $0 == "\n" || $0 == "\t" || $0 == "\u{85}" }))
                         .replacingOccurrences(of: "\u{85}", with: "\u{2026}")
-                    XCTAssertEqual(item["title"] as? String, expected, "\(fragment) after \(pad)")
-                    XCTAssertEqual(item["summary"] as? String, expected, "\(fragment) after \(pad)")
+                    XCTAssertEqual(item["title"] as? String, expected, "\(fragment) after \(pad), before \(tail.prefix(3))")
+                    XCTAssertEqual(item["summary"] as? String, expected, "\(fragment) after \(pad), before \(tail.prefix(3))")
                     kept += 1
                 }
             }
