@@ -66,27 +66,46 @@ let package = Package(
             dependencies: ["CExpat", "CZlib", "CFeedStreamInflate"],
             path: "CSources/CFeedStreamBaseline"),
 
-        // The Swift library without the C backends: the FeedParser protocol, model and
-        // views, handlers, JSON Lines writer, input stage (zlib), async sequences and the
-        // pure-Swift backend. zlib is its only C dependency.
+        // The layers, each importing only those above it:
+        //
+        //   FeedStreamCore    the FeedParser protocol, FeedInput, errors and limits, the
+        //                     model and views, normalization, the JSON Lines writer and
+        //                     record layout, JSON Feed, the input stage, async streaming
+        //   FeedStreamSwift   the pure-Swift XML backend: tokenizer, charset decoding,
+        //                     feed machine, rules tables, recovery (re-exports Core)
+        //   FeedStreamNative  the expat and libxml2 backends over the C core
+        //   FeedStream        the umbrella: all of the above and FeedBackend
+        //   FeedStreamBatch   batch conversion: walker, shards, parts, ordered output
+        //   FeedStreamTools   `bench` and `diff`
+        //   feedstream        the command-line tool
+        //
+        // zlib (and the inflate step) is Core's only C dependency; Swift's adds none.
+        .target(
+            name: "FeedStreamCore",
+            dependencies: ["CZlib", "CFeedStreamInflate"],
+            path: "Sources/FeedStreamCore"),
         .target(
             name: "FeedStreamSwift",
-            dependencies: ["CZlib", "CFeedStreamInflate"],
+            dependencies: ["FeedStreamCore"],
             path: "Sources/FeedStreamSwift"),
-
-        // The Swift library: FeedStreamSwift re-exported, plus the expat and libxml2
-        // backends (over the C core), FeedBackend and the entry points that take one.
+        .target(
+            name: "FeedStreamNative",
+            dependencies: ["FeedStreamCore", "FeedStreamSwift", "CFeedStream"],
+            path: "Sources/FeedStreamNative"),
         .target(
             name: "FeedStream",
-            dependencies: ["FeedStreamSwift", "CFeedStream"],
+            dependencies: ["FeedStreamCore", "FeedStreamSwift", "FeedStreamNative"],
             path: "Sources/FeedStream"),
 
-        // What the command line is made of beyond the library: batch conversion (input
-        // walker, shards, path filters, read-ahead pipeline, ordered output), `bench` and
-        // `diff`. Not a product: a package that links FeedStream never builds it.
+        // What the command line is made of beyond the library. Not products: a package
+        // that links FeedStream never builds them.
+        .target(
+            name: "FeedStreamBatch",
+            dependencies: ["FeedStream", "CZlib"],
+            path: "Sources/FeedStreamBatch"),
         .target(
             name: "FeedStreamTools",
-            dependencies: ["FeedStream", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
+            dependencies: ["FeedStream", "FeedStreamBatch", "CFeedStream", "CFeedStreamBaseline", "CZlib"],
             path: "Sources/FeedStreamTools"),
 
         // The command-line tool.
@@ -94,6 +113,7 @@ let package = Package(
             name: "feedstream",
             dependencies: [
                 "FeedStream",
+                "FeedStreamBatch",
                 "FeedStreamTools",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
@@ -101,7 +121,7 @@ let package = Package(
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "FeedStreamSwift", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CFeedStreamInflate", "CZlib"],
+            dependencies: ["FeedStream", "FeedStreamCore", "FeedStreamSwift", "FeedStreamNative", "FeedStreamBatch", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CFeedStreamInflate", "CZlib"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",

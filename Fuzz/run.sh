@@ -121,23 +121,27 @@ EOF
         done
         touch "$out/cobj/.stamp"
     fi
-    if stale "$lib" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStream" "$root/Sources/FeedStreamTools" \
+    if stale "$lib" "$root/Sources/FeedStreamCore" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStreamNative" \
+        "$root/Sources/FeedStream" "$root/Sources/FeedStreamBatch" "$root/Sources/FeedStreamTools" \
         "$root/CSources/CFeedStream/include" "$root/CSources/CFeedStreamInflate/include"; then
         echo "building $lib (swiftc -O -sanitize=fuzzer,address; a minute or two)" >&2
         # From a snapshot of the sources: the compiler refuses a file that changes
-        # while it builds, and the tree may be edited meanwhile. FeedStreamSwift and
-        # FeedStream are one module here, FeedStream (Exports.swift, which re-exports
-        # FeedStreamSwift in the package build, is left out), and FeedStreamTools with them.
+        # while it builds, and the tree may be edited meanwhile. The library's layers
+        # are one module here, FeedStream: their Exports.swift files (the re-exports of
+        # the package build) are left out, and so are their imports of one another.
         rm -rf "$out/src"
         mkdir -p "$out/src"
         touch "$out/src/.taken"   # when the snapshot was taken (see below)
-        cp -R "$root/Sources/FeedStreamSwift" "$out/src/FeedStreamSwift"
-        cp -R "$root/Sources/FeedStream" "$out/src/FeedStream"
-        # BackendDiff (the differential harness's rule) lives in FeedStreamTools, with
-        # the batch converter it uses; its Bench folder needs the package's baselines.
+        for m in FeedStreamCore FeedStreamSwift FeedStreamNative FeedStream FeedStreamBatch; do
+            cp -R "$root/Sources/$m" "$out/src/$m"
+            rm -f "$out/src/$m/Exports.swift"
+        done
+        # BackendDiff (the differential harness's rule) lives in FeedStreamTools; its
+        # Bench folder needs the package's baselines.
         mkdir -p "$out/src/FeedStreamTools"
-        cp -R "$root/Sources/FeedStreamTools/Diff" "$root/Sources/FeedStreamTools/Batch" "$out/src/FeedStreamTools/"
-        rm "$out/src/FeedStream/Exports.swift"
+        cp -R "$root/Sources/FeedStreamTools/Diff" "$out/src/FeedStreamTools/"
+        find "$out/src" -name '*.swift' -exec sed -i -E \
+            '/^(@_exported |@testable )?import FeedStream(Core|Swift|Native|Batch)?$/d' {} +
         # shellcheck disable=SC2046
         "$SWIFTC" -emit-library -static -module-name FeedStream -package-name FeedStream -parse-as-library -O -wmo \
             -sanitize=fuzzer,address -swift-version 6 \

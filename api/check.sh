@@ -2,11 +2,13 @@
 # The public API check, run by .ci/run:
 #
 #   - the public surface of the FeedStream module (from its symbol graph, with what it
-#     re-exports from FeedStreamSwift: the API of `import FeedStream`) must be the one
+#     re-exports from FeedStreamCore, FeedStreamSwift and FeedStreamNative: the API of
+#     `import FeedStream`) must be the one
 #     listed in api/FeedStream.txt: a change to the public API is a deliberate, reviewed
 #     edit of that file, with a CHANGELOG.md entry saying whether it breaks callers. The
-#     FeedStreamSwift product's API is the same list less the symbols FeedStream itself
-#     declares (the C backends, FeedBackend and the entry points that take one);
+#     FeedStreamSwift product's API is the same list less the symbols of FeedStreamNative
+#     (the C backends) and of FeedStream itself (FeedBackend and the entry points that
+#     take one);
 #   - every public symbol has a doc comment;
 #   - the DocC catalog (Sources/FeedStream/FeedStream.docc) and every doc comment's links
 #     build with `docc convert --warnings-as-errors`: the same check as
@@ -32,15 +34,15 @@ swift package --scratch-path "$scratch" --very-verbose dump-symbol-graph --skip-
     >"$work/dump.log" 2>&1 || true
 graphs=$(sed -n 's/^Files written to //p' "$work/dump.log")
 [ -n "$graphs" ] && [ -f "$graphs/FeedStream.symbols.json" ] || { cat "$work/dump.log" >&2; exit 1; }
-# The FeedStream module re-exports FeedStreamSwift (`@_exported import`): its API, what
-# `import FeedStream` gives, is both modules' public symbols. SwiftPM's graph of
+# The FeedStream module re-exports the library's other modules (`@_exported import`):
+# its API, what `import FeedStream` gives, is all their public symbols. SwiftPM's graph of
 # FeedStream holds only what FeedStream itself declares, so run SwiftPM's own extractor
 # command for FeedStream (from the --very-verbose log) again, with the re-exported module
 # let in: one graph, module FeedStream, for the surface and for DocC.
 extract=$(sed -n 's/^debug: \(.*swift-symbolgraph-extract -module-name FeedStream .*\)$/\1/p' "$work/dump.log")
 [ "$(printf '%s\n' "$extract" | grep -c .)" = 1 ] ||
     { echo "api: no (or more than one) swift-symbolgraph-extract command for FeedStream in $work/dump.log" >&2; exit 1; }
-eval "$extract -experimental-allowed-reexported-modules=FeedStreamSwift -output-dir $work/graphs" \
+eval "$extract -experimental-allowed-reexported-modules=FeedStreamCore,FeedStreamSwift,FeedStreamNative -output-dir $work/graphs" \
     >"$work/extract.log" 2>&1 || { cat "$work/extract.log" >&2; exit 1; }
 [ -f "$work/graphs/FeedStream.symbols.json" ] || { cat "$work/extract.log" >&2; exit 1; }
 
@@ -71,13 +73,12 @@ echo "api: $(wc -l <api/FeedStream.txt) public symbols as listed, all documented
 # Against the last release (a tag), SwiftPM's own API/ABI comparison: every breaking
 # change must be listed in api/breakage-allowlist.txt (and explained in CHANGELOG.md).
 # FEEDSTREAM_API_BASELINE overrides the baseline (any commit); no tag, no baseline: skipped.
-# Both library modules, each on its own: FeedStream's checked API is what it declares,
-# FeedStreamSwift's the rest (a baseline must have both: the split came before any tag).
+# Every library module, each on its own: each one's checked API is what it declares.
 baseline="${FEEDSTREAM_API_BASELINE:-$(git describe --tags --abbrev=0 2>/dev/null || true)}"
 if [ -n "$baseline" ]; then
     touch "$work/allowlist.txt"
     [ -f api/breakage-allowlist.txt ] && cp api/breakage-allowlist.txt "$work/allowlist.txt"
-    swift package --scratch-path "$scratch" diagnose-api-breaking-changes "$baseline" --targets FeedStream FeedStreamSwift \
+    swift package --scratch-path "$scratch" diagnose-api-breaking-changes "$baseline" --targets FeedStream FeedStreamCore FeedStreamSwift FeedStreamNative \
         --baseline-dir "$work/baseline" --breakage-allowlist-path "$work/allowlist.txt" >"$work/breaking.log" 2>&1 ||
         { cat "$work/breaking.log" >&2; echo "api: breaking changes since $baseline (above) not in api/breakage-allowlist.txt" >&2; exit 1; }
     echo "api: no unlisted breaking change since $baseline"

@@ -4,7 +4,7 @@
 The source is CSources/CFeedStream/charset_aliases.def (its header says what an entry
 means). The C core includes that file directly; this script writes
 
-  Sources/FeedStreamSwift/SwiftParser/CharsetAliases.swift
+  Sources/FeedStreamSwift/Generated/CharsetAliases.swift
 
 Run from anywhere:
     python3 scripts/generate-charsets.py           # rewrite the generated file
@@ -21,7 +21,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generated import ROOT, def_entries, write_or_check  # noqa: E402
 
 DEF = "CSources/CFeedStream/charset_aliases.def"
-SWIFT = "Sources/FeedStreamSwift/SwiftParser/CharsetAliases.swift"
+SWIFT = "Sources/FeedStreamSwift/Generated/CharsetAliases.swift"
 ENTRY = re.compile(r'^CHARSET_ALIAS\("([^"]+)", "([^"]+)"\)$')
 BUILTIN = re.compile(r'^BUILTIN_CHARSET\("([^"]+)", ([A-Z0-9]+)\)$')
 C1 = re.compile(r'^C1_CHARSET\("([^"]+)"\)$')

@@ -4,7 +4,7 @@
 The source is CSources/CFeedStream/document_starts.def (its header says what an entry
 means). The C core includes that file directly; this script writes
 
-  Sources/FeedStreamSwift/SwiftParser/DocumentStartsTable.swift
+  Sources/FeedStreamCore/Generated/DocumentStartsTable.swift
 
 Run from anywhere:
     python3 scripts/generate-document-starts.py           # rewrite the generated file
@@ -22,7 +22,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generated import ROOT, def_entries, write_or_check  # noqa: E402
 
 DEF = "CSources/CFeedStream/document_starts.def"
-SWIFT = "Sources/FeedStreamSwift/SwiftParser/DocumentStartsTable.swift"
+SWIFT = "Sources/FeedStreamCore/Generated/DocumentStartsTable.swift"
 ENTRY = re.compile(r'^DOCUMENT_START\("((?:[^"\\]|\\x[0-9A-Fa-f]{2}|\\.)+)", "((?:[^"\\]|\\.)+)"\)$')
 ESCAPES = {"t": 0x09, "n": 0x0A, "r": 0x0D, "\\": 0x5C, '"': 0x22}
 DOC_START_MAX = 8
@@ -91,17 +91,17 @@ def swift(entries, defines):
            "    /// How far from its `<` a declaration, what may come between it and the root, and",
            "    /// the root's start tag must end to be told (``swallowed(_:after:)``, and the bytes",
            "    /// the parser holds from an error's byte). DOCUMENT_LOOKAHEAD_MAX.",
-           "    static let lookaheadLimit = %d" % defines["LOOKAHEAD_MAX"],
+           "    package static let lookaheadLimit = %d" % defines["LOOKAHEAD_MAX"],
            "    /// How many `<?` a failed document's bytes are looked at for a declaration, at",
            "    /// most. DOCUMENT_CANDIDATE_MAX.",
-           "    static let candidateLimit = %d" % defines["CANDIDATE_MAX"],
+           "    package static let candidateLimit = %d" % defines["CANDIDATE_MAX"],
            "    /// The error of a document that ends where one it had taken in starts (line and",
            "    /// column 0). DOCUMENT_CUT_SHORT_MESSAGE.",
-           "    static let cutShortMessage = \"%s\"" % defines["CUT_SHORT_MESSAGE"],
+           "    package static let cutShortMessage = \"%s\"" % defines["CUT_SHORT_MESSAGE"],
            "",
            "    /// The document starts (see %s), the XML declaration first: each" % DEF,
            "    /// start's bytes, and the bytes one of which must follow it.",
-           "    static let table: [(bytes: [UInt8], delimiters: [UInt8])] = ["]
+           "    package static let table: [(bytes: [UInt8], delimiters: [UInt8])] = ["]
     def hexes(bs):
         return ", ".join("0x%02X" % b for b in bs)
     for start, delimiters in entries:

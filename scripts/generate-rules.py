@@ -4,10 +4,11 @@
 The source is CSources/CFeedStream/feed_rules.def (its header says what each macro
 means). The C core includes that file directly; this script writes the rest:
 
-  Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift  the Swift machine's constants and tables
-  Sources/FeedStreamSwift/Model/FeedField.swift              FeedField
-  Sources/FeedStreamSwift/Model/FeedList.swift               FeedList
-  Sources/FeedStreamSwift/Model/FeedFormat.swift             FeedFormat
+  Sources/FeedStreamSwift/Generated/SwiftRulesTable.swift    the Swift machine's constants and tables
+  Sources/FeedStreamCore/Generated/RecordCounts.swift        the number of fields and lists of a record
+  Sources/FeedStreamCore/Generated/FeedField.swift           FeedField
+  Sources/FeedStreamCore/Generated/FeedList.swift            FeedList
+  Sources/FeedStreamCore/Generated/FeedFormat.swift          FeedFormat
   CSources/CFeedStream/include/feedstream.h                  cfs_format, cfs_field and cfs_list (between markers)
   docs/SCHEMA.md                                             the element reference (between markers)
 
@@ -27,10 +28,11 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from generated import ROOT  # noqa: E402
 
 DEF = "CSources/CFeedStream/feed_rules.def"
-SWIFT_TABLE = "Sources/FeedStreamSwift/SwiftParser/SwiftRulesTable.swift"
-SWIFT_FIELDS = "Sources/FeedStreamSwift/Model/FeedField.swift"
-SWIFT_LISTS = "Sources/FeedStreamSwift/Model/FeedList.swift"
-SWIFT_FORMATS = "Sources/FeedStreamSwift/Model/FeedFormat.swift"
+SWIFT_TABLE = "Sources/FeedStreamSwift/Generated/SwiftRulesTable.swift"
+SWIFT_COUNTS = "Sources/FeedStreamCore/Generated/RecordCounts.swift"
+SWIFT_FIELDS = "Sources/FeedStreamCore/Generated/FeedField.swift"
+SWIFT_LISTS = "Sources/FeedStreamCore/Generated/FeedList.swift"
+SWIFT_FORMATS = "Sources/FeedStreamCore/Generated/FeedFormat.swift"
 C_HEADER = "CSources/CFeedStream/include/feedstream.h"
 SCHEMA = "docs/SCHEMA.md"
 
@@ -327,6 +329,21 @@ def swift_lists(R):
     return "\n".join(out) + "\n"
 
 
+def swift_counts(R):
+    d = R.d
+    return "\n".join([
+        "// %s" % BANNER,
+        "// The size of a record, for every reader that fills one (the XML machine, JSON Feed).",
+        "",
+        "extension SFM {",
+        "    /// Fields of a record: ``FeedField``'s cases.",
+        "    @usableFromInline package static let fieldCount = %d" % len(d["fields"]),
+        "    /// Lists of a record: ``FeedList``'s cases.",
+        "    @usableFromInline package static let listCount = %d" % len(d["lists"]),
+        "}",
+        ""])
+
+
 def swift_table(R):
     d = R.d
     o = ["// %s" % BANNER,
@@ -337,8 +354,6 @@ def swift_table(R):
     for name, value, doc in d["constants"]:
         o.append("    /// %s" % doc)
         o.append("    static let %s = %d" % (camel(name), value))
-    o.append("    static let fieldCount = %d" % len(d["fields"]))
-    o.append("    static let listCount = %d" % len(d["lists"]))
     o.append("")
     o.append("    // Families: namespaces whose elements mean the same thing.")
     for n, i in R.fam.items():
@@ -571,7 +586,7 @@ def main():
     check = "--check" in sys.argv[1:]
     R = Rules(parse(read(DEF)))
     outputs = {SWIFT_FIELDS: swift_fields(R), SWIFT_LISTS: swift_lists(R), SWIFT_FORMATS: swift_formats(R),
-               SWIFT_TABLE: swift_table(R), C_HEADER: c_header(R), SCHEMA: schema(R)}
+               SWIFT_TABLE: swift_table(R), SWIFT_COUNTS: swift_counts(R), C_HEADER: c_header(R), SCHEMA: schema(R)}
     stale = []
     for path, text in outputs.items():
         full = os.path.join(ROOT, path)

@@ -2,7 +2,7 @@
  * input.c -- the public API and the input stage.
  *
  * The Swift library has the same stage, step for step and name for name, in
- * Sources/FeedStreamSwift/Input/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
+ * Sources/FeedStreamCore/Input/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
  * gzip_input -> gzipInput, ratio_window -> ratioWindow, ratio_checkpoint ->
  * ratioCheckpoint, cfs_parser_feed_inflated -> feedInflated), and its document steps
  * (xml_input, skip_misc, begin_document, ...) in SwiftFeedParser.swift under the same
@@ -39,7 +39,7 @@
 #include "limits.def"
 /* The open document's bytes kept for the resync when no recovery hook sets the window:
    CFS_RESYNC_WINDOW (limits.def, the one source of the Swift library's
-   FeedRecovery.window too). */
+   InputStage.resyncWindow too). */
 
 /* IN_INFLATED: the caller inflates (cfs_parser_feed_inflated). */
 enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER, IN_INFLATED };

@@ -15,7 +15,7 @@
  *     (cfs_transcode, which applies expat's checks: the same maps rejected, the same
  *     characters invalid) and tells libxml2 the input is UTF-8.
  *
- * The pure-Swift backend does the same in Swift (Sources/FeedStreamSwift/SwiftParser/
+ * The pure-Swift backend does the same in Swift (Sources/FeedStreamSwift/Charset/
  * XMLTranscoder.swift, whose header comment lists what expat does, with references to
  * expat's source).
  *

@@ -1,6 +1,11 @@
 /// The parser backends this build provides, by the names the command line uses: the
 /// backend as a value, for choosing at run time (the generic functions that take a
 /// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
+
+import FeedStreamCore
+import FeedStreamSwift
+import FeedStreamNative
+
 public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// expat under the C core (``ExpatFeedParser``).
     case expat

@@ -1,6 +1,9 @@
 // The entry points that take a URL and a backend; the URL is the only Foundation type in
 // the library's API (the generic ones and FeedInput(url) are in FeedStreamSwift's
 // Streaming/ParserFunctions.swift). FoundationEssentials (no ICU) where the toolchain has it.
+import FeedStreamCore
+import FeedStreamSwift
+import FeedStreamNative
 #if canImport(FoundationEssentials)
 import FoundationEssentials
 #else

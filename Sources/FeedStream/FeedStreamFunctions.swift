@@ -8,6 +8,11 @@
 // module, so a user's `FeedStream.Feed` (the usual way to tell our `Feed` from theirs)
 // would stop compiling ("type 'FeedStream' has no member 'Feed'").
 
+import FeedStreamCore
+import FeedStreamSwift
+import FeedStreamNative
+
+
 // MARK: - One call
 
 /// Parses `input` and returns every document as plain values.

@@ -1,5 +1,6 @@
 import ArgumentParser
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 #if canImport(Glibc)
 import Glibc

@@ -1,5 +1,6 @@
 import Dispatch
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 

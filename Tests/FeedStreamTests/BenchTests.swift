@@ -1,6 +1,7 @@
 import CFeedStream
 import CFeedStreamBaseline
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 import XCTest

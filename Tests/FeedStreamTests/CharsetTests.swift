@@ -1,5 +1,7 @@
 import FeedStream
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
+@testable import FeedStreamBatch
 @testable import FeedStreamTools
 import Foundation
 import XCTest

@@ -1,3 +1,4 @@
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
 import XCTest
 

@@ -1,4 +1,5 @@
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 import XCTest

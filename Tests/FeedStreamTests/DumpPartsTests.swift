@@ -1,5 +1,7 @@
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 import XCTest

@@ -1,7 +1,9 @@
 import CFeedStreamInflate
 import CZlib
 import FeedStream
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 import XCTest

@@ -1,5 +1,6 @@
 import CFeedStream
 import FeedStream
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
 import Foundation
 import XCTest

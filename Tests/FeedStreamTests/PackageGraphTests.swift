@@ -1,14 +1,28 @@
 import Foundation
 import XCTest
 
+// The package's layers, each importing only those below it (Package.swift says what
+// each holds):
+//
+//   FeedStreamCore < FeedStreamSwift < FeedStreamNative < FeedStream < FeedStreamBatch
+//     < FeedStreamTools < feedstream
+//
 // The FeedStreamSwift product is the library without the C backends: a package that
-// depends on it alone must build and link without expat, libxml2 or the C core. Two
-// checks, both from the package's own files: the manifest, read with `swift package dump-package`, gives
-// FeedStreamSwift no path to CFeedStream, CExpat or CLibXML2 (its only system library
-// is zlib); and no source file of the target imports one of them, nor FeedStream, not
-// even in an `#if` branch this platform does not compile.
+// depends on it alone must build and link without expat, libxml2 or the C core. Checked
+// from the package's own files: the manifest, read with `swift package dump-package`,
+// gives FeedStreamSwift no path to CFeedStream, CExpat or CLibXML2 (its only system
+// library is zlib) and no library product a path to the command line's targets; and no
+// source file imports a module of its own layer's or a higher one, nor a C backend below
+// FeedStreamNative, not even in an `#if` branch this platform does not compile.
 // Examples/run.sh builds and runs an executable that depends on the product alone.
 final class PackageGraphTests: XCTestCase {
+    /// The package's Swift modules, lowest first.
+    private static let layers = ["FeedStreamCore", "FeedStreamSwift", "FeedStreamNative", "FeedStream",
+                                 "FeedStreamBatch", "FeedStreamTools", "feedstream"]
+    /// C modules a layer may import only from this one up.
+    private static let cModulesFrom = ["CFeedStream": "FeedStreamNative", "CExpat": "FeedStreamNative",
+                                       "CLibXML2": "FeedStreamNative", "CFeedStreamBaseline": "FeedStreamTools"]
+
     private struct Manifest: Decodable {
         struct Target: Decodable {
             let name: String
@@ -71,7 +85,8 @@ final class PackageGraphTests: XCTestCase {
         let manifest = try manifest()
         // CFeedStreamInflate: the inflate step both languages share (zlib; ISA-L only
         // loaded at run time, when chosen).
-        XCTAssertEqual(closure(of: "FeedStreamSwift", in: manifest), ["FeedStreamSwift", "CZlib", "CFeedStreamInflate"])
+        XCTAssertEqual(closure(of: "FeedStreamSwift", in: manifest),
+                       ["FeedStreamSwift", "FeedStreamCore", "CZlib", "CFeedStreamInflate"])
         let systemLibraries = Set(manifest.targets.filter { $0.type == "system" }.map(\.name))
         let linked = closure(of: "FeedStreamSwift", in: manifest).intersection(systemLibraries)
         XCTAssertEqual(Set(manifest.targets.filter { linked.contains($0.name) }.compactMap(\.pkgConfig)), ["zlib"])
@@ -83,27 +98,42 @@ final class PackageGraphTests: XCTestCase {
         XCTAssertEqual(manifest.products.first { $0.name == "FeedStream" }?.targets, ["FeedStream"])
     }
 
-    func testSwiftLibrarySourcesImportNoCBackend() throws {
-        let root = Paths.repo.appendingPathComponent("Sources/FeedStreamSwift")
-        let forbidden: Set<String> = ["CFeedStream", "CFeedStreamBaseline", "CExpat", "CLibXML2", "FeedStream",
-                                      "FeedStreamTools"]
+    func testLibraryProductsLeaveOutTheCommandLine() throws {
+        let manifest = try manifest()
+        let commandLine: Set<String> = ["FeedStreamBatch", "FeedStreamTools", "feedstream", "CFeedStreamBaseline",
+                                        "swift-argument-parser/ArgumentParser"]
+        for product in manifest.products where product.name != "feedstream" {
+            let reached = product.targets.reduce(into: Set<String>()) { $0.formUnion(closure(of: $1, in: manifest)) }
+            XCTAssertTrue(reached.isDisjoint(with: commandLine), "\(product.name): \(reached.intersection(commandLine))")
+        }
+    }
+
+    func testEveryModuleImportsOnlyLayersBelowIt() throws {
         let modifiers: Set<String> = ["public", "package", "internal", "private", "fileprivate"]
         let kinds: Set<String> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias"]
-        var files = 0
-        let walker = try XCTUnwrap(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
-        for case let url as URL in walker where url.pathExtension == "swift" {
-            files += 1
-            let text = try String(contentsOf: url, encoding: .utf8)
-            for line in text.split(separator: "\n") {
-                // `import M`, `@_exported import M`, `internal import M`, `import struct M.T`...
-                let words = line.split(separator: " ").map(String.init)
-                guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
-                      words[..<i].allSatisfy({ $0.hasPrefix("@") || modifiers.contains($0) }) else { continue }
-                let path = kinds.contains(words[i + 1]) && i + 2 < words.count ? words[i + 2] : words[i + 1]
-                let module = String(path.split(separator: ".").first ?? "")
-                XCTAssertFalse(forbidden.contains(module), "\(url.lastPathComponent): \(line)")
+        for (rank, layer) in Self.layers.enumerated() {
+            let root = Paths.repo.appendingPathComponent("Sources/\(layer)")
+            var files = 0
+            let walker = try XCTUnwrap(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+            for case let url as URL in walker where url.pathExtension == "swift" {
+                files += 1
+                let text = try String(contentsOf: url, encoding: .utf8)
+                for line in text.split(separator: "\n") {
+                    // `import M`, `@_exported import M`, `internal import M`, `import struct M.T`...
+                    let words = line.split(separator: " ").map(String.init)
+                    guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                          words[..<i].allSatisfy({ $0.hasPrefix("@") || modifiers.contains($0) }) else { continue }
+                    let path = kinds.contains(words[i + 1]) && i + 2 < words.count ? words[i + 2] : words[i + 1]
+                    let module = String(path.split(separator: ".").first ?? "")
+                    if let other = Self.layers.firstIndex(of: module) {
+                        XCTAssertLessThan(other, rank, "\(layer)/\(url.lastPathComponent): \(line)")
+                    }
+                    if let from = Self.cModulesFrom[module], let lowest = Self.layers.firstIndex(of: from) {
+                        XCTAssertGreaterThanOrEqual(rank, lowest, "\(layer)/\(url.lastPathComponent): \(line)")
+                    }
+                }
             }
+            XCTAssertGreaterThan(files, 0, layer)   // the walk saw the target's sources
         }
-        XCTAssertGreaterThan(files, 30)   // the walk saw the target's sources
     }
 }

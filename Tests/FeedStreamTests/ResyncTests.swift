@@ -1,5 +1,6 @@
 import CFeedStream
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 import XCTest

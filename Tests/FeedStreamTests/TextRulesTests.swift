@@ -1,5 +1,6 @@
 import FeedStream
 import Foundation
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
 import XCTest
 

@@ -1,4 +1,5 @@
 import FeedStream
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
 import Foundation
 import XCTest

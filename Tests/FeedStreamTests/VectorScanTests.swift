@@ -1,5 +1,7 @@
 import FeedStream
+@testable import FeedStreamCore
 @testable import FeedStreamSwift
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 import XCTest

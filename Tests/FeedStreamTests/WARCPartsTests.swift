@@ -1,4 +1,5 @@
 import FeedStream
+@testable import FeedStreamBatch
 @testable import FeedStreamTools
 import Foundation
 import XCTest

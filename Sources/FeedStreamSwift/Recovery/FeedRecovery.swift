@@ -6,6 +6,9 @@
 /// document's first items.
 ///
 /// One per parser, reused; its machine and tokenizer are made on first use.
+
+import FeedStreamCore
+
 package final class FeedRecovery {
     // Documents up to `window` bytes (uncompressed, 16 MiB; limits.def's
     // CFS_RESYNC_WINDOW, generated into LimitsTable.swift) are kept while they are parsed,
@@ -62,7 +65,7 @@ package final class FeedRecovery {
 }
 
 /// The bytes of the open document, kept for the recovery path up to
-/// ``FeedRecovery/window`` (one per parser, reused from document to document).
+/// ``InputStage/resyncWindow`` (one per parser, reused from document to document).
 package struct DocumentBytes {
     package private(set) var bytes: [UInt8] = []
     /// The document passed the window: it cannot be re-read.
@@ -78,7 +81,7 @@ package struct DocumentBytes {
     @inline(__always)
     package mutating func append(_ p: UnsafeRawPointer?, _ n: Int) {
         guard n > 0, !overflowed, let p else { return }
-        if bytes.count + n > FeedRecovery.window {
+        if bytes.count + n > InputStage.resyncWindow {
             overflowed = true
             bytes = []
             return

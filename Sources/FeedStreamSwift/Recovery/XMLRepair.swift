@@ -34,6 +34,9 @@
 // The repair never reads anything external; the strict reader that reads its output
 // applies every limit.
 
+import FeedStreamCore
+
+
 /// Repairs one document's bytes (see the rules at the top of this file).
 struct XMLRepair {
     private var out: [UInt8] = []

@@ -1,4 +1,5 @@
 import FeedStream
+import FeedStreamBatch
 internal import CFeedStream
 internal import CFeedStreamBaseline
 #if canImport(Glibc)

@@ -1,4 +1,5 @@
 import FeedStream
+import FeedStreamBatch
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -1,0 +1,444 @@
+internal import CFeedStreamInflate
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
+// The input stage of the Swift side: the C core's input.c (CSources/CFeedStream/input.c),
+// step for step and name for name, so that the two read side by side:
+//
+//   input.c                      here
+//   detect                       detect(_:) / feed's head bytes
+//   dispatch                     dispatch(_:_:sink:)
+//   gzip_begin                   gzipBegin()
+//   gzip_input                   gzipInput(_:_:sink:) (push), one turn: gzipStep(from:into:)
+//   ratio_window                 ratioWindow(at:)
+//   ratio_checkpoint             ratioCheckpoint(_:)
+//   cfs_parser_feed_inflated     feedInflated(_:compressed:sink:)
+//   cfs_parser_finish (gzip)     finish(sink:)
+//
+// input.c's document steps (xml_input, skip_misc, begin_document, end_document, handle,
+// document_too_big, start_held_document) drive a tokenizer, so on the Swift side they
+// live with the Swift tokenizer, in SwiftFeedParser, under the same names (xmlInput,
+// skipMisc, beginDocument, ...); beginDocument calls ratioWindow(at:) as
+// begin_document calls ratio_window.
+//
+// Change one, change the other. Every Swift path that reads gzip goes through this one
+// type: the Swift backend (push mode, ``SwiftFeedParser``), ``ChunkReader`` (pull mode,
+// reading a descriptor, for ``ReadAheadPipeline``'s reading thread) and the parsing end
+// of the pipeline (``feedInflated(_:compressed:sink:)``), so the gzip format, its
+// failures and the decompression ratio are handled in one place.
+
+/// Why a stream ended early.
+package struct StreamFailure: Sendable, Equatable {
+    package enum Kind: Sendable, Equatable {
+        /// Corrupt gzip data, a read error or the decompression ratio: the C core stops
+        /// at once (`set_fatal`).
+        case fatal
+        /// The gzip stream ended inside a member.
+        case truncated
+        /// The run was cancelled.
+        case cancelled
+    }
+
+    package var kind: Kind
+    package var code: FeedError.Code
+    /// The message the C core gives the document the failure cuts short.
+    package var message: String
+    /// The read error's errno, else 0.
+    package var errno: Int32 = 0
+
+    /// The message of the stream-level error (the C core adds the errno's text).
+    package var fatalMessage: String { errno == 0 ? message : message + ": " + String(cString: strerror(errno)) }
+}
+
+/// Gzip or plain by content, gzip members one after another, inflate, and the
+/// decompression ratio limit (``FeedLimits/maxRatio``): input.c's input stage.
+///
+/// - gzip is detected by the first two bytes, 1F 8B (held across pushes when they come
+///   split); anything else is plain, and passes through unchanged;
+/// - gzip members are read one after another; zero bytes between members are padding;
+///   any other byte after a member is fatal, "trailing garbage after gzip data";
+/// - an inflate error is fatal, "corrupt gzip data", and what was inflated before it is
+///   still handed on first;
+/// - the stream ending inside a member is "truncated gzip data" (kind `.truncated`);
+/// - output stops at every multiple of ``chunkSize`` of the uncompressed stream, a
+///   *checkpoint*, the same wherever the input was cut. At a checkpoint, once everything
+///   before it was parsed, ``ratioCheckpoint(_:)`` compares the window from the start of
+///   the last document begun (``ratioWindow(at:)``, which the parser calls): past
+///   ``FeedLimits/ratioActivationBytes`` of output and more than ``FeedLimits/maxRatio``
+///   times the compressed bytes it took, the stream fails, fatal, "limit exceeded:
+///   decompression ratio > N", before anything after the checkpoint is inflated.
+///
+/// Three ways in, one stage:
+/// - push (``feed(_:sink:)``, `cfs_parser_feed`): the Swift backend pushes bytes of any
+///   size; the sink (its tokenizer) gets each uncompressed chunk, at most ``chunkSize``
+///   bytes, borrowed for the call (inflated into one buffer reused for every chunk;
+///   plain input is passed on in slices of the caller's bytes);
+/// - pull (``detect(_:)`` and ``gzipStep(from:into:)``): ``ChunkReader`` inflates
+///   into buffers of its own, stopping at each checkpoint, and hands on with each chunk
+///   the compressed count ``compressedIn`` (its stage never checks the ratio: it does not
+///   know where documents begin);
+/// - inflated (``feedInflated(_:compressed:sink:)``, `cfs_parser_feed_inflated`): the
+///   parsing end of ``ReadAheadPipeline`` gets those chunks and counts, and checks the
+///   ratio at the same checkpoints as the push way, over the same window, so a run gives
+///   the same result whichever thread inflated.
+///
+/// Once a failure has happened, pushes are ignored (not counted, as in the C core) and
+/// return that failure again. If the sink throws, the error propagates and the stage
+/// should be ``reset()`` before further use. Not thread-safe: one thread uses a stage.
+package final class InputStage {
+    // chunkSize, input.c's CHUNK (CFS_RATIO_INTERVAL): the largest chunk handed on, and
+    // the distance between checkpoints (LimitsTable.swift, generated from limits.def).
+    // maxPiece, input.c's MAX_PARSE: LimitsTable.swift (limits.def).
+
+    /// What the uncompressed start of a gzip stream says, for callers that must look at
+    /// it before parsing (which content it is): inflates `head` (a stream's first bytes,
+    /// gzip magic included) a few hundred bytes at a time, calling `decide` with all the
+    /// output so far until it answers, the output passes `limit` bytes or `head` runs
+    /// out (nil). Costs what it inflates, never a whole chunk.
+    /// `stage`: one to reuse (reset here), for callers that peek at many inputs; a new
+    /// one when nil.
+    package static func peekInflated<R>(_ head: UnsafeRawBufferPointer, limit: Int = 64 << 10,
+                                using stage: InputStage? = nil,
+                                _ decide: (UnsafeRawBufferPointer) -> R?) -> R? {
+        guard head.count >= 2, isGzip(head[0], head[1]) else { return nil }
+        let stage = stage ?? InputStage(limits: .unlimited)
+        stage.reset()
+        stage.detect(UnsafeRawBufferPointer(rebasing: head[0..<2]))
+        return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> R? in
+            var rest = head
+            var seen: [UInt8] = []   // all the output so far (what decides may straddle steps)
+            while true {
+                let step = stage.gzipStep(from: rest, into: out)
+                rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
+                seen += UnsafeRawBufferPointer(rebasing: out[0..<step.written])
+                if let answer = seen.withUnsafeBytes(decide) { return answer }
+                if seen.count > limit { return nil }
+                if !step.more && (step.written == 0 || rest.isEmpty) { return nil }
+            }
+        }
+    }
+
+    /// True for the first two bytes of a gzip member, 1F 8B.
+    @inline(__always)
+    package static func isGzip(_ b0: UInt8, _ b1: UInt8) -> Bool { b0 == 0x1F && b1 == 0x8B }
+
+    /// input.c's `input_mode`, plus `.done` after a failure.
+    enum Mode { case detect, plain, gzip, gzipTrailer, inflated, done }
+    private(set) var mode: Mode = .detect
+    private var head: (UInt8, UInt8) = (0, 0)
+    private var headCount = 0
+    private var finished = false
+    /// The inflate step (`cfs_inflate`: zlib, or ISA-L when chosen), made at the first
+    /// member and reused.
+    private var z: OpaquePointer?
+    /// The push way's inflate target, allocated at its first use.
+    private var out: UnsafeMutablePointer<UInt8>?
+
+    /// Bytes pushed (compressed bytes for gzip; in the inflated way, the bytes fed), not
+    /// counting pushes after a failure.
+    package private(set) var bytesIn: UInt64 = 0
+    /// Uncompressed bytes handed on.
+    package private(set) var bytesXML: UInt64 = 0
+    /// The failure that stopped the stream, if any.
+    private(set) var failure: StreamFailure?
+
+    /// ``FeedLimits/maxRatio`` as compared (no limit: `Int.max`).
+    let maxRatio: Int
+    /// Compressed bytes inflate consumed (total over the members): after the last step,
+    /// and at the last checkpoint. In the pull way, what goes with each chunk.
+    private(set) var compressedIn: UInt64 = 0
+    /// Padding zeros skipped between members: with ``compressedIn``, the input bytes
+    /// used, so a member's first byte is at `compressedIn + paddingIn` when it begins.
+    private(set) var paddingIn: UInt64 = 0
+    /// When not nil, each gzip member's start as it begins: its offset in the
+    /// compressed input and the uncompressed offset of its first byte (a WARC.gz has a
+    /// member per record, and a record is found by its member's offset).
+    var memberStarts: [(compressed: UInt64, uncompressed: UInt64)]?
+    private var zCheckpoint: UInt64 = 0
+    // Where the ratio window started: checkpoint input, uncompressed offset.
+    private var ratioIn: UInt64 = 0
+    private var ratioOut: UInt64 = 0
+    /// A part's first byte's offset in the whole stream, modulo ``chunkSize``
+    /// (``inflatedOrigin(_:)``): the checkpoints fall where they fall in the whole stream.
+    private var phase: UInt64 = 0
+
+    /// A stage enforcing `limits.maxRatio` (the only limit of this stage).
+    package init(limits: FeedLimits) {
+        maxRatio = FeedLimits.effective(limits.maxRatio)
+    }
+
+    deinit {
+        out?.deallocate()
+        cfs_inflate_free(z)
+    }
+
+    /// Ready for a new stream (the inflate state and buffer are kept for reuse):
+    /// `cfs_parser_reset`.
+    package func reset() {
+        mode = .detect
+        headCount = 0
+        finished = false
+        bytesIn = 0
+        bytesXML = 0
+        failure = nil
+        compressedIn = 0
+        paddingIn = 0
+        if memberStarts != nil { memberStarts = [] }
+        zCheckpoint = 0
+        ratioIn = 0
+        ratioOut = 0
+        phase = 0
+    }
+
+    // MARK: Documents and the ratio
+
+    /// A document begins at this uncompressed offset: the ratio window starts here
+    /// (input.c's `ratio_window`, called from `begin_document`).
+    package func ratioWindow(at offset: UInt64) {
+        ratioIn = zCheckpoint
+        ratioOut = offset
+    }
+
+    /// A checkpoint: the uncompressed stream reached a multiple of ``chunkSize``,
+    /// everything before it parsed, and inflate had consumed `consumed` compressed bytes
+    /// to get there (input.c's `ratio_checkpoint`). The one place the ratio is checked.
+    /// Returns false when the stream fails here.
+    @discardableResult
+    private func ratioCheckpoint(_ consumed: UInt64) -> Bool {
+        zCheckpoint = consumed
+        let windowOut = bytesXML - ratioOut
+        let windowIn = zCheckpoint - ratioIn
+        if windowOut > UInt64(FeedLimits.ratioActivationBytes) && windowOut / UInt64(maxRatio) > windowIn {
+            return fail(.fatal, FeedLimits.Message.maxRatio(over: maxRatio), code: .limitExceeded)
+        }
+        return true
+    }
+
+    // MARK: Push (cfs_parser_feed)
+
+    /// Pushes bytes; calls `sink` with each uncompressed chunk (borrowed for the call).
+    /// Returns the failure that stops the stream, if any (now or before).
+    @discardableResult
+    package func feed(_ data: UnsafeRawBufferPointer, sink: (UnsafeRawBufferPointer) throws -> Void) rethrows
+        -> StreamFailure?
+    {
+        precondition(!finished, "InputStage.feed after finish")
+        precondition(mode != .inflated, "InputStage.feed after feedInflated")
+        if failure != nil { return failure }
+        guard var p = data.baseAddress?.assumingMemoryBound(to: UInt8.self), data.count > 0 else { return nil }
+        var len = data.count
+        bytesIn += UInt64(len)
+        if mode == .detect {
+            // detect: the first two bytes, held across pushes.
+            while headCount < 2 && len > 0 {
+                if headCount == 0 { head.0 = p[0] } else { head.1 = p[0] }
+                headCount += 1
+                p += 1
+                len -= 1
+            }
+            if headCount < 2 { return nil }
+            try withUnsafeBytes(of: head) { h in
+                detect(h)
+                try dispatch(h.baseAddress!.assumingMemoryBound(to: UInt8.self), 2, sink: sink)
+            }
+        }
+        while len > 0 && failure == nil {
+            let n = min(len, Self.maxPiece)
+            try dispatch(p, n, sink: sink)
+            p += n
+            len -= n
+        }
+        return failure
+    }
+
+    /// Decides gzip or plain from the first bytes of the stream (two, or fewer at its
+    /// end): input.c's `detect`.
+    func detect(_ first: UnsafeRawBufferPointer) {
+        precondition(mode == .detect)
+        if first.count >= 2 && Self.isGzip(first[0], first[1]) {
+            if gzipBegin() { memberStarts?.append((0, 0)) }
+        } else {
+            mode = .plain
+        }
+    }
+
+    /// input.c's `dispatch`: plain bytes go on as they are, in chunks; gzip is inflated.
+    private func dispatch(_ p: UnsafePointer<UInt8>, _ n: Int, sink: (UnsafeRawBufferPointer) throws -> Void)
+        rethrows
+    {
+        switch mode {
+        case .plain:
+            bytesXML += UInt64(n)
+            var q = p, left = n
+            while left > 0 {
+                let k = min(left, Self.chunkSize)
+                try sink(UnsafeRawBufferPointer(start: q, count: k))
+                q += k
+                left -= k
+            }
+        case .gzip, .gzipTrailer:
+            try gzipInput(p, n, sink: sink)
+        case .detect, .inflated, .done:
+            break
+        }
+    }
+
+    /// The end of the input: a held first byte goes out as plain; a stream that ended
+    /// inside a gzip member fails as truncated (input.c's `cfs_parser_finish`). Returns
+    /// the stream's failure, if any.
+    @discardableResult
+    package func finish(sink: (UnsafeRawBufferPointer) throws -> Void) rethrows -> StreamFailure? {
+        precondition(!finished, "InputStage.finish called twice")
+        finished = true
+        if failure == nil && mode == .detect && headCount > 0 {
+            mode = .plain
+            bytesXML += UInt64(headCount)
+            try withUnsafeBytes(of: head) { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<headCount])) }
+        }
+        if failure == nil && mode == .gzip { fail(.truncated, "truncated gzip data") }
+        return failure
+    }
+
+    // MARK: gzip
+
+    /// input.c's `gzip_begin`: a new member (the inflate state is made once, then reset).
+    @discardableResult
+    private func gzipBegin() -> Bool {
+        if z == nil {
+            guard let s = cfs_inflate_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
+            z = s
+        }
+        switch cfs_inflate_begin(z) {
+        case CFS_INFLATE_OK: break
+        case CFS_INFLATE_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)
+        default: return fail(.fatal, "corrupt gzip data")
+        }
+        mode = .gzip
+        return true
+    }
+
+    /// input.c's `gzip_input`: inflates all of `input`, member after member, into the
+    /// stage's buffer, handing each piece to the sink and checking the ratio at each
+    /// checkpoint (after the sink has parsed everything before it).
+    private func gzipInput(_ input: UnsafePointer<UInt8>, _ count: Int,
+                           sink: (UnsafeRawBufferPointer) throws -> Void) rethrows {
+        let out = self.out ?? {
+            let b = UnsafeMutablePointer<UInt8>.allocate(capacity: Self.chunkSize)
+            self.out = b
+            return b
+        }()
+        var rest = UnsafeRawBufferPointer(start: input, count: count)
+        while failure == nil {
+            // Output stops at every multiple of chunkSize of the stream: the checkpoints.
+            let room = Self.chunkSize - Int(bytesXML % UInt64(Self.chunkSize))
+            let step = gzipStep(from: rest, into: UnsafeMutableRawBufferPointer(start: out, count: room))
+            rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
+            if step.written > 0 { try sink(UnsafeRawBufferPointer(start: out, count: step.written)) }
+            if failure != nil { return }   // corrupt data: what came before it went on
+            // Past the ratio, nothing after the checkpoint is inflated.
+            if step.written == room && !ratioCheckpoint(compressedIn) { return }
+            if !step.more { return }
+        }
+    }
+
+    /// One turn of `gzip_input`'s loop, without the sink and the checkpoint: between
+    /// members, skips padding zeros and begins the next member (or fails: trailing
+    /// garbage); then inflates from `input` into `out`, which must not reach past the
+    /// next checkpoint (the pull way's ``ChunkReader`` calls this directly).
+    ///
+    /// Returns the input bytes used, the bytes written (counted in ``bytesXML``; after a
+    /// corrupt-data failure, what inflate produced before it), and `more`: false when
+    /// this input is used up or inflate can make no progress with it.
+    func gzipStep(from input: UnsafeRawBufferPointer, into out: UnsafeMutableRawBufferPointer)
+        -> (used: Int, written: Int, more: Bool)
+    {
+        guard failure == nil, let z else { return (0, 0, false) }
+        var used = 0
+        if mode == .gzipTrailer {
+            // Between members: another member, or padding zeros, or garbage.
+            while used < input.count && input[used] == 0 { used += 1 }
+            paddingIn += UInt64(used)
+            if used == input.count { return (used, 0, false) }
+            if input[used] != 0x1F {
+                fail(.fatal, "trailing garbage after gzip data")
+                return (used, 0, false)
+            }
+            guard gzipBegin() else { return (used, 0, false) }
+            memberStarts?.append((compressedIn + paddingIn, bytesXML))
+        }
+        var consumed = 0, written = 0
+        let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + used }
+        let zr = cfs_inflate_step(z, base, input.count - used, &consumed,
+                                  out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, &written)
+        used += consumed
+        compressedIn += UInt64(consumed)
+        bytesXML += UInt64(written)
+        switch zr {
+        case CFS_INFLATE_ERROR, CFS_INFLATE_NOMEM:
+            fail(.fatal, "corrupt gzip data")   // what was inflated before it still goes on
+            return (used, written, false)
+        case CFS_INFLATE_END:
+            mode = .gzipTrailer
+        case CFS_INFLATE_STALL:
+            if written == 0 { return (used, written, false) }
+        default:
+            break
+        }
+        if written == 0 && mode == .gzip && used == input.count { return (used, written, false) }
+        return (used, written, true)
+    }
+
+    // MARK: Inflated elsewhere (cfs_parser_feed_inflated)
+
+    /// Bytes of a gzip stream inflated by another stage (``ChunkReader`` on
+    /// ``ReadAheadPipeline``'s reading thread): parsed as they are, and at a checkpoint
+    /// the ratio is checked with `compressed`, the compressed bytes that stage had
+    /// consumed when it produced the last of them (its ``compressedIn``). `chunk` must
+    /// not run past the next checkpoint. Returns the stream's failure, if any.
+    /// The bytes ``feedInflated(_:compressed:sink:)`` will feed are a part of a bigger
+    /// inflated stream, split at a document's start (`cfs_parser_inflated_origin`).
+    /// Before the first feed.
+    package func inflatedOrigin(_ origin: InflatedOrigin) {
+        precondition(mode == .detect && headCount == 0 && bytesXML == 0, "InputStage.inflatedOrigin after a feed")
+        mode = .inflated
+        phase = origin.offset % UInt64(Self.chunkSize)
+        zCheckpoint = origin.checkpoint
+        ratioIn = origin.checkpoint
+    }
+
+    @discardableResult
+    package func feedInflated(_ chunk: UnsafeRawBufferPointer, compressed: UInt64,
+                      sink: (UnsafeRawBufferPointer) throws -> Void) rethrows -> StreamFailure? {
+        precondition(!finished, "InputStage.feedInflated after finish")
+        if failure != nil { return failure }
+        if mode == .detect && headCount == 0 { mode = .inflated }
+        precondition(mode == .inflated, "InputStage.feedInflated after feed")
+        let room = Self.chunkSize - Int((bytesXML + phase) % UInt64(Self.chunkSize))
+        precondition(chunk.count <= room, "InputStage.feedInflated: a chunk runs past a checkpoint")
+        guard chunk.count > 0 else { return nil }
+        bytesIn += UInt64(chunk.count)
+        bytesXML += UInt64(chunk.count)
+        try sink(chunk)
+        if chunk.count == room { ratioCheckpoint(compressed) }
+        return failure
+    }
+
+    @discardableResult
+    private func fail(_ kind: StreamFailure.Kind, _ message: String, code: FeedError.Code = .gzip,
+                      errno: Int32 = 0) -> Bool {
+        if failure == nil { failure = StreamFailure(kind: kind, code: code, message: message, errno: errno) }
+        mode = .done
+        return false
+    }
+
+    /// A failure from outside the stage (a read error, a cancelled run): the stream
+    /// stops here as after one of its own.
+    func fail(_ failure: StreamFailure) {
+        fail(failure.kind, failure.message, code: failure.code, errno: failure.errno)
+    }
+}

@@ -1,0 +1,61 @@
+import FeedStreamCore
+import FeedStreamSwift
+internal import CFeedStream
+
+/// The libxml2 backend: libxml2's SAX2 push parser driving the same C feed state
+/// machine as ``ExpatFeedParser``, behind the ``FeedParser`` protocol. On well-formed
+/// input its output is byte-identical to expat's (checked by `feedstream diff`).
+///
+/// Never loads an external entity or DTD (`XML_PARSE_NONET`, no `XML_PARSE_NOENT`,
+/// no `XML_PARSE_DTDLOAD`). Reuse one parser for many inputs. A parser is used by one
+/// thread at a time and is deliberately not `Sendable`: make one per task or thread.
+public final class LibXML2FeedParser: FeedParser {
+    /// `"libxml2"`.
+    public static let backendName = "libxml2"
+
+    private let native: NativeParser
+
+    /// - Parameters:
+    ///   - maxItemBytes: upper bound on the text kept per item; 0 for 64 MiB.
+    ///   - limits: the limits a document must stay within (``FeedLimits``).
+    ///   - strict: true to report a document that fails as XML with the items before the
+    ///     failure only; false (the default) to re-read it by the recovery path
+    ///     (docs/SCHEMA.md, "Recovered documents").
+    public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
+        native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes, limits: limits, strict: strict)
+        self.limits = limits
+        self.strict = strict
+    }
+
+    /// The limits this parser enforces.
+    public let limits: FeedLimits
+    /// True when documents that fail as XML are not re-read by the recovery path.
+    public let strict: Bool
+
+    /// A parser with the default limits.
+    public convenience init() { self.init(maxItemBytes: 0) }
+
+    /// Parses `input` with libxml2's push parser and the C state machine; see
+    /// ``FeedParser/parse(_:handler:)``.
+    @discardableResult
+    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        try native.parse(input, contentType: nil, parser: self, handler: handler)
+    }
+
+    /// Parses `input` with the charset its transport named (`cfs_parser_set_charset`);
+    /// see ``FeedParser/parse(_:contentType:handler:)``.
+    @discardableResult
+    public func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary {
+        try native.parse(input, contentType: contentType, parser: self, handler: handler)
+    }
+}
+
+@available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
+extension LibXML2FeedParser: Sendable {}
+
+extension LibXML2FeedParser: DocumentStateReporting {
+    package var isInDocument: Bool? { native.isInDocument }
+    package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
+    package var rereadEnd: UInt64 { native.rereadEnd }
+    package func settle() { native.settle() }
+}

@@ -1,0 +1,4 @@
+// `import FeedStreamSwift` gives the pure-Swift backend and everything it stands on
+// (FeedStreamCore: the FeedParser protocol, the model, the JSON Lines writer, ...), as
+// one API, with no C library but zlib.
+@_exported import FeedStreamCore
