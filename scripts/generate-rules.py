@@ -350,6 +350,8 @@ def swift_table(R):
          "// The pure-Swift machine's constants and tables: the same rules, in the same order,",
          "// as the C core's machine.c expands from the same file.",
          "",
+         "import FeedStreamCore",
+         "",
          "extension SFM {"]
     for name, value, doc in d["constants"]:
         o.append("    /// %s" % doc)

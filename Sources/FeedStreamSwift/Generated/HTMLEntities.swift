@@ -1,4 +1,3 @@
-import FeedStreamCore
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)

@@ -2,6 +2,8 @@
 // The pure-Swift machine's constants and tables: the same rules, in the same order,
 // as the C core's machine.c expands from the same file.
 
+import FeedStreamCore
+
 extension SFM {
     /// Elements the state machines keep a frame for at once (each open element takes one, including those a search for a feed root passes through): an element deeper than that is skipped with what it holds, the same on every backend.
     static let maxFrames = 32
