@@ -1,11 +1,10 @@
-/// The parser backends this build provides, by the names the command line uses: the
-/// backend as a value, for choosing at run time (the generic functions that take a
-/// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
-
 import FeedStreamCore
 import FeedStreamSwift
 import FeedStreamNative
 
+/// The parser backends this build provides, by the names the command line uses: the
+/// backend as a value, for choosing at run time (the generic functions that take a
+/// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
 public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
     /// expat under the C core (``ExpatFeedParser``).
     case expat

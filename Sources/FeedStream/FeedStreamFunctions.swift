@@ -1,6 +1,6 @@
 // The module's entry points for callers who do not want to drive a parser themselves:
 // one call to plain values, async sequences, and a completion handler, with the backend
-// as a value (FeedBackend). The generic ones (`parser: P.Type`) are in FeedStreamSwift
+// as a value (FeedBackend). The generic ones (`parser: P.Type`) are in FeedStreamCore
 // (Streaming/ParserFunctions.swift), which has no C backend.
 //
 // They are free functions, written module-qualified in the docs (`FeedStream.items(from:)`),

@@ -1,3 +1,5 @@
+import FeedStreamCore
+
 /// The recovery path, shared by every backend: a document that failed as XML is re-read
 /// from its first byte by ``XMLRepair`` (the lenient reader) and then by the strict Swift
 /// tokenizer and machine, so its items after the failure are kept (docs/SCHEMA.md,
@@ -6,9 +8,6 @@
 /// document's first items.
 ///
 /// One per parser, reused; its machine and tokenizer are made on first use.
-
-import FeedStreamCore
-
 package final class FeedRecovery {
     // Documents up to `window` bytes (uncompressed, 16 MiB; limits.def's
     // CFS_RESYNC_WINDOW, generated into LimitsTable.swift) are kept while they are parsed,
