@@ -262,7 +262,7 @@ def swift_fields(R):
            "",
            "/// A field of a record (an item, or a feed's own data). See docs/SCHEMA.md for the",
            "/// elements that fill each one.",
-           "public enum FeedField: Int, CaseIterable, Sendable {"]
+           "@_spi(RawRecords) public enum FeedField: Int, CaseIterable, Sendable {"]
     for name, doc in d["fields"]:
         out.append("    /// %s" % doc)
         out.append("    case %s" % camel(name))
@@ -310,7 +310,7 @@ def swift_lists(R):
            "// The cases mirror the C core's cfs_list in order (both come from the same file).",
            ""]
     out.append("/// A list of rows in a record; ``columns`` gives the width of a row.")
-    out.append("public enum FeedList: Int, CaseIterable, Sendable {")
+    out.append("@_spi(RawRecords) public enum FeedList: Int, CaseIterable, Sendable {")
     for name, cols, doc in d["lists"]:
         out.append("    /// %s: %s." % (doc, ", ".join(cols)))
         out.append("    case %s" % camel(name))

@@ -23,7 +23,7 @@ public struct FeedChunks: Sendable, Equatable {
         source = Source(next: next)
     }
 
-    /// Chunks of a gzip stream inflated by another thread (``ReadAheadPipeline``): for
+    /// Chunks of a gzip stream inflated by another thread (the command line's read-ahead): for
     /// the chunk ``next()`` returned last, the compressed bytes inflate had consumed to
     /// produce it, or nil when the stream is not gzip. The package's parsers then parse
     /// the chunks as uncompressed XML and check ``FeedLimits/maxRatio`` with these

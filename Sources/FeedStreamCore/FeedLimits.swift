@@ -41,9 +41,9 @@ public struct FeedLimits: Sendable, Hashable {
     public var maxDocumentBytes: Int
     /// Uncompressed ÷ compressed bytes of gzip input, measured from the start of the last
     /// document begun, once that window has inflated more than
-    /// ``ratioActivationBytes`` (16 MiB), checked at every 256 KiB of the uncompressed
-    /// stream (the same checkpoints wherever the input was cut, and whichever thread
-    /// inflates: ``ReadAheadPipeline`` hands its counts to the parser, which checks). A
+    /// 16 MiB, checked at every 256 KiB of the uncompressed stream (the same checkpoints
+    /// wherever the input was cut, and whichever thread inflates: a stream inflated
+    /// ahead on another thread hands its counts to the parser, which checks). A
     /// gzip bomb fails there, fatal, instead of being inflated. Default 200 (XML feeds
     /// compress 5 to 20 times).
     public var maxRatio: Int

@@ -106,7 +106,7 @@ public struct ParseSummary: Sendable, Equatable {
     public var firstError: FeedError?
 
     /// Zero counts, no error.
-    public init() {}
+    package init() {}
 
     /// True when every document was a well-formed feed and the input was readable.
     public var succeeded: Bool { firstError == nil }

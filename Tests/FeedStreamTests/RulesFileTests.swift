@@ -1,5 +1,5 @@
 import FeedStream
-@testable import FeedStreamCore
+@_spi(RawRecords) @testable import FeedStreamCore
 @testable import FeedStreamSwift
 import CFeedStream
 import Foundation

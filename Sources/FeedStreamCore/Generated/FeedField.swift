@@ -4,7 +4,7 @@
 
 /// A field of a record (an item, or a feed's own data). See docs/SCHEMA.md for the
 /// elements that fill each one.
-public enum FeedField: Int, CaseIterable, Sendable {
+@_spi(RawRecords) public enum FeedField: Int, CaseIterable, Sendable {
     /// The identifier: Atom `id`, RSS `guid`, the RDF `rdf:about` (raw).
     case id
     /// RSS `guid`'s `isPermaLink` as written, or `true` for a `guid` without it.

@@ -2,7 +2,7 @@
 // The cases mirror the C core's cfs_list in order (both come from the same file).
 
 /// A list of rows in a record; ``columns`` gives the width of a row.
-public enum FeedList: Int, CaseIterable, Sendable {
+@_spi(RawRecords) public enum FeedList: Int, CaseIterable, Sendable {
     /// Links: href, rel, type, hreflang, title, length, base.
     case links
     /// Authors: name, email, uri, base, text, avatar.

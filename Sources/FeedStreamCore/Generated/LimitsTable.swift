@@ -45,7 +45,7 @@ extension FeedLimits {
 extension FeedLimits {
     /// Uncompressed bytes a ratio window inflates before ``FeedLimits/maxRatio`` is
     /// checked: 16 MiB.
-    public static let ratioActivationBytes = 16 << 20
+    package static let ratioActivationBytes = 16 << 20
 }
 
 extension InputStage {

@@ -1,7 +1,7 @@
 /// Thrown by a ``ReadAheadPipeline`` run whose source was cancelled (its reading thread
 /// stopped on request): the batch converter cancels its workers' pipelines this way
 /// when a run is interrupted, and reports the run as interrupted rather than failed.
-public struct BatchCancelled: Error, Sendable, Equatable {
+package struct BatchCancelled: Error, Sendable, Equatable {
     /// The cancellation.
-    public init() {}
+    package init() {}
 }

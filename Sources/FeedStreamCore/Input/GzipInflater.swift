@@ -21,7 +21,7 @@ internal import CFeedStreamInflate
 ///
 /// The environment variable `FEEDSTREAM_INFLATE=isa-l`, read once, chooses ISA-L for a
 /// process without code (where it is available).
-public enum GzipInflater: String, CaseIterable, Sendable, CustomStringConvertible {
+package enum GzipInflater: String, CaseIterable, Sendable, CustomStringConvertible {
     /// zlib's inflate.
     case zlib
     /// ISA-L's `isal_inflate` (igzip).
@@ -29,15 +29,15 @@ public enum GzipInflater: String, CaseIterable, Sendable, CustomStringConvertibl
 
     /// True when ISA-L can be chosen here: built with its header, and `libisal.so.2`
     /// loaded.
-    public static var isalAvailable: Bool { cfs_inflate_isal_available() != 0 }
+    package static var isalAvailable: Bool { cfs_inflate_isal_available() != 0 }
 
     /// The inflater of the gzip members that begin from now on, in the whole process.
     /// Setting ``isal`` where it is not available leaves ``zlib``.
-    public static var current: GzipInflater {
+    package static var current: GzipInflater {
         get { cfs_inflate_default_engine() == CFS_INFLATE_ISAL ? .isal : .zlib }
         set { _ = cfs_inflate_set_engine(newValue == .isal ? CFS_INFLATE_ISAL : CFS_INFLATE_ZLIB) }
     }
 
     /// The name: `zlib` or `isa-l`.
-    public var description: String { rawValue }
+    package var description: String { rawValue }
 }

@@ -25,14 +25,14 @@ import Dispatch
 /// let fd = open("dump.xml.gz", O_RDONLY)
 /// let summary = try ReadAheadPipeline().parse(fileDescriptor: fd, with: SwiftFeedParser(), handler: writer)
 /// ```
-public struct ReadAheadPipeline: Sendable {
+package struct ReadAheadPipeline: Sendable {
     /// Bytes per buffer handed from the reading thread to the parsing thread.
-    public var chunkSize: Int
+    package var chunkSize: Int
     /// Buffers in flight (2–4 is plenty: the queue only absorbs jitter).
-    public var depth: Int
+    package var depth: Int
 
     /// A pipeline of `depth` buffers of `chunkSize` bytes (both > 0).
-    public init(chunkSize: Int = 256 << 10, depth: Int = 3) {
+    package init(chunkSize: Int = 256 << 10, depth: Int = 3) {
         precondition(chunkSize > 0 && depth > 0)
         self.chunkSize = chunkSize
         self.depth = depth
@@ -41,7 +41,7 @@ public struct ReadAheadPipeline: Sendable {
     /// Parses what `fd` holds (plain XML or gzip, by content), reading and inflating
     /// on a second thread. Does not close `fd`.
     @discardableResult
-    public func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: some FeedHandler) throws
+    package func parse(fileDescriptor fd: Int32, with parser: any FeedParser, handler: some FeedHandler) throws
         -> ParseSummary
     {
         try parse(fileDescriptor: fd, with: parser, handler: handler, isCancelled: { false }, didRead: { _ in })

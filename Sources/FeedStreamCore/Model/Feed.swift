@@ -108,7 +108,7 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
                   avatar: v.avatar.isPresent ? FeedBytes.string(FeedURL.resolve(v.avatar, baseChain: v.baseChain)) : nil)
     }
 
-    /// The authors of a record's line (``FeedRecordView/forEachAuthor(_:)``).
+    /// The authors of a record's line (`FeedRecordView.forEachAuthor(_:)`).
     static func authors(_ record: FeedRecordView) -> [FeedPerson] {
         var out: [FeedPerson] = []
         record.forEachAuthor { out.append(FeedPerson($0)) }
@@ -141,7 +141,7 @@ public struct FeedCategory: Sendable, Codable, Equatable, Hashable {
 
     init(_ v: FeedCategoryView) { self.init(term: v.term.string, scheme: v.scheme.string, label: v.label.string) }
 
-    /// The categories of a record's line (``FeedRecordView/forEachCategory(_:)``).
+    /// The categories of a record's line (`FeedRecordView.forEachCategory(_:)`).
     static func all(_ record: FeedRecordView) -> [FeedCategory] {
         var out: [FeedCategory] = []
         record.forEachCategory { out.append(FeedCategory($0)) }
@@ -213,7 +213,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     /// When the item was last updated: Atom `updated` (0.3 `modified`), `dc:date`, `dcterms:modified`.
     public var updated: FeedDateValue?
     /// The authors: RSS `author`, `dc:creator`, Atom `author`; when there are none,
-    /// `itunes:author` (``FeedRecordView/fallbackAuthor``).
+    /// `itunes:author` (`FeedRecordView.fallbackAuthor`).
     public var authors: [FeedPerson]
     /// The summary: RSS `description`, Atom `summary`.
     public var summary: FeedText?
@@ -222,7 +222,7 @@ public struct FeedItem: Sendable, Codable, Equatable, Hashable {
     /// Atom `content`'s `src`: where content kept out of line is.
     public var contentSource: String?
     /// The categories, in document order: RSS `category`, Atom `category`, `dc:subject`;
-    /// then the iTunes ones (``FeedRecordView/forEachCategory(_:)``).
+    /// then the iTunes ones (`FeedRecordView.forEachCategory(_:)`).
     public var categories: [FeedCategory]
     /// The enclosures (media files), in document order.
     public var enclosures: [FeedEnclosure]
@@ -315,12 +315,12 @@ public struct Feed: Sendable, Codable, Equatable, Hashable {
     /// The feed's rights: RSS `copyright`, Atom `rights`, `dc:rights`.
     public var rights: FeedText?
     /// The feed's authors: Atom `author`, `dc:creator`; when there are none,
-    /// `itunes:author`, else RSS `managingEditor` (``FeedRecordView/fallbackAuthor``).
+    /// `itunes:author`, else RSS `managingEditor` (`FeedRecordView.fallbackAuthor`).
     public var authors: [FeedPerson]
     /// The feed's contributors.
     public var contributors: [FeedPerson]
     /// The feed's categories: RSS `category`, Atom `category`, `dc:subject`; then the
-    /// iTunes ones (``FeedRecordView/forEachCategory(_:)``).
+    /// iTunes ones (`FeedRecordView.forEachCategory(_:)`).
     public var categories: [FeedCategory]
     /// Every other member of the feed's JSON line (docs/SCHEMA.md), flattened:
     /// "generator.name", "image.url", "itunes.owner_email", ...

@@ -7,5 +7,5 @@ public struct FeedEnclosureView {
     /// The file's length in bytes, as written.
     public let length: FeedBytes
     /// The xml:base chain in scope (outermost first, separated by 0x01).
-    public let baseChain: FeedBytes
+    package let baseChain: FeedBytes
 }

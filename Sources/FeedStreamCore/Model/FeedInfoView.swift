@@ -9,7 +9,7 @@ public struct FeedInfoView {
     /// Items delivered so far in this document.
     public let itemCount: Int
     /// All fields and lists.
-    public let record: FeedRecordView
+    @_spi(RawRecords) public let record: FeedRecordView
 
     /// Which publication of the parser's feed record this view shows (``FeedRevision``);
     /// ``FeedRevision/unknown`` from a parser that does not say.
@@ -44,7 +44,7 @@ public struct FeedInfoView {
     /// When the feed was published (see ``Feed/published``).
     public var published: FeedDateView { record.date(.published) }
     /// The feed's links, in document order.
-    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
+    public var links: some RandomAccessCollection<FeedLinkView> { record.links }
     /// The first alternate link's href, as written.
     public var link: FeedBytes { record.primaryLink?.href ?? .absent }
 }

@@ -9,7 +9,7 @@ public struct FeedItemView {
     /// reading found, and may have been repaired (U+FFFD for bytes no charset reads).
     public let isRecovered: Bool
     /// All fields and lists.
-    public let record: FeedRecordView
+    @_spi(RawRecords) public let record: FeedRecordView
     /// The feed data that appeared before this item.
     public let feed: FeedInfoView
     /// Every field's bytes are well-formed UTF-8, whole characters (the strict Swift
@@ -47,13 +47,13 @@ public struct FeedItemView {
     /// When the item was last updated (see ``FeedItem/updated``).
     public var updated: FeedDateView { record.date(.updated) }
     /// The item's links, in document order.
-    public var links: LazyMapCollection<FeedRowsView, FeedLinkView> { record.links }
-    /// The first alternate link's href, else a permalink guid, as written (``FeedRecordView/primaryLink``).
+    public var links: some RandomAccessCollection<FeedLinkView> { record.links }
+    /// The first alternate link's href, else a permalink guid, as written (`FeedRecordView.primaryLink`).
     public var link: FeedBytes { record.primaryLink?.href ?? .absent }
     /// The item's authors: RSS `author`, `dc:creator`, Atom `author`.
-    public var authors: LazyMapCollection<FeedRowsView, FeedPersonView> { record.authors }
+    public var authors: some RandomAccessCollection<FeedPersonView> { record.authors }
     /// The item's categories.
-    public var categories: LazyMapCollection<FeedRowsView, FeedCategoryView> { record.categories }
+    public var categories: some RandomAccessCollection<FeedCategoryView> { record.categories }
     /// The item's enclosures (media files).
-    public var enclosures: LazyMapCollection<FeedRowsView, FeedEnclosureView> { record.enclosures }
+    public var enclosures: some RandomAccessCollection<FeedEnclosureView> { record.enclosures }
 }

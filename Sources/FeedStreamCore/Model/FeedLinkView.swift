@@ -1,5 +1,5 @@
 /// A link. `rel` defaults to "alternate" when the feed gave none; `href` as written
-/// (resolve it against ``baseChain`` with ``FeedURL/resolve(_:baseChain:)``).
+/// (the JSON Lines writer resolves it against the `xml:base` in scope).
 public struct FeedLinkView {
     /// The target as written (unresolved).
     public let href: FeedBytes
@@ -14,5 +14,5 @@ public struct FeedLinkView {
     /// The target's length in bytes, as written.
     public let length: FeedBytes
     /// The xml:base chain in scope (outermost first, separated by 0x01).
-    public let baseChain: FeedBytes
+    package let baseChain: FeedBytes
 }

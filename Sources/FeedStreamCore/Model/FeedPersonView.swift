@@ -10,7 +10,7 @@ public struct FeedPersonView {
     /// The URI, as written (unresolved).
     public let uri: FeedBytes
     /// The xml:base chain in scope (outermost first, separated by 0x01).
-    public let baseChain: FeedBytes
+    package let baseChain: FeedBytes
     /// The text as written, for a person written as text whose text was split into a
     /// name and an email address; absent otherwise.
     public let raw: FeedBytes

@@ -7,7 +7,7 @@
 // A view is valid only during the handler call that received it.
 
 /// A record: the fields and lists of an item or of a feed.
-public struct FeedRecordView {
+@_spi(RawRecords) public struct FeedRecordView {
     let raw: RawRecord
 
     init(_ raw: RawRecord) { self.raw = raw }

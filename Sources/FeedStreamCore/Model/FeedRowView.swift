@@ -1,5 +1,5 @@
 /// One row of a list: its columns by index (see ``FeedList``).
-public struct FeedRowView {
+@_spi(RawRecords) public struct FeedRowView {
     let base: UnsafePointer<CoreSpan>
     /// The number of columns.
     public let count: Int

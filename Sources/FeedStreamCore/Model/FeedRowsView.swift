@@ -1,5 +1,5 @@
 /// The rows of one list of a record.
-public struct FeedRowsView: RandomAccessCollection {
+@_spi(RawRecords) public struct FeedRowsView: RandomAccessCollection {
     let base: UnsafePointer<CoreSpan>?
     let columns: Int
     public let count: Int

@@ -8,7 +8,7 @@ public struct FeedTextView {
     /// The `xml:lang` in scope.
     public let language: FeedBytes
     /// The xml:base chain in scope (outermost first, separated by 0x01).
-    public let baseChain: FeedBytes
+    package let baseChain: FeedBytes
     /// True when the value is base64 (Atom 0.3 `mode="base64"`) and must be decoded.
     public let isBase64: Bool
 }

@@ -26,7 +26,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     /// The minute, 0–59.
     public var minute: Int
     /// The second, 0–60 (a leap second is kept here; its written form, ``description``
-    /// and the JSON Lines date members, says `:59`: see ``write(to:)``).
+    /// and the JSON Lines date members, says `:59`).
     public var second: Int
     /// Fraction of a second as written, e.g. "123" for ".123"; at most 9 digits.
     public var fraction: String
@@ -39,14 +39,14 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// The longest `write(to:)` output.
-    public static let maxLength = 32
+    package static let maxLength = 32
 
     /// Writes the RFC 3339 UTC form; returns the byte count (at most ``maxLength``).
     ///
     /// A leap second is written as second 59 of the same minute (fraction as written):
     /// `23:59:60Z` becomes `23:59:59Z`, which Python, DuckDB, Spark and pandas all read
     /// (none of them reads `:60`). The `_raw` member keeps what the feed wrote.
-    public func write(to out: UnsafeMutablePointer<UInt8>) -> Int {
+    package func write(to out: UnsafeMutablePointer<UInt8>) -> Int {
         // Two digits at a time from a table of "00" to "99" (a literal: no lazy global).
         let pairs: StaticString = """
             00010203040506070809101112131415161718192021222324252627282930313233343536373839\

@@ -1,10 +1,10 @@
 /// Reference resolution (RFC 3986 §5.2) for `xml:base`: links, enclosures, person
 /// URIs and content `src` are resolved against the chain of `xml:base` attributes in
 /// scope, each of which may itself be relative to the one outside it.
-public enum FeedURL: Sendable {
+package enum FeedURL: Sendable {
     /// Resolves `reference` against an `xml:base` chain (outermost first, 0x01-separated,
     /// as in ``FeedTextView/baseChain``). With no chain the reference is returned as is.
-    public static func resolve(_ reference: FeedBytes, baseChain: FeedBytes) -> [UInt8] {
+    package static func resolve(_ reference: FeedBytes, baseChain: FeedBytes) -> [UInt8] {
         let ref = Array(reference.buffer)
         guard baseChain.isPresent, !baseChain.isEmpty else { return ref }
         return resolve(ref, against: base(ofChain: baseChain))
@@ -23,7 +23,7 @@ public enum FeedURL: Sendable {
     }
 
     /// Resolves `reference` against `base` (RFC 3986 §5.2.2, strict).
-    public static func resolve(_ reference: String, against base: String) -> String {
+    package static func resolve(_ reference: String, against base: String) -> String {
         String(decoding: resolve(Array(reference.utf8), against: Array(base.utf8)), as: UTF8.self)
     }
 

@@ -66,7 +66,7 @@ public enum FeedBench: Sendable {
         /// thread and with inflate on a second), and each dump in parts with these inflaters
         /// (besides the process's ``GzipInflater/current``), for ratios paired in one
         /// run; the ones not available here are left out.
-        public var otherInflaters: [GzipInflater] = []
+        package var otherInflaters: [GzipInflater] = []
         /// Measures one contender's peak memory (e.g. in a child process); nil to skip.
         /// Arguments: the contender's id and the workload.
         public var peakMemory: (@Sendable (String, Workload) -> UInt64?)?
