@@ -592,8 +592,6 @@ private enum B {
     static let xmlnsColon: [UInt8] = Array("xmlns:".utf8)
 }
 
-private func isSpace(_ c: UInt8) -> Bool { c == 0x20 || c == 0x0A || c == 0x09 || c == 0x0D }
-
 private func isNameStart(_ c: UInt8) -> Bool {
     (c | 0x20) >= 0x61 && (c | 0x20) <= 0x7A || c == 0x5F || c == 0x3A || c >= 0x80
 }
