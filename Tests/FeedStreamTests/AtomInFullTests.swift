@@ -4,10 +4,6 @@ import XCTest
 
 /// Issue 16, item 3: Atom in full (RFC 4287 and the Atom 0.3 draft), on every backend.
 final class AtomInFullTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     // Atom 0.3's mode="base64": decoded whatever it decodes to; bytes that are not UTF-8
     // become U+FFFD on every backend (the Swift backend wrote them as they came, invalid
     // JSON text, while the others wrote U+FFFD).

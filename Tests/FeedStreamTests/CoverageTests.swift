@@ -5,10 +5,6 @@ import XCTest
 /// Issue 16's classes, from the specifications (RSS 2.0, RFC 5322, W3C-DTF, RFC 822,
 /// DCMI terms, ...), each on every backend (linesFromEveryBackend checks they agree).
 final class CoverageTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     private func persons(_ line: [String: Any], _ key: String) -> [[String: String]] {
         ((line[key] as? [[String: Any]]) ?? []).map { $0.compactMapValues { $0 as? String } }
     }

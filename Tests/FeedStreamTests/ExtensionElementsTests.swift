@@ -8,10 +8,6 @@ import XCTest
 /// is skipped whole. Every test runs on every backend (linesFromEveryBackend checks they
 /// agree byte for byte).
 final class ExtensionElementsTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     /// The `extensions` rows of a line, each as [column: value].
     private func rows(_ line: [String: Any]) -> [[String: String]] {
         ((line["extensions"] as? [[String: Any]]) ?? []).map { $0.compactMapValues { $0 as? String } }

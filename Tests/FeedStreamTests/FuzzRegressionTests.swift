@@ -133,22 +133,6 @@ final class FuzzRegressionTests: XCTestCase {
 
     // MARK: helpers
 
-    private func convert(_ parser: any FeedParser, _ input: FeedInput) throws -> [UInt8] {
-        let out = MemoryOutput()
-        let writer = JSONLinesWriter(output: out)
-        writer.source = "regression"
-        try parser.parse(input, handler: writer)
-        try writer.flush()
-        return out.bytes
-    }
-
-    /// `bytes` as chunks cut at the given offsets.
-    private func pieces(_ bytes: [UInt8], cuts: [Int]) -> FeedInput {
-        let chunks = ([0] + cuts + [bytes.count]).adjacentPairs().map { Array(bytes[$0..<$1]) }
-        let feeder = PieceFeeder(chunks)
-        return .chunks(FeedChunks { feeder.next() })
-    }
-
     /// Every item's text members (strings in its line, its `feed` object aside) total at
     /// most `limit` bytes once decoded.
     private func checkItemText(_ lines: [UInt8], within limit: Int, _ context: String) throws {
@@ -176,21 +160,7 @@ final class FuzzRegressionTests: XCTestCase {
         }
         return out + items
     }
-
-    private func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
-        let la = a.split(separator: 0x0A, omittingEmptySubsequences: false)
-        let lb = b.split(separator: 0x0A, omittingEmptySubsequences: false)
-        for i in 0..<max(la.count, lb.count) {
-            let x = i < la.count ? String(decoding: la[i], as: UTF8.self) : "(none)"
-            let y = i < lb.count ? String(decoding: lb[i], as: UTF8.self) : "(none)"
-            if x != y { return "line \(i + 1):\n  - \(x)\n  + \(y)" }
-        }
-        return "(same lines)"
-    }
 }
 
 /// Hands out chunks one after another (each stays valid until the next call).
 
-private extension Array {
-    func adjacentPairs() -> [(Element, Element)] { zip(self, dropFirst()).map { ($0, $1) } }
-}

@@ -6,10 +6,6 @@ import XCTest
 /// from their specifications, on every backend (linesFromEveryBackend checks they agree).
 /// Coordinates are kept as written ("lat long" pairs, GeoRSS's order).
 final class GeoRSSTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     private func geo(_ line: [String: Any]) -> [String: Any] { (line["geo"] as? [String: Any]) ?? [:] }
 
     private func strings(_ o: Any?) -> [String: String] {

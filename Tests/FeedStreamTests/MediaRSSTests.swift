@@ -8,10 +8,6 @@ import XCTest
 /// item 4), from the specifications, each on every backend (linesFromEveryBackend checks
 /// they agree). docs/SCHEMA.md, "Media RSS" and "iTunes flags".
 final class MediaRSSTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     private func object(_ line: [String: Any], _ key: String) -> [String: Any] {
         (line[key] as? [String: Any]) ?? [:]
     }

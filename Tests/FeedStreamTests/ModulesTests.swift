@@ -8,10 +8,6 @@ import XCTest
 /// namespace that is not RSS's. Every test runs on every backend (linesFromEveryBackend
 /// checks they agree byte for byte).
 final class ModulesTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     private func object(_ line: [String: Any], _ key: String) -> [String: String] {
         ((line[key] as? [String: Any]) ?? [:]).compactMapValues { $0 as? String }
     }

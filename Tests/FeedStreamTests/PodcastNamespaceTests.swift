@@ -6,10 +6,6 @@ import XCTest
 /// Chapters (podlove.org/simple-chapters), from their specifications, on every backend
 /// (linesFromEveryBackend checks they agree). Values are kept as written.
 final class PodcastNamespaceTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     private func podcast(_ line: [String: Any]) -> [String: Any] { (line["podcast"] as? [String: Any]) ?? [:] }
 
     private func strings(_ o: [String: Any]) -> [String: String] { o.compactMapValues { $0 as? String } }

@@ -583,15 +583,6 @@ final class ResyncTests: XCTestCase {
         }
     }
 
-    private func convert(_ parser: any FeedParser, _ input: FeedInput) throws -> [UInt8] {
-        let out = MemoryOutput()
-        let writer = JSONLinesWriter(output: out)
-        writer.source = "resync"
-        try parser.parse(input, handler: writer)
-        try writer.flush()
-        return out.bytes
-    }
-
     /// The lines up to the first with an error (libxml2's rule), without the error's
     /// `skipped`: where libxml2's search for the next document ends may depend on the cuts
     /// (Fuzz/README.md, resynchronization).
@@ -602,24 +593,5 @@ final class ResyncTests: XCTestCase {
             if l.contains("\"error\":") { break }
         }
         return kept
-    }
-
-    /// `bytes` as chunks cut at the given offsets (each a fresh allocation).
-    private func pieces(_ bytes: [UInt8], cuts: [Int]) -> FeedInput {
-        let bounds = [0] + cuts + [bytes.count]
-        let chunks = zip(bounds, bounds.dropFirst()).map { Array(bytes[$0..<$1]) }
-        let feeder = PieceFeeder(chunks)
-        return .chunks(FeedChunks { feeder.next() })
-    }
-
-    private func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
-        let la = String(decoding: a, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        let lb = String(decoding: b, as: UTF8.self).split(separator: "\n", omittingEmptySubsequences: false)
-        for i in 0..<max(la.count, lb.count) {
-            let x = i < la.count ? String(la[i]) : "(none)"
-            let y = i < lb.count ? String(lb[i]) : "(none)"
-            if x != y { return "line \(i + 1):\n  whole: \(x.prefix(400))\n  cut:   \(y.prefix(400))" }
-        }
-        return "(same lines)"
     }
 }

@@ -6,10 +6,6 @@ import XCTest
 /// The rules of docs/SCHEMA.md that fixtures show less directly: precedence, scopes,
 /// xml:base and xml:lang, entities, formats. Every check runs on both C backends.
 final class SemanticsTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     func testSpanLayoutMatchesTheCHeader() {
         // The views read the C core's spans through a layout-compatible Swift struct.
         XCTAssertEqual(MemoryLayout<cfs_span>.size, 2 * MemoryLayout<Int>.size)

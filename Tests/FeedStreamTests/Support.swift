@@ -41,6 +41,36 @@ func jsonLines(_ input: FeedInput, source: String, parser: any FeedParser = Expa
 
 func bytes(_ s: String) -> [UInt8] { Array(s.utf8) }
 
+/// `input` converted to JSON Lines by `parser`, as bytes.
+func convert(_ parser: any FeedParser, _ input: FeedInput) throws -> [UInt8] {
+    try jsonLineBytes(input, source: "t", parser: parser).bytes
+}
+
+/// `bytes` as chunks cut at the given offsets (each a fresh allocation).
+func pieces(_ bytes: [UInt8], cuts: [Int]) -> FeedInput {
+    let bounds = [0] + cuts + [bytes.count]
+    let feeder = PieceFeeder(zip(bounds, bounds.dropFirst()).map { Array(bytes[$0..<$1]) })
+    return .chunks(FeedChunks { feeder.next() })
+}
+
+/// The first line where two outputs differ, for a failure message.
+func firstDifference(_ a: [String], _ b: [String]) -> String {
+    for i in 0..<max(a.count, b.count) {
+        let x = i < a.count ? a[i] : "(none)"
+        let y = i < b.count ? b[i] : "(none)"
+        if x != y { return "line \(i + 1):\n  - \(x.prefix(400))\n  + \(y.prefix(400))" }
+    }
+    return "(same lines)"
+}
+
+/// The first line where two JSON Lines outputs differ, for a failure message.
+func firstDifference(_ a: [UInt8], _ b: [UInt8]) -> String {
+    func lines(_ bytes: [UInt8]) -> [String] {
+        bytes.split(separator: 0x0A, omittingEmptySubsequences: false).map { String(decoding: $0, as: UTF8.self) }
+    }
+    return firstDifference(lines(a), lines(b))
+}
+
 /// The JSON lines of `xml`, parsed, from every backend (which must agree byte for byte).
 /// The bytes are compared as written, and must be UTF-8: read as a `String` first,
 /// invalid bytes would become U+FFFD and hide both a difference and invalid output.
@@ -57,6 +87,13 @@ func linesFromEveryBackend(_ xml: String, file: StaticString = #filePath, line: 
     }
     return try outputs[0].split(separator: 0x0A).map {
         try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any])
+    }
+}
+
+extension XCTestCase {
+    /// The JSON lines of `xml` from every backend (``linesFromEveryBackend(_:file:line:)``).
+    func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
+        try linesFromEveryBackend(xml, file: file, line: line)
     }
 }
 

@@ -391,10 +391,6 @@ func expatDump(_ xml: [UInt8], maxItemBytes: Int = 0) throws -> RawDump {
     return dump
 }
 
-func firstDifference(_ a: [String], _ b: [String]) -> String {
-    for (x, y) in zip(a, b) where x != y { return "\n swift: \(x)\n     c: \(y)" }
-    return "\(a.count) lines vs \(b.count)"
-}
 
 // MARK: - Tests
 

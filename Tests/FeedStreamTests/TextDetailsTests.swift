@@ -6,10 +6,6 @@ import XCTest
 /// and relative URIs are resolved against xml:base (RFC 3986 §5.2) in URL members and
 /// inside HTML and XHTML content, on every backend.
 final class TextDetailsTests: XCTestCase {
-    private func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
-        try linesFromEveryBackend(xml, file: file, line: line)
-    }
-
     private static let atom = """
         <feed xmlns="http://www.w3.org/2005/Atom" xml:base="http://example.org/blog/" xml:lang="en">
         <title type="html" xml:base="/other/">&lt;a href="t.html"&gt;T&lt;/a&gt;</title>
