@@ -27,13 +27,14 @@ PKG_CONFIG ?= pkg-config
 DEPS       := expat libxml-2.0 zlib
 CFLAGS     ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=default $(CFLAGS) \
-              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInflate/include
+              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInflate/include -ICSources/CFeedStreamCharset/include
 DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 
-SRC  := $(wildcard CSources/CFeedStream/*.c) CSources/CFeedStreamInflate/inflate.c
+SRC  := $(wildcard CSources/CFeedStream/*.c) CSources/CFeedStreamInflate/inflate.c CSources/CFeedStreamCharset/transcode.c
 OBJ  := $(patsubst CSources/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/CFeedStream/include/*.h \
-                   CSources/CFeedStreamInflate/include/*.h)
+                   CSources/CFeedStreamInflate/include/*.h CSources/CFeedStreamCharset/*.def \
+                   CSources/CFeedStreamCharset/include/*.h)
 SO   := libfeedstream.so.$(VERSION)
 
 .PHONY: all install uninstall clean FORCE

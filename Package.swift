@@ -6,8 +6,8 @@
 //   - FeedStream       the Swift library, all three backends (no dependency beyond the
 //                      system C libraries)
 //   - FeedStreamSwift  the same library without the C backends: the pure-Swift backend
-//                      and everything around it; links zlib only (no expat, no libxml2,
-//                      no C core)
+//                      and everything around it; links zlib, the inflate step and the
+//                      charset stage (no expat, no libxml2, no C core)
 //   - CFeedStream      the C core, for C users (header: CSources/CFeedStream/include/feedstream.h)
 //   - feedstream       the batch command-line tool
 //
@@ -54,9 +54,16 @@ let package = Package(
             path: "CSources/CFeedStreamInflate",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 
+        // The charset stage every backend runs: a document's charset (byte order mark,
+        // declared name, aliases, iconv byte maps) decoded to UTF-8 as expat decodes it.
+        // No expat or libxml2: the pure-Swift backend links it too.
+        .target(
+            name: "CFeedStreamCharset",
+            path: "CSources/CFeedStreamCharset"),
+
         .target(
             name: "CFeedStream",
-            dependencies: ["CExpat", "CLibXML2", "CZlib", "CFeedStreamInflate"],
+            dependencies: ["CExpat", "CLibXML2", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset"],
             path: "CSources/CFeedStream"),
 
         // Benchmark baselines in C ("inflate only", "tokenize only": expat with empty
@@ -79,14 +86,15 @@ let package = Package(
         //   FeedStreamTools   `bench` and `diff`
         //   feedstream        the command-line tool
         //
-        // zlib (and the inflate step) is Core's only C dependency; Swift's adds none.
+        // zlib (and the inflate step) is Core's only C dependency; the Swift backend adds
+        // the charset stage (CFeedStreamCharset), which every backend runs.
         .target(
             name: "FeedStreamCore",
             dependencies: ["CZlib", "CFeedStreamInflate"],
             path: "Sources/FeedStreamCore"),
         .target(
             name: "FeedStreamSwift",
-            dependencies: ["FeedStreamCore"],
+            dependencies: ["FeedStreamCore", "CFeedStreamCharset"],
             path: "Sources/FeedStreamSwift"),
         .target(
             name: "FeedStreamNative",

@@ -1,7 +1,7 @@
 /*
  * transcode.c -- charsets, decoded once, the way expat decodes them.
  *
- * Both C tokenizers decode a document's charset here, so that they accept the same
+ * Every tokenizer decodes a document's charset here, so that they accept the same
  * charsets, reject the same bytes and produce the same UTF-8:
  *
  *   - expat decodes UTF-8, UTF-16, ISO-8859-1 and US-ASCII itself; for every other
@@ -15,9 +15,9 @@
  *     (cfs_transcode, which applies expat's checks: the same maps rejected, the same
  *     characters invalid) and tells libxml2 the input is UTF-8.
  *
- * The pure-Swift backend does the same in Swift (Sources/FeedStreamSwift/Charset/
- * XMLTranscoder.swift, whose header comment lists what expat does, with references to
- * expat's source).
+ *   - the pure-Swift tokenizer (Sources/FeedStreamSwift/Charset/XMLTranscoder.swift)
+ *     takes the charset a name stands for (cfs_charset_named, cfs_charset_builtin,
+ *     cfs_charset_alias) and decodes with cfs_transcode, as libxml2's adapter does.
  *
  * Byte maps come from iconv: each byte is a character (its scalar value), the lead
  * byte of an n-byte sequence (-n), or invalid (-1). Every single-byte charset iconv
@@ -28,7 +28,7 @@
  * iconv decoder that composes (CP1255, CP1258: vav + dagesh -> U+FB35) never composes
  * here: each character is converted on its own.
  */
-#include "internal.h"
+#include "feedstream_charset.h"
 
 #include <errno.h>
 #include <pthread.h>
@@ -299,6 +299,13 @@ static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
             return 1;
         }
     return 0;
+}
+
+int cfs_charset_builtin(const uint8_t *name, size_t len, cfs_charset_kind *kind) {
+    cfs_charset cs;
+    if (!builtin(name, len, &cs)) return 0;
+    *kind = cs.kind;
+    return 1;
 }
 
 int cfs_charset_named(cfs_charset *cs, const uint8_t *name, size_t len) {
