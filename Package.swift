@@ -13,10 +13,10 @@
 //
 // The library targets depend only on the C core and the system libraries, so a package
 // that links FeedStream never builds swift-argument-parser (only the CLI uses it) nor the
-// benchmark suite (a separate package in Benchmarks/). FeedStream re-exports
-// FeedStreamSwift (`import FeedStream` sees both as one API) and adds the expat and
-// libxml2 backends; FeedStreamSwift must never depend on CFeedStream, CExpat or CLibXML2
-// (checked by PackageGraphTests).
+// benchmark suite (a separate package in Benchmarks/). FeedStream re-exports the library's
+// modules (`import FeedStream` sees one API) with the expat and libxml2 backends;
+// FeedStreamSwift must never depend on CFeedStream, CExpat or CLibXML2 (checked by
+// PackageGraphTests).
 import PackageDescription
 
 let package = Package(
