@@ -151,7 +151,7 @@ final class DumpStreamParts: @unchecked Sendable {
             return (DumpParts.Checkpoints(first: first, counts: Array(counts[(first - countsFirst)...])),
                     Array(reads[(first - countsFirst)...]))
         }
-        func make(_ bytes: [UInt8], count: Int, end: DumpParts.End? = nil, rest: RestQueue? = nil) -> Part {
+        func make(_ bytes: [UInt8], count: Int, end: DumpParts.End? = nil, rest: ChunkQueue? = nil) -> Part {
             let (g, r) = checkpoints(from: start)
             return Part(start: start, bytes: bytes, count: count, gzip: g, reads: r, end: end, rest: rest)
         }
@@ -184,19 +184,12 @@ final class DumpStreamParts: @unchecked Sendable {
             if (cuts.isEmpty && pending.count >= heldBytes) || lock.withLock({ straightOut }) {
                 // No cut in sight, or parts joined past ``joinedBytes``: the rest of the
                 // stream is read straight out.
-                let rest = RestQueue(depth: 4)
+                // Four chunks queued, one with the parser and one being read into.
+                let rest = ChunkQueue(chunkSize: InputStage.chunkSize, depth: 6)
                 let held = pending
                 pending = []   // the part's bytes are the part's alone
                 guard put(make(held, count: held.count, rest: rest)) else { return }
-                while !isDone {
-                    let n = reader.read(into: buffer)
-                    if n == 0 { break }
-                    guard rest.put(UnsafeRawBufferPointer(rebasing: buffer[0..<n]), compressed: reader.compressed,
-                                   bytesIn: reader.bytesIn) else {
-                        return
-                    }
-                }
-                rest.finish(DumpParts.End(failure: reader.failure, bytesIn: reader.bytesIn))
+                rest.produce(from: reader)
                 return
             }
         }
@@ -250,7 +243,7 @@ final class DumpStreamParts: @unchecked Sendable {
         let output = MemoryOutput()
         let writer = options.makeWriter(output: output)
         writer.source = source
-        let errors = KeptErrors()
+        let errors = PartErrors()
         let handler = FeedHandlerGroup(writer, errors)
         var end: (@Sendable () -> DumpParts.End)?
         if let e = part.end { end = { e } }
@@ -486,7 +479,7 @@ final class DumpStreamParts: @unchecked Sendable {
             try DumpParts.parse(UnsafeRawBufferPointer(rebasing: all[0..<part.count]), probe: nil, start: part.start,
                                 documentBase: documentBase, gzip: part.gzip, rest: rest, end: { rest.end },
                                 contentType: options.contentType, parser: parser,
-                                handler: FeedHandlerGroup(writer, ReportedErrors(report)))
+                                handler: FeedHandlerGroup(writer, PartErrors(report: report)))
         }
         try writer.flush()
         if rest.end.failure?.kind == .cancelled { throw BatchCancelled() }
@@ -504,12 +497,20 @@ protocol StreamRest: DumpParts.Rest {
     func close()
 }
 
-extension RestQueue: StreamRest {}
+/// The rest read straight out, queued by the reading thread (``ChunkQueue/produce(from:didRead:)``).
+extension ChunkQueue: StreamRest {
+    package func next() -> UnsafeRawBufferPointer? { nextChunk() }
+
+    var end: DumpParts.End {
+        guard let ended else { return DumpParts.End(failure: nil, bytesIn: bytesIn) }
+        return DumpParts.End(failure: ended.failure, bytesIn: ended.bytesIn)
+    }
+}
 
 /// The rest of a stream whose parts were joined past ``DumpStreamParts/joinedBytes``,
 /// read straight out: the bytes of the parts the reader had cut
 /// (their own: a probe is the next part's first bytes), then those of the part it made
-/// once told to cut no more and the chunks it reads after it (its ``RestQueue``), or the
+/// once told to cut no more and the chunks it reads after it (its ``ChunkQueue``), or the
 /// last part and the stream's end. Chunks within the ratio checkpoints, each with the
 /// compressed count at its end when that is a checkpoint, as a part's own.
 ///
@@ -580,127 +581,4 @@ private final class PartsRest: StreamRest, @unchecked Sendable {
         // yet, is closed with the parts): else the reader waits for room in it.
         (queue ?? part?.rest)?.close()
     }
-}
-
-/// The chunks of the rest of a stream, from the reading thread to the one parsing them
-/// (a few at a time), in buffers allocated once: reading the rest straight out
-/// allocates nothing per chunk.
-///
-/// `@unchecked Sendable`: the stored `var`s are only touched under `lock`; a buffer
-/// taken by `put` is the reading thread's until it is queued, and the one handed out
-/// by `next` is the parsing thread's until its next call.
-final class RestQueue: DumpParts.Rest, @unchecked Sendable {
-    private struct Chunk {
-        let buffer: Int
-        let count: Int
-        let compressed: UInt64?
-        let bytesIn: UInt64
-    }
-
-    private let lock = ConditionLock()
-    /// `depth` queued, one with the parser and one being filled.
-    private let buffers: [UnsafeMutableRawBufferPointer]
-    private var free: [Int]
-    private var queued: [Chunk] = []
-    /// The last chunk handed out, and its buffer while the parser has it (it goes
-    /// back at the next call).
-    private var current: Chunk?
-    private var held: Int?
-    private var ended: DumpParts.End?
-    private var closed = false
-
-    init(depth: Int, chunkBytes: Int = InputStage.chunkSize) {
-        buffers = (0..<(max(1, depth) + 2)).map { _ in
-            UnsafeMutableRawBufferPointer.allocate(byteCount: chunkBytes, alignment: 16)
-        }
-        free = Array(buffers.indices)
-    }
-
-    deinit {
-        for b in buffers { b.deallocate() }
-    }
-
-    /// Adds a chunk (at most the chunk size given at init); false when the parsing side
-    /// has gone.
-    func put(_ chunk: UnsafeRawBufferPointer, compressed: UInt64?, bytesIn: UInt64) -> Bool {
-        precondition(chunk.count <= buffers[0].count, "a chunk larger than the queue's buffers")
-        let slot: Int? = lock.withLock {
-            while free.isEmpty && !closed { lock.wait() }
-            return closed ? nil : free.removeLast()
-        }
-        guard let slot else { return false }
-        if let base = chunk.baseAddress { buffers[slot].baseAddress!.copyMemory(from: base, byteCount: chunk.count) }
-        return lock.withLock {
-            guard !closed else { return false }
-            queued.append(Chunk(buffer: slot, count: chunk.count, compressed: compressed, bytesIn: bytesIn))
-            lock.broadcast()
-            return true
-        }
-    }
-
-    /// The stream ended.
-    func finish(_ end: DumpParts.End) {
-        lock.withLock {
-            ended = end
-            lock.broadcast()
-        }
-    }
-
-    /// The parsing side has gone (or the run is over): the reader stops.
-    func close() {
-        lock.withLock {
-            closed = true
-            lock.broadcast()
-        }
-    }
-
-    func next() -> UnsafeRawBufferPointer? {
-        let got: Chunk? = lock.withLock {
-            if let b = held {
-                free.append(b)
-                held = nil
-                lock.broadcast()
-            }
-            while queued.isEmpty && ended == nil && !closed { lock.wait() }
-            guard !queued.isEmpty else { return nil }
-            current = queued.removeFirst()
-            held = current?.buffer
-            return current
-        }
-        guard let got else { return nil }
-        return UnsafeRawBufferPointer(rebasing: buffers[got.buffer][0..<got.count])
-    }
-
-    var compressed: UInt64? { lock.withLock { current?.compressed } }
-
-    /// How the stream ended; before it ended (the parser stopped it), the bytes read
-    /// for the chunks handed out.
-    var end: DumpParts.End {
-        lock.withLock {
-            ended ?? DumpParts.End(failure: nil, bytesIn: current?.bytesIn ?? 0)
-        }
-    }
-}
-
-/// A part's errors, kept (up to ``BatchInputResult/maxErrors``) in order.
-private final class KeptErrors: FeedHandler {
-    var errors: [FeedError] = []
-    var dropped = 0
-    var notFeeds = 0
-
-    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
-        if errors.count < BatchInputResult.maxErrors {
-            errors.append(error)
-        } else {
-            dropped += 1
-            if error.code == .notAFeed { notFeeds += 1 }
-        }
-    }
-}
-
-/// Errors reported at once (the rest of a stream, read straight out).
-private final class ReportedErrors: FeedHandler {
-    let report: (FeedError) throws -> Void
-    init(_ report: @escaping (FeedError) throws -> Void) { self.report = report }
-    func parser(_ parser: any FeedParser, didFail error: FeedError) throws { try report(error) }
 }

@@ -63,3 +63,45 @@ final class ClosureOutput: ByteOutput {
     init(_ body: @escaping (UnsafeRawBufferPointer) throws -> Void) { self.body = body }
     func write(_ bytes: UnsafeRawBufferPointer) throws { try body(bytes) }
 }
+
+/// A part's errors: kept in order (up to ``BatchInputResult/maxErrors``; past it only
+/// counted), or, for a part whose lines go straight out, reported at once.
+final class PartErrors: FeedHandler {
+    private let report: ((FeedError) throws -> Void)?
+    private let streamOffsetBase: UInt64
+    /// The kept errors, each with whether its offset counts from the start of the stream
+    /// (``nextIsStreamOffset`` was set when it came) rather than from the part's.
+    private(set) var kept: [(FeedError, streamOffset: Bool)] = []
+    /// The kept errors.
+    var errors: [FeedError] { kept.map(\.0) }
+    private(set) var dropped = 0
+    private(set) var notFeeds = 0
+    /// The first error reported (a part whose errors go straight out).
+    private(set) var first: FeedError?
+    /// Set just before an error whose offset counts from the start of the stream.
+    var nextIsStreamOffset = false
+
+    /// - Parameters:
+    ///   - report: where each error goes at once; nil to keep them.
+    ///   - streamOffsetBase: added to the offset of a reported error that counts from the
+    ///     start of the stream (the bytes before the part).
+    init(report: ((FeedError) throws -> Void)? = nil, streamOffsetBase: UInt64 = 0) {
+        self.report = report
+        self.streamOffsetBase = streamOffsetBase
+    }
+
+    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+        defer { nextIsStreamOffset = false }
+        if let report {
+            var e = error
+            if nextIsStreamOffset { e.offset += streamOffsetBase }
+            if first == nil { first = e }
+            try report(e)
+        } else if kept.count < BatchInputResult.maxErrors {
+            kept.append((error, nextIsStreamOffset))
+        } else {
+            dropped += 1
+            if error.code == .notAFeed { notFeeds += 1 }
+        }
+    }
+}

@@ -204,7 +204,7 @@ package final class WARCParts: @unchecked Sendable {
         let output: any ByteOutput = streaming.map { ClosureOutput($0.write) } ?? memory
         let writer = options.makeWriter(output: output)
         writer.source = source
-        let errors = PartErrors(streaming: streaming)
+        let errors = PartErrors(report: streaming?.report, streamOffsetBase: streaming?.uncompressed ?? 0)
         var conversion = WARCConversion(parser: parser, handler: FeedHandlerGroup(writer, errors), writer: writer,
                                         runLocation: options.documentLocation)
         conversion.willReportStreamOffset = { errors.nextIsStreamOffset = true }
@@ -225,7 +225,7 @@ package final class WARCParts: @unchecked Sendable {
         if stopped == nil { next = nil }
         if stop() { throw BatchCancelled() }
         try writer.flush()
-        var part = Part(lines: memory.bytes, summary: summary, counts: counts, errors: errors.errors,
+        var part = Part(lines: memory.bytes, summary: summary, counts: counts, errors: errors.kept,
                         droppedErrors: errors.dropped, notFeeds: errors.notFeeds, next: next)
         part.abandoned = abandoned
         part.streamed = streaming != nil
@@ -367,34 +367,6 @@ package final class WARCParts: @unchecked Sendable {
                 lock.wait()
             }
             return nil
-        }
-    }
-}
-
-/// A part's errors: read ahead, kept in order with which ones have stream offsets;
-/// streaming, placed and reported at once.
-private final class PartErrors: FeedHandler {
-    let streaming: WARCParts.Streaming?
-    var errors: [(FeedError, streamOffset: Bool)] = []
-    var dropped = 0
-    var notFeeds = 0
-    var first: FeedError?
-    var nextIsStreamOffset = false
-
-    init(streaming: WARCParts.Streaming?) { self.streaming = streaming }
-
-    func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
-        defer { nextIsStreamOffset = false }
-        if let streaming {
-            var e = error
-            if nextIsStreamOffset { e.offset += streaming.uncompressed }
-            if first == nil { first = e }
-            try streaming.report(e)
-        } else if errors.count < BatchInputResult.maxErrors {
-            errors.append((error, nextIsStreamOffset))
-        } else {
-            dropped += 1
-            if error.code == .notAFeed { notFeeds += 1 }
         }
     }
 }

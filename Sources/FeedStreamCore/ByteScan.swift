@@ -240,7 +240,7 @@ package func bytesEqual(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer, _ n: Int) 
 }
 
 /// The 16 bytes at `a` and at `b` are the same.
-@usableFromInline @inline(__always)
+@inline(__always)
 @inlinable package func equal16(_ a: UnsafeRawPointer, _ b: UnsafeRawPointer) -> Bool {
     let d = unsafeBitCast(a.loadUnaligned(as: SIMD16<UInt8>.self) ^ b.loadUnaligned(as: SIMD16<UInt8>.self),
                           to: SIMD2<UInt64>.self)

@@ -155,7 +155,7 @@ private final class ReaderChunks: ChunkSource {
 ///
 /// `@unchecked Sendable`: every stored property is read and written under `lock`, and
 /// a buffer's bytes are touched only by the one side that took it from the queue.
-final class ChunkQueue: @unchecked Sendable, ChunkSource {
+package final class ChunkQueue: @unchecked Sendable, ChunkSource {
     private let lock = ConditionLock()
     private let storage: UnsafeMutableRawBufferPointer
     private var free: [UnsafeMutableRawBufferPointer]
@@ -169,7 +169,7 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
     private var endFailure: StreamFailure?
     private var endBytesIn: UInt64 = 0
 
-    init(chunkSize: Int, depth: Int) {
+    package init(chunkSize: Int, depth: Int) {
         let storage = UnsafeMutableRawBufferPointer.allocate(byteCount: chunkSize * depth, alignment: 16)
         self.storage = storage
         free = (0..<depth).map { UnsafeMutableRawBufferPointer(rebasing: storage[($0 * chunkSize)..<(($0 + 1) * chunkSize)]) }
@@ -208,7 +208,7 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
     /// The producer's loop: fills free buffers from `reader` until it ends or the
     /// consumer goes, then finishes. `didRead` runs after each read, before its chunk is
     /// handed on.
-    func produce(from reader: ChunkReader, didRead: (ChunkReader) -> Void = { _ in }) {
+    package func produce(from reader: ChunkReader, didRead: (ChunkReader) -> Void = { _ in }) {
         while let buffer = takeFree() {
             let n = reader.read(into: buffer)
             didRead(reader)
@@ -233,7 +233,7 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
 
     // MARK: Consumer
 
-    func nextChunk() -> UnsafeRawBufferPointer? {
+    package func nextChunk() -> UnsafeRawBufferPointer? {
         lock.lock()
         defer { lock.unlock() }
         if let current {
@@ -257,11 +257,16 @@ final class ChunkQueue: @unchecked Sendable, ChunkSource {
     var failure: StreamFailure? { lock.withLock { endFailure } }
     /// Up to the chunk the consumer took last (at the end: the reader's total), not
     /// what the reader has read ahead.
-    var bytesIn: UInt64 { lock.withLock { currentBytesIn } }
-    var compressed: UInt64? { lock.withLock { currentCompressed } }
+    package var bytesIn: UInt64 { lock.withLock { currentBytesIn } }
+    /// How the stream ended, once the producer finished (whatever the consumer has
+    /// taken); nil before.
+    package var ended: (failure: StreamFailure?, bytesIn: UInt64)? {
+        lock.withLock { producerDone ? (endFailure, endBytesIn) : nil }
+    }
+    package var compressed: UInt64? { lock.withLock { currentCompressed } }
 
     /// The consumer is done (at the end, or early): the producer stops at its next step.
-    func close() {
+    package func close() {
         lock.withLock {
             closed = true
             lock.broadcast()
