@@ -281,9 +281,9 @@ static int name_is(const uint8_t *name, size_t len, const char *keyword) {
     return 1;
 }
 
-/* expat's built-in encodings (getEncodingIndex; BUILTIN_CHARSET in charset_aliases.def,
-   which XMLTranscoder.builtinKind reads too): 1 and cs set when `name` is one. */
-static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
+/* expat's built-in encodings (getEncodingIndex; BUILTIN_CHARSET in charset_aliases.def):
+   1 and *kind set when `name` is one. */
+int cfs_charset_builtin(const uint8_t *name, size_t len, cfs_charset_kind *kind) {
     static const struct { const char *name; cfs_charset_kind kind; } names[] = {
 #define CHARSET_ALIAS(key, name)
 #define BUILTIN_CHARSET(name, kind) { name, CFS_CHARSET_##kind },
@@ -295,16 +295,17 @@ static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
     };
     for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
         if (name_is(name, len, names[i].name)) {
-            cfs_charset_init(cs, names[i].kind);
+            *kind = names[i].kind;
             return 1;
         }
     return 0;
 }
 
-int cfs_charset_builtin(const uint8_t *name, size_t len, cfs_charset_kind *kind) {
-    cfs_charset cs;
-    if (!builtin(name, len, &cs)) return 0;
-    *kind = cs.kind;
+/* cfs_charset_builtin, with cs initialized to the kind found. */
+static int builtin(const uint8_t *name, size_t len, cfs_charset *cs) {
+    cfs_charset_kind kind;
+    if (!cfs_charset_builtin(name, len, &kind)) return 0;
+    cfs_charset_init(cs, kind);
     return 1;
 }
 

@@ -15,9 +15,9 @@ final class Worker {
     let live: LiveState
     let sequencer: OutputSequencer
     let parser: any FeedParser
-    let sink: SequencerOutput
+    private let sink: SequencerOutput
     var writer: any BatchLineWriter
-    let meter: InputMeter
+    private let meter: InputMeter
     let handler: FeedHandlerGroup
     /// Inflates the start of gzip inputs to tell a web archive (kept for every input).
     private lazy var peekStage = InputStage(limits: .unlimited)
@@ -280,7 +280,7 @@ final class Worker {
 }
 
 /// The worker's writer output: blocks go to the sequencer for the current input.
-final class SequencerOutput: ByteOutput {
+private final class SequencerOutput: ByteOutput {
     let sequencer: OutputSequencer
     var index = 0
 
@@ -291,7 +291,7 @@ final class SequencerOutput: ByteOutput {
 
 /// Per input: its errors, and live counts published every few hundred items (which is
 /// also where a cancelled run stops a long input).
-final class InputMeter: FeedHandler {
+private final class InputMeter: FeedHandler {
     private let live: LiveState
     private var items = 0
     private var documents = 0

@@ -400,7 +400,7 @@ extension SwiftXMLTokenizer {
             if let u = defaultNamespace { uri = u }
         }
         // Attributes: namespaces, duplicates. Few attributes: compared pairwise; many (up
-        // to millions with --max-attributes 0): through hash tables, linear (issue 17).
+        // to millions with --max-attributes 0): through hash tables, linear.
         var reported = 0
         let hashed = count > Self.pairwiseAttributes
         if hashed { duplicateTables.reset(capacity: count) }
