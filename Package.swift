@@ -42,9 +42,6 @@ let package = Package(
             name: "CZlib", path: "CSources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
 
-        // The C core: input stage (plain/gzip, concatenated documents), expat and
-        // libxml2 tokenizers, feed state machine, arena. One public header:
-        // include/feedstream.h.
         // One gzip member's inflate step, by zlib or (chosen, where the build found
         // ISA-L's header and libisal.so.2 loads at run time) by ISA-L: the input stages of
         // both languages and the benchmark's baseline call it.
@@ -61,6 +58,9 @@ let package = Package(
             name: "CFeedStreamCharset",
             path: "CSources/CFeedStreamCharset"),
 
+        // The C core: input stage (plain/gzip, concatenated documents), expat and
+        // libxml2 tokenizers, feed state machine, arena. One public header:
+        // include/feedstream.h.
         .target(
             name: "CFeedStream",
             dependencies: ["CExpat", "CLibXML2", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset"],
