@@ -60,6 +60,28 @@ final class LimitsTests: XCTestCase {
             + "<item><title>first</title><guid>1</guid></item>\(body)</channel></rss>\n"
     }
 
+    /// The `xml:lang`s in scope share the item limit: an entry's `xml:lang` that fits the
+    /// entry but not what its feed's left is cut, here inside a character (two-byte `µ`s,
+    /// 7 bytes of room). Every line is still UTF-8, and the same on every backend.
+    func testAnXMLLangCutInsideACharacterByTheItemLimitStaysUTF8() throws {
+        let xml = "<feed xmlns=\"http://www.w3.org/2005/Atom\" xml:lang=\"\(String(repeating: "x", count: 95))\">"
+            + "<title>T</title><entry xml:lang=\"\(String(repeating: "\u{B5}", count: 10))\"><id>1</id></entry></feed>"
+        var outputs: [[UInt8]] = []
+        for backend in FeedBackend.allCases {
+            let out = try jsonLineBytes(.bytes(Array(xml.utf8)), source: "t",
+                                        parser: backend.makeParser(maxItemBytes: 102)).bytes
+            XCTAssertNotNil(String(validating: out, as: UTF8.self), "\(backend): not UTF-8")
+            outputs.append(out)
+        }
+        for (o, backend) in zip(outputs, FeedBackend.allCases).dropFirst() {
+            XCTAssertEqual(String(decoding: o, as: UTF8.self), String(decoding: outputs[0], as: UTF8.self), "\(backend)")
+        }
+        let lines = outputs[0].split(separator: 0x0A)
+        XCTAssertEqual(lines.count, 2)   // the item, the feed
+        let item = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0])) as? [String: Any])
+        XCTAssertEqual(item["language"] as? String, "\u{B5}\u{B5}\u{B5}\u{FFFD}")   // the cut character replaced
+    }
+
     func testDefaultsAreTheDocumentedOnes() {
         let l = FeedLimits()
         XCTAssertEqual([l.maxDepth, l.maxFieldBytes, l.maxAttributes, l.maxItems, l.maxDocumentBytes, l.maxRatio,

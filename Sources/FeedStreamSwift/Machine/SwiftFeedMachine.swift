@@ -184,10 +184,11 @@ final class SwiftFeedMachine {
             c.pointee.feedDirty = false
             c.pointee.feedRevision.publication &+= 1
         }
-        // (Its text came from the strict tokenizer, as an item's: trusted unless cut.)
+        // (Its text came from the strict tokenizer, as an item's: trusted unless cut, in
+        // its arena or in the scope arena its xml:lang and xml:base came from.)
         return FeedInfoView(document: c.pointee.document, format: c.pointee.format, itemCount: c.pointee.items,
                             record: c.pointee.pubFeed.raw, revision: c.pointee.feedRevision,
-                            textIsUTF8: !c.pointee.feed.pointee.arena.truncated)
+                            textIsUTF8: !c.pointee.feed.pointee.arena.truncated && !c.pointee.scopeArena.truncated)
     }
 
     private func emitItem() throws {
@@ -199,9 +200,11 @@ final class SwiftFeedMachine {
         c.pointee.items += 1
         guard index >= skipItems, let deliveryRef else { return }
         // Every byte of the item's fields came from the strict tokenizer, which checks
-        // UTF-8 (the recovery path's repaired bytes too), or was written here whole.
-        let item = FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering, textIsUTF8: true,
-                                record: c.pointee.pubItem.raw, feed: feed)
+        // UTF-8 (the recovery path's repaired bytes too), or was written here whole;
+        // except an xml:lang or xml:base the scope arena cut at the item limit, which may
+        // end inside a character (the writer then checks the text, as for C records).
+        let item = FeedItemView(index: index, isTruncated: truncated, isRecovered: recovering,
+                                textIsUTF8: !c.pointee.scopeArena.truncated, record: c.pointee.pubItem.raw, feed: feed)
         try deliveryRef._withUnsafeGuaranteedRef { try $0.handler.parser($0.parser, didParseItem: item) }
     }
 }
