@@ -159,7 +159,14 @@ struct XMLTranscoder {
 
     private init(kind: cfs_charset_kind) { self.init(CharsetState(kind: kind)) }
 
-    static var utf8: XMLTranscoder { XMLTranscoder(kind: CFS_CHARSET_UTF8) }
+    /// UTF-8 is not decoded: no charset state to make.
+    static var utf8: XMLTranscoder { XMLTranscoder(utf8: ()) }
+
+    private init(utf8: Void) {
+        kind = .utf8
+        name = "utf-8"
+        state = nil
+    }
     static var latin1: XMLTranscoder { XMLTranscoder(kind: CFS_CHARSET_LATIN1) }
     static var usASCII: XMLTranscoder { XMLTranscoder(kind: CFS_CHARSET_ASCII) }
     static func utf16(bigEndian: Bool) -> XMLTranscoder {
