@@ -5,7 +5,7 @@
 # `cfs_inflate_set_engine` can choose, loaded at run time, never linked).
 #
 #     make                              # into .build-c/
-#     make install PREFIX=$HOME/.local  # include/feedstream.h (and feedstream_inflate.h), lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
+#     make install PREFIX=$HOME/.local  # include/feedstream.h (and feedstream_input.h, feedstream_inflate.h), lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
 #     cc app.c $(pkg-config --cflags --libs feedstream)
 #
 # (PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig when PREFIX is not one pkg-config searches;
@@ -27,12 +27,14 @@ PKG_CONFIG ?= pkg-config
 DEPS       := expat libxml-2.0 zlib
 CFLAGS     ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=default $(CFLAGS) \
-              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInflate/include -ICSources/CFeedStreamCharset/include
+              $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInput/include -ICSources/CFeedStreamInflate/include -ICSources/CFeedStreamCharset/include
 DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 
-SRC  := $(wildcard CSources/CFeedStream/*.c) CSources/CFeedStreamInflate/inflate.c CSources/CFeedStreamCharset/transcode.c
+SRC  := $(wildcard CSources/CFeedStream/*.c) CSources/CFeedStreamInput/input.c CSources/CFeedStreamInflate/inflate.c \
+        CSources/CFeedStreamCharset/transcode.c
 OBJ  := $(patsubst CSources/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/CFeedStream/include/*.h \
+                   CSources/CFeedStreamInput/*.def CSources/CFeedStreamInput/include/*.h \
                    CSources/CFeedStreamInflate/include/*.h CSources/CFeedStreamCharset/*.def \
                    CSources/CFeedStreamCharset/include/*.h)
 SO   := libfeedstream.so.$(VERSION)
@@ -66,8 +68,8 @@ $(BUILD)/feedstream.pc: FORCE
 
 install: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
-	install -m 644 CSources/CFeedStream/include/feedstream.h CSources/CFeedStreamInflate/include/feedstream_inflate.h \
-	  $(DESTDIR)$(INCLUDEDIR)/
+	install -m 644 CSources/CFeedStream/include/feedstream.h CSources/CFeedStreamInput/include/feedstream_input.h \
+	  CSources/CFeedStreamInflate/include/feedstream_inflate.h $(DESTDIR)$(INCLUDEDIR)/
 	install -m 644 $(BUILD)/libfeedstream.a $(DESTDIR)$(LIBDIR)/
 	install -m 755 $(BUILD)/$(SO) $(DESTDIR)$(LIBDIR)/
 	ln -sf $(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR)
@@ -75,7 +77,8 @@ install: all
 	install -m 644 $(BUILD)/feedstream.pc $(DESTDIR)$(LIBDIR)/pkgconfig/
 
 uninstall:
-	rm -f $(DESTDIR)$(INCLUDEDIR)/feedstream.h $(DESTDIR)$(INCLUDEDIR)/feedstream_inflate.h $(DESTDIR)$(LIBDIR)/libfeedstream.a \
+	rm -f $(DESTDIR)$(INCLUDEDIR)/feedstream.h $(DESTDIR)$(INCLUDEDIR)/feedstream_input.h \
+	  $(DESTDIR)$(INCLUDEDIR)/feedstream_inflate.h $(DESTDIR)$(LIBDIR)/libfeedstream.a \
 	  $(DESTDIR)$(LIBDIR)/$(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR) \
 	  $(DESTDIR)$(LIBDIR)/libfeedstream.so $(DESTDIR)$(LIBDIR)/pkgconfig/feedstream.pc
 

@@ -58,12 +58,23 @@ let package = Package(
             name: "CFeedStreamCharset",
             path: "CSources/CFeedStreamCharset"),
 
-        // The C core: input stage (plain/gzip, concatenated documents), expat and
-        // libxml2 tokenizers, feed state machine, arena. One public header:
-        // include/feedstream.h.
+        // The input stage every backend runs: gzip members and the decompression ratio,
+        // documents one after another, the search for the next document after an error
+        // (resynchronization), the bytes kept for the recovery path. It drives what reads
+        // a document through cfs_document_ops (include/feedstream_input.h), so the Swift
+        // backend links it without expat or libxml2.
+        .target(
+            name: "CFeedStreamInput",
+            dependencies: ["CFeedStreamInflate"],
+            path: "CSources/CFeedStreamInput"),
+
+        // The C core: expat and libxml2 tokenizers, feed state machine, arena, and
+        // cfs_parser (the input stage reading with them). Public headers:
+        // include/feedstream.h, which includes feedstream_input.h.
         .target(
             name: "CFeedStream",
-            dependencies: ["CExpat", "CLibXML2", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset"],
+            dependencies: ["CExpat", "CLibXML2", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset",
+                           "CFeedStreamInput"],
             path: "CSources/CFeedStream"),
 
         // Benchmark baselines in C ("inflate only", "tokenize only": expat with empty
@@ -90,11 +101,11 @@ let package = Package(
         // the charset stage (CFeedStreamCharset), which every backend runs.
         .target(
             name: "FeedStreamCore",
-            dependencies: ["CZlib", "CFeedStreamInflate"],
+            dependencies: ["CZlib", "CFeedStreamInflate", "CFeedStreamInput"],
             path: "Sources/FeedStreamCore"),
         .target(
             name: "FeedStreamSwift",
-            dependencies: ["FeedStreamCore", "CFeedStreamCharset"],
+            dependencies: ["FeedStreamCore", "CFeedStreamCharset", "CFeedStreamInput"],
             path: "Sources/FeedStreamSwift"),
         .target(
             name: "FeedStreamNative",

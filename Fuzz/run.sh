@@ -54,10 +54,11 @@ case $harness in expat|libxml2|resync|resync-libxml2|swift|differential|parts|in
 
 pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib)
 pc_libs="$(pkg-config --libs expat libxml-2.0 zlib) -ldl"
-# The C core and the stages it shares with the Swift library: the inflate step
-# (CFeedStreamInflate) and the charset stage (CFeedStreamCharset).
-core_sources=$(ls "$root"/CSources/CFeedStream/*.c "$root"/CSources/CFeedStreamInflate/*.c "$root"/CSources/CFeedStreamCharset/*.c)
-core_includes="-I$root/CSources/CFeedStream/include -I$root/CSources/CFeedStream -I$root/CSources/CFeedStreamInflate/include -I$root/CSources/CFeedStreamCharset/include"
+# The C core and the stages it shares with the Swift library: the input stage
+# (CFeedStreamInput), the inflate step (CFeedStreamInflate) and the charset stage
+# (CFeedStreamCharset).
+core_sources=$(ls "$root"/CSources/CFeedStream/*.c "$root"/CSources/CFeedStreamInput/*.c "$root"/CSources/CFeedStreamInflate/*.c "$root"/CSources/CFeedStreamCharset/*.c)
+core_includes="-I$root/CSources/CFeedStream/include -I$root/CSources/CFeedStream -I$root/CSources/CFeedStreamInput/include -I$root/CSources/CFeedStreamInflate/include -I$root/CSources/CFeedStreamCharset/include"
 
 # True when $1 is missing or older than any of the files after it.
 stale() {
@@ -69,7 +70,7 @@ stale() {
 build_c() {
     local backend=$1 bin=$out/fuzz_$2 source=$root/Fuzz/c/$3
     mkdir -p "$out"
-    if stale "$bin" "$root/Fuzz/c" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInflate" "$root/CSources/CFeedStreamCharset"; then
+    if stale "$bin" "$root/Fuzz/c" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInput" "$root/CSources/CFeedStreamInflate" "$root/CSources/CFeedStreamCharset"; then
         echo "building $bin" >&2
         # shellcheck disable=SC2086
         "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
@@ -110,13 +111,17 @@ module CFeedStreamCharset {
     umbrella "$root/CSources/CFeedStreamCharset/include"
     export *
 }
+module CFeedStreamInput {
+    umbrella "$root/CSources/CFeedStreamInput/include"
+    export *
+}
 EOF
     if ! cmp -s "$fresh" "$out/modulemaps/CFeedStream/module.modulemap"; then
         mv "$fresh" "$out/modulemaps/CFeedStream/module.modulemap"
     else
         rm "$fresh"
     fi
-    if stale "$out/cobj/.stamp" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInflate" "$root/CSources/CFeedStreamCharset"; then
+    if stale "$out/cobj/.stamp" "$root/CSources/CFeedStream" "$root/CSources/CFeedStreamInput" "$root/CSources/CFeedStreamInflate" "$root/CSources/CFeedStreamCharset"; then
         echo "building the C core for the Swift harnesses" >&2
         rm -f "$out"/cobj/*.o
         for f in $core_sources; do
@@ -128,8 +133,8 @@ EOF
     fi
     if stale "$lib" "$root/Sources/FeedStreamCore" "$root/Sources/FeedStreamSwift" "$root/Sources/FeedStreamNative" \
         "$root/Sources/FeedStream" "$root/Sources/FeedStreamBatch" "$root/Sources/FeedStreamTools" \
-        "$root/CSources/CFeedStream/include" "$root/CSources/CFeedStreamInflate/include" \
-        "$root/CSources/CFeedStreamCharset/include"; then
+        "$root/CSources/CFeedStream/include" "$root/CSources/CFeedStreamInput/include" \
+        "$root/CSources/CFeedStreamInflate/include" "$root/CSources/CFeedStreamCharset/include"; then
         echo "building $lib (swiftc -O -sanitize=fuzzer,address; a minute or two)" >&2
         # From a snapshot of the sources: the compiler refuses a file that changes
         # while it builds, and the tree may be edited meanwhile. The library's layers

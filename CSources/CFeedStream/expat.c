@@ -412,7 +412,7 @@ static int expat_begin(void *tok) {
  * held back until the next chunk.
  */
 
-static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
+static cfs_doc_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
                              cfs_error *err);
 
 /* Marks the unpaired high surrogates of p[0..n) (from a unit boundary) and returns how
@@ -470,25 +470,25 @@ static void trim_window(expat_tok *t) {
     t->win_u += (XML_Index)n;
 }
 
-/* The charset, from the document's first n bytes at p: TOK_OK with t->detected set
+/* The charset, from the document's first n bytes at p: CFS_DOC_OK with t->detected set
    when known (or left clear for more bytes), or the declaration's error. */
-static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t len, int final,
+static cfs_doc_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t len, int final,
                              size_t *consumed, cfs_error *err) {
     cfs_detect_result r;
     int over = (uint64_t)n > t->m->max_markup_bytes;
     cfs_charset_release(&t->cs);
     cfs_detect_status st = cfs_charset_detect(p, n, final || over, t->m->transport_charset, &t->cs, &r);
-    if (st == CFS_DETECT_MORE) return TOK_OK;
-    if (st == CFS_DETECT_NOMEM) return TOK_NOMEM;
+    if (st == CFS_DETECT_MORE) return CFS_DOC_OK;
+    if (st == CFS_DETECT_NOMEM) return CFS_DOC_NOMEM;
     if (st == CFS_DETECT_ERROR) {
         *err = (cfs_error){ CFS_ERR_XML, r.message, 0, r.line, r.column, (uint64_t)r.at, 0 };
         XML_Index before = t->chunk_base;   /* document offset of the chunk's first byte */
         XML_Index at = (XML_Index)r.at - before;
         *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
-        return TOK_ERROR;
+        return CFS_DOC_ERROR;
     }
     t->detected = 1;
-    if (cfs_machine_encoding(t->m, t->cs.name)) return TOK_NOMEM;
+    if (cfs_machine_encoding(t->m, t->cs.name)) return CFS_DOC_NOMEM;
     switch (t->cs.kind) {
     case CFS_CHARSET_UTF16LE: t->u16 = U16_LE; break;
     case CFS_CHARSET_UTF16BE: t->u16 = U16_BE; break;
@@ -526,9 +526,9 @@ static cfs_tok_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
         if (t->cs.kind == CFS_CHARSET_LATIN1) name = "ISO-8859-1";
         if (t->cs.kind == CFS_CHARSET_ASCII) name = "US-ASCII";
     }
-    if (name && XML_SetEncoding(t->xp, name) != XML_STATUS_OK) return TOK_NOMEM;
+    if (name && XML_SetEncoding(t->xp, name) != XML_STATUS_OK) return CFS_DOC_NOMEM;
     if (!t->transcoding) cfs_charset_release(&t->cs);
-    return TOK_OK;
+    return CFS_DOC_OK;
 }
 
 /* Where feed's bytes are: expat's own buffer (from expat_buffer), ours (scratch), or
@@ -541,17 +541,17 @@ enum { IN_OURS, IN_EXPAT, IN_CALLERS };
 
 /* The document's next bytes, p[0..n): the bytes held back, then the caller's `len`
    new ones, in `where`. */
-static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int where, int final,
+static cfs_doc_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int where, int final,
                            size_t *consumed, cfs_error *err) {
     int in_expat = where == IN_EXPAT;
     if (!t->detected) {
-        cfs_tok_result r = detect(t, p, n, len, final, consumed, err);
-        if (r != TOK_OK) return r;
+        cfs_doc_result r = detect(t, p, n, len, final, consumed, err);
+        if (r != CFS_DOC_OK) return r;
         if (!t->detected) {
-            if (!hold_back(t, p, n, n)) return TOK_NOMEM;
+            if (!hold_back(t, p, n, n)) return CFS_DOC_NOMEM;
             t->chunk_base += (XML_Index)len;
             *consumed = len;
-            return TOK_OK;
+            return CFS_DOC_OK;
         }
     }
     enum XML_Status st;
@@ -559,7 +559,7 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         size_t from = t->mark_left < n ? t->mark_left : n;
         t->mark_left -= from;
         size_t todo = n - from;
-        if (!grow(&t->utf8, &t->utf8_cap, cfs_transcode_max(todo) + 1)) return TOK_NOMEM;
+        if (!grow(&t->utf8, &t->utf8_cap, cfs_transcode_max(todo) + 1)) return CFS_DOC_NOMEM;
         size_t used = 0, written = 0;
         cfs_transcode_status ts = cfs_transcode(&t->cs, p + from, todo, final, t->utf8, &used, &written);
         if (ts != CFS_TRANSCODE_OK) {
@@ -571,8 +571,8 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
             final = 1;
             used = todo;
         }
-        if (!hold_back(t, p + from, todo, todo - used)) return TOK_NOMEM;
-        if (!grow(&t->win, &t->win_cap, t->win_len + written)) return TOK_NOMEM;
+        if (!hold_back(t, p + from, todo, todo - used)) return CFS_DOC_NOMEM;
+        if (!grow(&t->win, &t->win_cap, t->win_len + written)) return CFS_DOC_NOMEM;
         if (written) memcpy(t->win + t->win_len, t->utf8, written);
         t->win_len += written;
         st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
@@ -597,7 +597,7 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
             n -= k;
         }
         if (where == IN_CALLERS && t->u16 != U16_NO) {
-            if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
+            if (!grow(&t->scratch, &t->scratch_cap, n)) return CFS_DOC_NOMEM;
             if (n) memcpy(t->scratch, p, n);   /* p is NULL at the end of the input */
             p = t->scratch;
         }
@@ -609,23 +609,23 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         t->marks_len = 0;
         size_t hold = utf16_units(t, p, n, final);
         t->record_marks = 0;
-        if (hold == (size_t)-1) return TOK_NOMEM;
-        if (!hold_back(t, p, n, hold)) return TOK_NOMEM;
+        if (hold == (size_t)-1) return CFS_DOC_NOMEM;
+        if (!hold_back(t, p, n, hold)) return CFS_DOC_NOMEM;
         st = in_expat ? XML_ParseBuffer(t->xp, (int)(n - hold), final)
                       : XML_Parse(t->xp, (const char *)p, (int)(n - hold), final);
         if (shifted) {
-            cfs_tok_result r = result(t, st, len, final, consumed, err);
-            if (r != TOK_OK) {
+            cfs_doc_result r = result(t, st, len, final, consumed, err);
+            if (r != CFS_DOC_OK) {
                 memmove(p + shifted, p, n);
                 memcpy(p, dropped, shifted);
             }
             return r;
         }
         if (t->marks_len) {
-            cfs_tok_result r = result(t, st, len, final, consumed, err);
+            cfs_doc_result r = result(t, st, len, final, consumed, err);
             /* The document went on: its bytes keep their marks (expat may scan the
                unfinished token again). It ended: every byte is put back. */
-            if (r != TOK_OK)
+            if (r != CFS_DOC_OK)
                 for (size_t k = 0; k < t->marks_len; k++) memcpy(p + t->marks[k].at, t->marks[k].b, 2);
             t->marks_len = 0;
             return r;
@@ -634,7 +634,7 @@ static cfs_tok_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
     return result(t, st, len, final, consumed, err);
 }
 
-static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
+static cfs_doc_result result(expat_tok *t, enum XML_Status st, size_t len, int final, size_t *consumed,
                              cfs_error *err) {
     XML_Index base = t->chunk_base;
     t->chunk_base += (XML_Index)len;
@@ -649,31 +649,31 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
             *err = (cfs_error){ CFS_ERR_LIMIT, t->m->limit_message, 0,
                                 (unsigned long)XML_GetCurrentLineNumber(t->xp), column(t), (uint64_t)at, 0 };
             *consumed = at < base ? 0 : (size_t)(at - base);
-            return TOK_ERROR;
+            return CFS_DOC_ERROR;
         }
         trim_window(t);
-        return TOK_OK;
+        return CFS_DOC_OK;
     }
     enum XML_Error code = XML_GetErrorCode(t->xp);
     if (code == XML_ERROR_ABORTED) {
-        if (t->m->nomem) return TOK_NOMEM;
+        if (t->m->nomem) return CFS_DOC_NOMEM;
         if (t->m->limit) {
             *err = t->limit_err;
             XML_Index at = (XML_Index)t->limit_err.offset;
             *consumed = at < base ? 0 : (size_t)(at - base);
             if (*consumed > len) *consumed = len;
-            return TOK_ERROR;
+            return CFS_DOC_ERROR;
         }
-        if (t->aborted) return TOK_ABORT;
+        if (t->aborted) return CFS_DOC_ABORT;
         if (t->root_closed) {
             /* Never before this call's bytes (the root's end came with them: see
                XML_SetReparseDeferralEnabled above), never past them. */
             XML_Index end = t->root_end < base ? base : t->root_end;
             *consumed = (size_t)(end - base) > len ? len : (size_t)(end - base);
-            return TOK_ROOT_END;
+            return CFS_DOC_ROOT_END;
         }
     }
-    if (code == XML_ERROR_NO_MEMORY) return TOK_NOMEM;
+    if (code == XML_ERROR_NO_MEMORY) return CFS_DOC_NOMEM;
     XML_Index at = byte_index(t);
     err->code = CFS_ERR_XML;
     err->message = XML_ErrorString(code);
@@ -683,10 +683,10 @@ static cfs_tok_result result(expat_tok *t, enum XML_Status st, size_t len, int f
     err->offset = at < 0 ? 0 : (uint64_t)at;
     *consumed = at < base ? 0 : (size_t)(at - base);
     if (*consumed > len) *consumed = len;
-    return TOK_ERROR;
+    return CFS_DOC_ERROR;
 }
 
-static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
+static cfs_doc_result expat_parse(void *tok, const uint8_t *data, size_t len, int final,
                                   size_t *consumed, cfs_error *err) {
     expat_tok *t = tok;
     /* (A byte order mark still to drop, mark_left, goes the way of feed.) */
@@ -703,12 +703,12 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
        or the output would depend on chunking. */
     size_t head = t->held_len + (len < DETECT_HEAD ? len : DETECT_HEAD);
     if (!t->detected && len > DETECT_HEAD && (uint64_t)head <= t->m->max_markup_bytes) {   /* (over the limit, all the bytes decide) */
-        if (!grow(&t->scratch, &t->scratch_cap, head)) return TOK_NOMEM;
+        if (!grow(&t->scratch, &t->scratch_cap, head)) return CFS_DOC_NOMEM;
         memcpy(t->scratch, t->held, t->held_len);
         memcpy(t->scratch + t->held_len, data, DETECT_HEAD);
         cfs_error ignored;
         size_t none;
-        if (detect(t, t->scratch, head, DETECT_HEAD, 0, &none, &ignored) == TOK_NOMEM) return TOK_NOMEM;
+        if (detect(t, t->scratch, head, DETECT_HEAD, 0, &none, &ignored) == CFS_DOC_NOMEM) return CFS_DOC_NOMEM;
     }
     if (t->detected && !t->transcoding && t->u16 == U16_NO && t->mark_left == 0) {
         /* The held bytes, then the caller's, each as they are. */
@@ -718,7 +718,7 @@ static cfs_tok_result expat_parse(void *tok, const uint8_t *data, size_t len, in
         return result(t, st, len, final, consumed, err);
     }
     size_t n = t->held_len + len;
-    if (!grow(&t->scratch, &t->scratch_cap, n)) return TOK_NOMEM;
+    if (!grow(&t->scratch, &t->scratch_cap, n)) return CFS_DOC_NOMEM;
     memcpy(t->scratch, t->held, t->held_len);
     if (len) memcpy(t->scratch + t->held_len, data, len);
     t->held_len = 0;
@@ -743,7 +743,7 @@ static uint8_t *expat_buffer(void *tok, size_t len) {
     return p + t->held_len;
 }
 
-static cfs_tok_result expat_parse_buffer(void *tok, size_t len, int final, size_t *consumed,
+static cfs_doc_result expat_parse_buffer(void *tok, size_t len, int final, size_t *consumed,
                                          cfs_error *err) {
     expat_tok *t = tok;
     size_t n = t->held_len + len;

@@ -10,7 +10,8 @@
  *   expat.c    the expat tokenizer adapter
  *   libxml2.c  the libxml2 (SAX2 push) tokenizer adapter
  *   transcode.c charsets, decoded the way expat decodes them, for both adapters
- *   input.c    the public API: gzip detection, inflate, fd reading
+ *   parser.c   the public API: the input stage (CFeedStreamInput) reading with a
+ *              tokenizer adapter and the machine
  */
 #ifndef CFS_INTERNAL_H
 #define CFS_INTERNAL_H
@@ -204,11 +205,6 @@ typedef struct cfs_machine {
     size_t attrs_cap;
 } cfs_machine;
 
-/** cfs_limits as the checks compare with them: every 0 (no limit) replaced by
-    UINT64_MAX, the one place where C maps "no limit" (the Swift side's is
-    FeedLimits.effective). */
-cfs_limits cfs_limits_resolve(const cfs_limits *l);
-
 int  cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits);
 void cfs_machine_free(cfs_machine *m);
 /** Starts document number `document` (1-based). */
@@ -238,18 +234,9 @@ const char *cfs_html_entity(const char *name, size_t len);
 static inline int cfs_machine_wants_text(const cfs_machine *m) { return m->capturing; }
 /** True while inside an ignored subtree: start/end may go to the _skip variants. */
 static inline int cfs_machine_skipping(const cfs_machine *m) { return m->skip_depth > 0; }
-/** The limits (limits.def: the one list, with their names and kinds in messages). */
-enum cfs_limit_id {
-#define LIMIT(field, swift, dflt, name, kind) CFS_LIMIT_##field,
-#include "limits.def"
-    CFS_LIMIT_COUNT_
-};
 /** Records the error of a count past its limit (see cfs_machine.limit): "limit
     exceeded: element depth 1025 > 1024"; returns 1 (stop). */
-int cfs_machine_limit(cfs_machine *m, enum cfs_limit_id id, uint64_t value, uint64_t max);
-/** Writes the message of a size past its limit: "limit exceeded: document size > 100
-    bytes" (the unit by the limit's kind). */
-void cfs_limit_over(char *buf, size_t size, enum cfs_limit_id id, uint64_t max);
+int cfs_machine_limit(cfs_machine *m, cfs_limit_id id, uint64_t value, uint64_t max);
 /** Records the markup-construct limit error; returns 1. */
 int cfs_machine_markup_limit(cfs_machine *m);
 /** A start tag inside an ignored subtree; non-zero when the depth limit stops it. */
@@ -273,37 +260,28 @@ int cfs_machine_skip_end(cfs_machine *m);
 
 /* ---- tokenizers ---------------------------------------------------------------- */
 
-/** Result of feeding bytes to a tokenizer. */
-typedef enum cfs_tok_result {
-    TOK_OK,         /* everything consumed, the document goes on */
-    TOK_ROOT_END,   /* the root element closed; `consumed` bytes belonged to it */
-    TOK_ERROR,      /* not well-formed: error filled in */
-    TOK_ABORT,      /* a callback asked to stop */
-    TOK_NOMEM
-} cfs_tok_result;
-
-/** What input.c needs from a tokenizer: one document at a time, fed in chunks,
-    driving the machine. */
+/** A tokenizer adapter: one document at a time, fed in chunks, driving the machine
+    (parser.c makes it and the machine the input stage's cfs_document_ops). */
 typedef struct cfs_tokenizer_ops {
     void *(*create)(cfs_machine *m);
     void (*destroy)(void *tok);
     /** Prepares for a new document. Returns 0 when out of memory. */
     int (*begin)(void *tok);
-    /** Parses bytes in caller memory. On TOK_ROOT_END, *consumed is how many of them
-        belonged to the document. On TOK_ERROR, err is filled (offsets relative to the
+    /** Parses bytes in caller memory. On CFS_DOC_ROOT_END, *consumed is how many of them
+        belonged to the document. On CFS_DOC_ERROR, err is filled (offsets relative to the
         document start). */
-    cfs_tok_result (*parse)(void *tok, const uint8_t *data, size_t len, int final,
+    cfs_doc_result (*parse)(void *tok, const uint8_t *data, size_t len, int final,
                             size_t *consumed, cfs_error *err);
     /** A buffer of `len` bytes owned by the tokenizer to fill and pass to
         parse_buffer (zero copy), or NULL if the tokenizer has none. */
     uint8_t *(*buffer)(void *tok, size_t len);
-    cfs_tok_result (*parse_buffer)(void *tok, size_t len, int final, size_t *consumed,
+    cfs_doc_result (*parse_buffer)(void *tok, size_t len, int final, size_t *consumed,
                                    cfs_error *err);
-    /** The stream stops here before its end (input.c's settle): judges the bytes the
+    /** The stream stops here before its end (the input stage's settle): judges the bytes the
         tokenizer holds as one call with all of them would have, not as the end of the
         input; like parse with no bytes. NULL when the tokenizer holds none unjudged
         (expat reports an error as soon as its bytes are read). */
-    cfs_tok_result (*settle)(void *tok, size_t *consumed, cfs_error *err);
+    cfs_doc_result (*settle)(void *tok, size_t *consumed, cfs_error *err);
 } cfs_tokenizer_ops;
 
 /* ---- charsets: feedstream_charset.h (CSources/CFeedStreamCharset) ---------------- */

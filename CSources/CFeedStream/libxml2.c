@@ -728,27 +728,27 @@ static void trim_window(lx_tok *t, long at) {
 }
 
 /* Before libxml2 starts: collects the document's first bytes until its charset is
-   known. TOK_OK with *ready set when it is (the bytes past the byte order mark then
-   go to libxml2), else TOK_OK for more, or the declaration's error. */
-static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int final, int *ready,
+   known. CFS_DOC_OK with *ready set when it is (the bytes past the byte order mark then
+   go to libxml2), else CFS_DOC_OK for more, or the declaration's error. */
+static cfs_doc_result detect(lx_tok *t, const uint8_t *data, size_t len, int final, int *ready,
                              cfs_error *err, size_t *consumed) {
     *ready = 0;
-    if (!reserve(&t->head, &t->head_cap, t->head_len + len)) return TOK_NOMEM;
+    if (!reserve(&t->head, &t->head_cap, t->head_len + len)) return CFS_DOC_NOMEM;
     if (len) memcpy(t->head + t->head_len, data, len);
     t->head_len += len;
     /* Looked at again each time the bytes double (a long declaration costs linear
        time); past max_markup_bytes libxml2 gets them as they are (and fails on the
        construct's length). */
     int over = (uint64_t)t->head_len > t->m->max_markup_bytes;
-    if (!final && !over && t->head_len < t->head_check) return TOK_OK;
+    if (!final && !over && t->head_len < t->head_check) return CFS_DOC_OK;
     t->head_check = t->head_len * 2;
     cfs_detect_result r;
     cfs_detect_status st = cfs_charset_detect(t->head, t->head_len, final || over, t->m->transport_charset, &t->cs, &r);
     switch (st) {
     case CFS_DETECT_MORE:
-        return TOK_OK;
+        return CFS_DOC_OK;
     case CFS_DETECT_NOMEM:
-        return TOK_NOMEM;
+        return CFS_DOC_NOMEM;
     case CFS_DETECT_ERROR:
         err->code = CFS_ERR_XML;
         err->message = r.message;
@@ -760,14 +760,14 @@ static cfs_tok_result detect(lx_tok *t, const uint8_t *data, size_t len, int fin
             long at = (long)r.at - before;
             *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
         }
-        return TOK_ERROR;
+        return CFS_DOC_ERROR;
     case CFS_DETECT_OK:
         break;
     }
     t->skip = r.skip;
     cfs_machine_encoding(t->m, t->cs.name);
     *ready = 1;
-    return TOK_OK;
+    return CFS_DOC_OK;
 }
 
 /* libxml2's push parser, at a '&' in content, waits for a ';' anywhere further on
@@ -795,7 +795,7 @@ static void mark_column(const lx_tok *t, cfs_error *err) {
     if (t->skip && err->line == 1 && err->column > 0) err->column++;
 }
 
-static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int final,
+static cfs_doc_result lx_parse(void *tok, const uint8_t *data, size_t len, int final,
                                size_t *consumed, cfs_error *err) {
     lx_tok *t = tok;
     long base = t->chunk_base;
@@ -804,12 +804,12 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
     int rc = 0;
     if (!t->started) {
         int ready;
-        cfs_tok_result r = detect(t, data, len, final, &ready, err, consumed);
-        if (r != TOK_OK || !ready) {
-            if (r == TOK_OK) *consumed = total;
+        cfs_doc_result r = detect(t, data, len, final, &ready, err, consumed);
+        if (r != CFS_DOC_OK || !ready) {
+            if (r == CFS_DOC_OK) *consumed = total;
             return r;
         }
-        if (!start_document(t)) return TOK_NOMEM;
+        if (!start_document(t)) return CFS_DOC_NOMEM;
         data = t->head ? t->head + t->skip : NULL;   /* everything so far, past a byte order mark */
         len = t->head_len - t->skip;
     }
@@ -817,17 +817,17 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
     if (rc >= 0 && !final && !t->error && !t->aborted && !t->root_closed && waits_at_bad_reference(t))
         rc = parse_chunk(t, NULL, 0, 1);
     if (t->started && t->head_len) t->head_len = 0;
-    if (rc < 0) return TOK_NOMEM;
+    if (rc < 0) return CFS_DOC_NOMEM;
     *consumed = total;
     len = total;
-    if (t->m->nomem) return TOK_NOMEM;
-    if (t->aborted) return TOK_ABORT;
+    if (t->m->nomem) return CFS_DOC_NOMEM;
+    if (t->aborted) return CFS_DOC_ABORT;
     /* An error libxml2 recovered from by itself (a bare '&': "xmlParseEntityRef: no
        name") before the root closed is the document's error, as expat's would be. */
     if (t->root_closed && !(t->error && (long)t->err.offset < t->root_end)) {
         long used = t->root_end - base;
         *consumed = used < 0 ? 0 : (size_t)used > len ? len : (size_t)used;
-        return TOK_ROOT_END;
+        return CFS_DOC_ROOT_END;
     }
     if (t->bad) {
         /* The character the charset stage rejected: expat's error there, unless libxml2
@@ -871,7 +871,7 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         mark_column(t, err);
         long at = (long)t->err.offset - base;
         *consumed = at < 0 ? 0 : (size_t)at > len ? len : (size_t)at;
-        return TOK_ERROR;
+        return CFS_DOC_ERROR;
     }
     if (final) {
         /* The input ended before the root element closed. */
@@ -881,9 +881,9 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
         err->column = (unsigned long)xmlSAX2GetColumnNumber(t->ctxt);
         err->offset = (uint64_t)t->chunk_base;
         mark_column(t, err);
-        return TOK_ERROR;
+        return CFS_DOC_ERROR;
     }
-    return TOK_OK;
+    return CFS_DOC_OK;
 }
 
 /* The stream stops here (corrupt gzip data, say): the document's first bytes, held
@@ -891,10 +891,10 @@ static cfs_tok_result lx_parse(void *tok, const uint8_t *data, size_t len, int f
    at now, as one call with all of them would have, and go to libxml2; so whether their
    error is theirs or the end's does not depend on how the input was cut (found by
    fuzz_libxml2). Bytes libxml2 itself holds wait for the end, as with any cut. */
-static cfs_tok_result lx_settle(void *tok, size_t *consumed, cfs_error *err) {
+static cfs_doc_result lx_settle(void *tok, size_t *consumed, cfs_error *err) {
     lx_tok *t = tok;
     *consumed = 0;
-    if (t->started || t->head_len == 0) return TOK_OK;
+    if (t->started || t->head_len == 0) return CFS_DOC_OK;
     t->head_check = 0;
     return lx_parse(tok, NULL, 0, 0, consumed, err);
 }

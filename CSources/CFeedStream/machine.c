@@ -405,27 +405,12 @@ static cfs_ref copy_scope_ref(cfs_machine *m, cfs_rec *r, cfs_ref ref) {
 
 /* ---- the machine ----------------------------------------------------------------- */
 
-cfs_limits cfs_limits_default(void) {
-    return (cfs_limits){ CFS_DEFAULT_MAX_DEPTH, CFS_DEFAULT_MAX_FIELD_BYTES, CFS_DEFAULT_MAX_ATTRIBUTES,
-                         CFS_DEFAULT_MAX_ITEMS, CFS_DEFAULT_MAX_DOCUMENT_BYTES, CFS_DEFAULT_MAX_RATIO,
-                         CFS_DEFAULT_MAX_MARKUP_BYTES };
-}
-
 void cfs_options_init(cfs_options *o) {
     memset(o, 0, sizeof *o);
     o->struct_size = sizeof *o;
     o->backend = CFS_BACKEND_EXPAT;
     o->max_item_bytes = CFS_DEFAULT_MAX_ITEM_BYTES;
     o->limits = cfs_limits_default();
-}
-
-static uint64_t no_limit_is_max(uint64_t v) { return v == 0 ? UINT64_MAX : v; }
-
-cfs_limits cfs_limits_resolve(const cfs_limits *l) {
-    cfs_limits r = *l;
-#define LIMIT(field, swift, dflt, name, kind) r.field = no_limit_is_max(r.field);
-#include "limits.def"
-    return r;
 }
 
 cfs_attr *cfs_machine_attrs(cfs_machine *m, size_t n) {
@@ -442,30 +427,14 @@ cfs_attr *cfs_machine_attrs(cfs_machine *m, size_t n) {
     return a;
 }
 
-static int limit_message(cfs_machine *m, const char *fmt, ...) {
+/* Records the message of the limit that stopped the document (the first: cfs_limit_over,
+   cfs_limit_count) and returns 1 (stop). */
+static int limit_over(cfs_machine *m, cfs_limit_id id, uint64_t max) {
     if (!m->limit) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(m->limit_message, sizeof m->limit_message, fmt, ap);
-        va_end(ap);
+        cfs_limit_over(m->limit_message, sizeof m->limit_message, id, max);
         m->limit = 1;
     }
     return 1;
-}
-
-/* The messages of limit errors (limits.def, which the Swift side's FeedLimits.Message
-   is generated from): a count past its limit, "limit exceeded: element depth 1025 >
-   1024", or a size past its limit, given without the size reached (it depends on how
-   the input was cut), "limit exceeded: field text > 8388608 bytes". */
-enum { COUNT, BYTES, RATIO };
-static const struct { const char *name; int kind; } LIMITS[CFS_LIMIT_COUNT_] = {
-#define LIMIT(field, swift, dflt, name, kind) { name, kind },
-#include "limits.def"
-};
-static const char *unit_of(enum cfs_limit_id id) { return LIMITS[id].kind == BYTES ? LIMIT_BYTES_UNIT : ""; }
-
-void cfs_limit_over(char *buf, size_t size, enum cfs_limit_id id, uint64_t max) {
-    snprintf(buf, size, LIMIT_OVER_MESSAGE, LIMITS[id].name, (unsigned long long)max, unit_of(id));
 }
 
 int cfs_machine_markup_limit(cfs_machine *m) {
@@ -473,12 +442,15 @@ int cfs_machine_markup_limit(cfs_machine *m) {
        limit waits for the next tag): the construct's limit is the document's error. */
     m->limit = 0;
     m->markup_over = 1;
-    return limit_message(m, LIMIT_OVER_MESSAGE, LIMITS[CFS_LIMIT_max_markup_bytes].name,
-                         (unsigned long long)m->max_markup_bytes, unit_of(CFS_LIMIT_max_markup_bytes));
+    return limit_over(m, CFS_LIMIT_max_markup_bytes, m->max_markup_bytes);
 }
 
 int cfs_machine_limit(cfs_machine *m, enum cfs_limit_id id, uint64_t value, uint64_t max) {
-    return limit_message(m, LIMIT_COUNT_MESSAGE, LIMITS[id].name, (unsigned long long)value, (unsigned long long)max);
+    if (!m->limit) {
+        cfs_limit_count(m->limit_message, sizeof m->limit_message, id, value, max);
+        m->limit = 1;
+    }
+    return 1;
 }
 
 /* The text being gathered passed max_field_bytes: the field's text is dropped and no
@@ -496,8 +468,7 @@ static inline int check_field(cfs_machine *m) {
 /* A start or end tag after the field's text passed max_field_bytes: the limit, at that
    tag (the message gives only the limit, not the length reached). */
 __attribute__((noinline, cold)) static int field_limit(cfs_machine *m) {
-    return limit_message(m, LIMIT_OVER_MESSAGE, LIMITS[CFS_LIMIT_max_field_bytes].name,
-                         (unsigned long long)m->max_field_bytes, unit_of(CFS_LIMIT_max_field_bytes));
+    return limit_over(m, CFS_LIMIT_max_field_bytes, m->max_field_bytes);
 }
 
 int cfs_machine_init(cfs_machine *m, size_t max_item_bytes, const cfs_limits *limits) {

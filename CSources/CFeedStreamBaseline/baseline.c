@@ -21,11 +21,11 @@
 #include <unistd.h>
 #include <feedstream_inflate.h>
 
-/* The C core's read sizes (CSources/CFeedStream/limits.def), so the baseline reads as
+/* The C core's read sizes (CSources/CFeedStreamInput/limits.def), so the baseline reads as
    convert does: CHUNK (CFS_RATIO_INTERVAL) per parse call, ZCHUNK per compressed read. */
 #define CONSTANT(macro, swift, value, ctype, access, doc) __attribute__((unused)) static const size_t BASELINE_##macro = (size_t)value;
 #define SIZE(name, swift, value, doc) __attribute__((unused)) static const size_t name = (size_t)value;
-#include "../CFeedStream/limits.def"
+#include "../CFeedStreamInput/limits.def"
 #define CHUNK BASELINE_CFS_RATIO_INTERVAL
 
 typedef struct {
@@ -116,11 +116,11 @@ typedef struct {
     int fd;
     int mode;
     size_t read_max;      /* the most a read of plain input asks for */
-    cfs_inflate *z;
+    cfs_gunzip *z;        /* the member loop every reader of gzip runs */
     uint8_t *in;          /* ZCHUNK bytes read, inflated from `next` */
     const uint8_t *next;
     size_t avail;
-    int member_open, eof;
+    int started, eof;     /* started: the stream's first member was begun */
 } byte_source;
 
 /* Up to `len` bytes of the stream into `buf`: > 0 how many, 0 at its end, -1 on an
@@ -152,30 +152,24 @@ static ssize_t source_fill(byte_source *src, uint8_t *buf, size_t len, cfs_basel
             src->next = src->in;
             src->avail = (size_t)n;
         }
-        if (!src->member_open) {
-            /* Between members: padding zeros are allowed. */
-            while (src->avail > 0 && src->next[0] == 0) { src->next++; src->avail--; }
-            if (src->avail == 0) {
-                if (src->eof) return 0;
-                continue;
-            }
-            if (src->z == NULL && (src->z = cfs_inflate_new()) == NULL) return fail(st, "out of memory");
-            if (cfs_inflate_begin(src->z) != CFS_INFLATE_OK) return fail(st, "inflate init failed");
-            src->member_open = 1;
+        if (!src->started) {
+            if (src->z == NULL && (src->z = cfs_gunzip_new()) == NULL) return fail(st, "out of memory");
+            if (cfs_gunzip_begin(src->z) != CFS_GUNZIP_OK) return fail(st, "inflate init failed");
+            src->started = 1;
         }
         size_t used, got;
-        cfs_inflate_result zr = cfs_inflate_step(src->z, src->next, src->avail, &used, buf, len, &got);
+        cfs_gunzip_result zr = cfs_gunzip_step(src->z, src->next, src->avail, &used, buf, len, &got);
         src->next += used;
         src->avail -= used;
-        if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) return fail(st, "corrupt gzip data");
-        if (zr == CFS_INFLATE_END) src->member_open = 0;
+        if (zr == CFS_GUNZIP_GARBAGE) return fail(st, "trailing garbage after gzip data");
+        if (zr < 0) return fail(st, "corrupt gzip data");
         if (got > 0) return (ssize_t)got;
-        /* Input left and no step taken: never spin on it. */
-        if (used == 0 && src->avail > 0 && zr != CFS_INFLATE_END) return fail(st, "corrupt gzip data");
         if (src->avail == 0 && src->eof) {
-            if (src->member_open) return fail(st, "truncated gzip data");
+            if (cfs_gunzip_in_member(src->z)) return fail(st, "truncated gzip data");
             return 0;
         }
+        /* Input left and no step taken: never spin on it. */
+        if (zr == CFS_GUNZIP_NEED && src->avail > 0) return fail(st, "corrupt gzip data");
     }
 }
 
@@ -194,12 +188,12 @@ static void source_reset(byte_source *src, int fd, int mode, size_t read_max) {
     src->read_max = read_max;
     src->next = NULL;
     src->avail = 0;
-    src->member_open = 0;
+    src->started = 0;
     src->eof = 0;
 }
 
 static void source_close(byte_source *src) {
-    cfs_inflate_free(src->z);
+    cfs_gunzip_free(src->z);
     free(src->in);
 }
 

@@ -59,7 +59,7 @@ public struct FeedLimits: Sendable, Hashable {
     public var maxMarkupBytes: Int
 
     // The defaults (defaultMaxDepth, ...) and ratioActivationBytes: LimitsTable.swift,
-    // generated from CSources/CFeedStream/limits.def.
+    // generated from CSources/CFeedStreamInput/limits.def.
 
     /// Every limit at its default.
     public init(maxDepth: Int = FeedLimits.defaultMaxDepth,

@@ -83,11 +83,12 @@ final class PackageGraphTests: XCTestCase {
 
     func testSwiftLibraryDependsOnZlibOnly() throws {
         let manifest = try manifest()
-        // CFeedStreamInflate: the inflate step both languages share (zlib; ISA-L only
-        // loaded at run time, when chosen); CFeedStreamCharset: the charset stage every
-        // backend runs (iconv, from the C library).
+        // CFeedStreamInflate: the gzip step both languages share (zlib; ISA-L only
+        // loaded at run time, when chosen); CFeedStreamInput and CFeedStreamCharset: the
+        // input and charset stages every backend runs (iconv, from the C library).
         XCTAssertEqual(closure(of: "FeedStreamSwift", in: manifest),
-                       ["FeedStreamSwift", "FeedStreamCore", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset"])
+                       ["FeedStreamSwift", "FeedStreamCore", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset",
+                        "CFeedStreamInput"])
         let systemLibraries = Set(manifest.targets.filter { $0.type == "system" }.map(\.name))
         let linked = closure(of: "FeedStreamSwift", in: manifest).intersection(systemLibraries)
         XCTAssertEqual(Set(manifest.targets.filter { linked.contains($0.name) }.compactMap(\.pkgConfig)), ["zlib"])

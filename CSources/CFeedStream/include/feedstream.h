@@ -73,6 +73,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <feedstream_input.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -81,39 +82,6 @@ extern "C" {
 /** Version of the JSON Lines schema and of the field model below. */
 #define CFS_SCHEMA_VERSION 1
 
-/** Status codes. CFS_OK is zero; everything else is an error. */
-typedef enum cfs_status {
-    CFS_OK = 0,
-    /** Out of memory. The parser is unusable afterwards; destroy it. */
-    CFS_ERR_NOMEM = 1,
-    /** A document is not well-formed XML. Reported per document through
-        on_document_end (or the recovery hook: cfs_parser_set_recover); the parser skips
-        to the next document of the stream (the next "<?xml" declaration, root start
-        tag -- <rss, <feed, <rdf:RDF, <RDF -- or byte order mark followed by '<') and goes on; the document's end is reported once
-        that skip ended, its error's `skipped` counting the bytes passed over.
-        cfs_parser_finish() returns it if any document of the stream failed. */
-    CFS_ERR_XML = 2,
-    /** The gzip data is corrupt or truncated. Fatal for the rest of the stream. */
-    CFS_ERR_GZIP = 3,
-    /** A callback returned non-zero. The parser stops; destroy or reset it. */
-    CFS_ERR_ABORTED = 4,
-    /** A well-formed document whose root element is not a feed (rss, rdf:RDF, feed). */
-    CFS_ERR_NOT_FEED = 5,
-    /** The stream held no XML document at all (empty or only whitespace). */
-    CFS_ERR_EMPTY = 6,
-    /** Reading the file descriptor failed (errno in cfs_error.sys_errno). */
-    CFS_ERR_IO = 7,
-    /** API misuse: feed after finish, unsupported backend, ... */
-    CFS_ERR_MISUSE = 8,
-    /** A document passed one of the limits in cfs_limits (element depth, attributes,
-        field text, items, document size, decompression ratio). Reported per document
-        through on_document_end like CFS_ERR_XML, with the items before it delivered;
-        the message says which limit, e.g. "limit exceeded: element depth 1025 > 1024".
-        The rest of the document is skipped up to the next document's start; a decompression
-        ratio error also abandons the rest of the stream (inflating a bomb to look for
-        the next document is what the limit is there to prevent). */
-    CFS_ERR_LIMIT = 9
-} cfs_status;
 
 /** Tokenizer backends. */
 typedef enum cfs_backend {
@@ -540,26 +508,6 @@ typedef struct cfs_feed {
     cfs_record record;
 } cfs_feed;
 
-/** Where and why parsing failed. */
-typedef struct cfs_error {
-    cfs_status code;
-    /** A short English reason, e.g. "mismatched tag". Never NULL. */
-    const char *message;
-    /** 1-based document index in the stream (0 when not tied to a document). */
-    size_t document;
-    /** 1-based line and column of the error in that document (0 when unknown). */
-    unsigned long line;
-    unsigned long column;
-    /** Byte offset of the error in the uncompressed stream. */
-    uint64_t offset;
-    /** errno for CFS_ERR_IO, else 0. */
-    int sys_errno;
-    /** A document that failed in a stream of several: the bytes from `offset` to the
-        next document's start (or the stream's end) that the search for it passed over,
-        unread by strict parsing (a recovered document's were read by the recovery
-        path). 0 for every other error. With `offset` it is the byte range skipped. */
-    uint64_t skipped;
-} cfs_error;
 
 /** Callbacks. Any may be NULL. Return 0 to go on, non-zero to stop the parser: the
     current call then returns CFS_ERR_ABORTED. */
@@ -573,82 +521,6 @@ typedef struct cfs_callbacks {
     int (*on_document_end)(void *ctx, const cfs_feed *feed, const cfs_error *error);
 } cfs_callbacks;
 
-/** Limits against hostile or broken input. A document that passes one fails with
-    CFS_ERR_LIMIT (see there); every backend checks them at the same place, so they
-    agree on what is rejected and on the items delivered before. For each member, 0
-    means no limit (as in the Swift library's FeedLimits and the command line's
-    --max-* flags; CFS_UNLIMITED, the largest value, means the same); the defaults are
-    the CFS_DEFAULT_* values below, which cfs_options_init() fills in. The checks cost
-    a compare per start tag, per item and per text append. */
-typedef struct cfs_limits {
-    /** Element nesting depth (the root is depth 1), checked at each start tag. */
-    uint64_t max_depth;
-    /** Bytes of one kept field's text (the text, or the serialized markup, of one
-        title, description, ...), checked as text is gathered. Text that is skipped
-        is streamed and never held, whatever its size. Unlike max_item_bytes (which
-        truncates), passing it fails the document, at the next start or end tag (the
-        field's text is not kept from there): the same place however the input was
-        cut. */
-    uint64_t max_field_bytes;
-    /** Attributes of one element, namespace declarations and attributes defaulted by
-        the internal DTD subset included (checked before the tokenizer's own duplicate
-        checks meet a hostile count). Every attribute of an element within the limit
-        reaches the state machine, whatever their number. */
-    uint64_t max_attributes;
-    /** Items (RSS item, Atom entry) per document, checked at the start tag of the
-        item past the limit. */
-    uint64_t max_items;
-    /** Uncompressed bytes of one document: the document fails where its byte
-        max_document_bytes + 1 would be parsed. */
-    uint64_t max_document_bytes;
-    /** Uncompressed ÷ compressed bytes of gzip input, measured from the start of the
-        last document begun, once that has inflated more than CFS_RATIO_ACTIVATION
-        bytes (checked at every multiple of CFS_RATIO_INTERVAL bytes of the
-        uncompressed stream, wherever the input was cut): a gzip bomb fails there
-        (fatal: the rest of the stream is not inflated) instead of being inflated. */
-    uint64_t max_ratio;
-    /** Bytes of one markup construct the tokenizer must hold whole or rescan: a start
-        or end tag with its attributes, a comment, a processing instruction, a CDATA
-        section, the DOCTYPE declaration with its internal subset. Checked every
-        CFS_RATIO_INTERVAL (256 KiB) of a document's bytes, counted from its first, on
-        the construct held unfinished there (so a construct passes it by less than that
-        before failing, and the outcome never depends on how the input is cut);
-        character data is streamed and not limited. Without it a huge comment
-        or attribute costs its size in memory and quadratic time (expat rescans an
-        unfinished token from its start at every chunk). libxml2 cannot go past
-        10,000,000 bytes whatever the setting ("Huge input lookup", reported as this
-        limit). */
-    uint64_t max_markup_bytes;
-} cfs_limits;
-
-/** No limit, as 0 is. */
-#define CFS_UNLIMITED UINT64_MAX
-/* BEGIN GENERATED by scripts/generate-limits.py from limits.def: do not edit. */
-/* The defaults (the Swift library's FeedLimits.default* are the same numbers, generated
-   from the same source: CSources/CFeedStream/limits.def). */
-#define CFS_DEFAULT_MAX_DEPTH 1024
-#define CFS_DEFAULT_MAX_FIELD_BYTES ((uint64_t)8 << 20)
-#define CFS_DEFAULT_MAX_ATTRIBUTES 256
-#define CFS_DEFAULT_MAX_ITEMS 1000000
-#define CFS_DEFAULT_MAX_DOCUMENT_BYTES ((uint64_t)1 << 30)
-#define CFS_DEFAULT_MAX_RATIO 200
-#define CFS_DEFAULT_MAX_MARKUP_BYTES ((uint64_t)8 << 20)
-/** Uncompressed bytes a ratio window inflates before max_ratio is checked: 16 MiB. */
-#define CFS_RATIO_ACTIVATION ((uint64_t)16 << 20)
-/** The distance between checkpoints (256 KiB): max_ratio is checked at every multiple of it
-    of the uncompressed stream, once everything before it was parsed, and max_markup_bytes
-    at every multiple of it of a document's bytes; the largest piece parsed at once. */
-#define CFS_RATIO_INTERVAL ((uint64_t)256 << 10)
-/** The default max_item_bytes (maxItemBytes in Swift): 64 MiB. */
-#define CFS_DEFAULT_MAX_ITEM_BYTES ((size_t)64 << 20)
-/** Bytes of the open document kept (16 MiB): after an error the search for the next
-    document resumes right after the error's byte in them, and the recovery path re-reads a
-    failed document from them; a longer document is not re-read. */
-#define CFS_RESYNC_WINDOW ((size_t)16 << 20)
-/* END GENERATED by scripts/generate-limits.py */
-
-/** The limits at their defaults (the CFS_DEFAULT_* values). Thread-safe. */
-cfs_limits cfs_limits_default(void);
 
 /** Options. Fill them with cfs_options_init() (the defaults), then set what you need;
     or pass NULL to cfs_parser_create() for the defaults. */
@@ -677,14 +549,6 @@ typedef struct cfs_options {
     backend, the default max_item_bytes and cfs_limits_default(). Thread-safe. */
 void cfs_options_init(cfs_options *options);
 
-/** Counters over the parser's life (since create or the last reset). */
-typedef struct cfs_stats {
-    uint64_t bytes_in;    /* bytes given to feed/feed_fd/feed_inflated (compressed, if gzip) */
-    uint64_t bytes_xml;   /* uncompressed bytes given to the tokenizer          */
-    uint64_t documents;
-    uint64_t items;
-    uint64_t failed_documents;
-} cfs_stats;
 
 typedef struct cfs_parser cfs_parser;
 
@@ -702,17 +566,6 @@ typedef struct cfs_parser cfs_parser;
 cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks,
                               void *ctx);
 
-/** The recovery hook (see cfs_parser_set_recover).
-    @param ctx       the parser's callback context.
-    @param bytes     every byte of the failed document, from its first to the start of
-                     the next document (or the end of the stream); borrowed for the call.
-    @param len       their count.
-    @param delivered the items of the document on_item already delivered.
-    @param error     why it failed (CFS_ERR_XML, or CFS_ERR_GZIP for a document the
-                     stream's corrupt or truncated gzip cut short; where; the message).
-    @return 0 to go on, non-zero to stop the parser (CFS_ERR_ABORTED). */
-typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_t delivered,
-                              const cfs_error *error);
 
 /**
  * Asks for the bytes of documents that fail as XML, so that the caller can re-read them
@@ -884,13 +737,13 @@ cfs_stats cfs_parser_stats(const cfs_parser *parser);
     finished state; the options, callbacks and ctx stay. Not from a callback. */
 void cfs_parser_reset(cfs_parser *parser);
 
+/** The parser's input stage (feedstream_input.h), owned by the parser: for a caller that
+    drives the stage itself (the Swift library does). */
+cfs_input *cfs_parser_input(cfs_parser *parser);
+
 /** Frees the parser and everything it owns; pointers it handed out become invalid.
     NULL is allowed. Not from a callback. */
 void cfs_parser_destroy(cfs_parser *parser);
-
-/** A static English name for a status, e.g. "not well-formed XML"; never NULL.
-    Thread-safe. */
-const char *cfs_status_string(cfs_status status);
 
 /** A static name for a format as used in the JSON output, e.g. "rss20", "atom10";
     never NULL. Thread-safe. */

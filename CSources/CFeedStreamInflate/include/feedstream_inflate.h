@@ -1,9 +1,11 @@
 /*
- * feedstream_inflate.h -- one gzip member's inflate step, by zlib or by ISA-L.
+ * feedstream_inflate.h -- gzip: one member's inflate step, by zlib or by ISA-L, and a
+ * stream of members (cfs_gunzip).
  *
- * The one place FeedStream inflates gzip: the C core's input stage (input.c), the Swift
- * library's (InputStage.swift), the benchmark's "inflate only" and the read-ahead
- * thread all call cfs_inflate_step. It inflates with zlib, or with Intel's ISA-L
+ * The one place FeedStream inflates gzip: the input stage (input.c), the Swift
+ * library's readers of JSON Feed, web archives and read-ahead chunks (InputStage.swift),
+ * and the benchmark's "inflate only" all inflate through cfs_gunzip, which calls
+ * cfs_inflate_step. It inflates with zlib, or with Intel's ISA-L
  * (igzip, ~2.6x zlib here) when the library was built with ISA-L's header
  * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
  *
@@ -68,6 +70,41 @@ cfs_inflate_result cfs_inflate_begin(cfs_inflate *s);
    member's last byte. */
 cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in_len, size_t *used,
                                     uint8_t *out, size_t out_len, size_t *written);
+
+/* ---- a gzip stream: members one after another --------------------------------------- */
+
+/* What cfs_gunzip_step did. */
+typedef enum {
+    CFS_GUNZIP_OK = 0,       /* progress: call again (more output may come from this input) */
+    CFS_GUNZIP_NEED = 1,     /* this input is used up, or no progress is possible with it */
+    CFS_GUNZIP_GARBAGE = -1, /* a byte after a member is neither a zero (padding) nor a new member */
+    CFS_GUNZIP_CORRUPT = -2, /* corrupt data (or out of memory inflating): what was written before it is good */
+    CFS_GUNZIP_NOMEM = -3,   /* out of memory beginning a member */
+} cfs_gunzip_result;
+
+typedef struct cfs_gunzip cfs_gunzip;
+
+cfs_gunzip *cfs_gunzip_new(void);
+void cfs_gunzip_free(cfs_gunzip *g);
+/* A new stream starts with the next byte, the first of its first member (whose magic
+   bytes the caller has seen): the counts start again. CFS_GUNZIP_OK, CFS_GUNZIP_NOMEM or
+   CFS_GUNZIP_CORRUPT (the inflater could not start). */
+cfs_gunzip_result cfs_gunzip_begin(cfs_gunzip *g);
+/* One step: between members, skips padding zeros and begins the next member (or fails:
+   garbage); then inflates from in[0..in_len) into out[0..out_len): *used bytes of the
+   input taken, *written bytes of output. After a failure, every step fails again. */
+cfs_gunzip_result cfs_gunzip_step(cfs_gunzip *g, const uint8_t *in, size_t in_len, size_t *used,
+                                  uint8_t *out, size_t out_len, size_t *written);
+/* 1 inside a member (the stream ending now is truncated), 0 between members. */
+int cfs_gunzip_in_member(const cfs_gunzip *g);
+/* Compressed bytes inflate consumed, over all members (padding not counted). */
+uint64_t cfs_gunzip_consumed(const cfs_gunzip *g);
+/* Padding zeros skipped between members. */
+uint64_t cfs_gunzip_padding(const cfs_gunzip *g);
+/* Members begun (the first included), and where the last one begun starts in the
+   compressed input (consumed + padding before it). */
+uint64_t cfs_gunzip_members(const cfs_gunzip *g);
+uint64_t cfs_gunzip_member_start(const cfs_gunzip *g);
 
 #ifdef __cplusplus
 }

@@ -9,9 +9,9 @@ import Musl
 
 /// The reading stage of a parse: reads a file descriptor and, when `inflate` is on and
 /// the stream is gzip, inflates it, into buffers the caller provides, through an
-/// ``InputStage`` (pull way): the same gzip detection, members, padding and failures as
-/// the C core's input stage (`input.c`), so a parser fed these bytes reports the same
-/// things as one reading the descriptor itself.
+/// ``InputStage`` (pull way): the same gzip detection, and the input stage's own member
+/// loop (`cfs_gunzip`), so a parser fed these bytes reports the same things as one
+/// reading the descriptor itself.
 ///
 /// Inflated output stops at every ratio checkpoint (each multiple of
 /// ``InputStage/chunkSize`` of the uncompressed stream): a chunk never runs past one,
@@ -141,7 +141,7 @@ package final class ChunkReader {
             let n = readSome(into: out.assumingMemoryBound(to: UInt8.self), count: buffer.count)
             if n <= 0 { atEnd = true }
             return max(n, 0)
-        case .gzip, .gzipTrailer:
+        case .gzip:
             return inflate(into: buffer)
         case .detect, .inflated, .done:
             return 0
@@ -165,7 +165,7 @@ package final class ChunkReader {
             if step.more { continue }
             // This input is used up.
             if atEnd || !fill(at: 0) {
-                if stage.failure == nil && stage.mode == .gzip {
+                if stage.failure == nil && stage.inMember {
                     stage.fail(StreamFailure(kind: .truncated, code: .gzip, message: "truncated gzip data"))
                 }
                 break

@@ -1,3 +1,4 @@
+internal import CFeedStreamInput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -10,7 +11,7 @@ import Musl
 /// own, on several threads (issue 20: one `.gz` dump on all cores).
 ///
 /// The splitter only *proposes* cuts: the offset of each `<?xml` declaration start
-/// (``DocumentStart/declaration``, the same bytes and delimiters the parsers resynchronize
+/// (document_starts.def's declaration, the same bytes and delimiters the parsers resynchronize
 /// at) that lies at least ``minimumPartBytes`` after the previous cut. A dump written
 /// without declarations gets no cut, and is parsed by one parser as today.
 ///
@@ -24,7 +25,7 @@ import Musl
 /// parts are one: the cut is dropped.
 ///
 /// A declaration right after a UTF-8 byte order mark is cut at the mark: the document
-/// begins there (``DocumentStart``, a mark followed by `<`), and its columns count it.
+/// begins there (document_starts.def: a mark followed by `<`), and its columns count it.
 ///
 /// Cuts may straddle chunks; offsets count the bytes of every chunk scanned, in order.
 package struct DocumentSplitter: Sendable {
@@ -44,7 +45,15 @@ package struct DocumentSplitter: Sendable {
 
     /// The bytes a cut begins with that the part before it is parsed with: `<?xml` and
     /// one delimiter.
-    package static let probeBytes = DocumentStart.declaration.bytes.count + 1
+    package static let probeBytes = declaration.bytes.count + 1
+
+    /// The XML declaration as a document start: its bytes and the bytes one of which
+    /// must follow them (the input stage's table, document_starts.def).
+    private static let declaration: (bytes: [UInt8], delimiters: [UInt8]) = {
+        var bytes: UnsafePointer<CChar>?, delimiters: UnsafePointer<CChar>?
+        cfs_document_declaration(&bytes, &delimiters)
+        return (Array(String(cString: bytes!).utf8), Array(String(cString: delimiters!).utf8))
+    }()
 
     /// A splitter proposing cuts at least `minimumPartBytes` (at least 1) apart.
     package init(minimumPartBytes: UInt64) {
@@ -57,7 +66,7 @@ package struct DocumentSplitter: Sendable {
     package mutating func scan(_ chunk: UnsafeRawBufferPointer) -> [UInt64] {
         var cuts: [UInt64] = []
         guard let base = chunk.baseAddress?.assumingMemoryBound(to: UInt8.self), chunk.count > 0 else { return cuts }
-        let declaration = DocumentStart.declaration
+        let declaration = Self.declaration
         let n = chunk.count
         var i = 0
         while i < n {

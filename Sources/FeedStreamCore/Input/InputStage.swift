@@ -1,4 +1,5 @@
 internal import CFeedStreamInflate
+internal import CFeedStreamInput
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -7,30 +8,12 @@ import Darwin
 import Musl
 #endif
 
-// The input stage of the Swift side: the C core's input.c (CSources/CFeedStream/input.c),
-// step for step and name for name, so that the two read side by side:
-//
-//   input.c                      here
-//   detect                       detect(_:) / feed's head bytes
-//   dispatch                     dispatch(_:_:sink:)
-//   gzip_begin                   gzipBegin()
-//   gzip_input                   gzipInput(_:_:sink:) (push), one turn: gzipStep(from:into:)
-//   ratio_window                 ratioWindow(at:)
-//   ratio_checkpoint             ratioCheckpoint(_:)
-//   cfs_parser_feed_inflated     feedInflated(_:compressed:sink:)
-//   cfs_parser_finish (gzip)     finish(sink:)
-//
-// input.c's document steps (xml_input, skip_misc, begin_document, end_document, handle,
-// document_too_big, start_held_document) drive a tokenizer, so on the Swift side they
-// live with the Swift tokenizer, in SwiftFeedParser, under the same names (xmlInput,
-// skipMisc, beginDocument, ...); beginDocument calls ratioWindow(at:) as
-// begin_document calls ratio_window.
-//
-// Change one, change the other. Every Swift path that reads gzip goes through this one
-// type: the Swift backend (push mode, ``SwiftFeedParser``), ``ChunkReader`` (pull mode,
-// reading a descriptor, for ``ReadAheadPipeline``'s reading thread) and the parsing end
-// of the pipeline (``feedInflated(_:compressed:sink:)``), so the gzip format, its
-// failures and the decompression ratio are handled in one place.
+// The gzip stage of the Swift readers that are not the XML backends' input stage: JSON
+// Feed (push), the read-ahead thread and web archives (pull, ``ChunkReader``), and the
+// sniffs that look at a gzip stream's start. The members are read by the input stage's
+// own loop (`cfs_gunzip`, CFeedStreamInflate) and the ratio is the same rule
+// (`cfs_ratio_over`, CFeedStreamInput): this type only hands the output on in chunks
+// that end on the checkpoints.
 
 /// Why a stream ended early.
 package struct StreamFailure: Sendable, Equatable {
@@ -55,45 +38,40 @@ package struct StreamFailure: Sendable, Equatable {
     package var fatalMessage: String { errno == 0 ? message : message + ": " + String(cString: strerror(errno)) }
 }
 
-/// Gzip or plain by content, gzip members one after another, inflate, and the
-/// decompression ratio limit (``FeedLimits/maxRatio``): input.c's input stage.
+/// Gzip or plain by content, gzip members one after another, and the decompression ratio
+/// limit (``FeedLimits/maxRatio``), for the readers that do not run the input stage
+/// (`CFeedStreamInput`) itself:
 ///
 /// - gzip is detected by the first two bytes, 1F 8B (held across pushes when they come
 ///   split); anything else is plain, and passes through unchanged;
-/// - gzip members are read one after another; zero bytes between members are padding;
-///   any other byte after a member is fatal, "trailing garbage after gzip data";
-/// - an inflate error is fatal, "corrupt gzip data", and what was inflated before it is
-///   still handed on first;
-/// - the stream ending inside a member is "truncated gzip data" (kind `.truncated`);
+/// - gzip members are read one after another (`cfs_gunzip`): zero bytes between members
+///   are padding; any other byte after a member is fatal, "trailing garbage after gzip
+///   data"; an inflate error is fatal, "corrupt gzip data", and what was inflated before
+///   it is still handed on first; the stream ending inside a member is "truncated gzip
+///   data" (kind `.truncated`);
 /// - output stops at every multiple of ``chunkSize`` of the uncompressed stream, a
-///   *checkpoint*, the same wherever the input was cut. At a checkpoint, once everything
-///   before it was parsed, ``ratioCheckpoint(_:)`` compares the window from the start of
-///   the last document begun (``ratioWindow(at:)``, which the parser calls): past
-///   ``FeedLimits/ratioActivationBytes`` of output and more than ``FeedLimits/maxRatio``
-///   times the compressed bytes it took, the stream fails, fatal, "limit exceeded:
-///   decompression ratio > N", before anything after the checkpoint is inflated.
+///   *checkpoint*, the same wherever the input was cut; at a checkpoint, once everything
+///   before it was handed on, the ratio of the whole stream is checked (`cfs_ratio_over`):
+///   past it the stream fails, fatal, "limit exceeded: decompression ratio > N", before
+///   anything after the checkpoint is inflated.
 ///
-/// Three ways in, one stage:
-/// - push (``feed(_:sink:)``, `cfs_parser_feed`): the Swift backend pushes bytes of any
-///   size; the sink (its tokenizer) gets each uncompressed chunk, at most ``chunkSize``
-///   bytes, borrowed for the call (inflated into one buffer reused for every chunk;
-///   plain input is passed on in slices of the caller's bytes);
-/// - pull (``detect(_:)`` and ``gzipStep(from:into:)``): ``ChunkReader`` inflates
-///   into buffers of its own, stopping at each checkpoint, and hands on with each chunk
-///   the compressed count ``compressedIn`` (its stage never checks the ratio: it does not
-///   know where documents begin);
-/// - inflated (``feedInflated(_:compressed:sink:)``, `cfs_parser_feed_inflated`): the
-///   parsing end of ``ReadAheadPipeline`` gets those chunks and counts, and checks the
-///   ratio at the same checkpoints as the push way, over the same window, so a run gives
-///   the same result whichever thread inflated.
+/// Three ways in:
+/// - push (``feed(_:sink:)``): JSON Feed pushes bytes of any size; the sink gets each
+///   uncompressed chunk, at most ``chunkSize`` bytes, borrowed for the call;
+/// - pull (``detect(_:)`` and ``gzipStep(from:into:)``): ``ChunkReader`` inflates into
+///   buffers of its own, stopping at each checkpoint, and hands on with each chunk the
+///   compressed count ``compressedIn``;
+/// - inflated (``feedInflated(_:compressed:sink:)``): chunks inflated by a
+///   ``ChunkReader`` on another thread, with their counts: the ratio is checked at the
+///   same checkpoints as the push way.
 ///
-/// Once a failure has happened, pushes are ignored (not counted, as in the C core) and
-/// return that failure again. If the sink throws, the error propagates and the stage
-/// should be ``reset()`` before further use. Not thread-safe: one thread uses a stage.
+/// Once a failure has happened, pushes are ignored (not counted) and return that failure
+/// again. If the sink throws, the error propagates and the stage should be ``reset()``
+/// before further use. Not thread-safe: one thread uses a stage.
 package final class InputStage {
-    // chunkSize, input.c's CHUNK (CFS_RATIO_INTERVAL): the largest chunk handed on, and
+    // chunkSize (CFS_RATIO_INTERVAL): the largest chunk handed on, and
     // the distance between checkpoints (LimitsTable.swift, generated from limits.def).
-    // maxPiece, input.c's MAX_PARSE: LimitsTable.swift (limits.def).
+    // maxPiece (MAX_PARSE, the largest piece given to one step): LimitsTable.swift (limits.def).
 
     /// What the uncompressed start of a gzip stream says, for callers that must look at
     /// it before parsing (which content it is): inflates `head` (a stream's first bytes,
@@ -127,14 +105,13 @@ package final class InputStage {
     @inline(__always)
     package static func isGzip(_ b0: UInt8, _ b1: UInt8) -> Bool { b0 == 0x1F && b1 == 0x8B }
 
-    /// input.c's `input_mode`, plus `.done` after a failure.
-    enum Mode { case detect, plain, gzip, gzipTrailer, inflated, done }
+    /// Plain or gzip, `.detect` until the first bytes tell, `.done` after a failure.
+    enum Mode { case detect, plain, gzip, inflated, done }
     private(set) var mode: Mode = .detect
     private var head: (UInt8, UInt8) = (0, 0)
     private var headCount = 0
     private var finished = false
-    /// The inflate step (`cfs_inflate`: zlib, or ISA-L when chosen), made at the first
-    /// member and reused.
+    /// The gzip members (`cfs_gunzip`), made at the first stream and reused.
     private var z: OpaquePointer?
     /// The push way's inflate target, allocated at its first use.
     private var out: UnsafeMutablePointer<UInt8>?
@@ -149,23 +126,19 @@ package final class InputStage {
 
     /// ``FeedLimits/maxRatio`` as compared (no limit: `Int.max`).
     let maxRatio: Int
-    /// Compressed bytes inflate consumed (total over the members): after the last step,
-    /// and at the last checkpoint. In the pull way, what goes with each chunk.
-    private(set) var compressedIn: UInt64 = 0
-    /// Padding zeros skipped between members: with ``compressedIn``, the input bytes
-    /// used, so a member's first byte is at `compressedIn + paddingIn` when it begins.
-    private(set) var paddingIn: UInt64 = 0
+    /// Compressed bytes inflate consumed (total over the members), after the last step:
+    /// in the pull way, what goes with each chunk.
+    var compressedIn: UInt64 { z.map { cfs_gunzip_consumed($0) } ?? 0 }
+    /// Inside a gzip member: the stream ending now is truncated.
+    var inMember: Bool { mode == .gzip && z.map { cfs_gunzip_in_member($0) != 0 } ?? false }
+    /// Padding zeros skipped between members: with ``compressedIn``, the input bytes used.
+    var paddingIn: UInt64 { z.map { cfs_gunzip_padding($0) } ?? 0 }
     /// When not nil, each gzip member's start as it begins: its offset in the
     /// compressed input and the uncompressed offset of its first byte (a WARC.gz has a
     /// member per record, and a record is found by its member's offset).
     var memberStarts: [(compressed: UInt64, uncompressed: UInt64)]?
+    /// Compressed bytes consumed at the last checkpoint.
     private var zCheckpoint: UInt64 = 0
-    // Where the ratio window started: checkpoint input, uncompressed offset.
-    private var ratioIn: UInt64 = 0
-    private var ratioOut: UInt64 = 0
-    /// A part's first byte's offset in the whole stream, modulo ``chunkSize``
-    /// (``inflatedOrigin(_:)``): the checkpoints fall where they fall in the whole stream.
-    private var phase: UInt64 = 0
 
     /// A stage enforcing `limits.maxRatio` (the only limit of this stage).
     package init(limits: FeedLimits) {
@@ -174,7 +147,7 @@ package final class InputStage {
 
     deinit {
         out?.deallocate()
-        cfs_inflate_free(z)
+        cfs_gunzip_free(z)
     }
 
     /// Ready for a new stream (the inflate state and buffer are kept for reuse):
@@ -186,34 +159,19 @@ package final class InputStage {
         bytesIn = 0
         bytesXML = 0
         failure = nil
-        compressedIn = 0
-        paddingIn = 0
         if memberStarts != nil { memberStarts = [] }
         zCheckpoint = 0
-        ratioIn = 0
-        ratioOut = 0
-        phase = 0
     }
 
-    // MARK: Documents and the ratio
-
-    /// A document begins at this uncompressed offset: the ratio window starts here
-    /// (input.c's `ratio_window`, called from `begin_document`).
-    package func ratioWindow(at offset: UInt64) {
-        ratioIn = zCheckpoint
-        ratioOut = offset
-    }
+    // MARK: The ratio
 
     /// A checkpoint: the uncompressed stream reached a multiple of ``chunkSize``,
-    /// everything before it parsed, and inflate had consumed `consumed` compressed bytes
-    /// to get there (input.c's `ratio_checkpoint`). The one place the ratio is checked.
-    /// Returns false when the stream fails here.
+    /// everything before it handed on, and inflate had consumed `consumed` compressed
+    /// bytes to get there. Returns false when the stream fails here.
     @discardableResult
     private func ratioCheckpoint(_ consumed: UInt64) -> Bool {
         zCheckpoint = consumed
-        let windowOut = bytesXML - ratioOut
-        let windowIn = zCheckpoint - ratioIn
-        if windowOut > UInt64(FeedLimits.ratioActivationBytes) && windowOut / UInt64(maxRatio) > windowIn {
+        if cfs_ratio_over(bytesXML, zCheckpoint, UInt64(maxRatio)) != 0 {
             return fail(.fatal, FeedLimits.Message.maxRatio(over: maxRatio), code: .limitExceeded)
         }
         return true
@@ -257,7 +215,7 @@ package final class InputStage {
     }
 
     /// Decides gzip or plain from the first bytes of the stream (two, or fewer at its
-    /// end): input.c's `detect`.
+    /// end).
     func detect(_ first: UnsafeRawBufferPointer) {
         precondition(mode == .detect)
         if first.count >= 2 && Self.isGzip(first[0], first[1]) {
@@ -267,7 +225,7 @@ package final class InputStage {
         }
     }
 
-    /// input.c's `dispatch`: plain bytes go on as they are, in chunks; gzip is inflated.
+    /// Plain bytes go on as they are, in chunks; gzip is inflated.
     private func dispatch(_ p: UnsafePointer<UInt8>, _ n: Int, sink: (UnsafeRawBufferPointer) throws -> Void)
         rethrows
     {
@@ -281,7 +239,7 @@ package final class InputStage {
                 q += k
                 left -= k
             }
-        case .gzip, .gzipTrailer:
+        case .gzip:
             try gzipInput(p, n, sink: sink)
         case .detect, .inflated, .done:
             break
@@ -289,8 +247,7 @@ package final class InputStage {
     }
 
     /// The end of the input: a held first byte goes out as plain; a stream that ended
-    /// inside a gzip member fails as truncated (input.c's `cfs_parser_finish`). Returns
-    /// the stream's failure, if any.
+    /// inside a gzip member fails as truncated. Returns the stream's failure, if any.
     @discardableResult
     package func finish(sink: (UnsafeRawBufferPointer) throws -> Void) rethrows -> StreamFailure? {
         precondition(!finished, "InputStage.finish called twice")
@@ -300,29 +257,29 @@ package final class InputStage {
             bytesXML += UInt64(headCount)
             try withUnsafeBytes(of: head) { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<headCount])) }
         }
-        if failure == nil && mode == .gzip { fail(.truncated, "truncated gzip data") }
+        if failure == nil && inMember { fail(.truncated, "truncated gzip data") }
         return failure
     }
 
     // MARK: gzip
 
-    /// input.c's `gzip_begin`: a new member (the inflate state is made once, then reset).
+    /// A gzip stream begins (its first member).
     @discardableResult
     private func gzipBegin() -> Bool {
         if z == nil {
-            guard let s = cfs_inflate_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
-            z = s
+            guard let g = cfs_gunzip_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
+            z = g
         }
-        switch cfs_inflate_begin(z) {
-        case CFS_INFLATE_OK: break
-        case CFS_INFLATE_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)
+        switch cfs_gunzip_begin(z) {
+        case CFS_GUNZIP_OK: break
+        case CFS_GUNZIP_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)
         default: return fail(.fatal, "corrupt gzip data")
         }
         mode = .gzip
         return true
     }
 
-    /// input.c's `gzip_input`: inflates all of `input`, member after member, into the
+    /// Inflates all of `input`, member after member, into the
     /// stage's buffer, handing each piece to the sink and checking the ratio at each
     /// checkpoint (after the sink has parsed everything before it).
     private func gzipInput(_ input: UnsafePointer<UInt8>, _ count: Int,
@@ -346,10 +303,10 @@ package final class InputStage {
         }
     }
 
-    /// One turn of `gzip_input`'s loop, without the sink and the checkpoint: between
-    /// members, skips padding zeros and begins the next member (or fails: trailing
-    /// garbage); then inflates from `input` into `out`, which must not reach past the
-    /// next checkpoint (the pull way's ``ChunkReader`` calls this directly).
+    /// One step of the member loop (`cfs_gunzip_step`), without the sink and the
+    /// checkpoint: between members, skips padding zeros and begins the next member (or
+    /// fails: trailing garbage); then inflates from `input` into `out`, which must not
+    /// reach past the next checkpoint (the pull way's ``ChunkReader`` calls this directly).
     ///
     /// Returns the input bytes used, the bytes written (counted in ``bytesXML``; after a
     /// corrupt-data failure, what inflate produced before it), and `more`: false when
@@ -358,59 +315,31 @@ package final class InputStage {
         -> (used: Int, written: Int, more: Bool)
     {
         guard failure == nil, let z else { return (0, 0, false) }
-        var used = 0
-        if mode == .gzipTrailer {
-            // Between members: another member, or padding zeros, or garbage.
-            while used < input.count && input[used] == 0 { used += 1 }
-            paddingIn += UInt64(used)
-            if used == input.count { return (used, 0, false) }
-            if input[used] != 0x1F {
-                fail(.fatal, "trailing garbage after gzip data")
-                return (used, 0, false)
-            }
-            guard gzipBegin() else { return (used, 0, false) }
-            memberStarts?.append((compressedIn + paddingIn, bytesXML))
+        let members = cfs_gunzip_members(z)
+        var used = 0, written = 0
+        let r = cfs_gunzip_step(z, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, &used,
+                                out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, &written)
+        if memberStarts != nil && cfs_gunzip_members(z) != members {
+            memberStarts!.append((cfs_gunzip_member_start(z), bytesXML))
         }
-        var consumed = 0, written = 0
-        let base = input.baseAddress.map { $0.assumingMemoryBound(to: UInt8.self) + used }
-        let zr = cfs_inflate_step(z, base, input.count - used, &consumed,
-                                  out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, &written)
-        used += consumed
-        compressedIn += UInt64(consumed)
         bytesXML += UInt64(written)
-        switch zr {
-        case CFS_INFLATE_ERROR, CFS_INFLATE_NOMEM:
-            fail(.fatal, "corrupt gzip data")   // what was inflated before it still goes on
-            return (used, written, false)
-        case CFS_INFLATE_END:
-            mode = .gzipTrailer
-        case CFS_INFLATE_STALL:
-            if written == 0 { return (used, written, false) }
-        default:
-            break
+        switch r {
+        case CFS_GUNZIP_OK: return (used, written, true)
+        case CFS_GUNZIP_NEED: return (used, written, false)
+        case CFS_GUNZIP_GARBAGE: fail(.fatal, "trailing garbage after gzip data")
+        case CFS_GUNZIP_NOMEM: fail(.fatal, "out of memory", code: .outOfMemory)
+        default: fail(.fatal, "corrupt gzip data")   // what was inflated before it still goes on
         }
-        if written == 0 && mode == .gzip && used == input.count { return (used, written, false) }
-        return (used, written, true)
+        return (used, written, false)
     }
 
     // MARK: Inflated elsewhere (cfs_parser_feed_inflated)
 
     /// Bytes of a gzip stream inflated by another stage (``ChunkReader`` on
-    /// ``ReadAheadPipeline``'s reading thread): parsed as they are, and at a checkpoint
+    /// ``ReadAheadPipeline``'s reading thread): handed on as they are, and at a checkpoint
     /// the ratio is checked with `compressed`, the compressed bytes that stage had
     /// consumed when it produced the last of them (its ``compressedIn``). `chunk` must
     /// not run past the next checkpoint. Returns the stream's failure, if any.
-    /// The bytes ``feedInflated(_:compressed:sink:)`` will feed are a part of a bigger
-    /// inflated stream, split at a document's start (`cfs_parser_inflated_origin`).
-    /// Before the first feed.
-    package func inflatedOrigin(_ origin: InflatedOrigin) {
-        precondition(mode == .detect && headCount == 0 && bytesXML == 0, "InputStage.inflatedOrigin after a feed")
-        mode = .inflated
-        phase = origin.offset % UInt64(Self.chunkSize)
-        zCheckpoint = origin.checkpoint
-        ratioIn = origin.checkpoint
-    }
-
     @discardableResult
     package func feedInflated(_ chunk: UnsafeRawBufferPointer, compressed: UInt64,
                       sink: (UnsafeRawBufferPointer) throws -> Void) rethrows -> StreamFailure? {
@@ -418,7 +347,7 @@ package final class InputStage {
         if failure != nil { return failure }
         if mode == .detect && headCount == 0 { mode = .inflated }
         precondition(mode == .inflated, "InputStage.feedInflated after feed")
-        let room = Self.chunkSize - Int((bytesXML + phase) % UInt64(Self.chunkSize))
+        let room = Self.chunkSize - Int(bytesXML % UInt64(Self.chunkSize))
         precondition(chunk.count <= room, "InputStage.feedInflated: a chunk runs past a checkpoint")
         guard chunk.count > 0 else { return nil }
         bytesIn += UInt64(chunk.count)

@@ -151,7 +151,7 @@ final class SwiftFeedMachine {
 
     /// Where the end tag of the document's last item delivered begins (0: none yet):
     /// a document the failed one had taken in is looked for after it
-    /// (DocumentStart.swallowed), so that no item is delivered twice.
+    /// (the input stage's `swallowed_start`), so that no item is delivered twice.
     private(set) var lastItemEnd = 0
 
     @inline(__always)
@@ -976,7 +976,7 @@ struct SwiftFeedMachineCore {
             // Not a feed's root: a feed may be inside it (an Atom feed in an XHTML page,
             // as lenient parsers find it). Its elements are looked at as roots in turn, the
             // first feed root found is the document's feed; none, and the document is not
-            // a feed (SwiftFeedParser.endDocument). machine.c's start_root does the same.
+            // a feed (the input stage's end_document). machine.c's start_root does the same.
             notFeed = true
             seeking = true
             if !pushFrame(SFM.aNone, 0, 0, 0) { return skip() }

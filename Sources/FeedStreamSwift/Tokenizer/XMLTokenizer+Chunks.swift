@@ -212,7 +212,7 @@ extension SwiftXMLTokenizer {
     /// for a document read as UTF-8; for a transcoded one, the fewest input bytes whose
     /// decoding yields `u` bytes, found by decoding `input` (the document's bytes from its
     /// start, as far as they go) again. Used on errors only (the search for the next
-    /// document resumes after the error's input byte, SwiftFeedParser.resyncFrom).
+    /// document resumes after the error's input byte: the input stage's resync_from).
     func inputOffset(ofUTF8 u: Int, in input: UnsafeRawBufferPointer) -> Int {
         guard let (start, initial) = switched, u > start, input.count > start,
               let src = input.baseAddress?.assumingMemoryBound(to: UInt8.self) else { return u }

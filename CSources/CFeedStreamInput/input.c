@@ -1,48 +1,41 @@
 /*
- * input.c -- the public API and the input stage.
+ * input.c -- the input stage every backend runs (feedstream_input.h).
  *
- * The Swift library has the same stage, step for step and name for name, in
- * Sources/FeedStreamCore/Input/InputStage.swift (detect, dispatch, gzip_begin -> gzipBegin,
- * gzip_input -> gzipInput, ratio_window -> ratioWindow, ratio_checkpoint ->
- * ratioCheckpoint, cfs_parser_feed_inflated -> feedInflated), and its document steps
- * (xml_input, skip_misc, begin_document, ...) in SwiftFeedParser.swift under the same
- * names in camel case: change one, change the other. (settle and stream_stops have no
- * Swift steps: the Swift tokenizer holds no bytes unjudged, so a stream that stops
- * only sets the fatal error there.)
- *
- * Bytes in (pushed with cfs_parser_feed, or read from a file descriptor); gzip is
+ * Bytes in (pushed with cfs_input_feed, or read from a file descriptor); gzip is
  * detected by its magic bytes and inflated, member after member, straight into the
- * tokenizer's own buffer. The uncompressed stream may hold several documents: when a
- * root element closes, the tokenizer is reset and the bytes after it start the next
- * document. After a well-formedness error the rest of that document is skipped up to
- * the next document's start (doc_start_step: an "<?xml" declaration or a root start
- * tag), so one broken feed in a dump costs only itself. The bytes of each document are
- * kept while it is parsed (up to a window): the search for the next document starts
- * right after the error's offset in them (resync), whichever chunk holds that byte, so
- * what follows a failed document does not depend on how the input was cut. With a
- * recovery hook (cfs_parser_set_recover) a document that fails as XML goes to the hook
- * whole once its end is known.
+ * reader's own buffer when it has one. The uncompressed stream may hold several
+ * documents: when a root element closes, the bytes after it start the next document.
+ * After a well-formedness error the rest of that document is skipped up to the next
+ * document's start (doc_start_step: an "<?xml" declaration or a root start tag), so one
+ * broken feed in a dump costs only itself. The bytes of each document are kept while it
+ * is parsed (up to a window): the search for the next document starts right after the
+ * error's offset in them (resync), whichever chunk holds that byte, so what follows a
+ * failed document does not depend on how the input was cut. With a recovery hook
+ * (cfs_input_set_recover) a document that fails as XML goes to the hook whole once its
+ * end is known.
+ *
+ * What reads a document (a tokenizer and a feed machine: the C core's expat or libxml2
+ * reader, or the Swift tokenizer) is behind cfs_document_ops; nothing here knows which.
  */
-#include "internal.h"
+#include <feedstream_input.h>
+#include <feedstream_inflate.h>
 
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <feedstream_inflate.h>
 
 #define CHUNK ((size_t)CFS_RATIO_INTERVAL)  /* the largest parse call, the distance between a document's markup checkpoints and between the ratio checkpoints */
 /* ZCHUNK (bytes per read of compressed input) and MAX_PARSE (the largest piece given
-   to one step): limits.def, with the Swift input stage's. */
+   to one step): limits.def. */
 #define SIZE(name, swift, value, doc) static const size_t name = (size_t)value;
 #include "limits.def"
 /* The open document's bytes kept for the resync when no recovery hook sets the window:
-   CFS_RESYNC_WINDOW (limits.def, the one source of the Swift library's
-   InputStage.resyncWindow too). */
+   CFS_RESYNC_WINDOW (limits.def). */
 
-/* IN_INFLATED: the caller inflates (cfs_parser_feed_inflated). */
-enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_GZIP_TRAILER, IN_INFLATED };
+/* IN_INFLATED: the caller inflates (cfs_input_feed_inflated). */
+enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_INFLATED };
 enum doc_state { D_AWAIT, D_IN, D_SKIP };
 /* Between documents, after the first: what follows a root element may be the XML
    spec's Misc (white space, comments, processing instructions), which belongs to the
@@ -51,8 +44,7 @@ enum await_state { AW_SPACE, AW_LT, AW_BANG, AW_BANG_DASH, AW_COMMENT, AW_PI_TAR
 
 /* Where a document starts after a failed one: "<?xml" followed by white space or '?',
    a root start tag followed by white space, '>' or '/', or a byte order mark followed
-   by '<' -- the list in document_starts.def, which the Swift backend's DocumentStart is
-   generated from: backends must agree on where documents start. */
+   by '<' -- the list in document_starts.def. */
 static const struct { const char *bytes; size_t len; const char *delimiters; } DOC_STARTS[] = {
 #define DOCUMENT_START(start, delimiters) { start, sizeof start - 1, delimiters },
 #include "document_starts.def"
@@ -78,18 +70,16 @@ static int doc_start_step(const uint8_t *held, size_t n, uint8_t c) {
 }
 #define XML_DECL_LEN 5
 
-struct cfs_parser {
-    cfs_options opt;
-    cfs_limits lim;              /* opt.limits resolved (no limit: UINT64_MAX) */
+struct cfs_input {
+    cfs_limits lim;              /* the limits resolved (no limit: UINT64_MAX) */
     char limit_message[96];      /* the message of a document-size or ratio error */
-    cfs_machine m;
-    const cfs_tokenizer_ops *ops;
-    void *tok;
+    const cfs_document_ops *ops; /* what reads a document */
+    void *reader;                /* its context */
 
     enum input_mode mode;
     uint8_t head[2];             /* first bytes, until gzip or plain is decided */
     size_t head_len;
-    cfs_inflate *z;              /* the inflate step (zlib, or ISA-L when chosen), made at the first member */
+    cfs_gunzip *gz;              /* the gzip members, made at the first stream */
     const uint8_t *z_in;         /* compressed bytes not yet inflated, during a feed */
     size_t z_avail;
     uint8_t *zin;                /* compressed input buffer (feed_fd) */
@@ -106,10 +96,11 @@ struct cfs_parser {
                                     over: the resume point lay past the bytes the error
                                     came with (see handle) */
     /* The open document's bytes, up to keep_max with a recovery hook
-       (cfs_parser_set_recover), CFS_RESYNC_WINDOW without: where the search for the next
+       (cfs_input_set_recover), CFS_RESYNC_WINDOW without: where the search for the next
        document resumes after an error (resync); with a hook a failed document waits in
        `pending` until its end is known. */
     cfs_recover_fn recover;
+    void *recover_ctx;
     uint8_t *keep;
     size_t keep_len, keep_cap, keep_max;
     int keep_over;
@@ -117,7 +108,7 @@ struct cfs_parser {
     /* The search resumes at the error's own byte, where the next document's declaration
        may begin (a document cut short in a tag or text): its bytes are held until they
        tell (declaration_and_root), up to RESUME_MAX; else the search goes on from the
-       byte after it. SwiftFeedParser's resumeHeld. */
+       byte after it. */
     uint8_t *resume;
     size_t resume_len;
     int resuming;
@@ -129,7 +120,7 @@ struct cfs_parser {
                                     one that was (the input's end at its end), so that
                                     no byte is read again twice (swallowed) */
     int closing;                 /* the input has ended: the open documents are closed
-                                    (cfs_parser_finish) */
+                                    (cfs_input_finish) */
     int pending;
     /* A failed document whose rest is being skipped with no hook (strict, or over the
        window): its end goes out once the skip ends, with the bytes skipped counted. Its
@@ -149,11 +140,10 @@ struct cfs_parser {
        checkpoint (every CHUNK of output, counted from the start of the stream, so that
        checkpoints do not depend on how the input was cut), and where the window (from
        the start of the last document begun) started: output offset, checkpoint input. */
-    uint64_t z_consumed;
     uint64_t z_checkpoint;
     uint64_t ratio_in;
     uint64_t ratio_out;
-    /* A part of a stream inflated by the caller (cfs_parser_inflated_origin): the
+    /* A part of a stream inflated by the caller (cfs_input_inflated_origin): the
        part's first byte's offset in the whole stream, modulo CHUNK, so that the
        checkpoints fall where they fall in the whole stream. */
     uint64_t z_phase;
@@ -183,55 +173,70 @@ const char *cfs_status_string(cfs_status s) {
     return "unknown status";
 }
 
-const char *cfs_format_name(cfs_format f) {
-    switch (f) {
-#define CFS_FORMAT(name, label, doc) case CFS_FORMAT_##name: return label;
-#include "feed_rules.def"
-    }
-    return "unknown";
+/* ---- limits ------------------------------------------------------------------- */
+
+cfs_limits cfs_limits_default(void) {
+    return (cfs_limits){ CFS_DEFAULT_MAX_DEPTH, CFS_DEFAULT_MAX_FIELD_BYTES, CFS_DEFAULT_MAX_ATTRIBUTES,
+                         CFS_DEFAULT_MAX_ITEMS, CFS_DEFAULT_MAX_DOCUMENT_BYTES, CFS_DEFAULT_MAX_RATIO,
+                         CFS_DEFAULT_MAX_MARKUP_BYTES };
+}
+
+static uint64_t no_limit_is_max(uint64_t v) { return v == 0 ? UINT64_MAX : v; }
+
+cfs_limits cfs_limits_resolve(const cfs_limits *l) {
+    cfs_limits r = *l;
+#define LIMIT(field, swift, dflt, name, kind) r.field = no_limit_is_max(r.field);
+#include "limits.def"
+    return r;
+}
+
+/* The messages of limit errors (limits.def, which the Swift side's FeedLimits.Message
+   is generated from): a count past its limit, "limit exceeded: element depth 1025 >
+   1024", or a size past its limit, given without the size reached (it depends on how
+   the input was cut), "limit exceeded: field text > 8388608 bytes". */
+enum { COUNT, BYTES, RATIO };
+static const struct { const char *name; int kind; } LIMITS[CFS_LIMIT_COUNT_] = {
+#define LIMIT(field, swift, dflt, name, kind) { name, kind },
+#include "limits.def"
+};
+
+void cfs_limit_over(char *buf, size_t size, cfs_limit_id id, uint64_t max) {
+    snprintf(buf, size, LIMIT_OVER_MESSAGE, LIMITS[id].name, (unsigned long long)max,
+             LIMITS[id].kind == BYTES ? LIMIT_BYTES_UNIT : "");
+}
+
+void cfs_limit_count(char *buf, size_t size, cfs_limit_id id, uint64_t value, uint64_t max) {
+    snprintf(buf, size, LIMIT_COUNT_MESSAGE, LIMITS[id].name, (unsigned long long)value, (unsigned long long)max);
+}
+
+int cfs_ratio_over(uint64_t out, uint64_t in, uint64_t max_ratio) {
+    return out > CFS_RATIO_ACTIVATION && out / (max_ratio ? max_ratio : 1) > in;
 }
 
 /* ---- lifecycle ---------------------------------------------------------------- */
 
-cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks, void *ctx) {
-    cfs_options opt;
-    cfs_options_init(&opt);
-    if (options) {
-        /* The members the caller's struct has; the rest keep their defaults. */
-        if (options->struct_size == 0 || options->struct_size > sizeof opt) return NULL;
-        memcpy(&opt, options, options->struct_size);
-        opt.struct_size = sizeof opt;
-    }
-    cfs_parser *p = calloc(1, sizeof *p);
+cfs_input *cfs_input_create(const cfs_document_ops *ops, void *reader, const cfs_limits *limits) {
+    cfs_input *p = calloc(1, sizeof *p);
     if (p == NULL) return NULL;
-    p->opt = opt;
     for (size_t k = 0; k < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; k++)
         p->start_first[(uint8_t)DOC_STARTS[k].bytes[0]] = 1;
-    switch (p->opt.backend) {
-    case CFS_BACKEND_EXPAT: p->ops = &cfs_expat_ops; break;
-    case CFS_BACKEND_LIBXML2: p->ops = &cfs_libxml2_ops; break;
-    default: free(p); return NULL;
-    }
-    p->lim = cfs_limits_resolve(&p->opt.limits);
-    if (!cfs_machine_init(&p->m, p->opt.max_item_bytes, &p->lim)) goto fail;
-    if (callbacks) p->m.cb = *callbacks;
-    p->m.ctx = ctx;
-    p->tok = p->ops->create(&p->m);
+    p->ops = ops;
+    p->reader = reader;
+    cfs_limits d = cfs_limits_default();
+    p->lim = cfs_limits_resolve(limits ? limits : &d);
     p->scratch = malloc(CHUNK);
     p->carry = malloc(CHUNK);
-    if (p->tok == NULL || p->scratch == NULL || p->carry == NULL) goto fail;
-    cfs_parser_reset(p);
+    if (p->scratch == NULL || p->carry == NULL) {
+        cfs_input_destroy(p);
+        return NULL;
+    }
+    cfs_input_reset(p);
     return p;
-fail:
-    cfs_parser_destroy(p);
-    return NULL;
 }
 
-void cfs_parser_destroy(cfs_parser *p) {
+void cfs_input_destroy(cfs_input *p) {
     if (p == NULL) return;
-    if (p->tok) p->ops->destroy(p->tok);
-    cfs_inflate_free(p->z);
-    cfs_machine_free(&p->m);
+    cfs_gunzip_free(p->gz);
     free(p->zin);
     free(p->scratch);
     free(p->carry);
@@ -240,24 +245,19 @@ void cfs_parser_destroy(cfs_parser *p) {
     free(p);
 }
 
-int cfs_parser_set_charset(cfs_parser *p, const char *name) {
-    size_t n = name ? strlen(name) : 0;
-    if (n >= sizeof p->m.transport_charset) {
-        p->m.transport_charset[0] = 0;
-        return 0;
-    }
-    if (n) memcpy(p->m.transport_charset, name, n);
-    p->m.transport_charset[n] = 0;
-    return 1;
-}
-
-void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) {
+void cfs_input_set_recover(cfs_input *p, cfs_recover_fn fn, void *ctx, size_t max_bytes) {
     p->recover = fn;
+    p->recover_ctx = ctx;
     p->keep_max = max_bytes;
 }
 
+void cfs_document_declaration(const char **bytes, const char **delimiters) {
+    *bytes = DOC_STARTS[0].bytes;
+    *delimiters = DOC_STARTS[0].delimiters;
+}
+
 /* Keeps n more bytes of the open (or failed, pending) document. */
-static void keep(cfs_parser *p, const uint8_t *data, size_t n) {
+static void keep(cfs_input *p, const uint8_t *data, size_t n) {
     if (p->keep_over || n == 0) return;
     size_t max = p->recover ? p->keep_max : CFS_RESYNC_WINDOW;
     if (n > max - p->keep_len || p->keep_len + n > max) { p->keep_over = 1; return; }
@@ -273,7 +273,7 @@ static void keep(cfs_parser *p, const uint8_t *data, size_t n) {
     p->keep_len += n;
 }
 
-static void keep_reset(cfs_parser *p) {
+static void keep_reset(cfs_input *p) {
     p->keep_len = 0;
     p->keep_over = 0;
     if (p->keep_cap > ((size_t)8 << 20)) {   /* do not hold a big document's memory */
@@ -283,7 +283,7 @@ static void keep_reset(cfs_parser *p) {
     }
 }
 
-void cfs_parser_reset(cfs_parser *p) {
+void cfs_input_reset(cfs_input *p) {
     p->mode = IN_DETECT;
     p->head_len = 0;
     p->doc = D_AWAIT;
@@ -301,26 +301,25 @@ void cfs_parser_reset(cfs_parser *p) {
     p->closing = 0;
     p->xml_offset = 0;
     p->doc_offset = 0;
-    p->z_consumed = p->z_checkpoint = p->ratio_in = p->ratio_out = p->z_phase = 0;
+    p->z_checkpoint = p->ratio_in = p->ratio_out = p->z_phase = 0;
     p->has_error = p->has_fatal = 0;
     p->finished = 0;
     memset(&p->stats, 0, sizeof p->stats);
     memset(&p->first_error, 0, sizeof p->first_error);
     memset(&p->fatal, 0, sizeof p->fatal);
-    p->m.transport_charset[0] = 0;
 }
 
-const cfs_error *cfs_parser_error(const cfs_parser *p) {
+const cfs_error *cfs_input_error(const cfs_input *p) {
     if (p->has_fatal) return &p->fatal;
     return p->has_error ? &p->first_error : NULL;
 }
 
-cfs_stats cfs_parser_stats(const cfs_parser *p) { return p->stats; }
+cfs_stats cfs_input_stats(const cfs_input *p) { return p->stats; }
 
-static cfs_status set_fatal(cfs_parser *p, cfs_status code, const char *message, int sys_errno) {
+static cfs_status set_fatal(cfs_input *p, cfs_status code, const char *message, int sys_errno) {
     if (!p->has_fatal) {
         p->fatal = (cfs_error){ code, message ? message : cfs_status_string(code),
-                                p->doc == D_IN ? p->m.document : 0, 0, 0, p->xml_offset, sys_errno };
+                                p->doc == D_IN ? (size_t)p->stats.documents : 0, 0, 0, p->xml_offset, sys_errno };
         p->has_fatal = 1;
     }
     /* The error that stopped the stream, the first: a callback's stop during the parse
@@ -332,29 +331,33 @@ static cfs_status set_fatal(cfs_parser *p, cfs_status code, const char *message,
 /* ---- documents ---------------------------------------------------------------- */
 
 /* A new ratio window starts (at a document's start). */
-static void ratio_window(cfs_parser *p) {
+static void ratio_window(cfs_input *p) {
     p->ratio_in = p->z_checkpoint;
     p->ratio_out = p->xml_offset;
 }
 
 /* Begins the document whose first byte is at stream offset `at` (its start may have
    been held back: the bytes before xml_offset). */
-static cfs_status begin_document(cfs_parser *p, uint64_t at) {
-    if (!p->ops->begin(p->tok)) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+static cfs_status begin_document(cfs_input *p, uint64_t at) {
     p->stats.documents++;
-    cfs_machine_begin(&p->m, (size_t)p->stats.documents);
     p->doc = D_IN;
     p->doc_offset = at;
     keep_reset(p);
     ratio_window(p);
-    if (p->m.cb.on_document_start && p->m.cb.on_document_start(p->m.ctx, (size_t)p->stats.documents))
-        return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
-    return CFS_OK;
+    cfs_status st = p->ops->begin(p->reader, (size_t)p->stats.documents);
+    return st == CFS_OK ? CFS_OK : set_fatal(p, st, NULL, 0);
+}
+
+/* What the reader says of the document it reads. */
+static cfs_doc_facts facts(const cfs_input *p) {
+    cfs_doc_facts f = {0};
+    p->ops->facts(p->reader, &f);
+    return f;
 }
 
 /* The input's first error, if none was kept yet; its message is copied, since the
    tokenizer adapters and pending_message are reused by later documents. */
-static void keep_first_error(cfs_parser *p, const cfs_error *err) {
+static void keep_first_error(cfs_input *p, const cfs_error *err) {
     if (p->has_error) return;
     p->first_error = *err;
     if (err->message) {
@@ -365,40 +368,40 @@ static void keep_first_error(cfs_parser *p, const cfs_error *err) {
 }
 
 /* Ends the open document; err NULL if its root closed. */
-static cfs_status end_document(cfs_parser *p, cfs_error *err) {
+static cfs_status end_document(cfs_input *p, cfs_error *err) {
     cfs_error not_feed;
+    cfs_doc_facts f = facts(p);
     /* XML errors, and a document cut short by corrupt or truncated gzip (only the stream's
        end reports one here), are recovered. */
     if (err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_GZIP) && p->recover && !p->keep_over) {
         /* Goes to the hook once the document's end is known (recover_pending). */
         p->pending = 1;
         p->pending_err = *err;
-        p->pending_err.document = p->m.document;
+        p->pending_err.document = (size_t)p->stats.documents;
         snprintf(p->pending_message, sizeof p->pending_message, "%s", err->message ? err->message : "error");
         p->pending_err.message = p->pending_message;
-        p->pending_items = p->m.items;
+        p->pending_items = f.items;
         p->doc = D_SKIP;
-        p->skip_own_root = !p->m.root_seen;
+        p->skip_own_root = !f.root_seen;
         p->skip_match = 0;
         p->skip_ahead = 0;
         p->aw = AW_SPACE;
         p->pend_len = 0;
         return CFS_OK;
     }
-    if (err == NULL && p->m.not_feed) {
-        /* The same words as SwiftFeedParser.endDocument. */
+    if (err == NULL && f.not_feed) {
         not_feed = (cfs_error){ CFS_ERR_NOT_FEED, "root element is not rss, rdf:RDF or feed",
-                                p->m.document, 1, 1, p->doc_offset, 0 };
+                                (size_t)p->stats.documents, 1, 1, p->doc_offset, 0 };
         err = &not_feed;
     }
     p->doc = err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_LIMIT) ? D_SKIP : D_AWAIT;
     if (err) {
-        err->document = p->m.document;
+        err->document = (size_t)p->stats.documents;
         p->stats.failed_documents++;
         if (p->doc != D_SKIP) keep_first_error(p, err);   /* else once its skip is counted (end_skip) */
     }
-    p->stats.items += p->m.items;
-    p->skip_own_root = !p->m.root_seen;
+    p->stats.items += f.items;
+    p->skip_own_root = !f.root_seen;
     p->skip_match = 0;
     p->skip_ahead = 0;
     p->aw = AW_SPACE;
@@ -411,17 +414,17 @@ static cfs_status end_document(cfs_parser *p, cfs_error *err) {
         p->pending_err.message = p->pending_message;
         return CFS_OK;
     }
-    if (cfs_machine_finish(&p->m, err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+    if (p->ops->end(p->reader, err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     return CFS_OK;
 }
 
 /* The failed document whose bytes are kept ended: hand it to the recovery hook. */
-static cfs_status recover_pending(cfs_parser *p) {
+static cfs_status recover_pending(cfs_input *p) {
     if (!p->pending) return CFS_OK;
     p->pending = 0;
     p->stats.items += p->pending_items;
     keep_first_error(p, &p->pending_err);
-    int stop = p->recover(p->m.ctx, p->keep, p->keep_len, p->pending_items, &p->pending_err);
+    int stop = p->recover(p->recover_ctx, p->keep, p->keep_len, p->pending_items, &p->pending_err);
     keep_reset(p);
     return stop ? set_fatal(p, CFS_ERR_ABORTED, NULL, 0) : CFS_OK;
 }
@@ -429,20 +432,19 @@ static cfs_status recover_pending(cfs_parser *p) {
 /* The search past a failed document's error ended at the stream's current offset (the
    next document's start, or the stream's end): its error counts the bytes from the
    error's own to there (`skipped`: what strict parsing did not read), and the document
-   ends — through the recovery hook when it waits there. SwiftFeedParser.endSkip is the
-   same step. */
-static cfs_status end_skip(cfs_parser *p) {
+   ends — through the recovery hook when it waits there. */
+static cfs_status end_skip(cfs_input *p) {
     if (!p->pending && !p->deferred) return CFS_OK;
     p->pending_err.skipped = p->xml_offset > p->pending_err.offset ? p->xml_offset - p->pending_err.offset : 0;
     if (p->pending) return recover_pending(p);
     p->deferred = 0;
     keep_first_error(p, &p->pending_err);
-    if (cfs_machine_finish(&p->m, &p->pending_err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+    if (p->ops->end(p->reader, &p->pending_err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
     return CFS_OK;
 }
 
 /* Where the search for the next document resumes after an error at document offset
-   `at`: the byte after it. SwiftFeedParser.resyncFrom is the same rule. */
+   `at`: the byte after it. */
 static uint64_t resync_from(uint64_t at) { return at + 1; }
 
 /* The message of a document that failed because a document it had taken into it
@@ -451,7 +453,7 @@ static uint64_t resync_from(uint64_t at) { return at + 1; }
 static const char SWALLOWED_MESSAGE[] = DOCUMENT_CUT_SHORT_MESSAGE;
 
 /* What the bytes from a '<' say: a declaration followed by a feed's root start tag,
-   none, or not yet known (the bytes end first). DocumentStart.Lookahead in Swift. */
+   none, or not yet known (the bytes end first). */
 enum lookahead { LA_NONE, LA_START, LA_MORE };
 
 /* s at b[j..n): whole (1), cut short by n (0), or not (-1). */
@@ -476,7 +478,7 @@ static int past(const uint8_t *b, size_t n, size_t j, const char *end, size_t *o
 
 /* An XML declaration at i followed, after white space, comments, processing
    instructions and a DOCTYPE, by a feed's root start tag (document_starts.def's) and
-   one of its delimiters, all before n. DocumentStart.declarationAndRoot in Swift. */
+   one of its delimiters, all before n. */
 static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i) {
     size_t dl = DOC_STARTS[0].len, j;
     int d = at_bytes(b, n, i, DOC_STARTS[0].bytes);
@@ -538,8 +540,7 @@ static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i)
    processing instruction takes what follows it, the next documents of a dump included,
    until something ends that construct, and its error comes later, if at all. A start is
    an XML declaration (or a UTF-8 byte order mark and one) past the document's first
-   byte, followed by a feed's root start tag, all before the error.
-   DocumentStart.swallowed in Swift is the same rule. */
+   byte, followed by a feed's root start tag, all before the error. */
 static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at) {
     size_t i = after > 1 ? after : 1;
     int tried = 0;
@@ -568,15 +569,14 @@ static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at)
 /* Whether a document whose first bytes are a, b (-1: none) has its markup in ASCII
    bytes, so that a declaration of another document can be told in its bytes: not
    UTF-16 (a byte order mark, or '<' and a NUL either way round), where the bytes of one
-   are no markup, and each tokenizer places its errors in them its own way.
-   DocumentStart.readsASCII in Swift. */
+   are no markup, and each tokenizer places its errors in them its own way. */
 static int reads_ascii(int a, int b) {
     if (a < 0 || b < 0) return 1;
     return !((a == 0xFF && b == 0xFE) || (a == 0xFE && b == 0xFF) || (a == 0x00 && b == 0x3C) || (a == 0x3C && b == 0x00));
 }
 
 /* The document's byte k (-1: not there), of its kept bytes (before `at`) and data. */
-static int doc_byte(const cfs_parser *p, const uint8_t *data, size_t len, uint64_t at, size_t k) {
+static int doc_byte(const cfs_input *p, const uint8_t *data, size_t len, uint64_t at, size_t k) {
     if (k < p->keep_len && k < at) return p->keep[k];
     if (data != NULL && k >= at && k - at < len) return data[k - at];
     return -1;
@@ -585,10 +585,10 @@ static int doc_byte(const cfs_parser *p, const uint8_t *data, size_t len, uint64
 /* An XML error at document offset `e`, with the document's bytes before `at` kept and
    data[0..len) the ones from `at`: whether a document it had taken in starts before e
    (swallowed_start), into *inside. */
-static int swallowed(cfs_parser *p, const uint8_t *data, size_t len, uint64_t at, uint64_t e, size_t *inside) {
+static int swallowed(cfs_input *p, const uint8_t *data, size_t len, uint64_t at, uint64_t e, size_t after,
+                     size_t *inside) {
     if (p->keep_over || p->keep_len < at || e <= 1) return 0;
     if (!reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) return 0;
-    size_t after = (size_t)p->m.last_item_end;
     /* Not in bytes an earlier look back already gave a document to read again: each
        byte is read again at most once, so a dump of documents that all fail (each
        taking in the next ones) costs twice its bytes, not their square. */
@@ -607,38 +607,64 @@ static int swallowed(cfs_parser *p, const uint8_t *data, size_t len, uint64_t at
     return found;
 }
 
+/* A reader that places its errors in bytes of its own (ops->locate) places the error of
+   its last call, on `len` bytes at document offset `at`, in the document's bytes (kept,
+   then these), and the end of the last item it delivered, into *after. */
+static void locate(cfs_input *p, const uint8_t *data, size_t len, uint64_t at, cfs_error *err, uint64_t *after) {
+    if (p->keep_over || p->keep_len < at) {
+        p->ops->locate(p->reader, NULL, 0, at, err, after);
+        return;
+    }
+    if (data == NULL || len == 0) {
+        p->ops->locate(p->reader, p->keep, (size_t)at, at, err, after);
+        return;
+    }
+    uint8_t *joined = malloc((size_t)at + len);
+    if (joined == NULL) {
+        p->ops->locate(p->reader, NULL, 0, at, err, after);
+        return;
+    }
+    if (at > 0) memcpy(joined, p->keep, (size_t)at);
+    memcpy(joined + at, data, len);
+    p->ops->locate(p->reader, joined, (size_t)at + len, at, err, after);
+    free(joined);
+}
+
 /* Handles a tokenizer result for `len` bytes that start at document offset `at`.
    Sets *used to the bytes that belonged to the document (the rest starts anew). After
    an error in bytes of an earlier call (the tokenizer held them: an unfinished
    declaration, say), *used is 0 and replay_len says which kept bytes replay() must
    search again before the rest. */
-static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, size_t len, uint64_t at,
+static cfs_status handle(cfs_input *p, cfs_doc_result r, const uint8_t *data, size_t len, uint64_t at,
                          size_t consumed, cfs_error *err, size_t *used) {
     *used = len;
     switch (r) {
-    case TOK_OK:
+    case CFS_DOC_OK:
         return CFS_OK;
-    case TOK_ROOT_END:
+    case CFS_DOC_ROOT_END:
         *used = consumed;
         return end_document(p, NULL);
-    case TOK_ERROR: {
+    case CFS_DOC_ERROR: {
+        cfs_doc_facts f = facts(p);
+        uint64_t after = f.last_item_end;
+        if (p->ops->locate) locate(p, data, len, at, err, &after);
         uint64_t from = resync_from(err->offset);
         /* A construct over max_markup_bytes fails at its '<', but its first
            max_markup_bytes + 1 bytes were read as its own: the search goes on past them
            (never read again, so a dump of documents that each open a CDATA section
            running to its end costs its bytes once), after a look back into them for a
-           document it had taken in. SwiftFeedParser.pastConstruct is the same step. */
-        int markup = err->code == CFS_ERR_LIMIT && p->m.markup_over;
+           document it had taken in. */
+        int markup = err->code == CFS_ERR_LIMIT && f.markup_over;
         uint64_t e = err->offset;
         if (markup) {
             uint64_t given = at + len;
-            e = p->m.max_markup_bytes >= given - (err->offset < given ? err->offset : given)
-                ? given : err->offset + p->m.max_markup_bytes + 1;
+            e = p->lim.max_markup_bytes >= given - (err->offset < given ? err->offset : given)
+                ? given : err->offset + p->lim.max_markup_bytes + 1;
             from = e;
         }
         size_t inside;
-        int found = (err->code == CFS_ERR_XML || markup) && swallowed(p, data, len, at, e, &inside);
-        if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len && p->m.root_seen
+        int found = (err->code == CFS_ERR_XML || markup) && swallowed(p, data, len, at, e, (size_t)after, &inside);
+        if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len && f.root_seen
             && !p->keep_over && p->keep_len >= at
             && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) {
             /* The next document may begin at the error's byte: told once its bytes come. */
@@ -678,21 +704,21 @@ static cfs_status handle(cfs_parser *p, cfs_tok_result r, const uint8_t *data, s
         }
         return st;
     }
-    case TOK_ABORT:
+    case CFS_DOC_ABORT:
         return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
-    case TOK_NOMEM:
+    case CFS_DOC_NOMEM:
         return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     }
     return CFS_OK;
 }
 
-static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len);
+static cfs_status xml_input(cfs_input *p, const uint8_t *data, size_t len);
 
 /* After handle() asked for it: searches the failed document's kept bytes from the
    resume point again, as if they came now (a document found there starts and takes
    them); the stream offset is the bytes' own. Called where the caller's next byte is
    the one after them. */
-static cfs_status replay(cfs_parser *p) {
+static cfs_status replay(cfs_input *p) {
     size_t n = p->replay_len;
     if (n == 0) return CFS_OK;
     p->replay_len = 0;
@@ -716,7 +742,7 @@ static int is_space(uint8_t c) { return c == ' ' || c == '\n' || c == '\r' || c 
    comments and processing instructions other than an XML declaration (the Misc that
    may follow a root element). Returns 1 when a document starts at data[*used]; bytes
    of its beginning already consumed are held in pend. */
-static int skip_misc(cfs_parser *p, const uint8_t *data, size_t len, size_t *used) {
+static int skip_misc(cfs_input *p, const uint8_t *data, size_t len, size_t *used) {
     size_t i = 0;
     int after_doc = p->stats.documents > 0;
     while (i < len) {
@@ -782,14 +808,13 @@ start:
 
 /* Bytes from the open document's offset `in_doc` to its next markup checkpoint: a
    parse call never goes past one, and one that ends on it is flagged (at_checkpoint)
-   for the adapters to check max_markup_bytes. Every CHUNK of the document's bytes,
+   for the reader to check max_markup_bytes. Every CHUNK of the document's bytes,
    counted from its first, so where the limit is checked is a function of the document:
-   the same from a file, its .gz, a pipe, any caller's chunks and any part (-j). The
-   Swift tokenizer (XMLTokenizer.parse) cuts its input at the same places. */
+   the same from a file, its .gz, a pipe, any caller's chunks and any part (-j). */
 static size_t to_checkpoint(uint64_t in_doc) { return CHUNK - (size_t)(in_doc % CHUNK); }
 
 /* Bytes of the open document that may still be parsed under max_document_bytes. */
-static uint64_t document_room(const cfs_parser *p) {
+static uint64_t document_room(const cfs_input *p) {
     uint64_t in_doc = p->xml_offset - p->doc_offset;
     return in_doc >= p->lim.max_document_bytes ? 0 : p->lim.max_document_bytes - in_doc;
 }
@@ -797,9 +822,9 @@ static uint64_t document_room(const cfs_parser *p) {
 /* The open document reached max_document_bytes and goes on: it fails there (the
    position is its byte offset; line and column are not counted outside the
    tokenizer) and the rest of it is skipped like the rest of an ill-formed one. */
-static cfs_status document_too_big(cfs_parser *p) {
+static cfs_status document_too_big(cfs_input *p) {
     cfs_limit_over(p->limit_message, sizeof p->limit_message, CFS_LIMIT_max_document_bytes, p->lim.max_document_bytes);
-    cfs_error err = { CFS_ERR_LIMIT, p->limit_message, p->m.document, 0, 0, p->xml_offset, 0 };
+    cfs_error err = { CFS_ERR_LIMIT, p->limit_message, (size_t)p->stats.documents, 0, 0, p->xml_offset, 0 };
     return end_document(p, &err);
 }
 
@@ -807,18 +832,18 @@ static cfs_status document_too_big(cfs_parser *p) {
    its bytes (and any document in them) were read as nothing. Reported as a document
    that fails at the comment's '<' (line and column are not counted outside the
    tokenizer), as other bytes between documents that are none are, so that every byte
-   is accounted for. SwiftFeedParser.unclosedMisc is the same step. */
-static void unclosed_misc(cfs_parser *p) {
+   is accounted for. */
+static void unclosed_misc(cfs_input *p) {
     const char *what = p->aw == AW_COMMENT ? "unclosed comment after the last document"
                                            : "unclosed processing instruction after the last document";
     p->aw = AW_SPACE;
     if (begin_document(p, p->aw_start) != CFS_OK) return;
-    cfs_error err = { CFS_ERR_XML, what, p->m.document, 0, 0, p->aw_start, 0 };
+    cfs_error err = { CFS_ERR_XML, what, (size_t)p->stats.documents, 0, 0, p->aw_start, 0 };
     end_document(p, &err);
 }
 
 /* Starts the document whose first bytes skip_misc held back, and feeds them. */
-static cfs_status start_held_document(cfs_parser *p) {
+static cfs_status start_held_document(cfs_input *p) {
     size_t held = p->pend_len;
     p->aw = AW_SPACE;
     p->pend_len = 0;
@@ -827,16 +852,15 @@ static cfs_status start_held_document(cfs_parser *p) {
     keep(p, p->pend, held);
     size_t consumed = 0, u;
     cfs_error err = {0};
-    cfs_tok_result r = p->ops->parse(p->tok, p->pend, held, 0, &consumed, &err);
+    cfs_doc_result r = p->ops->parse(p->reader, p->pend, held, 0, 0, &consumed, &err);
     return handle(p, r, p->pend, held, 0, consumed, &err, &u);
 }
 
 /* The search from the error's own byte (resuming) is told: the next document begins
    there (a declaration followed by a feed's root), or the search goes on from the byte
    after it. The bytes held (earlier inputs') are read first. *first is 1 when the byte
-   to pass over is the first of the caller's input (none was held).
-   SwiftFeedParser.resumeTold is the same step. */
-static cfs_status resume_told(cfs_parser *p, enum lookahead verdict, int *first) {
+   to pass over is the first of the caller's input (none was held). */
+static cfs_status resume_told(cfs_input *p, enum lookahead verdict, int *first) {
     p->resuming = 0;
     size_t n = p->resume_len;
     p->resume_len = 0;
@@ -868,7 +892,7 @@ static cfs_status resume_told(cfs_parser *p, enum lookahead verdict, int *first)
 }
 
 /* Uncompressed bytes in caller memory: split into documents and parse. */
-static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
+static cfs_status xml_input(cfs_input *p, const uint8_t *data, size_t len) {
     cfs_status st = CFS_OK;
     while (len > 0 && st == CFS_OK) {
         size_t used = 0;
@@ -965,7 +989,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
                 size_t consumed = 0, u;
                 cfs_error err = {0};
                 keep(p, start_bytes, before);
-                cfs_tok_result r = p->ops->parse(p->tok, start_bytes, before, 0, &consumed, &err);
+                cfs_doc_result r = p->ops->parse(p->reader, start_bytes, before, 0, 0, &consumed, &err);
                 p->xml_offset += before;
                 st = handle(p, r, start_bytes, before, 0, consumed, &err, &u);
             }
@@ -980,9 +1004,7 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
         size_t consumed = 0;
         cfs_error err = {0};
         if (n > 0) {
-            p->m.at_checkpoint = n == mark;
-            cfs_tok_result r = p->ops->parse(p->tok, data, n, 0, &consumed, &err);
-            p->m.at_checkpoint = 0;
+            cfs_doc_result r = p->ops->parse(p->reader, data, n, 0, n == mark, &consumed, &err);
             st = handle(p, r, data, n, p->xml_offset - p->doc_offset, consumed, &err, &used);
             if (p->doc == D_IN || p->pending) keep(p, data, used);
         }
@@ -998,14 +1020,13 @@ static cfs_status xml_input(cfs_parser *p, const uint8_t *data, size_t len) {
 /* A buffer the tokenizer owns was filled with n bytes, never past the open document's
    next markup checkpoint (in_place_room): parse it in place. Bytes past a root end are
    moved out (to carry) before the tokenizer is reset. */
-static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
+static cfs_status parse_in_place(cfs_input *p, uint8_t *buf, size_t n) {
     size_t consumed = 0, used;
     cfs_error err = {0};
     uint64_t room = document_room(p);
     size_t take = n > room ? (size_t)room : n;
-    p->m.at_checkpoint = take == to_checkpoint(p->xml_offset - p->doc_offset);
-    cfs_tok_result r = p->ops->parse_buffer(p->tok, take, 0, &consumed, &err);
-    p->m.at_checkpoint = 0;
+    int at_checkpoint = take == to_checkpoint(p->xml_offset - p->doc_offset);
+    cfs_doc_result r = p->ops->parse_buffer(p->reader, take, at_checkpoint, &consumed, &err);
     cfs_status st = handle(p, r, buf, take, p->xml_offset - p->doc_offset, consumed, &err, &used);
     if (p->doc == D_IN || p->pending) keep(p, buf, used);
     p->xml_offset += used;
@@ -1020,23 +1041,23 @@ static cfs_status parse_in_place(cfs_parser *p, uint8_t *buf, size_t n) {
 
 /* How many bytes to read or inflate into the tokenizer's buffer: to the open
    document's next markup checkpoint (parse_in_place cannot cut a buffer). */
-static size_t in_place_room(const cfs_parser *p) { return to_checkpoint(p->xml_offset - p->doc_offset); }
+static size_t in_place_room(const cfs_input *p) { return to_checkpoint(p->xml_offset - p->doc_offset); }
 
 /* ---- a stream that stops before its end ------------------------------------------- */
 
 /* The stream stops here before its end: corrupt, truncated or trailing gzip data, a
    read error, the decompression ratio, or the caller's own inflating failed
-   (cfs_parser_settle). The open document's tokenizer first judges the bytes it holds as
+   (cfs_input_settle). The open document's tokenizer first judges the bytes it holds as
    one call with all of them would have (libxml2's adapter looks at a document's first
    bytes only as they double): an error in them is the document's own, reported now,
    however the input was cut; what only the end tells, the end reports (found by
    fuzz_libxml2: the error code of a document cut by corrupt gzip depended on the cuts).
    A document found again after such an error is settled the same way. */
-static cfs_status settle(cfs_parser *p) {
+static cfs_status settle(cfs_input *p) {
     while (p->doc == D_IN && p->ops->settle != NULL && !p->has_fatal) {
         size_t consumed = 0, used;
         cfs_error err = {0};
-        cfs_tok_result r = p->ops->settle(p->tok, &consumed, &err);
+        cfs_doc_result r = p->ops->settle(p->reader, &consumed, &err);
         cfs_status st = handle(p, r, NULL, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
         if (st != CFS_OK || p->replay_len == 0) return st;
         if ((st = replay(p)) != CFS_OK) return st;
@@ -1046,13 +1067,13 @@ static cfs_status settle(cfs_parser *p) {
 
 /* The stream stops for `code` (see settle): the held bytes are judged, then the error
    is the stream's, unless a callback stopped the parser in them first. */
-static cfs_status stream_stops(cfs_parser *p, cfs_status code, const char *message, int sys_errno) {
+static cfs_status stream_stops(cfs_input *p, cfs_status code, const char *message, int sys_errno) {
     cfs_status st = settle(p);
     if (st != CFS_OK) return st;
     return set_fatal(p, code, message, sys_errno);
 }
 
-cfs_status cfs_parser_settle(cfs_parser *p) {
+cfs_status cfs_input_settle(cfs_input *p) {
     if (p->finished) return CFS_ERR_MISUSE;
     return settle(p);
 }
@@ -1062,76 +1083,64 @@ cfs_status cfs_parser_settle(cfs_parser *p) {
 /* A ratio checkpoint: the uncompressed stream reached a multiple of CHUNK, everything
    before it parsed (so the window is the document begun last before it, whatever the
    input's cut), and inflate had consumed `consumed` compressed bytes to get there. The
-   one place max_ratio is checked (gzip_input and cfs_parser_feed_inflated call it). */
-static cfs_status ratio_checkpoint(cfs_parser *p, uint64_t consumed) {
+   one place max_ratio is checked (gzip_input and cfs_input_feed_inflated call it). */
+static cfs_status ratio_checkpoint(cfs_input *p, uint64_t consumed) {
     p->z_checkpoint = consumed;
-    uint64_t win_out = p->stats.bytes_xml - p->ratio_out;
-    uint64_t win_in = p->z_checkpoint - p->ratio_in;
-    if (win_out > CFS_RATIO_ACTIVATION && win_out / p->lim.max_ratio > win_in) {
+    if (cfs_ratio_over(p->stats.bytes_xml - p->ratio_out, p->z_checkpoint - p->ratio_in, p->lim.max_ratio)) {
         cfs_limit_over(p->limit_message, sizeof p->limit_message, CFS_LIMIT_max_ratio, p->lim.max_ratio);
         return stream_stops(p, CFS_ERR_LIMIT, p->limit_message, 0);
     }
     return CFS_OK;
 }
 
-static cfs_status gzip_begin(cfs_parser *p) {
-    if (p->z == NULL && (p->z = cfs_inflate_new()) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-    cfs_inflate_result r = cfs_inflate_begin(p->z);
-    if (r == CFS_INFLATE_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-    if (r != CFS_INFLATE_OK) return set_fatal(p, CFS_ERR_GZIP, NULL, 0);
+static cfs_status gzip_begin(cfs_input *p) {
+    if (p->gz == NULL && (p->gz = cfs_gunzip_new()) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    cfs_gunzip_result r = cfs_gunzip_begin(p->gz);
+    if (r == CFS_GUNZIP_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    if (r != CFS_GUNZIP_OK) return set_fatal(p, CFS_ERR_GZIP, NULL, 0);
     p->mode = IN_GZIP;
     return CFS_OK;
 }
 
-/* Inflates everything in z_in/z_avail, straight into the tokenizer's buffer while a
-   document is open. */
-static cfs_status gzip_input(cfs_parser *p) {
+/* Inflates everything in z_in/z_avail, member after member (cfs_gunzip), straight into
+   the reader's buffer while a document is open. */
+static cfs_status gzip_input(cfs_input *p) {
     cfs_status st = CFS_OK;
     while (st == CFS_OK) {
-        if (p->mode == IN_GZIP_TRAILER) {
-            /* Between members: another member, or padding zeros, or garbage. */
-            while (p->z_avail && p->z_in[0] == 0) { p->z_in++; p->z_avail--; }
-            if (p->z_avail == 0) return CFS_OK;
-            if (p->z_in[0] != 0x1f) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
-            if ((st = gzip_begin(p)) != CFS_OK) return st;
-        }
         /* Output stops at every multiple of CHUNK of the stream: the ratio checkpoints
-           (and, inflating into the tokenizer's buffer, at the document's own). The
-           tokenizer is asked for the bytes inflated, as cfs_parser_feed_fd asks. */
+           (and, inflating into the reader's buffer, at the document's own). The reader
+           is asked for the bytes inflated, as cfs_input_feed_fd asks. */
         size_t room = CHUNK - (size_t)(p->stats.bytes_xml % CHUNK);
         int in_place = p->doc == D_IN && p->ops->buffer != NULL;
         size_t want = room;
         if (in_place && in_place_room(p) < want) want = in_place_room(p);
-        uint8_t *out = in_place ? p->ops->buffer(p->tok, want) : NULL;
+        uint8_t *out = in_place ? p->ops->buffer(p->reader, want) : NULL;
         if (out == NULL) { out = p->scratch; in_place = 0; want = room; }
         size_t used, n;
-        cfs_inflate_result zr = cfs_inflate_step(p->z, p->z_in, p->z_avail, &used, out, want, &n);
+        cfs_gunzip_result gr = cfs_gunzip_step(p->gz, p->z_in, p->z_avail, &used, out, want, &n);
         p->z_in += used;
         p->z_avail -= used;
-        p->z_consumed += used;
-        if (zr == CFS_INFLATE_ERROR || zr == CFS_INFLATE_NOMEM) {
-            /* Keep what was inflated, then stop. */
-            p->stats.bytes_xml += n;
-            if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
-            /* A callback that stopped the parser (or memory) in those bytes came first:
-               fed in smaller pieces, the stream would have stopped there. */
+        if (gr == CFS_GUNZIP_GARBAGE) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
+        if (gr == CFS_GUNZIP_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+        p->stats.bytes_xml += n;
+        if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
+        if (gr == CFS_GUNZIP_CORRUPT) {
+            /* What was inflated was kept; a callback that stopped the parser (or memory)
+               in those bytes came first: fed in smaller pieces, the stream would have
+               stopped there. */
             if (st != CFS_OK) return st;
             return stream_stops(p, CFS_ERR_GZIP, "corrupt gzip data", 0);
         }
-        if (zr == CFS_INFLATE_END) p->mode = IN_GZIP_TRAILER;
-        p->stats.bytes_xml += n;
-        if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
         /* Past the ratio, nothing after the checkpoint is inflated. */
-        if (n == room && st == CFS_OK) st = ratio_checkpoint(p, p->z_consumed);
-        if (n == 0 && p->mode == IN_GZIP && p->z_avail == 0) return st;
-        if (zr == CFS_INFLATE_STALL && n == 0) return st;
+        if (n == room && st == CFS_OK) st = ratio_checkpoint(p, cfs_gunzip_consumed(p->gz));
+        if (gr == CFS_GUNZIP_NEED) return st;
     }
     return st;
 }
 
 /* ---- feeding -------------------------------------------------------------------- */
 
-static cfs_status dispatch(cfs_parser *p, const uint8_t *data, size_t len) {
+static cfs_status dispatch(cfs_input *p, const uint8_t *data, size_t len) {
     if (p->mode == IN_PLAIN) {
         p->stats.bytes_xml += len;
         return xml_input(p, data, len);
@@ -1145,7 +1154,7 @@ static cfs_status dispatch(cfs_parser *p, const uint8_t *data, size_t len) {
 }
 
 /* Decides gzip or plain from the first two bytes (buffered across calls). */
-static cfs_status detect(cfs_parser *p, const uint8_t **data, size_t *len) {
+static cfs_status detect(cfs_input *p, const uint8_t **data, size_t *len) {
     while (p->head_len < 2 && *len > 0) {
         p->head[p->head_len++] = **data;
         (*data)++;
@@ -1162,7 +1171,7 @@ static cfs_status detect(cfs_parser *p, const uint8_t **data, size_t *len) {
     return xml_input(p, p->head, 2);
 }
 
-cfs_status cfs_parser_feed(cfs_parser *p, const void *data, size_t len) {
+cfs_status cfs_input_feed(cfs_input *p, const void *data, size_t len) {
     if (p->finished) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
     if (p->mode == IN_INFLATED) return CFS_ERR_MISUSE;
@@ -1183,7 +1192,7 @@ cfs_status cfs_parser_feed(cfs_parser *p, const void *data, size_t len) {
 }
 
 /* The caller inflated: gzip_input's parse and checkpoint, without the inflate. */
-cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len, uint64_t compressed) {
+cfs_status cfs_input_feed_inflated(cfs_input *p, const void *data, size_t len, uint64_t compressed) {
     if (p->finished) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
     if (p->mode == IN_DETECT && p->head_len == 0) p->mode = IN_INFLATED;
@@ -1198,12 +1207,12 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
     return st;
 }
 
-int cfs_parser_in_document(const cfs_parser *p) { return p->doc == D_IN; }
+int cfs_input_in_document(const cfs_input *p) { return p->doc == D_IN; }
 
-uint64_t cfs_parser_document_offset(const cfs_parser *p) { return p->doc_offset; }
-uint64_t cfs_parser_reread_end(const cfs_parser *p) { return p->reread_end; }
+uint64_t cfs_input_document_offset(const cfs_input *p) { return p->doc_offset; }
+uint64_t cfs_input_reread_end(const cfs_input *p) { return p->reread_end; }
 
-cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
+cfs_status cfs_input_inflated_origin(cfs_input *p, uint64_t offset, uint64_t checkpoint) {
     if (p->finished || p->mode != IN_DETECT || p->head_len != 0 || p->stats.bytes_xml != 0) return CFS_ERR_MISUSE;
     p->mode = IN_INFLATED;
     p->z_phase = offset % CHUNK;
@@ -1218,7 +1227,7 @@ static ssize_t read_full(int fd, uint8_t *buf, size_t len) {
     }
 }
 
-cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
+cfs_status cfs_input_feed_fd(cfs_input *p, int fd) {
     if (p->finished) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
     if (p->mode == IN_INFLATED) return CFS_ERR_MISUSE;
@@ -1229,7 +1238,7 @@ cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
         if (p->mode == IN_PLAIN && p->doc == D_IN && p->ops->buffer) {
             /* Plain XML: read straight into the tokenizer's buffer. */
             size_t want = in_place_room(p);
-            uint8_t *buf = p->ops->buffer(p->tok, want);
+            uint8_t *buf = p->ops->buffer(p->reader, want);
             if (buf == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
             n = read_full(fd, buf, want);
             if (n < 0) return stream_stops(p, CFS_ERR_IO, NULL, errno);
@@ -1241,13 +1250,13 @@ cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) {
             n = read_full(fd, p->zin, ZCHUNK);
             if (n < 0) return stream_stops(p, CFS_ERR_IO, NULL, errno);
             if (n == 0) return st;
-            st = cfs_parser_feed(p, p->zin, (size_t)n);
+            st = cfs_input_feed(p, p->zin, (size_t)n);
         }
         if (st != CFS_OK) return st;
     }
 }
 
-cfs_status cfs_parser_finish(cfs_parser *p) {
+cfs_status cfs_input_finish(cfs_input *p) {
     if (p->finished) return CFS_ERR_MISUSE;
     p->finished = 1;
     if (!p->has_fatal && p->mode == IN_DETECT && p->head_len > 0) {
@@ -1255,7 +1264,7 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
-    int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP;
+    int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP && cfs_gunzip_in_member(p->gz);
     if (truncated_gzip) settle(p);
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;
@@ -1275,20 +1284,20 @@ cfs_status cfs_parser_finish(cfs_parser *p) {
         /* Close the open document; an unfinished one reports where it broke off. */
         size_t consumed = 0, used;
         cfs_error err = {0};
-        cfs_tok_result r = p->ops->parse(p->tok, NULL, 0, 1, &consumed, &err);
-        int stream_error = r == TOK_ERROR && (truncated_gzip || p->has_fatal);
+        cfs_doc_result r = p->ops->parse(p->reader, NULL, 0, 1, 0, &consumed, &err);
+        int stream_error = r == CFS_DOC_ERROR && (truncated_gzip || p->has_fatal);
         if (stream_error) {
             err.code = truncated_gzip ? CFS_ERR_GZIP : p->fatal.code;
             err.message = truncated_gzip ? "truncated gzip data" : p->fatal.message;
         }
-        if (r == TOK_OK) {
-            r = TOK_ERROR;
+        if (r == CFS_DOC_OK) {
+            r = CFS_DOC_ERROR;
             err = (cfs_error){ CFS_ERR_XML, "no element found", 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
         }
         p->resumed_inside = 0;
         handle(p, r, NULL, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
         /* A document the failed one had taken in (swallowed): read from its start, to
-           the end again (SwiftFeedParser.finish, the same loop). */
+           the end again. */
         if (p->resumed_inside && p->replay_len > 0 && !p->has_fatal) {
             if (replay(p) != CFS_OK) break;
             continue;

@@ -1,0 +1,159 @@
+/*
+ * parser.c -- cfs_parser: the input stage (CFeedStreamInput's input.c) reading each
+ * document with a tokenizer adapter (expat.c, libxml2.c) and the feed machine.
+ */
+#include "internal.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+struct cfs_parser {
+    cfs_machine m;
+    const cfs_tokenizer_ops *ops;
+    void *tok;
+    cfs_document_ops reader;   /* the adapter and the machine, as the input stage sees them */
+    cfs_input *in;
+};
+
+const char *cfs_format_name(cfs_format f) {
+    switch (f) {
+#define CFS_FORMAT(name, label, doc) case CFS_FORMAT_##name: return label;
+#include "feed_rules.def"
+    }
+    return "unknown";
+}
+
+/* ---- the reader the input stage drives ------------------------------------------- */
+
+static cfs_status reader_begin(void *r, size_t number) {
+    cfs_parser *p = r;
+    if (!p->ops->begin(p->tok)) return CFS_ERR_NOMEM;
+    cfs_machine_begin(&p->m, number);
+    if (p->m.cb.on_document_start && p->m.cb.on_document_start(p->m.ctx, number)) return CFS_ERR_ABORTED;
+    return CFS_OK;
+}
+
+/* The adapters check max_markup_bytes when the bytes end on a checkpoint (internal.h,
+   at_checkpoint). */
+static cfs_doc_result reader_parse(void *r, const uint8_t *data, size_t len, int final, int at_checkpoint,
+                                   size_t *consumed, cfs_error *err) {
+    cfs_parser *p = r;
+    p->m.at_checkpoint = at_checkpoint;
+    cfs_doc_result res = p->ops->parse(p->tok, data, len, final, consumed, err);
+    p->m.at_checkpoint = 0;
+    return res;
+}
+
+static uint8_t *reader_buffer(void *r, size_t len) {
+    cfs_parser *p = r;
+    return p->ops->buffer(p->tok, len);
+}
+
+static cfs_doc_result reader_parse_buffer(void *r, size_t len, int at_checkpoint, size_t *consumed, cfs_error *err) {
+    cfs_parser *p = r;
+    p->m.at_checkpoint = at_checkpoint;
+    cfs_doc_result res = p->ops->parse_buffer(p->tok, len, 0, consumed, err);
+    p->m.at_checkpoint = 0;
+    return res;
+}
+
+static cfs_doc_result reader_settle(void *r, size_t *consumed, cfs_error *err) {
+    cfs_parser *p = r;
+    return p->ops->settle(p->tok, consumed, err);
+}
+
+static void reader_facts(void *r, cfs_doc_facts *out) {
+    cfs_parser *p = r;
+    *out = (cfs_doc_facts){ p->m.items, p->m.last_item_end, p->m.root_seen, p->m.not_feed, p->m.markup_over };
+}
+
+static int reader_end(void *r, const cfs_error *error) {
+    cfs_parser *p = r;
+    return cfs_machine_finish(&p->m, error);
+}
+
+/* ---- lifecycle ---------------------------------------------------------------- */
+
+cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *callbacks, void *ctx) {
+    cfs_options opt;
+    cfs_options_init(&opt);
+    if (options) {
+        /* The members the caller's struct has; the rest keep their defaults. */
+        if (options->struct_size == 0 || options->struct_size > sizeof opt) return NULL;
+        memcpy(&opt, options, options->struct_size);
+        opt.struct_size = sizeof opt;
+    }
+    cfs_parser *p = calloc(1, sizeof *p);
+    if (p == NULL) return NULL;
+    switch (opt.backend) {
+    case CFS_BACKEND_EXPAT: p->ops = &cfs_expat_ops; break;
+    case CFS_BACKEND_LIBXML2: p->ops = &cfs_libxml2_ops; break;
+    default: free(p); return NULL;
+    }
+    p->reader = (cfs_document_ops){
+        .begin = reader_begin,
+        .parse = reader_parse,
+        .buffer = p->ops->buffer ? reader_buffer : NULL,
+        .parse_buffer = p->ops->parse_buffer ? reader_parse_buffer : NULL,
+        .settle = p->ops->settle ? reader_settle : NULL,
+        .facts = reader_facts,
+        .end = reader_end,
+    };
+    if (!cfs_machine_init(&p->m, opt.max_item_bytes, &opt.limits)) goto fail;
+    if (callbacks) p->m.cb = *callbacks;
+    p->m.ctx = ctx;
+    p->tok = p->ops->create(&p->m);
+    p->in = cfs_input_create(&p->reader, p, &opt.limits);
+    if (p->tok == NULL || p->in == NULL) goto fail;
+    return p;
+fail:
+    cfs_parser_destroy(p);
+    return NULL;
+}
+
+void cfs_parser_destroy(cfs_parser *p) {
+    if (p == NULL) return;
+    cfs_input_destroy(p->in);
+    if (p->tok) p->ops->destroy(p->tok);
+    cfs_machine_free(&p->m);
+    free(p);
+}
+
+int cfs_parser_set_charset(cfs_parser *p, const char *name) {
+    size_t n = name ? strlen(name) : 0;
+    if (n >= sizeof p->m.transport_charset) {
+        p->m.transport_charset[0] = 0;
+        return 0;
+    }
+    if (n) memcpy(p->m.transport_charset, name, n);
+    p->m.transport_charset[n] = 0;
+    return 1;
+}
+
+void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) {
+    cfs_input_set_recover(p->in, fn, p->m.ctx, max_bytes);
+}
+
+void cfs_parser_reset(cfs_parser *p) {
+    cfs_input_reset(p->in);
+    p->m.transport_charset[0] = 0;
+}
+
+/* ---- the stream: the input stage's ------------------------------------------------ */
+
+cfs_status cfs_parser_feed(cfs_parser *p, const void *data, size_t len) { return cfs_input_feed(p->in, data, len); }
+cfs_status cfs_parser_feed_fd(cfs_parser *p, int fd) { return cfs_input_feed_fd(p->in, fd); }
+cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len, uint64_t compressed) {
+    return cfs_input_feed_inflated(p->in, data, len, compressed);
+}
+cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
+    return cfs_input_inflated_origin(p->in, offset, checkpoint);
+}
+cfs_status cfs_parser_settle(cfs_parser *p) { return cfs_input_settle(p->in); }
+cfs_status cfs_parser_finish(cfs_parser *p) { return cfs_input_finish(p->in); }
+const cfs_error *cfs_parser_error(const cfs_parser *p) { return cfs_input_error(p->in); }
+cfs_stats cfs_parser_stats(const cfs_parser *p) { return cfs_input_stats(p->in); }
+int cfs_parser_in_document(const cfs_parser *p) { return cfs_input_in_document(p->in); }
+uint64_t cfs_parser_document_offset(const cfs_parser *p) { return cfs_input_document_offset(p->in); }
+uint64_t cfs_parser_reread_end(const cfs_parser *p) { return cfs_input_reread_end(p->in); }
+cfs_input *cfs_parser_input(cfs_parser *p) { return p->in; }
