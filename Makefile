@@ -30,7 +30,7 @@ ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=default $(CFLAGS) \
               $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInput/include -ICSources/CFeedStreamInflate/include -ICSources/CFeedStreamCharset/include
 DEP_LIBS   := $(shell $(PKG_CONFIG) --libs $(DEPS)) -lpthread -ldl
 
-SRC  := $(wildcard CSources/CFeedStream/*.c) CSources/CFeedStreamInput/input.c CSources/CFeedStreamInflate/inflate.c \
+SRC  := $(wildcard CSources/CFeedStream/*.c CSources/CFeedStreamInput/*.c CSources/CFeedStreamInflate/*.c) \
         CSources/CFeedStreamCharset/transcode.c
 OBJ  := $(patsubst CSources/%.c,$(BUILD)/obj/%.o,$(SRC))
 HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/CFeedStream/include/*.h \

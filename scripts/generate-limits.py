@@ -160,7 +160,7 @@ def swift_file(limits, constants, sizes, messages):
            "extension FeedLimits {\n"]
     for field, prop, default, name, kind in limits:
         out.append("    /// The default ``%s``: %sthe C core's `CFS_DEFAULT_%s`).\n" % (prop, readable(default), field.upper()))
-        out.append("    public static let default%s = %s\n" % (prop[0].upper() + prop[1:], swift_value(default)))
+        out.append("    @usableFromInline package static let default%s = %s\n" % (prop[0].upper() + prop[1:], swift_value(default)))
     out.append("\n    /// The messages of limit errors, the same from every backend (the C core's from the\n"
                "    /// same source: `cfs_limit_over` and `cfs_limit_count` in input.c).\n    package enum Message {\n")
     for field, prop, default, name, kind in limits:

@@ -5,7 +5,7 @@ import FeedStreamNative
 /// The parser backends this build provides, by the names the command line uses: the
 /// backend as a value, for choosing at run time (the generic functions that take a
 /// parser type, e.g. ``documents(from:parser:)-(FeedInput,_)``, choose at compile time).
-public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible {
+public enum FeedBackend: String, CaseIterable, Sendable {
     /// expat under the C core (``ExpatFeedParser``).
     case expat
     /// libxml2's SAX2 push parser under the C core (``LibXML2FeedParser``).
@@ -25,7 +25,4 @@ public enum FeedBackend: String, CaseIterable, Sendable, CustomStringConvertible
         case .swift: SwiftFeedParser(maxItemBytes: maxItemBytes, limits: limits, strict: strict)
         }
     }
-
-    /// The backend's name, as the command line spells it.
-    public var description: String { rawValue }
 }

@@ -32,9 +32,33 @@ public protocol FeedParser: AnyObject, SendableMetatype {
     /// The backend's name as the command line spells it (`expat`, ...).
     static var backendName: String { get }
 
-    /// A parser with default settings, so generic code over a parser type
-    /// (`P.Type`, for static dispatch) can make one.
-    init()
+    /// A parser with these settings, so generic code over a parser type (`P.Type`, for
+    /// static dispatch) can make one.
+    ///
+    /// - Parameters:
+    ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
+    ///     and the item marked truncated); 0 for the default, 64 MiB.
+    ///   - limits: the limits a document must stay within (``FeedLimits``).
+    ///   - strict: true to report a document that fails as XML with the items before the
+    ///     failure only; false to re-read it by the recovery path (docs/SCHEMA.md,
+    ///     "Recovered documents").
+    init(maxItemBytes: Int, limits: FeedLimits, strict: Bool)
+
+    /// Parses `input` that came with a media type from its transport: `contentType` is
+    /// the HTTP `Content-Type` value as received (`application/rss+xml; charset=ISO-8859-1`),
+    /// or nil. Its `charset` parameter is the charset of every document of the input,
+    /// in RFC 7303's order: a byte order mark (or UTF-16/UTF-32 found by a document's
+    /// first bytes) first, then the `charset`, then the XML declaration's `encoding`,
+    /// then UTF-8. A charset we do not read, or a wide one for a document that is not,
+    /// is ignored; JSON Feed is UTF-8 whatever the header says. The feed's `encoding`
+    /// member names the charset used. Otherwise as ``parse(_:handler:)``.
+    @discardableResult
+    func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary
+}
+
+extension FeedParser {
+    /// A parser with the default settings.
+    package static func make() -> Self { Self(maxItemBytes: 0, limits: .default, strict: false) }
 
     /// Parses `input` to its end, delivering every event to `handler`.
     ///
@@ -47,28 +71,8 @@ public protocol FeedParser: AnyObject, SendableMetatype {
     /// - Throws: only what `handler` threw (parsing stops at once), or
     ///   ``FeedError/Code/outOfMemory``.
     @discardableResult
-    func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary
-
-    /// Parses `input` that came with a media type from its transport: `contentType` is
-    /// the HTTP `Content-Type` value as received (`application/rss+xml; charset=ISO-8859-1`),
-    /// or nil. Its `charset` parameter is the charset of every document of the input,
-    /// in RFC 7303's order: a byte order mark (or UTF-16/UTF-32 found by a document's
-    /// first bytes) first, then the `charset`, then the XML declaration's `encoding`,
-    /// then UTF-8. A charset we do not read, or a wide one for a document that is not,
-    /// is ignored; JSON Feed is UTF-8 whatever the header says. The feed's `encoding`
-    /// member names the charset used. Otherwise as ``parse(_:handler:)``.
-    ///
-    /// The default implementation ignores `contentType` (for backends outside this
-    /// package); every backend here applies it, byte for byte the same.
-    @discardableResult
-    func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary
-}
-
-extension FeedParser {
-    /// Ignores `contentType`: see ``FeedParser/parse(_:contentType:handler:)``.
-    @discardableResult
-    public func parse(_ input: FeedInput, contentType: String?, handler: some FeedHandler) throws -> ParseSummary {
-        try parse(input, handler: handler)
+    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
+        try parse(input, contentType: nil, handler: handler)
     }
 }
 

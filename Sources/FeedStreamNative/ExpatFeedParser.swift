@@ -34,19 +34,9 @@ public final class ExpatFeedParser: FeedParser {
     }
 
     /// The limits this parser enforces.
-    public let limits: FeedLimits
+    package let limits: FeedLimits
     /// True when documents that fail as XML are not re-read by the recovery path.
-    public let strict: Bool
-
-    /// A parser with the default limits.
-    public convenience init() { self.init(maxItemBytes: 0) }
-
-    /// Parses `input` with expat and the C state machine (`cfs_parser_feed`,
-    /// `cfs_parser_feed_fd`, `cfs_parser_finish`); see ``FeedParser/parse(_:handler:)``.
-    @discardableResult
-    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try native.parse(input, contentType: nil, parser: self, handler: handler)
-    }
+    package let strict: Bool
 
     /// Parses `input` with the charset its transport named (`cfs_parser_set_charset`);
     /// see ``FeedParser/parse(_:contentType:handler:)``.

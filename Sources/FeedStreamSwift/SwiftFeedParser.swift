@@ -23,9 +23,9 @@ public final class SwiftFeedParser: FeedParser {
     /// JSON Feed input goes to the shared JSON Feed reader.
     private let front: FeedFront
     /// The limits this parser enforces.
-    public let limits: FeedLimits
+    package let limits: FeedLimits
     /// True when documents that fail as XML are not re-read by the recovery path.
-    public let strict: Bool
+    package let strict: Bool
 
     /// - Parameters:
     ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
@@ -51,17 +51,7 @@ public final class SwiftFeedParser: FeedParser {
         front = FeedFront(maxItemBytes: maxItemBytes, limits: limits)
     }
 
-    /// A parser with the default limits.
-    public convenience init() { self.init(maxItemBytes: 0) }
-
     deinit { cfs_input_destroy(input) }
-
-    /// Parses `input` with the Swift tokenizer and state machine; see
-    /// ``FeedParser/parse(_:handler:)``.
-    @discardableResult
-    public func parse(_ input: FeedInput, handler: some FeedHandler) throws -> ParseSummary {
-        try parse(input, contentType: nil, handler: handler)
-    }
 
     /// Parses `input` with the charset its transport named; see
     /// ``FeedParser/parse(_:contentType:handler:)``.

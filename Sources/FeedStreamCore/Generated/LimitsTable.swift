@@ -2,19 +2,19 @@
 
 extension FeedLimits {
     /// The default ``maxDepth``: 1,024 (the C core's `CFS_DEFAULT_MAX_DEPTH`).
-    public static let defaultMaxDepth = 1024
+    @usableFromInline package static let defaultMaxDepth = 1024
     /// The default ``maxFieldBytes``: 8 MiB (`8 << 20`, the C core's `CFS_DEFAULT_MAX_FIELD_BYTES`).
-    public static let defaultMaxFieldBytes = 8 << 20
+    @usableFromInline package static let defaultMaxFieldBytes = 8 << 20
     /// The default ``maxAttributes``: 256 (the C core's `CFS_DEFAULT_MAX_ATTRIBUTES`).
-    public static let defaultMaxAttributes = 256
+    @usableFromInline package static let defaultMaxAttributes = 256
     /// The default ``maxItems``: 1,000,000 (the C core's `CFS_DEFAULT_MAX_ITEMS`).
-    public static let defaultMaxItems = 1_000_000
+    @usableFromInline package static let defaultMaxItems = 1_000_000
     /// The default ``maxDocumentBytes``: 1 GiB (`1 << 30`, the C core's `CFS_DEFAULT_MAX_DOCUMENT_BYTES`).
-    public static let defaultMaxDocumentBytes = 1 << 30
+    @usableFromInline package static let defaultMaxDocumentBytes = 1 << 30
     /// The default ``maxRatio``: 200 (the C core's `CFS_DEFAULT_MAX_RATIO`).
-    public static let defaultMaxRatio = 200
+    @usableFromInline package static let defaultMaxRatio = 200
     /// The default ``maxMarkupBytes``: 8 MiB (`8 << 20`, the C core's `CFS_DEFAULT_MAX_MARKUP_BYTES`).
-    public static let defaultMaxMarkupBytes = 8 << 20
+    @usableFromInline package static let defaultMaxMarkupBytes = 8 << 20
 
     /// The messages of limit errors, the same from every backend (the C core's from the
     /// same source: `cfs_limit_over` and `cfs_limit_count` in input.c).

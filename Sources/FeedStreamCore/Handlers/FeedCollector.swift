@@ -47,15 +47,15 @@ public final class FeedCollector: FeedHandler {
 /// ```
 public final class FeedHandlerGroup: FeedHandler {
     /// The handlers, in the order they are called.
-    public private(set) var handlers: [any FeedHandler]
+    package private(set) var handlers: [any FeedHandler]
 
     /// A group calling `handlers` in order.
-    public init(_ handlers: [any FeedHandler]) { self.handlers = handlers }
+    package init(_ handlers: [any FeedHandler]) { self.handlers = handlers }
     /// A group calling `handlers` in order.
     public convenience init(_ handlers: any FeedHandler...) { self.init(handlers) }
 
     /// Adds `handler` after the others.
-    public func add(_ handler: any FeedHandler) { handlers.append(handler) }
+    package func add(_ handler: any FeedHandler) { handlers.append(handler) }
 
     /// Forwards to every handler.
     public func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {

@@ -10,7 +10,7 @@ public struct FeedText: Sendable, Codable, Equatable, Hashable {
     public var type: String
 
     /// A text construct of the given type.
-    public init(value: String, type: String = "text") {
+    package init(value: String, type: String = "text") {
         self.value = value
         self.type = type
     }
@@ -60,7 +60,7 @@ public struct FeedLink: Sendable, Codable, Equatable, Hashable {
     public var length: String?
 
     /// A link; the arguments are stored as given.
-    public init(href: String?, rel: String = "alternate", type: String? = nil, hreflang: String? = nil,
+    package init(href: String?, rel: String = "alternate", type: String? = nil, hreflang: String? = nil,
                 title: String? = nil, length: String? = nil) {
         self.href = href
         self.rel = rel
@@ -93,7 +93,7 @@ public struct FeedPerson: Sendable, Codable, Equatable, Hashable {
     public var avatar: String?
 
     /// A person; the arguments are stored as given.
-    public init(name: String?, email: String? = nil, uri: String? = nil, raw: String? = nil, avatar: String? = nil) {
+    package init(name: String?, email: String? = nil, uri: String? = nil, raw: String? = nil, avatar: String? = nil) {
         self.name = name
         self.email = email
         self.uri = uri
@@ -133,7 +133,7 @@ public struct FeedCategory: Sendable, Codable, Equatable, Hashable {
     public var label: String?
 
     /// A category; the arguments are stored as given.
-    public init(term: String?, scheme: String? = nil, label: String? = nil) {
+    package init(term: String?, scheme: String? = nil, label: String? = nil) {
         self.term = term
         self.scheme = scheme
         self.label = label
@@ -160,7 +160,7 @@ public struct FeedEnclosure: Sendable, Codable, Equatable, Hashable {
     public var length: String?
 
     /// An enclosure; the arguments are stored as given.
-    public init(url: String?, type: String? = nil, length: String? = nil) {
+    package init(url: String?, type: String? = nil, length: String? = nil) {
         self.url = url
         self.type = type
         self.length = length
@@ -181,7 +181,7 @@ public struct FeedDateValue: Sendable, Codable, Equatable, Hashable {
     public var date: FeedDate?
 
     /// A date value; the arguments are stored as given.
-    public init(raw: String, date: FeedDate?) {
+    package init(raw: String, date: FeedDate?) {
         self.raw = raw
         self.date = date
     }

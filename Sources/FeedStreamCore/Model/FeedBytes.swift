@@ -9,14 +9,14 @@ public struct FeedBytes {
 
     /// Borrows `buffer`; a nil base address means absent.
     @inlinable
-    public init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
+    package init(_ buffer: UnsafeRawBufferPointer) { self.buffer = buffer }
 
     /// An absent field.
     public static var absent: FeedBytes { FeedBytes(UnsafeRawBufferPointer(start: nil, count: 0)) }
 
     /// Bytes of a static string (no allocation); used for defaults such as "text".
     @inlinable
-    public init(_ literal: StaticString) {
+    package init(_ literal: StaticString) {
         buffer = UnsafeRawBufferPointer(start: literal.utf8Start, count: literal.utf8CodeUnitCount)
     }
 

@@ -30,7 +30,7 @@ public struct FeedPersonView {
 
     /// True when the person names no one: no name, email or URI beyond white space (an
     /// empty `<author></author>`). The JSON lines and the models leave such a person out.
-    public var isBlank: Bool { name.isBlank && email.isBlank && uri.isBlank }
+    package var isBlank: Bool { name.isBlank && email.isBlank && uri.isBlank }
 
     /// A person from a row of `authors` or `contributors`: Atom's columns, or the text
     /// column (PersonText).

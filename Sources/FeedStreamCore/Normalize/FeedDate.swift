@@ -85,7 +85,7 @@ public struct FeedDate: Sendable, Hashable, Codable, CustomStringConvertible {
     }
 
     /// Parses bytes (leading/trailing whitespace allowed).
-    public static func parse(_ bytes: UnsafeRawBufferPointer) -> FeedDate? {
+    package static func parse(_ bytes: UnsafeRawBufferPointer) -> FeedDate? {
         // (Each tried in turn: `??` between them copied the optional date out and destroyed
         // it, two calls into the runtime a date.)
         if let d = parseCommonISO(bytes) { return d }

@@ -24,7 +24,7 @@ public struct OutputError: Error, Sendable, CustomStringConvertible {
     /// The `errno` of the failed `write(2)`.
     public var errno: Int32
     /// An error for `errno`.
-    public init(errno: Int32) { self.errno = errno }
+    package init(errno: Int32) { self.errno = errno }
     /// "write failed: " and the system's message for ``errno``.
     public var description: String { "write failed: " + String(cString: strerror(errno)) }
 }
@@ -36,7 +36,7 @@ public struct OutputError: Error, Sendable, CustomStringConvertible {
 /// (`feedstream convert` orders its workers' output itself).
 public final class FileDescriptorOutput: ByteOutput, Sendable {
     /// The file descriptor written to.
-    public let fd: Int32
+    package let fd: Int32
     /// Writes to `fd`, which stays open and owned by the caller.
     public init(fd: Int32) { self.fd = fd }
 

@@ -17,12 +17,12 @@ import Musl
 /// document, not with the input.
 ///
 /// Set ``source`` before each input; call ``flush()`` when done.
-public final class DocumentLinesWriter: FeedHandler {
+package final class DocumentLinesWriter: FeedHandler {
     private let assembler: DocumentAssembler
     private let lines: JSONLinesWriter
 
     /// A writer buffering up to about `bufferSize` bytes before writing to `output`.
-    public init(output: any ByteOutput, bufferSize: Int = 1 << 20) {
+    package init(output: any ByteOutput, bufferSize: Int = 1 << 20) {
         assembler = DocumentAssembler(output: output, bufferSize: bufferSize)
         lines = JSONLinesWriter(output: assembler, bufferSize: 64 << 10)
     }
@@ -35,7 +35,7 @@ public final class DocumentLinesWriter: FeedHandler {
     }
 
     /// The `source` written in each line (a path, or "-" for standard input).
-    public var source: String {
+    package var source: String {
         get { lines.source }
         set { lines.source = newValue }
     }
@@ -48,54 +48,54 @@ public final class DocumentLinesWriter: FeedHandler {
 
     /// Resolve relative URIs inside HTML and XHTML content (the default); false keeps
     /// it as written (``JSONLinesWriter/resolvesRelativeURIsInContent``).
-    public var resolvesRelativeURIsInContent: Bool {
+    package var resolvesRelativeURIsInContent: Bool {
         get { lines.resolvesRelativeURIsInContent }
         set { lines.resolvesRelativeURIsInContent = newValue }
     }
 
     /// The URL the documents were read from, when known
     /// (``JSONLinesWriter/documentLocation``).
-    public var documentLocation: String? {
+    package var documentLocation: String? {
         get { lines.documentLocation }
         set { lines.documentLocation = newValue }
     }
 
     /// Document lines written so far.
-    public var documentLines: Int { assembler.documents }
+    package var documentLines: Int { assembler.documents }
     /// Bytes handed to the output so far.
-    public var bytesWritten: UInt64 { assembler.bytesWritten }
+    package var bytesWritten: UInt64 { assembler.bytesWritten }
 
     /// Writes out everything buffered.
-    public func flush() throws {
+    package func flush() throws {
         try lines.flush()
         try assembler.flushOutput()
     }
 
     /// Starts holding a new document's items.
-    public func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
+    package func parser(_ parser: any FeedParser, didStartDocument document: Int) throws {
         try lines.parser(parser, didStartDocument: document)
     }
 
     /// Adds the item's object to the current document.
-    public func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
+    package func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) throws {
         try lines.parser(parser, didParseItem: item)
     }
 
     /// Records the document's feed members.
-    public func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
+    package func parser(_ parser: any FeedParser, didParseFeedInfo feed: FeedInfoView) throws {
         try lines.parser(parser, didParseFeedInfo: feed)
     }
 
     /// Writes the document's line.
 
-    public func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
+    package func parser(_ parser: any FeedParser, didFinishDocument document: Int) throws {
         try lines.parser(parser, didFinishDocument: document)
         try lines.flush()   // the feed line is closed: the document can be assembled
     }
 
     /// Writes the failed document's line, with its error (errors without a document
     /// write nothing).
-    public func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
+    package func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
         try lines.parser(parser, didFail: error)
         try lines.flush()
     }

@@ -14,7 +14,7 @@ internal import CZlib
 /// try writer.flush()
 /// try gz.finish()
 /// ```
-public final class GzipOutput: ByteOutput {
+package final class GzipOutput: ByteOutput {
     private let base: any ByteOutput
     private let stream: UnsafeMutablePointer<z_stream>
     private let buffer: UnsafeMutablePointer<UInt8>
@@ -22,14 +22,14 @@ public final class GzipOutput: ByteOutput {
     private var finished = false
 
     /// Compressed bytes handed to the underlying output.
-    public private(set) var bytesWritten: UInt64 = 0
+    package private(set) var bytesWritten: UInt64 = 0
 
     /// A gzip stream written to `base`.
     ///
     /// - Parameters:
     ///   - base: where the compressed bytes go.
     ///   - level: 1 (fastest) to 9 (smallest); 6 is gzip's default.
-    public init(_ base: any ByteOutput, level: Int = 6) {
+    package init(_ base: any ByteOutput, level: Int = 6) {
         precondition((1...9).contains(level), "gzip level is 1...9")
         self.base = base
         stream = .allocate(capacity: 1)
@@ -46,7 +46,7 @@ public final class GzipOutput: ByteOutput {
         buffer.deallocate()
     }
 
-    public func write(_ bytes: UnsafeRawBufferPointer) throws {
+    package func write(_ bytes: UnsafeRawBufferPointer) throws {
         guard let p = bytes.baseAddress, bytes.count > 0 else { return }
         precondition(!finished, "GzipOutput: write after finish()")
         // avail_in is 32 bits: feed huge writes in slices.
@@ -61,7 +61,7 @@ public final class GzipOutput: ByteOutput {
     }
 
     /// Makes everything written so far decodable, and flushes the underlying output.
-    public func flush() throws {
+    package func flush() throws {
         guard !finished else { return try base.flush() }
         try deflate(Z_SYNC_FLUSH)
         try base.flush()
@@ -69,7 +69,7 @@ public final class GzipOutput: ByteOutput {
 
     /// Ends the gzip stream (trailer with CRC and length) and flushes the underlying
     /// output. Writing afterwards is an error.
-    public func finish() throws {
+    package func finish() throws {
         guard !finished else { return }
         try deflate(Z_FINISH)
         finished = true

@@ -7,7 +7,7 @@
 /// `bufferSize`, always at a line boundary).
 public final class JSONLinesWriter: FeedHandler {
     /// The schema version written in every line.
-    public static let schemaVersion = 1
+    package static let schemaVersion = 1
 
     private let output: any ByteOutput
     private let bufferSize: Int
@@ -16,17 +16,17 @@ public final class JSONLinesWriter: FeedHandler {
     @exclusivity(unchecked) private var feedOpen = false                     // a feed line awaits its error/close
 
     /// Item lines written so far.
-    @exclusivity(unchecked) public private(set) var itemLines = 0
+    @exclusivity(unchecked) package private(set) var itemLines = 0
     /// Feed lines (one per document) written so far.
-    @exclusivity(unchecked) public private(set) var feedLines = 0
+    @exclusivity(unchecked) package private(set) var feedLines = 0
     /// Bytes handed to the output so far.
-    @exclusivity(unchecked) public private(set) var bytesWritten: UInt64 = 0
+    @exclusivity(unchecked) package private(set) var bytesWritten: UInt64 = 0
 
     /// The bytes a writer buffers by default before writing them out: 256 KiB, small
     /// enough to stay in a core's second-level cache with the input being parsed (1 MiB
     /// wrote 0.6-1.5% slower on the benchmark's dump and files), large enough that the
     /// writes are few.
-    public static let defaultBufferSize = 256 << 10
+    @usableFromInline package static let defaultBufferSize = 256 << 10
 
     /// A writer buffering up to about `bufferSize` bytes before writing to `output`.
     public init(output: any ByteOutput, bufferSize: Int = JSONLinesWriter.defaultBufferSize) {

@@ -19,7 +19,7 @@ import Foundation
 /// let documents = try FeedStream.documents(from: .bytes(bytes), parser: SwiftFeedParser.self)
 /// ```
 public func documents<P: FeedParser>(from input: FeedInput, parser: P.Type) throws(FeedError) -> [FeedDocument] {
-    try P().documents(from: input)
+    try P.make().documents(from: input)
 }
 
 // MARK: - Async sequences

@@ -37,7 +37,7 @@ package struct StreamSource: Sendable {
     package init<P: FeedParser>(_ input: Input, parser: P.Type, bufferSize: Int) {
         self.input = input
         self.bufferSize = bufferSize
-        run = { input, sink in runStream(input, parser: P(), sink: sink) }
+        run = { input, sink in runStream(input, parser: P.make(), sink: sink) }
     }
 
     /// A new channel, and a thread parsing into it.
