@@ -58,7 +58,7 @@ final class DumpStreamParts: @unchecked Sendable {
     private let options: BatchConverter.Options
     private let live: LiveState
     private let source: String
-    private let lock = ConditionLock()
+    private let lock: ConditionLock
     private let helpers: PartHelpers
     private let reading = DispatchGroup()
 
@@ -75,9 +75,8 @@ final class DumpStreamParts: @unchecked Sendable {
     /// parts than the window waited for a part the reader waited to put (a deadlock: a
     /// huge document with `<?xml` in its CDATA sections, `convert -j 2`).
     private var wanted = 0
-    /// Parts taken by a thread to parse, and the results of those parsed ahead.
-    private var claimed: Set<Int> = []
-    private var results: [Int: Result<Parsed, any Error>] = [:]
+    /// Who parses which part, and the parts parsed ahead.
+    private let board: PartBoard<Part, Parsed>
     /// The run is over (done or failed): the reader and the helpers stop.
     private var done = false
     /// Parts joined past ``joinedBytes`` (cuts that did not hold): the reader cuts no more,
@@ -121,6 +120,8 @@ final class DumpStreamParts: @unchecked Sendable {
         self.live = live
         self.source = source
         helpers = PartHelpers(options: options, live: live, label: "feedstream.dump-part")
+        lock = ConditionLock()
+        board = PartBoard(lock: lock)
     }
 
     private var isDone: Bool { lock.withLock { done } }
@@ -229,8 +230,7 @@ final class DumpStreamParts: @unchecked Sendable {
         guard let p = part(k) else { return nil }
         lock.withLock {
             parts[k] = nil
-            results[k] = nil
-            claimed.remove(k)
+            board.forget(k)
             lock.broadcast()
         }
         return p
@@ -375,11 +375,8 @@ final class DumpStreamParts: @unchecked Sendable {
                 return total
             }
             lock.withLock {
-                for i in k..<next {
-                    parts[i] = nil
-                    results[i] = nil
-                    claimed.remove(i)
-                }
+                for i in k..<next { parts[i] = nil }
+                board.advance(from: k, to: next)
                 assembling = next
                 lock.broadcast()
             }
@@ -391,36 +388,8 @@ final class DumpStreamParts: @unchecked Sendable {
     /// Part `k`'s result: parsed here if no helper took it; while a helper parses it,
     /// this thread parses the next part nobody took (within the window), or waits.
     private func result(_ k: Int, _ part: Part, parser: any FeedParser) throws -> Parsed {
-        while true {
-            enum Next { case ready(Result<Parsed, any Error>), parse(Int, Part), wait }
-            let next: Next = lock.withLock {
-                if let r = results[k] { return .ready(r) }
-                if !claimed.contains(k) {
-                    claimed.insert(k)
-                    return .parse(k, part)
-                }
-                if let (j, p) = unclaimed() {
-                    claimed.insert(j)
-                    return .parse(j, p)
-                }
-                lock.wait()
-                return .wait
-            }
-            switch next {
-            case .ready(let r):
-                return try r.get()
-            case .parse(let j, let p) where j == k:
-                return try parse(p, parser: parser)
-            case .parse(let j, let p):
-                let r = Result { try parse(p, parser: parser) }
-                lock.withLock {
-                    results[j] = r
-                    lock.broadcast()
-                }
-            case .wait:
-                continue
-            }
-        }
+        try board.result(k, own: part, free: unclaimed, mine: { try parse($0, parser: parser) },
+                         ahead: { try parse($0, parser: parser) })
     }
 
     /// The first part read and not taken past the one being put together (not the rest
@@ -429,40 +398,22 @@ final class DumpStreamParts: @unchecked Sendable {
         if straightOut { return nil }
         var j = assembling + 1
         while j < produced {
-            if !claimed.contains(j), let p = parts[j], p.rest == nil { return (j, p) }
+            if !board.isTaken(j), let p = parts[j], p.rest == nil { return (j, p) }
             j += 1
         }
         return nil
     }
 
-    /// Hires the run's idle workers to parse parts ahead.
+    /// Hires the run's idle workers to parse parts ahead, until the run is over or every
+    /// part is taken.
     private func hire() {
         helpers.hire { [self] parser in
-            while let (j, p) = claim() {
-                let r = Result { try parse(p, parser: parser) }
-                lock.withLock {
-                    if j >= assembling { results[j] = r }   // else joined into an earlier part
-                    lock.broadcast()
-                }
-            }
-        }
-    }
-
-    /// The next part for a helper; nil once the run is over or every part is taken.
-    private func claim() -> (Int, Part)? {
-        lock.withLock {
-            while !done {
-                if let (j, p) = unclaimed() {
-                    claimed.insert(j)
-                    return (j, p)
-                }
-                if straightOut || readerDone
-                    && !(assembling..<produced).contains(where: { !claimed.contains($0) && parts[$0]?.rest == nil }) {
-                    return nil
-                }
-                lock.wait()
-            }
-            return nil
+            board.help(free: unclaimed,
+                       exhausted: {
+                           straightOut || readerDone
+                               && !(assembling..<produced).contains { !board.isTaken($0) && parts[$0]?.rest == nil }
+                       },
+                       isOver: { done }, convert: { try parse($0, parser: parser) })
         }
     }
 

@@ -56,13 +56,13 @@ package final class WARCParts: @unchecked Sendable {
     private let options: BatchConverter.Options
     private let live: LiveState
     private let source: String
-    private let lock = ConditionLock()
-    /// 0, then the cuts proposed so far, ascending.
+    private let lock: ConditionLock
+    /// 0, then the cuts proposed so far, ascending: part `k` starts at `bounds[k]`.
     private var bounds: [UInt64] = [0]
     /// Every cut not yet proposed is at or past this offset (where the next search begins).
     private var nextMark: UInt64
-    private var results: [Result<Part, any Error>?]
-    private var claimed: [Bool]
+    /// Who reads which part, and the parts read ahead.
+    private let board: PartBoard<Int, Part>
     /// The part being put together (helpers read at most ``window`` past it).
     private var assembling = 0
     private var done = false
@@ -116,8 +116,8 @@ package final class WARCParts: @unchecked Sendable {
         var magic: (UInt8, UInt8) = (0, 0)
         gzip = withUnsafeMutableBytes(of: &magic) { pread(fd, $0.baseAddress, 2, 0) } == 2
             && InputStage.isGzip(magic.0, magic.1)
-        results = [nil]
-        claimed = [false]
+        lock = ConditionLock()
+        board = PartBoard(lock: lock)
     }
 
     // MARK: Cuts
@@ -161,8 +161,6 @@ package final class WARCParts: @unchecked Sendable {
                         cut = at + UInt64(i) + 1
                     }
                     bounds.append(cut)
-                    results.append(nil)
-                    claimed.append(false)
                     nextMark = cut + partBytes
                     return true
                 }
@@ -286,7 +284,7 @@ package final class WARCParts: @unchecked Sendable {
             uncompressed += next.uncompressed
             didRead(lock.withLock { bounds[next.part] })
             lock.withLock {
-                for i in k..<next.part { results[i] = nil }   // parts skipped over are not used
+                board.advance(from: k, to: next.part)   // parts skipped over are not used
                 assembling = next.part
                 lock.broadcast()
             }
@@ -298,75 +296,29 @@ package final class WARCParts: @unchecked Sendable {
     /// the helper gave it up; while a helper reads it, this thread reads the next part
     /// nobody took (within the window), or waits.
     private func result(_ k: Int, parser: any FeedParser, streaming: Streaming) throws -> Part {
-        while true {
-            enum Next { case ready(Result<Part, any Error>), read(Int), wait }
-            let next: Next = lock.withLock {
-                if let r = results[k] { return .ready(r) }
-                if !claimed[k] {
-                    claimed[k] = true
-                    return .read(k)
-                }
-                if let j = unclaimed() {
-                    claimed[j] = true
-                    return .read(j)
-                }
-                lock.wait()
-                return .wait
-            }
-            switch next {
-            case .ready(let r):
-                let part = try r.get()
-                return part.abandoned ? try read(k, parser: parser, hiring: true, streaming: streaming) : part
-            case .read(let j) where j == k:
-                return try read(k, parser: parser, hiring: true, streaming: streaming)
-            case .read(let j):
-                let r = Result { try read(j, parser: parser, hiring: true) }
-                lock.withLock {
-                    results[j] = r
-                    lock.broadcast()
-                }
-            case .wait:
-                continue
-            }
-        }
+        let part = try board.result(k, own: k, free: unclaimed,
+                                    mine: { try read($0, parser: parser, hiring: true, streaming: streaming) },
+                                    ahead: { try read($0, parser: parser, hiring: true) })
+        return part.abandoned ? try read(k, parser: parser, hiring: true, streaming: streaming) : part
     }
 
     /// The first part nobody took within the window past the one being put together.
     /// Call with the lock held.
-    private func unclaimed() -> Int? {
+    private func unclaimed() -> (Int, Int)? {
         var j = assembling + 1
-        while j <= assembling + window && (j < claimed.count || proposeCut()) {
-            if !claimed[j] { return j }
+        while j <= assembling + window && (j < bounds.count || proposeCut()) {
+            if !board.isTaken(j) { return (j, j) }
             j += 1
         }
         return nil
     }
 
-    /// Hires the run's idle workers to read parts ahead.
+    /// Hires the run's idle workers to read parts ahead, until every part is taken.
     private func hire() {
         helpers.hire { [self] parser in
-            while let k = claim() {
-                let r = Result { try read(k, parser: parser) }
-                lock.withLock {
-                    results[k] = r
-                    lock.broadcast()
-                }
-            }
-        }
-    }
-
-    /// The next part for a helper, once it is within the window; nil when none is left.
-    private func claim() -> Int? {
-        lock.withLock {
-            while !done {
-                if let j = unclaimed() {
-                    claimed[j] = true
-                    return j
-                }
-                if nextMark >= size && !claimed[(assembling + 1)...].contains(false) { return nil }   // all taken
-                lock.wait()
-            }
-            return nil
+            board.help(free: unclaimed,
+                       exhausted: { nextMark >= size && !((assembling + 1)..<bounds.count).contains { !board.isTaken($0) } },
+                       isOver: { done }, convert: { try read($0, parser: parser) })
         }
     }
 }
