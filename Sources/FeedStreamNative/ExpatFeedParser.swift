@@ -18,25 +18,13 @@ public final class ExpatFeedParser: FeedParser {
     /// `"expat"`.
     public static let backendName = "expat"
 
-    private let native: NativeParser
+    let native: NativeParser
 
-    /// - Parameters:
-    ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
-    ///     and the item marked truncated); 0 for the default, 64 MiB.
-    ///   - limits: the limits a document must stay within (``FeedLimits``).
-    ///   - strict: true to report a document that fails as XML with the items before the
-    ///     failure only; false (the default) to re-read it by the recovery path
-    ///     (docs/SCHEMA.md, "Recovered documents").
+    /// A parser with these settings (the defaults: 64 MiB of text per item, ``FeedLimits/default``,
+    /// the recovery path on); see ``FeedParser/init(maxItemBytes:limits:strict:)``.
     public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
         native = NativeParser(backend: CFS_BACKEND_EXPAT, maxItemBytes: maxItemBytes, limits: limits, strict: strict)
-        self.limits = limits
-        self.strict = strict
     }
-
-    /// The limits this parser enforces.
-    package let limits: FeedLimits
-    /// True when documents that fail as XML are not re-read by the recovery path.
-    package let strict: Bool
 
     /// Parses `input` with the charset its transport named (`cfs_parser_set_charset`);
     /// see ``FeedParser/parse(_:contentType:handler:)``.
@@ -49,9 +37,4 @@ public final class ExpatFeedParser: FeedParser {
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension ExpatFeedParser: Sendable {}
 
-extension ExpatFeedParser: DocumentStateReporting {
-    package var isInDocument: Bool? { native.isInDocument }
-    package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
-    package var rereadEnd: UInt64 { native.rereadEnd }
-    package func settle() { native.settle() }
-}
+extension ExpatFeedParser: NativeBacked {}

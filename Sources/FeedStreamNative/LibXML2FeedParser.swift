@@ -13,24 +13,13 @@ public final class LibXML2FeedParser: FeedParser {
     /// `"libxml2"`.
     public static let backendName = "libxml2"
 
-    private let native: NativeParser
+    let native: NativeParser
 
-    /// - Parameters:
-    ///   - maxItemBytes: upper bound on the text kept per item; 0 for 64 MiB.
-    ///   - limits: the limits a document must stay within (``FeedLimits``).
-    ///   - strict: true to report a document that fails as XML with the items before the
-    ///     failure only; false (the default) to re-read it by the recovery path
-    ///     (docs/SCHEMA.md, "Recovered documents").
+    /// A parser with these settings (the defaults: 64 MiB of text per item, ``FeedLimits/default``,
+    /// the recovery path on); see ``FeedParser/init(maxItemBytes:limits:strict:)``.
     public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
         native = NativeParser(backend: CFS_BACKEND_LIBXML2, maxItemBytes: maxItemBytes, limits: limits, strict: strict)
-        self.limits = limits
-        self.strict = strict
     }
-
-    /// The limits this parser enforces.
-    package let limits: FeedLimits
-    /// True when documents that fail as XML are not re-read by the recovery path.
-    package let strict: Bool
 
     /// Parses `input` with the charset its transport named (`cfs_parser_set_charset`);
     /// see ``FeedParser/parse(_:contentType:handler:)``.
@@ -43,9 +32,4 @@ public final class LibXML2FeedParser: FeedParser {
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension LibXML2FeedParser: Sendable {}
 
-extension LibXML2FeedParser: DocumentStateReporting {
-    package var isInDocument: Bool? { native.isInDocument }
-    package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
-    package var rereadEnd: UInt64 { native.rereadEnd }
-    package func settle() { native.settle() }
-}
+extension LibXML2FeedParser: NativeBacked {}

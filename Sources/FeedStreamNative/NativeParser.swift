@@ -64,3 +64,15 @@ final class NativeParser {
     var rereadEnd: UInt64 { driver.rereadEnd }
     func settle() { driver.settle() }
 }
+
+/// A C backend: a public parser over a ``NativeParser``, whose document state it reports.
+protocol NativeBacked: DocumentStateReporting {
+    var native: NativeParser { get }
+}
+
+extension NativeBacked {
+    package var isInDocument: Bool? { native.isInDocument }
+    package var lastDocumentOffset: UInt64? { native.lastDocumentOffset }
+    package var rereadEnd: UInt64 { native.rereadEnd }
+    package func settle() { native.settle() }
+}

@@ -22,24 +22,12 @@ public final class SwiftFeedParser: FeedParser {
     private let driver: InputDriver
     /// JSON Feed input goes to the shared JSON Feed reader.
     private let front: FeedFront
-    /// The limits this parser enforces.
-    package let limits: FeedLimits
-    /// True when documents that fail as XML are not re-read by the recovery path.
-    package let strict: Bool
-
-    /// - Parameters:
-    ///   - maxItemBytes: upper bound on the text kept per item (text past it is dropped
-    ///     and the item marked truncated); 0 for the default, 64 MiB.
-    ///   - limits: the limits a document must stay within (``FeedLimits``).
-    ///   - strict: true to report a document that fails as XML with the items before the
-    ///     failure only; false (the default) to re-read it by the recovery path
-    ///     (docs/SCHEMA.md, "Recovered documents").
+    /// A parser with these settings (the defaults: 64 MiB of text per item, ``FeedLimits/default``,
+    /// the recovery path on); see ``FeedParser/init(maxItemBytes:limits:strict:)``.
     public init(maxItemBytes: Int = 0, limits: FeedLimits = .default, strict: Bool = false) {
         machine = SwiftFeedMachine(maxItemBytes: maxItemBytes, limits: limits)
         tokenizer = SwiftXMLTokenizer(machine: machine, limits: limits)
         reader = SwiftDocumentReader(machine: machine, tokenizer: tokenizer)
-        self.limits = limits
-        self.strict = strict
         var c = limits.cLimits
         guard let input = cfs_input_create(SwiftDocumentReader.ops, reader.context, &c) else {
             fatalError("FeedStream: out of memory creating a parser")

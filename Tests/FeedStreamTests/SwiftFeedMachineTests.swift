@@ -5,11 +5,10 @@ import Foundation
 import XCTest
 
 // Tests of the pure-Swift feed state machine (SwiftFeedMachine), driven by event
-// sequences: by hand, or replayed from XML by a small test-only tokenizer (MiniXML
-// below: UTF-8, namespaces, the predefined and numeric entities, CDATA, DOCTYPE ids).
-// The machine must deliver exactly what the C core delivers for the same document, so
-// most tests compare a full dump of every raw record (every field span, absent vs empty,
-// presence bits, every row of every list) with ExpatFeedParser's.
+// sequences made by hand, or by the Swift tokenizer (SwiftFeedParser). The machine must
+// deliver exactly what the C core delivers for the same document, so most tests compare
+// a full dump of every raw record (every field span, absent vs empty, presence bits,
+// every row of every list) with ExpatFeedParser's.
 
 // MARK: - Dumps
 
@@ -54,247 +53,20 @@ final class RawDump: FeedHandler {
     func parser(_ parser: any FeedParser, didFail error: FeedError) { lines.append("fail \(error.document) \(error.code)") }
 }
 
-// MARK: - Replaying XML as events
+// MARK: - Replaying events
 
-/// A small non-validating XML tokenizer for tests: enough for the fixtures (UTF-8 only,
-/// no entity declarations). Returns nil for what it does not handle.
-struct MiniXML {
-    enum Event {
-        case doctype(publicID: [UInt8]?, systemID: [UInt8]?)
-        case start(uri: [UInt8], local: [UInt8], attributes: [(uri: [UInt8], local: [UInt8], value: [UInt8])])
-        case end(local: [UInt8])
-        case text([UInt8])
-    }
-
-    static let xmlNS = Array("http://www.w3.org/XML/1998/namespace".utf8)
-
-    static func events(_ input: [UInt8]) -> [Event]? {
-        var b = input
-        if b.starts(with: [0xEF, 0xBB, 0xBF]) { b.removeFirst(3) }
-        // Line ends: CRLF and CR become LF.
-        var norm: [UInt8] = []
-        norm.reserveCapacity(b.count)
-        var i = 0
-        while i < b.count {
-            if b[i] == 13 {
-                norm.append(10)
-                if i + 1 < b.count && b[i + 1] == 10 { i += 1 }
-            } else {
-                norm.append(b[i])
-            }
-            i += 1
-        }
-        b = norm
-        if let decl = String(bytes: b.prefix(200), encoding: .isoLatin1), decl.hasPrefix("<?xml"),
-           let end = decl.range(of: "?>")
-        {
-            let head = decl[..<end.lowerBound].lowercased()
-            if let r = head.range(of: "encoding") {
-                let rest = head[r.upperBound...]
-                let ok = ["utf-8", "utf8", "us-ascii"].contains { rest.contains("\"\($0)\"") || rest.contains("'\($0)'") }
-                if !ok { return nil }
-            }
-        }
-        var events: [Event] = []
-        var nsStack: [[([UInt8], [UInt8])]] = []   // (prefix, uri) per open element
-        var names: [[UInt8]] = []
-        var p = 0
-        let n = b.count
-
-        func starts(_ s: String, _ at: Int) -> Bool {
-            let u = Array(s.utf8)
-            return at + u.count <= n && Array(b[at..<(at + u.count)]) == u
-        }
-        func find(_ s: String, _ from: Int) -> Int? {
-            let u = Array(s.utf8)
-            var k = from
-            while k + u.count <= n {
-                if b[k] == u[0] && Array(b[k..<(k + u.count)]) == u { return k }
-                k += 1
-            }
-            return nil
-        }
-        func isSpace(_ c: UInt8) -> Bool { c == 32 || c == 9 || c == 10 || c == 13 }
-        func isNameChar(_ c: UInt8) -> Bool {
-            !(isSpace(c) || c == UInt8(ascii: "=") || c == UInt8(ascii: ">") || c == UInt8(ascii: "/")
-                || c == UInt8(ascii: "<") || c == UInt8(ascii: "\"") || c == UInt8(ascii: "'"))
-        }
-        func decode(_ s: ArraySlice<UInt8>, attribute: Bool) -> [UInt8]? {
-            var out: [UInt8] = []
-            var k = s.startIndex
-            while k < s.endIndex {
-                let c = s[k]
-                if c == UInt8(ascii: "&") {
-                    guard let semi = s[k...].firstIndex(of: UInt8(ascii: ";")) else { return nil }
-                    let name = String(decoding: s[(k + 1)..<semi], as: UTF8.self)
-                    switch name {
-                    case "lt": out.append(UInt8(ascii: "<"))
-                    case "gt": out.append(UInt8(ascii: ">"))
-                    case "amp": out.append(UInt8(ascii: "&"))
-                    case "quot": out.append(UInt8(ascii: "\""))
-                    case "apos": out.append(UInt8(ascii: "'"))
-                    default:
-                        guard name.hasPrefix("#") else { return nil }
-                        let v = name.hasPrefix("#x") ? UInt32(name.dropFirst(2), radix: 16) : UInt32(name.dropFirst(), radix: 10)
-                        guard let v, let u = Unicode.Scalar(v) else { return nil }
-                        out.append(contentsOf: Array(String(Character(u)).utf8))
-                    }
-                    k = semi + 1
-                    continue
-                }
-                if c == UInt8(ascii: "<") { return nil }
-                out.append(attribute && isSpace(c) ? 32 : c)
-                k += 1
-            }
-            return out
-        }
-        func resolve(_ prefix: [UInt8]) -> [UInt8]? {
-            if prefix == Array("xml".utf8) { return xmlNS }
-            for frame in nsStack.reversed() {
-                for (pfx, uri) in frame.reversed() where pfx == prefix { return uri }
-            }
-            return prefix.isEmpty ? [] : nil
-        }
-
-        var rootDone = false
-        while p < n && !rootDone {
-            if b[p] != UInt8(ascii: "<") {
-                let q = b[p...].firstIndex(of: UInt8(ascii: "<")) ?? n
-                if !names.isEmpty {
-                    guard let t = decode(b[p..<q], attribute: false) else { return nil }
-                    if !t.isEmpty { events.append(.text(t)) }
-                }
-                p = q
-                continue
-            }
-            if starts("<?", p) {
-                guard let e = find("?>", p) else { return nil }
-                p = e + 2
-            } else if starts("<!--", p) {
-                guard let e = find("-->", p) else { return nil }
-                p = e + 3
-            } else if starts("<![CDATA[", p) {
-                guard let e = find("]]>", p) else { return nil }
-                let t = Array(b[(p + 9)..<e])
-                if !t.isEmpty { events.append(.text(t)) }
-                p = e + 3
-            } else if starts("<!DOCTYPE", p) {
-                var k = p + 9
-                var ids: [[UInt8]] = []
-                var kind = ""
-                while k < n && b[k] != UInt8(ascii: ">") && b[k] != UInt8(ascii: "[") {
-                    if b[k] == UInt8(ascii: "\"") || b[k] == UInt8(ascii: "'") {
-                        guard let e = b[(k + 1)...].firstIndex(of: b[k]) else { return nil }
-                        ids.append(Array(b[(k + 1)..<e]))
-                        k = e + 1
-                    } else {
-                        if starts("PUBLIC", k) { kind = "PUBLIC" }
-                        if starts("SYSTEM", k) { kind = "SYSTEM" }
-                        k += 1
-                    }
-                }
-                if k < n && b[k] == UInt8(ascii: "[") {
-                    guard let e = find("]", k) else { return nil }
-                    if Array(b[k...e]).count > 0, find("<!ENTITY", k).map({ $0 < e }) == true { return nil }
-                    k = e
-                    while k < n && b[k] != UInt8(ascii: ">") { k += 1 }
-                }
-                if kind == "PUBLIC" {
-                    events.append(.doctype(publicID: ids.first, systemID: ids.count > 1 ? ids[1] : nil))
-                } else if kind == "SYSTEM" {
-                    events.append(.doctype(publicID: nil, systemID: ids.first))
-                } else {
-                    events.append(.doctype(publicID: nil, systemID: nil))
-                }
-                p = k + 1
-            } else if starts("</", p) {
-                guard let e = b[p...].firstIndex(of: UInt8(ascii: ">")) else { return nil }
-                var name = Array(b[(p + 2)..<e])
-                while let last = name.last, isSpace(last) { name.removeLast() }
-                guard let open = names.popLast(), open == name else { return nil }
-                let local = name.split(separator: UInt8(ascii: ":"), maxSplits: 1).last.map(Array.init) ?? []
-                events.append(.end(local: local))
-                nsStack.removeLast()
-                p = e + 1
-                if names.isEmpty { rootDone = true }
-            } else {
-                var k = p + 1
-                let ns0 = k
-                while k < n && isNameChar(b[k]) { k += 1 }
-                let qname = Array(b[ns0..<k])
-                var raw: [([UInt8], [UInt8])] = []
-                var empty = false
-                while true {
-                    while k < n && isSpace(b[k]) { k += 1 }
-                    guard k < n else { return nil }
-                    if b[k] == UInt8(ascii: ">") { k += 1; break }
-                    if b[k] == UInt8(ascii: "/") && k + 1 < n && b[k + 1] == UInt8(ascii: ">") {
-                        empty = true
-                        k += 2
-                        break
-                    }
-                    let a0 = k
-                    while k < n && isNameChar(b[k]) { k += 1 }
-                    let aname = Array(b[a0..<k])
-                    while k < n && isSpace(b[k]) { k += 1 }
-                    guard k < n, b[k] == UInt8(ascii: "=") else { return nil }
-                    k += 1
-                    while k < n && isSpace(b[k]) { k += 1 }
-                    guard k < n, b[k] == UInt8(ascii: "\"") || b[k] == UInt8(ascii: "'") else { return nil }
-                    guard let e = b[(k + 1)...].firstIndex(of: b[k]) else { return nil }
-                    guard let v = decode(b[(k + 1)..<e], attribute: true) else { return nil }
-                    raw.append((aname, v))
-                    k = e + 1
-                }
-                var decls: [([UInt8], [UInt8])] = []
-                var attrs: [(uri: [UInt8], local: [UInt8], value: [UInt8])] = []
-                for (name, value) in raw {
-                    if name == Array("xmlns".utf8) {
-                        decls.append(([], value))
-                    } else if name.starts(with: Array("xmlns:".utf8)) {
-                        decls.append((Array(name.dropFirst(6)), value))
-                    }
-                }
-                nsStack.append(decls)
-                for (name, value) in raw where !(name == Array("xmlns".utf8) || name.starts(with: Array("xmlns:".utf8))) {
-                    let parts = name.split(separator: UInt8(ascii: ":"), maxSplits: 1).map(Array.init)
-                    if parts.count == 2 {
-                        guard let uri = resolve(parts[0]) else { return nil }
-                        attrs.append((uri, parts[1], value))
-                    } else {
-                        attrs.append(([], name, value))
-                    }
-                }
-                let parts = qname.split(separator: UInt8(ascii: ":"), maxSplits: 1).map(Array.init)
-                let uri: [UInt8]
-                let local: [UInt8]
-                if parts.count == 2 {
-                    guard let u = resolve(parts[0]) else { return nil }
-                    uri = u
-                    local = parts[1]
-                } else {
-                    uri = resolve([]) ?? []
-                    local = qname
-                }
-                events.append(.start(uri: uri, local: local, attributes: attrs))
-                names.append(qname)
-                p = k
-                if empty {
-                    events.append(.end(local: local))
-                    nsStack.removeLast()
-                    names.removeLast()
-                    if names.isEmpty { rootDone = true }
-                }
-            }
-        }
-        return rootDone ? events : nil
-    }
+/// What a tokenizer tells the machine, written by hand.
+enum MachineEvent {
+    case doctype(publicID: [UInt8]?, systemID: [UInt8]?)
+    case start(uri: [UInt8], local: [UInt8], attributes: [(uri: [UInt8], local: [UInt8], value: [UInt8])])
+    case end(local: [UInt8])
+    case text([UInt8])
 }
 
 /// Drives a SwiftFeedMachine with events as expat.c drives the C machine. The machine
 /// has no driver here, so the events name a stand-in parser.
-func replay(_ events: [MiniXML.Event], machine: SwiftFeedMachine, handler: any FeedHandler, document: Int = 1,
-            textPiece: Int = .max, encoding: String? = nil) throws {
+func replay(_ events: [MachineEvent], machine: SwiftFeedMachine, handler: any FeedHandler, document: Int = 1,
+            encoding: String? = nil) throws {
     let parser = machine.parser ?? SwiftFeedParser()
     machine.deliver(to: handler, as: parser)
     machine.begin(document: document)
@@ -354,12 +126,7 @@ func replay(_ events: [MiniXML.Event], machine: SwiftFeedMachine, handler: any F
             try withBytes(local) { try machine.end(local: $0) }
         case .text(let t):
             guard machine.wantsText else { continue }
-            var k = 0
-            while k < t.count {
-                let e = min(t.count, k + min(textPiece, t.count - k))
-                Array(t[k..<e]).withUnsafeBytes { machine.text($0) }
-                k = e
-            }
+            t.withUnsafeBytes { machine.text($0) }
         }
     }
     let error: FeedError? = machine.notFeed
@@ -369,19 +136,14 @@ func replay(_ events: [MiniXML.Event], machine: SwiftFeedMachine, handler: any F
     try machine.finish(error: error)
 }
 
-/// The machine's dump of a document, or nil when MiniXML cannot read it.
-func swiftDump(_ xml: [UInt8], maxItemBytes: Int = 0, textPiece: Int = .max, machine: SwiftFeedMachine? = nil)
-    throws -> RawDump?
+/// The Swift backend's dump of a document (its tokenizer driving its machine), given in
+/// pieces of `piece` bytes; `parser` reused when given, as a converter reuses one.
+func swiftDump(_ xml: [UInt8], maxItemBytes: Int = 0, piece: Int = .max, parser: SwiftFeedParser? = nil) throws
+    -> RawDump
 {
-    guard let events = MiniXML.events(xml) else { return nil }
     let dump = RawDump()
-    // The charset the tokenizer would tell the machine: the declared one (MiniXML reads
-    // ASCII-compatible documents only).
-    let head = String(decoding: xml.prefix(200), as: UTF8.self)
-    let declared = head.range(of: #"^(\uFEFF)?<\?xml[^>]*encoding=["']([A-Za-z0-9._-]+)["']"#, options: .regularExpression)
-        .flatMap { r in head[r].range(of: #"[A-Za-z0-9._-]+["']$"#, options: .regularExpression).map { String(head[$0].dropLast()) } }
-    try replay(events, machine: machine ?? SwiftFeedMachine(maxItemBytes: maxItemBytes), handler: dump,
-               textPiece: textPiece, encoding: declared.flatMap { XMLTranscoder.named($0)?.name })
+    let cuts = piece >= xml.count ? [] : Array(stride(from: piece, to: xml.count, by: piece))
+    try (parser ?? SwiftFeedParser(maxItemBytes: maxItemBytes)).parse(pieces(xml, cuts: cuts), handler: dump)
     return dump
 }
 
@@ -399,8 +161,7 @@ final class SwiftFeedMachineTests: XCTestCase {
         throws -> RawDump
     {
         let bytes = Array(xml.utf8)
-        let mine = try XCTUnwrap(try swiftDump(bytes, maxItemBytes: maxItemBytes), "MiniXML could not read it",
-                                 file: file, line: line)
+        let mine = try swiftDump(bytes, maxItemBytes: maxItemBytes)
         let c = try expatDump(bytes, maxItemBytes: maxItemBytes)
         XCTAssertEqual(mine.lines.count, c.lines.count, file: file, line: line)
         for (a, b) in zip(mine.lines, c.lines) where a != b {
@@ -439,7 +200,7 @@ final class SwiftFeedMachineTests: XCTestCase {
     func testRSSItemFromHandMadeEvents() throws {
         let m = SwiftFeedMachine(maxItemBytes: 0)
         let dump = RawDump()
-        let ev: [MiniXML.Event] = [
+        let ev: [MachineEvent] = [
             .start(uri: [], local: bytes("rss"), attributes: [([], bytes("version"), bytes("2.0"))]),
             .start(uri: [], local: bytes("channel"), attributes: []),
             .start(uri: [], local: bytes("title"), attributes: []), .text(bytes("Chan")), .end(local: bytes("title")),
@@ -583,11 +344,12 @@ final class SwiftFeedMachineTests: XCTestCase {
 
     func testNotAFeed() throws {
         // No feed root anywhere in the document.
-        let d = try XCTUnwrap(try swiftDump(Array("<html><body><p>rss</p><channel:x xmlns:channel='u'/></body></html>".utf8)))
+        let d = try swiftDump(Array("<html><body><p>rss</p><channel:x xmlns:channel='u'/></body></html>".utf8))
         XCTAssertEqual(d.lines.last, "fail 1 not_feed")
         _ = try assertSameAsC("<html><body><p>rss</p><channel:x xmlns:channel='u'/></body></html>")
         let m = SwiftFeedMachine(maxItemBytes: 0)
-        try replay(MiniXML.events(Array("<html><p/></html>".utf8))!, machine: m, handler: RawDump())
+        try replay([.start(uri: [], local: bytes("html"), attributes: []), .start(uri: [], local: bytes("p"), attributes: []),
+                    .end(local: bytes("p")), .end(local: bytes("html"))], machine: m, handler: RawDump())
         XCTAssertTrue(m.notFeed)
         XCTAssertTrue(m.rootClosed)
         XCTAssertEqual(m.items, 0)
@@ -602,23 +364,19 @@ final class SwiftFeedMachineTests: XCTestCase {
             <item><title>i</title></item></channel></rss></div><rss><channel><title>Second</title>\
             <item><title>j</title></item></channel></rss><item><title>k</title></item></body></html>
             """
-        let d = try XCTUnwrap(try swiftDump(Array(xml.utf8)))
+        let d = try swiftDump(Array(xml.utf8))
         XCTAssertEqual(d.items.map { $0.title?.value }, ["i"])
         XCTAssertEqual(d.feeds.first?.title?.value, "T")
         XCTAssertEqual(d.feeds.first?.format, .rss20)
         XCTAssertEqual(d.lines.last, "finish 1")
         _ = try assertSameAsC(xml)
-        let m = SwiftFeedMachine(maxItemBytes: 0)
-        try replay(MiniXML.events(Array(xml.utf8))!, machine: m, handler: RawDump())
-        XCTAssertFalse(m.notFeed)
-        XCTAssertTrue(m.rootClosed)
     }
 
     /// An Atom Entry Document (RFC 4287, section 2): its root is one entry, an item.
     func testAnAtomEntryDocumentIsOneItem() throws {
         for (ns, format) in [("http://www.w3.org/2005/Atom", FeedFormat.atom10), ("http://purl.org/atom/ns#", .atom03)] {
             let xml = "<entry xmlns='\(ns)' xml:lang='en'><id>urn:e</id><title>E</title><entry><id>inner</id></entry></entry>"
-            let d = try XCTUnwrap(try swiftDump(Array(xml.utf8)))
+            let d = try swiftDump(Array(xml.utf8))
             XCTAssertEqual(d.items.count, 1, ns)
             XCTAssertEqual(d.items.first?.id, "urn:e", ns)
             XCTAssertEqual(d.items.first?.title?.value, "E", ns)
@@ -628,7 +386,7 @@ final class SwiftFeedMachineTests: XCTestCase {
         }
         // Not inside another root, and not in another namespace.
         for xml in ["<html><entry xmlns='http://www.w3.org/2005/Atom'><id>x</id></entry></html>", "<entry><id>x</id></entry>"] {
-            let d = try XCTUnwrap(try swiftDump(Array(xml.utf8)))
+            let d = try swiftDump(Array(xml.utf8))
             XCTAssertEqual(d.lines.last, "fail 1 not_feed", xml)
             _ = try assertSameAsC(xml)
         }
@@ -641,13 +399,13 @@ final class SwiftFeedMachineTests: XCTestCase {
         // Limits above the arena's initial capacity keep exactly what fits, however the
         // text is split.
         for piece in [Int.max, 1000, 7] {
-            let mine = try XCTUnwrap(try swiftDump(Array(xml.utf8), maxItemBytes: 20000, textPiece: piece))
+            let mine = try swiftDump(Array(xml.utf8), maxItemBytes: 20000, piece: piece)
             let c = try expatDump(Array(xml.utf8), maxItemBytes: 20000)
             XCTAssertEqual(mine.lines, c.lines)
             XCTAssertEqual(mine.items.map(\.isTruncated), [true, false])
         }
         // A tiny limit: the 16 KiB initial capacity is used before the limit applies.
-        let d = try XCTUnwrap(try swiftDump(Array(xml.utf8), maxItemBytes: 10))
+        let d = try swiftDump(Array(xml.utf8), maxItemBytes: 10)
         XCTAssertEqual(d.items.map(\.isTruncated), [true, false])
         XCTAssertEqual(d.items[0].title?.value, "t")
         XCTAssertEqual(d.items[1].title?.value, "small")
@@ -724,12 +482,12 @@ final class SwiftFeedMachineTests: XCTestCase {
         XCTAssertEqual(item.extensions["itunes.duration"], "1:00")
     }
 
-    /// Every fixture of the corpus that MiniXML can read, against the C machine.
+    /// Every fixture of the corpus, against the C machine.
     func testCorpusFixturesMatchC() throws {
         var compared = 0
         for url in Paths.files(in: Paths.corpus.appendingPathComponent("feeds")) {
             let bytes = try [UInt8](Data(contentsOf: url))
-            guard let mine = try swiftDump(bytes) else { continue }
+            let mine = try swiftDump(bytes)
             let c = try expatDump(bytes)
             // Dumps hold a single document; multi-document files differ in shape.
             if c.lines.filter({ $0.hasPrefix("start") }).count != 1 { continue }
@@ -739,16 +497,16 @@ final class SwiftFeedMachineTests: XCTestCase {
         XCTAssertGreaterThan(compared, 10)
     }
 
-    /// The shared real-world corpus (if present), files MiniXML can read.
+    /// The shared real-world corpus.
     func testRealCorpusMatchesC() throws {
         let files = try RealCorpus.require(self)
         var compared = 0, differing: [String] = []
-        // One machine for every document, as a driver reuses it: nothing may leak across.
-        let machine = SwiftFeedMachine(maxItemBytes: 0)
+        // One parser for every document, as a converter reuses it: nothing may leak across.
+        let parser = SwiftFeedParser()
         for url in files {
             let bytes = try [UInt8](Data(contentsOf: url))
             if bytes.count > 2_000_000 { continue }
-            guard let mine = try swiftDump(bytes, machine: machine) else { continue }
+            let mine = try swiftDump(bytes, parser: parser)
             let c = try expatDump(bytes)
             if c.lines.filter({ $0.hasPrefix("start") }).count != 1 { continue }
             if c.lines.last?.hasPrefix("fail") == true && c.lines.last?.hasSuffix("not_feed") != true { continue }
@@ -763,120 +521,6 @@ final class SwiftFeedMachineTests: XCTestCase {
     }
 }
 
-// MARK: - Benchmark (opt-in: SFM_BENCH=1, meaningful in release builds)
-
-/// A document's events flattened into one block, so that replaying costs nothing but
-/// the machine.
-final class FlatDocument {
-    struct Event {
-        var kind: UInt8   // 0 start, 1 end, 2 text
-        var uri: UnsafeRawBufferPointer
-        var local: UnsafeRawBufferPointer
-        var attrs: UnsafeBufferPointer<XMLAttribute>
-    }
-    let block: UnsafeMutableRawPointer
-    let attrBlock: UnsafeMutablePointer<XMLAttribute>
-    var events: [Event] = []
-
-    init(_ evs: [MiniXML.Event]) {
-        var total = 1, nattrs = 0
-        for e in evs {
-            switch e {
-            case .start(let u, let l, let a):
-                total += u.count + l.count + a.prefix(64).reduce(0) { $0 + $1.uri.count + $1.local.count + $1.value.count }
-                nattrs += min(a.count, 64)
-            case .end(let l): total += l.count
-            case .text(let t): total += t.count
-            case .doctype: break
-            }
-        }
-        block = .allocate(byteCount: total, alignment: 1)
-        attrBlock = .allocate(capacity: max(nattrs, 1))
-        var off = 0, ai = 0
-        func put(_ a: [UInt8]) -> UnsafeRawBufferPointer {
-            a.withUnsafeBytes { if let b = $0.baseAddress { (block + off).copyMemory(from: b, byteCount: a.count) } }
-            defer { off += a.count }
-            return UnsafeRawBufferPointer(start: block + off, count: a.count)
-        }
-        let empty = UnsafeBufferPointer<XMLAttribute>(start: attrBlock, count: 0)
-        for e in evs {
-            switch e {
-            case .start(let u, let l, let a):
-                let ub = put(u), lb = put(l)
-                let first = ai
-                for x in a.prefix(64) {
-                    (attrBlock + ai).initialize(to: XMLAttribute(uri: put(x.uri), local: put(x.local), value: put(x.value)))
-                    ai += 1
-                }
-                events.append(Event(kind: 0, uri: ub, local: lb,
-                                    attrs: UnsafeBufferPointer(start: attrBlock + first, count: ai - first)))
-            case .end(let l):
-                events.append(Event(kind: 1, uri: .emptyBytes, local: put(l), attrs: empty))
-            case .text(let t):
-                events.append(Event(kind: 2, uri: .emptyBytes, local: put(t), attrs: empty))
-            case .doctype: break
-            }
-        }
-    }
-
-    deinit {
-        block.deallocate()
-        attrBlock.deallocate()
-    }
-
-    func run(_ m: SwiftFeedMachine) throws {
-        m.begin(document: 1)
-        for e in events {
-            switch e.kind {
-            case 0:
-                if m.isSkipping { m.skipStart() } else { try m.start(uri: e.uri, local: e.local, attributes: e.attrs) }
-            case 1:
-                if m.isSkipping { m.skipEnd() } else { try m.end(local: e.local) }
-            default:
-                if m.wantsText { m.text(e.local) }
-            }
-            if m.rootClosed { break }
-        }
-        try m.finish(error: nil)
-    }
-}
-
-final class CountingHandler: FeedHandler {
-    var items = 0, bytes = 0
-    func parser(_ parser: any FeedParser, didParseItem item: FeedItemView) { items += 1; bytes &+= item.record.raw.fields[2].len }
-}
-
-extension SwiftFeedMachineTests {
-    func testBenchmarkMachineAgainstExpat() throws {
-        try XCTSkipUnless(ProcessInfo.processInfo.environment["SFM_BENCH"] != nil, "set SFM_BENCH=1 (release build)")
-        var docs: [(FlatDocument, [UInt8])] = []
-        var xmlBytes = 0, nevents = 0
-        for url in Paths.files(in: Paths.sharedReal) {
-            let bytes = try [UInt8](Data(contentsOf: url))
-            guard let evs = MiniXML.events(bytes) else { continue }
-            docs.append((FlatDocument(evs), bytes))
-            xmlBytes += bytes.count
-            nevents += evs.count
-        }
-        let rounds = 5
-        let machine = SwiftFeedMachine(maxItemBytes: 0)
-        let h1 = CountingHandler()
-        machine.deliver(to: h1, as: SwiftFeedParser())
-        let t0 = DispatchTime.now().uptimeNanoseconds
-        for _ in 0..<rounds { for (d, _) in docs { try d.run(machine) } }
-        let t1 = DispatchTime.now().uptimeNanoseconds
-        let parser = ExpatFeedParser()
-        let h2 = CountingHandler()
-        for _ in 0..<rounds { for (_, b) in docs { try parser.parse(.bytes(b), handler: h2) } }
-        let t2 = DispatchTime.now().uptimeNanoseconds
-        let mb = Double(xmlBytes * rounds) / 1e6
-        let sm = Double(t1 - t0) / 1e9, se = Double(t2 - t1) / 1e9
-        print(String(format: "SwiftFeedMachine: %d docs, %.1f MB, %d events x %d: machine alone %.3f s (%.0f MB/s, %.1f ns/event); expat+C machine %.3f s (%.0f MB/s); items %d vs %d",
-                     docs.count, mb / Double(rounds), nevents, rounds, sm, mb / sm, Double(t1 - t0) / Double(nevents * rounds),
-                     se, mb / se, h1.items, h2.items))
-    }
-}
-
 extension SwiftFeedMachineTests {
     /// Real documents under a per-item limit above the arenas' initial capacity (where
     /// what is kept does not depend on how text is split): truncation, markup switching
@@ -885,11 +529,11 @@ extension SwiftFeedMachineTests {
         let files = try RealCorpus.require(self)
         let limit = Int(ProcessInfo.processInfo.environment["SFM_LIMIT"] ?? "") ?? 20000
         var compared = 0, truncated = 0, differing: [String] = []
-        let machine = SwiftFeedMachine(maxItemBytes: limit)
+        let parser = SwiftFeedParser(maxItemBytes: limit)
         for url in files {
             let bytes = try [UInt8](Data(contentsOf: url))
             if bytes.count < limit || bytes.count > 2_000_000 { continue }
-            guard let mine = try swiftDump(bytes, textPiece: 4096, machine: machine) else { continue }
+            let mine = try swiftDump(bytes, piece: 4096, parser: parser)
             let c = try expatDump(bytes, maxItemBytes: limit)
             if c.lines.filter({ $0.hasPrefix("start") }).count != 1 { continue }
             if c.lines.last?.hasPrefix("fail") == true && c.lines.last?.hasSuffix("not_feed") != true { continue }
