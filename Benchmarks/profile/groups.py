@@ -22,7 +22,7 @@ groups=[
  ('Swift JSON record writer (writeItem, links, text, date, header, decimal, ...)', r'ByteBuffer\.|JSONLinesWriter|FeedHandlerGroup'),
  ('Swift dates (FeedDate.*, Scanner.*)', r'FeedDate|Scanner'),
  ('Swift views (FeedBytes.trimmed, FeedItemView/FeedInfoView getters, links)', r'FeedBytes|FeedItemView|FeedInfoView|makeLink|primaryLink|FeedViewCollection|FeedLinkView|textType|FeedPersonView|FeedCategoryView|bytes\(|isRSSFamily'),
- ('C callbacks into Swift (NativeParser closures)', r'NativeParser|NativeSink'),
+ ('C callbacks into Swift (NativeParser, InputDriver, SwiftDocumentReader closures)', r'NativeParser|InputDriver|SwiftDocumentReader'),
  ('C feed machine (cfs_machine_*, arena, classify, on_start/on_end/on_text)', r'cfs_|on_start|on_end|on_text|classify|build_links|find_attr|push_|begin_item|capture|split_name|feedstream-stripped\]|tokonly\]|/feedstream\]|tokenize_only\]'),
  ('Swift runtime / libswiftCore', r'libswiftCore|libswift'),
  ('libc other', r'libc\.so'),

@@ -154,6 +154,7 @@ static ssize_t source_fill(byte_source *src, uint8_t *buf, size_t len, cfs_basel
         }
         if (!src->started) {
             if (src->z == NULL && (src->z = cfs_gunzip_new()) == NULL) return fail(st, "out of memory");
+            cfs_gunzip_set_engine(src->z, st->inflater ? (cfs_inflate_engine)st->inflater : cfs_inflate_default_engine());
             if (cfs_gunzip_begin(src->z) != CFS_GUNZIP_OK) return fail(st, "inflate init failed");
             src->started = 1;
         }
@@ -225,7 +226,7 @@ void cfs_baseline_tokenizer_free(cfs_baseline_tokenizer *t) {
 }
 
 static int tokenize(cfs_baseline_tokenizer *t, cfs_baseline_stats *st) {
-    memset(st, 0, sizeof *st);
+    *st = (cfs_baseline_stats){ .inflater = st->inflater };
     byte_source *src = &t->src;
     tok_state s = { t->xp, 0, 0, 0, 0 };
     char *carry = t->carry;
@@ -284,7 +285,7 @@ int cfs_baseline_tokenizer_run(cfs_baseline_tokenizer *t, int fd, int gzip, cfs_
 static int run_once(int fd, int gzip, cfs_baseline_stats *st) {
     cfs_baseline_tokenizer *t = cfs_baseline_tokenizer_new();
     if (t == NULL) {
-        memset(st, 0, sizeof *st);
+        *st = (cfs_baseline_stats){ .inflater = st->inflater };
         return fail(st, "out of memory");
     }
     int rc = cfs_baseline_tokenizer_run(t, fd, gzip, st);
@@ -310,7 +311,7 @@ static int write_all(int fd, const uint8_t *p, size_t len) {
 }
 
 int cfs_baseline_inflate_fd(int in_fd, int out_fd, cfs_baseline_stats *st) {
-    memset(st, 0, sizeof *st);
+    *st = (cfs_baseline_stats){ .inflater = st->inflater };
     /* A reader that goes away must end the run with EPIPE, not kill the process: block
        SIGPIPE in this thread, and consume a pending one before restoring the mask. */
     sigset_t pipe_set, old_set;

@@ -10,6 +10,7 @@
 
 struct cfs_gunzip {
     cfs_inflate *z;      /* made at the first begin, reused */
+    cfs_inflate_engine engine;
     enum { G_MEMBER, G_BETWEEN, G_FAILED } state;
     uint64_t consumed;   /* compressed bytes inflate took, over all members */
     uint64_t padding;    /* zeros skipped between members */
@@ -17,7 +18,13 @@ struct cfs_gunzip {
     uint64_t member_start;
 };
 
-cfs_gunzip *cfs_gunzip_new(void) { return calloc(1, sizeof(cfs_gunzip)); }
+cfs_gunzip *cfs_gunzip_new(void) {
+    cfs_gunzip *g = calloc(1, sizeof(cfs_gunzip));
+    if (g != NULL) g->engine = cfs_inflate_default_engine();
+    return g;
+}
+
+void cfs_gunzip_set_engine(cfs_gunzip *g, cfs_inflate_engine engine) { g->engine = cfs_inflate_usable_engine(engine); }
 
 void cfs_gunzip_free(cfs_gunzip *g) {
     if (g == NULL) return;
@@ -31,7 +38,7 @@ static cfs_gunzip_result member(cfs_gunzip *g) {
         g->state = G_FAILED;
         return CFS_GUNZIP_NOMEM;
     }
-    cfs_inflate_result r = cfs_inflate_begin(g->z);
+    cfs_inflate_result r = cfs_inflate_begin(g->z, g->engine);
     if (r != CFS_INFLATE_OK) {
         g->state = G_FAILED;
         return r == CFS_INFLATE_NOMEM ? CFS_GUNZIP_NOMEM : CFS_GUNZIP_CORRUPT;
@@ -86,6 +93,9 @@ cfs_gunzip_result cfs_gunzip_step(cfs_gunzip *g, const uint8_t *in, size_t in_le
     }
 }
 
+cfs_inflate_engine cfs_gunzip_engine(const cfs_gunzip *g) {
+    return g->members > 0 ? cfs_inflate_current_engine(g->z) : g->engine;
+}
 int cfs_gunzip_in_member(const cfs_gunzip *g) { return g->state == G_MEMBER; }
 uint64_t cfs_gunzip_consumed(const cfs_gunzip *g) { return g->consumed; }
 uint64_t cfs_gunzip_padding(const cfs_gunzip *g) { return g->padding; }

@@ -45,7 +45,7 @@ static struct {
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
 static int isal_loaded;
-static _Atomic int default_engine = CFS_INFLATE_ZLIB;
+static int default_engine = CFS_INFLATE_ZLIB;   /* set once, by load */
 
 /* ISA-L's 32-bit output counter is brought back to ISAL_COUNTER_FLOOR once past
    isal_counter_ceiling (a variable so that a test can lower it). */
@@ -71,12 +71,12 @@ static void load(void) {
     if (isal_loaded && env != NULL && strcmp(env, "isa-l") == 0)
         engine = CFS_INFLATE_ISAL;
 #endif
-    atomic_store(&default_engine, engine);
+    default_engine = engine;
 }
 
 cfs_inflate_engine cfs_inflate_default_engine(void) {
     pthread_once(&load_once, load);
-    return (cfs_inflate_engine)atomic_load(&default_engine);
+    return (cfs_inflate_engine)default_engine;
 }
 
 const char *cfs_inflate_engine_name(cfs_inflate_engine engine) {
@@ -88,11 +88,9 @@ int cfs_inflate_isal_available(void) {
     return isal_loaded;
 }
 
-cfs_inflate_engine cfs_inflate_set_engine(cfs_inflate_engine engine) {
+cfs_inflate_engine cfs_inflate_usable_engine(cfs_inflate_engine engine) {
     pthread_once(&load_once, load);
-    if (engine == CFS_INFLATE_ISAL && !isal_loaded) engine = CFS_INFLATE_ZLIB;
-    atomic_store(&default_engine, engine);
-    return engine;
+    return engine == CFS_INFLATE_ISAL && isal_loaded ? CFS_INFLATE_ISAL : CFS_INFLATE_ZLIB;
 }
 
 enum phase { P_ZLIB, P_HEADER, P_BODY, P_TRAILER, P_DONE };
@@ -148,9 +146,9 @@ void cfs_inflate_free(cfs_inflate *s) {
     free(s);
 }
 
-cfs_inflate_result cfs_inflate_begin(cfs_inflate *s) {
+cfs_inflate_result cfs_inflate_begin(cfs_inflate *s, cfs_inflate_engine engine) {
     if (inflateReset2(&s->z, 16 + MAX_WBITS) != Z_OK) return CFS_INFLATE_ERROR;
-    s->engine = cfs_inflate_default_engine();
+    s->engine = cfs_inflate_usable_engine(engine);
     s->trailer_len = 0;
     s->written = 0;
     s->phase = P_ZLIB;
@@ -169,6 +167,8 @@ cfs_inflate_result cfs_inflate_begin(cfs_inflate *s) {
 #endif
     return CFS_INFLATE_OK;
 }
+
+cfs_inflate_engine cfs_inflate_current_engine(const cfs_inflate *s) { return s->engine; }
 
 /* zlib over in/out (the whole member, or with Z_BLOCK its header). */
 static int zlib_step(cfs_inflate *s, const uint8_t *in, size_t in_len, size_t *used, uint8_t *out,

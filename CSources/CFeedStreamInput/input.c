@@ -80,6 +80,7 @@ struct cfs_input {
     uint8_t head[2];             /* first bytes, until gzip or plain is decided */
     size_t head_len;
     cfs_gunzip *gz;              /* the gzip members, made at the first stream */
+    cfs_inflate_engine engine;   /* what inflates them (cfs_input_set_inflater) */
     const uint8_t *z_in;         /* compressed bytes not yet inflated, during a feed */
     size_t z_avail;
     uint8_t *zin;                /* compressed input buffer (feed_fd) */
@@ -222,6 +223,7 @@ cfs_input *cfs_input_create(const cfs_document_ops *ops, void *reader, const cfs
         p->start_first[(uint8_t)DOC_STARTS[k].bytes[0]] = 1;
     p->ops = ops;
     p->reader = reader;
+    p->engine = cfs_inflate_default_engine();
     cfs_limits d = cfs_limits_default();
     p->lim = cfs_limits_resolve(limits ? limits : &d);
     p->scratch = malloc(CHUNK);
@@ -243,6 +245,10 @@ void cfs_input_destroy(cfs_input *p) {
     free(p->keep);
     free(p->resume);
     free(p);
+}
+
+void cfs_input_set_inflater(cfs_input *p, int engine) {
+    p->engine = cfs_inflate_usable_engine((cfs_inflate_engine)engine);
 }
 
 void cfs_input_set_recover(cfs_input *p, cfs_recover_fn fn, void *ctx, size_t max_bytes) {
@@ -1095,6 +1101,7 @@ static cfs_status ratio_checkpoint(cfs_input *p, uint64_t consumed) {
 
 static cfs_status gzip_begin(cfs_input *p) {
     if (p->gz == NULL && (p->gz = cfs_gunzip_new()) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    cfs_gunzip_set_engine(p->gz, p->engine);
     cfs_gunzip_result r = cfs_gunzip_begin(p->gz);
     if (r == CFS_GUNZIP_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
     if (r != CFS_GUNZIP_OK) return set_fatal(p, CFS_ERR_GZIP, NULL, 0);

@@ -60,7 +60,6 @@ static void run(cfs_inflate_engine engine, const uint8_t *stream, size_t n, size
     memset(r, 0, sizeof *r);
     r->out = malloc(out_cap + 1);
     if (r->out == NULL) abort();
-    cfs_inflate_set_engine(engine);
     cfs_inflate *s = cfs_inflate_new();
     if (s == NULL) abort();
     int in_member = 0;
@@ -74,7 +73,7 @@ static void run(cfs_inflate_engine engine, const uint8_t *stream, size_t n, size
                 while (left > 0 && *p == 0) { p++; left--; }
                 if (left == 0) break;
                 if (*p != 0x1f) { r->status = 1; break; }
-                if (cfs_inflate_begin(s) != CFS_INFLATE_OK) abort();
+                if (cfs_inflate_begin(s, engine) != CFS_INFLATE_OK) abort();
                 in_member = 1;
             }
             size_t room = ROOM - r->out_len % ROOM;
@@ -156,6 +155,5 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         free(d.out);
     }
     free(raw);
-    cfs_inflate_set_engine(CFS_INFLATE_ZLIB);
     return 0;
 }

@@ -82,6 +82,9 @@ public final class BatchConverter: Sendable {
         public var blockBytes: Int
         /// Makes each worker's parser.
         public var makeParser: @Sendable () -> any FeedParser
+        /// What inflates gzip in this run: every parser (``newParser()``), the read-ahead
+        /// thread, the dumps and web archives read in parts (`convert --inflate`).
+        package var inflater = GzipInflater.default
         /// The descriptor read for ``BatchInput/standardInput`` (0 unless changed):
         /// `feedstream diff` gives each backend a copy of its standard input this way.
         public var standardInputDescriptor: Int32 = 0
@@ -110,6 +113,13 @@ public final class BatchConverter: Sendable {
             self.maxBufferedBytes = maxBufferedBytes
             self.blockBytes = blockBytes
             self.makeParser = makeParser
+        }
+
+        /// A parser for this run: ``makeParser``'s, inflating with ``inflater``.
+        package func newParser() -> any FeedParser {
+            let parser = makeParser()
+            (parser as? InflaterChoosing)?.inflater = inflater
+            return parser
         }
     }
 

@@ -130,7 +130,7 @@ final class DumpStreamParts: @unchecked Sendable {
 
     /// Reads, inflates and cuts the stream into parts (on its own thread).
     private func read(isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
-        let reader = ChunkReader(fd: fd, inflate: true, isCancelled: { [self] in isDone || isCancelled() },
+        let reader = ChunkReader(fd: fd, inflate: true, inflater: options.inflater, isCancelled: { [self] in isDone || isCancelled() },
                                  didRead: didRead)
         let grid = UInt64(InputStage.chunkSize)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputStage.chunkSize, alignment: 16)

@@ -33,7 +33,7 @@ final class PartHelpers: @unchecked Sendable {
         }
         for h in first..<(first + n) {
             DispatchQueue(label: "\(label).\(h)").async(group: group) { [options, live] in
-                work(options.makeParser())
+                work(options.newParser())
                 live.returnSpareWorkers(1)
             }
         }

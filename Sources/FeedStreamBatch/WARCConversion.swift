@@ -61,8 +61,11 @@ struct WARCConversion {
     /// read from it: a pipe's).
     func convert(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                  didRead: @escaping @Sendable (UInt64) -> Void) throws -> (ParseSummary, WARCCounts) {
-        let reader = readAhead ? WARCReader(readingAhead: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
-                               : WARCReader(fd: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
+        // The archive is inflated as the parser inflates its records.
+        let inflater = (parser as? InflaterChoosing)?.inflater ?? .default
+        let reader = readAhead
+            ? WARCReader(readingAhead: fd, prefix: prefix, inflater: inflater, isCancelled: isCancelled, didRead: didRead)
+            : WARCReader(fd: fd, prefix: prefix, inflater: inflater, isCancelled: isCancelled, didRead: didRead)
         let (summary, counts, _) = try convert(reader, isCancelled: isCancelled)
         return (summary, counts)
     }

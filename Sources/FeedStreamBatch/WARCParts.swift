@@ -197,7 +197,7 @@ package final class WARCParts: @unchecked Sendable {
     private func read(_ k: Int, parser: any FeedParser, hiring: Bool = false, streaming: Streaming? = nil) throws -> Part {
         let from = lock.withLock { bounds[k] }
         let stop: @Sendable () -> Bool = { [live, self] in live.isCancelled || isDone }
-        let reader = WARCReader(fd: fd, fileOffset: from, isCancelled: stop)
+        let reader = WARCReader(fd: fd, fileOffset: from, inflater: options.inflater, isCancelled: stop)
         let memory = MemoryOutput()
         let output: any ByteOutput = streaming.map { ClosureOutput($0.write) } ?? memory
         let writer = options.makeWriter(output: output)

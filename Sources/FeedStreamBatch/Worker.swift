@@ -27,7 +27,7 @@ final class Worker {
         self.options = options
         self.live = live
         self.sequencer = sequencer
-        parser = options.makeParser()
+        parser = options.newParser()
         sink = SequencerOutput(sequencer)
         writer = options.makeWriter(output: sink)
         meter = InputMeter(live)
@@ -210,9 +210,9 @@ final class Worker {
     private func readStream(fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
                             didRead: @escaping @Sendable (UInt64) -> Void) throws -> ParseSummary {
         if pipelining {
-            return try ReadAheadPipeline().parse(fileDescriptor: fd, prefix: prefix, with: parser, handler: handler,
-                                                 contentType: options.contentType, isCancelled: isCancelled,
-                                                 didRead: didRead)
+            return try ReadAheadPipeline(inflater: options.inflater)
+                .parse(fileDescriptor: fd, prefix: prefix, with: parser, handler: handler, contentType: options.contentType,
+                       isCancelled: isCancelled, didRead: didRead)
         }
         return try parseReading(fileDescriptor: fd, prefix: prefix, with: parser, handler: handler,
                                 contentType: options.contentType, isCancelled: isCancelled, didRead: didRead)

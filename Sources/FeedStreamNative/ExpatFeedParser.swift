@@ -37,4 +37,9 @@ public final class ExpatFeedParser: FeedParser {
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension ExpatFeedParser: Sendable {}
 
-extension ExpatFeedParser: NativeBacked {}
+extension ExpatFeedParser: NativeBacked, InflaterChoosing {
+    package var inflater: GzipInflater {
+        get { native.inflater }
+        set { native.inflater = newValue }
+    }
+}

@@ -32,4 +32,9 @@ public final class LibXML2FeedParser: FeedParser {
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension LibXML2FeedParser: Sendable {}
 
-extension LibXML2FeedParser: NativeBacked {}
+extension LibXML2FeedParser: NativeBacked, InflaterChoosing {
+    package var inflater: GzipInflater {
+        get { native.inflater }
+        set { native.inflater = newValue }
+    }
+}

@@ -59,6 +59,15 @@ final class NativeParser {
         }
     }
 
+    /// What inflates gzip input (the input stage's and the JSON Feed reader's).
+    var inflater: GzipInflater {
+        get { driver.inflater }
+        set {
+            driver.inflater = newValue
+            front.inflater = newValue
+        }
+    }
+
     var isInDocument: Bool? { driver.isInDocument }
     var lastDocumentOffset: UInt64? { driver.lastDocumentOffset }
     var rereadEnd: UInt64 { driver.rereadEnd }

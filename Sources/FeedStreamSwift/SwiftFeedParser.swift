@@ -59,6 +59,16 @@ public final class SwiftFeedParser: FeedParser {
 @available(*, unavailable, message: "a parser is used by one thread at a time: make one per task")
 extension SwiftFeedParser: Sendable {}
 
+extension SwiftFeedParser: InflaterChoosing {
+    package var inflater: GzipInflater {
+        get { driver.inflater }
+        set {
+            driver.inflater = newValue
+            front.inflater = newValue
+        }
+    }
+}
+
 extension SwiftFeedParser: DocumentStateReporting {
     package var isInDocument: Bool? { driver.isInDocument }
     package var lastDocumentOffset: UInt64? { driver.lastDocumentOffset }

@@ -59,7 +59,7 @@ struct Bench: TakesPaths {
     var inputs: [String]
 
     mutating func run() throws {
-        try inflater.apply(for: "bench")
+        let inflater = try self.inflater.chosen(for: "bench")
         let names = backends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let chosen = names.compactMap { FeedBackend(rawValue: $0) }
         guard !chosen.isEmpty, chosen.count == names.count else {
@@ -86,7 +86,7 @@ struct Bench: TakesPaths {
         }
 
         if let id = peakChild {
-            for w in workloads { _ = try FeedBench.runOnce(contenderID: id, workload: w) }
+            for w in workloads { _ = try FeedBench.runOnce(contenderID: id, workload: w, inflater: inflater) }
             print(FeedBench.ownPeakMemory().map(String.init) ?? "")   // read by FeedBench.childPeakMemory
             return
         }
@@ -95,6 +95,7 @@ struct Bench: TakesPaths {
         options.backends = chosen
         options.runs = runs
         options.inflateThread = !noInflateThread
+        options.inflater = inflater
         if compareInflaters { options.otherInflaters = GzipInflater.allCases }
         if !quiet { options.progress = { printError("feedstream bench: " + $0) } }
         if !noPeakMemory {
@@ -103,7 +104,7 @@ struct Bench: TakesPaths {
             options.peakMemoryMethod = "each contender run once alone in a child process (its own VmHWM)"
             options.peakMemory = { id, workload in
                 FeedBench.childPeakMemory(executable: executable,
-                                          arguments: ["bench", "--peak-child", id, "--inflate", GzipInflater.current.rawValue, workload.name])
+                                          arguments: ["bench", "--peak-child", id, "--inflate", inflater.rawValue, workload.name])
             }
         }
         let report = try FeedBench.run(workloads, options: options)

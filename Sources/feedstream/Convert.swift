@@ -103,7 +103,7 @@ struct Convert: TakesPaths {
 
     mutating func run() throws {
         let limits = try self.limits.limits(for: "convert")
-        try inflater.apply(for: "convert")
+        let inflater = try self.inflater.chosen(for: "convert")
         let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let shard = try self.shard.map { text in
             guard let s = Shard(text) else { throw usage("--shard takes K/N with 1 <= K <= N, e.g. 3/8") }
@@ -139,6 +139,7 @@ struct Convert: TakesPaths {
         options.resolvesRelativeURIsInContent = !contentAsWritten
         options.documentLocation = baseURL
         options.contentType = contentType
+        options.inflater = inflater
         let converter = BatchConverter(options: options)
         // Before any temporary file exists, so none is left behind by a signal.
         Interrupt.shared.install { converter.cancel() }

@@ -43,7 +43,7 @@ struct Diff: TakesPaths {
     var inputs: [String]
 
     mutating func run() throws {
-        try inflater.apply(for: "diff")
+        let inflater = try self.inflater.chosen(for: "diff")
         let names = backends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let chosen = names.compactMap { FeedBackend(rawValue: $0) }
         guard chosen.count == names.count, chosen.count >= 2 else {
@@ -60,7 +60,7 @@ struct Diff: TakesPaths {
         // Each input is read as convert reads it (and with convert's default -j); files
         // found in folders that are neither XML nor gzip are skipped, as convert skips them.
         let diff = BackendDiff(backends: chosen, limits: try limits.limits(for: "diff"),
-                               jobs: ProcessInfo.processInfo.activeProcessorCount)
+                               jobs: ProcessInfo.processInfo.activeProcessorCount, inflater: inflater)
         var report = BackendDiff.Report()
         var skipped = 0
         for input in InputWalker(inputs) {

@@ -153,10 +153,10 @@ final class BenchTests: XCTestCase {
     func testRunOnceAndIdle() throws {
         let (_, gz) = try dumpFiles()
         let w = FeedBench.Workload(name: "gz", files: [gz])
-        let m = try FeedBench.runOnce(contenderID: "expat+inflate-thread", workload: w)
+        let m = try FeedBench.runOnce(contenderID: "expat+inflate-thread", workload: w, inflater: .zlib)
         XCTAssertEqual(m.documents, 3)
-        XCTAssertEqual(try FeedBench.runOnce(contenderID: FeedBench.idleID, workload: w).bytesXML, 0)
-        XCTAssertThrowsError(try FeedBench.runOnce(contenderID: "nonesuch", workload: w))
+        XCTAssertEqual(try FeedBench.runOnce(contenderID: FeedBench.idleID, workload: w, inflater: .zlib).bytesXML, 0)
+        XCTAssertThrowsError(try FeedBench.runOnce(contenderID: "nonesuch", workload: w, inflater: .zlib))
     }
 
     /// The peak-memory column counts each contender's own pages. This process first

@@ -14,7 +14,6 @@ import XCTest
 /// pipeline, a dump in parts, the command line); on damage, each reports it.
 final class InflaterTests: XCTestCase {
     override func tearDown() {
-        GzipInflater.current = .zlib
         cfs_inflate_set_isal_counter_ceiling(UInt32(1) << 31)
         super.tearDown()
     }
@@ -76,8 +75,11 @@ final class InflaterTests: XCTestCase {
     }()
 
     /// Runs `input` through a Swift input stage in pieces of `piece` bytes.
-    private func stage(_ input: [UInt8], piece: Int) -> (out: [UInt8], failure: StreamFailure?, stage: InputStage) {
+    private func stage(_ input: [UInt8], piece: Int, inflater: GzipInflater)
+        -> (out: [UInt8], failure: StreamFailure?, stage: InputStage)
+    {
         let s = InputStage(limits: .unlimited)
+        s.inflater = inflater
         s.memberStarts = []
         var out: [UInt8] = []
         var i = 0
@@ -118,9 +120,8 @@ final class InflaterTests: XCTestCase {
             u += [text.count, small.count, 0, text.count, small.count][k]
         }
         for inflater in try inflaters() {
-            GzipInflater.current = inflater
             for piece in [1, 7, 1000, 65536, Int.max] {
-                let r = stage(stream, piece: piece == 1 ? 1 : piece)
+                let r = stage(stream, piece: piece == 1 ? 1 : piece, inflater: inflater)
                 XCTAssertNil(r.failure, "\(inflater) piece \(piece)")
                 XCTAssertTrue(r.out == expected, "\(inflater) piece \(piece): \(r.out.count) bytes, expected \(expected.count)")
                 XCTAssertEqual(r.stage.bytesIn, UInt64(stream.count), "\(inflater) piece \(piece)")
@@ -134,9 +135,8 @@ final class InflaterTests: XCTestCase {
     func testTrailingGarbageAfterAMemberFailsAlike() throws {
         let stream = member(Array(text[0..<20000])) + [0, 0, 0x41, 0x42]
         for inflater in try inflaters() {
-            GzipInflater.current = inflater
             for piece in [1, 3, 4096, Int.max] {
-                let r = stage(stream, piece: piece)
+                let r = stage(stream, piece: piece, inflater: inflater)
                 XCTAssertTrue(r.out == Array(text[0..<20000]), "\(inflater) piece \(piece)")
                 XCTAssertEqual(r.failure?.message, "trailing garbage after gzip data", "\(inflater) piece \(piece)")
             }
@@ -150,9 +150,8 @@ final class InflaterTests: XCTestCase {
     func testMembersPastISALsCounterInflateWhole() throws {
         guard try inflaters().contains(.isal) else { throw XCTSkip("ISA-L is not available here") }
         cfs_inflate_set_isal_counter_ceiling(128 << 10)
-        GzipInflater.current = .isal
         let stream = member(text) + member(text, lengthDelta: 1)
-        let r = stage(stream, piece: 40000)
+        let r = stage(stream, piece: 40000, inflater: .isal)
         XCTAssertTrue(r.out == text + text)
         // The second member's length is one off: the check still catches it.
         XCTAssertEqual(r.failure?.message, "corrupt gzip data")
@@ -176,14 +175,34 @@ final class InflaterTests: XCTestCase {
         ]
         for (what, stream, out, message) in cases {
             for inflater in try inflaters() {
-                GzipInflater.current = inflater
-                for piece in [1, 5, 4096, Int.max] {
-                    let r = stage(stream, piece: piece)
+                    for piece in [1, 5, 4096, Int.max] {
+                    let r = stage(stream, piece: piece, inflater: inflater)
                     XCTAssertTrue(r.out == out, "\(what), \(inflater), piece \(piece): \(r.out.count) bytes")
                     XCTAssertEqual(r.failure?.message, message, "\(what), \(inflater), piece \(piece)")
                 }
             }
         }
+    }
+
+    /// The inflater is a reader's, not the process's: two stages in one thread, one
+    /// with each inflater, inflate their members each with its own, member after member.
+    func testEachReaderInflatesWithItsOwnInflater() throws {
+        guard try inflaters().contains(.isal) else { throw XCTSkip("ISA-L is not available here") }
+        let stream = member(Array(text[0..<50000])) + member(Array(text[50000..<100000]))
+        let a = InputStage(limits: .unlimited), b = InputStage(limits: .unlimited)
+        a.inflater = .isal
+        b.inflater = .zlib
+        var outA: [UInt8] = [], outB: [UInt8] = []
+        for piece in stride(from: 0, to: stream.count, by: 1000) {
+            let slice = Array(stream[piece..<min(piece + 1000, stream.count)])
+            _ = slice.withUnsafeBytes { p in a.feed(p) { outA += $0 } }
+            _ = slice.withUnsafeBytes { p in b.feed(p) { outB += $0 } }
+            XCTAssertEqual(a.memberInflater, .isal)
+            XCTAssertEqual(b.memberInflater, .zlib)
+        }
+        XCTAssertNil(a.finish { outA += $0 })
+        XCTAssertNil(b.finish { outB += $0 })
+        XCTAssertTrue(outA == Array(text[0..<100000]) && outB == outA)
     }
 
     /// A stream cut anywhere: each inflater stops with "truncated gzip data", having
@@ -198,8 +217,7 @@ final class InflaterTests: XCTestCase {
             let cut = Int.random(in: 20..<(stream.count - 1), using: &generator)
             var zlibCount = 0
             for inflater in try inflaters() {
-                GzipInflater.current = inflater
-                let r = stage(Array(stream[0..<cut]), piece: 65536)
+                    let r = stage(Array(stream[0..<cut]), piece: 65536, inflater: inflater)
                 if cut == member(text).count {
                     XCTAssertNil(r.failure)   // cut between the members: a whole stream
                 } else {
@@ -234,10 +252,11 @@ final class InflaterTests: XCTestCase {
         for (name, input) in inputs {
             var reference: [String]?
             for inflater in try inflaters() {
-                GzipInflater.current = inflater
-                var outputs: [String] = []
+                    var outputs: [String] = []
                 for backend in FeedBackend.allCases {
-                    outputs.append(try jsonLines(.bytes(input), source: name, parser: backend.makeParser()).text)
+                    let parser = backend.makeParser()
+                    (parser as? InflaterChoosing)?.inflater = inflater
+                    outputs.append(try jsonLines(.bytes(input), source: name, parser: parser).text)
                 }
                 if let reference {
                     XCTAssertEqual(outputs, reference, "\(name): \(inflater) differs from zlib")
@@ -271,10 +290,10 @@ final class InflaterTests: XCTestCase {
         for inflater in try inflaters() {
             for jobs in ["1", "2", "3"] {
                 var options = BatchConverter.Options(jobs: Int(jobs)!, makeParser: { FeedBackend.swift.makeParser() })
+                options.inflater = inflater
                 options.pipelineMinimumBytes = 1 << 20
                 options.dumpPartBytes = 1 << 20
-                GzipInflater.current = inflater
-                let output = MemoryOutput()
+                    let output = MemoryOutput()
                 let summary = try BatchConverter(options: options).run([BatchInput.file(gz.path)], to: output)
                 XCTAssertEqual(summary.failedInputs, 0)
                 XCTAssertEqual(summary.bytesXML, UInt64(plain.count), "\(inflater) -j \(jobs)")

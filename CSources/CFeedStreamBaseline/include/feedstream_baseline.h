@@ -23,6 +23,9 @@ extern "C" {
 
 /** What a baseline run saw. */
 typedef struct cfs_baseline_stats {
+    /** In: what inflates gzip input, CFS_INFLATE_ZLIB or CFS_INFLATE_ISAL
+        (feedstream_inflate.h); 0 for cfs_inflate_default_engine(). */
+    int inflater;
     /** Bytes read from the input descriptor (compressed, for gzip). */
     uint64_t bytes_in;
     /** Uncompressed bytes: tokenized (tokenize) or produced (inflate). */

@@ -9,9 +9,10 @@
  * (igzip, ~2.6x zlib here) when the library was built with ISA-L's header
  * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
  *
- * zlib is the default. ISA-L is chosen with cfs_inflate_set_engine (the command line's
- * --inflate isa-l, GzipInflater.current in Swift) or FEEDSTREAM_INFLATE=isa-l in the
- * environment, read once.
+ * zlib is the default. ISA-L is chosen per reader: for a gzip stream
+ * (cfs_gunzip_set_engine), an input stage (cfs_input_set_inflater), a run of the command
+ * line (--inflate isa-l); FEEDSTREAM_INFLATE=isa-l in the environment, read once, makes
+ * it the default of the readers made without a choice.
  * On an intact stream the two give the same bytes and the same member boundaries:
  * zlib parses every member's gzip header (its checks, its errors), ISA-L inflates the
  * deflate data, and the trailer (CRC-32, length) is checked here as zlib checks it.
@@ -46,16 +47,15 @@ typedef enum {
 
 typedef struct cfs_inflate cfs_inflate;
 
-/* The engine new members use in this process: zlib, unless FEEDSTREAM_INFLATE or
-   cfs_inflate_set_engine chose ISA-L (and it is available). */
+/* The engine of readers made without a choice: zlib, unless FEEDSTREAM_INFLATE=isa-l
+   (read once) chose ISA-L and it is available. */
 cfs_inflate_engine cfs_inflate_default_engine(void);
 /* "zlib" or "isa-l". */
 const char *cfs_inflate_engine_name(cfs_inflate_engine engine);
 /* 1 when ISA-L was built in and libisal.so.2 loaded. */
 int cfs_inflate_isal_available(void);
-/* Sets the engine of members begun from now on, process-wide (ISA-L only when
-   available); returns the engine now in force. */
-cfs_inflate_engine cfs_inflate_set_engine(cfs_inflate_engine engine);
+/* `engine` where it can be used: ISA-L only when available, else zlib. */
+cfs_inflate_engine cfs_inflate_usable_engine(cfs_inflate_engine engine);
 
 /* Tests only: ISA-L's 32-bit output counter is brought back once past `ceiling` (by
    default 2^31) so that members past 4 GiB inflate; a test lowers it to see that done. */
@@ -63,8 +63,11 @@ void cfs_inflate_set_isal_counter_ceiling(uint32_t ceiling);
 
 cfs_inflate *cfs_inflate_new(void);
 void cfs_inflate_free(cfs_inflate *s);
-/* A new gzip member starts with the next byte (the engine is chosen here). */
-cfs_inflate_result cfs_inflate_begin(cfs_inflate *s);
+/* A new gzip member starts with the next byte, inflated by `engine` (zlib when ISA-L is
+   not available). */
+cfs_inflate_result cfs_inflate_begin(cfs_inflate *s, cfs_inflate_engine engine);
+/* The engine inflating the current member (cfs_inflate_begin's, where usable). */
+cfs_inflate_engine cfs_inflate_current_engine(const cfs_inflate *s);
 /* Inflates from in[0..in_len) into out[0..out_len) (each below 4 GiB): *used bytes of
    the input taken, *written bytes of output. After CFS_INFLATE_END, *used stops at the
    member's last byte. */
@@ -95,6 +98,11 @@ cfs_gunzip_result cfs_gunzip_begin(cfs_gunzip *g);
    input taken, *written bytes of output. After a failure, every step fails again. */
 cfs_gunzip_result cfs_gunzip_step(cfs_gunzip *g, const uint8_t *in, size_t in_len, size_t *used,
                                   uint8_t *out, size_t out_len, size_t *written);
+/* The engine of the members begun from now on (cfs_inflate_usable_engine's); the
+   default's (cfs_inflate_default_engine) until set. */
+void cfs_gunzip_set_engine(cfs_gunzip *g, cfs_inflate_engine engine);
+/* The engine of the last member begun (or of the next, before the first). */
+cfs_inflate_engine cfs_gunzip_engine(const cfs_gunzip *g);
 /* 1 inside a member (the stream ending now is truncated), 0 between members. */
 int cfs_gunzip_in_member(const cfs_gunzip *g);
 /* Compressed bytes inflate consumed, over all members (padding not counted). */

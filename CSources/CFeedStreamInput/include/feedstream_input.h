@@ -284,6 +284,10 @@ cfs_input *cfs_input_create(const cfs_document_ops *ops, void *doc, const cfs_li
 void cfs_input_destroy(cfs_input *input);
 /** Ready for a new stream; the reader, limits and recovery hook stay. */
 void cfs_input_reset(cfs_input *input);
+/** What inflates gzip input from the next stream on: CFS_INFLATE_ZLIB or
+    CFS_INFLATE_ISAL (feedstream_inflate.h; zlib where ISA-L is not available). The
+    default is cfs_inflate_default_engine(). Kept by reset. */
+void cfs_input_set_inflater(cfs_input *input, int engine);
 /** cfs_parser_set_recover, with the hook's own context. */
 void cfs_input_set_recover(cfs_input *input, cfs_recover_fn hook, void *ctx, size_t max_bytes);
 /* The calls of the same names of cfs_parser (feedstream.h says what each does). */

@@ -75,9 +75,12 @@ package final class ChunkReader {
     ///     its position; the first read ends where a reader from the file's start would
     ///     end one, so both have read the same bytes (``bytesIn``) when they stop at the
     ///     same place.
+    ///   - inflater: what inflates gzip.
     package init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
-         isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
+                 inflater: GzipInflater = .default,
+                 isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
         self.fd = fd
+        stage.inflater = inflater
         readPosition = fileOffset
         let misalignment = Int((fileOffset ?? 0) % UInt64(Self.inputSize))
         firstReadLimit = misalignment == 0 ? nil : Self.inputSize - misalignment

@@ -2,8 +2,9 @@ internal import CFeedStreamInflate
 
 /// The inflater of gzip input: zlib (the default), or Intel's ISA-L where it is there.
 ///
-/// Every gzip input of the process — every backend, the read-ahead thread, a dump in
-/// parts — is inflated by ``current``. ISA-L inflates about 2.6 times as fast as zlib
+/// Chosen per reader of gzip: a parser (``InflaterChoosing``), a read-ahead pipeline,
+/// a chunk reader, a run of the command line (`--inflate`); nothing in the process is
+/// switched. ISA-L inflates about 2.6 times as fast as zlib
 /// (README, Results): on a machine with few cores, where inflating a `.gz` dump takes
 /// one core, that is the difference between inflate and the parser being the bound.
 /// It is used when the library was built with ISA-L's header (Debian's `libisal-dev`)
@@ -19,8 +20,8 @@ internal import CFeedStreamInflate
 /// That is why ISA-L is a choice and zlib the default: with zlib, the output depends on
 /// neither the libraries a machine has nor how the input was read.
 ///
-/// The environment variable `FEEDSTREAM_INFLATE=isa-l`, read once, chooses ISA-L for a
-/// process without code (where it is available).
+/// The environment variable `FEEDSTREAM_INFLATE=isa-l`, read once, makes ISA-L the
+/// ``default`` (where it is available): the inflater of readers made without a choice.
 package enum GzipInflater: String, CaseIterable, Sendable, CustomStringConvertible {
     /// zlib's inflate.
     case zlib
@@ -31,13 +32,20 @@ package enum GzipInflater: String, CaseIterable, Sendable, CustomStringConvertib
     /// loaded.
     package static var isalAvailable: Bool { cfs_inflate_isal_available() != 0 }
 
-    /// The inflater of the gzip members that begin from now on, in the whole process.
-    /// Setting ``isal`` where it is not available leaves ``zlib``.
-    package static var current: GzipInflater {
-        get { cfs_inflate_default_engine() == CFS_INFLATE_ISAL ? .isal : .zlib }
-        set { _ = cfs_inflate_set_engine(newValue == .isal ? CFS_INFLATE_ISAL : CFS_INFLATE_ZLIB) }
-    }
+    /// The inflater of readers made without a choice: zlib, or ISA-L when
+    /// `FEEDSTREAM_INFLATE=isa-l` (read once) and it is available.
+    package static var `default`: GzipInflater { cfs_inflate_default_engine() == CFS_INFLATE_ISAL ? .isal : .zlib }
+
+    /// The C stages' name of this inflater (`cfs_inflate_engine`).
+    package var engine: Int32 { Int32(bitPattern: (self == .isal ? CFS_INFLATE_ISAL : CFS_INFLATE_ZLIB).rawValue) }
 
     /// The name: `zlib` or `isa-l`.
     package var description: String { rawValue }
+}
+
+/// A reader of gzip whose inflater can be chosen: every parser of this package.
+package protocol InflaterChoosing: AnyObject {
+    /// What inflates the gzip inputs parsed from now on (zlib where ISA-L is not
+    /// available); ``GzipInflater/default`` until set.
+    var inflater: GzipInflater { get set }
 }

@@ -113,6 +113,8 @@ package final class InputStage {
     private var finished = false
     /// The gzip members (`cfs_gunzip`), made at the first stream and reused.
     private var z: OpaquePointer?
+    /// What inflates the gzip streams begun from now on.
+    package var inflater = GzipInflater.default
     /// The push way's inflate target, allocated at its first use.
     private var out: UnsafeMutablePointer<UInt8>?
 
@@ -129,6 +131,11 @@ package final class InputStage {
     /// Compressed bytes inflate consumed (total over the members), after the last step:
     /// in the pull way, what goes with each chunk.
     var compressedIn: UInt64 { z.map { cfs_gunzip_consumed($0) } ?? 0 }
+    /// What inflated the last gzip member begun (nil before the first).
+    var memberInflater: GzipInflater? {
+        guard mode != .detect, mode != .plain, let z else { return nil }
+        return cfs_gunzip_engine(z) == CFS_INFLATE_ISAL ? .isal : .zlib
+    }
     /// Inside a gzip member: the stream ending now is truncated.
     var inMember: Bool { mode == .gzip && z.map { cfs_gunzip_in_member($0) != 0 } ?? false }
     /// Padding zeros skipped between members: with ``compressedIn``, the input bytes used.
@@ -270,6 +277,7 @@ package final class InputStage {
             guard let g = cfs_gunzip_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
             z = g
         }
+        cfs_gunzip_set_engine(z, cfs_inflate_engine(rawValue: UInt32(bitPattern: inflater.engine)))
         switch cfs_gunzip_begin(z) {
         case CFS_GUNZIP_OK: break
         case CFS_GUNZIP_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)

@@ -30,12 +30,15 @@ package struct ReadAheadPipeline: Sendable {
     package var chunkSize: Int
     /// Buffers in flight (2–4 is plenty: the queue only absorbs jitter).
     package var depth: Int
+    /// What inflates gzip on the reading thread.
+    package var inflater: GzipInflater
 
     /// A pipeline of `depth` buffers of `chunkSize` bytes (both > 0).
-    package init(chunkSize: Int = 256 << 10, depth: Int = 3) {
+    package init(chunkSize: Int = 256 << 10, depth: Int = 3, inflater: GzipInflater = .default) {
         precondition(chunkSize > 0 && depth > 0)
         self.chunkSize = chunkSize
         self.depth = depth
+        self.inflater = inflater
     }
 
     /// Parses what `fd` holds (plain XML or gzip, by content), reading and inflating
@@ -57,7 +60,7 @@ package struct ReadAheadPipeline: Sendable {
         // A queue of its own: it targets an overcommitting pool, so the reader gets a
         // thread even when every worker of a batch is busy parsing.
         DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
-            queue.produce(from: ChunkReader(fd: fd, inflate: true, prefix: prefix,
+            queue.produce(from: ChunkReader(fd: fd, inflate: true, prefix: prefix, inflater: inflater,
                                             isCancelled: { queue.isClosed || isCancelled() }, didRead: didRead))
         }
         defer {

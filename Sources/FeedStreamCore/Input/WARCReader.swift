@@ -182,14 +182,14 @@ final class ReadAheadWARCSource: WARCByteSource {
     private var chunk = UnsafeRawBufferPointer(start: nil, count: 0)
     private var ended = false
 
-    init(fd: Int32, prefix: [UInt8] = [], chunkSize: Int = 256 << 10, depth: Int = 3,
+    init(fd: Int32, prefix: [UInt8] = [], chunkSize: Int = 256 << 10, depth: Int = 3, inflater: GzipInflater,
          isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
         let queue = ChunkQueue(chunkSize: chunkSize, depth: depth)
         let found = found
         self.queue = queue
         // Not `self`: the reader must not keep this object alive (deinit stops it).
         DispatchQueue(label: "feedstream.warc-read-ahead").async(group: done) {
-            let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix,
+            let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix, inflater: inflater,
                                      isCancelled: { queue.isClosed || isCancelled() }, didRead: didRead)
             reader.recordMemberStarts()
             queue.produce(from: reader) { reader in
@@ -261,9 +261,9 @@ package final class WARCReader {
     /// (its first bytes, already read from it: a pipe's); or, given `fileOffset` (a
     /// regular file), from there with `pread` (the descriptor's position is left alone:
     /// several readers can read parts of one file), with the file's record offsets.
-    package init(fd: Int32, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
+    package init(fd: Int32, prefix: [UInt8] = [], fileOffset: UInt64? = nil, inflater: GzipInflater = .default,
                  isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
-        let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix, fileOffset: fileOffset,
+        let reader = ChunkReader(fd: fd, inflate: true, prefix: prefix, fileOffset: fileOffset, inflater: inflater,
                                  isCancelled: isCancelled, didRead: didRead)
         reader.recordMemberStarts()
         source = reader
@@ -272,9 +272,10 @@ package final class WARCReader {
 
     /// Reads `fd` with its reading and inflating on a second thread, a few chunks ahead
     /// (``ReadAheadWARCSource``); the same records, offsets and bytes.
-    package init(readingAhead fd: Int32, prefix: [UInt8] = [], isCancelled: @escaping @Sendable () -> Bool,
-                 didRead: @escaping @Sendable (UInt64) -> Void) {
-        source = ReadAheadWARCSource(fd: fd, prefix: prefix, isCancelled: isCancelled, didRead: didRead)
+    package init(readingAhead fd: Int32, prefix: [UInt8] = [], inflater: GzipInflater = .default,
+                 isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
+        source = ReadAheadWARCSource(fd: fd, prefix: prefix, inflater: inflater, isCancelled: isCancelled,
+                                     didRead: didRead)
         fileOffset = 0
     }
 

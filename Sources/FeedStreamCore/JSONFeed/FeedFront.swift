@@ -24,6 +24,10 @@ package final class FeedFront {
     private let maxItemBytes: Int
     private let limits: FeedLimits
     private var reader: JSONFeedReader?
+    /// What inflates a gzip JSON Feed (the parser's ``InflaterChoosing/inflater``).
+    package var inflater = GzipInflater.default {
+        didSet { reader?.inflater = inflater }
+    }
     /// Inflates the start of gzip inputs for the sniff (``InputStage/peekInflated(_:limit:using:_:)``).
     private var peekStage: InputStage?
 
@@ -56,7 +60,10 @@ package final class FeedFront {
                        xml: (FeedInput) throws -> ParseSummary) throws -> ParseSummary {
         let (isJSON, routed) = sniff(input, at: offset)
         guard isJSON else { return try xml(routed) }
-        if reader == nil { reader = JSONFeedReader(maxItemBytes: maxItemBytes, limits: limits) }
+        if reader == nil {
+            reader = JSONFeedReader(maxItemBytes: maxItemBytes, limits: limits)
+            reader!.inflater = inflater
+        }
         return try reader!.parse(routed, parser: parser, handler: handler)
     }
 

@@ -36,6 +36,11 @@ package final class JSONFeedReader: JSONTokenSink {
 
     private let tokenizer: JSONTokenizer
     private let stage: InputStage
+    /// What inflates gzip input.
+    var inflater: GzipInflater {
+        get { stage.inflater }
+        set { stage.inflater = newValue }
+    }
     private let item: UnsafeMutablePointer<SFMRecord>
     private let feed: UnsafeMutablePointer<SFMRecord>
     private let pubItem = SFMPub()

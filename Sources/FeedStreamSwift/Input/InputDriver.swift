@@ -71,6 +71,11 @@ package final class InputDriver {
         Unmanaged<InputDriver>.fromOpaque(ctx!).takeUnretainedValue()
     }
 
+    /// What inflates gzip input, from the next stream on (`cfs_input_set_inflater`).
+    package var inflater = GzipInflater.default {
+        didSet { cfs_input_set_inflater(input, inflater.engine) }
+    }
+
     /// The charset the transport named, for the recovery path (the reader has its own).
     package var transportCharset: String? {
         get { recovery?.transportCharset }

@@ -14,7 +14,7 @@ import Musl
 /// run after run alternating contenders in one process, against two baselines measured
 /// in the same runs:
 ///
-/// - *inflate only*: the process's ``GzipInflater`` (zlib, or ISA-L when chosen) inflating the workload's gzip files, nothing parsed (plain
+/// - *inflate only*: the run's ``GzipInflater`` (zlib, or ISA-L when chosen) inflating the workload's gzip files, nothing parsed (plain
 ///   files are only read);
 /// - *tokenize only*: expat, namespace-aware, with empty callbacks, over the
 ///   uncompressed XML, one parser and its buffers kept between files
@@ -64,9 +64,11 @@ public enum FeedBench: Sendable {
         public var dumpParts = true
         /// For workloads with gzip files, also run inflate only, each backend (on one
         /// thread and with inflate on a second), and each dump in parts with these inflaters
-        /// (besides the process's ``GzipInflater/current``), for ratios paired in one
-        /// run; the ones not available here are left out.
+        /// (besides ``inflater``), for ratios paired in one run; the ones not available
+        /// here are left out.
         package var otherInflaters: [GzipInflater] = []
+        /// What inflates gzip in the run (`bench --inflate`).
+        package var inflater = GzipInflater.default
         /// Measures one contender's peak memory (e.g. in a child process); nil to skip.
         /// Arguments: the contender's id and the workload.
         public var peakMemory: (@Sendable (String, Workload) -> UInt64?)?
@@ -125,7 +127,7 @@ public enum FeedBench: Sendable {
         var report = BenchReport(machine: machine, runs: options.runs, peakMemoryMethod: options.peakMemoryMethod,
                                  workloads: results)
         if let first = workloads.first { report.idleMemoryBytes = options.peakMemory?(idleID, first) }
-        report.inflater = GzipInflater.current.rawValue
+        report.inflater = options.inflater.rawValue
         return report
     }
 
@@ -133,14 +135,14 @@ public enum FeedBench: Sendable {
     /// memory of that contender alone.
     /// The id `idle` runs nothing: its peak is the process's own floor; a
     /// ``ballastID(megabytes:)`` holds that much memory and parses nothing.
-    public static func runOnce(contenderID: String, workload: Workload) throws -> Measurement {
+    package static func runOnce(contenderID: String, workload: Workload, inflater: GzipInflater) throws -> Measurement {
         if contenderID == idleID || runBallast(contenderID) {
             return Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0)
         }
         guard let contender = Contender(id: contenderID) else {
             throw FeedError(code: .init(rawValue: "usage"), message: "unknown contender \(contenderID)")
         }
-        let runner = Runner(contender, threadedGzip: WorkloadGzip(workload.files).onAThread)
+        let runner = Runner(contender, threadedGzip: WorkloadGzip(workload.files).onAThread, inflater: inflater)
         return try runner.run(workload.files)
     }
 
@@ -161,7 +163,7 @@ public enum FeedBench: Sendable {
         }
         if gzip {
             for inflater in options.otherInflaters
-            where inflater != GzipInflater.current && (inflater != .isal || GzipInflater.isalAvailable) {
+            where inflater != options.inflater && (inflater != .isal || GzipInflater.isalAvailable) {
                 list += list.filter(\.inflates).map { .inflatedBy(inflater, $0) }
             }
         }
@@ -171,7 +173,7 @@ public enum FeedBench: Sendable {
     static func run(_ workload: Workload, options: Options) throws -> BenchWorkloadResult {
         let contenders = contenders(for: workload, options: options)
         let gzip = WorkloadGzip(workload.files)
-        let runners = contenders.map { Runner($0, threadedGzip: gzip.onAThread) }
+        let runners = contenders.map { Runner($0, threadedGzip: gzip.onAThread, inflater: options.inflater) }
         var measured = Array(repeating: [Measurement](), count: runners.count)
         let rounds = options.runs + (options.warmUp ? 1 : 0)
         for round in 0..<rounds {
@@ -215,7 +217,7 @@ public enum FeedBench: Sendable {
             }
             let peak = options.peakMemory?(contender.id, workload)
             results.append(BenchResult(
-                id: contender.id, label: contender.label(gzip), kind: contender.backend == nil ? "baseline" : "backend",
+                id: contender.id, label: contender.label(gzip, inflater: options.inflater), kind: contender.backend == nil ? "baseline" : "backend",
                 backend: contender.backend?.rawValue, threads: contender.threads(gzip),
                 runsMBps: mbps,
                 itemsPerSecond: itemsPerSecond, ratioToTokenizeOnly: ratio(to: tokenize), ratioToInflateOnly: ratio(to: inflateOnly(of: contender)),
@@ -302,7 +304,7 @@ public enum FeedBench: Sendable {
             }
         }
 
-        func label(_ gzip: WorkloadGzip, inflater: GzipInflater = GzipInflater.current) -> String {
+        func label(_ gzip: WorkloadGzip, inflater: GzipInflater) -> String {
             switch self {
             case .inflatedBy(let i, .inflateOnly):
                 "inflate only (\(i), nothing parsed)"
@@ -358,8 +360,8 @@ public enum FeedBench: Sendable {
         private var writer: JSONLinesWriter?
         private let devNull: Int32
 
-        /// The inflater the contender runs with, when not the process's.
-        private let inflater: GzipInflater?
+        /// The inflater the contender runs with: its own, or the run's.
+        private let inflater: GzipInflater
         /// The contender without its inflater.
         private let base: Contender
 
@@ -367,19 +369,21 @@ public enum FeedBench: Sendable {
         /// (``WorkloadGzip``, looked at once per workload, not in the timed runs).
         private let threadedGzip: Set<String>
 
-        init(_ contender: Contender, threadedGzip: Set<String>) {
+        init(_ contender: Contender, threadedGzip: Set<String>, inflater runInflater: GzipInflater) {
             self.threadedGzip = threadedGzip
             self.contender = contender
             if case .inflatedBy(let i, let c) = contender {
                 inflater = i
                 base = c
             } else {
-                inflater = nil
+                inflater = runInflater
                 base = contender
             }
             devNull = open("/dev/null", O_WRONLY | O_CLOEXEC)
             if case .backend(let b, _) = base {
-                parser = b.makeParser()
+                let p = b.makeParser()
+                (p as? InflaterChoosing)?.inflater = inflater
+                parser = p
                 writer = JSONLinesWriter(output: FileDescriptorOutput(fd: devNull))
             }
             if case .tokenizeOnly = base { tokenizer = cfs_baseline_tokenizer_new() }
@@ -395,9 +399,6 @@ public enum FeedBench: Sendable {
         private var tokenizer: OpaquePointer?
 
         func run(_ files: [String]) throws -> Measurement {
-            let processInflater = GzipInflater.current
-            if let inflater { GzipInflater.current = inflater }
-            defer { GzipInflater.current = processInflater }
             var m = Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0, error: nil)
             let clock = ContinuousClock()
             let start = clock.now
@@ -417,6 +418,7 @@ public enum FeedBench: Sendable {
                 guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
                 defer { close(fd) }
                 var st = cfs_baseline_stats()
+                st.inflater = inflater.engine
                 if cfs_baseline_inflate_fd(fd, -1, &st) != 0 { noteError(&m, "\(file): \(String(cString: st.error))") }
                 m.bytesIn += st.bytes_in
                 m.bytesXML += st.bytes_xml
@@ -427,11 +429,12 @@ public enum FeedBench: Sendable {
                 guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
                 defer { close(fd) }
                 var st = cfs_baseline_stats()
+                st.inflater = inflater.engine
                 let rc: Int32
                 guard let tokenizer else { return noteError(&m, "out of memory") }
                 let gzip = isGzip(fd)
                 if gzip && threadedGzip.contains(file) {
-                    let (r, inflated) = try withInflateThread(fd) { out in cfs_baseline_tokenizer_run(tokenizer, out, 0, &st) }
+                    let (r, inflated) = try withInflateThread(fd, inflater: inflater) { out in cfs_baseline_tokenizer_run(tokenizer, out, 0, &st) }
                     rc = r
                     m.bytesIn += inflated.bytes_in
                 } else {
@@ -446,6 +449,7 @@ public enum FeedBench: Sendable {
                 // What `feedstream convert -j N --backend B FILE > /dev/null` runs, in parts
                 // also for gzip on 2 cores (where convert prefers the read-ahead pipeline).
                 var options = BatchConverter.Options(jobs: Contender.partsJobs, makeParser: { b.makeParser() })
+                options.inflater = inflater
                 options.gzipDumpPartsMinimumJobs = 2
                 let s = try BatchConverter(options: options).run([BatchInput.file(file)],
                                                                  to: FileDescriptorOutput(fd: devNull))
@@ -466,7 +470,7 @@ public enum FeedBench: Sendable {
                     guard fd >= 0 else { return noteError(&m, "\(file): cannot open") }
                     defer { close(fd) }
                     summary = isGzip(fd)
-                        ? try ReadAheadPipeline().parse(fileDescriptor: fd, with: parser, handler: writer)
+                        ? try ReadAheadPipeline(inflater: inflater).parse(fileDescriptor: fd, with: parser, handler: writer)
                         : try parser.parse(.fileDescriptor(fd), handler: writer)
                     m.bytesIn += summary.bytesIn
                 } else {
@@ -529,13 +533,16 @@ private final class InflateFeeder {
 /// Runs `body` with the read end of a pipe that a second thread fills with the gzip file
 /// open on `inFD` inflated (cfs_baseline_inflate_fd, from where the descriptor is).
 /// Returns body's result and the inflate stats.
-private func withInflateThread<T>(_ inFD: Int32, _ body: (Int32) throws -> T) throws -> (T, cfs_baseline_stats) {
+private func withInflateThread<T>(_ inFD: Int32, inflater: GzipInflater, _ body: (Int32) throws -> T) throws
+    -> (T, cfs_baseline_stats)
+{
     var fds: [Int32] = [-1, -1]
     guard pipe(&fds) == 0 else { throw FeedError(code: .io, message: "pipe failed") }
     #if os(Linux)
     _ = fcntl(fds[0], 1031 /* F_SETPIPE_SZ */, Int32(1 << 20))
     #endif
     let feeder = InflateFeeder(inFD: inFD, outFD: fds[1])
+    feeder.stats.inflater = inflater.engine
     var thread = pthread_t()
     let started = pthread_create(&thread, nil, { raw in
         let feeder = Unmanaged<InflateFeeder>.fromOpaque(raw!).takeUnretainedValue()

@@ -69,6 +69,7 @@ public struct BackendDiff {
     private let parsers: [any FeedParser]
     private let limits: FeedLimits
     private let jobs: Int
+    private let inflater: GzipInflater
 
     /// A comparison of `backends`, each with a parser of its own.
     ///
@@ -77,13 +78,20 @@ public struct BackendDiff {
     ///   - limits: the limits every backend parses with (``FeedLimits``).
     ///   - jobs: the worker threads of the ``BatchConverter`` that reads a ``BatchInput``
     ///     (as `convert -j`; more than one reads standard input on a second thread).
-    public init(backends: [FeedBackend], limits: FeedLimits = .default, jobs: Int = 1) {
+    ///   - inflater: what inflates gzip (`diff --inflate`).
+    package init(backends: [FeedBackend], limits: FeedLimits = .default, jobs: Int = 1,
+                 inflater: GzipInflater = .default) {
         precondition(backends.count >= 2, "compare at least two backends")
         precondition(jobs >= 1, "at least one job")
         self.backends = backends
         self.limits = limits
         self.jobs = jobs
-        parsers = backends.map { $0.makeParser(limits: limits) }
+        self.inflater = inflater
+        parsers = backends.map {
+            let parser = $0.makeParser(limits: limits)
+            (parser as? InflaterChoosing)?.inflater = inflater
+            return parser
+        }
     }
 
     /// Compares the backends on one input, parsed with each backend's parser, and adds
@@ -113,6 +121,7 @@ public struct BackendDiff {
         let outputs = try backends.map { backend -> [UInt8] in
             let limits = self.limits
             var options = BatchConverter.Options(jobs: jobs, makeParser: { backend.makeParser(limits: limits) })
+            options.inflater = inflater
             if copy >= 0 {
                 lseek(copy, 0, SEEK_SET)
                 options.standardInputDescriptor = copy
