@@ -30,8 +30,11 @@ struct Bench: TakesPaths {
     @Option(help: "Comma-separated backends (\(FeedBackend.allCases.map(\.rawValue).joined(separator: ", "))).")
     var backends: String = FeedBackend.allCases.map(\.rawValue).joined(separator: ",")
 
-    @Option(help: "Timed runs per contender (after one warm-up run).")
+    @Option(parsing: .unconditional, help: "Timed runs per contender (after one warm-up run), 1 to \(Bench.maxRuns).")
     var runs: Int = 5
+
+    /// The most `--runs` takes.
+    static let maxRuns = 1000
 
     @Flag(help: "Print the report as JSON.")
     var json = false
@@ -67,8 +70,8 @@ struct Bench: TakesPaths {
                        + FeedBackend.allCases.map(\.rawValue).joined(separator: ", "))
             throw ExitStatus.usageOrOutput
         }
-        guard runs >= 1 else {
-            printError("feedstream bench: --runs must be at least 1")
+        guard (1...Self.maxRuns).contains(runs) else {
+            printError("feedstream bench: --runs takes 1 to \(Self.maxRuns)")
             throw ExitStatus.usageOrOutput
         }
         var workloads: [FeedBench.Workload] = []

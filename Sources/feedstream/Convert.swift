@@ -59,8 +59,17 @@ struct Convert: TakesPaths {
     var per: Per = .item
 
     // .unconditional: `-j -1` is a bad number (said so), not a missing value.
-    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Convert N inputs at a time (default: the number of cores); a big dump is parsed in parts by the workers left idle, with the same output.", valueName: "N"))
+    @Option(name: [.customShort("j"), .long], parsing: .unconditional, help: ArgumentHelp("Convert N inputs at a time, 1 to \(Convert.maxJobs) (default: the number of cores; more than four per core run as four per core); a big dump is parsed in parts by the workers left idle, with the same output.", valueName: "N"))
     var jobs: Int?
+
+    /// The most `-j` takes.
+    static let maxJobs = 1024
+
+    /// The workers `-j N` runs: N, but no more than four per core (or four): more threads
+    /// than that only hold memory, and the output does not depend on their number.
+    static func workers(for jobs: Int) -> Int {
+        min(jobs, 4 * max(1, ProcessInfo.processInfo.activeProcessorCount))
+    }
 
     @Flag(help: "Write each input's lines as they are ready, not in input order (lines of big inputs may interleave; each line stays whole).")
     var unordered = false
@@ -104,12 +113,13 @@ struct Convert: TakesPaths {
     mutating func run() throws {
         let limits = try self.limits.limits(for: "convert")
         let inflater = try self.inflater.chosen(for: "convert")
-        let jobs = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
+        let asked = self.jobs ?? ProcessInfo.processInfo.activeProcessorCount
         let shard = try self.shard.map { text in
             guard let s = Shard(text) else { throw usage("--shard takes K/N with 1 <= K <= N, e.g. 3/8") }
             return s
         }
-        guard jobs >= 1 else { throw usage("-j takes a number of at least 1") }
+        guard (1...Self.maxJobs).contains(asked) else { throw usage("-j takes 1 to \(Self.maxJobs)") }
+        let jobs = Self.workers(for: asked)
         guard !inputs.isEmpty || filesFrom != nil else {
             throw usage("give inputs, or --files-from LIST\n"
                         + "Usage: \(FeedStreamCommand.usageString(for: Convert.self))\n"
@@ -122,8 +132,18 @@ struct Convert: TakesPaths {
         let list: LineReader?
         do {
             // The output may not be written inside a folder being converted; the reports may.
-            for (option, path) in [("-o", output), ("--errors", errors), ("--stats", stats)] {
-                if let path { try InputList.checkOutput(path, option: option, roots: inputs, mayBeInInputFolder: option != "-o") }
+            // The list of --files-from is an input too; each path in it is checked as it is
+            // read (below), and standard input when it is one.
+            let outputs = [("-o", output ?? "-"), ("--errors", errors), ("--stats", stats)].compactMap { o, p in p.map { (o, $0) } }
+            try InputList.checkOutputsApart(outputs)
+            let roots = inputs + (filesFrom.map { $0 == "-" ? [] : [$0] } ?? [])
+            for (option, path) in outputs {
+                try InputList.checkOutput(path, option: option, roots: roots, mayBeInInputFolder: option != "-o")
+                if stdinUses > 0, path != "-", let out = InputList.regularFile(path),
+                   InputList.regularFile("-", descriptor: 0) == out {
+                    throw InputList.Error(description: "feedstream convert: \(option) \(path) is the standard input: "
+                                          + "refusing to overwrite an input")
+                }
             }
             list = try filesFrom.map { try LineReader(path: $0) }
         } catch let error as InputList.Error {
@@ -162,6 +182,12 @@ struct Convert: TakesPaths {
 
         let filter = PathFilter(include: include, exclude: exclude)
         let walker = InputWalker(Roots(arguments: inputs, list: list), filter: filter)
+        // An input of the list that is an output file as it was before the run: the run
+        // stops and is refused, its outputs abandoned (nothing is replaced).
+        let existingOutputs = Dictionary([("-o", output), ("--errors", errors), ("--stats", stats)].compactMap { o, p in
+            p.flatMap { $0 == "-" ? nil : InputList.regularFile($0) }.map { ($0, (o, p!)) }
+        }, uniquingKeysWith: { a, _ in a })
+        let clash = OutputClash()
         let terminal = Terminal()
         let reporter = RunReporter(terminal: terminal, errorsFile: errorsFile)
         let bar = ProgressBar.wanted(quiet: quiet, toStandardOutput: output == nil || output == "-")
@@ -173,8 +199,17 @@ struct Convert: TakesPaths {
         let summary: BatchSummary
         do {
             defer { Interrupt.shared.runHasStopped() }
-            summary = try converter.run(walker.lazy.filter { shard?.contains($0) ?? true }, to: sink.output,
-                                        observer: reporter)
+            let inputs = walker.lazy.filter { input in
+                if list != nil, !existingOutputs.isEmpty, case .file(let path) = input,
+                   let id = InputList.regularFile(path), let (option, name) = existingOutputs[id] {
+                    clash.found = "feedstream convert: \(option) \(name) is the input \(path) (--files-from): "
+                        + "refusing to overwrite an input"
+                    converter.cancel()
+                    return false
+                }
+                return shard?.contains(input) ?? true
+            }
+            summary = try converter.run(inputs, to: sink.output, observer: reporter)
             if let error = reporter.writeError { throw error }
         } catch {
             bar?.stop()
@@ -184,6 +219,12 @@ struct Convert: TakesPaths {
         }
         bar?.stop()
         let elapsed = seconds(since: start)
+        if let refusal = clash.found {
+            sink.abandon()
+            errorsFile?.abandon()
+            printError(refusal)
+            throw ExitStatus.usageOrOutput
+        }
 
         if summary.interrupted {
             sink.abandon()
@@ -244,4 +285,10 @@ struct Convert: TakesPaths {
         printError("feedstream convert: " + message)
         return ExitStatus.usageOrOutput
     }
+}
+
+/// An input found to be an output as the list is read (set on the walking thread, read
+/// once the run has returned).
+private final class OutputClash: @unchecked Sendable {
+    var found: String?
 }

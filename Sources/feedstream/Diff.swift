@@ -36,14 +36,21 @@ struct Diff: TakesPaths {
     @OptionGroup
     var inflater: InflateOption
 
-    @Option(help: "Print at most this many differences.")
+    @Option(parsing: .unconditional, help: "Print at most this many differences, 0 to \(Diff.maxLimit).")
     var limit: Int = 50
+
+    /// The most `--limit` takes.
+    static let maxLimit = 1_000_000
 
     @Argument(help: "Files, folders, or - for standard input.")
     var inputs: [String]
 
     mutating func run() throws {
         let inflater = try self.inflater.chosen(for: "diff")
+        guard (0...Self.maxLimit).contains(limit) else {
+            printError("feedstream diff: --limit takes 0 to \(Self.maxLimit)")
+            throw ExitStatus.usageOrOutput
+        }
         let names = backends.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }
         let chosen = names.compactMap { FeedBackend(rawValue: $0) }
         guard chosen.count == names.count, chosen.count >= 2 else {

@@ -49,6 +49,45 @@ enum InputList {
         }
     }
 
+    /// The device and inode of a regular file (`-`: standard output's, when it is one);
+    /// nil for anything else or nothing.
+    static func regularFile(_ path: String, descriptor: Int32? = nil) -> FileIdentity? {
+        var st = stat()
+        let found = descriptor.map { fstat($0, &st) == 0 } ?? (stat(path, &st) == 0)
+        guard found, (st.st_mode & S_IFMT) == S_IFREG else { return nil }
+        return FileIdentity(device: UInt64(st.st_dev), inode: UInt64(st.st_ino))
+    }
+
+    /// A file told apart from every other by its device and inode.
+    struct FileIdentity: Hashable {
+        var device: UInt64
+        var inode: UInt64
+    }
+
+    /// Refuses two outputs that name one file: standard output twice, one regular file
+    /// however named (or standard output sent to it), or one path that does not exist
+    /// yet. Devices and pipes (`/dev/null`) may take several.
+    static func checkOutputsApart(_ outputs: [(option: String, path: String)]) throws {
+        func identity(_ path: String) -> FileIdentity? {
+            path == "-" ? regularFile(path, descriptor: 1) : regularFile(path)
+        }
+        for i in outputs.indices {
+            for j in outputs.indices where j > i {
+                let (a, b) = (outputs[i], outputs[j])
+                var same = a.path == "-" && b.path == "-"
+                if !same, let x = identity(a.path), let y = identity(b.path) { same = x == y }
+                if !same && a.path != "-" && b.path != "-" {
+                    var st = stat()
+                    if stat(a.path, &st) != 0, stat(b.path, &st) != 0, let x = resolved(a.path) { same = x == resolved(b.path) }
+                }
+                if same {
+                    throw Error(description: "feedstream convert: \(a.option) and \(b.option) name the same file, "
+                                + (a.path == b.path ? a.path : "\(a.path) and \(b.path)") + ": give each its own")
+                }
+            }
+        }
+    }
+
     /// The absolute path with links resolved: the path's own when it exists, else its
     /// folder's and its name; nil when neither exists.
     private static func resolved(_ path: String) -> String? {

@@ -90,8 +90,8 @@ final class CommandLinePromiseTests: CLITestCase {
             (["convert", "--backend", "nope", "corpus/feeds"], "nope"),
             (["convert", "--per", "items", "corpus/feeds"], "items"),
             (["convert", "-j", "abc", "corpus/feeds"], "abc"),
-            (["convert", "-j", "-1", "corpus/feeds"], "-j takes a number of at least 1"),
-            (["convert", "-j", "0", "corpus/feeds"], "-j takes a number of at least 1"),
+            (["convert", "-j", "-1", "corpus/feeds"], "-j takes 1 to 1024"),
+            (["convert", "-j", "0", "corpus/feeds"], "-j takes 1 to 1024"),
             (["convert", "--max-depth", "-5", "corpus/feeds"], "--max-depth takes 0 (no limit) or more"),
             (["convert", "--shard", "9/8", "corpus/feeds"], "--shard"),
             (["convert"], "give inputs"),
@@ -110,6 +110,35 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertTrue(help.out.contains("--max-depth"), help.out)
         // The default backend, as the help says it (FeedBackend.default).
         XCTAssertTrue(help.out.contains("default: swift)"), help.out)
+    }
+
+    /// Every numeric option is bounded: a value out of its range, at its extremes too, is
+    /// a usage error naming the range (exit 2, nothing written, nothing allocated for it);
+    /// the largest values a range takes run as any other.
+    func testEveryNumericOptionIsBounded() throws {
+        let feed = "corpus/feeds/atom-basic.xml"
+        let huge = ["1025", "4294967296", "4611686018427387904", "9223372036854775807"]
+        var refused: [([String], String)] = []
+        for v in ["0", "-1"] + huge { refused.append((["convert", "-j", v, feed], "-j takes 1 to 1024")) }
+        for v in ["0", "-1", "1001"] + huge.dropFirst() { refused.append((["bench", "--runs", v, feed], "--runs takes 1 to 1000")) }
+        for v in ["-1", "1000001"] + huge.dropFirst() {
+            refused.append((["diff", "--limit", v, feed], "--limit takes 0 to 1000000"))
+        }
+        let limits = ["--max-depth", "--max-field-bytes", "--max-attributes", "--max-items", "--max-document-bytes",
+                      "--max-ratio", "--max-markup-bytes"]
+        for flag in limits {
+            refused.append((["convert", flag, "-1", feed], "\(flag) takes 0 (no limit) or more"))
+            refused.append((["convert", flag, "9223372036854775808", feed], "9223372036854775808"))   // past Int
+        }
+        for (args, said) in refused {
+            let r = try run(args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains(said), "\(args): \(r.err)")
+            XCTAssertEqual(r.out, "", "\(args)")
+        }
+        let largest = try run(["convert", "-q", "-j", "1024"] + limits.flatMap { [$0, "9223372036854775807"] } + [feed])
+        XCTAssertEqual(largest.status, 0, largest.err)
+        XCTAssertEqual(try lines(largest.out).count, 4)   // atom-basic.xml: its document and 3 items
     }
 
     /// `-o` (and `--errors`, `--stats`) never replaces an input: the same file however it
@@ -140,6 +169,53 @@ final class CommandLinePromiseTests: CLITestCase {
         XCTAssertEqual(ok.status, 0, ok.err)
         XCTAssertEqual(try lines(String(contentsOf: elsewhere, encoding: .utf8)).count, 8)   // same.xml and link.xml
         XCTAssertEqual(try run(["convert", "-q", feed.path, "-o", "/dev/null"]).status, 0)   // a device replaces nothing
+    }
+
+    /// No output replaces an input however the input was named (a path of `--files-from`,
+    /// the list itself, the file on standard input) nor another output (`-o X --errors X`,
+    /// `-o X --stats ./X`): the run is refused with exit 2 and every file is left as it was,
+    /// no temporary file behind. Devices take several outputs.
+    func testNoOutputReplacesAnInputOrAnotherOutput() throws {
+        let dir = try tempDir()
+        let feed = dir.appendingPathComponent("in.xml")
+        let original = try Data(contentsOf: Self.repo.appendingPathComponent("corpus/feeds/atom-basic.xml"))
+        try original.write(to: feed)
+        let list = dir.appendingPathComponent("list")
+        try Data((feed.path + "\n").utf8).write(to: list)
+        let out = dir.appendingPathComponent("out.jsonl")
+        let refused: [([String], String)] = [
+            (["--files-from", list.path, "-o", feed.path], "is the input"),
+            (["--files-from", list.path, "--errors", feed.path], "is the input"),
+            (["--files-from", list.path, "-o", list.path], "is the input"),
+            ([feed.path, "-o", out.path, "--errors", out.path], "name the same file"),
+            ([feed.path, "-o", out.path, "--stats", dir.path + "/./out.jsonl"], "name the same file"),
+            ([feed.path, "--errors", "-"], "name the same file"),
+        ]
+        for (args, said) in refused {
+            let r = try run(["convert", "-q"] + args)
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains(said), "\(args): \(r.err)")
+            XCTAssertEqual(try Data(contentsOf: feed), original, "\(args)")
+            XCTAssertEqual(try String(contentsOf: list, encoding: .utf8), feed.path + "\n", "\(args)")
+            XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["in.xml", "list"], "\(args)")
+        }
+        // The file on standard input.
+        let p = Process()
+        p.executableURL = URL(fileURLWithPath: "/bin/sh")
+        p.arguments = ["-c", "exec \"$0\" convert -q - -o \"$1\" < \"$1\"", binary.path, feed.path]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        let said = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 2, said)
+        XCTAssertTrue(said.contains("is the standard input"), said)
+        XCTAssertEqual(try Data(contentsOf: feed), original)
+        // A device takes both outputs; the same list to a file of its own converts.
+        XCTAssertEqual(try run(["convert", "-q", "--files-from", list.path, "-o", "/dev/null", "--errors", "/dev/null"]).status, 0)
+        let ok = try run(["convert", "-q", "--files-from", list.path, "-o", out.path])
+        XCTAssertEqual(ok.status, 0, ok.err)
+        XCTAssertEqual(try lines(String(contentsOf: out, encoding: .utf8)).count, 4)
     }
 
     /// Every signal that ends a process and can be caught removes the temporary output
