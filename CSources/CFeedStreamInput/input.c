@@ -132,7 +132,10 @@ struct cfs_input {
     size_t pending_items;
     enum await_state aw;         /* Misc skipping between documents */
     uint64_t aw_start;           /* stream offset of the '<' of the Misc being skipped */
-    uint8_t pend[XML_DECL_LEN];  /* bytes held while deciding Misc or a new document */
+    uint8_t pend[16];            /* bytes held while deciding Misc or a new document */
+    int aw_wide;                 /* the Misc being skipped is UTF-16 (a NUL right after its '<',
+                                    either byte order): its NULs are the other halves of its
+                                    characters */
     size_t pend_len;
     int aw_run;                  /* comment: dashes seen; PI: 1 after '?' */
     uint64_t xml_offset;         /* uncompressed bytes seen so far */
@@ -540,6 +543,22 @@ static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i)
     return more ? LA_MORE : LA_NONE;
 }
 
+/* What the bytes from i say where the search resumes at an error's own byte: a document
+   begins there when a declaration followed by a feed's root does, or a byte order mark
+   followed by '<' (document_starts.def's marks): a document in UTF-16, whose markup is
+   not ASCII, or one in UTF-8 whose declaration is looked at past its mark. */
+static enum lookahead resume_at(const uint8_t *b, size_t n, size_t i) {
+    for (size_t t = 0; t < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; t++) {
+        const uint8_t *mark = (const uint8_t *)DOC_STARTS[t].bytes;
+        size_t k = DOC_STARTS[t].len, have = n - i < k ? n - i : k;
+        if (mark[0] == '<' || memcmp(b + i, mark, have) != 0) continue;
+        if (i + k >= n) return LA_MORE;
+        if (strchr(DOC_STARTS[t].delimiters, b[i + k]) == NULL || b[i + k] == 0) continue;
+        return mark[0] == 0xEF ? declaration_and_root(b, n, i + k) : LA_START;
+    }
+    return declaration_and_root(b, n, i);
+}
+
 /* The start of a document that the failed document b[0..n) (its bytes up to its error)
    had taken into it, after offset `after` (the end tag of the last item it delivered:
    none is delivered twice): a document cut short inside a CDATA section, a comment or a
@@ -586,6 +605,21 @@ static int doc_byte(const cfs_input *p, const uint8_t *data, size_t len, uint64_
     if (k < p->keep_len && k < at) return p->keep[k];
     if (data != NULL && k >= at && k - at < len) return data[k - at];
     return -1;
+}
+
+/* Whether the document's root start tag had begun before its offset `e` (a '<' followed
+   by a name's first byte: not a declaration, comment, DOCTYPE or end tag), in its bytes
+   kept before `at` and data[0..len) from `at`: a failure before it is the prolog's, and
+   the next root start tag is the document's own. */
+static int root_begun(const cfs_input *p, const uint8_t *data, size_t len, uint64_t at, uint64_t e) {
+    for (uint64_t k = 0; k + 1 < e; k++) {
+        int c = doc_byte(p, data, len, at, (size_t)k);
+        if (c < 0) return 0;
+        if (c != '<') continue;
+        int d = doc_byte(p, data, len, at, (size_t)k + 1);
+        if (d >= 0 && d != '?' && d != '!' && d != '/' && d > ' ') return 1;
+    }
+    return 0;
 }
 
 /* An XML error at document offset `e`, with the document's bytes before `at` kept and
@@ -670,10 +704,12 @@ static cfs_status handle(cfs_input *p, cfs_doc_result r, const uint8_t *data, si
         }
         size_t inside;
         int found = (err->code == CFS_ERR_XML || markup) && swallowed(p, data, len, at, e, (size_t)after, &inside);
-        if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len && f.root_seen
+        if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len
             && !p->keep_over && p->keep_len >= at
-            && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) {
-            /* The next document may begin at the error's byte: told once its bytes come. */
+            && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))
+            && (f.root_seen || root_begun(p, data, len, at, err->offset))) {
+            /* The next document may begin at the error's byte (a document cut short in its
+               root start tag, a tag or text): told once its bytes come. */
             if (p->resume == NULL) p->resume = malloc(RESUME_MAX);
             if (p->resume != NULL) {
                 from = err->offset;
@@ -762,26 +798,34 @@ static int skip_misc(cfs_input *p, const uint8_t *data, size_t len, size_t *used
             p->pend[0] = c;
             p->pend_len = 1;
             p->aw = AW_LT;
+            p->aw_wide = 0;
             p->aw_start = p->xml_offset + i;
             break;
         case AW_LT:
-            if (c == '!') p->aw = AW_BANG;
-            else if (c == '?') p->aw = AW_PI_TARGET;
+            /* '<' then NUL: markup in UTF-16 (a comment between UTF-16 documents), read with
+               its NULs passed over; a document that begins so is held whole. */
+            if (c == 0 && p->pend_len == 1) p->aw_wide = 1;
+            else if (c == '!') p->aw = AW_BANG;
+            else if (c == '?') p->aw = p->aw_wide ? AW_PI : AW_PI_TARGET;
             else goto start;
             p->pend[p->pend_len++] = c;
+            if (p->aw == AW_PI) { p->pend_len = 0; p->aw_run = 0; }
             break;
         case AW_BANG:
+            if (c == 0 && p->aw_wide && p->pend_len < sizeof p->pend - 1) { p->pend[p->pend_len++] = c; break; }
             if (c != '-') goto start;
             p->pend[p->pend_len++] = c;
             p->aw = AW_BANG_DASH;
             break;
         case AW_BANG_DASH:
+            if (c == 0 && p->aw_wide && p->pend_len < sizeof p->pend - 1) { p->pend[p->pend_len++] = c; break; }
             if (c != '-') goto start;
             p->pend_len = 0;
             p->aw = AW_COMMENT;
             p->aw_run = 0;
             break;
         case AW_COMMENT:
+            if (c == 0 && p->aw_wide) break;
             if (c == '>' && p->aw_run >= 2) p->aw = AW_SPACE;
             else p->aw_run = c == '-' ? p->aw_run + 1 : 0;
             break;
@@ -799,6 +843,7 @@ static int skip_misc(cfs_input *p, const uint8_t *data, size_t len, size_t *used
             break;
         }
         case AW_PI:
+            if (c == 0 && p->aw_wide) break;
             if (c == '>' && p->aw_run) p->aw = AW_SPACE;
             else p->aw_run = c == '?';
             break;
@@ -918,10 +963,10 @@ static cfs_status xml_input(cfs_input *p, const uint8_t *data, size_t len) {
             size_t n = len < RESUME_MAX - p->resume_len ? len : RESUME_MAX - p->resume_len;
             enum lookahead verdict;
             if (p->resume_len == 0) {
-                verdict = declaration_and_root(data, n, 0);
+                verdict = resume_at(data, n, 0);
             } else {
                 memcpy(p->resume + p->resume_len, data, n);   /* looked at, not yet held */
-                verdict = declaration_and_root(p->resume, p->resume_len + n, 0);
+                verdict = resume_at(p->resume, p->resume_len + n, 0);
             }
             if (verdict == LA_MORE && p->resume_len + n < RESUME_MAX) {
                 p->resume_len += len;   /* n == len: all of them, copied above or now */
@@ -1279,7 +1324,7 @@ cfs_status cfs_input_finish(cfs_input *p) {
     for (;;) {
         if (!p->has_fatal && p->doc == D_SKIP && p->resuming) {
             /* The input ended: what is held tells now (a declaration without its root: none). */
-            enum lookahead verdict = declaration_and_root(p->resume, p->resume_len, 0);
+            enum lookahead verdict = resume_at(p->resume, p->resume_len, 0);
             int first;
             resume_told(p, verdict == LA_MORE ? LA_NONE : verdict, &first);
         }

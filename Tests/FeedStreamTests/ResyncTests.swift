@@ -195,6 +195,39 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "upper case", every: 3)
     }
 
+    // MARK: well-formed documents beside a damaged one
+
+    /// Documents after a damaged one, each the kind that was lost before: a document cut
+    /// in its root start tag (the next one's declaration is the error's own byte), a UTF-8
+    /// document cut in a title followed by a UTF-16 one with its mark (the mark is the
+    /// error's byte), a UTF-16 document followed by a UTF-16 comment and a UTF-8 document.
+    /// Every well-formed document keeps its items, on every backend, however the input
+    /// was cut.
+    func testWellFormedDocumentsBesideADamagedOneAreKept() throws {
+        let feed = { (n: String) in
+            "<rss version=\"2.0\"><channel><title>T\(n)</title><item><title>i\(n)</title></item></channel></rss>\n"
+        }
+        let utf8 = { (n: String) in Array(("<?xml version=\"1.0\"?>\n" + feed(n)).utf8) }
+        let utf16 = { (n: String) -> [UInt8] in
+            [0xFF, 0xFE] + Array(("<?xml version=\"1.0\" encoding=\"UTF-16\"?>\n" + feed(n)).utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        }
+        let comment16 = Array("<!-- between -->\n".utf16).flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }
+        let cases: [(String, [UInt8], [String?])] = [
+            ("cut in its root start tag", Array("<?xml version=\"1.0\"?>\n<feed xmlns=\"http://".utf8) + utf8("a") + utf8("b"),
+             [nil, "ia", "ib"]),
+            ("cut in a title, then UTF-16", Array("<?xml version=\"1.0\"?>\n<rss><channel><title>cut".utf8) + utf16("w") + utf8("a"),
+             [nil, "iw", "ia"]),
+            ("UTF-16, a UTF-16 comment, UTF-8", utf16("w") + comment16 + utf8("a"), ["iw", "ia"]),
+        ]
+        for (name, data, items) in cases {
+            for (backend, strict) in configurations {
+                let docs = try backend.makeParser(strict: strict).documents(from: .bytes(data))
+                XCTAssertEqual(docs.map { $0.items.first?.title?.value }, items, "\(name), \(backend), strict \(strict)")
+            }
+            try assertCutsDoNotMatter(data, name, every: 5)
+        }
+    }
+
     /// The document starts are written once (document_starts.def), read by the input
     /// stage every backend runs; the table's form is checked.
     func testTheDocumentStartsAreWellFormed() throws {
