@@ -197,7 +197,7 @@ final class ResyncTests: XCTestCase {
 
     // MARK: well-formed documents beside a damaged one
 
-    /// Documents after a damaged one, each the kind that was lost before: a document cut
+    /// Well-formed documents after a damaged one: a document cut
     /// in its root start tag (the next one's declaration is the error's own byte), a UTF-8
     /// document cut in a title followed by a UTF-16 one with its mark (the mark is the
     /// error's byte), a UTF-16 document followed by a UTF-16 comment and a UTF-8 document.
