@@ -13,6 +13,14 @@ struct cfs_parser {
     void *tok;
     cfs_document_ops reader;   /* the adapter and the machine, as the input stage sees them */
     cfs_input *in;
+    int last_final;            /* the last parse call ended the input */
+    /* Where a document's XML error is and what it says, as expat judges it (judge()):
+       made at the first error of a reader other than expat. */
+    cfs_machine judge_m;
+    void *judge_tok;
+    int judge_failed;          /* it could not be made (out of memory): not tried again */
+    size_t max_item_bytes;
+    cfs_limits limits;
 };
 
 const char *cfs_format_name(cfs_format f) {
@@ -39,6 +47,7 @@ static cfs_doc_result reader_parse(void *r, const uint8_t *data, size_t len, int
                                    size_t *consumed, cfs_error *err) {
     cfs_parser *p = r;
     p->m.at_checkpoint = at_checkpoint;
+    p->last_final = final;
     cfs_doc_result res = p->ops->parse(p->tok, data, len, final, consumed, err);
     p->m.at_checkpoint = 0;
     return res;
@@ -52,6 +61,7 @@ static uint8_t *reader_buffer(void *r, size_t len) {
 static cfs_doc_result reader_parse_buffer(void *r, size_t len, int at_checkpoint, size_t *consumed, cfs_error *err) {
     cfs_parser *p = r;
     p->m.at_checkpoint = at_checkpoint;
+    p->last_final = 0;
     cfs_doc_result res = p->ops->parse_buffer(p->tok, len, 0, consumed, err);
     p->m.at_checkpoint = 0;
     return res;
@@ -59,7 +69,53 @@ static cfs_doc_result reader_parse_buffer(void *r, size_t len, int at_checkpoint
 
 static cfs_doc_result reader_settle(void *r, size_t *consumed, cfs_error *err) {
     cfs_parser *p = r;
+    p->last_final = 0;
     return p->ops->settle(p->tok, consumed, err);
+}
+
+/* The position and message of a not-well-formed document, and the position of a
+   limit the machine checks or of the end of a document cut short by gzip data, are expat's, whichever tokenizer found them, so that every backend reports the same error record for the same
+   bytes, however they were cut (docs/SCHEMA.md, "Errors"): a reader other than expat
+   has the document's bytes, from its first to the end of the failing call, judged again
+   by expat with a machine of its own (same limits, no callbacks). Where expat finds no
+   error in them (a construct only the other tokenizer rejects), or the document is past
+   the bytes kept, the tokenizer's own error stands. */
+static void judge(void *r, const uint8_t *bytes, size_t len, uint64_t at, cfs_error *err, uint64_t *last_item_end) {
+    (void)at;
+    (void)last_item_end;
+    cfs_parser *p = r;
+    if (bytes == NULL || (err->code != CFS_ERR_XML && err->code != CFS_ERR_LIMIT && err->code != CFS_ERR_GZIP)) return;
+    if (p->judge_tok == NULL) {
+        if (p->judge_failed) return;
+        p->judge_failed = 1;
+        if (!cfs_machine_init(&p->judge_m, p->max_item_bytes, &p->limits)) return;
+        p->judge_tok = cfs_expat_ops.create(&p->judge_m);
+        if (p->judge_tok == NULL) return;
+        p->judge_failed = 0;
+    }
+    memcpy(p->judge_m.transport_charset, p->m.transport_charset, sizeof p->m.transport_charset);
+    if (!cfs_expat_ops.begin(p->judge_tok)) return;
+    cfs_machine_begin(&p->judge_m, err->document);
+    size_t consumed = 0;
+    cfs_error e = { 0 };
+    /* As the expat backend reads them: the bytes, then the end of the input if it
+       ended there. */
+    cfs_doc_result res = cfs_expat_ops.parse(p->judge_tok, bytes, len, 0, &consumed, &e);
+    if (res == CFS_DOC_OK && p->last_final) res = cfs_expat_ops.parse(p->judge_tok, NULL, 0, 1, &consumed, &e);
+    if (res != CFS_DOC_ERROR) return;
+    if (err->code == CFS_ERR_GZIP) {
+        /* A document the gzip data cut short: where expat stopped reading it. */
+        err->line = e.line;
+        err->column = e.column;
+        err->offset = e.offset;
+        return;
+    }
+    /* A limit the machine checks is where expat's events reach it: the same limit. */
+    if (e.code != err->code) return;
+    if (e.code == CFS_ERR_LIMIT && strcmp(e.message, err->message) != 0) return;
+    size_t document = err->document;
+    *err = e;
+    err->document = document;
 }
 
 static void reader_facts(void *r, cfs_doc_facts *out) {
@@ -96,9 +152,12 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
         .buffer = p->ops->buffer ? reader_buffer : NULL,
         .parse_buffer = p->ops->parse_buffer ? reader_parse_buffer : NULL,
         .settle = p->ops->settle ? reader_settle : NULL,
+        .locate = p->ops == &cfs_expat_ops ? NULL : judge,
         .facts = reader_facts,
         .end = reader_end,
     };
+    p->max_item_bytes = opt.max_item_bytes;
+    p->limits = opt.limits;
     if (!cfs_machine_init(&p->m, opt.max_item_bytes, &opt.limits)) goto fail;
     if (callbacks) p->m.cb = *callbacks;
     p->m.ctx = ctx;
@@ -116,6 +175,8 @@ void cfs_parser_destroy(cfs_parser *p) {
     cfs_input_destroy(p->in);
     if (p->tok) p->ops->destroy(p->tok);
     cfs_machine_free(&p->m);
+    if (p->judge_tok) cfs_expat_ops.destroy(p->judge_tok);
+    cfs_machine_free(&p->judge_m);
     free(p);
 }
 

@@ -56,6 +56,14 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
     /// set for parsers made with `strict: true`.
     public var recovered = false
 
+    /// The bytes of the stream no reader read: ``offset`` ..< ``offset`` + ``skipped``
+    /// for a document that failed and was not recovered, nil when there are none (a
+    /// recovered document's were read by the recovery path). `feedstream convert
+    /// --errors` writes each as a record of its own, code `skipped`.
+    public var unreadRange: Range<UInt64>? {
+        skipped > 0 && !recovered ? offset..<(offset &+ skipped) : nil
+    }
+
     /// An error; the arguments are stored as given.
     public init(code: Code, message: String, document: Int = 0, line: Int = 0, column: Int = 0,
                 offset: UInt64 = 0) {

@@ -92,8 +92,8 @@ struct Diff: TakesPaths {
         let r = report
         print("\(chosen.map(\.rawValue).joined(separator: " vs ")): \(r.inputs) \(plural(r.inputs, "input")), "
               + "\(r.documents) \(plural(r.documents, "document")), \(r.records) \(plural(r.records, "record")) compared "
-              + "(\(r.rejectedDocuments) rejected \(plural(r.rejectedDocuments, "document")) compared up to their first "
-              + "error), \(r.differences.count) \(plural(r.differences.count, "difference"))"
+              + "(\(r.rejectedDocuments) \(plural(r.rejectedDocuments, "document")) rejected), "
+              + "\(r.differences.count) \(plural(r.differences.count, "difference"))"
               + (skipped > 0 ? " (skipped \(skipped) non-XML \(plural(skipped, "file")))" : ""))
         if !report.differences.isEmpty { throw ExitStatus.inputsFailed }
     }

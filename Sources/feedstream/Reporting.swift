@@ -70,6 +70,11 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
         for error in result.errors {
             terminal.line(oneLine("feedstream: \(name): \(error)"))
             if errorsFile != nil { append(error, file: name) }
+            if let unread = error.unreadRange {
+                terminal.line(oneLine("feedstream: \(name): document \(error.document): \(unreadReason(unread))"
+                                      + " at offset \(unread.lowerBound)"))
+                if errorsFile != nil { appendUnread(unread, document: error.document, file: name) }
+            }
         }
         if result.droppedErrors > 0 {
             terminal.line(oneLine("feedstream: \(name): \(result.droppedErrors) more errors not listed"))
@@ -92,6 +97,21 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
         s += ",\"offset\":\(e.offset)" + (e.skipped > 0 ? ",\"skipped\":\(e.skipped)" : "")
         s += e.recovered ? ",\"recovered\":true}\n" : "}\n"
         record.append(contentsOf: s.utf8)
+    }
+
+    /// The record of bytes a failed document left unread (``FeedError/unreadRange``):
+    /// `{"file":…,"document":2,"line":0,"column":0,"reason":"74 bytes not read after the
+    /// error","code":"skipped","offset":61,"length":74}`.
+    private func appendUnread(_ range: Range<UInt64>, document: Int, file: String) {
+        var s = "{\"file\":" + jsonString(file)
+        s += ",\"document\":\(document),\"line\":0,\"column\":0"
+        s += ",\"reason\":" + jsonString(unreadReason(range)) + ",\"code\":\"skipped\""
+        s += ",\"offset\":\(range.lowerBound),\"length\":\(range.count)}\n"
+        record.append(contentsOf: s.utf8)
+    }
+
+    private func unreadReason(_ range: Range<UInt64>) -> String {
+        "\(range.count) \(range.count == 1 ? "byte" : "bytes") not read after the error"
     }
 
     /// The input's last record when errors past ``BatchInputResult/maxErrors`` were not

@@ -79,11 +79,13 @@ extension SwiftXMLTokenizer {
     }
 
     /// Counts `bytes` of replacement text expanded at `at` (in the current buffer) and
-    /// says whether the expansions passed expat's amplification limit: past 8 MiB, more
-    /// than 100 times the input read (XML_SetBillionLaughsAttackProtection's defaults).
+    /// says whether the expansions passed expat's amplification limit: past 8 MiB of
+    /// input read and text expanded, more than 100 times the input read
+    /// (XML_SetBillionLaughsAttackProtection's defaults).
     func amplified(by bytes: Int, at: Int) -> Bool {
         expandedBytes += bytes
-        return expandedBytes > 8 << 20 && expandedBytes > 100 * (processed + at + 1)
+        let direct = processed + at + 1
+        return direct + expandedBytes > 8 << 20 && direct + expandedBytes > 100 * direct
     }
 
     static let amplificationMessage = "limit on input amplification factor (from DTD and entities) breached"
