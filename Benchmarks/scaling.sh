@@ -5,6 +5,9 @@
 #   dump.gz --no-pipeline / pipeline
 #                              one big gzipped dump, parsed with inflating on the same
 #                              thread, or read and inflated on a second thread
+#   tiny -j 1 / -j 2, each backend
+#                              a dump of 200,000 minimal feeds: what each document costs,
+#                              on one thread and in parts (which must be no slower)
 # Prints the median wall time and MB/s of uncompressed XML of each, the two speed-up
 # ratios, and the peak resident memory (/usr/bin/time -f %M) of -j 2 on the dump.
 # Output goes to /dev/null, as in throughput.sh.
@@ -12,6 +15,7 @@
 # Usage: Benchmarks/scaling.sh [ROUNDS]
 #   FILES=/tmp/feedstream-files  made with: python3 corpus/generate.py files --count 3000 --seed 42 -o DIR
 #   DUMP=/tmp/feedstream-dump.xml.gz  made with: python3 corpus/generate.py dump --size-mb 500 --seed 42 -o FILE
+#   TINY=/tmp/feedstream-tiny.xml  made with: python3 corpus/generate.py tiny --count 200000 -o FILE
 set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds=${1:-5}
@@ -19,6 +23,8 @@ files=${FILES:-/tmp/feedstream-files}
 gz=${DUMP:-/tmp/feedstream-dump.xml.gz}
 [ -d "$files" ] || python3 corpus/generate.py files --count 3000 --seed 42 -o "$files"
 [ -f "$gz" ] || python3 corpus/generate.py dump --size-mb 500 --seed 42 -o "$gz"
+tiny=${TINY:-/tmp/feedstream-tiny.xml}
+[ -f "$tiny" ] || python3 corpus/generate.py tiny --count 200000 -o "$tiny"
 xml=${gz%.gz}
 [ -f "$xml" ] || gzip -dc "$gz" > "$xml"
 swift build -c release --product feedstream >/dev/null
@@ -32,6 +38,8 @@ xml_bytes() {
 }
 files_bytes=$(xml_bytes "$files")
 dump_bytes=$(xml_bytes "$gz")
+tiny_bytes=$(xml_bytes "$tiny")
+backends="swift expat libxml2"
 rm -f "$stats"
 
 now() { date +%s.%N; }
@@ -47,6 +55,13 @@ for ((r = 1; r <= rounds; r++)); do
     run j2 "$bin" convert -q -j 2 "$files"; run j1 "$bin" convert -q -j 1 "$files"
     run pipe "$bin" convert -q -j 2 "$gz"; run nopipe "$bin" convert -q -j 2 --no-pipeline "$gz"
   fi
+  for b in $backends; do
+    if ((r % 2)); then
+      run "tiny1$b" "$bin" convert -q -j 1 --backend "$b" "$tiny"; run "tiny2$b" "$bin" convert -q -j 2 --backend "$b" "$tiny"
+    else
+      run "tiny2$b" "$bin" convert -q -j 2 --backend "$b" "$tiny"; run "tiny1$b" "$bin" convert -q -j 1 --backend "$b" "$tiny"
+    fi
+  done
 done
 
 median() { tr ' ' '\n' | grep -v '^$' | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
@@ -59,10 +74,18 @@ row "files -j 1" j1 "$files_bytes"
 row "files -j 2" j2 "$files_bytes"
 row "dump.gz -j 2 --no-pipeline" nopipe "$dump_bytes"
 row "dump.gz -j 2 (pipeline)" pipe "$dump_bytes"
+for b in $backends; do
+  row "tiny -j 1 --backend $b" "tiny1$b" "$tiny_bytes"
+  row "tiny -j 2 --backend $b" "tiny2$b" "$tiny_bytes"
+done
 j1=$(echo "${runs[j1]}" | median); j2=$(echo "${runs[j2]}" | median)
 np=$(echo "${runs[nopipe]}" | median); p=$(echo "${runs[pipe]}" | median)
 printf "speed-up -j 2 over -j 1 (files):        %.2fx\n" "$(echo "$j1 $j2" | awk '{print $1/$2}')"
 printf "speed-up pipeline over --no-pipeline:   %.2fx\n" "$(echo "$np $p" | awk '{print $1/$2}')"
+for b in $backends; do
+  t1=$(echo "${runs[tiny1$b]}" | median); t2=$(echo "${runs[tiny2$b]}" | median)
+  printf "speed-up -j 2 over -j 1 (tiny, %-7s): %.2fx\n" "$b" "$(echo "$t1 $t2" | awk '{print $1/$2}')"
+done
 /usr/bin/time -f "peak RSS -j 2, dump .gz:   %M KB" "$bin" convert -q -j 2 "$gz" >/dev/null
 /usr/bin/time -f "peak RSS -j 2, dump .xml:  %M KB" "$bin" convert -q -j 2 "$xml" >/dev/null
 /usr/bin/time -f "peak RSS -j 2, files:      %M KB" "$bin" convert -q -j 2 "$files" >/dev/null

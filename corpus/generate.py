@@ -923,6 +923,34 @@ def cmd_hostile(args):
     return 0
 
 
+def cmd_tiny(args):
+    """Minimal feeds (a title and one item each) one after another: a dump whose cost is
+    per document, not per byte."""
+    rng = random.Random(args.seed)
+    out, raw = open_output(args.output)
+    total = 0
+    try:
+        buf = []
+        for i in range(args.count):
+            word = rng.choice(WORDS)
+            doc = ('%s<rss version="2.0"><channel><title>%s %d</title><item><title>%s</title>'
+                   '<guid>t-%d</guid></item></channel></rss>\n' % (XML_DECL.rstrip("\n"), word, i, word, i))
+            buf.append(doc.encode("utf-8"))
+            if len(buf) == 4096:
+                data = b"".join(buf)
+                out.write(data)
+                total += len(data)
+                buf = []
+        data = b"".join(buf)
+        out.write(data)
+        total += len(data)
+    finally:
+        out.close()
+        if raw is not None:
+            raw.close()
+    print("tiny: %d documents, %d bytes uncompressed" % (args.count, total), file=sys.stderr)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(
         description="Deterministic synthetic RSS/Atom feed generator for FeedStream.",
@@ -936,6 +964,12 @@ def main(argv=None):
     p.add_argument("-o", "--output", required=True,
                    help="output path; gzip-compressed if it ends in .gz")
     p.set_defaults(func=cmd_dump)
+
+    p = sub.add_parser("tiny", help="write N minimal feeds one after another (.gz => gzip)")
+    p.add_argument("--count", type=int, required=True, help="number of documents")
+    p.add_argument("--seed", type=int, default=42, help="random seed (default 42)")
+    p.add_argument("-o", "--output", required=True, help="output path; gzip-compressed if it ends in .gz")
+    p.set_defaults(func=cmd_tiny)
 
     p = sub.add_parser("files", help="write N single-feed files into a directory")
     p.add_argument("--count", type=int, required=True, help="number of files")

@@ -85,6 +85,7 @@ typedef struct lx_tok {
     unsigned char pc_quote, pc_run;
     uint64_t pc_count;
     long chunk_base;       /* document bytes before the current chunk */
+    size_t piece;          /* the next piece given to libxml2 at most (give) */
 } lx_tok;
 
 /* Callbacks receive the parser context (the xmlSAX2* entity handlers need it as
@@ -577,6 +578,7 @@ static int lx_begin(void *tok) {
     t->error = 0;
     t->root_end = 0;
     t->chunk_base = 0;
+    t->piece = 4096;
     t->cdata_next = -1;
     t->head_len = 0;
     t->head_check = 4;
@@ -708,12 +710,29 @@ static size_t precheck(lx_tok *t, const uint8_t *p, size_t n) {
 
 /* Gives libxml2 the next UTF-8 bytes, but never a start tag over the attribute limit
    (precheck): libxml2 gets what comes before its '>', and the document fails there. */
-static int give(lx_tok *t, const uint8_t *p, size_t n, int final) {
+static int give_piece(lx_tok *t, const uint8_t *p, size_t n, int final) {
     size_t cut = precheck(t, p, n);
     if (cut == n) return parse_chunk(t, p, n, final);
     int rc = parse_chunk(t, p, cut, 0);
     if (!t->error && !t->aborted && !t->root_closed && cfs_machine_check_attributes(t->m, t->pc_count)) stop(t);
     return rc;
+}
+
+/* Gives libxml2 a document's bytes in pieces that double from 4 KiB over the document
+   (then as they come), up to where its root closes: the bytes after a root are the
+   next document's, given to it again, and libxml2 copies (and the precheck scans)
+   every byte it is given, so a call with a dump's many small documents would cost each
+   document the rest of the call. */
+static int give(lx_tok *t, const uint8_t *p, size_t n, int final) {
+    while (n > t->piece && t->piece < CFS_RATIO_INTERVAL) {
+        size_t step = t->piece;
+        int rc = give_piece(t, p, step, 0);
+        if (rc != 0 || t->error || t->aborted || t->root_closed) return rc;
+        p += step;
+        n -= step;
+        t->piece *= 2;
+    }
+    return give_piece(t, p, n, final);
 }
 
 /* Gives libxml2 the document's next raw bytes (`final`: the last). Returns
