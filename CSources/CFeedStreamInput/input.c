@@ -113,6 +113,8 @@ struct cfs_input {
     uint8_t *resume;
     size_t resume_len;
     int resuming;
+    int resume_prolog;           /* the failed document's root had not begun: no root start
+                                    tag begins a document at the error's byte (resume_at) */
     int resumed_inside;          /* the last error's search resumes at a document the
                                     failed one had taken in (swallowed): replayed even at
                                     the input's end */
@@ -140,6 +142,7 @@ struct cfs_input {
     int aw_run;                  /* comment: dashes seen; PI: 1 after '?' */
     uint64_t xml_offset;         /* uncompressed bytes seen so far */
     uint64_t doc_offset;         /* where the current document started */
+    uint8_t doc_first;           /* its first byte, found between documents (skip_misc) */
     /* Gzip ratio: compressed bytes inflate consumed, in all and up to the last
        checkpoint (every CHUNK of output, counted from the start of the stream, so that
        checkpoints do not depend on how the input was cut), and where the window (from
@@ -376,6 +379,15 @@ static void keep_first_error(cfs_input *p, const cfs_error *err) {
     p->has_error = 1;
 }
 
+/* Whether the next root start tag after a failed document is that document's own: its
+   root had not started, and it began as markup does ('<', a byte order mark, UTF-16's
+   NUL), so what failed was its prolog. Text that is not XML between documents is a
+   document that fails at its first byte, and the root after it is the next one's. */
+static int own_root_to_come(const cfs_input *p, const cfs_doc_facts *f) {
+    uint8_t c = p->doc_first;
+    return !f->root_seen && (c == '<' || c == 0xEF || c == 0xFE || c == 0xFF || c == 0);
+}
+
 /* Ends the open document; err NULL if its root closed. */
 static cfs_status end_document(cfs_input *p, cfs_error *err) {
     cfs_error not_feed;
@@ -391,7 +403,7 @@ static cfs_status end_document(cfs_input *p, cfs_error *err) {
         p->pending_err.message = p->pending_message;
         p->pending_items = f.items;
         p->doc = D_SKIP;
-        p->skip_own_root = !f.root_seen;
+        p->skip_own_root = own_root_to_come(p, &f);
         p->skip_match = 0;
         p->skip_ahead = 0;
         p->aw = AW_SPACE;
@@ -410,7 +422,7 @@ static cfs_status end_document(cfs_input *p, cfs_error *err) {
         if (p->doc != D_SKIP) keep_first_error(p, err);   /* else once its skip is counted (end_skip) */
     }
     p->stats.items += f.items;
-    p->skip_own_root = !f.root_seen;
+    p->skip_own_root = own_root_to_come(p, &f);
     p->skip_match = 0;
     p->skip_ahead = 0;
     p->aw = AW_SPACE;
@@ -485,6 +497,8 @@ static int past(const uint8_t *b, size_t n, size_t j, const char *end, size_t *o
     return 0;
 }
 
+static enum lookahead past_misc(const uint8_t *b, size_t n, size_t j, size_t *out);
+
 /* An XML declaration at i followed, after white space, comments, processing
    instructions and a DOCTYPE, by a feed's root start tag (document_starts.def's) and
    one of its delimiters, all before n. */
@@ -495,6 +509,26 @@ static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i)
     if (d == 0 || i + dl >= n) return LA_MORE;
     if (b[i + dl] == 0 || strchr(DOC_STARTS[0].delimiters, b[i + dl]) == NULL) return LA_NONE;
     if (!past(b, n, i + dl, "?>", &j)) return LA_MORE;
+    if (past_misc(b, n, j, &j) == LA_MORE) return LA_MORE;
+    int more = 0;
+    for (size_t t = 1; t < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; t++) {
+        size_t k = DOC_STARTS[t].len;
+        if (k < 2 || DOC_STARTS[t].bytes[0] != '<') continue;
+        int r = at_bytes(b, n, j, DOC_STARTS[t].bytes);
+        if (r == 1) {
+            if (j + k >= n) more = 1;
+            else if (b[j + k] != 0 && strchr(DOC_STARTS[t].delimiters, b[j + k])) return LA_START;
+        } else if (r == 0) {
+            more = 1;
+        }
+    }
+    return more ? LA_MORE : LA_NONE;
+}
+
+/* From j, past white space, comments, processing instructions and a DOCTYPE (with its
+   internal subset): the first other byte into *out, LA_START; LA_MORE when the bytes
+   end first. */
+static enum lookahead past_misc(const uint8_t *b, size_t n, size_t j, size_t *out) {
     for (;;) {
         if (j >= n) return LA_MORE;
         uint8_t c = b[j];
@@ -525,29 +559,34 @@ static enum lookahead declaration_and_root(const uint8_t *b, size_t n, size_t i)
         } else if (comment == 0 || doctype == 0) {
             return LA_MORE;   /* "<!" or "<!-", "<!DOC" and the end */
         } else {
-            break;
+            *out = j;
+            return LA_START;
         }
     }
+}
+
+/* A feed's root start tag (document_starts.def's) and one of its delimiters at b[i]:
+   LA_START, LA_MORE when the bytes end before that is told, else LA_NONE. */
+static enum lookahead root_tag(const uint8_t *b, size_t n, size_t i) {
     int more = 0;
     for (size_t t = 1; t < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; t++) {
         size_t k = DOC_STARTS[t].len;
-        if (k < 2 || DOC_STARTS[t].bytes[0] != '<') continue;
-        int r = at_bytes(b, n, j, DOC_STARTS[t].bytes);
-        if (r == 1) {
-            if (j + k >= n) more = 1;
-            else if (b[j + k] != 0 && strchr(DOC_STARTS[t].delimiters, b[j + k])) return LA_START;
-        } else if (r == 0) {
-            more = 1;
-        }
+        if (DOC_STARTS[t].bytes[0] != '<') continue;
+        int r = at_bytes(b, n, i, DOC_STARTS[t].bytes);
+        if (r == 1 && i + k >= n) more = 1;
+        else if (r == 1 && b[i + k] != 0 && strchr(DOC_STARTS[t].delimiters, b[i + k])) return LA_START;
+        else if (r == 0) more = 1;
     }
     return more ? LA_MORE : LA_NONE;
 }
 
+static int root_tag_at(const uint8_t *b, size_t n, size_t i) { return root_tag(b, n, i) == LA_START; }
+
 /* What the bytes from i say where the search resumes at an error's own byte: a document
-   begins there when a declaration followed by a feed's root does, or a byte order mark
-   followed by '<' (document_starts.def's marks): a document in UTF-16, whose markup is
+   begins there when a declaration followed by a feed's root does, a feed's root start
+   tag, or a byte order mark followed by '<' (document_starts.def's marks): a document in UTF-16, whose markup is
    not ASCII, or one in UTF-8 whose declaration is looked at past its mark. */
-static enum lookahead resume_at(const uint8_t *b, size_t n, size_t i) {
+static enum lookahead resume_at(const uint8_t *b, size_t n, size_t i, int prolog) {
     for (size_t t = 0; t < sizeof DOC_STARTS / sizeof DOC_STARTS[0]; t++) {
         const uint8_t *mark = (const uint8_t *)DOC_STARTS[t].bytes;
         size_t k = DOC_STARTS[t].len, have = n - i < k ? n - i : k;
@@ -556,6 +595,11 @@ static enum lookahead resume_at(const uint8_t *b, size_t n, size_t i) {
         if (strchr(DOC_STARTS[t].delimiters, b[i + k]) == NULL || b[i + k] == 0) continue;
         return mark[0] == 0xEF ? declaration_and_root(b, n, i + k) : LA_START;
     }
+    /* Or a feed's root start tag, once the failed document's root had begun (in its
+       prolog, the next root start tag is its own: `prolog`), a document's without a
+       declaration. */
+    enum lookahead root = prolog ? LA_NONE : root_tag(b, n, i);
+    if (root != LA_NONE) return root;
     return declaration_and_root(b, n, i);
 }
 
@@ -565,14 +609,24 @@ static enum lookahead resume_at(const uint8_t *b, size_t n, size_t i) {
    processing instruction takes what follows it, the next documents of a dump included,
    until something ends that construct, and its error comes later, if at all. A start is
    an XML declaration (or a UTF-8 byte order mark and one) past the document's first
-   byte, followed by a feed's root start tag, all before the error. */
+   byte, followed by a feed's root start tag, all before the error; or a feed's root
+   start tag past the document's own root start tag (a document cut short in text or a
+   tag takes the next one in as an element when that one has no declaration). */
 static int swallowed_start(const uint8_t *b, size_t n, size_t after, size_t *at) {
     size_t i = after > 1 ? after : 1;
     int tried = 0;
+    /* Past the '<' of the document's own root start tag, after its prolog (0: none). */
+    size_t root = 0, j = 0;
+    if (at_bytes(b, n, 0, DOC_STARTS[0].bytes) == 1 && !past(b, n, DOC_STARTS[0].len, "?>", &j)) j = n;
+    if (j < n && past_misc(b, n, j, &j) == LA_START && b[j] == '<') root = j + 1;
     while (i < n) {
         const uint8_t *q = memchr(b + i, '<', n - i);
         if (q == NULL) break;
         i = (size_t)(q - b);
+        if (root > 0 && i >= root && i >= after && root_tag_at(b, n, i)) {
+            *at = i;
+            return 1;
+        }
         /* Within LOOKAHEAD_MAX of its '<', and no more than CANDIDATE_MAX tried: a failed
            document full of unfinished declarations costs no more than that. */
         size_t window = n - i > LOOKAHEAD_MAX ? i + LOOKAHEAD_MAX : n;
@@ -706,15 +760,16 @@ static cfs_status handle(cfs_input *p, cfs_doc_result r, const uint8_t *data, si
         int found = (err->code == CFS_ERR_XML || markup) && swallowed(p, data, len, at, e, (size_t)after, &inside);
         if (!found && err->code == CFS_ERR_XML && err->offset > 0 && err->offset <= at + len
             && !p->keep_over && p->keep_len >= at
-            && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))
-            && (f.root_seen || root_begun(p, data, len, at, err->offset))) {
+            && reads_ascii(doc_byte(p, data, len, at, 0), doc_byte(p, data, len, at, 1))) {
             /* The next document may begin at the error's byte (a document cut short in its
-               root start tag, a tag or text): told once its bytes come. */
+               root start tag, a tag or text; an XML declaration in a prolog): told once
+               its bytes come. */
             if (p->resume == NULL) p->resume = malloc(RESUME_MAX);
             if (p->resume != NULL) {
                 from = err->offset;
                 p->resuming = 1;
                 p->resume_len = 0;
+                p->resume_prolog = !f.root_seen && !root_begun(p, data, len, at, err->offset);
             }
         }
         if (found) {
@@ -854,6 +909,7 @@ static int skip_misc(cfs_input *p, const uint8_t *data, size_t len, size_t *used
     return 0;
 start:
     *used = i;
+    p->doc_first = p->pend_len > 0 ? p->pend[0] : data[i];
     return 1;
 }
 
@@ -888,6 +944,7 @@ static void unclosed_misc(cfs_input *p) {
     const char *what = p->aw == AW_COMMENT ? "unclosed comment after the last document"
                                            : "unclosed processing instruction after the last document";
     p->aw = AW_SPACE;
+    p->doc_first = '<';
     if (begin_document(p, p->aw_start) != CFS_OK) return;
     cfs_error err = { CFS_ERR_XML, what, (size_t)p->stats.documents, 0, 0, p->aw_start, 0 };
     end_document(p, &err);
@@ -963,10 +1020,10 @@ static cfs_status xml_input(cfs_input *p, const uint8_t *data, size_t len) {
             size_t n = len < RESUME_MAX - p->resume_len ? len : RESUME_MAX - p->resume_len;
             enum lookahead verdict;
             if (p->resume_len == 0) {
-                verdict = resume_at(data, n, 0);
+                verdict = resume_at(data, n, 0, p->resume_prolog);
             } else {
                 memcpy(p->resume + p->resume_len, data, n);   /* looked at, not yet held */
-                verdict = resume_at(p->resume, p->resume_len + n, 0);
+                verdict = resume_at(p->resume, p->resume_len + n, 0, p->resume_prolog);
             }
             if (verdict == LA_MORE && p->resume_len + n < RESUME_MAX) {
                 p->resume_len += len;   /* n == len: all of them, copied above or now */
@@ -1035,6 +1092,7 @@ static cfs_status xml_input(cfs_input *p, const uint8_t *data, size_t len) {
             st = end_skip(p);
             if (st != CFS_OK) return st;
             p->doc = D_AWAIT;
+            p->doc_first = start_bytes[0];
             st = begin_document(p, p->xml_offset);
             if (st == CFS_OK && before) {
                 size_t consumed = 0, u;
@@ -1324,7 +1382,7 @@ cfs_status cfs_input_finish(cfs_input *p) {
     for (;;) {
         if (!p->has_fatal && p->doc == D_SKIP && p->resuming) {
             /* The input ended: what is held tells now (a declaration without its root: none). */
-            enum lookahead verdict = resume_at(p->resume, p->resume_len, 0);
+            enum lookahead verdict = resume_at(p->resume, p->resume_len, 0, p->resume_prolog);
             int first;
             resume_told(p, verdict == LA_MORE ? LA_NONE : verdict, &first);
         }

@@ -10,7 +10,8 @@ final class ErrorPositionTests: XCTestCase {
         var found: [FeedBackend: (String, Int, Int, Int)] = [:]
         for backend in FeedBackend.allCases {
             let (text, _) = try jsonLines(.bytes(data), source: "t", parser: backend.makeParser(limits: .default))
-            let feed = try XCTUnwrap(text.split(separator: "\n").last(where: { $0.contains(#""kind":"feed""#) }))
+            // The failed document's (a document that follows it is read on its own).
+            let feed = try XCTUnwrap(text.split(separator: "\n").first(where: { $0.contains(#""kind":"feed""#) }))
             let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(feed.utf8)) as? [String: Any])
             let e = try XCTUnwrap(record["error"] as? [String: Any], "\(backend.rawValue): \(feed)")
             found[backend] = (try XCTUnwrap(e["code"] as? String), try XCTUnwrap(e["line"] as? Int),
@@ -280,7 +281,7 @@ final class ErrorPositionTests: XCTestCase {
                                      file: StaticString = #filePath, line: UInt = #line) throws {
         for backend in [FeedBackend.expat, .swift] {
             let (text, _) = try jsonLines(.bytes(bytes(document)), source: "t", parser: backend.makeParser(limits: .default))
-            let feed = try XCTUnwrap(text.split(separator: "\n").last(where: { $0.contains(#""kind":"feed""#) }))
+            let feed = try XCTUnwrap(text.split(separator: "\n").first(where: { $0.contains(#""kind":"feed""#) }))
             let record = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(feed.utf8)) as? [String: Any])
             let e = try XCTUnwrap(record["error"] as? [String: Any], "\(backend.rawValue): \(feed)", file: file, line: line)
             XCTAssertEqual(e["column"] as? Int, column, "\(document): \(backend.rawValue)", file: file, line: line)
