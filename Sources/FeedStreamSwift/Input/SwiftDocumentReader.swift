@@ -102,6 +102,7 @@ final class SwiftDocumentReader {
                 let u = Int(err!.pointee.offset)
                 let raw = t.isTranscoded ? t.inputOffset(ofUTF8: u, in: b) : u
                 if let column = t.inputColumn(ofInput: raw, in: b) { err!.pointee.column = UInt(column) }
+                if let line = t.inputLine(ofInput: raw, in: b), err!.pointee.line > 0 { err!.pointee.line = UInt(line) }
                 err!.pointee.offset = UInt64(raw)
                 let delivered = r.machine.lastItemEnd
                 after!.pointee = UInt64(t.isTranscoded && delivered > 0 ? t.inputOffset(ofUTF8: delivered, in: b) : delivered)

@@ -252,9 +252,10 @@ extension SwiftXMLTokenizer {
         guard raw >= 0, raw <= input.count, let base = input.baseAddress else { return nil }
         if let (from, t) = switched, t.isWide { return wideColumn(ofInput: raw, from: from, t, in: input) }
         let p = base.assumingMemoryBound(to: UInt8.self)
-        // An ASCII-compatible charset: a line ends at byte 0x0A.
+        // An ASCII-compatible charset: a line ends at byte 0x0A or 0x0D (a CR LF pair is
+        // one end), as expat counts them.
         var start = raw
-        while start > 0 && p[start - 1] != 0x0A { start -= 1 }
+        while start > 0 && p[start - 1] != 0x0A && p[start - 1] != 0x0D { start -= 1 }
         // A UTF-8 byte order mark on the line: one column (as expat counts it), and not
         // decoded in a declared charset (in ASCII its bytes are no characters at all).
         var mark = 0
@@ -276,6 +277,28 @@ extension SwiftXMLTokenizer {
         var chars = 0
         for c in utf8 where c & 0xC0 != 0x80 { chars += 1 }
         return chars + 1 + mark
+    }
+
+    /// The line of input offset `raw` of the document's bytes `input`, as expat counts
+    /// lines: a line ends at a line feed, a carriage return, or the pair of them (the
+    /// scanner counts line feeds only). nil in a UTF-16 or UTF-32 document, or when
+    /// `input` does not reach `raw`.
+    func inputLine(ofInput raw: Int, in input: UnsafeRawBufferPointer) -> Int? {
+        guard raw >= 0, raw <= input.count else { return nil }
+        if let (_, t) = switched, t.isWide { return nil }
+        var line = 1
+        var k = 0
+        while k < raw {
+            let c = input[k]
+            if c == 0x0D {
+                line += 1
+                if k + 1 < raw && input[k + 1] == 0x0A { k += 1 }
+            } else if c == 0x0A {
+                line += 1
+            }
+            k += 1
+        }
+        return line
     }
 
     /// ``inputColumn(ofInput:in:)`` in a UTF-16 or UTF-32 document, transcoded from
