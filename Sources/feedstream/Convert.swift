@@ -198,7 +198,6 @@ struct Convert: TakesPaths {
 
         let summary: BatchSummary
         do {
-            defer { Interrupt.shared.runHasStopped() }
             let inputs = walker.lazy.filter { input in
                 if list != nil, !existingOutputs.isEmpty, case .file(let path) = input,
                    let id = InputList.regularFile(path), let (option, name) = existingOutputs[id] {
@@ -226,14 +225,18 @@ struct Convert: TakesPaths {
             throw ExitStatus.usageOrOutput
         }
 
-        if summary.interrupted {
+        // A signal from here on, until the process exits, ends it with 128 + N; one
+        // before the outputs are in place leaves none of them.
+        var interrupted = summary.interrupted || Interrupt.shared.isPending
+        if interrupted {
             sink.abandon()
             errorsFile?.abandon()
         } else {
             do {
-                try sink.commit()
+                try sink.finish()
                 try errorsFile?.output.flush()
-                try errorsFile?.commit()
+                try errorsFile?.finish()
+                interrupted = !(try OutputFile.moveIntoPlace([sink] + (errorsFile.map { [$0] } ?? [])))
             } catch {
                 sink.abandon()
                 errorsFile?.abandon()
@@ -259,10 +262,12 @@ struct Convert: TakesPaths {
             printError(oneLine("feedstream: \(filesFrom ?? "-"): \(failure)"))
             throw ExitStatus.usageOrOutput
         }
-        if summary.interrupted {
+        if interrupted || Interrupt.shared.isPending {
             let sig = Interrupt.shared.received
+            let written = !summary.interrupted && !interrupted
             printError("feedstream: interrupted; " + (output == nil || output == "-"
-                ? "the output ends at a line boundary" : "\(output!) not written"))
+                ? "the output ends at a line boundary"
+                : written ? "\(output!) was written before the signal" : "\(output!) not written"))
             throw ExitCode(128 + (sig == 0 ? SIGINT : sig))
         }
         if summary.failedInputs > 0 && !dataErrorsOK { throw ExitStatus.inputsFailed }

@@ -5,12 +5,14 @@ import Foundation
 /// other signal whose default is to end the process and that can be caught (``stopping``):
 /// the first one stops the run cleanly — no input is started after it, the running
 /// ones are abandoned, temporary output is removed, and the process exits with
-/// 128 + the signal number (130, 143). Parsers stop where they look (every few hundred
-/// items, every read of a pipe); one that has not stopped within ``grace`` (a long
-/// stretch of input with no item and no document in it) is not waited for: the process
-/// removes the temporary files and exits then, with the same status, without its
-/// summary and `--stats` (``runHasStopped()`` says when it no longer needs to). A
-/// second signal exits at once, after removing the temporary files. SIGPIPE (the reader
+/// 128 + the signal number (130, 143), whenever it comes until the process exits: during
+/// the conversion, the commit of the outputs (which then leaves none in place:
+/// ``renameUnlessInterrupted(_:evenIfInterrupted:)``), `--stats` or the summary. Parsers stop where they
+/// look (every few hundred items, every read of a pipe); a process that has not ended
+/// within ``grace`` (a long stretch of input with no item and no document in it, a
+/// `--stats` FIFO no one reads) is not waited for: it removes the temporary files and
+/// exits then, with the same status. A second signal exits at once, after removing the
+/// temporary files. SIGPIPE (the reader
 /// of the output is gone: `| head`) exits at once too, with 141, after removing them. A
 /// signal ignored when the process started (``ignoredAtStart(_:)``: `nohup`'s SIGHUP)
 /// stays ignored. SIGKILL cannot be caught: ``OutputFile`` removes the temporaries that
@@ -30,7 +32,6 @@ final class Interrupt: @unchecked Sendable {
     private var onFirst: (@Sendable () -> Void)?
     private var temporaries: Set<String> = []
     private var installed = false
-    private var stopped = false
 
     /// How long the run has, after the first signal, to stop by itself.
     static let grace: DispatchTimeInterval = .seconds(1)
@@ -98,9 +99,6 @@ final class Interrupt: @unchecked Sendable {
     var received: Int32 { lock.withLock { signal } }
     var isPending: Bool { received != 0 }
 
-    /// The run has returned: what is left (the summary, `--stats`) is written, not cut
-    /// short after ``grace``.
-    func runHasStopped() { lock.withLock { stopped = true } }
 
     /// Creates a file with `create` (which returns a descriptor, or -1 with `errno`
     /// set) and, when it was created, marks it to remove if the process is stopped
@@ -115,8 +113,37 @@ final class Interrupt: @unchecked Sendable {
         }
     }
 
-    /// The file made by ``createTemporary(_:_:)`` is the output now: not removed.
+    /// The file made by ``createTemporary(_:_:)`` is no longer this run's to remove.
     func keep(_ path: String) { _ = lock.withLock { temporaries.remove(path) } }
+
+    /// A rename into place that failed.
+    struct RenameFailure: Error {
+        var temporary: String
+        var errno: Int32
+    }
+
+    /// Renames each temporary to its target under the lock a signal's clean-up takes,
+    /// unless a signal came first: then the temporaries are removed and the result is
+    /// false, so a signal during the commit leaves no output file, and one after it
+    /// finds every file in place.
+    func renameUnlessInterrupted(_ pairs: [(temporary: String, target: String)], evenIfInterrupted: Bool = false)
+        throws -> Bool
+    {
+        try lock.withLock {
+            if signal != 0 && !evenIfInterrupted {
+                for p in pairs {
+                    unlink(p.temporary)
+                    temporaries.remove(p.temporary)
+                }
+                return false
+            }
+            for p in pairs {
+                if rename(p.temporary, p.target) != 0 { throw RenameFailure(temporary: p.temporary, errno: errno) }
+                temporaries.remove(p.temporary)
+            }
+            return true
+        }
+    }
 
     /// Removes the temporaries and ends the process with `128 + sig`, under the lock:
     /// no temporary is created in between.
@@ -135,9 +162,8 @@ final class Interrupt: @unchecked Sendable {
         if first && sig != SIGPIPE {
             action?()
             DispatchQueue.global().asyncAfter(deadline: .now() + Self.grace) { [self] in
-                guard !lock.withLock({ self.stopped }) else { return }
-                let message = "feedstream: interrupted; a parser did not stop within a second: ended now, "
-                    + "without a summary or --stats, the -o and --errors files not written\n"
+                let message = "feedstream: interrupted; not ended within a second: ended now, "
+                    + "files not yet in place removed\n"
                 _ = message.withCString { write(2, $0, strlen($0)) }
                 removeTemporariesAndExit(sig)
             }

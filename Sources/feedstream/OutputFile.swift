@@ -94,20 +94,40 @@ final class OutputFile {
     /// Bytes written to the file so far, after compression; nil when not compressing.
     var compressedBytes: UInt64? { gzip?.bytesWritten }
 
-    /// Ends the stream and moves the file into place.
+    /// Ends the stream and moves the file into place, whether a signal came or not (the
+    /// `--stats` of an interrupted run say so).
     func commit() throws {
+        try finish()
+        _ = try Self.moveIntoPlace([self], evenIfInterrupted: true)
+    }
+
+    /// Ends the stream: the last bytes written, the file synced and closed (not yet in
+    /// place: ``moveIntoPlace(_:)``).
+    func finish() throws {
         try named.drain()
         do {
             try gzip?.finish()
-            guard let path, let temporary else { return }
+            guard temporary != nil else { return }
             if fsync(file.fd) != 0 && errno != EINVAL { throw OutputError(errno: errno) }
             if close(file.fd) != 0 { throw OutputError(errno: errno) }
-            if rename(temporary, path) != 0 { throw OutputError(errno: errno) }
-            Interrupt.shared.keep(temporary)
         } catch let error as Failure {
             throw error
         } catch {
             throw Failure(name: name, error: error)
+        }
+    }
+
+    /// Renames every finished file into place at once, unless a signal came before
+    /// (``Interrupt/renameUnlessInterrupted(_:evenIfInterrupted:)``): then none is, every
+    /// temporary is removed, and the result is false. A signal after it finds the files
+    /// in place.
+    static func moveIntoPlace(_ files: [OutputFile], evenIfInterrupted: Bool = false) throws -> Bool {
+        let pairs = files.compactMap { f in f.temporary.map { ($0, f.path!) } }
+        do {
+            return try Interrupt.shared.renameUnlessInterrupted(pairs, evenIfInterrupted: evenIfInterrupted)
+        } catch let error as Interrupt.RenameFailure {
+            let file = files.first { $0.temporary == error.temporary }
+            throw Failure(name: file?.name ?? error.temporary, error: OutputError(errno: error.errno))
         }
     }
 
@@ -119,7 +139,7 @@ final class OutputFile {
             try? named.drain()
             return
         }
-        close(file.fd)
+        close(file.fd)   // (EBADF after finish: already closed)
         unlink(temporary)
         Interrupt.shared.keep(temporary)
     }

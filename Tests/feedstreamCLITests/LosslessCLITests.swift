@@ -125,6 +125,43 @@ final class LosslessCLITests: CLITestCase {
         XCTAssertFalse(FileManager.default.fileExists(atPath: out.path))
     }
 
+    /// A signal after the conversion is honoured too: with `--stats` naming a FIFO no one
+    /// reads, the run blocks opening it once the output is in place; SIGTERM ends it
+    /// within the grace second with 143 (it did nothing until a second signal, the
+    /// forced exit being disarmed once the conversion returned).
+    func testASignalWhileStatsWaitForAReaderEndsTheRun() throws {
+        let dir = try tempDir()
+        let fifo = dir.appendingPathComponent("stats.fifo").path
+        XCTAssertEqual(mkfifo(fifo, 0o600), 0)
+        let input = dir.appendingPathComponent("in.xml")
+        try Data(bad.utf8).write(to: input)
+        let out = dir.appendingPathComponent("out.jsonl")
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert", "-q", "-o", out.path, "--stats", fifo, input.path]
+        let err = Pipe()
+        p.standardError = err
+        try p.run()
+        // The output is in place once the conversion is done; then the FIFO's open waits.
+        let appeared = DispatchTime.now() + .seconds(20)
+        while !FileManager.default.fileExists(atPath: out.path) && p.isRunning && DispatchTime.now() < appeared {
+            usleep(10_000)
+        }
+        usleep(200_000)
+        XCTAssertTrue(p.isRunning, "the run waits for the FIFO's reader")
+        kill(p.processIdentifier, SIGTERM)
+        let deadline = DispatchTime.now() + .seconds(20)
+        while p.isRunning && DispatchTime.now() < deadline { usleep(10_000) }
+        if p.isRunning {
+            kill(p.processIdentifier, SIGKILL)
+            XCTFail("SIGTERM was not honoured while --stats waited for a reader")
+        }
+        p.waitUntilExit()
+        XCTAssertEqual(p.terminationStatus, 128 + SIGTERM)
+        let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        XCTAssertTrue(message.contains("interrupted"), message)
+    }
+
     /// A FIFO, a regular file and a character device named side by side: each is opened
     /// without waiting and told by its descriptor, and the FIFO is then read with
     /// blocking reads: its writer sends the feed in two parts 300 ms apart, and every
@@ -178,7 +215,7 @@ final class LosslessCLITests: CLITestCase {
         // Reading the whole file takes minutes.
         try terminate(p, writing: out, after: 500_000, "while the parser read input with nothing in it")
         let message = String(decoding: err.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-        XCTAssertTrue(message.contains("did not stop within a second"), message)
+        XCTAssertTrue(message.contains("not ended within a second"), message)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), ["zeros.xml"])
     }
 
