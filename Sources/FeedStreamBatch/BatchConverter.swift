@@ -180,8 +180,16 @@ public final class BatchConverter: Sendable {
 
         if let error = totals.error { throw error }
         var summary = totals.summary
+        // Interrupted: the files are those written out whole, in order, the items and
+        // documents the lines written (what parsers had read beyond them was not), the
+        // bytes those read.
         summary.interrupted = live.isCancelled
-        if summary.interrupted { summary.include(live.snapshot()) }
+        if summary.interrupted {
+            summary.items = sequencer.itemLines
+            summary.documents = sequencer.feedLines
+            let read = live.snapshot()
+            summary.bytesIn = max(summary.bytesIn, read.bytesIn)
+        }
         if !summary.interrupted { try sequencer.flush() }
         return summary
     }

@@ -94,22 +94,14 @@ public struct BatchSummary: Sendable, Equatable {
     /// WARC inputs among ``inputs``.
     public var warcInputs = 0
     /// True when the run was cancelled before every input was converted. The counts are
-    /// then what the run did: inputs finished, and the documents, items and bytes read
-    /// of every input, the ones cut short included.
+    /// then what was written out: ``items`` and ``documents`` the item and feed lines,
+    /// ``bytesIn`` the bytes read, the other counts those of the inputs whose lines were
+    /// all written, in order.
     public var interrupted = false
 
     /// Zero totals.
     public init() {}
 
-    /// After a cancelled run: counts what the run did beyond the inputs delivered (inputs
-    /// finished but not yet written out, and what inputs cut short had parsed).
-    mutating func include(_ p: BatchProgress) {
-        inputs = max(inputs, p.inputsDone)
-        failedInputs = max(failedInputs, p.inputsFailed)
-        documents = max(documents, p.documents)
-        items = max(items, p.items)
-        bytesIn = max(bytesIn, p.bytesIn)
-    }
 
     mutating func add(_ r: BatchInputResult) {
         if r.skipped {

@@ -1,4 +1,12 @@
 import FeedStream
+#if canImport(Glibc)
+import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#elseif canImport(Musl)
+import Musl
+#endif
+
 /// Merges the outputs of inputs converted in parallel into one output: in input order
 /// (ordered), or block by block as they come (unordered), with bounded memory.
 ///
@@ -84,7 +92,28 @@ final class OutputSequencer: @unchecked Sendable {
         writing.lock()
         defer { writing.unlock() }
         if state.withLock({ stopped }) { throw BatchCancelled() }
+        try emit(bytes)
+    }
+
+    /// Item and feed lines written out so far (read once the workers are done).
+    private(set) var itemLines = 0
+    private(set) var feedLines = 0
+
+    /// Writes whole lines out, counting them by kind (`{"schema":1,"kind":"item"...`),
+    /// so that an interrupted run counts what it wrote. Under `writing`.
+    private func emit(_ bytes: UnsafeRawBufferPointer) throws {
         try output.write(bytes)
+        let kindAt = 20   // the byte after `{"schema":1,"kind":"`
+        var start = 0
+        while start + kindAt < bytes.count {
+            switch bytes[start + kindAt] {
+            case UInt8(ascii: "i"): itemLines += 1
+            case UInt8(ascii: "f"): feedLines += 1
+            default: break
+            }
+            guard let nl = memchr(bytes.baseAddress! + start, 0x0A, bytes.count - start) else { break }
+            start = bytes.baseAddress!.distance(to: UnsafeRawPointer(nl)) + 1
+        }
     }
 
     /// Input `index` is done: its result goes out once its output has.
@@ -130,10 +159,10 @@ final class OutputSequencer: @unchecked Sendable {
 
         deliver(result)
         for slot in finished {
-            for block in slot.blocks { try block.withUnsafeBytes { try output.write($0) } }
+            for block in slot.blocks { try block.withUnsafeBytes { try emit($0) } }
             deliver(slot.result!)
         }
-        for block in next { try block.withUnsafeBytes { try output.write($0) } }
+        for block in next { try block.withUnsafeBytes { try emit($0) } }
     }
 
     /// Stops the run: waiting workers wake and every later call throws.

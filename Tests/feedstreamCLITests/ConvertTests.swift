@@ -334,6 +334,53 @@ final class ConvertTests: CLITestCase {
         }
     }
 
+    /// After an interrupt, `--stats` counts what was written: its items and feeds are the
+    /// item and feed lines on standard output (they counted what parsers had read, lines
+    /// never written included: thousands more with `-j 2`).
+    func testAnInterruptedRunCountsWhatItWrote() throws {
+        let dir = try tempDir()
+        let stats = dir.appendingPathComponent("stats.json")
+        let feed = try Data(contentsOf: feeds.appendingPathComponent("rss2-basic.xml"))
+        let p = Process()
+        p.executableURL = binary
+        p.arguments = ["convert", "-q", "-j", "2", "--stats", stats.path, "-"]
+        let inp = Pipe(), out = Pipe()
+        p.standardInput = inp
+        p.standardOutput = out
+        p.standardError = FileHandle.nullDevice
+        try p.run()
+        // Documents keep coming until the signal; some of their lines are out by then.
+        // (The writer's last write fails once the run is gone: EPIPE, not SIGPIPE.)
+        let previous = signal(SIGPIPE, SIG_IGN)
+        defer { signal(SIGPIPE, previous) }
+        let writerDone = DispatchSemaphore(value: 0)
+        let writer = Thread {
+            var chunk = Data()
+            for _ in 0..<200 { chunk += feed }
+            while (try? inp.fileHandleForWriting.write(contentsOf: chunk)) != nil {}
+            writerDone.signal()
+        }
+        writer.start()
+        var got = Data()
+        while got.count < 200_000, let more = try out.fileHandleForReading.read(upToCount: 65_536), !more.isEmpty {
+            got += more
+        }
+        kill(p.processIdentifier, SIGTERM)
+        got += out.fileHandleForReading.readDataToEndOfFile()
+        p.waitUntilExit()
+        writerDone.wait()   // its last write failed (the run is gone): before SIGPIPE is restored
+        try? inp.fileHandleForWriting.close()
+        XCTAssertEqual(p.terminationStatus, 143)
+        let text = String(decoding: got, as: UTF8.self)
+        let items = text.split(separator: "\n").filter { $0.contains(#""kind":"item""#) }.count
+        let feedLines = text.split(separator: "\n").filter { $0.hasPrefix(#"{"schema":1,"kind":"feed""#) }.count
+        let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
+        XCTAssertEqual(s["interrupted"] as? Bool, true)
+        XCTAssertGreaterThan(items, 0)
+        XCTAssertEqual(s["items"] as? Int, items)
+        XCTAssertEqual(s["feeds"] as? Int, feedLines)
+    }
+
     func testAnInterruptedRunToStandardOutputEndsAtALineBoundary() throws {
         let dir = try tempDir()
         let errors = dir.appendingPathComponent("errors.jsonl")
