@@ -37,8 +37,7 @@ final class CommandLinePromiseTests: CLITestCase {
     }
 
     /// After an interrupt, the summary and --stats count what was written: the item and
-    /// feed lines out (they counted what parsers had read, lines never written
-    /// included), and the bytes read.
+    /// feed lines out, and the bytes read.
     func testTheSummaryAfterAnInterruptCountsWhatWasDone() throws {
         let dir = try tempDir()
         let one = try Data(contentsOf: feeds.appendingPathComponent("rss2-basic.xml"))

@@ -335,8 +335,7 @@ final class ConvertTests: CLITestCase {
     }
 
     /// After an interrupt, `--stats` counts what was written: its items and feeds are the
-    /// item and feed lines on standard output (they counted what parsers had read, lines
-    /// never written included: thousands more with `-j 2`).
+    /// item and feed lines on standard output, not what parsers had read beyond them.
     func testAnInterruptedRunCountsWhatItWrote() throws {
         let dir = try tempDir()
         let stats = dir.appendingPathComponent("stats.json")

@@ -127,8 +127,7 @@ final class LosslessCLITests: CLITestCase {
 
     /// A signal after the conversion is honoured too: with `--stats` naming a FIFO no one
     /// reads, the run blocks opening it once the output is in place; SIGTERM ends it
-    /// within the grace second with 143 (it did nothing until a second signal, the
-    /// forced exit being disarmed once the conversion returned).
+    /// within the grace second with 143.
     func testASignalWhileStatsWaitForAReaderEndsTheRun() throws {
         let dir = try tempDir()
         let fifo = dir.appendingPathComponent("stats.fifo").path
