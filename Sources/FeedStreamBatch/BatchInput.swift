@@ -59,16 +59,28 @@ public struct BatchInputResult: Sendable {
     /// For a web archive (WARC): its records, converted and skipped; nil for other inputs.
     public var warc: WARCCounts?
 
+    /// Errors, kept or not, that lost something: a document that failed and was not
+    /// recovered, bytes of the input not read (corrupt gzip, a read error, a limit), a
+    /// record of a web archive that could not be read whole. A document read by the
+    /// recovery path, and one that is not a feed, lose nothing.
+    public var losses = 0
+
     /// True when every document was a well-formed feed and the input was readable.
     public var succeeded: Bool { summary.succeeded }
+
+    /// True when nothing of the input was lost (``losses`` is 0): every document was
+    /// converted, read by the recovery path, or is not a feed.
+    public var convertedWhole: Bool { losses == 0 }
 }
 
 /// Totals of a batch run.
 public struct BatchSummary: Sendable, Equatable {
     /// Inputs converted (to their end, whether or not they had errors).
     public var inputs = 0
-    /// Inputs with at least one error.
+    /// Inputs that lost something (``BatchInputResult/losses``).
     public var failedInputs = 0
+    /// Inputs that lost nothing but had documents read by the recovery path.
+    public var recoveredInputs = 0
     /// Files found in folders and skipped as neither XML nor gzip (not in ``inputs``).
     public var skippedInputs = 0
     /// Documents found in every input.
@@ -109,7 +121,11 @@ public struct BatchSummary: Sendable, Equatable {
             return
         }
         inputs += 1
-        if !r.succeeded { failedInputs += 1 }
+        if !r.convertedWhole {
+            failedInputs += 1
+        } else if r.summary.recoveredDocuments > 0 {
+            recoveredInputs += 1
+        }
         documents += r.summary.documents
         failedDocuments += r.summary.failedDocuments
         recoveredDocuments += r.summary.recoveredDocuments
@@ -130,7 +146,7 @@ public struct BatchSummary: Sendable, Equatable {
 public struct BatchProgress: Sendable, Equatable {
     /// Inputs finished (converted or failed).
     public var inputsDone = 0
-    /// Inputs finished with at least one error.
+    /// Inputs finished that lost something (``BatchInputResult/losses``).
     public var inputsFailed = 0
     /// Documents so far.
     public var documents = 0

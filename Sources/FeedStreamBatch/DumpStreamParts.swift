@@ -107,8 +107,7 @@ final class DumpStreamParts: @unchecked Sendable {
         var outcome: DumpParts.Outcome
         var lines: [UInt8]
         var errors: [FeedError]
-        var droppedErrors: Int
-        var notFeeds: Int
+        var dropped: ErrorTally
     }
 
     init(fd: Int32, partBytes: Int, options: BatchConverter.Options, live: LiveState, source: String) {
@@ -254,8 +253,7 @@ final class DumpStreamParts: @unchecked Sendable {
                                        contentType: options.contentType, parser: parser, handler: handler)
         }
         try writer.flush()
-        return Parsed(outcome: outcome, lines: output.bytes, errors: errors.errors, droppedErrors: errors.dropped,
-                      notFeeds: errors.notFeeds)
+        return Parsed(outcome: outcome, lines: output.bytes, errors: errors.errors, dropped: errors.dropped)
     }
 
     // MARK: Putting together
@@ -350,7 +348,7 @@ final class DumpStreamParts: @unchecked Sendable {
             if let parsed {
                 try DumpParts.renumber(parsed.lines, by: total.documents).withUnsafeBytes { try write($0) }
                 for error in parsed.errors { try report(error.numbered(after: total.documents)) }
-                dropped(parsed.droppedErrors, parsed.notFeeds)
+                dropped(parsed.dropped)
                 summary = DumpParts.renumbered(parsed.outcome.summary, by: total.documents)
                 stopped = parsed.outcome.stopped
                 last = part.end != nil

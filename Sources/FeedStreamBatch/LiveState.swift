@@ -82,11 +82,11 @@ final class LiveState: @unchecked Sendable {
     func read(_ bytes: UInt64, worker: Int) { lock.withLock { reading[worker] = bytes } }
 
     /// The worker is done reading its input; with the input's summary once converted.
-    func endInput(worker: Int, summary: ParseSummary? = nil) {
+    func endInput(worker: Int, summary: ParseSummary? = nil, lost: Bool = false) {
         lock.withLock {
             if let summary {
                 progress.inputsDone += 1
-                if !summary.succeeded { progress.inputsFailed += 1 }
+                if lost { progress.inputsFailed += 1 }
                 progress.bytesIn += summary.bytesIn
                 closed[worker] = 0
             } else {

@@ -53,8 +53,40 @@ struct PartOutput {
     let write: (UnsafeRawBufferPointer) throws -> Void
     /// Each error, in order.
     let report: (FeedError) throws -> Void
-    /// Errors not kept past ``BatchInputResult/maxErrors``, and "not a feed" among them.
-    let dropped: (_ errors: Int, _ notFeeds: Int) -> Void
+    /// The tally of errors not kept past ``BatchInputResult/maxErrors``.
+    let dropped: (ErrorTally) -> Void
+}
+
+/// Counts of errors by what they mean for the run: all of them, the "not a feed"
+/// reports among them, and those that lost something (``FeedError/lostSomething``).
+struct ErrorTally: Sendable {
+    var count = 0
+    var notFeeds = 0
+    var losses = 0
+
+    mutating func add(_ error: FeedError) {
+        count += 1
+        if error.code == .notAFeed { notFeeds += 1 }
+        if error.lostSomething { losses += 1 }
+    }
+
+    mutating func add(_ other: ErrorTally) {
+        count += other.count
+        notFeeds += other.notFeeds
+        losses += other.losses
+    }
+}
+
+extension FeedError {
+    /// True when the error means that something of the input was not converted: a
+    /// document, a record, bytes of the input. False for a document read by the recovery
+    /// path after it failed as XML (its content is kept, marked recovered), for a
+    /// well-formed document that is not a feed (there was nothing to convert), and for a
+    /// web archive's revisit of a feed (its payload is in another capture).
+    var lostSomething: Bool {
+        if code == .notAFeed || code == .revisit { return false }
+        return !(recovered && code == .malformedXML)
+    }
 }
 
 /// Bytes handed to a closure (a part written as it is read).
@@ -74,8 +106,8 @@ final class PartErrors: FeedHandler {
     private(set) var kept: [(FeedError, streamOffset: Bool)] = []
     /// The kept errors.
     var errors: [FeedError] { kept.map(\.0) }
-    private(set) var dropped = 0
-    private(set) var notFeeds = 0
+    /// The errors past the cap, counted only.
+    private(set) var dropped = ErrorTally()
     /// The first error reported (a part whose errors go straight out).
     private(set) var first: FeedError?
     /// Set just before an error whose offset counts from the start of the stream.
@@ -100,8 +132,7 @@ final class PartErrors: FeedHandler {
         } else if kept.count < BatchInputResult.maxErrors {
             kept.append((error, nextIsStreamOffset))
         } else {
-            dropped += 1
-            if error.code == .notAFeed { notFeeds += 1 }
+            dropped.add(error)
         }
     }
 }

@@ -26,6 +26,10 @@ extension FeedError.Code {
     /// A web archive record could not be read, or its payload is not all there (a
     /// `revisit` of a feed, a payload the crawler truncated).
     public static let warc = FeedError.Code(rawValue: "warc")
+    /// A web archive's `revisit` record of a feed: its payload is in another capture,
+    /// not in this archive. Reported so that the feed is not missed without a word, but
+    /// nothing of this archive was lost (the record is counted as skipped).
+    public static let revisit = FeedError.Code(rawValue: "revisit")
 }
 
 /// Converts one WARC input: each `response` or `resource` record whose payload is a
@@ -134,7 +138,7 @@ struct WARCConversion {
                     // The payload is elsewhere (an earlier capture): reported when it was a feed.
                     counts.skipped["revisit", default: 0] += 1
                     if let mediaType, FeedSniffer.reasonToSkip(mediaType: mediaType, head: []) == nil {
-                        try report(FeedError(code: .warc, message: "revisit record of a feed: the payload is not in this record"
+                        try report(FeedError(code: .revisit, message: "revisit record of a feed: the payload is not in this record"
                                              + (record.field("WARC-Refers-To-Target-URI").map { " (refers to \($0))" } ?? ""),
                                              offset: record.offset))
                     }

@@ -76,8 +76,7 @@ package final class WARCParts: @unchecked Sendable {
         var counts: WARCCounts
         /// Its errors in order, each with whether its offset is in the uncompressed stream.
         var errors: [(FeedError, streamOffset: Bool)]
-        var droppedErrors: Int
-        var notFeeds: Int
+        var dropped: ErrorTally
         /// The later part it ends at (the index of the cut a record began at, and that
         /// record's uncompressed offset from this part's cut), or nil: it read to the end.
         var next: (part: Int, uncompressed: UInt64)?
@@ -224,7 +223,7 @@ package final class WARCParts: @unchecked Sendable {
         if stop() { throw BatchCancelled() }
         try writer.flush()
         var part = Part(lines: memory.bytes, summary: summary, counts: counts, errors: errors.kept,
-                        droppedErrors: errors.dropped, notFeeds: errors.notFeeds, next: next)
+                        dropped: errors.dropped, next: next)
         part.abandoned = abandoned
         part.streamed = streaming != nil
         part.firstStreamedError = errors.first
@@ -267,7 +266,7 @@ package final class WARCParts: @unchecked Sendable {
                     if total.firstError == nil { total.firstError = e }
                     try report(e)
                 }
-                dropped(part.droppedErrors, part.notFeeds)
+                dropped(part.dropped)
             }
             guard live.add(items: part.summary.items, documents: part.summary.documents) else { throw BatchCancelled() }
             total.documents += part.summary.documents

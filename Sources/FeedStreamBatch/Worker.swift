@@ -57,11 +57,12 @@ final class Worker {
             let summary = converted ?? ParseSummary()
             try writer.flush()
             try meter.publish()
-            live.endInput(worker: number, summary: summary)
+            live.endInput(worker: number, summary: summary, lost: meter.tally.losses > 0)
             var result = BatchInputResult(index: index, input: input, summary: summary, errors: meter.errors,
                                           droppedErrors: meter.droppedErrors,
                                           bytesOut: writer.bytesWritten - writtenBefore + partBytesOut,
-                                          notFeedDocuments: meter.notFeeds)
+                                          notFeedDocuments: meter.tally.notFeeds)
+            result.losses = meter.tally.losses
             result.skipped = converted == nil
             result.warc = warc
             try sequencer.finish(index, result: result)
@@ -163,7 +164,7 @@ final class Worker {
                 partBytesOut += UInt64(lines.count)
             },
             report: { [self] in try meter.parser(parser, didFail: $0) },
-            dropped: { [self] in meter.addDropped(errors: $0, notFeeds: $1) })
+            dropped: { [self] in meter.addDropped($0) })
     }
 
     /// A dump read and inflated on one thread, parsed in parts on this thread and the
@@ -296,8 +297,10 @@ private final class InputMeter: FeedHandler {
     private var items = 0
     private var documents = 0
     private(set) var errors: [FeedError] = []
-    private(set) var droppedErrors = 0
-    private(set) var notFeeds = 0
+    /// Every error of the input, kept or not.
+    private(set) var tally = ErrorTally()
+    /// Errors not kept (past ``BatchInputResult/maxErrors``).
+    var droppedErrors: Int { tally.count - errors.count }
 
     init(_ live: LiveState) { self.live = live }
 
@@ -305,8 +308,7 @@ private final class InputMeter: FeedHandler {
         items = 0
         documents = 0
         errors.removeAll(keepingCapacity: true)
-        droppedErrors = 0
-        notFeeds = 0
+        tally = ErrorTally()
     }
 
     func publish() throws {
@@ -333,14 +335,12 @@ private final class InputMeter: FeedHandler {
     }
 
     func parser(_ parser: any FeedParser, didFail error: FeedError) throws {
-        if error.code == .notAFeed { notFeeds += 1 }
-        if errors.count < BatchInputResult.maxErrors { errors.append(error) } else { droppedErrors += 1 }
+        tally.add(error)
+        if errors.count < BatchInputResult.maxErrors { errors.append(error) }
     }
 
-    /// Errors not passed on one by one (a part's past its cap), and the "not a feed"
-    /// reports among them.
-    func addDropped(errors: Int, notFeeds: Int) {
-        droppedErrors += errors
-        self.notFeeds += notFeeds
+    /// Errors not passed on one by one (a part's past its cap).
+    func addDropped(_ dropped: ErrorTally) {
+        tally.add(dropped)
     }
 }

@@ -8,19 +8,27 @@ struct Convert: TakesPaths {
     static let configuration = CommandConfiguration(
         abstract: "Convert feeds to JSON Lines: one line per item and one per feed document.",
         discussion: """
-            INPUT is a file (plain XML or gzip, detected by content; it may hold several \
-            concatenated documents), a folder (searched recursively; files in byte order of \
-            their paths, hidden ones skipped), or - for standard input. Inputs are converted \
-            on -j threads; the output keeps the input order unless --unordered.
+            INPUT is a file, a folder (searched recursively; files in byte order of their \
+            paths, hidden ones skipped), or - for standard input. A file holds RSS (0.9x, \
+            1.0 as RDF, 2.0), Atom (1.0, 0.3) or JSON Feed (1.0, 1.1) documents, one or \
+            many concatenated (a dump), or is a web archive (WARC 1.0/1.1, its response and \
+            resource records read); each plain or gzip (one member or many), detected by \
+            content, never by name. Inputs are converted on -j threads; the output keeps the \
+            input order unless --unordered.
 
             Errors go to standard error, one line per failed document or file (and, with \
-            --errors, one JSON record each); the other inputs go on. A progress bar is shown \
-            when standard error is a terminal, unless the output goes to a terminal too.
+            --errors, one JSON record each); the other inputs go on. A document that is not \
+            well-formed XML is read again by the recovery path (its lines are marked \
+            "recovered"), unless --strict. A progress bar is shown when standard error is a \
+            terminal, unless the output goes to a terminal too.
 
-            Exit status: 0 all inputs converted, 1 some documents or inputs failed (data \
-            errors; 0 with --data-errors-ok), 2 usage or output error (an unknown option \
-            or bad value included), 130 (143) interrupted by SIGINT (SIGTERM): the output \
-            file is then not written.
+            Exit status: 0 nothing lost (every document converted, recovered ones \
+            included; documents that are not feeds and web-archive records that hold no \
+            feed are counted, not lost), 1 something lost: a document that failed and was \
+            not recovered, a record or bytes of an input not read (0 with \
+            --data-errors-ok), 2 usage or output error (an unknown option or bad value \
+            included), 130 (143) interrupted by SIGINT (SIGTERM): the output file is then \
+            not written.
 
             EXAMPLES:
               feedstream convert feed.xml > items.jsonl
@@ -80,7 +88,7 @@ struct Convert: TakesPaths {
     @Option(name: .long, help: ArgumentHelp("Also write each error as a JSON record to FILE.", valueName: "FILE"))
     var errors: String?
 
-    @Flag(name: .customLong("data-errors-ok"), help: "Exit 0, not 1, when some documents or inputs failed (data errors, still reported on standard error and in --errors); usage and output errors still exit 2.")
+    @Flag(name: .customLong("data-errors-ok"), help: "Exit 0, not 1, when something was lost (documents or inputs that failed: still reported on standard error and in --errors); usage and output errors still exit 2.")
     var dataErrorsOK = false
 
     @Option(name: .long, help: ArgumentHelp("Write the run's totals as JSON to FILE.", valueName: "FILE"))
@@ -89,7 +97,7 @@ struct Convert: TakesPaths {
     @Option(help: "The parser: swift (the pure-Swift parser), expat or libxml2 (under the C core); the lines are the same (docs/SCHEMA.md, \"Backends\").")
     var backend: FeedBackend = .default
 
-    @Flag(help: "Do not re-read documents that fail as XML: keep only the items before the failure (the recovery path is on by default; docs/SCHEMA.md, \"Recovered documents\").")
+    @Flag(help: "Do not re-read documents that fail as XML: keep only the items before the failure, and count the document as failed (exit 1). The recovery path is on by default (docs/SCHEMA.md, \"Recovered documents\").")
     var strict = false
 
     @Flag(name: .customLong("content-as-written"), help: "Write HTML and XHTML content as written: relative URIs in it (href, src, ...) are not resolved against its xml:base (they are by default; docs/SCHEMA.md, \"Relative URIs\").")

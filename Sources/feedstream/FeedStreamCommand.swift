@@ -11,7 +11,7 @@ import Darwin
 struct FeedStreamCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feedstream",
-        abstract: "Convert RSS and Atom feeds (plain or gzip, single or concatenated) to JSON Lines.",
+        abstract: "Convert RSS, Atom, RDF and JSON Feed documents to JSON Lines: plain or gzip, one or many per file (dumps), or web archives (WARC).",
         version: "0.1.0",
         subcommands: [Convert.self, Schema.self, Diff.self, Bench.self],
         defaultSubcommand: Convert.self)
@@ -46,7 +46,8 @@ struct FeedStreamCommand: ParsableCommand {
     }
 }
 
-/// Exit statuses: 0 all inputs converted, 1 some inputs failed, 2 usage or output error.
+/// Exit statuses: 0 nothing lost, 1 something lost (a document, a record, bytes of an
+/// input), 2 usage or output error.
 enum ExitStatus {
     static let inputsFailed = ExitCode(1)
     static let usageOrOutput = ExitCode(2)

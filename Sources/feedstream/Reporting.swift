@@ -308,13 +308,18 @@ struct RunReport {
         (summary.documents - summary.notFeedDocuments, summary.failedDocuments - summary.notFeedDocuments)
     }
 
-    /// `feedstream: 2999/3000 files ok, 1 failed; 3000 feeds (1 failed), 1 not a feed, 66451 items; …`
+    /// Three ways, files and feeds alike: clean (no error), recovered (documents read by
+    /// the recovery path, nothing lost), failed (something lost):
+    /// `feedstream: 3000 files (2990 clean, 9 recovered, 1 failed); 3000 feeds (2990 clean, 9 recovered, 1 failed), 1 not a feed, 66451 items; …`
     var line: String {
         let s = summary
-        return "feedstream: \(s.inputs - s.failedInputs)/\(s.inputs) \(plural(s.inputs, "file")) ok, \(s.failedInputs) failed; "
+        let cleanFiles = s.inputs - s.recoveredInputs - s.failedInputs
+        let cleanFeeds = feeds.all - s.recoveredDocuments - feeds.failed
+        return "feedstream: \(s.inputs) \(plural(s.inputs, "file")) (\(cleanFiles) clean, \(s.recoveredInputs) recovered, "
+            + "\(s.failedInputs) failed); "
             + (s.skippedInputs > 0 ? "skipped \(s.skippedInputs) non-XML \(plural(s.skippedInputs, "file")); " : "")
-            + "\(feeds.all) \(plural(feeds.all, "feed")) (\(feeds.failed) failed"
-            + (s.recoveredDocuments > 0 ? ", \(s.recoveredDocuments) recovered), " : "), ")
+            + "\(feeds.all) \(plural(feeds.all, "feed")) (\(cleanFeeds) clean, \(s.recoveredDocuments) recovered, "
+            + "\(feeds.failed) failed), "
             + (s.notFeedDocuments > 0 ? "\(s.notFeedDocuments) not \(plural(s.notFeedDocuments, "a feed", "feeds")), " : "")
             + "\(s.items) \(plural(s.items, "item")); "
             + (s.warcInputs > 0 ? "\(s.warc.records) WARC \(plural(s.warc.records, "record")) (\(s.warc.feedRecords) "
@@ -328,10 +333,13 @@ struct RunReport {
     var json: String {
         let s = summary
         var j = "{"
-        // files_found = files_ok + files_failed + files_skipped: every input accounted for.
+        // files_found = files_ok + files_failed + files_skipped: every input accounted for;
+        // files_ok = files_clean + files_recovered.
         j += "\"files_found\":\(s.inputs + s.skippedInputs),"
         j += "\"files\":\(s.inputs),\"files_ok\":\(s.inputs - s.failedInputs),\"files_failed\":\(s.failedInputs),\"files_skipped\":\(s.skippedInputs)"
+        j += ",\"files_clean\":\(s.inputs - s.recoveredInputs - s.failedInputs),\"files_recovered\":\(s.recoveredInputs)"
         j += ",\"feeds\":\(feeds.all),\"feeds_failed\":\(feeds.failed),\"feeds_recovered\":\(s.recoveredDocuments)"
+        j += ",\"feeds_clean\":\(feeds.all - s.recoveredDocuments - feeds.failed)"
         j += ",\"not_feeds\":\(s.notFeedDocuments)"
         j += ",\"items\":\(s.items)"
         j += ",\"warc_records\":\(s.warc.records),\"warc_feed_records\":\(s.warc.feedRecords),\"warc_skipped\":{"

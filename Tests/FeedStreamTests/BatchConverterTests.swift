@@ -128,9 +128,13 @@ final class BatchConverterTests: XCTestCase {
         XCTAssertEqual(mismatched.summary.recoveredDocuments, 1)
         let empty = try XCTUnwrap(results.first { $0.input.name.hasSuffix("empty.xml") })
         XCTAssertEqual(empty.errors.map(\.code), [.empty])
-        // 4 broken fixtures and the missing file.
-        XCTAssertEqual(summary.failedInputs, 5)
+        // 4 broken fixtures and the missing file had errors; 2 of the fixtures were
+        // recovered, so the missing file, the empty one and not-xml.txt lost something.
         XCTAssertEqual(results.filter { !$0.succeeded }.count, 5)
+        XCTAssertEqual(summary.failedInputs, 3)
+        XCTAssertEqual(summary.recoveredInputs, 2)
+        XCTAssertEqual(results.filter { !$0.convertedWhole }.map { ($0.input.name as NSString).lastPathComponent },
+                       ["missing.xml", "26-empty.xml", "28-not-xml.txt"])
     }
 
     func testCancellingStopsTheRunWithWholeLines() throws {

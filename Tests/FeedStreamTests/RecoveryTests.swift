@@ -232,6 +232,39 @@ final class RecoveryTests: XCTestCase {
         }
     }
 
+    /// A DOCTYPE whose external identifier is not well-formed (a public identifier
+    /// without its system literal, as Netscape's RSS 0.91 DTD line and HTML 4's are often
+    /// written; a stray word) fails strict parsing before the root; the recovery path
+    /// reads the feed after it, and keeps a DOCTYPE's internal subset.
+    func testAMalformedDoctypeBeforeTheRootIsRecovered() throws {
+        let channel = "<rss version=\"0.91\"><channel><title>T</title><item><title>a</title></item>"
+            + "<item><title>b &amp; c</title></item></channel></rss>\n"
+        let doctypes = [
+            "<!DOCTYPE rss PUBLIC \"-//Netscape Communications//DTD RSS 0.91//EN\">",
+            "<!DOCTYPE rss PUBLIC '-//Netscape Communications//DTD RSS 0.91//EN' >",
+            "<!DOCTYPE rss junk>",
+            "<!DOCTYPE rss SYSTEM>",
+        ]
+        for doctype in doctypes {
+            let data = Array((doctype + "\n" + channel).utf8)
+            for backend in FeedBackend.allCases {
+                let docs = try documents(data, backend)
+                XCTAssertEqual(docs.count, 1, "\(backend): \(doctype)")
+                XCTAssertEqual(titles(docs[0]), ["a", "b & c"], "\(backend): \(doctype)")
+                XCTAssertEqual(docs[0].error?.recovered, true, "\(backend): \(doctype)")
+                XCTAssertEqual(docs[0].feed.title?.value, "T", "\(backend): \(doctype)")
+            }
+        }
+        // The internal subset stays: its entity is declared for the re-read.
+        let subset = Array(("<!DOCTYPE rss PUBLIC \"x\" [<!ENTITY who \"Ann\">]>\n"
+                            + "<rss version=\"2.0\"><channel><title>&who;</title><item><title>a</title></item></channel></rss>").utf8)
+        for backend in FeedBackend.allCases {
+            let d = try documents(subset, backend)[0]
+            XCTAssertEqual(d.feed.title?.value, "Ann", "\(backend)")
+            XCTAssertEqual(titles(d), ["a"], "\(backend)")
+        }
+    }
+
     /// Undeclared entities are not faults: HTML 4 names decode, other names stay as written.
     func testUndeclaredEntitiesAreKept() throws {
         let data = Array(feed(["a&nbsp;b&eacute; &bogus; c"]).utf8)

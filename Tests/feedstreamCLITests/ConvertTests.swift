@@ -49,7 +49,7 @@ final class ConvertTests: CLITestCase {
         XCTAssertEqual(r.status, 1, r.err)
         XCTAssertTrue(r.err.contains("\(dir.path)/04.xml: document 1, "), r.err)
         XCTAssertTrue(r.err.contains("truncated gzip data"), r.err)
-        XCTAssertTrue(r.err.contains("8/9 files ok, 1 failed"), r.err)
+        XCTAssertTrue(r.err.contains("9 files (8 clean, 0 recovered, 1 failed)"), r.err)
         // Every file has its lines, in order; the broken one keeps what came before the cut.
         XCTAssertEqual(try sources(r.out), names.map { "\(dir.path)/\($0)" }.filter { !$0.hasSuffix("04.xml") || r.out.contains($0) })
         let feedsBySource = Dictionary(grouping: try lines(r.out).filter { $0["kind"] as? String == "feed" }) { $0["source"] as! String }
@@ -112,8 +112,10 @@ final class ConvertTests: CLITestCase {
         XCTAssertEqual(r.status, 1)
         let s = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(contentsOf: stats)) as? [String: Any])
         XCTAssertEqual(s["files"] as? Int, 4)
-        XCTAssertEqual(s["files_ok"] as? Int, 2)
-        XCTAssertEqual(s["files_failed"] as? Int, 2)
+        XCTAssertEqual(s["files_ok"] as? Int, 3)        // mismatched.xml is recovered: nothing lost
+        XCTAssertEqual(s["files_failed"] as? Int, 1)    // empty.xml
+        XCTAssertEqual(s["files_clean"] as? Int, 2)
+        XCTAssertEqual(s["files_recovered"] as? Int, 1)
         XCTAssertEqual(s["feeds"] as? Int, 5)
         XCTAssertEqual(s["feeds_failed"] as? Int, 0)
         XCTAssertEqual(s["feeds_recovered"] as? Int, 1)   // mismatched.xml, by the recovery path

@@ -23,7 +23,7 @@ final class JSONFeedCLITests: CLITestCase {
             let r = try run(["convert", "--backend", backend, dir.path])
             XCTAssertEqual(r.status, 1, r.err)
             XCTAssertTrue(r.err.contains("\(dir.path)/b.json: document 1, line 1, column 73: expected a value"), r.err)
-            XCTAssertTrue(r.err.contains("2/3 files ok"), r.err)
+            XCTAssertTrue(r.err.contains("3 files (2 clean, 0 recovered, 1 failed)"), r.err)
             outputs.append(r.out)
         }
         XCTAssertEqual(outputs[1], outputs[0])

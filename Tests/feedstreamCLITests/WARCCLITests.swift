@@ -285,7 +285,26 @@ final class WARCCLITests: CLITestCase {
         XCTAssertTrue(messages.contains { $0.contains("WARC-Truncated: length") }, "\(messages)")
         XCTAssertTrue(messages.contains("not a WARC record header"), "\(messages)")
         XCTAssertTrue(messages.contains("22 bytes skipped to the next WARC record"), "\(messages)")
-        XCTAssertEqual(errs.compactMap { $0["code"] as? String }, ["warc", "xml", "warc", "warc", "warc"])
+        XCTAssertEqual(errs.compactMap { $0["code"] as? String }, ["revisit", "xml", "warc", "warc", "warc"])
+    }
+
+    /// A revisit of a feed is reported and counted, not a loss: an archive holding one
+    /// beside a good feed converts with exit 0.
+    func testARevisitIsCountedNotLost() throws {
+        let dir = try tempDir()
+        let revisit = Record(type: "revisit", uri: "https://blog.example.org/feed/rss.xml",
+                             id: "00000000-0000-4000-8000-000000000020", contentType: "application/http; msgtype=response",
+                             extra: ["WARC-Refers-To-Target-URI: https://blog.example.org/feed/rss.xml"],
+                             block: Array("HTTP/1.1 304 Not Modified\r\nContent-Type: application/rss+xml\r\n\r\n".utf8))
+        let good = Self.response("https://g.example/feed", "00000000-0000-4000-8000-000000000021", Self.feed,
+                                 type: "application/rss+xml")
+        let file = dir.appendingPathComponent("revisit.warc")
+        try Data(revisit.bytes + good.bytes).write(to: file)
+        let r = try run(["convert", file.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.err.contains("revisit record of a feed: the payload is not in this record"), r.err)
+        XCTAssertTrue(r.err.contains("feedstream: 1 file (1 clean, 0 recovered, 0 failed); 1 feed (1 clean, 0 recovered, 0 failed), "), r.err)
+        XCTAssertTrue(r.err.contains("2 WARC records (1 feed, 1 skipped)"), r.err)
     }
 
     /// A folder's `.warc` files are converted (a WARC starts with its version line, not

@@ -277,12 +277,17 @@ struct XMLRepair {
         while let top = open.popLast() { closeElement(top) }
     }
 
-    /// The DOCTYPE declaration (with its internal subset), copied as it is. Returns the
-    /// index past it.
+    /// The DOCTYPE declaration (with its internal subset), copied as it is when its
+    /// name and external identifier are well-formed. One whose identifier is not
+    /// (HTML's `PUBLIC "-//W3C//DTD HTML 4.01//EN"` without a system literal, a stray
+    /// word) is written without it: the external subset is never read, so only the name
+    /// and the internal subset mean anything here. One without a name is dropped.
+    /// Returns the index past it.
     private mutating func doctype(_ s: UnsafeBufferPointer<UInt8>, _ i: Int) -> Int {
         var j = i + 9
         var quote: UInt8 = 0
         var inSubset = false
+        var subset: Int?
         while j < s.count {
             let c = s[j]
             if quote != 0 {
@@ -291,6 +296,7 @@ struct XMLRepair {
                 quote = c
             } else if c == 0x5B {
                 inSubset = true
+                if subset == nil { subset = j }
             } else if c == 0x5D {
                 inSubset = false
             } else if c == 0x3E && !inSubset {
@@ -299,7 +305,47 @@ struct XMLRepair {
             j += 1
         }
         guard j < s.count else { return s.count }
-        out += s[i...j]
+        let header = subset ?? j
+        var k = i + 9
+        func spaces() -> Bool {
+            let from = k
+            while k < header, s[k] == 0x20 || s[k] == 0x09 || s[k] == 0x0A || s[k] == 0x0D { k += 1 }
+            return k > from
+        }
+        func literal() -> Bool {
+            guard k < header, s[k] == 0x22 || s[k] == 0x27 else { return false }
+            let q = s[k]
+            k += 1
+            while k < header && s[k] != q { k += 1 }
+            guard k < header else { return false }
+            k += 1
+            return true
+        }
+        guard spaces(), k < header, isNameStart(s[k]) else { return j + 1 }
+        let name = k ..< nameEnd(s, k)
+        k = name.upperBound
+        let spaced = spaces()
+        var wellFormed = k == header
+        if !wellFormed && spaced {
+            if hasPrefix(s, k, "SYSTEM") {
+                k += 6
+                wellFormed = spaces() && literal()
+            } else if hasPrefix(s, k, "PUBLIC") {
+                k += 6
+                wellFormed = spaces() && literal() && spaces() && literal()
+            }
+            _ = spaces()
+            wellFormed = wellFormed && k == header
+        }
+        if wellFormed {
+            out += s[i...j]
+        } else {
+            out += s[i..<(i + 9)]
+            out.append(0x20)
+            out += s[name]
+            if let subset { out += s[subset..<j] }
+            out.append(0x3E)
+        }
         return j + 1
     }
 
