@@ -1,4 +1,4 @@
-# The C core as an installable library (issue 19): libfeedstream.a, libfeedstream.so
+# The C core as an installable library: libfeedstream.a, libfeedstream.so
 # and feedstream.pc, from CSources/CFeedStream and CSources/CFeedStreamInflate (the
 # sources SwiftPM builds as the CFeedStream product), with the system's expat, libxml2
 # and zlib (pkg-config), and ISA-L's header when it is there (libisal-dev: the inflater

@@ -15,7 +15,7 @@
 #                            SwiftFeedMachine, JSON writer), swiftc -sanitize=fuzzer,address
 #          differential      the same bytes through expat and swift (FUZZ_BACKENDS to
 #                            change: e.g. expat,swift,libxml2), aborts on a difference
-#          parts             a dump converted in parts (DumpParts, issue 20) against one
+#          parts             a dump converted in parts (DumpParts) against one
 #                            parse of the whole stream, every backend; aborts on a difference
 #          inflate           the inflate step, zlib and ISA-L: the input gzipped must come
 #                            back whole from both, member ends alike; the input as deflate

@@ -1,6 +1,6 @@
 /*
  * fuzz_resync.c -- libFuzzer harness for the resynchronization and encoding stage of
- * the C core (issue 17): the fuzz input is a recipe for a dump, not the dump itself,
+ * the C core: the fuzz input is a recipe for a dump, not the dump itself,
  * so that nearly every run has several documents, document starts of every form, and
  * charsets the charset stage must switch between.
  *

@@ -1,4 +1,4 @@
-// libFuzzer harness for a dump converted in parts (issue 20, `DumpStreamParts`): the
+// libFuzzer harness for a dump converted in parts (as `DumpStreamParts` does): the
 // stream cut at `<?xml` declarations (DocumentSplitter), each part parsed on its own
 // with the first bytes of the next (its probe) and renumbered, parts whose cut did not
 // hold joined (DumpParts.convertSequentially, the reference the threaded converters

@@ -8,8 +8,8 @@ import Darwin
 import Musl
 #endif
 
-/// A dump's uncompressed stream parsed in parts, each part on its own (issue 20, "one
-/// `.gz` dump on all cores"): the parts come from ``DocumentSplitter``'s cuts, and the
+/// A dump's uncompressed stream parsed in parts, each part on its own, so that one
+/// `.gz` dump can use every core: the parts come from ``DocumentSplitter``'s cuts, and the
 /// result — JSON Lines bytes, document numbers, error offsets, the summary — is the one
 /// a single parser gives for the whole stream.
 ///

@@ -9,7 +9,7 @@ import Musl
 #endif
 
 /// One dump — a big file of documents one after another, gzip or plain — converted on
-/// several threads (issue 20, "one `.gz` dump on all cores"), with the output, counts
+/// several threads (one `.gz` dump on every core), with the output, counts
 /// and errors of one parser going through it from start to end.
 ///
 /// **Reading.** One thread reads the file and inflates it (``ChunkReader``, as the

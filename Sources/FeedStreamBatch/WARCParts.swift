@@ -8,8 +8,8 @@ import Darwin
 import Musl
 #endif
 
-/// One web archive file converted on several threads (issue 21: "a WARC can be split
-/// across workers at record boundaries"), with the output, counts and errors of one
+/// One web archive file converted on several threads, split across workers at record
+/// boundaries, with the output, counts and errors of one
 /// reader going through it from start to end.
 ///
 /// **Cuts.** ``partBytes`` past the last cut (or the file's start), the first place a

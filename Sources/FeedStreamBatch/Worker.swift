@@ -179,8 +179,8 @@ final class Worker {
     /// Opens an input by its name's bytes (``PathBytes``), without waiting (O_NONBLOCK),
     /// and tells its kind from the descriptor (`status`, nil when `fstat` failed): one
     /// path lookup per input. A FIFO is then waited for in slices of
-    /// 100 ms, so that a cancelled run (a signal) never hangs on a FIFO nobody writes to
-    /// (issue 17); reading it then blocks as usual (and is cancellable, see readStream).
+    /// 100 ms, so that a cancelled run (a signal) never hangs on a FIFO nobody writes to;
+    /// reading it then blocks as usual (and is cancellable, see readStream).
     /// Anything else gets its blocking reads back at once (one `fcntl`: the descriptor
     /// has no other status flag). -1 with errno when it cannot be opened, -2 when the
     /// run was cancelled.

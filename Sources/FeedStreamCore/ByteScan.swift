@@ -1,4 +1,4 @@
-// Vector scanning of byte runs (issue 20, "SIMD scanning"): 16 bytes classified per
+// Vector scanning of byte runs (SIMD): 16 bytes classified per
 // step with portable SIMD (`SIMD16<UInt8>`, no platform intrinsics), for the loops that
 // skip plain bytes — character data, attribute values and CDATA in the Swift XML
 // tokenizer (JSON string escaping has its own, JSONEscaping.swift) — and the UTF-8

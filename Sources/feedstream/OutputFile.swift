@@ -12,8 +12,8 @@ import Foundation
 /// writing to the same output.
 ///
 /// Plain output to a regular file (the temporary, or standard output redirected to a
-/// file) is written in blocks of up to 64 KiB: a small input's lines no longer cost a
-/// `write` of their own (12% of converting 20,000 tiny feeds). A pipe, a terminal or a
+/// file) is written in blocks of up to 64 KiB, so that a small input's lines do not
+/// cost a `write` of their own (a large share of the time over many tiny feeds). A pipe, a terminal or a
 /// device gets each block as the converter hands it on.
 ///
 /// A write or commit that fails throws a ``Failure`` naming the file.

@@ -2,11 +2,10 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// Issue 16, item 3: Atom in full (RFC 4287 and the Atom 0.3 draft), on every backend.
+/// Atom in full (RFC 4287 and the Atom 0.3 draft), on every backend.
 final class AtomInFullTests: XCTestCase {
     // Atom 0.3's mode="base64": decoded whatever it decodes to; bytes that are not UTF-8
-    // become U+FFFD on every backend (the Swift backend wrote them as they came, invalid
-    // JSON text, while the others wrote U+FFFD).
+    // become U+FFFD on every backend, so that the line stays valid JSON text.
     func testBase64ModeThatDecodesToBytesNotUTF8IsWrittenAsUTF8() throws {
         let b64 = Data([0x61, 0x62, 0xFF, 0xFE, 0xC3, 0x63, 0x64]).base64EncodedString()
         let l = try lines("""

@@ -69,7 +69,7 @@ final class BatchConverterTests: XCTestCase {
         return (out.string, summary)
     }
 
-    /// The default backend is the pure-Swift parser (issue 20), written once
+    /// The default backend is the pure-Swift parser, written once
     /// (`FeedBackend.default`): the converter's options use it when given no parser.
     func testTheDefaultBackendIsTheSwiftParser() {
         XCTAssertEqual(FeedBackend.default, .swift)

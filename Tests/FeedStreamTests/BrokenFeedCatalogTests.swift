@@ -3,8 +3,8 @@ import XCTest
 
 /// The breakage archived feeds carry, beyond the single faults of RecoveryTests: every
 /// item a lenient reader (feedparser) keeps is kept here too, on every backend, whole and
-/// in 7-byte chunks. (Measured against feedparser 6.0.14 when written: the same item
-/// count on each of these; the titles and values below are this parser's own.)
+/// in 7-byte chunks. (feedparser 6.0.14 keeps the same item count on each of these;
+/// the titles and values below are this parser's own.)
 final class BrokenFeedCatalogTests: XCTestCase {
     private static let items = (0..<5).map {
         "<item><title>T\($0)</title><link>http://e.example/\($0)</link><description>D\($0)</description></item>\n"

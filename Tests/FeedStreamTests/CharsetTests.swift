@@ -98,8 +98,8 @@ final class CharsetTests: XCTestCase {
 
     /// TIS-620 as Python's codec reads it: bytes 0x80-0x9F (which iconv leaves undefined)
     /// are the C1 controls, written as windows-1252's characters, which for Thai feeds (in
-    /// practice windows-874) are the right quotes, dashes and ellipsis; a document using
-    /// them no longer fails at the first. 0xA0 stays undefined, as in Python's codec.
+    /// practice windows-874) are the right quotes, dashes and ellipsis, so a document using
+    /// them does not fail at the first. 0xA0 stays undefined, as in Python's codec.
     func testTIS620ReadsBytes80To9FAsPythonDoes() throws {
         // ก (A1), “ (93) ... ” (94), … (85), – (96), € (80), and 81 (no windows-1252
         // character: the C1 control U+0081 as it is).
@@ -123,7 +123,8 @@ final class CharsetTests: XCTestCase {
 
     func testUTF7IsAnUnknownEncodingForEveryBackend() throws {
         // expat rejects UTF-7's byte map ('+' is not itself): "unknown encoding" at the
-        // name, in every backend (libxml2 used to accept it, leaving "A+ImIDkQ." undecoded).
+        // name, in every backend (libxml2 alone would accept it, leaving "A+ImIDkQ."
+        // undecoded).
         let data = Array("<?xml version=\"1.0\" encoding=\"UTF-7\"?>\n<rss version=\"2.0\"><channel><title>A+ImIDkQ.</title></channel></rss>\n".utf8)
         let expected = """
             {"schema":1,"kind":"feed","source":"t","document":1,"format":"unknown","items":0,\
@@ -213,7 +214,7 @@ final class CharsetTests: XCTestCase {
         try assertEveryBackendWrites(good, expected, "GB18030")
     }
 
-    /// UTF-16 text of `title` in the issue's document (issue 17, item 2), little-endian
+    /// UTF-16 text of `title` in a two-item document, little-endian
     /// with a byte order mark, or big-endian without; `units` replaces the title's
     /// U+FFFF placeholder.
     private func utf16Document(_ units: [UInt16], bigEndian: Bool) -> [UInt8] {
@@ -228,7 +229,7 @@ final class CharsetTests: XCTestCase {
 
     func testUnpairedSurrogateIsAnErrorOnEveryBackend() throws {
         // A high surrogate followed by "X" is no character: expat itself would pair it
-        // with the X and write U+1F458 (issue 17, item 2). Every backend rejects the
+        // with the X and write U+1F458. Every backend rejects the
         // document there, with the same line and column, the item before it kept.
         for (name, units, bigEndian) in [("lone high, LE", [UInt16(0xD83D)], false),
                                           ("lone high, BE", [0xD83D], true),
@@ -398,7 +399,7 @@ final class CharsetTests: XCTestCase {
     }
 
     func testUTF32WithAndWithoutAMarkOnEveryBackend() throws {
-        // Issue 16, item 6: expat does not read UTF-32; every backend does, the same way,
+        // expat does not read UTF-32; every backend does, the same way,
         // and says so in the feed record.
         for bigEndian in [false, true] {
             let order = bigEndian ? "be" : "le"
@@ -526,7 +527,8 @@ final class CharsetTests: XCTestCase {
     }
 
     func testDiffReadsAsConvertDoesAndFindsNoDifferenceOnTheWindows1255Feed() throws {
-        // The real-world feed where libxml2 used to compose 11 records' combining marks.
+        // A real-world windows-1255 feed whose 11 records hold combining marks: every
+        // backend writes them as decoded, none composes them, so the diff finds nothing.
         let file = Paths.sharedReal.appendingPathComponent("chardet__tests_windows-1255-hebrew_notes.co.il.6.xml")
         try XCTSkipUnless(FileManager.default.fileExists(atPath: file.path), "../shared/corpus/real is not present")
         var report = BackendDiff.Report()

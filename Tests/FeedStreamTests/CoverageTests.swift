@@ -2,7 +2,7 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// Issue 16's classes, from the specifications (RSS 2.0, RFC 5322, W3C-DTF, RFC 822,
+/// Feed classes and date forms, from the specifications (RSS 2.0, RFC 5322, W3C-DTF, RFC 822,
 /// DCMI terms, ...), each on every backend (linesFromEveryBackend checks they agree).
 final class CoverageTests: XCTestCase {
     private func persons(_ line: [String: Any], _ key: String) -> [[String: String]] {

@@ -177,7 +177,7 @@ final class DumpPartsTests: XCTestCase {
         return (stream, DumpParts.Checkpoints(counts: counts))
     }
 
-    /// The decompression ratio in parts (issue 20, one `.gz` dump on all cores): each
+    /// The decompression ratio in parts (one `.gz` dump on every core): each
     /// part's parser checks it at the whole stream's checkpoints with the whole stream's
     /// counts (``InflatedOrigin``), so a bomb among the documents stops the parts where
     /// one parser of the `.gz` stops, on every backend, and nothing after it comes out.
@@ -332,9 +332,9 @@ final class DumpPartsTests: XCTestCase {
 
     /// A first part shorter than what the input stage reads before it begins a document
     /// (a byte order mark, gzip's magic and UTF-16 are told from XML by the first bytes):
-    /// its document was announced only while the probe was read, and taken for the one
-    /// at the cut, so the byte's error record was lost (the parts fuzzer's finding: one
-    /// junk byte, 0x1F, before a dump). The part is now joined with the next.
+    /// its document is announced only while the probe is read and could be taken for the
+    /// one at the cut, losing the byte's error record (one junk byte, 0x1F, before a
+    /// dump: a parts fuzzer finding). Such a part is joined with the next.
     func testAFirstPartTooShortToTellItsCharsetKeepsItsRecord() throws {
         let docs = Self.corpusDocuments
         // (A NUL is read as the start of UTF-16BE: the two documents are one then.)
@@ -388,10 +388,10 @@ final class DumpPartsTests: XCTestCase {
     /// A part whose parser holds its last bytes until the probe comes: a document read as
     /// UTF-16 (it begins 00 3C) and broken, whose part ends at an odd byte. libxml2's
     /// UTF-16 decoder waits for the byte that completes the last character, so the
-    /// document's error, and the Atom feed found after it in the part's own bytes, were
-    /// announced while the probe was read, and the feed was taken for the document at the
-    /// cut: its line and the junk byte's record were lost (the parts fuzzer's finding).
-    /// The cut's document is now told by where it starts.
+    /// document's error, and the Atom feed found after it in the part's own bytes, are
+    /// announced while the probe is read; the feed must not be taken for the document at
+    /// the cut, or its line and the junk byte's record would be lost (a parts fuzzer
+    /// finding). The cut's document is told by where it starts.
     func testADocumentBegunInBytesTheParserHeldUntilTheProbeStaysThePartsOwn() throws {
         let head: [UInt8] = [0x00] + Array("<\"?<feed>\n".utf8) + Array(#"<feed xmlns="http://www.w3.org/2005/Atom">"#.utf8)
             + Array("<title>A</title></feed>".utf8) + [0xD9]

@@ -4,8 +4,8 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// One dump on several threads (``DumpStreamParts``, issue 20: "one `.gz` dump on all
-/// cores"): read and inflated on one thread, cut at `<?xml` declarations, parsed in
+/// One dump on several threads (``DumpStreamParts``, one `.gz` dump on every core):
+/// read and inflated on one thread, cut at `<?xml` declarations, parsed in
 /// parts by the run's idle workers, the lines, errors and summary are those of one
 /// parser going through the file, whatever the jobs and the part size — also where a
 /// `<?xml` is no document start, where the gzip stream is truncated, corrupt or followed
@@ -135,7 +135,7 @@ final class DumpStreamPartsTests: XCTestCase {
             XCTAssertEqual(truncated.errors.last?.message, "truncated gzip data", "\(backend)")
             // Corrupt inside a declaration that failed before the data did (its report
             // waits for the recovery path): the gzip error is one of its own, as the
-            // C core says when it inflates (the read-ahead pipeline said otherwise).
+            // C core says when it inflates, whichever thread inflates.
             let broken = try assertSameInParts(corrupt, name: "corrupt.xml.gz", partBytes: [100, 4096], backend: backend)
             XCTAssertEqual(broken.errors.last.map { "\($0.document) \($0.message)" }, "0 corrupt gzip data", "\(backend)")
             let garbage = try assertSameInParts(gz + Array("trailing".utf8), name: "garbage.xml.gz",

@@ -30,8 +30,8 @@ final class ErrorPositionTests: XCTestCase {
     }
 
     func testUnboundPrefixIsReportedAtTheStartTagEverywhere() throws {
-        // Issue 17, item 4: expat said column 51 (the tag's '<'), libxml2 the tag's end,
-        // swift the character after '<'.
+        // Every backend places the error where expat does: at the tag's '<' (column 51),
+        // not at the tag's end or the character after '<'.
         let element = #"<rss version="2.0"><channel><title>T</title><item><a:b>x</a:b></item></channel></rss>"#
         try assertEveryBackend(bytes(element), line: 1, column: 51, offset: 50, "element")
         let attribute = "<rss version=\"2.0\">\n<channel><title a:b=\"1\">T</title></channel></rss>"
@@ -42,7 +42,8 @@ final class ErrorPositionTests: XCTestCase {
     }
 
     func testADuplicateAttributeIsReportedWhereExpatReportsIt() throws {
-        // Given twice by name: at its second name (libxml2 said the tag's end).
+        // Given twice by name: at its second name (not the tag's end, where libxml2
+        // itself places it).
         let twice = "<rss version=\"2.0\">\n<channel><title>T</title><item><title>i</title><enclosure a0=\"v\" \n url=\"x\" p=\"a b=\" b=\"1\" b=\"2\"/></item></channel></rss>"
         try assertEveryBackend(bytes(twice), line: 3, column: 25, offset: 110, "by name")
         // The same namespace and local name under two prefixes: at the tag's '<'.
@@ -53,8 +54,8 @@ final class ErrorPositionTests: XCTestCase {
     /// A UTF-16 document whose bytes end inside a character (an odd byte; a high
     /// surrogate with nothing after it): expat's tokenizers see the input end there, so
     /// a token still open fails at its start ("unclosed token", or "partial character"
-    /// for the surrogate), text where the bytes end, and a CDATA section as unclosed. The
-    /// Swift backend said "not well-formed (invalid token)" at the last bytes.
+    /// for the surrogate), text where the bytes end, and a CDATA section as unclosed; the
+    /// Swift backend gives the same, not "not well-formed (invalid token)" at the last bytes.
     func testAUTF16DocumentEndingInsideACharacterFailsAsExpatSays() throws {
         let head = "<rss version=\"2.0\"><channel><title>"
         let cases: [(String, String, [UInt8], String, Int)] = [
@@ -95,7 +96,7 @@ final class ErrorPositionTests: XCTestCase {
 
     func testAMisplacedDeclarationIsReportedAtItsLessThan() throws {
         // In content (a template's include, or the next document of a dump after one cut
-        // short) or in text: at its '<' (libxml2 said the byte after `<?xml`).
+        // short) or in text: at its '<' (libxml2 itself names the byte after `<?xml`).
         let inContent = "<rss version=\"2.0\"><channel><title>T</title>\n<?xml version=\"1.0\"?><item><title>i</title></item></channel></rss>"
         try assertEveryBackend(bytes(inContent), line: 2, column: 1, offset: 45, "in content")
         let inText = "<?xml version=\"1.0\"?>\n<rss version=\"2.0\"><channel><item><title>cut<?xml version=\"1.0\"?></title></item></channel></rss>"
@@ -115,8 +116,7 @@ final class ErrorPositionTests: XCTestCase {
     }
 
     /// In UTF-16 and UTF-32 the column counts characters too, not the UTF-8 bytes the
-    /// Swift tokenizer scans (it said 47 and 48 here; a known exception until the default
-    /// became the Swift backend): three `é` and an emoji (a surrogate pair in UTF-16, one
+    /// Swift tokenizer scans (which would give 47 and 48 here): three `é` and an emoji (a surrogate pair in UTF-16, one
     /// character) before the control character, on line 2 after a declaration, or on
     /// line 1 after a byte order mark (one column).
     func testUTF16AndUTF32ColumnsCountCharacters() throws {
@@ -162,7 +162,7 @@ final class ErrorPositionTests: XCTestCase {
 
     func testABrokenReferenceIsReportedAtTheByteThatBreaksIt() throws {
         // expat's scanRef/scanCharRef: the first byte that is not part of the reference
-        // (the Swift tokenizer said the '&' or the name's first byte).
+        // (not the '&' or the name's first byte).
         let head = #"<rss version="2.0"><channel><title>a"#   // the '&' is at offset 36
         for (text, offset) in [("&b<", 38), ("&bc d", 39), ("&;", 37), ("& b", 37),
                                ("&#12x;", 40), ("&#x;", 39), ("&#;", 38), ("&#xZ;", 39)] {
@@ -174,8 +174,9 @@ final class ErrorPositionTests: XCTestCase {
     }
 
     func testABareAmpersandWithNoSemicolonAfterItLosesNothingAfter() throws {
-        // libxml2's push parser waited for a ';' anywhere further on before failing at a
-        // bare '&': every later document of the input was swallowed (issue 17).
+        // libxml2's push parser waits for a ';' anywhere further on before failing at a
+        // bare '&'; every backend fails the document where expat does instead, so the
+        // documents after it are kept.
         let broken = #"<rss version="2.0"><channel><title>c</title><item><title>a&b</title></item></channel></rss>"#
         let good = #"<rss version="2.0"><channel><title>d</title><item><title>y</title></item></channel></rss>"#
         for strict in [true, false] {
@@ -192,15 +193,15 @@ final class ErrorPositionTests: XCTestCase {
     }
     func testAnUndecodableCharacterAfterAHeldTokenIsWhereItIs() throws {
         // UTF-32LE by its first bytes, "<" then four bytes that are no character: the
-        // Swift backend said offset 0 (the held "<"), expat 4 (found by the differential fuzzer).
+        // error is at offset 4, where expat places it, not at the held "<" (offset 0).
         let data: [UInt8] = [0x3C, 0, 0, 0] + bytes(#"<?xml version="1.0"?><rss version="2.0"><channel><title>t</title></channel></rss>"#)
         try assertEveryBackend(data, line: 1, column: 2, offset: 4, "UTF-32LE, then 8-bit bytes")
     }
 
     func testABadCharacterInACommentThatNeverEndsIsWhereItIs() throws {
-        // expat reports it as it scans the comment, before its end; the Swift backend
-        // said "unclosed token" at the comment's start, at the end of the input, too late
-        // for the search for the next document (found by the differential fuzzer).
+        // expat reports it as it scans the comment, before its end, and so does the Swift
+        // backend: "unclosed token" at the comment's start, at the end of the input, would
+        // come too late for the search for the next document (a differential fuzzer finding).
         let data = bytes("<?xml version=\"1.0\"?><!-- c ") + [0xCB] + bytes("p <?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title></channel></rss>")
         // libxml2 reports it only at the end of the input (where nothing after it is
         // searched again: README, "same output"), so the document after it is expat's and swift's.
@@ -227,8 +228,8 @@ final class ErrorPositionTests: XCTestCase {
         }
     }
     func testAnUnclosedCommentAfterTheLastDocumentIsReported() throws {
-        // The rest of the input (here a whole document) went unread with no word: now a
-        // failed document at the comment's '<', on every backend, however cut (issue 17).
+        // The rest of the input (here a whole document) is not read silently: it is a
+        // failed document at the comment's '<', on every backend, however cut.
         let first = #"<rss version="2.0"><channel><title>a</title></channel></rss>"#   // 60 bytes
         for (tail, message) in [("<!-- never closed\n<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title></channel></rss>",
                                  "unclosed comment after the last document"),
@@ -291,8 +292,8 @@ final class ErrorPositionTests: XCTestCase {
     }
 
     func testThePrologIsReadAsExpatReadsIt() throws {
-        // The differential fuzzer's classes of November 26 (the Swift tokenizer failed at
-        // a token's start, or at the DOCTYPE's, where expat reads on to the bad byte).
+        // Prolog errors the differential fuzzer checks: the Swift tokenizer fails at the
+        // bad byte expat reads on to, not at a token's start or the DOCTYPE's.
         let invalid = "not well-formed (invalid token)"
         // Text before the root: a name, then '<' where a name may not be followed by one.
         try assertExpatAndSwift(#"V<?xml version="1.0"?><rss/>"#, column: 2, message: invalid)
@@ -363,10 +364,10 @@ final class ErrorPositionTests: XCTestCase {
 
 /// A document the input ends in is reported in expat's words on the Swift backend too,
 /// whole or in one-byte chunks: "partial character" when its last bytes begin a
-/// character, "unclosed CDATA section" inside CDATA. The Swift backend said "not
-/// well-formed (invalid token)", "unclosed token" and "no element found" there, the last
-/// only when the section's bytes had all come in an earlier chunk (the default backend's
-/// messages are what most users see; SCHEMA.md, "Backends").
+/// character, "unclosed CDATA section" inside CDATA — not "not well-formed (invalid
+/// token)", "unclosed token", or "no element found" when the section's bytes all came in
+/// an earlier chunk (the default backend's messages are what most users see; SCHEMA.md,
+/// "Backends").
 final class EndOfInputMessageTests: XCTestCase {
     func testATruncatedDocumentIsReportedInExpatsWords() throws {
         let head = #"<rss version="2.0"><channel><title>T</title><item><description>"#

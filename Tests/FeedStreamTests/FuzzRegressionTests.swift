@@ -119,9 +119,9 @@ final class FuzzRegressionTests: XCTestCase {
         }
     }
 
-    /// The item-limit regression itself: before the fix an item kept up to 16 KiB of
-    /// text under a 142-byte limit (the arena's first buffer), more or less depending on
-    /// how earlier items had grown it.
+    /// The item limit bounds each item's text, not the arena's capacity: under a 142-byte
+    /// limit no item keeps more than 142 bytes, however large earlier items have grown
+    /// the arena's buffer (its first one alone holds 16 KiB).
     func testASmallItemLimitBoundsTheTextOfEveryItem() throws {
         let url = Paths.corpus.appendingPathComponent("fuzz-regressions/item-limit-arena-capacity.xml")
         for backend in FeedBackend.allCases {

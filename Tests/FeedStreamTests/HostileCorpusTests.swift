@@ -24,7 +24,7 @@ final class HostileCorpusTests: XCTestCase {
     }
 
     // Items: with the recovery path (docs/SCHEMA.md, "Recovered documents"); a bad byte or a
-    // declaration that contradicts the byte order mark no longer costs the items after it.
+    // declaration that contradicts the byte order mark does not cost the items after it.
     private static let expected: [String: Expected] = [
         "billion-laughs.xml": Expected(code: .malformedXML, items: 1),
         "quadratic-blowup.xml": Expected(code: .malformedXML,

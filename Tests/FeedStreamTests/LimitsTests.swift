@@ -534,8 +534,8 @@ final class LimitsTests: XCTestCase {
     /// Where the ratio stops a stream, and so which items come out, does not depend on
     /// how the input arrives: in one piece, in pieces of any size, from a descriptor, or
     /// through the read-ahead pipeline (inflated on another thread, in buffers of any
-    /// size). The window is the last document begun (before the input stage was one,
-    /// the pipeline measured the whole stream and let this one through).
+    /// size). The window is the last document begun, whichever thread inflates (over the
+    /// whole stream, the ratio would let this one through).
     func testTheRatioWindowIsTheSameWhateverTheChunkingOrThread() throws {
         let mix = ratioMix()
         var limits = FeedLimits()
@@ -593,8 +593,8 @@ final class LimitsTests: XCTestCase {
     }
 
     /// Every attribute of an element within `maxAttributes` reaches the state machine:
-    /// every tokenizer (the C adapters and the Swift one) used to pass only the first 64,
-    /// so an enclosure's `url` past them was lost, while `maxAttributes` allows 256.
+    /// every tokenizer (the C adapters and the Swift one) passes them all, not a first 64,
+    /// so an enclosure's `url` past the 64th is kept (`maxAttributes` allows 256).
     func testAnAttributePastTheSixtyFourthReachesTheMachine() throws {
         let filler = (1...99).map { " a\($0)=\"\($0)\"" }.joined()
         let xml = doc("<item><title>t</title><guid>2</guid><enclosure\(filler) url=\"https://example.com/a.mp3\"/></item>")

@@ -4,8 +4,8 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// Media RSS 1.5.1 (rssboard.org/media-rss) in full, and iTunes at item level (issue 16,
-/// item 4), from the specifications, each on every backend (linesFromEveryBackend checks
+/// Media RSS 1.5.1 (rssboard.org/media-rss) in full, and iTunes at item level, from the
+/// specifications, each on every backend (linesFromEveryBackend checks
 /// they agree). docs/SCHEMA.md, "Media RSS" and "iTunes flags".
 final class MediaRSSTests: XCTestCase {
     private func object(_ line: [String: Any], _ key: String) -> [String: Any] {

@@ -2,7 +2,7 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// Issue 16's smaller modules and structures, from their specifications: FeedBurner's
+/// The smaller modules and structures, from their specifications: FeedBurner's
 /// namespace, UserLand's blogChannel module, RSS items carrying `xhtml:body`, the whole
 /// metadata of an Atom entry's `source` (RFC 4287 §4.2.11), and `rss` roots in a
 /// namespace that is not RSS's. Every test runs on every backend (linesFromEveryBackend

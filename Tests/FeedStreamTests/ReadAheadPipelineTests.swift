@@ -50,7 +50,7 @@ final class ReadAheadPipelineTests: XCTestCase {
         try assertSame(bytes("  \n"), "whitespace only")
         try assertSame([0x1F], "one byte")
         // gzip whose content is gzip: inflated once, as the parser does (the pipeline's
-        // parser used to detect the inflated 1F 8B and inflate a second time).
+        // parser must not take the inflated 1F 8B for gzip and inflate a second time).
         try assertSame(gzip(gzip(d)), "gzip inside gzip")
         // Tiny buffers and one in flight: every hand-over path of the queue.
         try assertSame(gzip(d), "small buffers", pipeline: ReadAheadPipeline(chunkSize: 1000, depth: 1))

@@ -305,7 +305,7 @@ final class RecoveryTests: XCTestCase {
         }
     }
 
-    /// Text is never changed without a mark (issue 17): the item lines the recovery path
+    /// Text is never changed without a mark: the item lines the recovery path
     /// wrote carry `"recovered": true`, the items read strictly before the failure do
     /// not. Here a lone UTF-16 surrogate (no character: the strict parse fails there)
     /// becomes U+FFFD in the recovered item, on every backend.

@@ -5,8 +5,8 @@ import FeedStreamTools
 import Foundation
 import XCTest
 
-/// Resynchronization after a document error does not depend on how the input was cut
-/// (issue 17): the search for the next document resumes right after the error's byte,
+/// Resynchronization after a document error does not depend on how the input was cut:
+/// the search for the next document resumes right after the error's byte,
 /// even when the tokenizer reports the error only once later chunks came (it held the
 /// bytes: an unfinished declaration, comment or tag), so every chunking of a dump gives
 /// the lines of the whole input — items, feed lines and error records — on every
@@ -91,7 +91,7 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "declaration-start-followed-by-nul.xml", every: 1)
     }
 
-    /// Every skipped byte is accounted for (issue 17): a failed document's error carries
+    /// Every skipped byte is accounted for: a failed document's error carries
     /// `skipped`, the bytes from its offset to the next document's start or the input's
     /// end, so `offset + skipped` is where the next document begins. Documents written
     /// with and without declarations; a junk document whose search passes over a whole
@@ -141,9 +141,9 @@ final class ResyncTests: XCTestCase {
         try assertCutsDoNotMatter(data, "skipped ranges", every: 7)
     }
 
-    /// A byte order mark followed by `<` is a document start (issue 17): a UTF-16
-    /// document after a failed one has no byte sequence the ASCII starts match, so it was
-    /// skipped as the failed document's rest (all of it, its items too). UTF-16LE with a
+    /// A byte order mark followed by `<` is a document start: a UTF-16 document after a
+    /// failed one has no byte sequence the ASCII starts match, and without this it would
+    /// be skipped as the failed document's rest (all of it, its items too). UTF-16LE with a
     /// declaration, UTF-16BE without, UTF-8 with a mark, each behind a failed document.
     func testADocumentAfterAFailedOneMayStartWithAByteOrderMark() throws {
         let bad = Array("<rss version=\"2.0\"><channel><title>A</titel></channel></rss>\n".utf8)

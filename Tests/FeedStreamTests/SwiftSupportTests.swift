@@ -130,7 +130,7 @@ final class SwiftSupportTests: XCTestCase {
         XCTAssertEqual(transcode(.utf16(bigEndian: true), [0x00, 0x41, 0xFF, 0xFE]).invalidAt, 2)
         XCTAssertEqual(transcode(.utf16(bigEndian: true), [0x00, 0x41, 0x00, 0x01]).invalidAt, 2)
         // A high surrogate not followed by a low one is invalid (expat's own decoder would
-        // pair it with the next unit whatever it is, making U+10041 of these; issue 17).
+        // pair it with the next unit whatever it is, making U+10041 of these).
         let odd = transcode(.utf16(bigEndian: true), [0x00, 0x42, 0xD8, 0x00, 0x00, 0x41])
         XCTAssertEqual(odd.invalidAt, 2)
         XCTAssertEqual(String(decoding: odd.utf8, as: UTF8.self), "B")
@@ -164,7 +164,7 @@ final class SwiftSupportTests: XCTestCase {
         // iconv knows these, but expat rejects their byte maps ('<' is not 0x3C).
         XCTAssertNil(transcoder("EBCDIC-US"))
         XCTAssertNil(transcoder("UCS-2LE"))
-        // UTF-32 is read (not expat's, but every backend's: issue 16).
+        // UTF-32 is read (not by expat's decoder, but by every backend's charset stage).
         XCTAssertEqual(transcoder("UTF-32")?.kind, .utf32BE)
         XCTAssertEqual(transcoder("ucs-2le")?.kind, nil)
         // The cache answers the same the second time.

@@ -2,7 +2,7 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// Issue 16, item 2: every text construct carries its details (type, language, base),
+/// Every text construct carries its details (type, language, base),
 /// and relative URIs are resolved against xml:base (RFC 3986 §5.2) in URL members and
 /// inside HTML and XHTML content, on every backend.
 final class TextDetailsTests: XCTestCase {

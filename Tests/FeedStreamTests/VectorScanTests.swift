@@ -7,7 +7,7 @@ import Foundation
 import XCTest
 
 /// The vector scans (`ByteScan.swift` for the tokenizer, `JSONEscaping.swift` for the
-/// writers, issue 20 "SIMD scanning") give what the byte-by-byte reading gives, wherever
+/// writers) give what the byte-by-byte reading gives, wherever
 /// the bytes sit: the 16-byte step, the 8-byte step and the last bytes are each taken
 /// at every alignment, over every file of our corpus whole and, when the shared
 /// real-world corpus is there, over a slice of each of its files (JSON escaping) and

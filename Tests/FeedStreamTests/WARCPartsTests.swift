@@ -4,7 +4,7 @@ import FeedStream
 import Foundation
 import XCTest
 
-/// One web archive on several threads (``WARCParts``, issue 21): split at record
+/// One web archive on several threads (``WARCParts``): split at record
 /// boundaries into parts read at once, the lines, errors, summary and record counts are
 /// those of one reader going through the file, whatever the jobs and the part size —
 /// also where a proposed cut is no record boundary (a WARC archived inside a record, a

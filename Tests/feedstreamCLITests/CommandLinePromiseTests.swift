@@ -337,7 +337,7 @@ final class CommandLinePromiseTests: CLITestCase {
     }
 }
 
-/// Exit statuses a pipeline can act on (issue 19): 1 for data errors, 0 for them under
+/// Exit statuses a pipeline can act on: 1 for data errors, 0 for them under
 /// --data-errors-ok (the errors still reported), 2 for usage and output errors whatever
 /// the option.
 final class DataErrorsOKTests: CLITestCase {

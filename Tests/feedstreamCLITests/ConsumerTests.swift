@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// The output as its consumers load it (issue 19): `feedstream schema` describes every
+/// The output as its consumers load it: `feedstream schema` describes every
 /// member with its type, every shard of the real corpus loads into one DuckDB table
 /// with it, and a leap second is read by Python, DuckDB and pandas. The loading is done
 /// by Tests/consumers/consumers.py; a check whose Python module is missing skips with a

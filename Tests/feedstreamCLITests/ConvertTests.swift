@@ -278,9 +278,9 @@ final class ConvertTests: CLITestCase {
     /// thread inflates: a gzip file holding a document of incompressible text (1.1 MB
     /// compressed, over the pipelining threshold) and then one that inflates 20 MB from
     /// little. Measured over the whole stream the ratio stays near 19; over the second
-    /// document it passes 50 once 16 MiB have come out. Before the input stage was one,
-    /// `-j 2` (the read-ahead pipeline, which measured the whole stream) let it through
-    /// and wrote all 2,001 items while `-j 1` stopped it at item 1,681 of document 2.
+    /// document it passes 50 once 16 MiB have come out. `-j 2` (the read-ahead pipeline)
+    /// and `-j 1` must stop at the same item of document 2; a pipeline measuring the
+    /// whole stream would let all 2,001 items through.
     func testTheRatioLimitGivesTheSameOutputWithOrWithoutThePipeline() throws {
         let dir = try tempDir()
         let mix = dir.appendingPathComponent("mix.xml.gz")

@@ -3,7 +3,7 @@ import XCTest
 
 /// Errors are records: every error reaches `--errors` (or a record says how many did
 /// not), and standard error has one line per error, whatever a file name or a
-/// tokenizer's message holds (issue 17, item 4).
+/// tokenizer's message holds.
 final class LosslessCLITests: CLITestCase {
     private let bad = #"<?xml version="1.0"?><rss version="2.0"><channel><title>x</titel></channel></rss>"#
 
@@ -64,7 +64,7 @@ final class LosslessCLITests: CLITestCase {
 
     func testSymbolicLinksAreFollowedOnceAndDanglingOnesReported() throws {
         // a/f.xml; b -> a (a linked folder: walked); a/up -> .. (a cycle: not walked
-        // again); gone.xml -> nowhere (dangling: reported, issue 17 item 3).
+        // again); gone.xml -> nowhere (dangling: reported).
         let dir = try tempDir()
         let a = dir.appendingPathComponent("a")
         try FileManager.default.createDirectory(at: a, withIntermediateDirectories: true)
@@ -110,8 +110,8 @@ final class LosslessCLITests: CLITestCase {
     }
 
     func testAFIFONobodyWritesToDoesNotHoldASignal() throws {
-        // The first SIGTERM stops the run even while it waits for a FIFO's writer (the
-        // open used to block, restarted after the signal, until a second one).
+        // The first SIGTERM stops the run even while it waits for a FIFO's writer (a
+        // blocking open would be restarted after the signal and wait for a second one).
         let dir = try tempDir()
         let fifo = dir.appendingPathComponent("in.fifo").path
         XCTAssertEqual(mkfifo(fifo, 0o600), 0)
@@ -196,8 +196,8 @@ final class LosslessCLITests: CLITestCase {
 
     /// SIGTERM is honoured within a second whatever a parser is doing: here it reads a
     /// long stretch of input with nothing in it (a sparse file of 200 GB of zero bytes:
-    /// no item, no document, so no place where the parser looks at the signal), which it
-    /// used to read to its end (minutes) before the run stopped. The run is ended after
+    /// no item, no document, so no place where the parser looks at the signal), which
+    /// would take minutes to read to its end. The run is ended after
     /// the grace second: status 143, no output file and no temporary left, no `--stats`.
     func testASignalEndsTheRunWithinASecondWhateverTheParserIsDoing() throws {
         let dir = try tempDir()

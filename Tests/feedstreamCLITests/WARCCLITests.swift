@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// Web archives (issue 21): `feedstream convert crawl.warc[.gz]` converts the feeds among
+/// Web archives: `feedstream convert crawl.warc[.gz]` converts the feeds among
 /// the records, with their origin, and accounts for every other record. The archives
 /// are built here, record by record, from the WARC 1.1 format (ISO 28500).
 final class WARCCLITests: CLITestCase {
@@ -389,7 +389,7 @@ final class WARCCLITests: CLITestCase {
     }
 
     /// With `-j` above 1, an archive of at least 2 MiB is split at record boundaries and
-    /// read on every job (issue 21): plain or gzip, on 2 or 3 jobs, the lines, the
+    /// read on every job: plain or gzip, on 2 or 3 jobs, the lines, the
     /// `--errors` records and the `--stats` counts are those of `-j 1` and of
     /// `--no-pipeline` (one thread per input).
     func testABigArchiveOnEveryJobIsTheArchiveOnOne() throws {

@@ -8,7 +8,7 @@ import Musl
 #endif
 
 /// Where a dump's uncompressed stream may be cut into parts that are parsed on their
-/// own, on several threads (issue 20: one `.gz` dump on all cores).
+/// own, on several threads (so that one `.gz` dump can use every core).
 ///
 /// The splitter only *proposes* cuts: the offset of each `<?xml` declaration start
 /// (document_starts.def's declaration, the same bytes and delimiters the parsers resynchronize

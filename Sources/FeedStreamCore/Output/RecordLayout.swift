@@ -345,7 +345,7 @@ enum RecordLayout {
     static let media = obj("media", [
         .string("title", .mediaTitle), .string("description", .mediaDescription),
         .string("keywords", .mediaKeywords), .string("rating", .mediaRating),
-        // Media RSS in full (issue 16).
+        // Media RSS 1.5.1 in full.
         .string("title_type", .mediaTitleType), .string("description_type", .mediaDescriptionType),
         .string("rating_scheme", .mediaRatingScheme),
         .string("copyright", .mediaCopyright), .string("copyright_url", .mediaCopyrightUrl),
@@ -357,7 +357,7 @@ enum RecordLayout {
         ]),
         .rows("thumbnails", .thumbnails, [Column("url", 0), Column("width", 1), Column("height", 2), Column("time", 3)]),
         .rows("credits", .credits, [Column("name", 0), Column("role", 1), Column("scheme", 2)]),
-        // Media RSS in full (issue 16).
+        // Media RSS 1.5.1 in full.
         .rows("categories", .mediaCategories, categoryColumns),
         .rows("restrictions", .mediaRestrictions, [Column("value", 0), Column("relationship", 1), Column("type", 2)]),
         .rows("licenses", .mediaLicenses, [Column("text", 0), Column("type", 1), Column("href", 2)]),
@@ -483,7 +483,7 @@ enum RecordLayout {
             .string("episode_type", .itunesEpisodeType), .string("title", .itunesTitle),
             .string("summary", .itunesSummary), .string("subtitle", .itunesSubtitle),
             .string("block", .itunesBlock), .string("keywords", .itunesKeywords),
-            // iTunes at item level (issue 16).
+            // iTunes at item level.
             .flag("is_explicit", .itunesExplicit, .explicit), .flag("is_blocked", .itunesBlock, .yes),
             .rows("categories", .itunesCategories, itunesCategoryColumns),
             .string("order", .itunesOrder), .string("closed_captioned", .itunesClosedCaptioned),

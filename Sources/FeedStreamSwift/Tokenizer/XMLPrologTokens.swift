@@ -11,10 +11,10 @@ import Musl
 // scanDecl, scanLit, scanPercent, scanPoundName) and the grammar over them (xmlrole's
 // states), so that the Swift tokenizer fails a broken prolog or DOCTYPE with the error
 // expat gives, at the byte expat names. The place matters beyond the message: the
-// search for the next document of a dump starts from it (issue 17; the differential
-// fuzzer found the prolog read more loosely: a literal before the root, a markup
-// declaration of the internal subset, a DOCTYPE that never ends were reported at a
-// token's start where expat scans on to the bad byte).
+// search for the next document of a dump starts from it. A literal before the root,
+// a markup declaration of the internal subset and a DOCTYPE that never ends are
+// therefore reported at the bad byte expat scans on to, not at the token's start
+// (the differential fuzzer compares the two).
 //
 // Input is UTF-8 (the tokenizer's own, after any transcoding); positions are offsets
 // into the bytes given.

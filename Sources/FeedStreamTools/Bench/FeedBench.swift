@@ -496,8 +496,8 @@ public enum FeedBench: Sendable {
 /// (piped in): gzip of at least the size from which `feedstream convert` reads a `.gz`
 /// ahead on a second thread (``BatchConverter/Options/defaultPipelineMinimumBytes``). A
 /// smaller gzip file is inflated in turn, on the tokenizer's thread, where a thread of
-/// its own would cost more than it hides (on the 3,000 single-feed files' gzip quarter,
-/// 13 KB each, the baseline ran at ~320 against ~372 MB/s in turn).
+/// its own would cost more than it hides (a thread per small file, a few KB each, is
+/// slower than inflating in turn), as `feedstream convert` decides.
 func isBigGzip(_ fd: Int32) -> Bool {
     var st = stat()
     return isGzip(fd) && fstat(fd, &st) == 0 && Int(st.st_size) >= BatchConverter.Options.defaultPipelineMinimumBytes
