@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The README's PySpark recipe, run for real (pyspark from PyPI, local[2]): run by
+"""The PySpark recipe of docs/CLI.md ("Spark"), run for real (pyspark from PyPI, local[2]): run by
 .ci/run with the self-contained binary (scripts/build-static.sh).
 
     python3 Tests/consumers/spark_check.py FEEDSTREAM [COUNT]
@@ -70,7 +70,7 @@ def expect_failure(what, command):
 
 
 try:
-    # The README recipe, as written there (absolute path; RDD.pipe clears the environment).
+    # The recipe of docs/CLI.md, as written there (absolute path; RDD.pipe clears the environment).
     feedstream = binary
     command = f"{feedstream} convert -q -j 1 --data-errors-ok --files-from -"
     paths_rdd = sc.textFile(listing, minPartitions=4)
@@ -85,7 +85,7 @@ try:
     print(f"spark: {paths_rdd.getNumPartitions()} partitions, {len(paths)} feeds, {len(got)} lines, "
           f"{spark_items} items; direct run: {len(reference)} lines, {items} items")
 
-    # The lines loaded with `feedstream schema --format spark` (README, "Loading it
+    # The lines loaded with `feedstream schema --format spark` (docs/CLI.md, "Loading it
     # elsewhere"): every item, every normalized date a timestamp.
     from pyspark.sql import SparkSession
     ddl = subprocess.run([binary, "schema", "--format", "spark"], capture_output=True, text=True, check=True).stdout
