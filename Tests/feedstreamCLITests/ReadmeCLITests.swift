@@ -129,7 +129,7 @@ final class DiffCountsCLITests: CLITestCase {
     }
 }
 
-/// The command blocks of docs/CLI.md run as written:
+/// The command blocks of the README's quick start and of docs/CLI.md run as written:
 /// "Loading it elsewhere" (its commands, in a folder holding the `archive/` and
 /// `all-paths.txt` of "Beyond one machine": here the fixtures and a bad feed, then its
 /// DuckDB and pandas code), "Broken feeds are recovered" and "Web archives".
@@ -153,6 +153,28 @@ final class ReadmeQueriesCLITests: CLITestCase {
         guard probe.terminationStatus == 0 else {
             throw XCTSkip("consumer check skipped: the docs' code needs python3 with \(module) (pip install \(module))")
         }
+    }
+
+    /// The README's quick start for the command line: its commands as written but the
+    /// first (the build, which gives the tests their binary), with the exit status and the
+    /// output their comments promise.
+    func testTheQuickStartRunsAsWritten() throws {
+        let commands = try XCTUnwrap(blocks(after: "\n### Command line\n", "sh", in: "README.md").first)
+        let commandLines = commands.split(separator: "\n").map(String.init)
+        XCTAssertEqual(commandLines.count, 4)
+        XCTAssertTrue(commandLines[0].hasPrefix("swift build -c release && export PATH="), commandLines[0])
+        let dir = try tempDir()
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
+                                                   withDestinationURL: Self.repo.appendingPathComponent("corpus"))
+        let text = try runAsWritten(Array(commandLines.dropFirst()), in: dir)
+        let statuses = text.split(separator: "\n").filter { $0.hasPrefix("== ") }.map(String.init)
+        XCTAssertEqual(statuses, ["== 0", "== 1", "== 0"], text)   // convert, convert a broken feed, diff
+        let converted = try String(contentsOf: dir.appendingPathComponent("feeds.jsonl"), encoding: .utf8)
+        XCTAssertTrue(converted.contains("\"kind\":\"item\""), converted)
+        let errors = try String(contentsOf: dir.appendingPathComponent("errors.jsonl"), encoding: .utf8)
+        XCTAssertEqual(try lines(errors).first?["reason"] as? String, "mismatched tag", errors)
+        XCTAssertTrue(text.contains("\"recovered\":true"), text)
+        XCTAssertTrue(text.contains(" 0 differences"), text)
     }
 
     /// docs/CLI.md "Broken feeds are recovered": its commands as written, with what the
