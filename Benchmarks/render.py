@@ -1,21 +1,29 @@
 #!/usr/bin/env python3
 """Renders a `feedstream bench --json` report for people.
 
-    python3 Benchmarks/render.py readme RESULTS.json README.md   # rewrite the Results section
-    python3 Benchmarks/render.py check RESULTS.json README.md    # exit 1 unless the section is RESULTS'
-    python3 Benchmarks/render.py table RESULTS.json               # print that section
-    python3 Benchmarks/render.py plot RESULTS.json docs/bench.png # MB/s per contender (needs matplotlib)
+    python3 Benchmarks/render.py readme RESULTS.json FILE...   # rewrite the generated sections of each FILE
+    python3 Benchmarks/render.py check RESULTS.json FILE...    # exit 1 unless each FILE's sections are RESULTS'
+    python3 Benchmarks/render.py table RESULTS.json            # print the full results section
+    python3 Benchmarks/render.py plot RESULTS.json docs/bench.png  # MB/s per contender (needs matplotlib)
 
-The README section lives between the markers
-<!-- bench-results:begin --> and <!-- bench-results:end -->; everything between them is
-replaced. Standard library only, except `plot`, which needs matplotlib
-(`pip install matplotlib`); CI needs neither.
+Two sections, each between its markers, everything between them replaced:
+<!-- bench-results:begin --> and <!-- bench-results:end --> hold the full results
+(docs/PERFORMANCE.md), <!-- bench-summary:begin --> and <!-- bench-summary:end --> the
+short table (README.md). Every FILE must hold at least one of them; Benchmarks/results.sh
+and BenchTests pass both files, so every generated figure is checked wherever it lives.
+Standard library only, except `plot`, which needs matplotlib (`pip install matplotlib`);
+CI needs neither.
 """
 import json
+import os
 import sys
 
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BEGIN = "<!-- bench-results:begin -->"
 END = "<!-- bench-results:end -->"
+SUMMARY_BEGIN = "<!-- bench-summary:begin -->"
+SUMMARY_END = "<!-- bench-summary:end -->"
+PLOT = "docs/bench.png"
 
 # Short names for the standard inputs (see Benchmarks/results.sh); others keep their path.
 def workload_name(w):
@@ -77,16 +85,42 @@ def label_for(report, cid):
     return f"`{cid}` → JSON Lines"
 
 
-def section(report):
+def measured(report):
     m = report["machine"]
+    return (f"Measured {m['date'][:10]} on {m['cpu']}, {m['cores']} cores, {m['system']} "
+            f"(the project's shared build machine) with `Benchmarks/results.sh`: "
+            f"`feedstream bench`, {report['runs']} timed runs per contender after a warm-up, "
+            "contenders alternating run after run in one process.")
+
+
+def summary(report, performance="docs/PERFORMANCE.md"):
+    """The short table: the bare tokenizer and each backend, one core, every input."""
+    ws = report["workloads"]
+    backends = [cid for cid in contender_ids(report)
+                if all(r["id"] != cid or r["kind"] == "backend" for w in ws for r in w["results"])
+                and "+" not in cid and "@" not in cid and cid not in ("inflate-only", "tokenize-only")]
+    out = [measured(report), ""]
+    out.append("MB/s of uncompressed XML → JSON Lines, one core, median of the runs; in brackets the ratio to "
+               "*tokenize only*.")
+    out.append("")
+    out.append("| contender | " + " | ".join(workload_name(w) for w in ws) + " |")
+    out.append("|---|" + "---:|" * len(ws))
+    for cid in ["tokenize-only"] + backends:
+        cells = [cell(next((r for r in w["results"] if r["id"] == cid), None)) for w in ws]
+        out.append(f"| {label_for(report, cid)} | " + " | ".join(cells) + " |")
+    out.append("")
+    if any(r.get("error") for w in ws for r in w["results"] if r["id"] in ["tokenize-only"] + backends):
+        out.append("⚠: the contender reported an error on an input of that set and went on.")
+        out.append("")
+    out.append(f"Inflate on a second thread, dumps in parts on every core, ISA-L, items/s, peak memory and the "
+               f"targets: [{os.path.basename(performance)}]({performance}).")
+    return "\n".join(out)
+
+
+def section(report, plot=PLOT):
     ws = report["workloads"]
     out = []
-    out.append(
-        f"Measured {m['date'][:10]} on {m['cpu']}, {m['cores']} cores, {m['system']} "
-        f"(the project's shared build machine) with `Benchmarks/results.sh`: "
-        f"`feedstream bench`, {report['runs']} timed runs per contender after a warm-up, "
-        "contenders alternating run after run in one process."
-    )
+    out.append(measured(report))
     out.append("")
     out.append("**Throughput**: MB/s of uncompressed XML, median of the runs; in brackets the ratio to "
                "*tokenize only* (median of the per-run ratios).")
@@ -138,11 +172,11 @@ def section(report):
                    "machine is shared and noisy, which is why ratios pair runs made moments apart. "
                    "Every run's figure is in `Benchmarks/results.json`.")
         out.append("")
-    out.append("**Targets** (the issue's; benchmarks, never timed tests):")
+    out.append("**Targets** (benchmarks, never timed tests):")
     out.append("")
     out.extend(targets(report))
     out.append("")
-    out.append("![MB/s per contender against the limits](docs/bench.png)")
+    out.append(f"![MB/s per contender against the limits]({plot})")
     return "\n".join(out)
 
 
@@ -218,18 +252,29 @@ def targets(report):
     return lines
 
 
+def rewrite(text, begin, end, body):
+    head, rest = text.split(begin, 1)
+    _, tail = rest.split(end, 1)
+    return head + begin + "\n" + body + "\n" + end + tail
+
+
 def readme(report, path, check=False):
-    """Rewrites the README's section from the report; with `check`, only says whether
-    it is the one the report gives (exit 1 when it was edited by hand or is stale)."""
+    """Rewrites the generated sections of the file at `path` from the report; with
+    `check`, only says whether they are the ones the report gives (exit 1 when one was
+    edited by hand or is stale). Links are made relative to the file's folder."""
     text = open(path, encoding="utf-8").read()
-    if BEGIN not in text or END not in text:
-        sys.exit(f"{path}: markers {BEGIN} / {END} not found")
-    head, rest = text.split(BEGIN, 1)
-    _, tail = rest.split(END, 1)
-    new = head + BEGIN + "\n" + section(report) + "\n" + END + tail
+    here = os.path.dirname(os.path.abspath(path))
+    rel = lambda p: os.path.relpath(os.path.join(ROOT, p), here)
+    new, found = text, False
+    if BEGIN in new and END in new:
+        new, found = rewrite(new, BEGIN, END, section(report, rel(PLOT))), True
+    if SUMMARY_BEGIN in new and SUMMARY_END in new:
+        new, found = rewrite(new, SUMMARY_BEGIN, SUMMARY_END, summary(report, rel("docs/PERFORMANCE.md"))), True
+    if not found:
+        sys.exit(f"{path}: markers {BEGIN} / {END} or {SUMMARY_BEGIN} / {SUMMARY_END} not found")
     if check:
         if new != text:
-            sys.exit(f"{path}: the Results section is not the one {sys.argv[2]} gives "
+            sys.exit(f"{path}: a results section is not the one {sys.argv[2]} gives "
                      "(edited by hand, or render.py changed: run RESULTS_ONLY=1 Benchmarks/results.sh)")
         return
     open(path, "w", encoding="utf-8").write(new)
@@ -304,10 +349,11 @@ def main(argv):
     report = json.load(open(argv[2], encoding="utf-8"))
     if argv[1] == "table":
         print(section(report))
-    elif argv[1] == "readme":
-        readme(report, argv[3])
-    elif argv[1] == "check":
-        readme(report, argv[3], check=True)
+    elif argv[1] in ("readme", "check"):
+        if len(argv) < 4:
+            sys.exit(__doc__)
+        for path in argv[3:]:
+            readme(report, path, check=argv[1] == "check")
     else:
         plot(report, argv[3])
 

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the README's Results section and docs/bench.png in one command:
+# Regenerates the results in docs/PERFORMANCE.md, the README's summary of them and
+# docs/bench.png in one command:
 #   1. makes the standard inputs when missing (fixed seed, so anyone gets the same bytes):
 #        python3 corpus/generate.py dump --size-mb 500 --seed 42 -o /tmp/feedstream-dump.xml.gz
 #        gzip -dc /tmp/feedstream-dump.xml.gz > /tmp/feedstream-dump.xml
@@ -10,7 +11,8 @@
 #      (--compare-inflaters: the gzip contenders also with ISA-L, where it is installed)
 #      into Benchmarks/results.json (the real-feed corpus, ../shared/corpus/real, is read
 #      in place when present);
-#   3. rewrites the README between its bench-results markers and redraws docs/bench.png
+#   3. rewrites docs/PERFORMANCE.md between its bench-results markers and README.md
+#      between its bench-summary markers, and redraws docs/bench.png
 #      (Benchmarks/render.py; the plot needs matplotlib: pip install matplotlib).
 #
 # Usage: Benchmarks/results.sh [RUNS]      (default 5; about 10 minutes on 2 cores)
@@ -46,7 +48,7 @@ if [ -z "${RESULTS_ONLY:-}" ]; then
   .build/release/feedstream bench --json --runs "$runs" --compare-inflaters "${inputs[@]}" > Benchmarks/results.json.partial
   mv Benchmarks/results.json.partial Benchmarks/results.json
 fi
-python3 Benchmarks/render.py readme Benchmarks/results.json README.md
+python3 Benchmarks/render.py readme Benchmarks/results.json README.md docs/PERFORMANCE.md
 if python3 -c 'import matplotlib' 2>/dev/null; then
   python3 Benchmarks/render.py plot Benchmarks/results.json docs/bench.png
 else

@@ -17,7 +17,7 @@
 //                  depends on the FeedStreamSwift product alone (the pure-Swift backend;
 //                  no expat, libxml2 or C core): generic entry points, the JSON Lines
 //                  writer. Examples/run.sh checks that its binary links neither library.
-//   snippets       the Swift snippets of README.md and GettingStarted.md, verbatim
+//   snippets       the Swift snippets of README.md, docs/LIBRARY.md and GettingStarted.md, verbatim
 //                  (compiled, not run; Examples/run.sh checks they are the docs' own)
 import PackageDescription
 
@@ -37,7 +37,7 @@ let package = Package(
         .executableTarget(
             name: "feed-titles",
             dependencies: [.product(name: "FeedStream", package: "FeedStream")]),
-        // README's and GettingStarted.md's snippets, verbatim: built, never run.
+        // The docs' Swift snippets (check-snippets.py lists them), verbatim: built, never run.
         .target(
             name: "snippets",
             dependencies: [.product(name: "FeedStream", package: "FeedStream")]),

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Every ```swift block of README.md and GettingStarted.md is in Examples/Sources/snippets
+"""Every ```swift block of README.md, docs/LIBRARY.md and GettingStarted.md is in Examples/Sources/snippets
 line for line (indentation aside; `import` lines, which head that file, left out), so
 that building the target compiles the docs' snippets as written. Package.swift lines
 (`.package(`, `.product(`) are left out here: Examples/run.sh checks them in a package
@@ -10,7 +10,7 @@ import re
 import sys
 
 root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-docs = ["README.md", "Sources/FeedStream/FeedStream.docc/GettingStarted.md"]
+docs = ["README.md", "docs/LIBRARY.md", "Sources/FeedStream/FeedStream.docc/GettingStarted.md"]
 code = [l.strip() for p in sorted(glob.glob(os.path.join(root, "Examples/Sources/snippets/*.swift")))
         for l in open(p).read().splitlines()]
 

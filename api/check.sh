@@ -12,7 +12,7 @@
 #   - every public symbol has a doc comment;
 #   - the DocC catalog (Sources/FeedStream/FeedStream.docc) and every doc comment's links
 #     build with `docc convert --warnings-as-errors`: the same check as
-#     `swift package generate-documentation`, without the plugin (see README);
+#     `swift package generate-documentation`, without the plugin (see docs/LIBRARY.md);
 #   - once there is a release tag: `swift package diagnose-api-breaking-changes` against
 #     it, every break listed in api/breakage-allowlist.txt.
 #

@@ -71,7 +71,7 @@ public final class BatchConverter: Sendable {
         public var dumpPartBytes: Int? = 4 << 20
         /// A gzip dump is converted in parts from this many jobs on (plain dumps from 2).
         /// With 2, the read-ahead pipeline already keeps both cores busy, one inflating
-        /// and one parsing, with none of the parts' probes and joins (README, Results).
+        /// and one parsing, and measured faster than parts on 2 cores (docs/PERFORMANCE.md).
         public var gzipDumpPartsMinimumJobs = 3
         /// Ordered runs: output held in memory for inputs that finished before an
         /// earlier one; workers past it wait.

@@ -19,7 +19,7 @@ struct FeedStreamCommand: ParsableCommand {
     /// ArgumentParser's entry point, with two changes: long runs of paths are kept out
     /// of its parsing (``ArgumentRuns``), and its usage errors (an unknown option, a bad
     /// value), which it ends with 64 (EX_USAGE), end with 2, as every other usage error
-    /// of the command line (README, `--help`).
+    /// of the command line (docs/CLI.md, `--help`).
     static func main() {
         do {
             var arguments = Array(CommandLine.arguments.dropFirst())

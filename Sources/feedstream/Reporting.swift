@@ -329,7 +329,7 @@ struct RunReport {
             + (s.interrupted ? "; interrupted" : "")
     }
 
-    /// The members documented in the README ("--stats").
+    /// The members documented in docs/CLI.md ("--stats").
     var json: String {
         let s = summary
         var j = "{"

@@ -71,7 +71,7 @@ final class DeterminismTests: XCTestCase {
                 for size in chunkSizes + (data.count <= oneByteUpTo ? [1] : []) {
                     let cut = try convert(chunkedInput(data, size), backend)
                     if backend == .libxml2 && size < 4096 && reference.contains("\"error\":") {
-                        // The known limit (README, "Hostile and broken input"): libxml2's
+                        // The known limit (docs/CLI.md, "The same output however it runs"): libxml2's
                         // push parser finds an error later when it is fed finer pieces,
                         // and the search for the next document resumes from there. What
                         // comes before the first error must still be the same bytes.

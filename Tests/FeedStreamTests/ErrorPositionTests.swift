@@ -204,7 +204,7 @@ final class ErrorPositionTests: XCTestCase {
         // come too late for the search for the next document (a differential fuzzer finding).
         let data = bytes("<?xml version=\"1.0\"?><!-- c ") + [0xCB] + bytes("p <?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>b</title></channel></rss>")
         // libxml2 reports it only at the end of the input (where nothing after it is
-        // searched again: README, "same output"), so the document after it is expat's and swift's.
+        // searched again: docs/CLI.md, "same output"), so the document after it is expat's and swift's.
         for backend in FeedBackend.allCases {
             for input in [FeedInput.bytes(data), chunkedInput(data, 7)] {
                 let collector = FeedCollector()

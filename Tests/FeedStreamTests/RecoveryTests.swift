@@ -330,7 +330,7 @@ final class RecoveryTests: XCTestCase {
     /// Property: concatenations of good and broken documents, cut into chunks anywhere,
     /// give the same documents on every backend — but libxml2, whose push parser may
     /// report an error only after reading on, past the next document (the known limit,
-    /// README "Hostile and broken input"): there the documents before it are checked.
+    /// docs/CLI.md "The same output however it runs"): there the documents before it are checked.
     func testRandomCutsOfMixedDumps() throws {
         // Reproducible: a fixed sequence of picks (a small LCG), so a failure reruns alike.
         var state: UInt64 = 42

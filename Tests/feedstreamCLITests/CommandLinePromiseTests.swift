@@ -1,7 +1,7 @@
 import Foundation
 import XCTest
 
-/// What the README and `--help` promise about the command line: exit statuses, missing
+/// What docs/CLI.md and `--help` promise about the command line: exit statuses, missing
 /// inputs, outputs that would overwrite inputs, temporary files, signals, non-XML files
 /// in folders.
 final class CommandLinePromiseTests: CLITestCase {

@@ -1,8 +1,8 @@
 import Foundation
 import XCTest
 
-// What the README shows, run as a user meets it: the progress bar, the messages, the
-// diff counts, the queries and commands of its sections.
+// What the README and the guides in docs/ show, run as a user meets it: the progress bar,
+// the messages, the diff counts, the queries and commands of their sections.
 
 /// The progress bar never writes into the data.
 final class ProgressBarCLITests: CLITestCase {
@@ -129,14 +129,16 @@ final class DiffCountsCLITests: CLITestCase {
     }
 }
 
-/// Item 12 (and issue 19): the README's "Loading it elsewhere" runs as written: its
-/// commands (in a folder holding the `archive/` and `all-paths.txt` of "Beyond one
-/// machine": here the fixtures and a bad feed), then its DuckDB and pandas code.
+/// The command blocks of the README's quick start and of docs/CLI.md run as written:
+/// "Loading it elsewhere" (its commands, in a folder holding the `archive/` and
+/// `all-paths.txt` of "Beyond one machine": here the fixtures and a bad feed, then its
+/// DuckDB and pandas code), "Broken feeds are recovered" and "Web archives".
 final class ReadmeQueriesCLITests: CLITestCase {
-    /// The fenced blocks of `language` in the README section starting at `marker`.
-    private func blocks(after marker: String, _ language: String) throws -> [String] {
-        let readme = try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8)
-        let rest = try XCTUnwrap(readme.components(separatedBy: marker).dropFirst().first, marker)
+    /// The fenced blocks of `language` in the section of `file` starting at `marker`, up
+    /// to the next `## ` heading.
+    private func blocks(after marker: String, _ language: String, in file: String = "docs/CLI.md") throws -> [String] {
+        let readme = try String(contentsOf: Self.repo.appendingPathComponent(file), encoding: .utf8)
+        let rest = try XCTUnwrap(readme.components(separatedBy: marker).dropFirst().first, "\(file): \(marker)")
         let section = rest.components(separatedBy: "\n## ")[0]
         return section.components(separatedBy: "```\(language)\n").dropFirst().map { $0.components(separatedBy: "\n```")[0] }
     }
@@ -149,14 +151,36 @@ final class ReadmeQueriesCLITests: CLITestCase {
         try probe.run()
         probe.waitUntilExit()
         guard probe.terminationStatus == 0 else {
-            throw XCTSkip("consumer check skipped: the README's code needs python3 with \(module) (pip install \(module))")
+            throw XCTSkip("consumer check skipped: the docs' code needs python3 with \(module) (pip install \(module))")
         }
     }
 
-    /// README "Broken feeds are recovered": its commands as written, with what the
+    /// The README's quick start for the command line: its commands as written but the
+    /// first (the build, which gives the tests their binary), with the exit status and the
+    /// output their comments promise.
+    func testTheQuickStartRunsAsWritten() throws {
+        let commands = try XCTUnwrap(blocks(after: "\n### Command line\n", "sh", in: "README.md").first)
+        let commandLines = commands.split(separator: "\n").map(String.init)
+        XCTAssertEqual(commandLines.count, 4)
+        XCTAssertTrue(commandLines[0].hasPrefix("swift build -c release && export PATH="), commandLines[0])
+        let dir = try tempDir()
+        try FileManager.default.createSymbolicLink(at: dir.appendingPathComponent("corpus"),
+                                                   withDestinationURL: Self.repo.appendingPathComponent("corpus"))
+        let text = try runAsWritten(Array(commandLines.dropFirst()), in: dir)
+        let statuses = text.split(separator: "\n").filter { $0.hasPrefix("== ") }.map(String.init)
+        XCTAssertEqual(statuses, ["== 0", "== 0", "== 0"], text)   // convert, convert a broken feed (recovered), diff
+        let converted = try String(contentsOf: dir.appendingPathComponent("feeds.jsonl"), encoding: .utf8)
+        XCTAssertTrue(converted.contains("\"kind\":\"item\""), converted)
+        let errors = try String(contentsOf: dir.appendingPathComponent("errors.jsonl"), encoding: .utf8)
+        XCTAssertEqual(try lines(errors).first?["reason"] as? String, "mismatched tag", errors)
+        XCTAssertTrue(text.contains("\"recovered\":true"), text)
+        XCTAssertTrue(text.contains(" 0 differences"), text)
+    }
+
+    /// docs/CLI.md "Broken feeds are recovered": its commands as written, with what the
     /// comments say they print.
     func testBrokenFeedsAreRecoveredRunsAsWritten() throws {
-        let commands = try XCTUnwrap(blocks(after: "**Broken feeds are recovered.**", "sh").first)
+        let commands = try XCTUnwrap(blocks(after: "\n## Broken feeds are recovered\n", "sh").first)
         let lines = commands.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 3)
         let dir = try tempDir()
@@ -172,11 +196,11 @@ final class ReadmeQueriesCLITests: CLITestCase {
         XCTAssertTrue(runs[2].contains("\"error\":{") && !runs[2].contains("recovered"), text)
     }
 
-    /// README "Web archives": its commands as written (the generator, convert on two
+    /// docs/CLI.md "Web archives": its commands as written (the generator, convert on two
     /// workers, two shards), with what they promise: every feed of the crawl converted,
     /// with its record, and the shards together the whole.
     func testWebArchivesRunsAsWritten() throws {
-        let commands = try XCTUnwrap(blocks(after: "**Web archives.**", "sh").first)
+        let commands = try XCTUnwrap(blocks(after: "\n## Web archives\n", "sh").first)
         let lines = commands.split(separator: "\n").map(String.init)
         XCTAssertEqual(lines.count, 3)
         let dir = try tempDir()
@@ -228,11 +252,11 @@ final class ReadmeQueriesCLITests: CLITestCase {
             return (p.terminationStatus, String(decoding: data, as: UTF8.self))
         }
         // The commands as written, `feedstream` being the built binary.
-        let commands = try XCTUnwrap(blocks(after: "**Loading it elsewhere.**", "sh").first)
+        let commands = try XCTUnwrap(blocks(after: "\n## Loading it elsewhere\n", "sh").first)
         XCTAssertEqual(commands.split(separator: "\n").count, 6)
         let (status, _) = try run("/bin/sh", ["-c", "set -e\n" + commands])
         XCTAssertEqual(status, 0, commands)
-        let code = try blocks(after: "**Loading it elsewhere.**", "python")
+        let code = try blocks(after: "\n## Loading it elsewhere\n", "python")
         let duckdb = try XCTUnwrap(code.first { $0.hasPrefix("import duckdb") })
         let (s1, out1) = try run("/usr/bin/env", ["python3", "-c", duckdb])
         XCTAssertEqual(s1, 0, duckdb)
@@ -250,15 +274,15 @@ final class ReadmeQueriesCLITests: CLITestCase {
     }
 }
 
-/// Items 1 and 10: the README's diff commands run as written; its dependency line
-/// names no version that was never tagged.
+/// docs/CLI.md's diff commands run as written; the README's dependency lines name no
+/// version that was never tagged.
 final class ReadmeCommandsCLITests: CLITestCase {
     private var readme: String {
         get throws { try String(contentsOf: Self.repo.appendingPathComponent("README.md"), encoding: .utf8) }
     }
 
     func testTheDiffCommandsRunAsWritten() throws {
-        let text = try readme
+        let text = try String(contentsOf: Self.repo.appendingPathComponent("docs/CLI.md"), encoding: .utf8)
         let block = try XCTUnwrap(text.components(separatedBy: "is a difference:\n\n```sh\n").dropFirst().first)
         let commands = block.components(separatedBy: "\n```")[0].split(separator: "\n").map(String.init)
         XCTAssertEqual(commands.count, 2)

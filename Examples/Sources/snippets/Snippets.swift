@@ -1,15 +1,16 @@
-// The Swift snippets of README.md ("The Swift library") and the DocC catalog's
-// GettingStarted.md, each verbatim, wrapped in a function that declares the names it
-// uses (`data`, `url`, `store`, ...): building this target compiles them as written, on
-// Linux too. Examples/run.sh checks that every ```swift block of both files (but the
-// Package.swift lines, which it checks in a package of their own, and the `import`
-// lines, which head this file) appears here line for line.
+// The Swift snippets of README.md, docs/LIBRARY.md (README's one-call snippet is also
+// there) and the DocC catalog's GettingStarted.md, each verbatim, wrapped in a function
+// that declares the names it uses (`data`, `url`, `store`, ...): building this target
+// compiles them as written, on Linux too. Examples/check-snippets.py checks that every
+// ```swift block of those files (but the Package.swift lines, which Examples/run.sh
+// checks in a package of their own, and the `import` lines, which head this file)
+// appears here line for line.
 //
 // Built, never run: the file names in the snippets (feed.xml, dump.xml.gz) need not exist.
 import FeedStream
 import Foundation
 
-// MARK: README.md
+// MARK: README.md and docs/LIBRARY.md
 
 func readmeOneCall(data: Data, url: URL) throws {
     let feed = try FeedStream.document(from: data)                  // strict: one feed, any error throws

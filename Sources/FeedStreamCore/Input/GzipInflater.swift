@@ -4,8 +4,8 @@ internal import CFeedStreamInflate
 ///
 /// Chosen per reader of gzip: a parser (``InflaterChoosing``), a read-ahead pipeline,
 /// a chunk reader, a run of the command line (`--inflate`); nothing in the process is
-/// switched. ISA-L inflates about 2.6 times as fast as zlib
-/// (README, Results): on a machine with few cores, where inflating a `.gz` dump takes
+/// switched. ISA-L inflates faster than zlib
+/// (docs/PERFORMANCE.md): on a machine with few cores, where inflating a `.gz` dump takes
 /// one core, that is the difference between inflate and the parser being the bound.
 /// It is used when the library was built with ISA-L's header (Debian's `libisal-dev`)
 /// and `libisal.so.2` loads at run time (``isalAvailable``); it is never a hard
