@@ -2,7 +2,8 @@
 """Loads feedstream's output the way its consumers do (Python, DuckDB, pandas), for
 ConsumerTests (Tests/feedstreamCLITests/ConsumerTests.swift). Each check prints what it
 found and exits 0, 1 on a failure, or 77 (skipped) with a line saying which module is
-missing ("consumer check skipped: ..."; .ci/run fails on that line, CI installs them).
+missing ("consumer check skipped: ..."; .ci/run fails on that line; Tests/consumers/setup.sh
+installs them).
 
     consumers.py schema-keys FEEDSTREAM INPUT...  every member of convert's output (both
                                                   --per layouts) is in `feedstream schema
@@ -29,7 +30,7 @@ def need(module):
     try:
         return __import__(module)
     except ImportError:
-        print(f"consumer check skipped: python3 module {module} is not installed (pip install {module}; CI installs it)")
+        print(f"consumer check skipped: python3 module {module} is not installed (run Tests/consumers/setup.sh)")
         sys.exit(SKIP)
 
 

@@ -34,7 +34,7 @@ if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
 try:
     from pyspark import SparkContext
 except ImportError:
-    skip("python3 module pyspark is not installed (pip install pyspark; .ci/install-deps installs it)")
+    skip("python3 module pyspark is not installed (run Tests/consumers/setup.sh)")
 
 tmp = tempfile.mkdtemp(prefix="feedstream-spark-")
 feeds = os.path.join(tmp, "feeds")

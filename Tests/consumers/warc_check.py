@@ -13,7 +13,7 @@ Converts WARC_FILE with feedstream, then reads it with warcio and checks:
     `source`, `warc`, `document` aside);
   - the records feedstream counts equal warcio's.
 Exits 0 when all hold, 1 otherwise, 77 (skipped) when warcio is missing, saying so with
-"consumer check skipped" (.ci/run fails on that line; CI installs warcio).
+"consumer check skipped" (.ci/run fails on that line; Tests/consumers/setup.sh installs warcio).
 """
 import json
 import os
@@ -24,7 +24,7 @@ import tempfile
 try:
     from warcio.archiveiterator import ArchiveIterator
 except ImportError:
-    print("consumer check skipped: python3 module warcio is not installed (pip install warcio; CI installs it)")
+    print("consumer check skipped: python3 module warcio is not installed (run Tests/consumers/setup.sh)")
     sys.exit(77)
 
 binary, warc = sys.argv[1], sys.argv[2]

@@ -115,12 +115,21 @@ class CLITestCase: XCTestCase {
         return text
     }
 
-    /// Runs a Python check script of Tests/consumers (`python3 SCRIPT ARGS`), printing
-    /// what it says; exit 77 is a skip (a module is missing), any other non-zero a failure.
+    /// The Python that has the consumers (DuckDB, pandas, PySpark, warcio): the virtual
+    /// environment Tests/consumers/setup.sh makes, `.venv`, when there is one; else
+    /// `python3` on the PATH.
+    static var consumerPython: [String] {
+        let venv = repo.appendingPathComponent(".venv/bin/python3").path
+        return FileManager.default.isExecutableFile(atPath: venv) ? [venv] : ["python3"]
+    }
+
+    /// Runs a Python check script of Tests/consumers (`python3 SCRIPT ARGS`, with
+    /// ``consumerPython``), printing what it says; exit 77 is a skip (a module is
+    /// missing), any other non-zero a failure.
     func pythonCheck(_ script: String, _ args: [String]) throws {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        p.arguments = ["python3", script] + args
+        p.arguments = Self.consumerPython + [script] + args
         p.currentDirectoryURL = Self.repo
         let out = Pipe()
         p.standardOutput = out

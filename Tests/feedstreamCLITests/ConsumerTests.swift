@@ -5,7 +5,7 @@ import XCTest
 /// member with its type, every shard of the real corpus loads into one DuckDB table
 /// with it, and a leap second is read by Python, DuckDB and pandas. The loading is done
 /// by Tests/consumers/consumers.py; a check whose Python module is missing skips with a
-/// line saying so ("consumer check skipped"), on which .ci/run fails (CI installs them).
+/// line saying so ("consumer check skipped"), on which .ci/run fails (Tests/consumers/setup.sh installs them).
 final class ConsumerTests: CLITestCase {
     /// Runs consumers.py CHECK with the built binary; its output is the test's message.
     private func consumers(_ check: String, _ args: [String] = []) throws {

@@ -146,12 +146,12 @@ final class ReadmeQueriesCLITests: CLITestCase {
     private func python(_ module: String) throws {
         let probe = Process()
         probe.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        probe.arguments = ["python3", "-c", "import \(module)"]
+        probe.arguments = Self.consumerPython + ["-c", "import \(module)"]
         probe.standardError = FileHandle.nullDevice
         try probe.run()
         probe.waitUntilExit()
         guard probe.terminationStatus == 0 else {
-            throw XCTSkip("consumer check skipped: the docs' code needs python3 with \(module) (pip install \(module))")
+            throw XCTSkip("consumer check skipped: the docs' code needs python3 with \(module): run Tests/consumers/setup.sh")
         }
     }
 
@@ -258,7 +258,7 @@ final class ReadmeQueriesCLITests: CLITestCase {
         XCTAssertEqual(status, 0, commands)
         let code = try blocks(after: "\n## Loading it elsewhere\n", "python")
         let duckdb = try XCTUnwrap(code.first { $0.hasPrefix("import duckdb") })
-        let (s1, out1) = try run("/usr/bin/env", ["python3", "-c", duckdb])
+        let (s1, out1) = try run("/usr/bin/env", Self.consumerPython + ["-c", duckdb])
         XCTAssertEqual(s1, 0, duckdb)
         // items per feed from items.jsonl (3 rows), then the 2 newest items from feeds.jsonl
         XCTAssertTrue(out1.contains("│ Dev Diary                │     3 │ 2025-03-06 09:00:00+00   │"), out1)
@@ -266,7 +266,7 @@ final class ReadmeQueriesCLITests: CLITestCase {
         XCTAssertTrue(out1.contains("│ Mismatched Tags Feed     │     3 │ NULL                     │"), out1)
         XCTAssertEqual(out1.components(separatedBy: "timestamp with time zone").count, 3, out1)
         let pandas = try XCTUnwrap(code.first { $0.hasPrefix("import json\nimport pandas") })
-        let (s2, out2) = try run("/usr/bin/env", ["python3", "-W", "ignore", "-c", pandas])
+        let (s2, out2) = try run("/usr/bin/env", Self.consumerPython + ["-W", "ignore", "-c", pandas])
         XCTAssertEqual(s2, 0, pandas)
         let types = out2.split(separator: "\n").map { $0.split(separator: " ", omittingEmptySubsequences: true).map(String.init) }
         XCTAssertEqual(types, [["document", "Int64"], ["title", "string"], ["published", "datetime64[us,", "UTC]"],
