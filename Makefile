@@ -5,7 +5,9 @@
 # `cfs_inflate_set_engine` can choose, loaded at run time, never linked).
 #
 #     make                              # into .build-c/
-#     make install PREFIX=$HOME/.local  # include/feedstream.h (and feedstream_input.h, feedstream_inflate.h), lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
+#     make install PREFIX=$HOME/.local  # all of the below
+#     make install-lib PREFIX=...       # include/feedstream.h (and feedstream_input.h, feedstream_inflate.h), lib/libfeedstream.*, lib/pkgconfig/feedstream.pc
+#     make install-cli PREFIX=...       # bin/feedstream, share/man/man1/feedstream.1, bash, zsh and fish completions (swift build)
 #     cc app.c $(pkg-config --cflags --libs feedstream)
 #
 # (PKG_CONFIG_PATH=$PREFIX/lib/pkgconfig when PREFIX is not one pkg-config searches;
@@ -17,8 +19,12 @@ PREFIX     ?= /usr/local
 DESTDIR    ?=
 LIBDIR     ?= $(PREFIX)/lib
 INCLUDEDIR ?= $(PREFIX)/include
-VERSION    := 0.1.0
-SOMAJOR    := 0
+BINDIR     ?= $(PREFIX)/bin
+DATADIR    ?= $(PREFIX)/share
+MANDIR     ?= $(DATADIR)/man
+VERSION    := $(shell sed -n 's/^\#define CFS_VERSION_STRING "\(.*\)"/\1/p' CSources/CFeedStream/include/feedstream.h)
+SOMAJOR    := $(shell sed -n 's/^\#define CFS_VERSION_MAJOR \([0-9]*\)/\1/p' CSources/CFeedStream/include/feedstream.h)
+SWIFT      ?= swift
 BUILD      ?= .build-c
 
 CC         ?= cc
@@ -39,7 +45,7 @@ HDRS := $(wildcard CSources/CFeedStream/*.h CSources/CFeedStream/*.def CSources/
                    CSources/CFeedStreamCharset/include/*.h)
 SO   := libfeedstream.so.$(VERSION)
 
-.PHONY: all install uninstall clean FORCE
+.PHONY: all install install-lib install-cli uninstall clean FORCE
 all: $(BUILD)/libfeedstream.a $(BUILD)/$(SO) $(BUILD)/feedstream.pc
 
 $(BUILD)/obj/%.o: CSources/%.c $(HDRS)
@@ -66,7 +72,26 @@ $(BUILD)/feedstream.pc: FORCE
 	  'Libs.private: -lpthread -ldl' \
 	  'Cflags: -I$${includedir}' > $@
 
-install: all
+# Everything: the C library (install-lib) and the command line (install-cli).
+install: install-lib install-cli
+
+# The command line: the binary, its man page (swift-argument-parser's generate-manual,
+# from the help) and its bash, zsh and fish completions.
+install-cli:
+	$(SWIFT) build -c release --product feedstream
+	@mkdir -p $(BUILD)/man
+	$(SWIFT) package -c release --allow-writing-to-directory $(abspath $(BUILD))/man \
+	  generate-manual --output-directory $(abspath $(BUILD))/man
+	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bash-completion/completions \
+	  $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
+	install -m 755 .build/release/feedstream $(DESTDIR)$(BINDIR)/
+	install -m 644 $(BUILD)/man/feedstream.1 $(DESTDIR)$(MANDIR)/man1/
+	.build/release/feedstream --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/feedstream
+	.build/release/feedstream --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_feedstream
+	.build/release/feedstream --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/feedstream.fish
+
+# The C library: headers, libfeedstream.a and .so, feedstream.pc.
+install-lib: all
 	install -d $(DESTDIR)$(INCLUDEDIR) $(DESTDIR)$(LIBDIR)/pkgconfig
 	install -m 644 CSources/CFeedStream/include/feedstream.h CSources/CFeedStreamInput/include/feedstream_input.h \
 	  CSources/CFeedStreamInflate/include/feedstream_inflate.h $(DESTDIR)$(INCLUDEDIR)/
@@ -80,7 +105,10 @@ uninstall:
 	rm -f $(DESTDIR)$(INCLUDEDIR)/feedstream.h $(DESTDIR)$(INCLUDEDIR)/feedstream_input.h \
 	  $(DESTDIR)$(INCLUDEDIR)/feedstream_inflate.h $(DESTDIR)$(LIBDIR)/libfeedstream.a \
 	  $(DESTDIR)$(LIBDIR)/$(SO) $(DESTDIR)$(LIBDIR)/libfeedstream.so.$(SOMAJOR) \
-	  $(DESTDIR)$(LIBDIR)/libfeedstream.so $(DESTDIR)$(LIBDIR)/pkgconfig/feedstream.pc
+	  $(DESTDIR)$(LIBDIR)/libfeedstream.so $(DESTDIR)$(LIBDIR)/pkgconfig/feedstream.pc \
+	  $(DESTDIR)$(BINDIR)/feedstream $(DESTDIR)$(MANDIR)/man1/feedstream.1 \
+	  $(DESTDIR)$(DATADIR)/bash-completion/completions/feedstream $(DESTDIR)$(DATADIR)/zsh/site-functions/_feedstream \
+	  $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/feedstream.fish
 
 clean:
 	rm -rf $(BUILD)

@@ -134,6 +134,7 @@ let package = Package(
                 "FeedStream",
                 "FeedStreamBatch",
                 "FeedStreamTools",
+                "CFeedStream",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
             ],
             path: "Sources/feedstream"),

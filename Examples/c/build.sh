@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Builds the C example as a C project using FeedStream would: the library installed
-# with the repository's Makefile (`make install PREFIX=...`), then the example compiled
+# with the repository's Makefile (`make install-lib PREFIX=...`), then the example compiled
 # with nothing but `pkg-config --cflags --libs feedstream`:
 #
 #     Examples/c/build.sh [OUTPUT [PREFIX]]
@@ -16,7 +16,7 @@ mkdir -p "$(dirname "$out")"
 out="$(cd "$(dirname "$out")" && pwd)/$(basename "$out")"
 prefix="${2:-$(dirname "$out")/prefix}"
 CC="${CC:-cc}"
-make -s -C "$root" install PREFIX="$prefix" BUILD="$(dirname "$out")/lib-build" >&2
+make -s -C "$root" install-lib PREFIX="$prefix" BUILD="$(dirname "$out")/lib-build" >&2
 export PKG_CONFIG_PATH="$prefix/lib/pkgconfig${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}"
 warn="-std=c11 -O2 -Wall -Wextra -Werror -pedantic"
 # shellcheck disable=SC2046,SC2086

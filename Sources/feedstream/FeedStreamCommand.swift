@@ -1,4 +1,5 @@
 import ArgumentParser
+import CFeedStream
 import FeedStream
 import FeedStreamTools
 #if canImport(Glibc)
@@ -12,7 +13,7 @@ struct FeedStreamCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "feedstream",
         abstract: "Convert RSS, Atom, RDF and JSON Feed documents to JSON Lines: plain or gzip, one or many per file (dumps), or web archives (WARC).",
-        version: "0.1.0",
+        version: CFS_VERSION_STRING,
         subcommands: [Convert.self, Schema.self, Diff.self, Bench.self],
         defaultSubcommand: Convert.self)
 

@@ -82,6 +82,14 @@ extern "C" {
 /** Version of the JSON Lines schema and of the field model below. */
 #define CFS_SCHEMA_VERSION 1
 
+/** FeedStream's version (semantic versioning: CHANGELOG.md): the library's, the
+    `feedstream` command's (`--version`) and `feedstream.pc`'s (the Makefile reads it
+    here). CFS_VERSION_STRING is the three numbers joined by dots. */
+#define CFS_VERSION_MAJOR 0
+#define CFS_VERSION_MINOR 1
+#define CFS_VERSION_PATCH 0
+#define CFS_VERSION_STRING "0.1.0"
+
 
 /** Tokenizer backends. */
 typedef enum cfs_backend {
