@@ -103,7 +103,7 @@ struct Convert: TakesPaths {
     @Flag(name: .customLong("content-as-written"), help: "Write HTML and XHTML content as written: relative URIs in it (href, src, ...) are not resolved against its xml:base (they are by default; docs/SCHEMA.md, \"Relative URIs\").")
     var contentAsWritten = false
 
-    @Option(name: .customLong("base-url"), help: ArgumentHelp("The URL the inputs were read from: relative URIs (links, content, ...) are resolved against it, and the documents' xml:base against it (docs/SCHEMA.md, \"URLs\").", valueName: "URL"))
+    @Option(name: .customLong("base-url"), help: ArgumentHelp("The URL the inputs were read from, an absolute http, https or ftp URL: relative URIs (links, content, ...) are resolved against it, and the documents' xml:base against it (docs/SCHEMA.md, \"URLs\").", valueName: "URL"))
     var baseURL: String?
 
     @Option(name: .customLong("content-type"), help: ArgumentHelp("The HTTP Content-Type the inputs were served with, e.g. 'application/rss+xml; charset=windows-1252': its charset is their documents' charset unless a byte order mark says otherwise, over their XML declaration (RFC 7303; docs/SCHEMA.md, \"Backends\"). Records of a web archive carry their own.", valueName: "VALUE"))
@@ -127,6 +127,9 @@ struct Convert: TakesPaths {
             return s
         }
         guard (1...Self.maxJobs).contains(asked) else { throw usage("-j takes 1 to \(Self.maxJobs)") }
+        if let baseURL, !FeedURL.isSafeBase(Array(baseURL.utf8)) {
+            throw usage("--base-url takes an absolute http, https or ftp URL with a host, not \(baseURL)")
+        }
         let jobs = Self.workers(for: asked)
         guard !inputs.isEmpty || filesFrom != nil else {
             throw usage("give inputs, or --files-from LIST\n"

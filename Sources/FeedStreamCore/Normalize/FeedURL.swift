@@ -11,15 +11,48 @@ package enum FeedURL: Sendable {
     }
 
     /// The base an `xml:base` chain comes to: each base resolved against the one outside
-    /// it, the outermost against `document` (the document's location, when known).
+    /// it, the outermost against `document` (the document's location, when known). Only a
+    /// safe base is applied (``rebased(_:from:)``): an unsafe one leaves the base outside
+    /// it in force.
     static func base(ofChain baseChain: FeedBytes, document: [UInt8] = []) -> [UInt8] {
-        var base: [UInt8]? = document.isEmpty ? nil : document
+        var base: [UInt8]? = rebased(document, from: nil)
         guard baseChain.isPresent, !baseChain.isEmpty else { return base ?? [] }
         for part in baseChain.buffer.split(separator: 0x01, omittingEmptySubsequences: false) {
-            let p = Array(part).trimmingXMLSpace()
-            base = base.map { resolve(p, against: $0) } ?? p
+            if let b = rebased(Array(part).trimmingXMLSpace(), from: base) { base = b }
         }
         return base ?? []
+    }
+
+    /// The base `candidate` (an `xml:base`, the document's location) makes, resolved
+    /// against the enclosing `base`, when it is safe to resolve links against: an
+    /// absolute `http`, `https` or `ftp` URL with a host, or a relative reference (no
+    /// scheme: with no absolute base outside it, references resolved against it stay
+    /// relative). Nil otherwise — a `javascript:`, `data:`, `vbscript:` or `file:` base,
+    /// or a malformed one (`http:///example.com/`, no host) — and the enclosing base
+    /// stays, as feedparser and browsers keep a page's base when an element's is not
+    /// usable: a relative link never becomes a script URL.
+    static func rebased(_ candidate: [UInt8], from base: [UInt8]?) -> [UInt8]? {
+        guard !candidate.isEmpty else { return nil }
+        let b = base.map { resolve(candidate, against: $0) } ?? candidate
+        return Parts(b).scheme == nil || isSafeBase(b) ? b : nil
+    }
+
+    /// True for an absolute `http`, `https` or `ftp` URL whose authority names a host.
+    package static func isSafeBase(_ url: [UInt8]) -> Bool {
+        let p = Parts(url)
+        guard let scheme = p.scheme?.map({ $0 | 0x20 }),
+              scheme == Array("http".utf8) || scheme == Array("https".utf8) || scheme == Array("ftp".utf8),
+              let authority = p.authority else { return false }
+        var host = authority[...]
+        if let at = host.lastIndex(of: 0x40) { host = host[(at + 1)...] }
+        if host.first == 0x5B {   // an IPv6 literal: [..]
+            return host.contains(0x5D) && host.count > 2
+        }
+        if let colon = host.firstIndex(of: 0x3A) {
+            guard host[(colon + 1)...].allSatisfy({ $0 >= 0x30 && $0 <= 0x39 }) else { return false }
+            host = host[..<colon]
+        }
+        return !host.isEmpty && !host.contains(where: { $0 <= 0x20 || $0 == 0x5C || $0 == 0x3C || $0 == 0x3E })
     }
 
     /// Resolves `reference` against `base` (RFC 3986 §5.2.2, strict).

@@ -94,7 +94,7 @@ enum MarkupURLs {
             }
             var elementBase = bases.last ?? base
             if xhtml, let xb = attrs.first(where: { equals(s, $0.name, "xml:base") }) {
-                elementBase = FeedURL.resolve(Array(s[xb.value]), against: elementBase)
+                if let b = FeedURL.rebased(Array(s[xb.value]).trimmingXMLSpace(), from: elementBase) { elementBase = b }
             }
             if xhtml && !selfClosing { bases.append(elementBase) }
             for a in attrs where !a.value.isEmpty {

@@ -952,7 +952,7 @@ extension FeedRecordView {
             if t.language.isPresent && !(lang.isPresent && lang.buffer.elementsEqual(t.language.buffer)) {
                 sink.string(k.pointee.lang, t.language.buffer)
             }
-            if let base { base.withUnsafeBytes { sink.string(k.pointee.base, $0) } }
+            if let base, !base.isEmpty { base.withUnsafeBytes { sink.string(k.pointee.base, $0) } }
         case .permalink:
             let p = self[.guidPermalink]
             if p.isPresent { sink.literal("guid_is_permalink", p.equalsIgnoringCase("false") ? "false" : "true") }
