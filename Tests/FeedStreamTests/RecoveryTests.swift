@@ -265,6 +265,27 @@ final class RecoveryTests: XCTestCase {
         }
     }
 
+    /// A comment before an XML declaration is a document of its own that fails at the
+    /// declaration (the declaration starts the next one); the recovery path reads it
+    /// whole, and there is nothing in it to keep: recovered, nothing lost. Bytes that are
+    /// not markup at all stay a failure.
+    func testADocumentOfOnlyCommentsIsReadWhole() throws {
+        let data = Array(("<!-- generated -->\n<?pi x?><?xml version=\"1.0\"?>\n"
+                          + "<rss version=\"2.0\"><channel><title>T</title><item><title>a</title></item></channel></rss>\n").utf8)
+        for backend in FeedBackend.allCases {
+            let docs = try documents(data, backend)
+            XCTAssertEqual(docs.count, 2, "\(backend)")
+            XCTAssertEqual(docs[0].error?.message, "XML or text declaration not at start of entity", "\(backend)")
+            XCTAssertEqual(docs[0].error?.recovered, true, "\(backend)")
+            XCTAssertEqual(docs[0].items.count, 0, "\(backend)")
+            XCTAssertNil(docs[1].error, "\(backend)")
+            XCTAssertEqual(titles(docs[1]), ["a"], "\(backend)")
+            XCTAssertEqual(try documents(data, backend, strict: true)[0].error?.recovered, false, "strict, \(backend)")
+            let text = try documents(Array("<!-- c --> plain words, no markup".utf8), backend)
+            XCTAssertEqual(text.first?.error?.recovered, false, "\(backend)")
+        }
+    }
+
     /// Undeclared entities are not faults: HTML 4 names decode, other names stay as written.
     func testUndeclaredEntitiesAreKept() throws {
         let data = Array(feed(["a&nbsp;b&eacute; &bogus; c"]).utf8)

@@ -56,10 +56,55 @@ package final class FeedRecovery {
                           line: error.line, column: error.column, offset: error.offset)
             e.skipped = error.skipped
         }
-        let recovered = machine.core.pointee.rootSeen
+        // Bytes that hold no element, only comments, processing instructions, a DOCTYPE
+        // and white space (junk before the next document's declaration, say), are read
+        // whole: there was nothing else to keep.
+        let recovered = machine.core.pointee.rootSeen || Self.holdsOnlyMisc(document)
         e.recovered = recovered
         try machine.finish(error: e)
         return (max(machine.items, delivered), recovered)
+    }
+
+    /// True when `bytes` (ASCII-compatible, after an optional UTF-8 byte order mark) are
+    /// one or more complete comments, processing instructions and DOCTYPE declarations
+    /// with white space (and NULs, as between documents) around them: the XML spec's
+    /// Misc, and nothing else.
+    static func holdsOnlyMisc(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let s = bytes.bindMemory(to: UInt8.self)
+        var i = s.count >= 3 && s[0] == 0xEF && s[1] == 0xBB && s[2] == 0xBF ? 3 : 0
+        var constructs = 0
+        func find(_ from: Int, _ end: [UInt8]) -> Int? {
+            var k = from
+            while k + end.count <= s.count {
+                if s[k] == end[0] && (1..<end.count).allSatisfy({ s[k + $0] == end[$0] }) { return k + end.count }
+                k += 1
+            }
+            return nil
+        }
+        func starts(_ p: [UInt8]) -> Bool { i + p.count <= s.count && (0..<p.count).allSatisfy { s[i + $0] == p[$0] } }
+        while i < s.count {
+            switch s[i] {
+            case 0x20, 0x09, 0x0A, 0x0D, 0x00:
+                i += 1
+                continue
+            default:
+                break
+            }
+            let next: Int?
+            if starts(Array("<!--".utf8)) {
+                next = find(i + 4, Array("-->".utf8))
+            } else if starts(Array("<?".utf8)) {
+                next = find(i + 2, Array("?>".utf8))
+            } else if starts(Array("<!DOCTYPE".utf8)) {
+                next = find(i + 9, [0x3E])
+            } else {
+                return false
+            }
+            guard let next else { return false }
+            i = next
+            constructs += 1
+        }
+        return constructs > 0
     }
 }
 
