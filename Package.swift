@@ -151,13 +151,3 @@ let package = Package(
     swiftLanguageModes: [.v6],
     cLanguageStandard: .c11
 )
-
-// The documentation plugin, only when asked for, so that packages depending on FeedStream
-// never fetch it:
-//
-//     FEEDSTREAM_DOCC=1 swift package generate-documentation --target FeedStream
-//
-// (api/check.sh runs the same DocC build with `docc convert`, plugin-free, in CI.)
-if Context.environment["FEEDSTREAM_DOCC"] != nil {
-    package.dependencies.append(.package(url: "https://github.com/swiftlang/swift-docc-plugin", from: "1.5.0"))
-}

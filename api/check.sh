@@ -11,8 +11,8 @@
 #     take one);
 #   - every public symbol has a doc comment;
 #   - the DocC catalog (Sources/FeedStream/FeedStream.docc) and every doc comment's links
-#     build with `docc convert --warnings-as-errors`: the same check as
-#     `swift package generate-documentation`, without the plugin (see docs/LIBRARY.md);
+#     build with no warning, over every public symbol (scripts/build-docs.sh, the command
+#     docs/LIBRARY.md gives);
 #   - once there is a release tag: `swift package diagnose-api-breaking-changes` against
 #     it, every break listed in api/breakage-allowlist.txt.
 #
@@ -27,24 +27,10 @@ work="$scratch/api-check"
 rm -rf "$work"
 mkdir -p "$work/graphs"
 
-# dump-symbol-graph also tries the test modules and fails when they are not built yet;
-# what matters is that FeedStream's graph is written, fresh.
-rm -rf "$scratch"/*/symbolgraph
-swift package --scratch-path "$scratch" --very-verbose dump-symbol-graph --skip-synthesized-members \
-    >"$work/dump.log" 2>&1 || true
-graphs=$(sed -n 's/^Files written to //p' "$work/dump.log")
-[ -n "$graphs" ] && [ -f "$graphs/FeedStream.symbols.json" ] || { cat "$work/dump.log" >&2; exit 1; }
-# The FeedStream module re-exports the library's other modules (`@_exported import`):
-# its API, what `import FeedStream` gives, is all their public symbols. SwiftPM's graph of
-# FeedStream holds only what FeedStream itself declares, so run SwiftPM's own extractor
-# command for FeedStream (from the --very-verbose log) again, with the re-exported module
-# let in: one graph, module FeedStream, for the surface and for DocC.
-extract=$(sed -n 's/^debug: \(.*swift-symbolgraph-extract -module-name FeedStream .*\)$/\1/p' "$work/dump.log")
-[ "$(printf '%s\n' "$extract" | grep -c .)" = 1 ] ||
-    { echo "api: no (or more than one) swift-symbolgraph-extract command for FeedStream in $work/dump.log" >&2; exit 1; }
-eval "$extract -experimental-allowed-reexported-modules=FeedStreamCore,FeedStreamSwift,FeedStreamNative -output-dir $work/graphs" \
-    >"$work/extract.log" 2>&1 || { cat "$work/extract.log" >&2; exit 1; }
-[ -f "$work/graphs/FeedStream.symbols.json" ] || { cat "$work/extract.log" >&2; exit 1; }
+# The symbol graph of `import FeedStream` (re-exported modules included) and the DocC
+# archive, built with no warning allowed (scripts/build-docs.sh).
+FEEDSTREAM_SCRATCH="$scratch" scripts/build-docs.sh >"$work/docs.log" 2>&1 || { cat "$work/docs.log" >&2; exit 1; }
+cp -R "$scratch/docs/graphs/." "$work/graphs/"
 
 python3 api/surface.py "$work/graphs" >"$work/FeedStream.txt"
 if [ "${1:-}" = "--update" ]; then
@@ -63,11 +49,6 @@ if [ -s "$work/undocumented.txt" ]; then
     exit 1
 fi
 
-docc convert Sources/FeedStream/FeedStream.docc \
-    --additional-symbol-graph-dir "$work/graphs" \
-    --output-path "$work/FeedStream.doccarchive" \
-    --fallback-display-name FeedStream --fallback-bundle-identifier FeedStream \
-    --warnings-as-errors >"$work/docc.log" 2>&1 || { cat "$work/docc.log" >&2; exit 1; }
 echo "api: $(wc -l <api/FeedStream.txt) public symbols as listed, all documented; DocC builds without warnings"
 
 # Against the last release (a tag), SwiftPM's own API/ABI comparison: every breaking

@@ -62,6 +62,29 @@ final class ExitStatusTests: CLITestCase {
         XCTAssertTrue(r.err.contains("feedstream: 2 files (2 clean, 0 recovered, 0 failed); 1 feed (1 clean, 0 recovered, 0 failed), 1 not a feed, 3 items; "), r.err)
     }
 
+    /// A comment before the XML declaration: the feed after it is converted, and the
+    /// comment, a document of its own that fails, is read whole by the recovery path.
+    func testACommentBeforeTheDeclarationLosesNothing() throws {
+        let dir = try tempDir()
+        let file = dir.appendingPathComponent("commented.xml")
+        try Data(("\n<!-- cleaned --><?xml version=\"1.0\"?>\n" + good).utf8).write(to: file)
+        let r = try run(["convert", file.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        XCTAssertTrue(r.err.contains("document 1, line 1, column 17: XML or text declaration not at start of entity (recovered)"), r.err)
+        XCTAssertEqual(try lines(r.out).filter { $0["kind"] as? String == "item" }.count, 1)
+    }
+
+    /// --base-url is a base links are resolved against: only a safe one is taken.
+    func testAnUnsafeBaseURLIsAUsageError() throws {
+        for url in ["javascript:alert(1)", "file:///home/feeds/", "http:///example.com/", "feeds/"] {
+            let r = try run(["convert", "--base-url", url, "corpus/feeds/rss2-basic.xml"])
+            XCTAssertEqual(r.status, 2, url)
+            XCTAssertEqual(r.out, "", url)
+            XCTAssertTrue(r.err.contains("--base-url takes an absolute http, https or ftp URL with a host"), r.err)
+        }
+        XCTAssertEqual(try run(["convert", "-q", "--base-url", "https://example.org/", "corpus/feeds/rss2-basic.xml"]).status, 0)
+    }
+
     func testAnUnreadableOrEmptyInputFailsTheRun() throws {
         let dir = try tempDir()
         let empty = dir.appendingPathComponent("empty.xml")
