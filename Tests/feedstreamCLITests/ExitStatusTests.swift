@@ -74,6 +74,19 @@ final class ExitStatusTests: CLITestCase {
         XCTAssertEqual(try lines(r.out).filter { $0["kind"] as? String == "item" }.count, 1)
     }
 
+    /// The real-world corpus, damaged feeds and pages that are not feeds among its files,
+    /// loses nothing: exit 0, the damaged ones recovered.
+    func testTheRealCorpusConvertsWithNothingLost() throws {
+        let real = Self.repo.appendingPathComponent("../shared/corpus/real").standardizedFileURL
+        try XCTSkipUnless(FileManager.default.fileExists(atPath: real.path), "real corpus: \(real.path) is not present")
+        let r = try run(["convert", "-o", "/dev/null", real.path])
+        XCTAssertEqual(r.status, 0, r.err)
+        let summary = try XCTUnwrap(r.err.split(separator: "\n").last.map(String.init))
+        XCTAssertNotNil(summary.range(of: #"^feedstream: \d+ files \(\d+ clean, [1-9]\d* recovered, 0 failed\); "#,
+                                      options: .regularExpression), summary)
+        XCTAssertTrue(summary.contains(" recovered, 0 failed), "), summary)
+    }
+
     /// --base-url is a base links are resolved against: only a safe one is taken.
     func testAnUnsafeBaseURLIsAUsageError() throws {
         for url in ["javascript:alert(1)", "file:///home/feeds/", "http:///example.com/", "feeds/"] {
