@@ -25,6 +25,9 @@ MANDIR     ?= $(DATADIR)/man
 VERSION    := $(shell sed -n 's/^\#define CFS_VERSION_STRING "\(.*\)"/\1/p' CSources/CFeedStream/include/feedstream.h)
 SOMAJOR    := $(shell sed -n 's/^\#define CFS_VERSION_MAJOR \([0-9]*\)/\1/p' CSources/CFeedStream/include/feedstream.h)
 SWIFT      ?= swift
+# The feedstream binary install-cli installs: built with `swift build -c release` unless
+# one is given (scripts/build-static.sh's self-contained one, say).
+FEEDSTREAM_BIN ?=
 BUILD      ?= .build-c
 
 CC         ?= cc
@@ -77,18 +80,19 @@ install: install-lib install-cli
 
 # The command line: the binary, its man page (swift-argument-parser's generate-manual,
 # from the help) and its bash, zsh and fish completions.
+install-cli: BIN = $(or $(FEEDSTREAM_BIN),$(shell $(SWIFT) build -c release --show-bin-path)/feedstream)
 install-cli:
-	$(SWIFT) build -c release --product feedstream
+	$(if $(FEEDSTREAM_BIN),,$(SWIFT) build -c release --product feedstream)
+	$(SWIFT) build -c release --product generate-manual
 	@mkdir -p $(BUILD)/man
-	$(SWIFT) package -c release --allow-writing-to-directory $(abspath $(BUILD))/man \
-	  generate-manual --output-directory $(abspath $(BUILD))/man
+	"$$($(SWIFT) build -c release --show-bin-path)/generate-manual" $(BIN) --output-directory $(BUILD)/man
 	install -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(DATADIR)/bash-completion/completions \
 	  $(DESTDIR)$(DATADIR)/zsh/site-functions $(DESTDIR)$(DATADIR)/fish/vendor_completions.d
-	install -m 755 .build/release/feedstream $(DESTDIR)$(BINDIR)/
+	install -m 755 $(BIN) $(DESTDIR)$(BINDIR)/feedstream
 	install -m 644 $(BUILD)/man/feedstream.1 $(DESTDIR)$(MANDIR)/man1/
-	.build/release/feedstream --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/feedstream
-	.build/release/feedstream --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_feedstream
-	.build/release/feedstream --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/feedstream.fish
+	$(BIN) --generate-completion-script bash > $(DESTDIR)$(DATADIR)/bash-completion/completions/feedstream
+	$(BIN) --generate-completion-script zsh > $(DESTDIR)$(DATADIR)/zsh/site-functions/_feedstream
+	$(BIN) --generate-completion-script fish > $(DESTDIR)$(DATADIR)/fish/vendor_completions.d/feedstream.fish
 
 # The C library: headers, libfeedstream.a and .so, feedstream.pc.
 install-lib: all

@@ -1,5 +1,7 @@
 #!/usr/bin/env bash
-# Installs FeedStream with `make install PREFIX=<a new folder>` and checks the tree: the
+# Installs FeedStream with `make install PREFIX=<a new folder>` (FEEDSTREAM_BIN, when set,
+# is the binary installed instead of a release build: CI gives the self-contained one)
+# and checks the tree: the
 # binary, whose --version is the header's CFS_VERSION_STRING; the man page, which man(1)
 # renders; the bash, zsh and fish completions; the headers, the libraries and
 # feedstream.pc, whose version is the header's too. Run by CI.

@@ -272,6 +272,48 @@ final class ReadmeQueriesCLITests: CLITestCase {
         XCTAssertEqual(types, [["document", "Int64"], ["title", "string"], ["published", "datetime64[us,", "UTC]"],
                                ["published_raw", "string"]], out2)
     }
+
+    /// docs/CLI.md's Slurm script runs as written for one array task (sbatch's
+    /// `#SBATCH` lines are comments to the shell): its output folder made, its shard's
+    /// lines and errors written there.
+    func testTheSlurmScriptRunsAsWritten() throws {
+        let block = try XCTUnwrap(blocks(after: "### Slurm", "sh").first)
+        XCTAssertTrue(block.contains("mkdir -p out"), block)
+        let dir = try tempDir()
+        let feeds = Self.repo.appendingPathComponent("corpus/feeds")
+        let paths = try FileManager.default.contentsOfDirectory(atPath: feeds.path).sorted()
+            .filter { $0.hasSuffix(".xml") }.map { feeds.appendingPathComponent($0).path }
+        try Data((paths.joined(separator: "\n") + "\n").utf8).write(to: dir.appendingPathComponent("all-paths.txt"))
+        var shardLines = 0
+        for task in 1...64 {
+            let p = Process()
+            p.executableURL = URL(fileURLWithPath: "/bin/sh")
+            p.arguments = ["-e", "-c", block]
+            p.currentDirectoryURL = dir
+            p.environment = ProcessInfo.processInfo.environment.merging(
+                ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? ""),
+                 "SLURM_ARRAY_TASK_ID": "\(task)"]) { $1 }
+            p.standardError = FileHandle.nullDevice
+            try p.run()
+            p.waitUntilExit()
+            XCTAssertEqual(p.terminationStatus, 0, "task \(task)")
+            let part = dir.appendingPathComponent("out/part-\(task).jsonl.gz")
+            XCTAssertTrue(FileManager.default.fileExists(atPath: part.path), part.path)
+            XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("out/errors-\(task).jsonl").path))
+            let gunzip = Process()
+            gunzip.executableURL = URL(fileURLWithPath: "/bin/sh")
+            gunzip.arguments = ["-c", "gzip -dc '\(part.path)' | wc -l"]
+            let count = Pipe()
+            gunzip.standardOutput = count
+            try gunzip.run()
+            let text = String(decoding: count.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            gunzip.waitUntilExit()
+            shardLines += Int(text.trimmingCharacters(in: .whitespacesAndNewlines)) ?? -1
+        }
+        // Together the 64 shards hold the lines of one run over the whole list.
+        let whole = try run(["convert", "-q", "--files-from", dir.appendingPathComponent("all-paths.txt").path])
+        XCTAssertEqual(shardLines, whole.out.split(separator: "\n").count)
+    }
 }
 
 /// docs/CLI.md's diff commands run as written; the README's dependency lines name no
