@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # The C core as an installable library: libfeedstream.a, libfeedstream.so
 # and feedstream.pc, from CSources/CFeedStream and CSources/CFeedStreamInflate (the
 # sources SwiftPM builds as the CFeedStream product), with the system's expat, libxml2

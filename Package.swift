@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
 //
 // FeedStream: streaming RSS/Atom parsing at archive scale.
 //
@@ -41,6 +42,10 @@ let package = Package(
         .systemLibrary(
             name: "CZlib", path: "CSources/CZlib", pkgConfig: "zlib",
             providers: [.apt(["zlib1g-dev"]), .brew(["zlib"])]),
+        // zstd, for the command line's `.zst` output (not a dependency of the library).
+        .systemLibrary(
+            name: "CZstd", path: "CSources/CZstd", pkgConfig: "libzstd",
+            providers: [.apt(["libzstd-dev"]), .brew(["zstd"])]),
 
         // One gzip member's inflate step, by zlib or (chosen, where the build found
         // ISA-L's header and libisal.so.2 loads at run time) by ISA-L: the input stages of
@@ -120,7 +125,7 @@ let package = Package(
         // that links FeedStream never builds them.
         .target(
             name: "FeedStreamBatch",
-            dependencies: ["FeedStream", "CZlib"],
+            dependencies: ["FeedStream", "CZlib", "CZstd"],
             path: "Sources/FeedStreamBatch"),
         .target(
             name: "FeedStreamTools",
@@ -141,12 +146,14 @@ let package = Package(
 
         .testTarget(
             name: "FeedStreamTests",
-            dependencies: ["FeedStream", "FeedStreamCore", "FeedStreamSwift", "FeedStreamNative", "FeedStreamBatch", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CFeedStreamInflate", "CZlib"],
+            dependencies: ["FeedStream", "FeedStreamCore", "FeedStreamSwift", "FeedStreamNative", "FeedStreamBatch", "FeedStreamTools", "CFeedStream", "CFeedStreamBaseline", "CFeedStreamInflate", "CZlib", "FeedStreamTestSupport"],
             path: "Tests/FeedStreamTests"),
         .testTarget(
             name: "feedstreamCLITests",
-            dependencies: ["feedstream"],
+            dependencies: ["feedstream", "FeedStreamTestSupport"],
             path: "Tests/feedstreamCLITests"),
+        // What both test targets share: the closing line that names every skipped test.
+        .target(name: "FeedStreamTestSupport", dependencies: ["CZstd"], path: "Tests/Support"),
     ],
     swiftLanguageModes: [.v6],
     cLanguageStandard: .c11

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.1
+// SPDX-License-Identifier: Apache-2.0
 //
 // FeedStream's benchmark suite (ordo-one/benchmark), a package of its own so that users
 // of the library never build it or its dependencies. Run from this folder:

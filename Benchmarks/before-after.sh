@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Paired before/after throughput of two `feedstream` binaries: for each backend and
 # input, runs `convert -q -j 1` with one binary, then the other, round after round,
 # so that machine noise hits both alike; prints the median MB/s of uncompressed XML of

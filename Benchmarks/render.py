@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Renders a `feedstream bench --json` report for people.
 
     python3 Benchmarks/render.py readme RESULTS.json FILE...   # rewrite the generated sections of each FILE

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Regenerates the results in docs/PERFORMANCE.md, the README's summary of them and
 # docs/bench.png in one command:
 #   1. makes the standard inputs when missing (fixed seed, so anyone gets the same bytes):

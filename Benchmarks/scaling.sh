@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # How `feedstream convert` scales, side by side in one run, rounds alternating (and
 # the order within a round flipping) so that machine noise hits every contender alike:
 #   files -j 1 / -j 2          the per-file corpus (3000 files, every 4th gzipped)

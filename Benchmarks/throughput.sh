@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Side-by-side throughput on one generated dump, rounds alternating so that machine
 # noise hits every contender alike. Prints the median MB/s of uncompressed XML for:
 #   tokenize-only   expat, namespace-aware, empty callbacks (Benchmarks/baseline/tokenize.c)

@@ -1,4 +1,5 @@
 // swift-tools-version: 6.0
+// SPDX-License-Identifier: Apache-2.0
 //
 // Small programs using FeedStream as another package would: a package of its own that
 // depends on the library by path, so building it proves the library links from outside.

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Every ```swift block of README.md, docs/LIBRARY.md and GettingStarted.md is in Examples/Sources/snippets
 line for line (indentation aside; `import` lines, which head that file, left out), so
 that building the target compiles the docs' snippets as written. Package.swift lines

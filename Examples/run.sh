@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the examples as another package and a C project would, runs them on the
 # corpus and checks what they print. Called by .ci/run; runs alone from anywhere:
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds one libFuzzer harness and runs it for a given time.
 #
 #   Fuzz/run.sh HARNESS SECONDS [libFuzzer flags...]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The public API of the FeedStream module, from its symbol graph.
 
     api/surface.py SYMBOLGRAPH_DIR            print the surface (what api/FeedStream.txt holds)

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Deterministic synthetic feed generator for FeedStream benchmarks and tests.
 
 Produces realistic-looking RSS 2.0, Atom 1.0 and RSS 1.0 (RDF) documents from

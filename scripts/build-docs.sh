@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the API documentation of `import FeedStream` — every public symbol of the
 # FeedStream product, those it re-exports from FeedStreamCore, FeedStreamSwift and
 # FeedStreamNative included — with the DocC catalog Sources/FeedStream/FeedStream.docc,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds a self-contained `feedstream` for machines without a Swift toolchain (Spark
 # workers, cluster nodes): the Swift runtime and Foundation linked in
 # (--static-swift-stdlib); the system's C libraries stay shared (see below).
@@ -8,9 +9,9 @@
 #
 # What the binary still needs at run time (readelf -d; printed by this script):
 #   libc, libm and libstdc++/libgcc_s (the C and C++ runtimes; every Linux has them),
-#   zlib (libz.so.1), expat (libexpat.so.1) and libxml2 (libxml2.so.2, which on
-#   Debian/Ubuntu brings ICU and liblzma with it): on Debian/Ubuntu
-#   `apt-get install zlib1g libexpat1 libxml2`, the runtime packages of the -dev ones
+#   zlib (libz.so.1), zstd (libzstd.so.1), expat (libexpat.so.1) and libxml2
+#   (libxml2.so.2, which on Debian/Ubuntu brings ICU and liblzma with it): on
+#   Debian/Ubuntu `apt-get install zlib1g libzstd1 libexpat1 libxml2`, the runtime packages of the -dev ones
 #   the build needs. Build on the oldest distribution you deploy to (glibc is
 #   backward-compatible only).
 #

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the charset table, CSources/CFeedStreamCharset/charset_aliases.def.
 
 The charset stage (transcode.c) includes that file and is the only reader of it, for

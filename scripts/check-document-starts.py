@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Checks the document starts, CSources/CFeedStreamInput/document_starts.def.
 
 The input stage (input.c) includes that file and is its only reader, for every backend.

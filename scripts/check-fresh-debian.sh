@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Runs the README's two commands, as written, on a fresh Debian 12 (bookworm) with
 # nothing but Swift: a minimal system made with debootstrap in a folder, Swift's own
 # dependencies for Debian 12 (swift.org's list) installed with apt, the toolchain of

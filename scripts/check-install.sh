@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Installs FeedStream with `make install PREFIX=<a new folder>` (FEEDSTREAM_BIN, when set,
 # is the binary installed instead of a release build: CI gives the self-contained one)
 # and checks the tree: the

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Compare two JSON Lines outputs of `feedstream convert` over the same inputs, by member.
 
     scripts/corpus-diff.py BEFORE.jsonl AFTER.jsonl

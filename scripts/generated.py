@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What the generators (scripts/generate-*.py) share: writing a generated file, or with
 --check, saying it is stale. Each table lives in one source; its copies are written
 from it, and the tests run each generator's --check."""

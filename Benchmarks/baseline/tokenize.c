@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * tokenize.c -- the "tokenize only" baseline: expat, namespace-aware, with empty
  * callbacks, over a plain XML stream of concatenated documents (reset at each root

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Callers of the functions matching REGEX in a callgrind profile, with their inclusive cost and call counts. Usage: callers.py FILE.out REGEX [N]"""
 import sys, re, subprocess
 f, pat = sys.argv[1], sys.argv[2]

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Self instructions of a callgrind profile by group (tokenizer, copies, C machine, Swift writer, ...). Usage: groups.py FILE.out"""
 import sys, re, subprocess
 f = sys.argv[1]

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Where the time goes between tokenize-only and end to end, in instructions (callgrind
 # counts are reproducible, unlike timings on a shared machine).
 #

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tokenize_only.c -- runs cfs_baseline_tokenize_fd (CSources/CFeedStream/baseline.c) on
    one plain XML file, for Benchmarks/profile/profile.sh. */
 #include "feedstream_baseline.h"

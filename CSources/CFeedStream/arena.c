@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* arena.c -- a growable byte arena and vectors of refs. Both keep their capacity
    across resets, so after the first few items nothing is allocated. */
 #include "internal.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * expat.c -- the expat tokenizer adapter: expat's SAX events drive the feed machine.
  *

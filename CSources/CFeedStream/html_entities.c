@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* html_entities.c -- the HTML 4 named character references (HTML 4.01, section 24),
    which RSS feeds use without declaring them. Sorted by name for bsearch.
    Generated from the HTML 4.01 entity sets; the five XML entities are excluded. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * internal.h -- shared internals of the C core. Not installed, not public.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * libxml2.c -- the libxml2 tokenizer adapter: the SAX2 push parser
  * (xmlCreatePushParserCtxt / xmlParseChunk) drives the same feed machine as expat.

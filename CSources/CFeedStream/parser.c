@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * parser.c -- cfs_parser: the input stage (CFeedStreamInput's input.c) reading each
  * document with a tokenizer adapter (expat.c, libxml2.c) and the feed machine.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * baseline.c -- benchmarking helpers (include/feedstream_baseline.h): "tokenize only"
  * and "inflate only", the limits `feedstream bench` measures the parsers against.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 AND MIT */
 /*
  * transcode.c -- charsets, decoded once, the way expat decodes them.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * gunzip.c -- a gzip stream as the gzip format (RFC 1952) and concatenated archives
  * have it: members one after another, zero bytes between them allowed as padding, any

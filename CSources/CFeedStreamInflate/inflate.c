@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * inflate.c -- one gzip member's inflate step, by zlib or by ISA-L (feedstream_inflate.h).
  *
@@ -35,7 +36,13 @@ static struct {
     void (*init)(struct inflate_state *);
     void (*reset)(struct inflate_state *);
     int (*inflate)(struct inflate_state *);
+    /* deflate (cfs_deflate_block): all three, or none */
+    void (*deflate_init)(struct isal_zstream *);
+    int (*deflate_set_dict)(struct isal_zstream *, uint8_t *, uint32_t);
+    int (*deflate)(struct isal_zstream *);
+    uint32_t (*crc32)(uint32_t, const unsigned char *, uint64_t);   /* crc32_gzip_refl: zlib's CRC-32 */
 } isal;
+static int isal_deflate_loaded;
 #ifdef __APPLE__
 #define ISAL_LIBRARY "libisal.2.dylib"
 #else
@@ -64,8 +71,13 @@ static void load(void) {
         *(void **)&isal.init = dlsym(h, "isal_inflate_init");
         *(void **)&isal.reset = dlsym(h, "isal_inflate_reset");
         *(void **)&isal.inflate = dlsym(h, "isal_inflate");
+        *(void **)&isal.deflate_init = dlsym(h, "isal_deflate_init");
+        *(void **)&isal.deflate_set_dict = dlsym(h, "isal_deflate_set_dict");
+        *(void **)&isal.deflate = dlsym(h, "isal_deflate");
+        *(void **)&isal.crc32 = dlsym(h, "crc32_gzip_refl");
+        isal_deflate_loaded = isal.deflate_init && isal.deflate_set_dict && isal.deflate && isal.crc32;
         if (isal.init && isal.reset && isal.inflate) isal_loaded = 1;
-        else dlclose(h);
+        else if (!isal_deflate_loaded) dlclose(h);
     }
     const char *env = getenv("FEEDSTREAM_INFLATE");
     if (isal_loaded && env != NULL && strcmp(env, "isa-l") == 0)
@@ -283,3 +295,117 @@ cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in
     return CFS_INFLATE_ERROR;
 #endif
 }
+
+/* ---- deflate: one block of a gzip member (feedstream_inflate.h) ------------------------ */
+
+struct cfs_deflate {
+    cfs_inflate_engine engine;
+    int level;
+    z_stream z;             /* zlib, raw deflate, reset per block */
+    int z_ready;
+#ifdef HAVE_ISAL
+    struct isal_zstream *is;
+    uint8_t *level_buf;
+    size_t level_buf_size;
+#endif
+};
+
+int cfs_deflate_isal_available(void) {
+    pthread_once(&load_once, load);
+#ifdef HAVE_ISAL
+    return isal_deflate_loaded;
+#else
+    return 0;
+#endif
+}
+
+cfs_deflate *cfs_deflate_new(cfs_inflate_engine engine, int level) {
+    cfs_deflate *d = calloc(1, sizeof *d);
+    if (d == NULL) return NULL;
+    d->engine = engine == CFS_INFLATE_ISAL && cfs_deflate_isal_available() ? CFS_INFLATE_ISAL : CFS_INFLATE_ZLIB;
+    d->level = level;
+#ifdef HAVE_ISAL
+    if (d->engine == CFS_INFLATE_ISAL) {
+        if (level < 1 || level > ISAL_DEF_MAX_LEVEL) { free(d); return NULL; }
+        d->level_buf_size = level == 1 ? ISAL_DEF_LVL1_DEFAULT : level == 2 ? ISAL_DEF_LVL2_DEFAULT : ISAL_DEF_LVL3_DEFAULT;
+        d->is = malloc(sizeof *d->is);
+        d->level_buf = malloc(d->level_buf_size);
+        if (d->is == NULL || d->level_buf == NULL) { cfs_deflate_free(d); return NULL; }
+        return d;
+    }
+#endif
+    if (level < 1 || level > 9 ||
+        deflateInit2(&d->z, level, Z_DEFLATED, -MAX_WBITS, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+        free(d);
+        return NULL;
+    }
+    d->z_ready = 1;
+    return d;
+}
+
+void cfs_deflate_free(cfs_deflate *d) {
+    if (d == NULL) return;
+    if (d->z_ready) deflateEnd(&d->z);
+#ifdef HAVE_ISAL
+    free(d->is);
+    free(d->level_buf);
+#endif
+    free(d);
+}
+
+cfs_inflate_engine cfs_deflate_engine(const cfs_deflate *d) { return d->engine; }
+
+size_t cfs_deflate_bound(size_t len) {
+    /* Stored blocks at worst (5 bytes per 16 KiB, zlib's and ISA-L's), a dynamic block
+       header, the sync flush's empty stored block and the final block: with room. */
+    return len + len / 8 + 1024;
+}
+
+size_t cfs_deflate_block(cfs_deflate *d, const uint8_t *dict, size_t dict_len, const uint8_t *in, size_t len,
+                         int last, uint8_t *out, size_t cap) {
+    if (cap < cfs_deflate_bound(len) || len > UINT32_MAX || dict_len > 32768) return 0;
+#ifdef HAVE_ISAL
+    if (d->engine == CFS_INFLATE_ISAL) {
+        struct isal_zstream *s = d->is;
+        isal.deflate_init(s);
+        s->level = (uint32_t)d->level;
+        s->level_buf = d->level_buf;
+        s->level_buf_size = (uint32_t)d->level_buf_size;
+        s->gzip_flag = IGZIP_DEFLATE;
+        if (dict_len > 0 && isal.deflate_set_dict(s, (uint8_t *)dict, (uint32_t)dict_len) != COMP_OK) return 0;
+        s->next_in = (uint8_t *)in;
+        s->avail_in = (uint32_t)len;
+        s->end_of_stream = last ? 1 : 0;
+        s->flush = last ? NO_FLUSH : SYNC_FLUSH;
+        s->next_out = out;
+        s->avail_out = (uint32_t)(cap > UINT32_MAX ? UINT32_MAX : cap);
+        if (isal.deflate(s) != COMP_OK || s->avail_in != 0) return 0;
+        if (last && s->internal_state.state != ZSTATE_END) return 0;
+        return (size_t)(s->next_out - out);
+    }
+#endif
+    z_stream *z = &d->z;
+    if (deflateReset(z) != Z_OK) return 0;
+    if (dict_len > 0 && deflateSetDictionary(z, dict, (uInt)dict_len) != Z_OK) return 0;
+    z->next_in = (Bytef *)in;
+    z->avail_in = (uInt)len;
+    z->next_out = out;
+    z->avail_out = (uInt)(cap > UINT32_MAX ? UINT32_MAX : cap);
+    int r = deflate(z, last ? Z_FINISH : Z_SYNC_FLUSH);
+    if (r != (last ? Z_STREAM_END : Z_OK) || z->avail_in != 0) return 0;
+    return (size_t)(z->next_out - out);
+}
+
+uint32_t cfs_crc32(uint32_t crc, const uint8_t *data, size_t len) {
+#ifdef HAVE_ISAL
+    if (cfs_deflate_isal_available()) return isal.crc32(crc, data, len);
+#endif
+    while (len > 0) {
+        uInt n = len > UINT32_MAX ? UINT32_MAX : (uInt)len;
+        crc = (uint32_t)crc32(crc, data, n);
+        data += n;
+        len -= n;
+    }
+    return crc;
+}
+

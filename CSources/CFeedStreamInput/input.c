@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * input.c -- the input stage every backend runs (feedstream_input.h).
  *

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # Builds the C example as a C project using FeedStream would: the library installed
 # with the repository's Makefile (`make install-lib PREFIX=...`), then the example compiled
 # with nothing but `pkg-config --cflags --libs feedstream`:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedlist -- list the items of feed files as JSON Lines, using only feedstream.h.
  *

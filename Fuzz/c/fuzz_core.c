@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_core.c -- libFuzzer harness for the C core: the input stage (plain, gzip,
  * multi-member gzip, file descriptor), one tokenizer (expat or libxml2, chosen at

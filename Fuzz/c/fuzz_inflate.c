@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_inflate.c -- the inflate step (CSources/CFeedStreamInflate) with zlib and ISA-L.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fuzz_resync.c -- libFuzzer harness for the resynchronization and encoding stage of
  * the C core: the fuzz input is a recipe for a dump, not the dump itself,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Shared by the Swift harnesses (compiled into each): converting bytes to JSON Lines
 // with a backend, feeding them in chunks, compressing them.
 import FeedStream

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Differential libFuzzer harness: the same bytes through several backends (expat and
 // swift by default; FUZZ_BACKENDS=expat,swift,libxml2 adds libxml2), compared with the
 // project's own rule (BackendDiff, docs/SCHEMA.md "Backends"): every line is

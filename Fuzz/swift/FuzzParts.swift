@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness for a dump converted in parts (as `DumpStreamParts` does): the
 // stream cut at `<?xml` declarations (DocumentSplitter), each part parsed on its own
 // with the first bytes of the next (its probe) and renumbered, parts whose cut did not

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // libFuzzer harness for the pure-Swift backend: SwiftFeedParser's input stage (plain,
 // gzip, multi-member gzip, chunks), its XML tokenizer (XMLTokenizer.swift) and its feed
 // state machine (SwiftFeedMachine.swift), through the JSON Lines writer.

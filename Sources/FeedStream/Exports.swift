@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // `import FeedStream` gives the whole library as one API: FeedStreamCore (the FeedParser
 // protocol, FeedInput, the model and views, handlers, the JSON Lines writer, the input
 // stage, the async sequences), FeedStreamSwift (the pure-Swift backend), FeedStreamNative

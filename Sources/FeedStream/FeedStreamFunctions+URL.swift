@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The entry points that take a URL and a backend; the URL is the only Foundation type in
 // the library's API (the generic ones and FeedInput(url) are in FeedStreamCore's
 // Streaming/ParserFunctions.swift). FoundationEssentials (no ICU) where the toolchain has it.

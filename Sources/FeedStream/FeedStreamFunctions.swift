@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The module's entry points for callers who do not want to drive a parser themselves:
 // one call to plain values, async sequences, and a completion handler, with the backend
 // as a value (FeedBackend). The generic ones (`parser: P.Type`) are in FeedStreamCore

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 /// One input of a batch: a file, or the process's standard input.
 public enum BatchInput: Sendable, Hashable, CustomStringConvertible {

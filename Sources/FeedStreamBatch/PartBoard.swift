@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 
 /// Who converts which part of one input converted in parts, and the results of parts

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 /// One of N parts of an input list, chosen by a stable hash of each input's name
 /// (64-bit FNV-1a of its UTF-8 bytes, modulo N): N machines or processes given the

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 
 /// What a web archive input held: records seen, those converted as feeds, and those

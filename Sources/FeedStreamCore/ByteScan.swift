@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Vector scanning of byte runs (SIMD): 16 bytes classified per
 // step with portable SIMD (`SIMD16<UInt8>`, no platform intrinsics), for the loops that
 // skip plain bytes — character data, attribute values and CDATA in the Swift XML

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Bytes that arrive in pieces — from another thread, a decompressor, a socket — as the
 /// input of ``FeedInput/chunks(_:)``.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Why an input or one of its documents could not be parsed, and where.
 public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConvertible {
     /// The kind of failure; an open set of named values.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Limits against hostile or broken input, enforced by every backend at the same place
 /// (so they agree on what is rejected and on the items delivered before).
 ///

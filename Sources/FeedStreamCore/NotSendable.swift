@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The public types that are deliberately not Sendable, said so explicitly (an
 // unavailable conformance: a diagnostic names the reason instead of leaving the
 // question open). `~Sendable` would say it more directly, but in Swift 6.3 it still

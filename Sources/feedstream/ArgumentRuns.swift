@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 
 /// Long runs of path arguments kept out of ArgumentParser's way.

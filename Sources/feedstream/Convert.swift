@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import ArgumentParser
 import FeedStream
 import FeedStreamBatch
@@ -59,9 +60,12 @@ struct Convert: TakesPaths {
                                           valueName: "K/N"))
     var shard: String?
 
-    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output: through a temporary file renamed into place when the run completes; gzip-compressed when FILE ends in .gz.",
+    @Option(name: .shortAndLong, help: ArgumentHelp("Write to FILE instead of standard output: through a temporary file renamed into place when the run completes; gzip-compressed when FILE ends in .gz, zstd-compressed when it ends in .zst (on as many threads as -j).",
                                                   valueName: "FILE"))
     var output: String?
+
+    @Option(name: .customLong("compress-level"), parsing: .unconditional, help: ArgumentHelp("The compression level of -o FILE.gz (1 to 9, default \(GzipOutput.defaultLevel)) or -o FILE.zst (1 to \(ZstdOutput.levels.upperBound), default \(ZstdOutput.defaultLevel)); the output is the same for any -j.", valueName: "N"))
+    var compressLevel: Int?
 
     @Option(help: "One line per item (and one per feed document), or one line per feed document holding its items.")
     var per: Per = .item
@@ -131,6 +135,14 @@ struct Convert: TakesPaths {
             throw usage("--base-url takes an absolute http, https or ftp URL with a host, not \(baseURL)")
         }
         let jobs = Self.workers(for: asked)
+        if let compressLevel {
+            guard let format = output.flatMap(CompressedFormat.init(path:)) else {
+                throw usage("--compress-level needs -o FILE.gz or -o FILE.zst")
+            }
+            guard format.levels.contains(compressLevel) else {
+                throw usage("--compress-level takes \(format.levels.lowerBound) to \(format.levels.upperBound) for \(format) output")
+            }
+        }
         guard !inputs.isEmpty || filesFrom != nil else {
             throw usage("give inputs, or --files-from LIST\n"
                         + "Usage: \(FeedStreamCommand.usageString(for: Convert.self))\n"
@@ -178,7 +190,10 @@ struct Convert: TakesPaths {
         let sink: OutputFile
         let errorsFile: OutputFile?
         do {
-            sink = try OutputFile(path: output)
+            // The compressors run beside the workers, on as many threads as they (at most
+            // one per core): the bytes are the same for any number.
+            let cores = max(1, ProcessInfo.processInfo.activeProcessorCount)
+            sink = try OutputFile(path: output, compression: .init(level: compressLevel, threads: min(jobs, cores)))
         } catch {
             printError(oneLine("feedstream: cannot write \(output ?? "-"): \(error)"))
             throw ExitStatus.usageOrOutput

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
+import FeedStreamBatch
 import FeedStreamTools
 import Foundation
 
@@ -6,7 +8,8 @@ import Foundation
 /// renamed into place only when the run completed, so an interrupted run never leaves
 /// a partial file under the final name. The temporary is hidden
 /// (`.NAME.partial-PID`), so converting the folder the output goes to never picks it
-/// up. A name ending in `.gz` is written gzip-compressed. A device or a pipe
+/// up. A name ending in `.gz` is written gzip-compressed, `.zst` zstd-compressed
+/// (``CompressedFormat``). A device or a pipe
 /// (`/dev/null`, a FIFO) is written directly. A temporary left by a process that no
 /// longer runs (killed by SIGKILL, which cannot be caught) is removed by the next run
 /// writing to the same output.
@@ -22,7 +25,7 @@ final class OutputFile {
     var output: any ByteOutput { named }
     private let named: NamedOutput
     private let file: FileDescriptorOutput
-    private let gzip: GzipOutput?
+    private let compressor: (any CompressedOutput)?
     private let path: String?
     let temporary: String?
     /// The file as given, or "standard output".
@@ -37,13 +40,20 @@ final class OutputFile {
         var errno: Int32? { (error as? OutputError)?.errno }
     }
 
-    init(path: String?, gzipLevel: Int = 6) throws {
+    /// A compressed output's level (nil: the format's default) and threads; the bytes
+    /// written do not depend on the threads.
+    struct Compression {
+        var level: Int?
+        var threads = 0
+    }
+
+    init(path: String?, compression: Compression = Compression()) throws {
         name = path == nil || path == "-" ? "standard output" : path!
         guard let path, path != "-" else {
             self.path = nil
             temporary = nil
             file = .standardOutput
-            gzip = nil
+            compressor = nil
             var st = stat()
             named = NamedOutput(file, name: name, coalescing: fstat(1, &st) == 0 && (st.st_mode & S_IFMT) == S_IFREG)
             return
@@ -56,8 +66,8 @@ final class OutputFile {
             self.path = nil
             temporary = nil
             file = FileDescriptorOutput(fd: fd)
-            gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
-            named = NamedOutput(gzip ?? file, name: name, coalescing: false)
+            compressor = CompressedFormat(path: path)?.output(file, level: compression.level, threads: compression.threads)
+            named = NamedOutput(compressor ?? file, name: name, coalescing: false)
             return
         }
         let url = URL(fileURLWithPath: path)
@@ -71,9 +81,9 @@ final class OutputFile {
         self.path = path
         temporary = tmp
         file = FileDescriptorOutput(fd: fd)
-        gzip = path.hasSuffix(".gz") ? GzipOutput(file, level: gzipLevel) : nil
-        // (The compressor keeps its own buffer.)
-        named = NamedOutput(gzip ?? file, name: name, coalescing: gzip == nil)
+        compressor = CompressedFormat(path: path)?.output(file, level: compression.level, threads: compression.threads)
+        // (A compressor keeps its own buffer.)
+        named = NamedOutput(compressor ?? file, name: name, coalescing: compressor == nil)
     }
 
     /// Removes `PREFIX<pid>` files of `folder` whose process no longer runs: what a
@@ -92,7 +102,7 @@ final class OutputFile {
     }
 
     /// Bytes written to the file so far, after compression; nil when not compressing.
-    var compressedBytes: UInt64? { gzip?.bytesWritten }
+    var compressedBytes: UInt64? { compressor?.bytesWritten }
 
     /// Ends the stream and moves the file into place, whether a signal came or not (the
     /// `--stats` of an interrupted run say so).
@@ -106,7 +116,7 @@ final class OutputFile {
     func finish() throws {
         try named.drain()
         do {
-            try gzip?.finish()
+            try compressor?.finish()
             guard temporary != nil else { return }
             if fsync(file.fd) != 0 && errno != EINVAL { throw OutputError(errno: errno) }
             if close(file.fd) != 0 { throw OutputError(errno: errno) }

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 @testable import FeedStreamCore
 @testable import FeedStreamSwift
 @testable import FeedStreamBatch
 @testable import FeedStreamTools
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// Charsets are decoded once, the way expat decodes them, by every backend: the same
@@ -530,7 +532,7 @@ final class CharsetTests: XCTestCase {
         // A real-world windows-1255 feed whose 11 records hold combining marks: every
         // backend writes them as decoded, none composes them, so the diff finds nothing.
         let file = Paths.sharedReal.appendingPathComponent("chardet__tests_windows-1255-hebrew_notes.co.il.6.xml")
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: file.path), "../shared/corpus/real is not present")
+        if !(FileManager.default.fileExists(atPath: file.path)) { throw skip("real corpus: \(file.path) is not present") }
         var report = BackendDiff.Report()
         try BackendDiff(backends: FeedBackend.allCases, jobs: 2).compare(.file(file.path), into: &report)
         XCTAssertEqual(report.inputs, 1)

@@ -1,9 +1,11 @@
+// SPDX-License-Identifier: Apache-2.0
 @testable import FeedStreamCore
 @testable import FeedStreamSwift
 import FeedStream
 import FeedStreamBatch
 import FeedStreamTools
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// A dump cut at `<?xml` declarations (DocumentSplitter) and parsed part by part
@@ -525,8 +527,8 @@ final class DumpPartsTests: XCTestCase {
     }
 
     func testRealCorpusAsOneDump() throws {
-        let files = Paths.files(in: Paths.sharedReal).prefix(300)
-        guard !files.isEmpty else { throw XCTSkip("no shared real corpus at \(Paths.sharedReal.path)") }
+        let files = TestSample.take(Paths.files(in: Paths.sharedReal).prefix(300))
+        guard !files.isEmpty else { throw skip("real corpus: \(Paths.sharedReal.path) is not present") }
         var stream: [UInt8] = []
         for f in files {
             guard let d = try? Data(contentsOf: f), d.count < 2 << 20, d.first != 0x1F else { continue }

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CFeedStreamInflate
 import CZlib
 import FeedStream
@@ -6,6 +7,7 @@ import FeedStream
 import FeedStreamBatch
 import FeedStreamTools
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// The two gzip inflaters (``GzipInflater``): zlib, and ISA-L where it is installed.
@@ -148,7 +150,7 @@ final class InflaterTests: XCTestCase {
     /// counter is brought back several times and the member still comes out whole, and
     /// the trailer's length is still checked (against the step's own 64-bit count).
     func testMembersPastISALsCounterInflateWhole() throws {
-        guard try inflaters().contains(.isal) else { throw XCTSkip("ISA-L is not available here") }
+        guard try inflaters().contains(.isal) else { throw skip("ISA-L is not available here") }
         cfs_inflate_set_isal_counter_ceiling(128 << 10)
         let stream = member(text) + member(text, lengthDelta: 1)
         let r = stage(stream, piece: 40000, inflater: .isal)
@@ -187,7 +189,7 @@ final class InflaterTests: XCTestCase {
     /// The inflater is a reader's, not the process's: two stages in one thread, one
     /// with each inflater, inflate their members each with its own, member after member.
     func testEachReaderInflatesWithItsOwnInflater() throws {
-        guard try inflaters().contains(.isal) else { throw XCTSkip("ISA-L is not available here") }
+        guard try inflaters().contains(.isal) else { throw skip("ISA-L is not available here") }
         let stream = member(Array(text[0..<50000])) + member(Array(text[50000..<100000]))
         let a = InputStage(limits: .unlimited), b = InputStage(limits: .unlimited)
         a.inflater = .isal

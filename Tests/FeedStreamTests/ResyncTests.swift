@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import CFeedStream
 import FeedStream
 import FeedStreamBatch
@@ -600,7 +601,7 @@ final class ResyncTests: XCTestCase {
                             file: file, line: line)
                 }
             }
-            for cut in 1..<data.count where cut < 1024 || cut % every == 0 {
+            for cut in 1..<data.count where cut < 1024 || cut % (every * TestSample.stride) == 0 {
                 try check("cut at \(cut)", pieces(data, cuts: [cut]))
             }
             for a in Swift.stride(from: 1, to: data.count, by: 97) {

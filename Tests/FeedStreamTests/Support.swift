@@ -1,6 +1,8 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 import Foundation
 import XCTest
+import FeedStreamTestSupport
 
 /// Paths of the repository and the shared corpus, found from this file.
 enum Paths {
@@ -125,6 +127,18 @@ func rss(_ name: String, items: Int, declaration: Bool = true) -> String {
     return s + "</channel></rss>\n"
 }
 
+/// The sanitizer pass of .ci/run (AddressSanitizer on a debug build, several times slower)
+/// sets `FEEDSTREAM_TEST_SAMPLE=N`: the slowest loops over corpora and cut offsets then
+/// take every Nth element, a different Nth for each `offset` (so that, say, each backend
+/// sees its own share and together they see all). The release pass takes them all.
+enum TestSample {
+    static let stride = max(1, ProcessInfo.processInfo.environment["FEEDSTREAM_TEST_SAMPLE"].flatMap(Int.init) ?? 1)
+
+    static func take<C: Collection>(_ elements: C, offset: Int = 0) -> [C.Element] {
+        elements.enumerated().filter { ($0.offset + offset) % stride == 0 }.map(\.element)
+    }
+}
+
 /// The real-world corpus, ../shared/corpus/real beside the repository (1,314 feeds from
 /// public test suites, with SOURCES.tsv naming their licences). Tests read it in place
 /// when it is there; without it they skip, and the run ends with a line naming each
@@ -139,34 +153,10 @@ enum RealCorpus {
     static func require(_ test: XCTestCase) throws -> [URL] {
         let found = files
         if found.isEmpty {
-            let reason = "\(Paths.sharedReal.standardizedFileURL.path) is not present"
-            SkipReport.shared.record(test.name)
-            throw XCTSkip("real corpus: \(reason) (../shared/corpus/real beside the repository; CI has it)")
+            throw test.skip("real corpus: \(Paths.sharedReal.standardizedFileURL.path) is not present "
+                            + "(../shared/corpus/real beside the repository; CI has it)")
         }
         return found
-    }
-}
-
-/// Prints, once the whole run is over, which tests skipped for want of the real corpus.
-final class SkipReport: NSObject, XCTestObservation, @unchecked Sendable {
-    static let shared: SkipReport = {
-        let r = SkipReport()
-        XCTestObservationCenter.shared.addTestObserver(r)
-        return r
-    }()
-    private let lock = NSLock()
-    private var names: [String] = []
-
-    func record(_ name: String) {
-        lock.lock(); defer { lock.unlock() }
-        names.append(name)
-    }
-
-    func testBundleDidFinish(_ testBundle: Bundle) {
-        lock.lock(); defer { lock.unlock() }
-        guard !names.isEmpty else { return }
-        print("FeedStream: skipped real-corpus tests (\(names.count)), because \(Paths.sharedReal.standardizedFileURL.path) "
-              + "(../shared/corpus/real beside the repository) is not present: " + names.joined(separator: ", "))
     }
 }
 

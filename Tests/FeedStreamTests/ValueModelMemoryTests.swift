@@ -1,5 +1,7 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStreamSwift
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 #if canImport(Glibc)
@@ -28,9 +30,9 @@ final class ValueModelMemoryTests: XCTestCase {
         // (Under AddressSanitizer freed memory is held in quarantine: LeakCheckTests
         // checks this path there.)
         if dlsym(UnsafeMutableRawPointer(bitPattern: 0), "__lsan_do_recoverable_leak_check") != nil {
-            throw XCTSkip("AddressSanitizer holds freed memory: LeakCheckTests checks the value model there")
+            throw skip("AddressSanitizer holds freed memory: LeakCheckTests checks the value model there")
         }
-        guard let before = residentKB() else { throw XCTSkip("no /proc/self/status") }
+        guard let before = residentKB() else { throw skip("no /proc/self/status") }
         for _ in 0..<20_000 { _ = try documents(from: .bytes(doc), parser: SwiftFeedParser.self) }
         let grown = try XCTUnwrap(residentKB()) - before
         XCTAssertLessThan(grown, 32 << 10, "resident set grew \(grown) KB over 20,000 documents")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Loads feedstream's output the way its consumers do (Python, DuckDB, pandas), for
 ConsumerTests (Tests/feedstreamCLITests/ConsumerTests.swift). Each check prints what it
 found and exits 0, 1 on a failure, or 77 (skipped) with a line saying which module is
@@ -12,6 +13,9 @@ installs them).
                                                   DuckDB table with the schema
     consumers.py leap FEEDSTREAM                  a leap second is read by Python, DuckDB
                                                   and pandas
+    consumers.py compressed FEEDSTREAM INPUT...   -o FILE.gz and -o FILE.zst load into
+                                                  DuckDB (with the schema) and pandas as
+                                                  the plain output does
 """
 import datetime
 import glob
@@ -196,11 +200,39 @@ def read_leap(binary, tmp):
     print("pandas reads", len(stamps), "dates")
 
 
+def compressed(binary, inputs):
+    with tempfile.TemporaryDirectory(prefix="feedstream-compressed-") as tmp:
+        outs = {}
+        for suffix in ["jsonl", "jsonl.gz", "jsonl.zst"]:
+            outs[suffix] = os.path.join(tmp, "items." + suffix)
+            run(binary, "convert", "-q", "--data-errors-ok", "-o", outs[suffix], *inputs)
+        duckdb = need("duckdb")
+        columns = schema(binary, "duckdb").strip()
+        tables = {}
+        for suffix, path in outs.items():
+            # DuckDB picks the compression by the name (.gz, .zst), as for its own files.
+            tables[suffix] = sorted(map(str, duckdb.sql(
+                f"SELECT kind, source, document, title, link, published FROM read_json('{path}', "
+                f"format='newline_delimited', columns={columns})").fetchall()))
+        plain = tables["jsonl"]
+        check(len(plain) > 20, f"the plain output has {len(plain)} rows")
+        for suffix in ["jsonl.gz", "jsonl.zst"]:
+            check(tables[suffix] == plain, f"duckdb: {suffix} holds {len(tables[suffix])} rows, the plain {len(plain)}")
+        print("duckdb reads", len(plain), "rows from each of", ", ".join(outs))
+        pandas = need("pandas")
+        need("zstandard")   # pandas reads .zst through it
+        frames = {suffix: pandas.read_json(path, lines=True, dtype=False) for suffix, path in outs.items()}
+        for suffix in ["jsonl.gz", "jsonl.zst"]:
+            check(frames[suffix].equals(frames["jsonl"]), f"pandas: {suffix} differs from the plain output")
+        print("pandas reads", len(frames["jsonl"]), "rows from each")
+
+
 def main():
     command, binary, *rest = sys.argv[1:]
     {"schema-keys": lambda: schema_keys(binary, rest),
      "duckdb": lambda: duckdb_shards(binary, rest[0]),
-     "leap": lambda: leap(binary)}[command]()
+     "leap": lambda: leap(binary),
+     "compressed": lambda: compressed(binary, rest)}[command]()
     if fails:
         print(f"{len(fails)} failures")
         sys.exit(1)

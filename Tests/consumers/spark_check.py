@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """The PySpark recipe of docs/CLI.md ("Spark"), run for real (pyspark from PyPI, local[2]): run by
 .ci/run with the self-contained binary (scripts/build-static.sh).
 
@@ -10,7 +11,8 @@ Over COUNT generated feeds (default 300; corpus/generate.py) plus one bad feed:
   - with --strict and without --data-errors-ok the bad feed fails the job (strict, it
     loses an item: exit 1);
   - a missing binary and a mistyped option (exit 2) fail the job: no silent empty output;
-  - the lines load with `feedstream schema --format spark`, every date a timestamp.
+  - the lines load with `feedstream schema --format spark`, every date a timestamp, and
+    so do the same lines written as .jsonl.gz and .jsonl.zst.
 Without Java or pyspark it prints "spark check skipped: ..." and exits 77.
 """
 import os
@@ -97,6 +99,16 @@ try:
     if loaded != (items, dated):
         fails.append(f"spark.read.schema: {loaded} items and published timestamps, expected {(items, dated)}")
     print(f"spark.read.schema(feedstream schema --format spark): {loaded[0]} items, {loaded[1]} published timestamps")
+
+    # The same run written compressed (-o FILE.gz, -o FILE.zst) loads with every item.
+    for suffix in ("gz", "zst"):
+        path = os.path.join(tmp, f"items.jsonl.{suffix}")
+        subprocess.run([binary, "convert", "-q", "-j", "1", "--files-from", listing, "-o", path],
+                       check=True, capture_output=True)
+        n = SparkSession(sc).read.schema(ddl).json(path).where("kind = 'item'").count()
+        if n != items:
+            fails.append(f"spark.read.json(items.jsonl.{suffix}): {n} items, expected {items}")
+        print(f"spark.read.json(items.jsonl.{suffix}): {n} items")
 
     expect_failure("--strict without --data-errors-ok (the bad feed loses an item: exit 1)",
                    f"{feedstream} convert -q -j 1 --strict --files-from -")

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """Cross-checks feedstream's WARC reader against warcio (PyPI), an independent reader.
 
     warc_check.py FEEDSTREAM WARC_FILE

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// Runs the built `feedstream` as a user does: real files, real exit statuses.
@@ -96,13 +98,14 @@ class CLITestCase: XCTestCase {
         return (p.terminationStatus, String(decoding: o, as: UTF8.self))
     }
 
-    /// Runs README command lines as written in `dir` (each line's trailing `   # comment`
-    /// dropped), with the built binary first on PATH, each followed by `echo "== $?"`;
+    /// Runs README command lines as written in `dir` (each line's trailing comment, after
+    /// two or more spaces, dropped), with the built binary first on PATH, each followed by `echo "== $?"`;
     /// returns standard output.
     func runAsWritten(_ lines: [String], in dir: URL) throws -> String {
         let p = Process()
         p.executableURL = URL(fileURLWithPath: "/bin/sh")
-        p.arguments = ["-c", lines.map { $0.components(separatedBy: "   #")[0] + "; echo \"== $?\"" }.joined(separator: "\n")]
+        p.arguments = ["-c", lines.map { $0.replacingOccurrences(of: #"\s{2,}#.*$"#, with: "", options: .regularExpression)
+                                         + "; echo \"== $?\"" }.joined(separator: "\n")]
         p.currentDirectoryURL = dir
         p.environment = ProcessInfo.processInfo.environment.merging(
             ["PATH": binary.deletingLastPathComponent().path + ":" + (ProcessInfo.processInfo.environment["PATH"] ?? "")]) { $1 }
@@ -138,7 +141,9 @@ class CLITestCase: XCTestCase {
         let text = String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
         p.waitUntilExit()
         print(text, terminator: "")
-        if p.terminationStatus == 77 { throw XCTSkip(text) }
+        if p.terminationStatus == 77 {
+            throw skip(text.split(whereSeparator: \.isNewline).joined(separator: " "))
+        }
         XCTAssertEqual(p.terminationStatus, 0, text)
     }
 

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// What docs/CLI.md and `--help` promise about the command line: exit statuses, missing
@@ -286,7 +288,7 @@ final class CommandLinePromiseTests: CLITestCase {
 
     /// A failed write names the file written (before: `output error: write failed: …`).
     func testAFailedWriteNamesTheFile() throws {
-        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw XCTSkip("no /dev/full") }
+        guard FileManager.default.fileExists(atPath: "/dev/full") else { throw skip("no /dev/full") }
         let out = try run(["convert", "-q", "corpus/feeds", "-o", "/dev/full"])
         XCTAssertEqual(out.status, 2)
         XCTAssertEqual(out.err, "feedstream: /dev/full: write failed: No space left on device\n")

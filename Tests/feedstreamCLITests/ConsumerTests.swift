@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// The output as its consumers load it: `feedstream schema` describes every
@@ -23,8 +25,14 @@ final class ConsumerTests: CLITestCase {
 
     func testEveryRealCorpusShardLoadsIntoOneDuckDBTable() throws {
         let real = Self.repo.appendingPathComponent("../shared/corpus/real").standardizedFileURL
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: real.path), "real corpus: \(real.path) is not present")
+        if !(FileManager.default.fileExists(atPath: real.path)) { throw skip("real corpus: \(real.path) is not present") }
         try consumers("duckdb", [real.path])
+    }
+
+    /// `-o FILE.gz` and `-o FILE.zst` load into DuckDB (with `feedstream schema`) and
+    /// pandas with the rows of the plain output.
+    func testCompressedOutputLoadsIntoDuckDBAndPandas() throws {
+        try consumers("compressed", ["corpus/feeds", "corpus/encodings", "corpus/bad"])
     }
 
     /// `:60` is written `:59` in the normalized member (Python, DuckDB and pandas reject

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// `feedstream convert`'s batch flags, each as a user would run it.
@@ -163,6 +165,64 @@ final class ConvertTests: CLITestCase {
         try sh("gzip -t '\(gz.path)' && gzip -dc '\(gz.path)' > '\(dir.path)/back.jsonl'")
         XCTAssertEqual(try String(contentsOfFile: dir.path + "/back.jsonl", encoding: .utf8), plain.out)
         XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path).sorted(), ["back.jsonl", "out.jsonl.gz"])
+    }
+
+    /// `-o FILE.gz` and `-o FILE.zst` hold the plain output's lines, and their bytes are
+    /// the same whatever `-j` (the blocks and jobs they are compressed in are cut by size,
+    /// never by thread).
+    func testCompressedOutputIsTheSameForAnyJobs() throws {
+        let dir = try tempDir()
+        // A dump of about 3 MB (parsed in parts from -j 2 on) and the corpus's feeds.
+        let dump = dir.appendingPathComponent("dump.xml").path
+        try sh("python3 corpus/generate.py dump --size-mb 3 --seed 7 -o '\(dump)' 2>/dev/null")
+        let inputs = [dump, "corpus/feeds", "corpus/bad"]
+        let plain = try run(["convert", "-q", "--data-errors-ok"] + inputs)
+        XCTAssertEqual(plain.status, 0, plain.err)
+        XCTAssertGreaterThan(plain.out.utf8.count, 8 * (128 << 10))   // several of GzipOutput's 128 KiB blocks
+        for suffix in ["gz", "zst"] {
+            var outputs: [Data] = []
+            for jobs in ["1", "2", "4"] {
+                let file = dir.appendingPathComponent("out-\(jobs).jsonl.\(suffix)")
+                let r = try run(["convert", "-q", "--data-errors-ok", "-j", jobs, "-o", file.path] + inputs)
+                XCTAssertEqual(r.status, 0, r.err)
+                outputs.append(try Data(contentsOf: file))
+            }
+            XCTAssertEqual(outputs[1], outputs[0], "\(suffix): -j 2")
+            XCTAssertEqual(outputs[2], outputs[0], "\(suffix): -j 4")
+            let back: [UInt8]?
+            if suffix == "gz" {
+                try sh("gzip -t '\(dir.path)/out-1.jsonl.gz' && gzip -dc '\(dir.path)/out-1.jsonl.gz' > '\(dir.path)/back.jsonl'")
+                back = try [UInt8](Data(contentsOf: dir.appendingPathComponent("back.jsonl")))
+            } else {
+                back = unzstd([UInt8](outputs[0]))
+            }
+            XCTAssertEqual(back.map { String(decoding: $0, as: UTF8.self) }, plain.out, suffix)
+        }
+    }
+
+    /// `--compress-level` takes the format's levels, and needs a compressed output;
+    /// refused, it writes nothing.
+    func testCompressLevelIsBoundedByTheFormat() throws {
+        let dir = try tempDir()
+        for (args, message) in [(["-o", "\(dir.path)/a.jsonl.gz", "--compress-level", "10"], "1 to 9 for gzip"),
+                                (["-o", "\(dir.path)/a.jsonl.gz", "--compress-level", "0"], "1 to 9 for gzip"),
+                                (["-o", "\(dir.path)/a.jsonl.zst", "--compress-level", "20"], "1 to 19 for zstd"),
+                                (["-o", "\(dir.path)/a.jsonl.zst", "--compress-level", "-1"], "1 to 19 for zstd"),
+                                (["-o", "\(dir.path)/a.jsonl", "--compress-level", "3"], "needs -o FILE.gz"),
+                                (["--compress-level", "3"], "needs -o FILE.gz")] {
+            let r = try run(["convert", "-q"] + args + ["corpus/feeds"])
+            XCTAssertEqual(r.status, 2, "\(args): \(r.err)")
+            XCTAssertTrue(r.err.contains(message), "\(args): \(r.err)")
+            XCTAssertEqual(r.out, "")
+        }
+        XCTAssertEqual(try FileManager.default.contentsOfDirectory(atPath: dir.path), [])
+        let fast = try run(["convert", "-q", "-o", "\(dir.path)/fast.jsonl.zst", "--compress-level", "1", "corpus/feeds"])
+        let small = try run(["convert", "-q", "-o", "\(dir.path)/small.jsonl.zst", "--compress-level", "19", "corpus/feeds"])
+        XCTAssertEqual(fast.status, 0, fast.err)
+        XCTAssertEqual(small.status, 0, small.err)
+        let sizes = try ["fast", "small"].map { try Data(contentsOf: dir.appendingPathComponent("\($0).jsonl.zst")) }
+        XCTAssertLessThan(sizes[1].count, sizes[0].count)
+        XCTAssertEqual(unzstd([UInt8](sizes[0])), unzstd([UInt8](sizes[1])))
     }
 
     func testAnOutputDeviceIsWrittenInPlace() throws {

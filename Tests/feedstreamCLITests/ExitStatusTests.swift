@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 /// The exit status says whether something was lost: 0 when every document was converted
@@ -78,7 +80,7 @@ final class ExitStatusTests: CLITestCase {
     /// loses nothing: exit 0, the damaged ones recovered.
     func testTheRealCorpusConvertsWithNothingLost() throws {
         let real = Self.repo.appendingPathComponent("../shared/corpus/real").standardizedFileURL
-        try XCTSkipUnless(FileManager.default.fileExists(atPath: real.path), "real corpus: \(real.path) is not present")
+        if !(FileManager.default.fileExists(atPath: real.path)) { throw skip("real corpus: \(real.path) is not present") }
         let r = try run(["convert", "-o", "/dev/null", real.path])
         XCTAssertEqual(r.status, 0, r.err)
         let summary = try XCTUnwrap(r.err.split(separator: "\n").last.map(String.init))

@@ -1,4 +1,6 @@
+// SPDX-License-Identifier: Apache-2.0
 import Foundation
+import FeedStreamTestSupport
 import XCTest
 
 // What the README and the guides in docs/ show, run as a user meets it: the progress bar,
@@ -29,7 +31,7 @@ final class ProgressBarCLITests: CLITestCase {
         // The run lasts over a second (the input pipe stays open), so a bar would be drawn.
         let slow = "(cat corpus/feeds/rss2-basic.xml; sleep 1.2) | '\(binary.path)' convert"
         guard let toTerminal = try onTerminal("\(slow) -") else {
-            throw XCTSkip("needs script(1) from util-linux for a pseudo-terminal")
+            throw skip("needs script(1) from util-linux for a pseudo-terminal")
         }
         XCTAssertFalse(toTerminal.contains("items/s"), toTerminal)
         XCTAssertFalse(toTerminal.contains("\u{1B}[K"), toTerminal)
@@ -151,7 +153,7 @@ final class ReadmeQueriesCLITests: CLITestCase {
         try probe.run()
         probe.waitUntilExit()
         guard probe.terminationStatus == 0 else {
-            throw XCTSkip("consumer check skipped: the docs' code needs python3 with \(module): run Tests/consumers/setup.sh")
+            throw skip("consumer check skipped: the docs' code needs python3 with \(module): run Tests/consumers/setup.sh")
         }
     }
 
@@ -175,6 +177,45 @@ final class ReadmeQueriesCLITests: CLITestCase {
         XCTAssertEqual(try lines(errors).first?["reason"] as? String, "mismatched tag", errors)
         XCTAssertTrue(text.contains("\"recovered\":true"), text)
         XCTAssertTrue(text.contains(" 0 differences"), text)
+    }
+
+    /// docs/CLI.md "Converting" and "At archive scale": their commands as written (but the
+    /// build, which gives the tests their binary), in a folder holding what they name: a
+    /// gzipped dump, an archive folder (plain and gzipped feeds, a `tmp/` folder) and
+    /// `feeds/*.gz`.
+    func testTheConvertingCommandsRunAsWritten() throws {
+        func commands(_ block: String) -> [String] {
+            block.replacingOccurrences(of: "\\\n", with: " ").split(separator: "\n").map(String.init)
+        }
+        let converting = try commands(XCTUnwrap(blocks(after: "\n## Converting\n", "sh").first))
+        let scale = try commands(XCTUnwrap(blocks(after: "\n## At archive scale\n", "sh").first))
+        XCTAssertEqual(converting.first, "swift build -c release")
+        XCTAssertEqual(converting.count + scale.count, 7)
+        let dir = try tempDir()
+        let feeds = Self.repo.appendingPathComponent("corpus/feeds").path
+        let setUp = """
+            set -e
+            mkdir -p .build/release archive/tmp feeds
+            ln -s '\(binary.path)' .build/release/feedstream
+            gzip -c '\(feeds)/dump-three.xml' > dump.xml.gz
+            cp '\(feeds)/rss2-basic.xml' archive/
+            gzip -c '\(feeds)/atom-basic.xml' > archive/atom.xml.gz
+            gzip -c '\(feeds)/rss1-rdf.xml' > archive/tmp/rdf.xml.gz
+            gzip -c '\(feeds)/rss2-basic.xml' > feeds/a.gz
+            gzip -c '\(feeds)/atom-basic.xml' > feeds/b.gz
+            """
+        XCTAssertEqual(try runAsWritten([setUp], in: dir), "== 0\n")
+        let text = try runAsWritten(Array(converting.dropFirst()) + scale, in: dir)
+        XCTAssertEqual(text.split(separator: "\n").filter { $0.hasPrefix("== ") }, Array(repeating: "== 0", count: 6), text)
+        let stats = try XCTUnwrap(JSONSerialization.jsonObject(
+            with: Data(contentsOf: dir.appendingPathComponent("stats.json"))) as? [String: Any])
+        XCTAssertEqual(stats["files"] as? Int, 3)   // the archive folder, recursively
+        XCTAssertEqual(try String(contentsOf: dir.appendingPathComponent("errors.jsonl"), encoding: .utf8), "")
+        XCTAssertTrue(FileManager.default.fileExists(atPath: dir.appendingPathComponent("archive.jsonl.gz").path))
+        // The last command: the three gzipped files of the archive, tmp/ included.
+        let last = try String(contentsOf: dir.appendingPathComponent("items.jsonl"), encoding: .utf8)
+        let sources = Set(try lines(last).compactMap { $0["source"] as? String })
+        XCTAssertEqual(sources, ["archive/atom.xml.gz", "archive/tmp/rdf.xml.gz"])
     }
 
     /// docs/CLI.md "Broken feeds are recovered": its commands as written, with what the
@@ -355,7 +396,7 @@ final class ReadmeCommandsCLITests: CLITestCase {
         let tags = Set(String(decoding: out.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
             .split(separator: "\n").map { String($0).trimmingCharacters(in: .whitespaces) })
         git.waitUntilExit()
-        guard git.terminationStatus == 0 else { throw XCTSkip("not a git checkout: no tags to compare with") }
+        guard git.terminationStatus == 0 else { throw skip("not a git checkout: no tags to compare with") }
         let text = try readme
         XCTAssertTrue(text.contains(#"dependencies: [.package(path: "../FeedStream")],"#))
         XCTAssertTrue(text.contains(#".product(name: "FeedStream", package: "FeedStream")"#))

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // FeedStream's benchmark suite. Run from Benchmarks/:
 //
 //     swift package --allow-writing-to-directory .benchmarkBaselines benchmark

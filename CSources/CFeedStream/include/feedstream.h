@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedstream.h -- the C API of FeedStream's streaming feed parser.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedstream_baseline.h -- benchmarking helpers: the two physical limits a feed parser
  * is measured against. Not part of the parsing API (feedstream.h); `feedstream bench`

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedstream_charset.h -- a document's charset, decoded to UTF-8 the way expat decodes it.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedstream_inflate.h -- gzip: one member's inflate step, by zlib or by ISA-L, and a
  * stream of members (cfs_gunzip).
@@ -113,6 +114,35 @@ uint64_t cfs_gunzip_padding(const cfs_gunzip *g);
    compressed input (consumed + padding before it). */
 uint64_t cfs_gunzip_members(const cfs_gunzip *g);
 uint64_t cfs_gunzip_member_start(const cfs_gunzip *g);
+
+/* ---- deflate: one block of a gzip member ------------------------------------------- */
+
+/* Deflates blocks of one gzip member that are compressed apart (on several threads)
+   and joined (pigz's layout): each block is raw deflate primed with the 32 KiB before
+   it as dictionary, ending on a byte boundary (an empty stored block: a sync flush),
+   the last with the final block. The bytes depend only on the input, the engine and the
+   level. With ISA-L (levels 1 to 3; its deflate is ~4x zlib's at a ratio between zlib's
+   levels 1 and 3) when it is available and asked for, else zlib (levels 1 to 9). */
+typedef struct cfs_deflate cfs_deflate;
+
+/* 1 when ISA-L's deflate was built in and loaded. */
+int cfs_deflate_isal_available(void);
+/* A deflater with `engine` (ISA-L only where available) at `level`; NULL when out of
+   memory or the level is not the engine's. One thread uses one. */
+cfs_deflate *cfs_deflate_new(cfs_inflate_engine engine, int level);
+void cfs_deflate_free(cfs_deflate *d);
+/* The engine it deflates with. */
+cfs_inflate_engine cfs_deflate_engine(const cfs_deflate *d);
+/* The room cfs_deflate_block needs for `len` input bytes. */
+size_t cfs_deflate_bound(size_t len);
+/* Deflates in[0..len) primed with dict[0..dict_len) (at most 32 KiB), as the member's
+   last block when `last`, into out (cap >= cfs_deflate_bound(len)). Returns the bytes
+   written; 0 on failure (out of memory). */
+size_t cfs_deflate_block(cfs_deflate *d, const uint8_t *dict, size_t dict_len, const uint8_t *in, size_t len,
+                         int last, uint8_t *out, size_t cap);
+/* The gzip CRC-32 of data[0..len) continuing `crc` (0 to start), as zlib's crc32():
+   ISA-L's where it is loaded (several times faster), else zlib's. */
+uint32_t cfs_crc32(uint32_t crc, const uint8_t *data, size_t len);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedstream_input.h -- the input stage of FeedStream's parsers, and the types every
  * part of the C API shares (statuses, errors, limits, counters).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // feed-oneshot FILE [--backend expat|libxml2|swift]
 //
 // One call from a file to plain values, printed as JSON (the values are Codable); then

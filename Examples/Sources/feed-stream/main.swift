@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // feed-stream FILE [LIMIT]
 //
 // Async: the items of FILE with `for try await`, the parser on a thread of its own and

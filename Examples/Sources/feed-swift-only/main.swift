@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // feed-swift-only FILE
 //
 // A program that depends on the FeedStreamSwift product alone (see Package.swift): the

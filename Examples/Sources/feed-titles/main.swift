@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // feed-titles FILE...
 //
 // The delegate style: two handlers listen to one parse through a FeedHandlerGroup.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The Swift snippets of README.md, docs/LIBRARY.md (README's one-call snippet is also
 // there) and the DocC catalog's GettingStarted.md, each verbatim, wrapped in a function
 // that declares the names it uses (`data`, `url`, `store`, ...): building this target

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A handler that materializes every document of an input as plain values.
 ///
 /// What ``FeedParser/documents(from:)`` uses. Memory grows with the input: for archives,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A `Content-Type` value (RFC 9110 8.3): the media type and its `charset` parameter,
 /// the two facts a feed parser takes from it. Read once here for every user: the
 /// parsers' `contentType` (``FeedParser/parse(_:contentType:handler:)``), HTTP

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 internal import CFeedStreamInflate
 
 /// The inflater of gzip input: zlib (the default), or Intel's ISA-L where it is there.

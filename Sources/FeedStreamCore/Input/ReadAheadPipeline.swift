@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import Dispatch
 
 /// Two-stage parsing of one input, so that one big `.gz` keeps two cores busy: a

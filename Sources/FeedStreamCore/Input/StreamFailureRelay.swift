@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Sits between a parser fed plain bytes by a ``ChunkReader`` and the real handler, and
 /// makes a gzip or read failure of the original stream come out exactly as the C core
 /// reports it when it reads the stream itself (`cfs_parser_finish` in `input.c`):

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // A push JSON tokenizer (RFC 8259) for JSON Feed: bytes arrive in chunks of any size,
 // values are reported as they complete, nothing of the document is held but the string
 // or number being read and, for a value the consumer asks to keep raw (a `_` extension),

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A run of bytes as records hold it (the C core's `cfs_span` has the same layout).
 @usableFromInline package struct CoreSpan {
     @usableFromInline package var ptr: UnsafePointer<UInt8>?

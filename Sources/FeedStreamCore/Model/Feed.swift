@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Plain Swift values for people who want them: Sendable, Codable, Equatable.
 // Each is built from the matching zero-copy view and carries the same normalized
 // values the JSON Lines output carries.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A borrowed run of UTF-8 bytes from a parser's memory: the zero-copy form of a field.
 ///
 /// Valid only during the handler call that received it. `isPresent` tells an absent

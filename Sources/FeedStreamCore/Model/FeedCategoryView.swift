@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A category: term, scheme (RSS `domain`), label.
 public struct FeedCategoryView {
     /// The category (RSS: the element's text; Atom: `term`).

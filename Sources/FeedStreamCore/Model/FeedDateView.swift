@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A date as written, and its normalization (see ``FeedDate``).
 public struct FeedDateView {
     /// The text as written, trimmed.

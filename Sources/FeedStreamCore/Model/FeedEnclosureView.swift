@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// An enclosure: url, MIME type, length in bytes (as written).
 public struct FeedEnclosureView {
     /// The file's URL, as written (unresolved).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The feed-level data of a document: in ``FeedHandler/parser(_:didParseItem:)``
 /// (through ``FeedItemView/feed``) what appeared before the item; in
 /// ``FeedHandler/parser(_:didParseFeedInfo:)`` all of it.

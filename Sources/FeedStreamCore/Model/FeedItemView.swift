@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One finished item (RSS `item`, Atom `entry`), borrowed from the parser.
 public struct FeedItemView {
     /// 0-based position of the item in its document.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A link. `rel` defaults to "alternate" when the feed gave none; `href` as written
 /// (the JSON Lines writer resolves it against the `xml:base` in scope).
 public struct FeedLinkView {

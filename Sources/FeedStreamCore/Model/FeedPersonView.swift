@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A person (author, contributor). Atom persons come as written; a person written as
 /// one text (RSS `author`, `dc:creator`, `dc:author`, `dc:contributor`) is split into
 /// `name` and `email` when the text holds an email address, and kept as written in `raw`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Zero-copy views over a parser's current item and feed. They apply the normalization
 // rules of docs/SCHEMA.md that slicing and pointing can express (whitespace trimming,
 // type names, rel defaults, the primary link, permalink flags, date parsing), so every

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One row of a list: its columns by index (see ``FeedList``).
 @_spi(RawRecords) public struct FeedRowView {
     let base: UnsafePointer<CoreSpan>

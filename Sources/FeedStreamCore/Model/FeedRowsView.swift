@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The rows of one list of a record.
 @_spi(RawRecords) public struct FeedRowsView: RandomAccessCollection {
     let base: UnsafePointer<CoreSpan>?

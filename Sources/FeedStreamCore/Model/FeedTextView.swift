@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A text construct: value, type ("text", "html", "xhtml" or a MIME type), and the
 /// xml:lang and xml:base in scope.
 public struct FeedTextView {

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Where a record's fields and lists live, whichever backend made them: `fields` has
 /// one span per ``FeedField``, `present` `SFM.presenceWords` words of presence bits (bit i: field i), `rows` and
 /// `counts` one entry per ``FeedList`` (rows of ``FeedList/columns`` spans each).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // Storage of the pure-Swift feed state machine: a growable byte arena (capacity kept
 // across resets), vectors of refs, records under construction and their published
 // form. Semantics follow the C core's arena.c exactly, limits included, because what is

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Base64 (RFC 4648), tolerant of whitespace and missing padding: Atom 0.3
 /// `mode="base64"` content, and Atom 1.0 content of a MIME type that is not text
 /// (RFC 4287 §4.1.3.3). Returns nil when the text is not base64.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// A point in time parsed from a feed date, normalized to UTC.
 ///
 /// Accepted forms (docs/SCHEMA.md, "Dates"):

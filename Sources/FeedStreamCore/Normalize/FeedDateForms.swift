@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The less common date forms (docs/SCHEMA.md, "Dates"), tried by FeedDate.parse after
 // the common ones fail, so the common path is unchanged: ISO 8601's basic (compact),
 // ordinal and two-digit-year forms, `YYYY-Month-DD`, a weekday before `YYYY/MM/DD`,

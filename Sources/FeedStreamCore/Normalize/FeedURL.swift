@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Reference resolution (RFC 3986 §5.2) for `xml:base`: links, enclosures, person
 /// URIs and content `src` are resolved against the chain of `xml:base` attributes in
 /// scope, each of which may itself be relative to the one outside it.

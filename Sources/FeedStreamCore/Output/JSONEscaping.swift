@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // JSON string encoding straight from borrowed bytes: escapes what JSON requires and
 // guarantees valid UTF-8 out (each byte that does not start a well-formed UTF-8
 // sequence becomes U+FFFD), in one pass with runs of plain bytes copied at once.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Writes JSON Lines (docs/SCHEMA.md): one `"kind":"item"` line per item and one
 /// `"kind":"feed"` line per document, straight from the zero-copy views into an output
 /// buffer: no `String`, no intermediate model, no allocation per item once warm.

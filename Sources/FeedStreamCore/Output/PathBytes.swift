@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // File names are bytes; a String holds them losslessly (docs/SCHEMA.md, "source").
 //
 // A name's valid UTF-8 is its characters; every byte that is not part of a valid UTF-8

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The shape of a JSON line: which member holds which field or list, in which order
 // (docs/SCHEMA.md is the same information in prose). The JSON Lines writer and the
 // value model both walk these tables, so the output and `FeedItem`/`Feed` cannot

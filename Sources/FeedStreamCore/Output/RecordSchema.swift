@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The type of every member of the JSON Lines output, for loaders that would otherwise
 /// guess (`feedstream schema`): DuckDB's `read_json(..., columns=...)`, Spark's
 /// `spark.read.schema(...)`, and JSON Schema (pandas `dtype`, validators).

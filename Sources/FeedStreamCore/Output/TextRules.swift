@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The writers' rules for a document's string values, before JSON escaping, in the order
 // feedparser applies them to an element's text: white space trimmed at both ends (Python's
 // `str.strip()`), UTF-8 read as ISO-8859-1 read again, C1 controls as windows-1252 (that

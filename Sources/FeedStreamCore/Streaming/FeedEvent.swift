@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// One event of a streamed parse, as plain values: the element of
 /// ``FeedEventSequence``.
 ///

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// Every event of an input — items, feed-level fields, failures — parsed on a thread of
 /// its own and delivered with back-pressure:
 /// `for try await event in FeedStream.events(from: url)`.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /// The items of an input, parsed on a thread of their own and delivered with
 /// back-pressure: `for try await item in FeedStream.items(from: url)`.
 ///

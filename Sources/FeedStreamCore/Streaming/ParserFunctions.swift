@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The entry points generic over the parser type (the backend chosen at compile time,
 // statically dispatched): what a package that links only FeedStreamSwift calls, e.g.
 // `FeedStreamSwift.documents(from: input, parser: SwiftFeedParser.self)`. The overloads

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Darwin)
@@ -43,7 +44,7 @@ import Darwin
 // | def nums(xs, per=16):
 // |     return ",\n".join("        " + ", ".join(str(x) for x in xs[i:i + per]) for i in range(0, len(xs), per))
 // | w = sys.stdout.write
-// | w("#if canImport(Glibc)\nimport Glibc\n#elseif canImport(Darwin)\nimport Darwin\n#endif\n\n")
+// | w("// SPDX-License-Identifier: Apache-2.0\n#if canImport(Glibc)\nimport Glibc\n#elseif canImport(Darwin)\nimport Darwin\n#endif\n\n")
 // | w("// GENERATED FILE: do not edit. The exact table of CSources/CFeedStream/html_entities.c (the 248\n")
 // | w("// HTML 4 named entities: name -> UTF-8 text), made by this Python script, run from the package root:\n")
 // | w("//     python3 gen_entities.py > Sources/FeedStreamSwift/Generated/HTMLEntities.swift\n")

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure-Swift backend's feed state machine: tokenizer events in (start element with
 // namespace URI, local name and attributes; character data; end element), finished
 // items out through the handler, once per item, as spans into a per-item arena.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The pure-Swift feed state machine's static tables, built from SwiftRulesTable.swift,
 // which scripts/generate-rules.py writes from CSources/CFeedStream/feed_rules.def, the
 // same file the C core's machine.c expands: the two machines share no code, but their

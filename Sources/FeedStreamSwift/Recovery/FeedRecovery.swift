@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStreamCore
 
 /// The recovery path, shared by every backend: a document that failed as XML is re-read

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The recovery path's lenient reader: turns the bytes of a document that failed as XML
 // into well-formed UTF-8 XML, repairing each fault the way lenient feed parsers do, so
 // that the strict Swift tokenizer and machine can read it (FeedRecovery). One

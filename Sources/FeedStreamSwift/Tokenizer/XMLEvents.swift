@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 // The seam inside the pure-Swift backend: what its XML tokenizer reports to its feed
 // state machine. Everything here is bytes borrowed for the duration of one call
 // (UTF-8, already decoded from the document's encoding, entities replaced, line ends

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 import FeedStream
 
 /// What `feedstream bench` measured: for each workload (one input as given), every
