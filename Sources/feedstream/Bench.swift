@@ -26,6 +26,7 @@ struct Bench: TakesPaths {
             EXAMPLES:
               feedstream bench dump.xml dump.xml.gz
               feedstream bench --backends expat,swift --runs 3 --json archive/ > bench.json
+              feedstream bench --backends swift --compressed-output dump.xml.gz
             """)
 
     @Option(help: "Comma-separated backends (\(FeedBackend.allCases.map(\.rawValue).joined(separator: ", "))).")
@@ -51,6 +52,9 @@ struct Bench: TakesPaths {
 
     @Flag(name: .customLong("compare-inflaters"), help: "For gzip inputs, also run inflate only, each backend (one thread, and inflate on a second thread) and the dump in parts with the other inflater (isa-l, where it is available): ratios paired in one run.")
     var compareInflaters = false
+
+    @Flag(name: .customLong("compressed-output"), help: "For a dump, also run the output side: each backend's dump in parts to gzip and to zstd output (convert -j N -o FILE.gz / FILE.zst, default levels), with its ratio to the plain output in parts and to gzip -1 / zstd -1 of the same JSON Lines on one thread.")
+    var compressedOutput = false
 
     @Flag(name: .shortAndLong, help: "Print no progress on standard error.")
     var quiet = false
@@ -101,6 +105,7 @@ struct Bench: TakesPaths {
         options.inflateThread = !noInflateThread
         options.inflater = inflater
         if compareInflaters { options.otherInflaters = GzipInflater.allCases }
+        options.compressedOutput = compressedOutput
         if !quiet { options.progress = { printError("feedstream bench: " + $0) } }
         if !noPeakMemory {
             let exe = CommandLine.arguments[0].contains("/") ? CommandLine.arguments[0] : "/proc/self/exe"

@@ -145,6 +145,46 @@ final class BenchTests: XCTestCase {
         XCTAssertEqual(decoded, report)
     }
 
+    /// The output side (`--compressed-output`): a dump in parts to gzip and to zstd output,
+    /// with the ratios to its plain output in parts and to `gzip -1` / `zstd -1` of the same
+    /// JSON Lines; their ids go through a child process's `--peak-child` as the others do.
+    func testTheOutputSideRunsEachFormatAgainstItsBaselines() throws {
+        let (_, gz) = try dumpFiles()
+        var options = FeedBench.Options()
+        options.runs = 2
+        options.warmUp = false
+        options.backends = [.swift]
+        options.inflateThread = false
+        options.compressedOutput = true
+        let ids = FeedBench.contenderIDs(for: .init(name: "gz", files: [gz]), options: options)
+        XCTAssertEqual(ids, ["inflate-only", "tokenize-only", "swift", "swift+parts",
+                             "gzip-1", "swift+parts>gzip", "zstd-1", "swift+parts>zstd"])
+        let report = try FeedBench.run([.init(name: "gz", files: [gz])], options: options)
+        let w = report.workloads[0]
+        for format in ["gzip", "zstd"] {
+            let compressed = try XCTUnwrap(w["swift+parts>\(format)"])
+            let baseline = try XCTUnwrap(w["\(format)-1"])
+            XCTAssertNil(compressed.error)
+            XCTAssertNil(baseline.error)
+            XCTAssertEqual(baseline.threads, 1)
+            XCTAssertEqual(baseline.kind, "baseline")
+            XCTAssertEqual(compressed.backend, "swift")
+            XCTAssertGreaterThan(try XCTUnwrap(compressed.ratioToPlainOutput), 0)
+            XCTAssertGreaterThan(try XCTUnwrap(compressed.ratioToCompressOnly), 0)
+            XCTAssertNil(w["swift+parts"]?.ratioToPlainOutput)
+            XCTAssertTrue(compressed.label.contains("→ JSON Lines → \(format)"), compressed.label)
+            // Every MB/s counts the workload's XML, so the ratios compare times.
+            XCTAssertGreaterThan(baseline.medianMBps, 0)
+        }
+        XCTAssertTrue(report.table.contains("× plain out"), report.table)
+        for id in ["gzip-1", "swift+parts>zstd"] {
+            let m = try FeedBench.runOnce(contenderID: id, workload: .init(name: "gz", files: [gz]), inflater: .zlib)
+            XCTAssertGreaterThan(m.bytesXML, 0, id)
+        }
+        XCTAssertThrowsError(try FeedBench.runOnce(contenderID: "swift>gzip", workload: .init(name: "gz", files: [gz]),
+                                                   inflater: .zlib))
+    }
+
     func testContenderIDsFollowTheBackends() {
         var options = FeedBench.Options()
         options.inflateThread = false

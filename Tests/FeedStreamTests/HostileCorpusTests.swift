@@ -223,8 +223,8 @@ final class HostileCorpusTests: XCTestCase {
         // Held whole, they would cost their size in memory and (expat rescanning an
         // unfinished token at every chunk) quadratic time: 7 minutes for 300 MB.
         let head = "<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title><item><title>kept</title></item>"
-        for (open, close) in [("<!--", "-->"), ("<x a=\"", "\"/>"), ("<x><![CDATA[", "]]></x>")] {
-            for backend in FeedBackend.allCases {
+        for (n, (open, close)) in [("<!--", "-->"), ("<x a=\"", "\"/>"), ("<x><![CDATA[", "]]></x>")].enumerated() {
+            for backend in TestSample.take(FeedBackend.allCases, offset: n) {
                 let source = TextNode(head: bytes(head + open), size: 300_000_000, tail: bytes(close + "</channel></rss>\n"))
                 let log = EventLog()
                 let summary = try backend.makeParser().parse(.chunks(FeedChunks { source.next() }), handler: log)
@@ -239,7 +239,7 @@ final class HostileCorpusTests: XCTestCase {
         // rule reads): kept up to the field limit, then skipped, streamed, never held, and
         // the document is fine. 200 MB pass through each backend.
         for kept in [true, false] {
-            for backend in FeedBackend.allCases {
+            for backend in TestSample.take(FeedBackend.allCases, offset: kept ? 0 : 1) {
                 let open = kept ? "<item><title>big</title><description>" : "<item><title>big</title><x>"
                 let close = kept ? "</description></item>" : "</x></item>"
                 let source = TextNode(head: bytes("<?xml version=\"1.0\"?><rss version=\"2.0\"><channel><title>t</title>" + open),

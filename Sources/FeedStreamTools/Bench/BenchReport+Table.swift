@@ -26,19 +26,27 @@ extension BenchReport {
             if w.bytesIn != w.bytesXML { out += " (\(formatMB(w.bytesIn)) MB on disk)" }
             if let d = w.documents, let i = w.items { out += ", \(counted(d, "document")), \(counted(i, "item"))" }
             out += "\n"
-            var rows: [[String]] = [["contender", "MB/s", "min–max", "× tokenize", "× inflate", "items/s", "peak memory"]]
+            // The output side's columns, when the workload has compressed-output contenders.
+            let output = w.results.contains { $0.ratioToPlainOutput != nil || $0.ratioToCompressOnly != nil }
+            var rows: [[String]] = [["contender", "MB/s", "min–max", "× tokenize", "× inflate"]
+                                    + (output ? ["× plain out", "× compressor"] : []) + ["items/s", "peak memory"]]
             for r in w.results {
-                rows.append([
+                var row: [String] = [
                     r.label + (r.error != nil ? " [!]" : ""),
                     fixed(r.medianMBps, 1),
                     "\(fixed(r.minMBps, 1))–\(fixed(r.maxMBps, 1))",
                     r.ratioToTokenizeOnly.map { fixed($0, 2) } ?? "",
                     r.ratioToInflateOnly.map { fixed($0, 2) } ?? "",
-                    r.itemsPerSecond.map { grouped(Int($0.rounded())) } ?? "",
-                    r.peakMemoryBytes.map { formatMB($0) + " MB" } ?? "",
-                ])
+                ]
+                if output {
+                    row.append(r.ratioToPlainOutput.map { fixed($0, 2) } ?? "")
+                    row.append(r.ratioToCompressOnly.map { fixed($0, 2) } ?? "")
+                }
+                row.append(r.itemsPerSecond.map { grouped(Int($0.rounded())) } ?? "")
+                row.append(r.peakMemoryBytes.map { formatMB($0) + " MB" } ?? "")
+                rows.append(row)
             }
-            out += render(rows, rightAligned: [1, 2, 3, 4, 5, 6])
+            out += render(rows, rightAligned: Set(1..<rows[0].count))
             for r in w.results { if let e = r.error { out += "[!] \(r.id): \(e)\n" } }
         }
         return out

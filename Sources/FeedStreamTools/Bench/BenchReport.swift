@@ -93,7 +93,9 @@ public struct BenchWorkloadResult: Sendable, Codable, Equatable {
 /// One contender on one workload.
 public struct BenchResult: Sendable, Codable, Equatable {
     /// `tokenize-only`, `inflate-only`, a backend's name (`expat`), or a backend's name
-    /// followed by `+inflate-thread` (gzip inflated on a second thread).
+    /// followed by `+inflate-thread` (gzip inflated on a second thread), `+parts` (a dump
+    /// in parts) or `+parts>gzip` / `+parts>zstd` (in parts, to compressed output);
+    /// `gzip-1` and `zstd-1` (compressing the JSON Lines alone).
     public var id: String
     /// What it is, in words.
     public var label: String
@@ -120,6 +122,12 @@ public struct BenchResult: Sendable, Codable, Equatable {
     public var ratioToTokenizeOnly: Double?
     /// The same against inflate-only.
     public var ratioToInflateOnly: Double?
+    /// For a backend writing compressed output (`swift+parts>gzip`): the same against its
+    /// plain output (`swift+parts`), run by run.
+    public var ratioToPlainOutput: Double?
+    /// The same against compressing its JSON Lines alone on one thread (`gzip-1`,
+    /// `zstd-1`).
+    public var ratioToCompressOnly: Double?
     /// Peak resident memory in bytes of one run alone in a child process (nil when not
     /// measured).
     public var peakMemoryBytes: UInt64?
@@ -129,6 +137,7 @@ public struct BenchResult: Sendable, Codable, Equatable {
     /// A result; the median, minimum, maximum and spread are computed from `runsMBps`.
     public init(id: String, label: String, kind: String, backend: String?, threads: Int, runsMBps: [Double],
                 itemsPerSecond: Double?, ratioToTokenizeOnly: Double?, ratioToInflateOnly: Double?,
+                ratioToPlainOutput: Double? = nil, ratioToCompressOnly: Double? = nil,
                 peakMemoryBytes: UInt64?, error: String?) {
         self.id = id
         self.label = label
@@ -144,6 +153,8 @@ public struct BenchResult: Sendable, Codable, Equatable {
         self.itemsPerSecond = itemsPerSecond
         self.ratioToTokenizeOnly = ratioToTokenizeOnly
         self.ratioToInflateOnly = ratioToInflateOnly
+        self.ratioToPlainOutput = ratioToPlainOutput
+        self.ratioToCompressOnly = ratioToCompressOnly
         self.peakMemoryBytes = peakMemoryBytes
         self.error = error
     }

@@ -68,6 +68,11 @@ public enum FeedBench: Sendable {
         /// (besides ``inflater``), for ratios paired in one run; the ones not available
         /// here are left out.
         package var otherInflaters: [GzipInflater] = []
+        /// For a workload of one file (a dump), also run the output side: each backend's
+        /// dump in parts to gzip and to zstd output (`convert -j N -o FILE.gz|.zst`, the
+        /// default levels), against its plain output in parts and against compressing the
+        /// same JSON Lines alone on one thread at level 1 (`gzip -1`, `zstd -1`).
+        public var compressedOutput = false
         /// What inflates gzip in the run (`bench --inflate`).
         package var inflater = GzipInflater.default
         /// Measures one contender's peak memory (e.g. in a child process); nil to skip.
@@ -162,6 +167,12 @@ public enum FeedBench: Sendable {
         if workload.files.count == 1 && options.dumpParts {
             list += options.backends.map { .parts($0) }
         }
+        if workload.files.count == 1 && options.compressedOutput {
+            for format in CompressedFormat.allCases {
+                list.append(.compressOnly(format))
+                list += options.backends.map { .compressedParts($0, format) }
+            }
+        }
         if gzip {
             for inflater in options.otherInflaters
             where inflater != options.inflater && (inflater != .isal || GzipInflater.isalAvailable) {
@@ -216,12 +227,18 @@ public enum FeedBench: Sendable {
             if contender.backend != nil, let r = runs.first, r.bytesXML > 0 {
                 itemsPerSecond = Double(r.items) * medianMBps * 1e6 / Double(r.bytesXML)
             }
+            var toPlain: Double?, toCompressor: Double?
+            if case .compressedParts(let b, let format) = contender {
+                toPlain = contenders.firstIndex(of: .parts(b)).flatMap(ratio(to:))
+                toCompressor = contenders.firstIndex(of: .compressOnly(format)).flatMap(ratio(to:))
+            }
             let peak = options.peakMemory?(contender.id, workload)
             results.append(BenchResult(
                 id: contender.id, label: contender.label(gzip, inflater: options.inflater), kind: contender.backend == nil ? "baseline" : "backend",
                 backend: contender.backend?.rawValue, threads: contender.threads(gzip),
                 runsMBps: mbps,
                 itemsPerSecond: itemsPerSecond, ratioToTokenizeOnly: ratio(to: tokenize), ratioToInflateOnly: ratio(to: inflateOnly(of: contender)),
+                ratioToPlainOutput: toPlain, ratioToCompressOnly: toCompressor,
                 peakMemoryBytes: peak, error: runs.compactMap(\.error).first))
         }
         return BenchWorkloadResult(
@@ -238,8 +255,14 @@ public enum FeedBench: Sendable {
         case parts(FeedBackend)
         /// A contender run with another ``GzipInflater`` than the process's.
         case inflatedBy(GzipInflater, Contender)
+        /// `.parts` writing compressed output (`convert -j N -o FILE.gz|.zst`).
+        case compressedParts(FeedBackend, CompressedFormat)
+        /// The workload's JSON Lines (made once, before the runs) compressed at level 1 on
+        /// one thread, nothing parsed: `gzip -1`, `zstd -1`.
+        case compressOnly(CompressedFormat)
 
         static let inflaterSeparator = "@"
+        static let outputSeparator = ">"
 
         /// Whether the inflater sets its pace: inflate only, a backend (one thread, or
         /// with inflate on a second thread), a dump in parts (the ones run with each
@@ -263,6 +286,8 @@ public enum FeedBench: Sendable {
             case .backend(let b, let t): b.rawValue + (t ? Contender.threadSuffix : "")
             case .parts(let b): b.rawValue + Contender.partsSuffix
             case .inflatedBy(let i, let c): c.id + Contender.inflaterSeparator + i.rawValue
+            case .compressedParts(let b, let f): Contender.parts(b).id + Contender.outputSeparator + f.rawValue
+            case .compressOnly(let f): f.rawValue + "-1"
             }
         }
 
@@ -271,6 +296,16 @@ public enum FeedBench: Sendable {
                 guard let inflater = GzipInflater(rawValue: String(id[id.index(after: at)...])),
                       let base = Contender(id: String(id[..<at])) else { return nil }
                 self = .inflatedBy(inflater, base)
+                return
+            }
+            if let at = id.lastIndex(of: Character(Contender.outputSeparator)) {
+                guard let format = CompressedFormat(rawValue: String(id[id.index(after: at)...])),
+                      case .parts(let b)? = Contender(id: String(id[..<at])) else { return nil }
+                self = .compressedParts(b, format)
+                return
+            }
+            if id.hasSuffix("-1"), let format = CompressedFormat(rawValue: String(id.dropLast(2))) {
+                self = .compressOnly(format)
                 return
             }
             switch id {
@@ -289,7 +324,7 @@ public enum FeedBench: Sendable {
 
         var backend: FeedBackend? {
             switch self {
-            case .backend(let b, _), .parts(let b): b
+            case .backend(let b, _), .parts(let b), .compressedParts(let b, _): b
             case .inflatedBy(_, let c): c.backend
             default: nil
             }
@@ -300,7 +335,8 @@ public enum FeedBench: Sendable {
             case .inflateOnly: 1
             case .tokenizeOnly: gzip.onAThread.isEmpty ? 1 : 2
             case .backend(_, let t): t ? 2 : 1
-            case .parts: Contender.partsJobs
+            case .parts, .compressedParts: Contender.partsJobs
+            case .compressOnly: 1
             case .inflatedBy(_, let c): c.threads(gzip)
             }
         }
@@ -319,6 +355,12 @@ public enum FeedBench: Sendable {
                 "\(b.rawValue) → JSON Lines" + (t ? ", inflate on a 2nd thread (ReadAheadPipeline)" : gzip.files > 0 ? ", one thread" : "")
             case .parts(let b):
                 "\(b.rawValue) → JSON Lines, the dump in parts on \(Contender.partsJobs) threads (DumpStreamParts)"
+            case .compressedParts(let b, let f):
+                "\(b.rawValue) → JSON Lines → \(f) (level \(f.defaultLevel)), the dump in parts on \(Contender.partsJobs) threads"
+            case .compressOnly(.gzip):
+                "gzip -1 of the JSON Lines (zlib level 1, one thread, nothing parsed)"
+            case .compressOnly(.zstd):
+                "zstd -1 of the JSON Lines (libzstd level 1, one worker, nothing parsed)"
             }
         }
     }
@@ -393,14 +435,36 @@ public enum FeedBench: Sendable {
         deinit {
             close(devNull)
             cfs_baseline_tokenizer_free(tokenizer)
+            if let lines { unlink(lines.path) }
+        }
+
+        /// Converts `files` (the swift backend, in parts) into a temporary file of JSON
+        /// Lines.
+        private func writeLines(_ files: [String]) throws -> (path: String, bytesXML: UInt64, bytes: UInt64) {
+            var template = Array("/tmp/feedstream-bench-lines-XXXXXX".utf8CString)
+            let fd = template.withUnsafeMutableBufferPointer { mkstemp($0.baseAddress!) }
+            guard fd >= 0 else { throw OutputError(errno: errno) }
+            defer { close(fd) }
+            let path = template.withUnsafeBufferPointer { String(cString: $0.baseAddress!) }
+            var options = BatchConverter.Options(jobs: Contender.partsJobs, makeParser: { FeedBackend.swift.makeParser() })
+            options.inflater = inflater
+            let s = try BatchConverter(options: options).run(files.map { BatchInput.file($0) }, to: FileDescriptorOutput(fd: fd))
+            var st = stat()
+            fstat(fd, &st)
+            return (path, s.bytesXML, UInt64(st.st_size))
         }
 
         /// The tokenize-only baseline's expat parser and buffers, kept between files and
         /// runs as the backends keep theirs.
         private var tokenizer: OpaquePointer?
 
+        /// The JSON Lines the compress-only baselines compress: made once, before their
+        /// first run (not timed), in a temporary file the page cache keeps.
+        private var lines: (path: String, bytesXML: UInt64, bytes: UInt64)?
+
         func run(_ files: [String]) throws -> Measurement {
             var m = Measurement(seconds: 0, bytesXML: 0, bytesIn: 0, documents: 0, items: 0, error: nil)
+            if case .compressOnly = base, lines == nil { lines = try writeLines(files) }
             let clock = ContinuousClock()
             let start = clock.now
             for file in files {
@@ -481,6 +545,41 @@ public enum FeedBench: Sendable {
                 m.bytesXML += summary.bytesXML
                 m.documents += summary.documents
                 m.items += summary.items
+
+            case .compressedParts(let b, let format):
+                // What `feedstream convert -j N -o FILE.gz|.zst` runs, writing to /dev/null.
+                var options = BatchConverter.Options(jobs: Contender.partsJobs, makeParser: { b.makeParser() })
+                options.inflater = inflater
+                options.gzipDumpPartsMinimumJobs = 2
+                let output = format.output(FileDescriptorOutput(fd: devNull), level: nil, threads: Contender.partsJobs)
+                let s = try BatchConverter(options: options).run([BatchInput.file(file)], to: output)
+                try output.finish()
+                if s.failedInputs > 0 { noteError(&m, "\(file): failed") }
+                m.bytesIn += s.bytesIn
+                m.bytesXML += s.bytesXML
+                m.documents += s.documents
+                m.items += s.items
+
+            case .compressOnly(let format):
+                // The workload's JSON Lines at level 1 on one thread, as `gzip -1` and
+                // `zstd -1` compress a file (zlib, not ISA-L: the common tool's deflate).
+                guard let lines else { return }
+                let fd = open(lines.path, O_RDONLY | O_CLOEXEC)
+                guard fd >= 0 else { return noteError(&m, "\(lines.path): cannot open") }
+                defer { close(fd) }
+                let sink = FileDescriptorOutput(fd: devNull)
+                let output: any CompressedOutput = format == .gzip
+                    ? GzipOutput(sink, level: 1, threads: 0, isal: false) : ZstdOutput(sink, level: 1, threads: 1)
+                let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: 1 << 20, alignment: 16)
+                defer { buffer.deallocate() }
+                while true {
+                    let n = read(fd, buffer.baseAddress, buffer.count)
+                    if n <= 0 { break }
+                    try output.write(UnsafeRawBufferPointer(rebasing: buffer[0..<n]))
+                }
+                try output.finish()
+                m.bytesIn += lines.bytes
+                m.bytesXML += lines.bytesXML
 
             case .inflatedBy:
                 preconditionFailure("a contender has one inflater")
