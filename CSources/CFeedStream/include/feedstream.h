@@ -189,7 +189,7 @@ typedef enum cfs_field {
     CFS_FIELD_SOURCE_ID, /* The Atom `source` feed's `id`. */
     CFS_FIELD_SOURCE_UPDATED, /* The Atom `source` feed's `updated` date, as written. */
     CFS_FIELD_GENERATOR, /* The feed's `generator`. */
-    CFS_FIELD_GENERATOR_URI, /* Atom `generator`'s `uri` (or 0.3 `url`) attribute. */
+    CFS_FIELD_GENERATOR_URI, /* Atom `generator`'s `uri` (or 0.3 `url`) attribute; else `admin:generatorAgent`'s `rdf:resource`. */
     CFS_FIELD_GENERATOR_VERSION, /* Atom `generator`'s `version` attribute. */
     CFS_FIELD_DOCS, /* RSS `docs`: the URL of the format's documentation. */
     CFS_FIELD_TTL, /* RSS `ttl`: minutes a feed may be cached. */

@@ -84,7 +84,7 @@
     case sourceUpdated
     /// The feed's `generator`.
     case generator
-    /// Atom `generator`'s `uri` (or 0.3 `url`) attribute.
+    /// Atom `generator`'s `uri` (or 0.3 `url`) attribute; else `admin:generatorAgent`'s `rdf:resource`.
     case generatorUri
     /// Atom `generator`'s `version` attribute.
     case generatorVersion

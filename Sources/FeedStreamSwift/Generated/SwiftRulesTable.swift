@@ -39,11 +39,12 @@ extension SFM {
     static let fPrism: UInt8 = 24
     static let fThr: UInt8 = 25
     static let fGd: UInt8 = 26
-    static let fOther: UInt8 = 27
+    static let fAdmin: UInt8 = 27
+    static let fOther: UInt8 = 28
 
     /// Each family's conventional prefix (its name in lower case), by family number:
     /// the recovery path binds an undeclared prefix to its family's first namespace.
-    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "thr", "gd", "other"]
+    static let familyPrefixes: [String] = ["rss", "atom", "dc", "content", "rdf", "xhtml", "xml", "itunes", "media", "podcast", "slash", "wfw", "georss", "geo", "sy", "cc", "feedburner", "blogchannel", "cdf", "gml", "psc", "youtube", "wordpress", "googleplay", "prism", "thr", "gd", "admin", "other"]
 
     // Namespace kinds.
     static let nsNone: UInt8 = 0
@@ -517,6 +518,7 @@ enum SwiftRulesTable {
         ("http://purl.org/rss/1.0/modules/prism/", 9, 24),
         ("http://purl.org/syndication/thread/1.0", 9, 25),
         ("http://schemas.google.com/g/2005", 9, 26),
+        ("http://webns.net/mvcb/", 9, 27),
     ]
 
     /// Attribute maps: (attribute, column or field), by map index.
@@ -748,6 +750,7 @@ enum SwiftRulesTable {
         (10, "hit_parade", 2, 0, 266, 1, 255, 0, 0),  // slash:hit_parade TEXT FLD(SLASH_HIT_PARADE)
         (25, "total", 2, 0, 63, 2, 255, 0, 0),  // thr:total TEXT FLD(COMMENT_COUNT)
         (26, "image", 4, 12, 65535, 0, 64, 0, 0),  // gd:image ROWATTR NONE
+        (27, "generatorAgent", 1, 11, 39, 2, 255, 0, 0),  // admin:generatorAgent RESOURCE FLD(GENERATOR_URI)
         (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
         (11, "commentRSS", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
         (14, "updatePeriod", 1, 0, 64, 1, 255, 0, 0),  // sy:updatePeriod TEXT FLD(SY_PERIOD)
