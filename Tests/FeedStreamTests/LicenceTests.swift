@@ -25,10 +25,13 @@ final class LicenceTests: XCTestCase {
         let named: Set<String> = ["Makefile", ".ci/run", ".ci/install-deps"]
         guard let walker = fm.enumerator(atPath: root) else { return [] }
         while let path = walker.nextObject() as? String {
-            let first = path.split(separator: "/").first.map(String.init) ?? path
-            // Build folders, the virtual environment, git, and data (feeds, fuzz seeds).
-            if first.hasPrefix(".build") || first == ".venv" || first == ".git" || first == ".swiftpm"
-                || path.hasPrefix("Fuzz/corpus") || (first == "corpus" && !path.hasSuffix(".py")) {
+            let components = path.split(separator: "/").map(String.init)
+            let first = components.first ?? path
+            // Build folders (the examples' and benchmarks' too), the virtual environment,
+            // git, and data (feeds, fuzz seeds).
+            let last = components.last ?? path
+            if last.hasPrefix(".build") || last == ".venv" || last == ".git" || last == ".swiftpm"
+                || path.hasPrefix("Fuzz/corpus") || (first == "corpus" && path != "corpus" && !path.hasSuffix(".py")) {
                 if (try? fm.attributesOfItem(atPath: root + "/" + path)[.type] as? FileAttributeType) == .typeDirectory {
                     walker.skipDescendants()
                 }
@@ -46,6 +49,7 @@ final class LicenceTests: XCTestCase {
         XCTAssertGreaterThan(files.count, 200)
         XCTAssertTrue(files.contains("Package.swift"))
         XCTAssertTrue(files.contains("CSources/CFeedStreamInput/input.c"))
+        XCTAssertTrue(files.contains("corpus/generate.py"))
         for path in files {
             let text = try String(contentsOfFile: Paths.repo.appendingPathComponent(path).path, encoding: .utf8)
             let head = text.split(separator: "\n", maxSplits: 3, omittingEmptySubsequences: false).prefix(3)
