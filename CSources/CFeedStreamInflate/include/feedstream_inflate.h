@@ -121,8 +121,8 @@ uint64_t cfs_gunzip_member_start(const cfs_gunzip *g);
    and joined (pigz's layout): each block is raw deflate primed with the 32 KiB before
    it as dictionary, ending on a byte boundary (an empty stored block: a sync flush),
    the last with the final block. The bytes depend only on the input, the engine and the
-   level. With ISA-L (levels 1 to 3; its deflate is ~4x zlib's at a ratio between zlib's
-   levels 1 and 3) when it is available and asked for, else zlib (levels 1 to 9). */
+   level. With ISA-L (levels 1 to 3; much faster than zlib at a ratio near zlib's
+   levels 1 to 3) when it is available and asked for, else zlib (levels 1 to 9). */
 typedef struct cfs_deflate cfs_deflate;
 
 /* 1 when ISA-L's deflate was built in and loaded. */

@@ -40,8 +40,8 @@ package final class GzipOutput: ByteOutput {
     /// Uncompressed bytes per block (pigz's default).
     package static let blockSize = 128 << 10
     /// The level of `feedstream convert -o FILE.gz` unless `--compress-level` says
-    /// otherwise: one that keeps up with the conversion (with ISA-L, within about 10% of
-    /// `gzip -6`'s size; docs/PERFORMANCE.md).
+    /// otherwise: a fast one, so that compressing keeps up with the conversion
+    /// (`feedstream bench --compressed-output` measures it); 6 is gzip's own default.
     package static let defaultLevel = 2
     /// The dictionary each block starts with: deflate's window.
     static let window = 32 << 10
@@ -87,7 +87,7 @@ package final class GzipOutput: ByteOutput {
     }
 
     /// Whether blocks at `level` are deflated by ISA-L here: levels 1 to 3 where ISA-L is
-    /// installed (its deflate is about four times zlib's), zlib otherwise.
+    /// installed (its deflate is much faster than zlib's), zlib otherwise.
     package static func deflatesWithISAL(level: Int) -> Bool {
         level <= 3 && cfs_deflate_isal_available() != 0
     }
