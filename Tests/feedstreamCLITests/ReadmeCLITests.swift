@@ -402,7 +402,9 @@ final class ReadmeCommandsCLITests: CLITestCase {
         XCTAssertTrue(text.contains(#".product(name: "FeedStream", package: "FeedStream")"#))
         XCTAssertFalse(text.contains("<owner>"))
         // A version the README depends on, and every version the CHANGELOG gives as
-        // released, is a tag (the baseline api/check.sh compares with).
+        // released, is a tag (the baseline api/check.sh compares with). A clone made
+        // without tags (a single branch fetched alone) cannot tell.
+        if tags.subtracting([""]).isEmpty { throw skip("this clone holds no tags: the released versions cannot be checked") }
         let changelog = try String(contentsOf: Self.repo.appendingPathComponent("CHANGELOG.md"), encoding: .utf8)
         for line in changelog.split(separator: "\n") where line.hasPrefix("## ") && !line.hasPrefix("## Unreleased") {
             let version = String(line.dropFirst(3).split(separator: " ")[0])
