@@ -27,8 +27,9 @@ package enum CompressedFormat: String, CaseIterable, Sendable {
         }
     }
 
-    /// The level used when none is given: one at which compressing keeps up with the
-    /// conversion on the same cores (docs/PERFORMANCE.md measures both).
+    /// The level used when none is given: a fast one, so that compressing takes little
+    /// from the conversion on the same cores (`feedstream bench --compressed-output`
+    /// measures both); `--compress-level` trades speed for size.
     package var defaultLevel: Int {
         switch self {
         case .gzip: GzipOutput.defaultLevel

@@ -82,7 +82,7 @@ package final class GzipOutput: ByteOutput {
         self.base = base
         self.level = Int32(level)
         self.isal = isal
-        block = Block(dictionary: 0)
+        block = Block(after: nil)
         pool = threads > 0 ? Pool(threads: threads, level: Int32(level), isal: isal) : nil
     }
 
@@ -139,10 +139,8 @@ package final class GzipOutput: ByteOutput {
     /// Hands the block out to compress (or compresses it here), and starts the next one
     /// with its last ``window`` bytes as dictionary.
     private func submit(last: Bool) throws {
-        let next = Block(dictionary: min(block.dataCount + block.dictionary, Self.window))
-        next.append(block.tail(next.dictionary), next.dictionary, asDictionary: true)
         let job = Job(index: submitted, block: block, last: last)
-        block = next
+        block = Block(after: block)
         submitted += 1
         if let pool {
             pool.add(job)
@@ -174,8 +172,8 @@ package final class GzipOutput: ByteOutput {
             headerWritten = true
         }
         try put(UnsafeRawBufferPointer(start: job.output, count: job.outputCount))
-        crc = crc32_combine(crc, job.crc, Int(job.block.dataCount))
-        length &+= UInt64(job.block.dataCount)
+        crc = crc32_combine(crc, job.crc, Int(job.block.count))
+        length &+= UInt64(job.block.count)
     }
 
     private func put(_ bytes: [UInt8]) throws { try bytes.withUnsafeBytes { try put($0) } }
@@ -186,36 +184,33 @@ package final class GzipOutput: ByteOutput {
     }
 }
 
-/// The bytes of one block: its dictionary, then its data.
+/// The bytes of one block: its dictionary (the stream's ``GzipOutput/window`` bytes
+/// before it), then its data.
 private final class Block: @unchecked Sendable {
     // @unchecked: filled by the writing thread, then read by one compressing thread only
     // after it was handed over under the pool's lock.
     let storage: UnsafeMutablePointer<UInt8>
     let dictionary: Int
-    private(set) var count = 0   // data bytes
+    /// Data bytes.
+    private(set) var count = 0
 
-    var dataCount: Int { count }
-
-    init(dictionary: Int) {
-        self.dictionary = dictionary
+    /// The first block, or the one after `previous`, primed with its last bytes.
+    init(after previous: Block?) {
         storage = .allocate(capacity: GzipOutput.window + GzipOutput.blockSize)
+        dictionary = previous.map { min($0.dictionary + $0.count, GzipOutput.window) } ?? 0
+        if let previous, dictionary > 0 {
+            storage.update(from: previous.data + previous.count - dictionary, count: dictionary)
+        }
     }
 
     deinit { storage.deallocate() }
 
     var data: UnsafeMutablePointer<UInt8> { storage + dictionary }
 
-    func append(_ p: UnsafeRawPointer, _ n: Int, asDictionary: Bool = false) {
-        if asDictionary {
-            storage.update(from: p.assumingMemoryBound(to: UInt8.self), count: n)
-        } else {
-            (data + count).update(from: p.assumingMemoryBound(to: UInt8.self), count: n)
-            count += n
-        }
+    func append(_ p: UnsafeRawPointer, _ n: Int) {
+        (data + count).update(from: p.assumingMemoryBound(to: UInt8.self), count: n)
+        count += n
     }
-
-    /// The last `n` bytes of dictionary and data together.
-    func tail(_ n: Int) -> UnsafeRawPointer { UnsafeRawPointer(storage + dictionary + count - n) }
 }
 
 /// A block to compress, and what it became.
@@ -253,14 +248,14 @@ private struct Deflater {
     /// boundary (the last block: to the stream's end).
     func run(_ job: Job) {
         let block = job.block
-        let bound = cfs_deflate_bound(block.dataCount)
+        let bound = cfs_deflate_bound(block.count)
         let out = UnsafeMutablePointer<UInt8>.allocate(capacity: bound)
-        let n = cfs_deflate_block(d, block.storage, block.dictionary, block.data, block.dataCount, job.last ? 1 : 0,
+        let n = cfs_deflate_block(d, block.storage, block.dictionary, block.data, block.count, job.last ? 1 : 0,
                                   out, bound)
         if n == 0 { fatalError("FeedStream: deflate failed: out of memory") }
         job.output = out
         job.outputCount = n
-        job.crc = UInt(cfs_crc32(0, block.data, block.dataCount))
+        job.crc = UInt(cfs_crc32(0, block.data, block.count))
     }
 }
 
