@@ -102,17 +102,20 @@ static void judge(void *r, const uint8_t *bytes, size_t len, uint64_t at, cfs_er
     /* As the expat backend reads them: the bytes, then the end of the input if it
        ended there. */
     cfs_doc_result res = cfs_expat_ops.parse(p->judge_tok, bytes, len, 0, &consumed, &e);
+    int before_end = res == CFS_DOC_ERROR;
     if (res == CFS_DOC_OK && p->last_final) res = cfs_expat_ops.parse(p->judge_tok, NULL, 0, 1, &consumed, &e);
     if (res != CFS_DOC_ERROR) return;
-    if (err->code == CFS_ERR_GZIP) {
+    if (err->code == CFS_ERR_GZIP && !before_end) {
         /* A document the gzip data cut short: where expat stopped reading it. */
         err->line = e.line;
         err->column = e.column;
         err->offset = e.offset;
         return;
     }
-    /* A limit the machine checks is where expat's events reach it: the same limit. */
-    if (e.code != err->code) return;
+    /* In a document the gzip data cut short, an error expat meets before the cut is the
+       document's own, as the expat backend reports it. A limit the machine checks is
+       where expat's events reach it: the same limit. */
+    if (e.code != err->code && err->code != CFS_ERR_GZIP) return;
     if (e.code == CFS_ERR_LIMIT && strcmp(e.message, err->message) != 0) return;
     size_t document = err->document;
     *err = e;
@@ -196,6 +199,8 @@ void cfs_parser_set_recover(cfs_parser *p, cfs_recover_fn fn, size_t max_bytes) 
     cfs_input_set_recover(p->in, fn, p->m.ctx, max_bytes);
 }
 
+void cfs_parser_set_gap(cfs_parser *p, cfs_gap_fn fn) { cfs_input_set_gap_hook(p->in, fn, p->m.ctx); }
+
 void cfs_parser_reset(cfs_parser *p) {
     cfs_input_reset(p->in);
     p->m.transport_charset[0] = 0;
@@ -210,6 +215,9 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
 }
 cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
     return cfs_input_inflated_origin(p->in, offset, checkpoint);
+}
+cfs_status cfs_parser_feed_gap(cfs_parser *p, const char *why, uint64_t from, uint64_t to) {
+    return cfs_input_feed_gap(p->in, why, from, to);
 }
 cfs_status cfs_parser_settle(cfs_parser *p) { return cfs_input_settle(p->in); }
 cfs_status cfs_parser_finish(cfs_parser *p) { return cfs_input_finish(p->in); }

@@ -103,6 +103,14 @@ struct cfs_input {
        `pending` until its end is known. */
     cfs_recover_fn recover;
     void *recover_ctx;
+    /* Gaps of the compressed stream (stream_gap): told once the search after one ends. */
+    cfs_gap_fn gap_hook;
+    void *gap_ctx;
+    int gap_pending;
+    cfs_error gap_err;
+    char gap_message[96];
+    cfs_error first_gap;
+    int has_gap;
     uint8_t *keep;
     size_t keep_len, keep_cap, keep_max;
     int keep_over;
@@ -264,6 +272,11 @@ void cfs_input_set_recover(cfs_input *p, cfs_recover_fn fn, void *ctx, size_t ma
     p->keep_max = max_bytes;
 }
 
+void cfs_input_set_gap_hook(cfs_input *p, cfs_gap_fn fn, void *ctx) {
+    p->gap_hook = fn;
+    p->gap_ctx = ctx;
+}
+
 void cfs_document_declaration(const char **bytes, const char **delimiters) {
     *bytes = DOC_STARTS[0].bytes;
     *delimiters = DOC_STARTS[0].delimiters;
@@ -306,6 +319,8 @@ void cfs_input_reset(cfs_input *p) {
     p->pend_len = 0;
     p->pending = 0;
     p->deferred = 0;
+    p->gap_pending = 0;
+    p->has_gap = 0;
     keep_reset(p);
     p->replay_len = 0;
     p->resuming = 0;
@@ -324,7 +339,8 @@ void cfs_input_reset(cfs_input *p) {
 
 const cfs_error *cfs_input_error(const cfs_input *p) {
     if (p->has_fatal) return &p->fatal;
-    return p->has_error ? &p->first_error : NULL;
+    if (p->has_error) return &p->first_error;
+    return p->has_gap ? &p->first_gap : NULL;
 }
 
 cfs_stats cfs_input_stats(const cfs_input *p) { return p->stats; }
@@ -456,6 +472,17 @@ static cfs_status recover_pending(cfs_input *p) {
    error's own to there (`skipped`: what strict parsing did not read), and the document
    ends — through the recovery hook when it waits there. */
 static cfs_status end_skip(cfs_input *p) {
+    if (p->gap_pending) {
+        /* A gap: told with the bytes after it that the search passed over. */
+        p->gap_pending = 0;
+        p->gap_err.skipped = p->xml_offset - p->gap_err.offset;
+        if (!p->has_gap) {
+            p->first_gap = p->gap_err;
+            p->has_gap = 1;
+        }
+        if (p->gap_hook && p->gap_hook(p->gap_ctx, &p->gap_err)) return set_fatal(p, CFS_ERR_ABORTED, NULL, 0);
+        return CFS_OK;
+    }
     if (!p->pending && !p->deferred) return CFS_OK;
     p->pending_err.skipped = p->xml_offset > p->pending_err.offset ? p->xml_offset - p->pending_err.offset : 0;
     if (p->pending) return recover_pending(p);
@@ -1183,6 +1210,68 @@ static cfs_status stream_stops(cfs_input *p, cfs_status code, const char *messag
     return set_fatal(p, code, message, sys_errno);
 }
 
+/* The compressed stream has a gap here: the compressed bytes [from, to) were not read
+   (cfs_gunzip_step), so the bytes before and after do not join. The open document ends
+   here, cut short as at the stream's end ("corrupt gzip data", recovered as such); then
+   the next document is searched for in what follows, and the gap is told once it is
+   found (or the stream ends) with the bytes passed over (`skipped`), as a record of its
+   own (document 0, its compressed range), so that every byte is accounted for. */
+static cfs_status stream_gap(cfs_input *p, const char *why, uint64_t from, uint64_t to) {
+    cfs_status st = settle(p);
+    if (st != CFS_OK) return st;
+    snprintf(p->gap_message, sizeof p->gap_message, "%s", why);
+    if (p->doc == D_SKIP) {
+        /* The rest of a failed document ends at the gap. */
+        p->resuming = 0;
+        p->resume_len = 0;
+        p->skip_match = 0;
+        if ((st = end_skip(p)) != CFS_OK) return st;
+        p->doc = D_AWAIT;
+    }
+    if (p->doc == D_AWAIT && p->pend_len > 0 && (st = start_held_document(p)) != CFS_OK) return st;
+    p->aw = AW_SPACE;   /* a comment or processing instruction the gap cut is Misc gone */
+    p->pend_len = 0;
+    if (p->doc == D_IN) {
+        size_t consumed = 0, used;
+        cfs_error err = {0};
+        cfs_doc_result r = p->ops->parse(p->reader, NULL, 0, 1, 0, &consumed, &err);
+        if (r == CFS_DOC_ERROR) {
+            err.code = CFS_ERR_GZIP;
+            err.message = p->gap_message;
+        } else if (r == CFS_DOC_OK) {
+            r = CFS_DOC_ERROR;
+            err = (cfs_error){ CFS_ERR_GZIP, p->gap_message, 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
+        }
+        st = handle(p, r, NULL, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
+        p->replay_len = 0;
+        p->resuming = 0;
+        p->resume_len = 0;
+        if (st == CFS_OK) st = end_skip(p);   /* a document waiting for recovery ends at the gap */
+        if (st != CFS_OK) return st;
+    }
+    p->gap_err = (cfs_error){ CFS_ERR_GZIP, p->gap_message, 0, 0, 0, p->xml_offset, 0, 0, from, to - from };
+    p->gap_pending = 1;
+    p->doc = D_SKIP;
+    p->skip_own_root = 0;
+    p->skip_match = 0;
+    p->skip_ahead = 0;
+    return CFS_OK;
+}
+
+cfs_status cfs_input_feed_gap(cfs_input *p, const char *why, uint64_t from, uint64_t to) {
+    if (p->finished || p->mode != IN_INFLATED || to < from) return CFS_ERR_MISUSE;
+    if (p->has_fatal) return p->fatal.code;
+    return stream_gap(p, why ? why : "corrupt gzip data", from, to);
+}
+
+/* After the gzip stream gave a gap (CFS_GUNZIP_GAP). */
+static cfs_status gunzip_gap(cfs_input *p) {
+    uint64_t from, to;
+    const char *why;
+    cfs_gunzip_gap(p->gz, &from, &to, &why);
+    return stream_gap(p, why, from, to);
+}
+
 cfs_status cfs_input_settle(cfs_input *p) {
     if (p->finished) return CFS_ERR_MISUSE;
     return settle(p);
@@ -1231,7 +1320,6 @@ static cfs_status gzip_input(cfs_input *p) {
         cfs_gunzip_result gr = cfs_gunzip_step(p->gz, p->z_in, p->z_avail, &used, out, want, &n);
         p->z_in += used;
         p->z_avail -= used;
-        if (gr == CFS_GUNZIP_GARBAGE) return stream_stops(p, CFS_ERR_GZIP, "trailing garbage after gzip data", 0);
         if (gr == CFS_GUNZIP_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
         p->stats.bytes_xml += n;
         if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
@@ -1241,6 +1329,10 @@ static cfs_status gzip_input(cfs_input *p) {
                stopped there. */
             if (st != CFS_OK) return st;
             return stream_stops(p, CFS_ERR_GZIP, "corrupt gzip data", 0);
+        }
+        if (gr == CFS_GUNZIP_GAP) {
+            if (st == CFS_OK) st = gunzip_gap(p);
+            continue;
         }
         /* Past the ratio, nothing after the checkpoint is inflated. */
         if (n == room && st == CFS_OK) st = ratio_checkpoint(p, cfs_gunzip_consumed(p->gz));
@@ -1375,6 +1467,15 @@ cfs_status cfs_input_finish(cfs_input *p) {
         p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
+    /* A gap the input ended in: the member found in its bytes is read, or it runs to the end. */
+    while (!p->has_fatal && p->mode == IN_GZIP) {
+        cfs_gunzip_result gr = cfs_gunzip_finish(p->gz);
+        if (gr == CFS_GUNZIP_NOMEM) set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+        if (gr != CFS_GUNZIP_GAP || gunzip_gap(p) != CFS_OK) break;
+        p->z_in = NULL;
+        p->z_avail = 0;
+        if (gzip_input(p) != CFS_OK) break;
+    }
     int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP && cfs_gunzip_in_member(p->gz);
     if (truncated_gzip) settle(p);
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
@@ -1433,5 +1534,6 @@ cfs_status cfs_input_finish(cfs_input *p) {
         p->has_error = 1;
         return CFS_ERR_EMPTY;
     }
-    return p->has_error ? p->first_error.code : CFS_OK;
+    if (p->has_error) return p->first_error.code;
+    return p->has_gap ? CFS_ERR_GZIP : CFS_OK;
 }

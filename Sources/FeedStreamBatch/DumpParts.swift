@@ -101,6 +101,8 @@ package enum DumpParts {
     package protocol Rest: AnyObject, Sendable {
         func next() -> UnsafeRawBufferPointer?
         var compressed: UInt64? { get }
+        /// The gap of the gzip stream the chunk last returned stands for (``ChunkSource/gap``).
+        var gap: StreamGap? { get }
     }
 
     /// How the stream a last part belongs to ended: its failure (corrupt or truncated
@@ -184,7 +186,7 @@ package enum DumpParts {
                 if state.inRest { return rest?.compressed ?? 0 }
                 let end = start + UInt64(state.position)
                 return end % grid == 0 ? gzip.count(at: end / grid) : 0   // read at checkpoints only
-            }, origin: origin)
+            }, gap: { state.inRest ? rest?.gap : nil }, origin: origin)
         } else {
             chunks = FeedChunks(next)
         }

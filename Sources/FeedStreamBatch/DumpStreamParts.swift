@@ -130,7 +130,7 @@ final class DumpStreamParts: @unchecked Sendable {
 
     /// Reads, inflates and cuts the stream into parts (on its own thread).
     private func read(isCancelled: @escaping @Sendable () -> Bool, didRead: @escaping @Sendable (UInt64) -> Void) {
-        let reader = ChunkReader(fd: fd, inflate: true, inflater: options.inflater, isCancelled: { [self] in isDone || isCancelled() },
+        let reader = ChunkReader(fd: fd, inflate: true, inflater: options.inflater, resumesAfterGaps: true, isCancelled: { [self] in isDone || isCancelled() },
                                  didRead: didRead)
         let grid = UInt64(InputStage.chunkSize)
         let buffer = UnsafeMutableRawBufferPointer.allocate(byteCount: InputStage.chunkSize, alignment: 16)
@@ -158,17 +158,22 @@ final class DumpStreamParts: @unchecked Sendable {
         }
         while true {
             let n = reader.read(into: buffer)
-            if n == 0 { break }
+            // A gap in the gzip stream: the bytes before and after it do not join, so no
+            // part is cut from here on; the rest is read straight out, the gap first.
+            let gap = reader.takeGap()
+            if n == 0 && gap == nil { break }
             if gzip == nil { gzip = reader.compressed != nil }
             let chunk = UnsafeRawBufferPointer(rebasing: buffer[0..<n])
             pending.append(contentsOf: chunk)
             offset += UInt64(n)
-            if gzip == true && offset % grid == 0 {
+            if gzip == true && n > 0 && offset % grid == 0 {
                 counts.append(reader.compressed ?? 0)
                 reads.append(reader.bytesIn)
             }
-            cuts += splitter.scan(chunk).filter { gzip != true || DumpParts.cutKeepsTheRatioWindow($0) }
-            while let cut = cuts.first, offset >= cut + probeBytes {
+            if gap == nil {
+                cuts += splitter.scan(chunk).filter { gzip != true || DumpParts.cutKeepsTheRatioWindow($0) }
+            }
+            while gap == nil, let cut = cuts.first, offset >= cut + probeBytes {
                 cuts.removeFirst()
                 let k = Int(cut - start)
                 let part = make(Array(pending[0..<(k + Int(probeBytes))]), count: k)
@@ -182,11 +187,12 @@ final class DumpStreamParts: @unchecked Sendable {
                 }
                 guard put(part) else { return }
             }
-            if (cuts.isEmpty && pending.count >= heldBytes) || lock.withLock({ straightOut }) {
-                // No cut in sight, or parts joined past ``joinedBytes``: the rest of the
-                // stream is read straight out.
+            if gap != nil || (cuts.isEmpty && pending.count >= heldBytes) || lock.withLock({ straightOut }) {
+                // A gap, no cut in sight, or parts joined past ``joinedBytes``: the rest of
+                // the stream is read straight out.
                 // Four chunks queued, one with the parser and one being read into.
                 let rest = ChunkQueue(chunkSize: InputStage.chunkSize, depth: 6)
+                if let gap { rest.put(gap: gap, bytesIn: reader.bytesIn, compressed: reader.compressed) }
                 let held = pending
                 pending = []   // the part's bytes are the part's alone
                 guard put(make(held, count: held.count, rest: rest)) else { return }
@@ -523,6 +529,8 @@ private final class PartsRest: StreamRest, @unchecked Sendable {
         if let queue { return queue.compressed }
         return lastCompressed ?? 0
     }
+
+    var gap: StreamGap? { queue?.gap }
 
     var end: DumpParts.End { queue?.end ?? ended ?? DumpParts.End(failure: nil, bytesIn: lastBytesIn) }
 

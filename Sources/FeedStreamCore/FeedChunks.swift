@@ -33,18 +33,25 @@ public struct FeedChunks: Sendable, Equatable {
     /// With `origin`, the chunks are a part of an inflated gzip stream, split at a
     /// document's start (``InflatedOrigin``): the parser checks the ratio where one
     /// parser of the whole stream checks it.
+    /// `gap`: for the chunk ``next()`` returned last, the gap of the gzip stream it stands
+    /// for (the chunk is then empty), nil for chunks of bytes: the parsers take it as the
+    /// input stage takes a gap it meets (`cfs_parser_feed_gap`).
     package init(inflated next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
-                 compressed: @escaping @Sendable () -> UInt64?, origin: InflatedOrigin? = nil) {
-        source = Source(next: next, compressed: compressed, origin: origin)
+                 compressed: @escaping @Sendable () -> UInt64?, gap: @escaping @Sendable () -> StreamGap? = { nil },
+                 origin: InflatedOrigin? = nil) {
+        source = Source(next: next, compressed: compressed, gap: gap, origin: origin)
     }
 
     /// The next chunk, or `nil` at the end of the stream.
     public func next() throws -> UnsafeRawBufferPointer? { try source.next() }
 
-    /// For chunks made with ``init(inflated:compressed:)``: see there. Nil otherwise.
+    /// For chunks made with ``init(inflated:compressed:gap:origin:)``: see there. Nil otherwise.
     package var compressed: (@Sendable () -> UInt64?)? { source.compressed }
 
-    /// For chunks made with ``init(inflated:compressed:origin:)`` and an origin: where the part
+    /// For chunks made with ``init(inflated:compressed:gap:origin:)``: see there. Nil otherwise.
+    package var gap: (@Sendable () -> StreamGap?)? { source.gap }
+
+    /// For chunks made with ``init(inflated:compressed:gap:origin:)`` and an origin: where the part
     /// begins. Nil otherwise.
     package var origin: InflatedOrigin? { source.origin }
 
@@ -54,11 +61,14 @@ public struct FeedChunks: Sendable, Equatable {
     private final class Source: Sendable {
         let next: @Sendable () throws -> UnsafeRawBufferPointer?
         let compressed: (@Sendable () -> UInt64?)?
+        let gap: (@Sendable () -> StreamGap?)?
         let origin: InflatedOrigin?
         init(next: @escaping @Sendable () throws -> UnsafeRawBufferPointer?,
-             compressed: (@Sendable () -> UInt64?)? = nil, origin: InflatedOrigin? = nil) {
+             compressed: (@Sendable () -> UInt64?)? = nil, gap: (@Sendable () -> StreamGap?)? = nil,
+             origin: InflatedOrigin? = nil) {
             self.next = next
             self.compressed = compressed
+            self.gap = gap
             self.origin = origin
         }
     }

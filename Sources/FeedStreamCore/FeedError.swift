@@ -56,6 +56,14 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
     /// lenient reading found, the rest of the error says where strict XML failed. Never
     /// set for parsers made with `strict: true`.
     public var recovered = false
+    /// For a gap in gzip input (code ``Code/gzip``, document 0): the compressed bytes
+    /// that were not read, from the first byte of the member that could not be read (or
+    /// of the bytes between members that were no member) to the next member read, or to
+    /// the end of the input; ``offset`` is where the uncompressed stream resumes after
+    /// it, ``skipped`` the bytes from there the search for the next document passed
+    /// over. Nil for every other error. `feedstream convert --errors` writes it as
+    /// `compressed_offset` and `compressed_length`.
+    public var compressedRange: Range<UInt64>?
 
     /// The bytes of the stream no reader read: ``offset`` ..< ``offset`` + ``skipped``
     /// for a document that failed and was not recovered, nil when there are none (a

@@ -96,6 +96,7 @@ final class RunReporter: BatchObserver, @unchecked Sendable {
         s += ",\"document\":\(e.document),\"line\":\(e.line),\"column\":\(e.column)"
         s += ",\"reason\":" + jsonString(e.message) + ",\"code\":" + jsonString(e.code.rawValue)
         s += ",\"offset\":\(e.offset)" + (e.skipped > 0 ? ",\"skipped\":\(e.skipped)" : "")
+        if let c = e.compressedRange { s += ",\"compressed_offset\":\(c.lowerBound),\"compressed_length\":\(c.count)" }
         s += e.recovered ? ",\"recovered\":true}\n" : "}\n"
         record.append(contentsOf: s.utf8)
     }

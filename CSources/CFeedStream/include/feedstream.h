@@ -596,6 +596,16 @@ cfs_parser *cfs_parser_create(const cfs_options *options, const cfs_callbacks *c
 void cfs_parser_set_recover(cfs_parser *parser, cfs_recover_fn hook, size_t max_bytes);
 
 /**
+ * Asks to be told of the gaps of gzip input (cfs_gap_fn): a member that could not be
+ * read, or bytes between members that are no member, after which reading resumed at
+ * the next member. The hook gets the callbacks' context. Without one, a gap is still
+ * skipped and counted as the stream's error (cfs_parser_finish returns CFS_ERR_GZIP,
+ * cfs_parser_error the first gap when nothing else failed). Kept by reset; NULL
+ * removes it.
+ */
+void cfs_parser_set_gap(cfs_parser *parser, cfs_gap_fn hook);
+
+/**
  * The charset the transport named for the stream's bytes (HTTP's Content-Type
  * `charset` parameter; NULL or "" for none). RFC 7303's order: a byte order mark (or
  * UTF-16/UTF-32 found by a document's first bytes) first, then this charset, then the
@@ -672,6 +682,18 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *parser, const void *data, size_t
  * @return CFS_OK; CFS_ERR_MISUSE after anything was fed, or after cfs_parser_finish().
  */
 cfs_status cfs_parser_inflated_origin(cfs_parser *parser, uint64_t offset, uint64_t checkpoint);
+
+/**
+ * For a caller that inflates the stream itself (cfs_parser_feed_inflated): the gzip
+ * stream has a gap here (feedstream_inflate.h, cfs_gunzip_gap), so the bytes fed
+ * before and after it do not join. The open document ends, cut short (`why`, as
+ * CFS_ERR_GZIP); the next document is searched for in the bytes that follow, and the
+ * gap is told (cfs_parser_set_gap) with the compressed range [from, to), as the parser
+ * does when it inflates.
+ * @return CFS_OK, a fatal status, or CFS_ERR_MISUSE when the stream is not fed by
+ *         cfs_parser_feed_inflated() or `to` is below `from`.
+ */
+cfs_status cfs_parser_feed_gap(cfs_parser *parser, const char *why, uint64_t from, uint64_t to);
 
 /**
  * Whether a document is open: begun, and neither ended nor failed (a failed

@@ -81,9 +81,11 @@ cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in
 typedef enum {
     CFS_GUNZIP_OK = 0,       /* progress: call again (more output may come from this input) */
     CFS_GUNZIP_NEED = 1,     /* this input is used up, or no progress is possible with it */
-    CFS_GUNZIP_GARBAGE = -1, /* a byte after a member is neither a zero (padding) nor a new member */
-    CFS_GUNZIP_CORRUPT = -2, /* corrupt data (or out of memory inflating): what was written before it is good */
-    CFS_GUNZIP_NOMEM = -3,   /* out of memory beginning a member */
+    CFS_GUNZIP_GAP = 2,      /* reading resumed after a gap (cfs_gunzip_gap): the output
+                                from the next step on is the next member's, not a
+                                continuation of the bytes before */
+    CFS_GUNZIP_CORRUPT = -2, /* the inflater could not start, or a failure before: every step fails */
+    CFS_GUNZIP_NOMEM = -3,   /* out of memory: every step fails */
 } cfs_gunzip_result;
 
 typedef struct cfs_gunzip cfs_gunzip;
@@ -94,24 +96,49 @@ void cfs_gunzip_free(cfs_gunzip *g);
    bytes the caller has seen): the counts start again. CFS_GUNZIP_OK, CFS_GUNZIP_NOMEM or
    CFS_GUNZIP_CORRUPT (the inflater could not start). */
 cfs_gunzip_result cfs_gunzip_begin(cfs_gunzip *g);
-/* One step: between members, skips padding zeros and begins the next member (or fails:
-   garbage); then inflates from in[0..in_len) into out[0..out_len): *used bytes of the
-   input taken, *written bytes of output. After a failure, every step fails again. */
+/* One step: between members, skips padding zeros and begins the next member; then
+   inflates from in[0..in_len) into out[0..out_len): *used bytes of the input taken,
+   *written bytes of output.
+   A member that cannot be read (a bad header, deflate data that cannot be decoded, a
+   trailer that does not match) or bytes between members that are neither zeros nor a
+   member do not end the stream: what the member inflated to before the failure is
+   written, then the following bytes are searched for the next member (the first
+   place after the failed member's start that begins as a member does and inflates,
+   tried apart, to its end or 16 KiB without an error, looked for also in the failed
+   member's own last MiB: a member cut short runs on into the next). Once one is found
+   the step returns CFS_GUNZIP_GAP (nothing written), and the skipped bytes are
+   cfs_gunzip_gap's. Every choice depends on the bytes only, not on how they were cut
+   into calls. */
 cfs_gunzip_result cfs_gunzip_step(cfs_gunzip *g, const uint8_t *in, size_t in_len, size_t *used,
                                   uint8_t *out, size_t out_len, size_t *written);
+/* The input ended. CFS_GUNZIP_GAP when a search for the next member was under way:
+   either a member was found in the bytes kept (call cfs_gunzip_step with no input until
+   CFS_GUNZIP_NEED to read it, then cfs_gunzip_finish again), or none was and the gap
+   runs to the end (the next call returns CFS_GUNZIP_NEED). Otherwise CFS_GUNZIP_NEED
+   (cfs_gunzip_in_member tells whether the stream was cut short), or CFS_GUNZIP_NOMEM. */
+cfs_gunzip_result cfs_gunzip_finish(cfs_gunzip *g);
+/* The last gap: the compressed bytes [*from, *to) of the stream that were not read as
+   a member (from the failed member's first byte, or from the first byte that was not
+   one), and why ("corrupt gzip data", "bytes that are not gzip data between members").
+   Static strings. */
+void cfs_gunzip_gap(const cfs_gunzip *g, uint64_t *from, uint64_t *to, const char **why);
 /* The engine of the members begun from now on (cfs_inflate_usable_engine's); the
    default's (cfs_inflate_default_engine) until set. */
 void cfs_gunzip_set_engine(cfs_gunzip *g, cfs_inflate_engine engine);
 /* The engine of the last member begun (or of the next, before the first). */
 cfs_inflate_engine cfs_gunzip_engine(const cfs_gunzip *g);
-/* 1 inside a member (the stream ending now is truncated), 0 between members. */
+/* 1 inside a member (the stream ending now is truncated), 0 between members or in a gap. */
 int cfs_gunzip_in_member(const cfs_gunzip *g);
-/* Compressed bytes inflate consumed, over all members (padding not counted). */
+/* 1 while the bytes after a failure are searched for the next member. */
+int cfs_gunzip_in_gap(const cfs_gunzip *g);
+/* Compressed bytes inflate consumed, over all members (padding and gaps not counted). */
 uint64_t cfs_gunzip_consumed(const cfs_gunzip *g);
 /* Padding zeros skipped between members. */
 uint64_t cfs_gunzip_padding(const cfs_gunzip *g);
+/* Bytes of the input taken by the steps (every *used), gaps included. */
+uint64_t cfs_gunzip_taken(const cfs_gunzip *g);
 /* Members begun (the first included), and where the last one begun starts in the
-   compressed input (consumed + padding before it). */
+   compressed input. */
 uint64_t cfs_gunzip_members(const cfs_gunzip *g);
 uint64_t cfs_gunzip_member_start(const cfs_gunzip *g);
 

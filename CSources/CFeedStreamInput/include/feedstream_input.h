@@ -35,7 +35,9 @@ typedef enum cfs_status {
         that skip ended, its error's `skipped` counting the bytes passed over.
         cfs_parser_finish() returns it if any document of the stream failed. */
     CFS_ERR_XML = 2,
-    /** The gzip data is corrupt or truncated. Fatal for the rest of the stream. */
+    /** The gzip data is corrupt or truncated: the document it cuts short fails with it;
+        after corrupt data reading resumes at the next gzip member, and the compressed
+        bytes skipped are a gap (cfs_gap_fn). */
     CFS_ERR_GZIP = 3,
     /** A callback returned non-zero. The parser stops; destroy or reset it. */
     CFS_ERR_ABORTED = 4,
@@ -74,8 +76,15 @@ typedef struct cfs_error {
     /** A document that failed in a stream of several: the bytes from `offset` to the
         next document's start (or the stream's end) that the search for it passed over,
         unread by strict parsing (a recovered document's were read by the recovery
-        path). 0 for every other error. With `offset` it is the byte range skipped. */
+        path). 0 for every other error. With `offset` it is the byte range skipped.
+        For a gap (cfs_gap_fn): the uncompressed bytes after it that the search for the
+        next document passed over. */
     uint64_t skipped;
+    /** A gap only (cfs_gap_fn): the compressed bytes not read, from the first byte of
+        the member that failed (or of the bytes that were no member) to the next member
+        read, or to the end of the input. 0 for every other error. */
+    uint64_t compressed_offset;
+    uint64_t compressed_length;
 } cfs_error;
 
 /** Limits against hostile or broken input. A document that passes one fails with
@@ -187,6 +196,15 @@ typedef struct cfs_stats {
 typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_t delivered,
                               const cfs_error *error);
 
+/** A gap in gzip input (CFS_ERR_GZIP, document 0): a member that could not be read, or
+    bytes between members that are no member, were skipped to the next member
+    (`compressed_offset`, `compressed_length`); `offset` is where the uncompressed
+    stream resumes, `skipped` the bytes from there the search for the next document
+    passed over. The document the gap cut short failed before it ("corrupt gzip data").
+    Told once that search ended (a document starts, or the input ends).
+    @return 0 to go on, non-zero to stop the parser (CFS_ERR_ABORTED). */
+typedef int (*cfs_gap_fn)(void *ctx, const cfs_error *gap);
+
 /** A static English name for a status, e.g. "not well-formed XML"; never NULL.
     Thread-safe. */
 const char *cfs_status_string(cfs_status status);
@@ -289,6 +307,8 @@ void cfs_input_reset(cfs_input *input);
     CFS_INFLATE_ISAL (feedstream_inflate.h; zlib where ISA-L is not available). The
     default is cfs_inflate_default_engine(). Kept by reset. */
 void cfs_input_set_inflater(cfs_input *input, int engine);
+/** cfs_parser_set_gap, with the hook's own context. */
+void cfs_input_set_gap_hook(cfs_input *input, cfs_gap_fn hook, void *ctx);
 /** cfs_parser_set_recover, with the hook's own context. */
 void cfs_input_set_recover(cfs_input *input, cfs_recover_fn hook, void *ctx, size_t max_bytes);
 /* The calls of the same names of cfs_parser (feedstream.h says what each does). */
@@ -296,6 +316,7 @@ cfs_status cfs_input_feed(cfs_input *input, const void *data, size_t len);
 cfs_status cfs_input_feed_fd(cfs_input *input, int fd);
 cfs_status cfs_input_feed_inflated(cfs_input *input, const void *data, size_t len, uint64_t compressed);
 cfs_status cfs_input_inflated_origin(cfs_input *input, uint64_t offset, uint64_t checkpoint);
+cfs_status cfs_input_feed_gap(cfs_input *input, const char *why, uint64_t from, uint64_t to);
 cfs_status cfs_input_settle(cfs_input *input);
 cfs_status cfs_input_finish(cfs_input *input);
 const cfs_error *cfs_input_error(const cfs_input *input);

@@ -21,6 +21,10 @@ import Musl
 /// documents begin): the parser it feeds does, at those checkpoints, with those counts
 /// (`cfs_parser_feed_inflated`, ``InputStage/feedInflated(_:compressed:sink:)``).
 ///
+/// With `resumesAfterGaps`, reading goes on after a gap of the gzip stream (a member that
+/// cannot be read: ``StreamGap``): a read stops at it, and ``takeGap()`` hands it out
+/// before the bytes after it are read; without, a gap is the stream's failure.
+///
 /// Reads of descriptors that are not regular files (pipes, terminals) wait in
 /// `poll(2)` and give up when `isCancelled` says so, so a run reading a silent pipe can
 /// still be interrupted.
@@ -64,6 +68,10 @@ package final class ChunkReader {
         return stage.memberStarts ?? []
     }
 
+    /// The gap the last read stopped at (the bytes it returned come before it), until
+    /// taken; the next read returns the bytes after it.
+    package func takeGap() -> StreamGap? { stage.takeGap() }
+
     /// True once the stream was found to be gzip (nil before the first read).
     var isGzip: Bool? { stage.mode == .detect ? nil : stage.mode != .plain }
 
@@ -78,10 +86,11 @@ package final class ChunkReader {
     ///     same place.
     ///   - inflater: what inflates gzip.
     package init(fd: Int32, inflate: Bool, prefix: [UInt8] = [], fileOffset: UInt64? = nil,
-                 inflater: GzipInflater = .default,
+                 inflater: GzipInflater = .default, resumesAfterGaps: Bool = false,
                  isCancelled: @escaping @Sendable () -> Bool = { false }, didRead: @escaping (UInt64) -> Void = { _ in }) {
         self.fd = fd
         stage.inflater = inflater
+        stage.resumesAfterGaps = resumesAfterGaps
         readPosition = fileOffset
         let misalignment = Int((fileOffset ?? 0) % UInt64(Self.inputSize))
         firstReadLimit = misalignment == 0 ? nil : Self.inputSize - misalignment
@@ -121,7 +130,7 @@ package final class ChunkReader {
     /// ratio checkpoint). Returns how many; 0 at the end, and then ``failure`` tells
     /// whether the end came early.
     package func read(into buffer: UnsafeMutableRawBufferPointer) -> Int {
-        guard let out = buffer.baseAddress, buffer.count > 0, stage.failure == nil else { return 0 }
+        guard let out = buffer.baseAddress, buffer.count > 0, stage.failure == nil, stage.gap == nil else { return 0 }
         if stage.mode == .detect {
             if inflate {
                 // The first two bytes decide (fewer: the stream is that short).
@@ -165,10 +174,12 @@ package final class ChunkReader {
             inputCount -= step.used
             produced += step.written
             if stage.failure != nil { break }   // what came before a corrupt byte still goes out
+            if stage.gap != nil { break }       // the bytes after it come after it is taken
             if step.written > 0 && stage.bytesXML % chunk == 0 { break }   // a checkpoint: the chunk ends here
             if step.more { continue }
             // This input is used up.
             if atEnd || !fill(at: 0) {
+                if stage.gzipFinish() { break }   // a gap to the end, or before a member kept
                 if stage.failure == nil && stage.inMember {
                     stage.fail(StreamFailure(kind: .truncated, code: .gzip, message: "truncated gzip data"))
                 }

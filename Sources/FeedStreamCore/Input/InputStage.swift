@@ -39,6 +39,23 @@ package struct StreamFailure: Sendable, Equatable {
     package var fatalMessage: String { errno == 0 ? message : message + ": " + String(cString: strerror(errno)) }
 }
 
+/// Compressed bytes of a gzip stream that were not read (`cfs_gunzip_gap`): a member that
+/// could not be read, or bytes between members that are no member, up to the next member
+/// read (or the end). The bytes inflated before and after it do not join.
+package struct StreamGap: Sendable, Equatable {
+    /// The compressed range, from the failed member's first byte (or the first byte that
+    /// was no member) to the next member read or the end of the input.
+    package var from: UInt64
+    package var to: UInt64
+    /// Why: "corrupt gzip data", or "bytes that are not gzip data between members".
+    package var why: String
+    package init(from: UInt64, to: UInt64, why: String) {
+        self.from = from
+        self.to = to
+        self.why = why
+    }
+}
+
 /// Gzip or plain by content, gzip members one after another, and the decompression ratio
 /// limit (``FeedLimits/maxRatio``), for the readers that do not run the input stage
 /// (`CFeedStreamInput`) itself:
@@ -46,10 +63,11 @@ package struct StreamFailure: Sendable, Equatable {
 /// - gzip is detected by the first two bytes, 1F 8B (held across pushes when they come
 ///   split); anything else is plain, and passes through unchanged;
 /// - gzip members are read one after another (`cfs_gunzip`): zero bytes between members
-///   are padding; any other byte after a member is fatal, "trailing garbage after gzip
-///   data"; an inflate error is fatal, "corrupt gzip data", and what was inflated before
-///   it is still handed on first; the stream ending inside a member is "truncated gzip
-///   data" (kind `.truncated`);
+///   are padding; a member that cannot be read, or other bytes between members, is
+///   fatal ("corrupt gzip data", "bytes that are not gzip data between members"), and
+///   what was inflated before it is still handed on first; unless ``resumesAfterGaps``,
+///   then reading resumes at the next member and the step says so (``gap``); the
+///   stream ending inside a member is "truncated gzip data" (kind `.truncated`);
 /// - output stops at every multiple of ``chunkSize`` of the uncompressed stream, a
 ///   *checkpoint*, the same wherever the input was cut; at a checkpoint, once everything
 ///   before it was handed on, the ratio of the whole stream is checked (`cfs_ratio_over`):
@@ -116,6 +134,17 @@ package final class InputStage {
     private var z: OpaquePointer?
     /// What inflates the gzip streams begun from now on.
     package var inflater = GzipInflater.default
+    /// Reading goes on after a gap (the XML readers: the input stage takes the gap as
+    /// `cfs_input_feed_gap`); when false, a gap is the stream's failure where it begins.
+    package var resumesAfterGaps = false
+    /// The gap the last ``gzipStep(from:into:)`` or ``gzipFinish()`` resumed after, until
+    /// taken.
+    package private(set) var gap: StreamGap?
+    /// Takes ``gap``.
+    package func takeGap() -> StreamGap? {
+        defer { gap = nil }
+        return gap
+    }
     /// The push way's inflate target, allocated at its first use.
     private var out: UnsafeMutablePointer<UInt8>?
 
@@ -167,6 +196,7 @@ package final class InputStage {
         bytesIn = 0
         bytesXML = 0
         failure = nil
+        gap = nil
         if memberStarts != nil { memberStarts = [] }
         zCheckpoint = 0
     }
@@ -332,15 +362,48 @@ package final class InputStage {
             memberStarts!.append((cfs_gunzip_member_start(z), bytesXML))
         }
         bytesXML += UInt64(written)
+        if !resumesAfterGaps && (cfs_gunzip_in_gap(z) != 0 || r == CFS_GUNZIP_GAP) {
+            // What was inflated before it still goes on.
+            fail(.fatal, Self.gapWhy(z))
+            return (used, written, false)
+        }
         switch r {
         case CFS_GUNZIP_OK: return (used, written, true)
         case CFS_GUNZIP_NEED: return (used, written, false)
-        case CFS_GUNZIP_GARBAGE: fail(.fatal, "trailing garbage after gzip data")
+        case CFS_GUNZIP_GAP:
+            gap = Self.gap(z)
+            return (used, written, false)
         case CFS_GUNZIP_NOMEM: fail(.fatal, "out of memory", code: .outOfMemory)
-        default: fail(.fatal, "corrupt gzip data")   // what was inflated before it still goes on
+        default: fail(.fatal, "corrupt gzip data")
         }
         return (used, written, false)
     }
+
+    /// The input ended (pull way): a gap under way ends, at the next member found in the
+    /// bytes it kept (then ``gzipStep(from:into:)`` with no input reads it) or at the
+    /// end. True when it gave a ``gap``.
+    func gzipFinish() -> Bool {
+        guard failure == nil, mode == .gzip, let z else { return false }
+        switch cfs_gunzip_finish(z) {
+        case CFS_GUNZIP_GAP:
+            gap = Self.gap(z)
+            return true
+        case CFS_GUNZIP_NOMEM:
+            fail(.fatal, "out of memory", code: .outOfMemory)
+        default:
+            break
+        }
+        return false
+    }
+
+    private static func gap(_ z: OpaquePointer) -> StreamGap {
+        var from: UInt64 = 0, to: UInt64 = 0
+        var why: UnsafePointer<CChar>?
+        cfs_gunzip_gap(z, &from, &to, &why)
+        return StreamGap(from: from, to: to, why: why.map { String(cString: $0) } ?? "corrupt gzip data")
+    }
+
+    private static func gapWhy(_ z: OpaquePointer) -> String { gap(z).why }
 
     // MARK: Inflated elsewhere (cfs_parser_feed_inflated)
 

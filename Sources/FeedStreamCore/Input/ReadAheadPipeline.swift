@@ -62,7 +62,7 @@ package struct ReadAheadPipeline: Sendable {
         // thread even when every worker of a batch is busy parsing.
         DispatchQueue(label: "feedstream.read-ahead").async(group: done) {
             queue.produce(from: ChunkReader(fd: fd, inflate: true, prefix: prefix, inflater: inflater,
-                                            isCancelled: { queue.isClosed || isCancelled() }, didRead: didRead))
+                                            resumesAfterGaps: true, isCancelled: { queue.isClosed || isCancelled() }, didRead: didRead))
         }
         defer {
             queue.close()   // stops the reader if the parse ended early
@@ -96,6 +96,9 @@ protocol ChunkSource: AnyObject {
     /// For gzip inflated by the source: the compressed bytes consumed to produce the
     /// chunk last returned (``ChunkReader/compressed``); nil otherwise.
     var compressed: UInt64? { get }
+    /// The gap of the gzip stream the chunk last returned stands for (it is empty), nil
+    /// for chunks of bytes.
+    var gap: StreamGap? { get }
 }
 
 /// Feeds `source` to `parser` through a ``StreamFailureRelay``; `inflated`: the source
@@ -105,7 +108,8 @@ private func parseChunks(from source: any ChunkSource, with parser: any FeedPars
 {
     let relay = StreamFailureRelay(handler, parser: parser)
     let feed = ChunkFeed(source: source, relay: relay)
-    let chunks = inflated ? FeedChunks(inflated: { try feed.next() }, compressed: { feed.source.compressed })
+    let chunks = inflated ? FeedChunks(inflated: { try feed.next() }, compressed: { feed.source.compressed },
+                                       gap: { feed.source.gap })
                           : FeedChunks { try feed.next() }
     let summary = try parser.parse(.chunks(chunks), contentType: contentType, handler: relay)
     return try relay.finish(summary, bytesIn: source.bytesIn, parser: parser)
@@ -152,6 +156,7 @@ private final class ReaderChunks: ChunkSource {
     var failure: StreamFailure? { reader.failure }
     var bytesIn: UInt64 { reader.bytesIn }
     var compressed: UInt64? { reader.compressed }
+    var gap: StreamGap? { nil }   // it does not inflate
 }
 
 /// The buffers between the reading thread (producer) and the parsing thread
@@ -163,11 +168,14 @@ package final class ChunkQueue: @unchecked Sendable, ChunkSource {
     private let lock = ConditionLock()
     private let storage: UnsafeMutableRawBufferPointer
     private var free: [UnsafeMutableRawBufferPointer]
-    private typealias Chunk = (buffer: UnsafeMutableRawBufferPointer, count: Int, bytesIn: UInt64, compressed: UInt64?)
+    /// A chunk of bytes, or a gap (no buffer).
+    private typealias Chunk = (buffer: UnsafeMutableRawBufferPointer?, count: Int, bytesIn: UInt64, compressed: UInt64?,
+                               gap: StreamGap?)
     private var full: [Chunk] = []
     private var current: UnsafeMutableRawBufferPointer?   // the consumer's chunk
     private var currentBytesIn: UInt64 = 0
     private var currentCompressed: UInt64?
+    private var currentGap: StreamGap?
     private var producerDone = false
     private var closed = false
     private var endFailure: StreamFailure?
@@ -197,7 +205,15 @@ package final class ChunkQueue: @unchecked Sendable, ChunkSource {
     /// (gzip) consuming `compressed` of them.
     func put(_ buffer: UnsafeMutableRawBufferPointer, count: Int, bytesIn: UInt64, compressed: UInt64?) {
         lock.withLock {
-            full.append((buffer, count, bytesIn, compressed))
+            full.append((buffer, count, bytesIn, compressed, nil))
+            lock.broadcast()
+        }
+    }
+
+    /// A gap of the gzip stream after the chunks put so far.
+    package func put(gap: StreamGap, bytesIn: UInt64, compressed: UInt64?) {
+        lock.withLock {
+            full.append((nil, 0, bytesIn, compressed, gap))
             lock.broadcast()
         }
     }
@@ -216,11 +232,17 @@ package final class ChunkQueue: @unchecked Sendable, ChunkSource {
         while let buffer = takeFree() {
             let n = reader.read(into: buffer)
             didRead(reader)
-            if n == 0 {
+            let gap = reader.takeGap()
+            if n > 0 {
+                put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
+            } else {
                 recycle(buffer)
+            }
+            if let gap {
+                put(gap: gap, bytesIn: reader.bytesIn, compressed: reader.compressed)
+            } else if n == 0 {
                 break
             }
-            put(buffer, count: n, bytesIn: reader.bytesIn, compressed: reader.compressed)
         }
         finish(failure: reader.failure, bytesIn: reader.bytesIn)
     }
@@ -249,14 +271,19 @@ package final class ChunkQueue: @unchecked Sendable, ChunkSource {
         guard !full.isEmpty else {
             currentBytesIn = endBytesIn
             currentCompressed = nil
+            currentGap = nil
             return nil
         }
         let chunk = full.removeFirst()
         current = chunk.buffer
         currentBytesIn = chunk.bytesIn
         currentCompressed = chunk.compressed
-        return UnsafeRawBufferPointer(rebasing: chunk.buffer[0..<chunk.count])
+        currentGap = chunk.gap
+        guard let buffer = chunk.buffer else { return UnsafeRawBufferPointer(start: nil, count: 0) }
+        return UnsafeRawBufferPointer(rebasing: buffer[0..<chunk.count])
     }
+
+    package var gap: StreamGap? { lock.withLock { currentGap } }
 
     var failure: StreamFailure? { lock.withLock { endFailure } }
     /// Up to the chunk the consumer took last (at the end: the reader's total), not

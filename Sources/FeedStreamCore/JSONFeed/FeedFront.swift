@@ -200,8 +200,11 @@ private final class SniffedPipe: @unchecked Sendable {
 private final class SniffedChunks: @unchecked Sendable {
     private let base: FeedChunks
     private var held: [[UInt8]] = []
+    /// The gap each held chunk stands for (``FeedChunks/gap``).
+    private var heldGaps: [StreamGap?] = []
     private var given = 0
     private var current: [UInt8] = []
+    private var currentGap: StreamGap?
     private var failure: (any Error)?
 
     init(_ base: FeedChunks) { self.base = base }
@@ -219,6 +222,7 @@ private final class SniffedChunks: @unchecked Sendable {
             }
             guard let chunk else { break }
             held.append(Array(chunk))
+            heldGaps.append(base.gap?())
             seen.append(contentsOf: chunk)
             if let answer = seen.withUnsafeBytes(verdict) { return answer }
         }
@@ -228,6 +232,7 @@ private final class SniffedChunks: @unchecked Sendable {
     private func next() throws -> UnsafeRawBufferPointer? {
         if given < held.count {
             current = held[given]
+            currentGap = heldGaps[given]
             held[given] = []
             given += 1
             return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
@@ -236,12 +241,15 @@ private final class SniffedChunks: @unchecked Sendable {
             self.failure = nil
             throw failure
         }
-        return try base.next()
+        let chunk = try base.next()
+        currentGap = base.gap?()
+        return chunk
     }
 
     var chunks: FeedChunks {
         if let compressed = base.compressed {
-            return FeedChunks(inflated: { try self.next() }, compressed: compressed, origin: base.origin)
+            return FeedChunks(inflated: { try self.next() }, compressed: compressed, gap: { self.currentGap },
+                              origin: base.origin)
         }
         return FeedChunks { try self.next() }
     }

@@ -132,7 +132,11 @@ package final class JSONFeedReader: JSONTokenSink {
             try bytes.withUnsafeBytes { try push($0) }
         case .chunks(let chunks):
             while fatal == nil, let chunk = try chunks.next() {
-                if let compressed = chunks.compressed, let c = compressed() {
+                if let gap = chunks.gap?() {
+                    // One JSON document: a gap in its gzip ends the input, as where the
+                    // stage inflates it itself.
+                    fatal = FeedError(code: .gzip, message: gap.why)
+                } else if let compressed = chunks.compressed, let c = compressed() {
                     failed(try stage.feedInflated(chunk, compressed: c, sink: { try json($0) }))
                 } else {
                     try push(chunk)

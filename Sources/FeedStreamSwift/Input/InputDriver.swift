@@ -44,6 +44,9 @@ package final class InputDriver {
     /// its reader's callbacks), before the first parse.
     package func attach(_ input: OpaquePointer) {
         self.input = input
+        cfs_input_set_gap_hook(input, { ctx, gap in
+            InputDriver.from(ctx).call { try $1.parser($0, didFail: FeedError(gap!.pointee)) }
+        }, context)
         guard recovery != nil else { return }
         cfs_input_set_recover(input, { ctx, bytes, len, delivered, error in
             let driver = InputDriver.from(ctx)
@@ -129,7 +132,9 @@ package final class InputDriver {
                 // Inflated by ReadAheadPipeline's reader: the ratio is still checked here.
                 if let origin = chunks.origin { _ = cfs_input_inflated_origin(input, origin.offset, origin.checkpoint) }
                 while let chunk = try chunks.next() {
-                    let status = if let c = compressed() {
+                    let status = if let gap = chunks.gap?() {
+                        cfs_input_feed_gap(input, gap.why, gap.from, gap.to)
+                    } else if let c = compressed() {
                         cfs_input_feed_inflated(input, chunk.baseAddress, chunk.count, c)
                     } else {
                         cfs_input_feed(input, chunk.baseAddress, chunk.count)
@@ -158,8 +163,9 @@ package final class InputDriver {
             error.recovered = error == firstRecovered
             summary.firstError = error
             if error.code == .outOfMemory { throw error }
-            // Errors of a document were delivered with it; the others are delivered here.
-            if e.pointee.document == 0 { try handler.parser(parser, didFail: error) }
+            // Errors of a document were delivered with it, gaps as they came; the others
+            // are delivered here.
+            if e.pointee.document == 0 && error.compressedRange == nil { try handler.parser(parser, didFail: error) }
         }
         return summary
     }
@@ -196,6 +202,9 @@ extension FeedError {
         self.init(code: code, message: message, document: e.document, line: Int(e.line), column: Int(e.column),
                   offset: e.offset)
         skipped = e.skipped
+        if e.compressed_length > 0 {
+            compressedRange = e.compressed_offset..<(e.compressed_offset &+ e.compressed_length)
+        }
     }
 }
 

@@ -52,7 +52,8 @@ final class SwiftDocumentReader {
         overMarkup = e.overMarkup
         err.pointee = cfs_error(code: e.isLimit ? CFS_ERR_LIMIT : CFS_ERR_XML, message: message, document: 0,
                                 line: UInt(max(e.line, 0)), column: UInt(max(e.column, 0)),
-                                offset: UInt64(max(e.offset, 0)), sys_errno: 0, skipped: 0)
+                                offset: UInt64(max(e.offset, 0)), sys_errno: 0, skipped: 0,
+                                compressed_offset: 0, compressed_length: 0)
     }
 
     /// The stage's view of this reader (`doc` is a reader's ``context``).
