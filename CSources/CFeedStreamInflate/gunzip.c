@@ -133,7 +133,7 @@ static size_t next_start(const uint8_t *b, size_t n, size_t from) {
 /* Keeps no possible start more than HOLD_CAP before `at`: drops the kept bytes up to the
    next possible start, as often as needed. */
 static void hold_trim(cfs_gunzip *g, uint64_t at) {
-    while (g->hold_len > 0 && at - g->hold_at > HOLD_CAP) {
+    while (g->hold_len > 0 && at > g->hold_at && at - g->hold_at > HOLD_CAP) {
         size_t k = next_start(g->hold, g->hold_len, 1);
         hold_drop(g, k);
     }
@@ -142,6 +142,7 @@ static void hold_trim(cfs_gunzip *g, uint64_t at) {
 /* In a member: its bytes b[0..n), at stream offset `at`, were inflated; keeps them from
    the first possible member start after the member's own. */
 static int hold_member_bytes(cfs_gunzip *g, const uint8_t *b, size_t n, uint64_t at) {
+    uint64_t end = at + n;
     if (g->hold_len == 0) {
         size_t k = next_start(b, n, 0);
         if (k < n && at + k == g->member_start) k = next_start(b, n, k + 1);
@@ -151,7 +152,7 @@ static int hold_member_bytes(cfs_gunzip *g, const uint8_t *b, size_t n, uint64_t
         n -= k;
     }
     if (!hold_add(g, b, n)) return 0;
-    hold_trim(g, at + n);
+    hold_trim(g, end);
     return 1;
 }
 
@@ -287,7 +288,7 @@ static cfs_gunzip_result step(cfs_gunzip *g, const uint8_t *in, size_t in_len, u
         if (i == in_len) return CFS_GUNZIP_NEED;
         if (in[i] != 0x1f) {
             g->gap_from = at + i;
-            g->gap_why = "bytes that are not gzip data between members";
+            g->gap_why = "trailing garbage after gzip data";
             g->hold_len = 0;
             return GAP_BEGINS;
         }

@@ -1259,6 +1259,7 @@ static cfs_status stream_gap(cfs_input *p, const char *why, uint64_t from, uint6
 }
 
 cfs_status cfs_input_feed_gap(cfs_input *p, const char *why, uint64_t from, uint64_t to) {
+    if (p->mode == IN_DETECT && p->head_len == 0) p->mode = IN_INFLATED;   /* the stream begins with it */
     if (p->finished || p->mode != IN_INFLATED || to < from) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
     return stream_gap(p, why ? why : "corrupt gzip data", from, to);
@@ -1529,7 +1530,7 @@ cfs_status cfs_input_finish(cfs_input *p) {
     if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
     if (p->has_fatal) return p->fatal.code;
     if (truncated_gzip) return CFS_ERR_GZIP;
-    if (p->stats.documents == 0) {
+    if (p->stats.documents == 0 && !p->has_gap) {   /* a gap is what the input held */
         p->first_error = (cfs_error){ CFS_ERR_EMPTY, cfs_status_string(CFS_ERR_EMPTY), 0, 0, 0, 0, 0 };
         p->has_error = 1;
         return CFS_ERR_EMPTY;

@@ -119,7 +119,7 @@ cfs_gunzip_result cfs_gunzip_step(cfs_gunzip *g, const uint8_t *in, size_t in_le
 cfs_gunzip_result cfs_gunzip_finish(cfs_gunzip *g);
 /* The last gap: the compressed bytes [*from, *to) of the stream that were not read as
    a member (from the failed member's first byte, or from the first byte that was not
-   one), and why ("corrupt gzip data", "bytes that are not gzip data between members").
+   one), and why ("corrupt gzip data", "trailing garbage after gzip data").
    Static strings. */
 void cfs_gunzip_gap(const cfs_gunzip *g, uint64_t *from, uint64_t *to, const char **why);
 /* The engine of the members begun from now on (cfs_inflate_usable_engine's); the

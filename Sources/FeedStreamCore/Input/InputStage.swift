@@ -47,7 +47,7 @@ package struct StreamGap: Sendable, Equatable {
     /// was no member) to the next member read or the end of the input.
     package var from: UInt64
     package var to: UInt64
-    /// Why: "corrupt gzip data", or "bytes that are not gzip data between members".
+    /// Why: "corrupt gzip data", or "trailing garbage after gzip data".
     package var why: String
     package init(from: UInt64, to: UInt64, why: String) {
         self.from = from
@@ -64,7 +64,7 @@ package struct StreamGap: Sendable, Equatable {
 ///   split); anything else is plain, and passes through unchanged;
 /// - gzip members are read one after another (`cfs_gunzip`): zero bytes between members
 ///   are padding; a member that cannot be read, or other bytes between members, is
-///   fatal ("corrupt gzip data", "bytes that are not gzip data between members"), and
+///   fatal ("corrupt gzip data", "trailing garbage after gzip data"), and
 ///   what was inflated before it is still handed on first; unless ``resumesAfterGaps``,
 ///   then reading resumes at the next member and the step says so (``gap``); the
 ///   stream ending inside a member is "truncated gzip data" (kind `.truncated`);

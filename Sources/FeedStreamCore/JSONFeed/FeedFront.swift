@@ -200,8 +200,11 @@ private final class SniffedPipe: @unchecked Sendable {
 private final class SniffedChunks: @unchecked Sendable {
     private let base: FeedChunks
     private var held: [[UInt8]] = []
-    /// The gap each held chunk stands for (``FeedChunks/gap``).
+    /// The gap each held chunk stands for (``FeedChunks/gap``), and its compressed count
+    /// (``FeedChunks/compressed``): the base's tell of the chunk it gave last.
     private var heldGaps: [StreamGap?] = []
+    private var heldCompressed: [UInt64?] = []
+    private var currentCompressed: UInt64?
     private var given = 0
     private var current: [UInt8] = []
     private var currentGap: StreamGap?
@@ -223,6 +226,7 @@ private final class SniffedChunks: @unchecked Sendable {
             guard let chunk else { break }
             held.append(Array(chunk))
             heldGaps.append(base.gap?())
+            heldCompressed.append(base.compressed?())
             seen.append(contentsOf: chunk)
             if let answer = seen.withUnsafeBytes(verdict) { return answer }
         }
@@ -233,6 +237,7 @@ private final class SniffedChunks: @unchecked Sendable {
         if given < held.count {
             current = held[given]
             currentGap = heldGaps[given]
+            currentCompressed = heldCompressed[given]
             held[given] = []
             given += 1
             return current.withUnsafeBytes { UnsafeRawBufferPointer(start: $0.baseAddress, count: $0.count) }
@@ -243,12 +248,13 @@ private final class SniffedChunks: @unchecked Sendable {
         }
         let chunk = try base.next()
         currentGap = base.gap?()
+        currentCompressed = base.compressed?()
         return chunk
     }
 
     var chunks: FeedChunks {
-        if let compressed = base.compressed {
-            return FeedChunks(inflated: { try self.next() }, compressed: compressed, gap: { self.currentGap },
+        if base.compressed != nil {
+            return FeedChunks(inflated: { try self.next() }, compressed: { self.currentCompressed }, gap: { self.currentGap },
                               origin: base.origin)
         }
         return FeedChunks { try self.next() }
