@@ -12,7 +12,12 @@
  *   2. as a gzip stream itself (after a gzip header, so that the deflate data is the
  *      fuzzer's): each inflater must end it without a memory error, a hang or output
  *      past its room; what they say may differ (damage is found at each decoder's
- *      own point), so nothing is compared.
+ *      own point), so nothing is compared;
+ *   3. the gzip of (1) damaged where the input's last bytes say (bytes flipped, a
+ *      member cut short, bytes that are no member between two), read by the member
+ *      loop (cfs_gunzip, zlib) in pieces of the chosen size and whole: the output and
+ *      the gaps (where each is told, and the compressed range it skipped) must be the
+ *      same -- a gap depends on the bytes only.
  * Without ISA-L (not built in, or libisal.so.2 missing) only zlib runs.
  */
 #include <feedstream_inflate.h>
@@ -102,6 +107,57 @@ static void run(cfs_inflate_engine engine, const uint8_t *stream, size_t n, size
     cfs_inflate_free(s);
 }
 
+/* What cfs_gunzip makes of stream[0..n) in pieces of `piece`: the output, and per gap
+   its range and the output offset it came at, folded into a hash. */
+struct loop_result {
+    uint64_t out_len, out_hash, gaps, gap_hash, members;
+};
+
+static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
+
+static void loop(const uint8_t *stream, size_t n, size_t piece, struct loop_result *r) {
+    memset(r, 0, sizeof *r);
+    cfs_gunzip *g = cfs_gunzip_new();
+    if (g == NULL) abort();
+    cfs_gunzip_set_engine(g, CFS_INFLATE_ZLIB);
+    if (cfs_gunzip_begin(g) != CFS_GUNZIP_OK) abort();
+    static uint8_t out[ROOM];
+    size_t pos = 0;
+    for (int ended = 0;;) {
+        size_t k = ended ? 0 : piece < n - pos ? piece : n - pos;
+        size_t used = 0, written = 0;
+        cfs_gunzip_result st = cfs_gunzip_step(g, stream + pos, k, &used, out, sizeof out, &written);
+        if (used > k || written > sizeof out) abort();
+        pos += used;
+        for (size_t i = 0; i < written; i++) r->out_hash = mix(r->out_hash, out[i]);
+        r->out_len += written;
+        if (st == CFS_GUNZIP_NOMEM || st == CFS_GUNZIP_CORRUPT) abort();
+        if (st == CFS_GUNZIP_GAP) {
+            uint64_t from, to;
+            const char *why;
+            cfs_gunzip_gap(g, &from, &to, &why);
+            if (to <= from || to > n) abort();
+            r->gaps++;
+            r->gap_hash = mix(mix(mix(r->gap_hash, from), to), r->out_len);
+            continue;
+        }
+        if (st == CFS_GUNZIP_OK) continue;
+        if (pos < n) continue;   /* this piece used up: the next */
+        ended = 1;
+        cfs_gunzip_result f = cfs_gunzip_finish(g);
+        if (f == CFS_GUNZIP_NOMEM) abort();
+        if (f != CFS_GUNZIP_GAP) break;
+        uint64_t from, to;
+        const char *why;
+        cfs_gunzip_gap(g, &from, &to, &why);
+        if (to < from || to > n) abort();
+        r->gaps++;
+        r->gap_hash = mix(mix(mix(r->gap_hash, from), to), r->out_len);
+    }
+    r->members = cfs_gunzip_members(g);
+    cfs_gunzip_free(g);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     if (size < 2) return 0;
     uint8_t shape = data[0], pieces = data[1];
@@ -142,6 +198,30 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         abort();
     }
     for (int e = 0; e < engines; e++) free(r[e].out);
+
+    /* 3. That gzip damaged as the input's last bytes say, read by the member loop in
+       pieces and whole: the same output and gaps. */
+    if (gz_len > 16 && n >= 4) {
+        const uint8_t *say = body + n - 4;
+        size_t at1 = (size_t)(say[0] | say[1] << 8) % gz_len;
+        size_t at2 = (size_t)(say[2] | say[3] << 8) % gz_len;
+        switch (say[3] % 4) {
+        case 0: gz[at1] ^= 0x5a; break;                          /* a byte flipped */
+        case 1: gz[at1] ^= 0xff; gz[at2] ^= 0x01; break;          /* two */
+        case 2: memmove(gz + at1, gz + (at1 > at2 ? at1 : at2), gz_len - (at1 > at2 ? at1 : at2));   /* bytes cut out */
+                gz_len -= (at1 > at2 ? at1 - at2 : at2 - at1); break;
+        default: memset(gz + at1, 'x', (at2 % 32) < gz_len - at1 ? (at2 % 32) : gz_len - at1); break;   /* overwritten */
+        }
+        struct loop_result a, b;
+        loop(gz, gz_len, piece, &a);
+        loop(gz, gz_len, gz_len, &b);
+        if (memcmp(&a, &b, sizeof a) != 0) {
+            fprintf(stderr, "gaps depend on the cuts: pieces of %zu give %llu bytes, %llu gaps; whole %llu bytes, %llu gaps\n",
+                    piece, (unsigned long long)a.out_len, (unsigned long long)a.gaps, (unsigned long long)b.out_len,
+                    (unsigned long long)b.gaps);
+            abort();
+        }
+    }
     free(gz);
 
     /* 2. The input as deflate data after a gzip header: whatever it says, safely. */
