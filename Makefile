@@ -34,7 +34,7 @@ BUILD      ?= .build-c
 CC         ?= cc
 AR         ?= ar
 PKG_CONFIG ?= pkg-config
-DEPS       := expat libxml-2.0 zlib
+DEPS       := expat libxml-2.0 zlib libzstd
 CFLAGS     ?= -O2 -g
 ALL_CFLAGS := -std=c11 -D_GNU_SOURCE -fPIC -fvisibility=default $(CFLAGS) \
               $(shell $(PKG_CONFIG) --cflags $(DEPS)) -ICSources/CFeedStream/include -ICSources/CFeedStreamInput/include -ICSources/CFeedStreamInflate/include -ICSources/CFeedStreamCharset/include

@@ -52,7 +52,7 @@ let package = Package(
         // both languages and the benchmark's baseline call it.
         .target(
             name: "CFeedStreamInflate",
-            dependencies: ["CZlib"],
+            dependencies: ["CZlib", "CZstd"],
             path: "CSources/CFeedStreamInflate",
             linkerSettings: [.linkedLibrary("dl", .when(platforms: [.linux]))]),
 

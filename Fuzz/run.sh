@@ -87,7 +87,7 @@ build_inflate() {
         echo "building $bin" >&2
         "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
             -I"$root/CSources/CFeedStreamInflate/include" "$root/Fuzz/c/fuzz_inflate.c" \
-            "$root/CSources/CFeedStreamInflate/inflate.c" "$root/CSources/CFeedStreamInflate/gunzip.c" $(pkg-config --cflags --libs zlib) -ldl \
+            "$root/CSources/CFeedStreamInflate/inflate.c" "$root/CSources/CFeedStreamInflate/unpack.c" $(pkg-config --cflags --libs zlib) -ldl \
             -fuse-ld=lld -o "$bin"
     fi
 }

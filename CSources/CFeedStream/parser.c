@@ -85,7 +85,8 @@ static void judge(void *r, const uint8_t *bytes, size_t len, uint64_t at, cfs_er
     (void)at;
     (void)last_item_end;
     cfs_parser *p = r;
-    if (bytes == NULL || (err->code != CFS_ERR_XML && err->code != CFS_ERR_LIMIT && err->code != CFS_ERR_GZIP)) return;
+    int packed = err->code == CFS_ERR_GZIP || err->code == CFS_ERR_ZSTD;   /* cut short by compressed data */
+    if (bytes == NULL || (err->code != CFS_ERR_XML && err->code != CFS_ERR_LIMIT && !packed)) return;
     if (p->judge_tok == NULL) {
         if (p->judge_failed) return;
         p->judge_failed = 1;
@@ -105,7 +106,7 @@ static void judge(void *r, const uint8_t *bytes, size_t len, uint64_t at, cfs_er
     int before_end = res == CFS_DOC_ERROR;
     if (res == CFS_DOC_OK && p->last_final) res = cfs_expat_ops.parse(p->judge_tok, NULL, 0, 1, &consumed, &e);
     if (res != CFS_DOC_ERROR) return;
-    if (err->code == CFS_ERR_GZIP && !before_end) {
+    if (packed && !before_end) {
         /* A document the gzip data cut short: where expat stopped reading it. */
         err->line = e.line;
         err->column = e.column;
@@ -115,7 +116,7 @@ static void judge(void *r, const uint8_t *bytes, size_t len, uint64_t at, cfs_er
     /* In a document the gzip data cut short, an error expat meets before the cut is the
        document's own, as the expat backend reports it. A limit the machine checks is
        where expat's events reach it: the same limit. */
-    if (e.code != err->code && err->code != CFS_ERR_GZIP) return;
+    if (e.code != err->code && !packed) return;
     if (e.code == CFS_ERR_LIMIT && strcmp(e.message, err->message) != 0) return;
     size_t document = err->document;
     *err = e;
@@ -216,8 +217,8 @@ cfs_status cfs_parser_feed_inflated(cfs_parser *p, const void *data, size_t len,
 cfs_status cfs_parser_inflated_origin(cfs_parser *p, uint64_t offset, uint64_t checkpoint) {
     return cfs_input_inflated_origin(p->in, offset, checkpoint);
 }
-cfs_status cfs_parser_feed_gap(cfs_parser *p, const char *why, uint64_t from, uint64_t to) {
-    return cfs_input_feed_gap(p->in, why, from, to);
+cfs_status cfs_parser_feed_gap(cfs_parser *p, int format, const char *why, uint64_t from, uint64_t to) {
+    return cfs_input_feed_gap(p->in, format, why, from, to);
 }
 cfs_status cfs_parser_settle(cfs_parser *p) { return cfs_input_settle(p->in); }
 cfs_status cfs_parser_finish(cfs_parser *p) { return cfs_input_finish(p->in); }

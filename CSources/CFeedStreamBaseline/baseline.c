@@ -117,7 +117,7 @@ typedef struct {
     int fd;
     int mode;
     size_t read_max;      /* the most a read of plain input asks for */
-    cfs_gunzip *z;        /* the member loop every reader of gzip runs */
+    cfs_unpack *z;        /* the member loop every reader of gzip runs */
     uint8_t *in;          /* ZCHUNK bytes read, inflated from `next` */
     const uint8_t *next;
     size_t avail;
@@ -154,25 +154,25 @@ static ssize_t source_fill(byte_source *src, uint8_t *buf, size_t len, cfs_basel
             src->avail = (size_t)n;
         }
         if (!src->started) {
-            if (src->z == NULL && (src->z = cfs_gunzip_new()) == NULL) return fail(st, "out of memory");
-            cfs_gunzip_set_engine(src->z, st->inflater ? (cfs_inflate_engine)st->inflater : cfs_inflate_default_engine());
-            if (cfs_gunzip_begin(src->z) != CFS_GUNZIP_OK) return fail(st, "inflate init failed");
+            if (src->z == NULL && (src->z = cfs_unpack_new()) == NULL) return fail(st, "out of memory");
+            cfs_unpack_set_engine(src->z, st->inflater ? (cfs_inflate_engine)st->inflater : cfs_inflate_default_engine());
+            if (cfs_unpack_begin(src->z, CFS_PACK_GZIP) != CFS_UNPACK_OK) return fail(st, "inflate init failed");
             src->started = 1;
         }
         size_t used, got;
-        cfs_gunzip_result zr = cfs_gunzip_step(src->z, src->next, src->avail, &used, buf, len, &got);
+        cfs_unpack_result zr = cfs_unpack_step(src->z, src->next, src->avail, &used, buf, len, &got);
         src->next += used;
         src->avail -= used;
         if (zr < 0) return fail(st, "corrupt gzip data");
         if (got > 0) return (ssize_t)got;
-        /* The baseline reads intact gzip only: a gap (cfs_gunzip_step) ends it. */
-        if (zr == CFS_GUNZIP_GAP || cfs_gunzip_in_gap(src->z)) return fail(st, "corrupt gzip data");
+        /* The baseline reads intact gzip only: a gap (cfs_unpack_step) ends it. */
+        if (zr == CFS_UNPACK_GAP || cfs_unpack_in_gap(src->z)) return fail(st, "corrupt gzip data");
         if (src->avail == 0 && src->eof) {
-            if (cfs_gunzip_in_member(src->z)) return fail(st, "truncated gzip data");
+            if (cfs_unpack_in_member(src->z)) return fail(st, "truncated gzip data");
             return 0;
         }
         /* Input left and no step taken: never spin on it. */
-        if (zr == CFS_GUNZIP_NEED && src->avail > 0) return fail(st, "corrupt gzip data");
+        if (zr == CFS_UNPACK_NEED && src->avail > 0) return fail(st, "corrupt gzip data");
     }
 }
 
@@ -196,7 +196,7 @@ static void source_reset(byte_source *src, int fd, int mode, size_t read_max) {
 }
 
 static void source_close(byte_source *src) {
-    cfs_gunzip_free(src->z);
+    cfs_unpack_free(src->z);
     free(src->in);
 }
 

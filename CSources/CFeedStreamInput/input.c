@@ -36,7 +36,7 @@
    CFS_RESYNC_WINDOW (limits.def). */
 
 /* IN_INFLATED: the caller inflates (cfs_input_feed_inflated). */
-enum input_mode { IN_DETECT, IN_PLAIN, IN_GZIP, IN_INFLATED };
+enum input_mode { IN_DETECT, IN_PLAIN, IN_PACKED, IN_INFLATED };
 enum doc_state { D_AWAIT, D_IN, D_SKIP };
 /* Between documents, after the first: what follows a root element may be the XML
    spec's Misc (white space, comments, processing instructions), which belongs to the
@@ -78,9 +78,9 @@ struct cfs_input {
     void *reader;                /* its context */
 
     enum input_mode mode;
-    uint8_t head[2];             /* first bytes, until gzip or plain is decided */
+    uint8_t head[4];             /* first bytes, until gzip, zstd or plain is decided */
     size_t head_len;
-    cfs_gunzip *gz;              /* the gzip members, made at the first stream */
+    cfs_unpack *gz;              /* the gzip members, made at the first stream */
     cfs_inflate_engine engine;   /* what inflates them (cfs_input_set_inflater) */
     const uint8_t *z_in;         /* compressed bytes not yet inflated, during a feed */
     size_t z_avail;
@@ -179,6 +179,7 @@ const char *cfs_status_string(cfs_status s) {
     case CFS_ERR_NOMEM: return "out of memory";
     case CFS_ERR_XML: return "not well-formed XML";
     case CFS_ERR_GZIP: return "corrupt gzip data";
+    case CFS_ERR_ZSTD: return "corrupt zstd data";
     case CFS_ERR_ABORTED: return "stopped by callback";
     case CFS_ERR_NOT_FEED: return "not a feed";
     case CFS_ERR_EMPTY: return "empty input: no XML document";
@@ -253,7 +254,7 @@ cfs_input *cfs_input_create(const cfs_document_ops *ops, void *reader, const cfs
 
 void cfs_input_destroy(cfs_input *p) {
     if (p == NULL) return;
-    cfs_gunzip_free(p->gz);
+    cfs_unpack_free(p->gz);
     free(p->zin);
     free(p->scratch);
     free(p->carry);
@@ -411,7 +412,8 @@ static cfs_status end_document(cfs_input *p, cfs_error *err) {
     cfs_doc_facts f = facts(p);
     /* XML errors, and a document cut short by corrupt or truncated gzip (only the stream's
        end reports one here), are recovered. */
-    if (err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_GZIP) && p->recover && !p->keep_over) {
+    if (err && (err->code == CFS_ERR_XML || err->code == CFS_ERR_GZIP || err->code == CFS_ERR_ZSTD) && p->recover
+        && !p->keep_over) {
         /* Goes to the hook once the document's end is known (recover_pending). */
         p->pending = 1;
         p->pending_err = *err;
@@ -1211,12 +1213,12 @@ static cfs_status stream_stops(cfs_input *p, cfs_status code, const char *messag
 }
 
 /* The compressed stream has a gap here: the compressed bytes [from, to) were not read
-   (cfs_gunzip_step), so the bytes before and after do not join. The open document ends
+   (cfs_unpack_step), so the bytes before and after do not join. The open document ends
    here, cut short as at the stream's end ("corrupt gzip data", recovered as such); then
    the next document is searched for in what follows, and the gap is told once it is
    found (or the stream ends) with the bytes passed over (`skipped`), as a record of its
    own (document 0, its compressed range), so that every byte is accounted for. */
-static cfs_status stream_gap(cfs_input *p, const char *why, uint64_t from, uint64_t to) {
+static cfs_status stream_gap(cfs_input *p, cfs_status code, const char *why, uint64_t from, uint64_t to) {
     cfs_status st = settle(p);
     if (st != CFS_OK) return st;
     snprintf(p->gap_message, sizeof p->gap_message, "%s", why);
@@ -1236,11 +1238,11 @@ static cfs_status stream_gap(cfs_input *p, const char *why, uint64_t from, uint6
         cfs_error err = {0};
         cfs_doc_result r = p->ops->parse(p->reader, NULL, 0, 1, 0, &consumed, &err);
         if (r == CFS_DOC_ERROR) {
-            err.code = CFS_ERR_GZIP;
+            err.code = code;
             err.message = p->gap_message;
         } else if (r == CFS_DOC_OK) {
             r = CFS_DOC_ERROR;
-            err = (cfs_error){ CFS_ERR_GZIP, p->gap_message, 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
+            err = (cfs_error){ code, p->gap_message, 0, 0, 0, p->xml_offset - p->doc_offset, 0 };
         }
         st = handle(p, r, NULL, 0, p->xml_offset - p->doc_offset, consumed, &err, &used);
         p->replay_len = 0;
@@ -1249,7 +1251,7 @@ static cfs_status stream_gap(cfs_input *p, const char *why, uint64_t from, uint6
         if (st == CFS_OK) st = end_skip(p);   /* a document waiting for recovery ends at the gap */
         if (st != CFS_OK) return st;
     }
-    p->gap_err = (cfs_error){ CFS_ERR_GZIP, p->gap_message, 0, 0, 0, p->xml_offset, 0, 0, from, to - from };
+    p->gap_err = (cfs_error){ code, p->gap_message, 0, 0, 0, p->xml_offset, 0, 0, from, to - from };
     p->gap_pending = 1;
     p->doc = D_SKIP;
     p->skip_own_root = 0;
@@ -1258,19 +1260,23 @@ static cfs_status stream_gap(cfs_input *p, const char *why, uint64_t from, uint6
     return CFS_OK;
 }
 
-cfs_status cfs_input_feed_gap(cfs_input *p, const char *why, uint64_t from, uint64_t to) {
+/* The error code of the compressed format. */
+static cfs_status pack_code(cfs_pack_format f) { return f == CFS_PACK_ZSTD ? CFS_ERR_ZSTD : CFS_ERR_GZIP; }
+
+cfs_status cfs_input_feed_gap(cfs_input *p, int format, const char *why, uint64_t from, uint64_t to) {
     if (p->mode == IN_DETECT && p->head_len == 0) p->mode = IN_INFLATED;   /* the stream begins with it */
     if (p->finished || p->mode != IN_INFLATED || to < from) return CFS_ERR_MISUSE;
     if (p->has_fatal) return p->fatal.code;
-    return stream_gap(p, why ? why : "corrupt gzip data", from, to);
+    cfs_status code = pack_code((cfs_pack_format)format);
+    return stream_gap(p, code, why ? why : cfs_status_string(code), from, to);
 }
 
-/* After the gzip stream gave a gap (CFS_GUNZIP_GAP). */
+/* After the gzip stream gave a gap (CFS_UNPACK_GAP). */
 static cfs_status gunzip_gap(cfs_input *p) {
     uint64_t from, to;
     const char *why;
-    cfs_gunzip_gap(p->gz, &from, &to, &why);
-    return stream_gap(p, why, from, to);
+    cfs_unpack_gap(p->gz, &from, &to, &why);
+    return stream_gap(p, pack_code(cfs_unpack_format(p->gz)), why, from, to);
 }
 
 cfs_status cfs_input_settle(cfs_input *p) {
@@ -1293,17 +1299,25 @@ static cfs_status ratio_checkpoint(cfs_input *p, uint64_t consumed) {
     return CFS_OK;
 }
 
-static cfs_status gzip_begin(cfs_input *p) {
-    if (p->gz == NULL && (p->gz = cfs_gunzip_new()) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-    cfs_gunzip_set_engine(p->gz, p->engine);
-    cfs_gunzip_result r = cfs_gunzip_begin(p->gz);
-    if (r == CFS_GUNZIP_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-    if (r != CFS_GUNZIP_OK) return set_fatal(p, CFS_ERR_GZIP, NULL, 0);
-    p->mode = IN_GZIP;
+/* The stream's code and "truncated" message, by its format. */
+static cfs_status stream_code(const cfs_input *p) {
+    return p->gz != NULL && p->mode == IN_PACKED ? pack_code(cfs_unpack_format(p->gz)) : CFS_ERR_GZIP;
+}
+static const char *truncated_message(const cfs_input *p) {
+    return stream_code(p) == CFS_ERR_ZSTD ? "truncated zstd data" : "truncated gzip data";
+}
+
+static cfs_status gzip_begin(cfs_input *p, cfs_pack_format format) {
+    if (p->gz == NULL && (p->gz = cfs_unpack_new()) == NULL) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    cfs_unpack_set_engine(p->gz, p->engine);
+    cfs_unpack_result r = cfs_unpack_begin(p->gz, format);
+    if (r == CFS_UNPACK_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+    if (r != CFS_UNPACK_OK) return set_fatal(p, pack_code(format), NULL, 0);
+    p->mode = IN_PACKED;
     return CFS_OK;
 }
 
-/* Inflates everything in z_in/z_avail, member after member (cfs_gunzip), straight into
+/* Inflates everything in z_in/z_avail, member after member (cfs_unpack), straight into
    the reader's buffer while a document is open. */
 static cfs_status gzip_input(cfs_input *p) {
     cfs_status st = CFS_OK;
@@ -1318,26 +1332,26 @@ static cfs_status gzip_input(cfs_input *p) {
         uint8_t *out = in_place ? p->ops->buffer(p->reader, want) : NULL;
         if (out == NULL) { out = p->scratch; in_place = 0; want = room; }
         size_t used, n;
-        cfs_gunzip_result gr = cfs_gunzip_step(p->gz, p->z_in, p->z_avail, &used, out, want, &n);
+        cfs_unpack_result gr = cfs_unpack_step(p->gz, p->z_in, p->z_avail, &used, out, want, &n);
         p->z_in += used;
         p->z_avail -= used;
-        if (gr == CFS_GUNZIP_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+        if (gr == CFS_UNPACK_NOMEM) return set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
         p->stats.bytes_xml += n;
         if (n) st = in_place ? parse_in_place(p, out, n) : xml_input(p, out, n);
-        if (gr == CFS_GUNZIP_CORRUPT) {
+        if (gr == CFS_UNPACK_CORRUPT) {
             /* What was inflated was kept; a callback that stopped the parser (or memory)
                in those bytes came first: fed in smaller pieces, the stream would have
                stopped there. */
             if (st != CFS_OK) return st;
-            return stream_stops(p, CFS_ERR_GZIP, "corrupt gzip data", 0);
+            return stream_stops(p, stream_code(p), NULL, 0);
         }
-        if (gr == CFS_GUNZIP_GAP) {
+        if (gr == CFS_UNPACK_GAP) {
             if (st == CFS_OK) st = gunzip_gap(p);
             continue;
         }
         /* Past the ratio, nothing after the checkpoint is inflated. */
-        if (n == room && st == CFS_OK) st = ratio_checkpoint(p, cfs_gunzip_consumed(p->gz));
-        if (gr == CFS_GUNZIP_NEED) return st;
+        if (n == room && st == CFS_OK) st = ratio_checkpoint(p, cfs_unpack_consumed(p->gz));
+        if (gr == CFS_UNPACK_NEED) return st;
     }
     return st;
 }
@@ -1357,22 +1371,25 @@ static cfs_status dispatch(cfs_input *p, const uint8_t *data, size_t len) {
     return st;
 }
 
-/* Decides gzip or plain from the first two bytes (buffered across calls). */
+/* Decides gzip, zstd or plain from the first bytes (cfs_pack_detect; buffered across
+   calls). */
 static cfs_status detect(cfs_input *p, const uint8_t **data, size_t *len) {
-    while (p->head_len < 2 && *len > 0) {
+    cfs_pack_format f;
+    while (!cfs_pack_detect(p->head, p->head_len, 0, &f)) {
+        if (*len == 0) return CFS_OK;
         p->head[p->head_len++] = **data;
         (*data)++;
         (*len)--;
     }
-    if (p->head_len < 2) return CFS_OK;
-    if (p->head[0] == 0x1f && p->head[1] == 0x8b) {
-        cfs_status st = gzip_begin(p);
-        if (st == CFS_OK) st = dispatch(p, p->head, 2);
+    size_t n = p->head_len;
+    if (f != CFS_PACK_NONE) {
+        cfs_status st = gzip_begin(p, f);
+        if (st == CFS_OK) st = dispatch(p, p->head, n);
         return st;
     }
     p->mode = IN_PLAIN;
-    p->stats.bytes_xml += 2;
-    return xml_input(p, p->head, 2);
+    p->stats.bytes_xml += n;
+    return xml_input(p, p->head, n);
 }
 
 cfs_status cfs_input_feed(cfs_input *p, const void *data, size_t len) {
@@ -1469,15 +1486,15 @@ cfs_status cfs_input_finish(cfs_input *p) {
         xml_input(p, p->head, p->head_len);
     }
     /* A gap the input ended in: the member found in its bytes is read, or it runs to the end. */
-    while (!p->has_fatal && p->mode == IN_GZIP) {
-        cfs_gunzip_result gr = cfs_gunzip_finish(p->gz);
-        if (gr == CFS_GUNZIP_NOMEM) set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-        if (gr != CFS_GUNZIP_GAP || gunzip_gap(p) != CFS_OK) break;
+    while (!p->has_fatal && p->mode == IN_PACKED) {
+        cfs_unpack_result gr = cfs_unpack_finish(p->gz);
+        if (gr == CFS_UNPACK_NOMEM) set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
+        if (gr != CFS_UNPACK_GAP || gunzip_gap(p) != CFS_OK) break;
         p->z_in = NULL;
         p->z_avail = 0;
         if (gzip_input(p) != CFS_OK) break;
     }
-    int truncated_gzip = !p->has_fatal && p->mode == IN_GZIP && cfs_gunzip_in_member(p->gz);
+    int truncated_gzip = !p->has_fatal && p->mode == IN_PACKED && cfs_unpack_in_member(p->gz);
     if (truncated_gzip) settle(p);
     int stopped = p->has_fatal && (p->fatal.code == CFS_ERR_ABORTED || p->fatal.code == CFS_ERR_NOMEM);
     int reported = 0;
@@ -1500,8 +1517,8 @@ cfs_status cfs_input_finish(cfs_input *p) {
         cfs_doc_result r = p->ops->parse(p->reader, NULL, 0, 1, 0, &consumed, &err);
         int stream_error = r == CFS_DOC_ERROR && (truncated_gzip || p->has_fatal);
         if (stream_error) {
-            err.code = truncated_gzip ? CFS_ERR_GZIP : p->fatal.code;
-            err.message = truncated_gzip ? "truncated gzip data" : p->fatal.message;
+            err.code = truncated_gzip ? stream_code(p) : p->fatal.code;
+            err.message = truncated_gzip ? truncated_message(p) : p->fatal.message;
         }
         if (r == CFS_DOC_OK) {
             r = CFS_DOC_ERROR;
@@ -1527,14 +1544,14 @@ cfs_status cfs_input_finish(cfs_input *p) {
         break;
     }
     if (!stopped) end_skip(p);
-    if (truncated_gzip && !reported) set_fatal(p, CFS_ERR_GZIP, "truncated gzip data", 0);
+    if (truncated_gzip && !reported) set_fatal(p, stream_code(p), truncated_message(p), 0);
     if (p->has_fatal) return p->fatal.code;
-    if (truncated_gzip) return CFS_ERR_GZIP;
+    if (truncated_gzip) return stream_code(p);
     if (p->stats.documents == 0 && !p->has_gap) {   /* a gap is what the input held */
         p->first_error = (cfs_error){ CFS_ERR_EMPTY, cfs_status_string(CFS_ERR_EMPTY), 0, 0, 0, 0, 0 };
         p->has_error = 1;
         return CFS_ERR_EMPTY;
     }
     if (p->has_error) return p->first_error.code;
-    return p->has_gap ? CFS_ERR_GZIP : CFS_OK;
+    return p->has_gap ? p->first_gap.code : CFS_OK;
 }

@@ -15,7 +15,7 @@
  *      own point), so nothing is compared;
  *   3. the gzip of (1) damaged where the input's last bytes say (bytes flipped, a
  *      member cut short, bytes that are no member between two), read by the member
- *      loop (cfs_gunzip, zlib) in pieces of the chosen size and whole: the output and
+ *      loop (cfs_unpack, zlib) in pieces of the chosen size and whole: the output and
  *      the gaps (where each is told, and the compressed range it skipped) must be the
  *      same -- a gap depends on the bytes only.
  * Without ISA-L (not built in, or libisal.so.2 missing) only zlib runs.
@@ -107,7 +107,7 @@ static void run(cfs_inflate_engine engine, const uint8_t *stream, size_t n, size
     cfs_inflate_free(s);
 }
 
-/* What cfs_gunzip makes of stream[0..n) in pieces of `piece`: the output, and per gap
+/* What cfs_unpack makes of stream[0..n) in pieces of `piece`: the output, and per gap
    its range and the output offset it came at, folded into a hash. */
 struct loop_result {
     uint64_t out_len, out_hash, gaps, gap_hash, members;
@@ -117,45 +117,45 @@ static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull;
 
 static void loop(const uint8_t *stream, size_t n, size_t piece, struct loop_result *r) {
     memset(r, 0, sizeof *r);
-    cfs_gunzip *g = cfs_gunzip_new();
+    cfs_unpack *g = cfs_unpack_new();
     if (g == NULL) abort();
-    cfs_gunzip_set_engine(g, CFS_INFLATE_ZLIB);
-    if (cfs_gunzip_begin(g) != CFS_GUNZIP_OK) abort();
+    cfs_unpack_set_engine(g, CFS_INFLATE_ZLIB);
+    if (cfs_unpack_begin(g) != CFS_UNPACK_OK) abort();
     static uint8_t out[ROOM];
     size_t pos = 0;
     for (int ended = 0;;) {
         size_t k = ended ? 0 : piece < n - pos ? piece : n - pos;
         size_t used = 0, written = 0;
-        cfs_gunzip_result st = cfs_gunzip_step(g, stream + pos, k, &used, out, sizeof out, &written);
+        cfs_unpack_result st = cfs_unpack_step(g, stream + pos, k, &used, out, sizeof out, &written);
         if (used > k || written > sizeof out) abort();
         pos += used;
         for (size_t i = 0; i < written; i++) r->out_hash = mix(r->out_hash, out[i]);
         r->out_len += written;
-        if (st == CFS_GUNZIP_NOMEM || st == CFS_GUNZIP_CORRUPT) abort();
-        if (st == CFS_GUNZIP_GAP) {
+        if (st == CFS_UNPACK_NOMEM || st == CFS_UNPACK_CORRUPT) abort();
+        if (st == CFS_UNPACK_GAP) {
             uint64_t from, to;
             const char *why;
-            cfs_gunzip_gap(g, &from, &to, &why);
+            cfs_unpack_gap(g, &from, &to, &why);
             if (to <= from || to > n) abort();
             r->gaps++;
             r->gap_hash = mix(mix(mix(r->gap_hash, from), to), r->out_len);
             continue;
         }
-        if (st == CFS_GUNZIP_OK) continue;
+        if (st == CFS_UNPACK_OK) continue;
         if (pos < n) continue;   /* this piece used up: the next */
         ended = 1;
-        cfs_gunzip_result f = cfs_gunzip_finish(g);
-        if (f == CFS_GUNZIP_NOMEM) abort();
-        if (f != CFS_GUNZIP_GAP) break;
+        cfs_unpack_result f = cfs_unpack_finish(g);
+        if (f == CFS_UNPACK_NOMEM) abort();
+        if (f != CFS_UNPACK_GAP) break;
         uint64_t from, to;
         const char *why;
-        cfs_gunzip_gap(g, &from, &to, &why);
+        cfs_unpack_gap(g, &from, &to, &why);
         if (to < from || to > n) abort();
         r->gaps++;
         r->gap_hash = mix(mix(mix(r->gap_hash, from), to), r->out_len);
     }
-    r->members = cfs_gunzip_members(g);
-    cfs_gunzip_free(g);
+    r->members = cfs_unpack_members(g);
+    cfs_unpack_free(g);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

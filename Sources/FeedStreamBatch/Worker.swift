@@ -118,7 +118,7 @@ final class Worker {
                     warc = counts
                     return summary
                 }
-                let gzip = head.count >= 2 && InputStage.isGzip(head[0], head[1])
+                let gzip = head.withUnsafeBytes(InputStage.isCompressed)   // gzip or zstd
                 if pipelining, let partBytes = options.dumpPartBytes,
                    gzip ? Int(st.st_size) >= options.pipelineMinimumBytes && options.jobs >= options.gzipDumpPartsMinimumJobs
                         : Int(st.st_size) >= 2 * partBytes {
@@ -239,7 +239,7 @@ final class Worker {
         return summary
     }
 
-    /// True when the file's first bytes are gzip's (1F 8B) or a WARC version line, or,
+    /// True when the file's first bytes are gzip's (1F 8B), zstd's (28 B5 2F FD) or a WARC version line, or,
     /// after a byte order mark and white space (NULs too: UTF-16 and UTF-32 without a
     /// mark), an XML `<`, or a JSON Feed's `{` when the first KiB names
     /// `jsonfeed.org/version` (the specification asks for `version` at the top; other
@@ -266,7 +266,7 @@ final class Worker {
         let n = head.count
         guard n > 0 else { return true }
         let bytes = head[0..<n]
-        if n >= 2 && InputStage.isGzip(bytes[0], bytes[1]) { return true }
+        if InputStage.isCompressed(head) { return true }   // gzip or zstd
         if bytes.starts(with: Array("WARC/1.".utf8)) { return true }   // a web archive
         var rest = bytes[...]
         for mark: [UInt8] in [[0xEF, 0xBB, 0xBF], [0x00, 0x00, 0xFE, 0xFF], [0xFF, 0xFE], [0xFE, 0xFF]]

@@ -14,6 +14,8 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
         public static let malformedJSON = Code(rawValue: "json")
         /// The gzip data is corrupt or truncated.
         public static let gzip = Code(rawValue: "gzip")
+        /// The zstd data is corrupt or truncated.
+        public static let zstd = Code(rawValue: "zstd")
         /// A well-formed document in which neither the root nor any element inside it is a
         /// feed's root (`rss`, `rdf:RDF`, `feed`, ...: docs/SCHEMA.md, "Formats").
         public static let notAFeed = Code(rawValue: "not_feed")
@@ -56,7 +58,7 @@ public struct FeedError: Error, Sendable, Equatable, Hashable, CustomStringConve
     /// lenient reading found, the rest of the error says where strict XML failed. Never
     /// set for parsers made with `strict: true`.
     public var recovered = false
-    /// For a gap in gzip input (code ``Code/gzip``, document 0): the compressed bytes
+    /// For a gap in gzip or zstd input (code ``Code/gzip`` or ``Code/zstd``, document 0): the compressed bytes
     /// that were not read, from the first byte of the member that could not be read (or
     /// of the bytes between members that were no member) to the next member read, or to
     /// the end of the input; ``offset`` is where the uncompressed stream resumes after

@@ -23,3 +23,17 @@ public func unzstd(_ data: [UInt8]) -> [UInt8]? {
         }
     }
 }
+
+/// `data` as one zstd frame at `level`, with its content checksum (tests only).
+public func zstd(_ data: [UInt8], level: Int32 = 3) -> [UInt8] {
+    guard let c = ZSTD_createCCtx() else { fatalError("out of memory") }
+    defer { ZSTD_freeCCtx(c) }
+    _ = ZSTD_CCtx_setParameter(c, ZSTD_c_compressionLevel, level)
+    _ = ZSTD_CCtx_setParameter(c, ZSTD_c_checksumFlag, 1)
+    var out = [UInt8](repeating: 0, count: ZSTD_compressBound(data.count))
+    let n = out.withUnsafeMutableBytes { dst in
+        data.withUnsafeBytes { src in ZSTD_compress2(c, dst.baseAddress, dst.count, src.baseAddress, src.count) }
+    }
+    precondition(ZSTD_isError(n) == 0)
+    return Array(out[0..<n])
+}

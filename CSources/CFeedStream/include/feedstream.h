@@ -685,15 +685,15 @@ cfs_status cfs_parser_inflated_origin(cfs_parser *parser, uint64_t offset, uint6
 
 /**
  * For a caller that inflates the stream itself (cfs_parser_feed_inflated): the gzip
- * stream has a gap here (feedstream_inflate.h, cfs_gunzip_gap), so the bytes fed
- * before and after it do not join. The open document ends, cut short (`why`, as
- * CFS_ERR_GZIP); the next document is searched for in the bytes that follow, and the
+ * or zstd stream (`format`: CFS_PACK_GZIP or CFS_PACK_ZSTD) has a gap here
+ * (feedstream_inflate.h, cfs_unpack_gap), so the bytes fed before and after it do not
+ * join. The open document ends, cut short (`why`, as CFS_ERR_GZIP or CFS_ERR_ZSTD); the next document is searched for in the bytes that follow, and the
  * gap is told (cfs_parser_set_gap) with the compressed range [from, to), as the parser
  * does when it inflates.
  * @return CFS_OK, a fatal status, or CFS_ERR_MISUSE when the stream is not fed by
  *         cfs_parser_feed_inflated() or `to` is below `from`.
  */
-cfs_status cfs_parser_feed_gap(cfs_parser *parser, const char *why, uint64_t from, uint64_t to);
+cfs_status cfs_parser_feed_gap(cfs_parser *parser, int format, const char *why, uint64_t from, uint64_t to);
 
 /**
  * Whether a document is open: begun, and neither ended nor failed (a failed

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
  * feedstream_inflate.h -- gzip: one member's inflate step, by zlib or by ISA-L, and a
- * stream of members (cfs_gunzip).
+ * stream of members (cfs_unpack).
  *
  * The one place FeedStream inflates gzip: the input stage (input.c), the Swift
  * library's readers of JSON Feed, web archives and read-ahead chunks (InputStage.swift),
- * and the benchmark's "inflate only" all inflate through cfs_gunzip, which calls
+ * and the benchmark's "inflate only" all inflate through cfs_unpack, which calls
  * cfs_inflate_step. It inflates with zlib, or with Intel's ISA-L
  * (igzip, ~2.6x zlib here) when the library was built with ISA-L's header
  * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
  *
  * zlib is the default. ISA-L is chosen per reader: for a gzip stream
- * (cfs_gunzip_set_engine), an input stage (cfs_input_set_inflater), a run of the command
+ * (cfs_unpack_set_engine), an input stage (cfs_input_set_inflater), a run of the command
  * line (--inflate isa-l); FEEDSTREAM_INFLATE=isa-l in the environment, read once, makes
  * it the default of the readers made without a choice.
  * On an intact stream the two give the same bytes and the same member boundaries:
@@ -75,72 +75,91 @@ cfs_inflate_engine cfs_inflate_current_engine(const cfs_inflate *s);
 cfs_inflate_result cfs_inflate_step(cfs_inflate *s, const uint8_t *in, size_t in_len, size_t *used,
                                     uint8_t *out, size_t out_len, size_t *written);
 
-/* ---- a gzip stream: members one after another --------------------------------------- */
+/* ---- a compressed stream: members one after another --------------------------------- */
 
-/* What cfs_gunzip_step did. */
+/* The compressed formats read: gzip (RFC 1952) and zstd (RFC 8878). */
 typedef enum {
-    CFS_GUNZIP_OK = 0,       /* progress: call again (more output may come from this input) */
-    CFS_GUNZIP_NEED = 1,     /* this input is used up, or no progress is possible with it */
-    CFS_GUNZIP_GAP = 2,      /* reading resumed after a gap (cfs_gunzip_gap): the output
+    CFS_PACK_NONE = 0,
+    CFS_PACK_GZIP = 1,
+    CFS_PACK_ZSTD = 2,
+} cfs_pack_format;
+
+/* Which format a stream's first bytes b[0..n) say: gzip (1F 8B), zstd (28 B5 2F FD) or
+   none (plain). Returns 1 once they tell (*format set), 0 when more bytes are needed
+   (a prefix of a magic number); with `at_end` (no more bytes will come) always 1. */
+int cfs_pack_detect(const uint8_t *b, size_t n, int at_end, cfs_pack_format *format);
+/* "gzip" or "zstd", as the messages name them. */
+const char *cfs_pack_name(cfs_pack_format format);
+
+/* What cfs_unpack_step did. */
+typedef enum {
+    CFS_UNPACK_OK = 0,       /* progress: call again (more output may come from this input) */
+    CFS_UNPACK_NEED = 1,     /* this input is used up, or no progress is possible with it */
+    CFS_UNPACK_GAP = 2,      /* reading resumed after a gap (cfs_unpack_gap): the output
                                 from the next step on is the next member's, not a
                                 continuation of the bytes before */
-    CFS_GUNZIP_CORRUPT = -2, /* the inflater could not start, or a failure before: every step fails */
-    CFS_GUNZIP_NOMEM = -3,   /* out of memory: every step fails */
-} cfs_gunzip_result;
+    CFS_UNPACK_CORRUPT = -2, /* the inflater could not start, or a failure before: every step fails */
+    CFS_UNPACK_NOMEM = -3,   /* out of memory: every step fails */
+} cfs_unpack_result;
 
-typedef struct cfs_gunzip cfs_gunzip;
+typedef struct cfs_unpack cfs_unpack;
 
-cfs_gunzip *cfs_gunzip_new(void);
-void cfs_gunzip_free(cfs_gunzip *g);
-/* A new stream starts with the next byte, the first of its first member (whose magic
-   bytes the caller has seen): the counts start again. CFS_GUNZIP_OK, CFS_GUNZIP_NOMEM or
-   CFS_GUNZIP_CORRUPT (the inflater could not start). */
-cfs_gunzip_result cfs_gunzip_begin(cfs_gunzip *g);
+cfs_unpack *cfs_unpack_new(void);
+void cfs_unpack_free(cfs_unpack *g);
+/* A new stream of `format` (gzip or zstd) starts with the next byte, the first of its
+   first member (whose magic bytes the caller has seen): the counts start again.
+   CFS_UNPACK_OK, CFS_UNPACK_NOMEM or CFS_UNPACK_CORRUPT (the decoder could not start).
+   A member is a gzip member or a zstd frame (zstd's skippable frames are members that
+   give no bytes); zero bytes between members are padding in both. */
+cfs_unpack_result cfs_unpack_begin(cfs_unpack *g, cfs_pack_format format);
+/* The format begun. */
+cfs_pack_format cfs_unpack_format(const cfs_unpack *g);
 /* One step: between members, skips padding zeros and begins the next member; then
    inflates from in[0..in_len) into out[0..out_len): *used bytes of the input taken,
    *written bytes of output.
-   A member that cannot be read (a bad header, deflate data that cannot be decoded, a
-   trailer that does not match) or bytes between members that are neither zeros nor a
+   A member that cannot be read (a bad header, data that cannot be decoded, a checksum
+   or length that does not match) or bytes between members that are neither zeros nor a
    member do not end the stream: what the member inflated to before the failure is
    written, then the following bytes are searched for the next member (the first
    place after the failed member's start that begins as a member does and inflates,
-   tried apart, to its end or 16 KiB without an error, looked for also in the failed
+   tried apart (gzip with zlib), to its end or 16 KiB without an error, looked for also in the failed
    member's own last MiB: a member cut short runs on into the next). Once one is found
-   the step returns CFS_GUNZIP_GAP (nothing written), and the skipped bytes are
-   cfs_gunzip_gap's. Every choice depends on the bytes only, not on how they were cut
+   the step returns CFS_UNPACK_GAP (nothing written), and the skipped bytes are
+   cfs_unpack_gap's. Every choice depends on the bytes only, not on how they were cut
    into calls. */
-cfs_gunzip_result cfs_gunzip_step(cfs_gunzip *g, const uint8_t *in, size_t in_len, size_t *used,
+cfs_unpack_result cfs_unpack_step(cfs_unpack *g, const uint8_t *in, size_t in_len, size_t *used,
                                   uint8_t *out, size_t out_len, size_t *written);
-/* The input ended. CFS_GUNZIP_GAP when a search for the next member was under way:
-   either a member was found in the bytes kept (call cfs_gunzip_step with no input until
-   CFS_GUNZIP_NEED to read it, then cfs_gunzip_finish again), or none was and the gap
-   runs to the end (the next call returns CFS_GUNZIP_NEED). Otherwise CFS_GUNZIP_NEED
-   (cfs_gunzip_in_member tells whether the stream was cut short), or CFS_GUNZIP_NOMEM. */
-cfs_gunzip_result cfs_gunzip_finish(cfs_gunzip *g);
+/* The input ended. CFS_UNPACK_GAP when a search for the next member was under way:
+   either a member was found in the bytes kept (call cfs_unpack_step with no input until
+   CFS_UNPACK_NEED to read it, then cfs_unpack_finish again), or none was and the gap
+   runs to the end (the next call returns CFS_UNPACK_NEED). Otherwise CFS_UNPACK_NEED
+   (cfs_unpack_in_member tells whether the stream was cut short), or CFS_UNPACK_NOMEM. */
+cfs_unpack_result cfs_unpack_finish(cfs_unpack *g);
 /* The last gap: the compressed bytes [*from, *to) of the stream that were not read as
    a member (from the failed member's first byte, or from the first byte that was not
-   one), and why ("corrupt gzip data", "trailing garbage after gzip data").
+   one), and why ("corrupt gzip data", "trailing garbage after gzip data", the same
+   with zstd).
    Static strings. */
-void cfs_gunzip_gap(const cfs_gunzip *g, uint64_t *from, uint64_t *to, const char **why);
+void cfs_unpack_gap(const cfs_unpack *g, uint64_t *from, uint64_t *to, const char **why);
 /* The engine of the members begun from now on (cfs_inflate_usable_engine's); the
    default's (cfs_inflate_default_engine) until set. */
-void cfs_gunzip_set_engine(cfs_gunzip *g, cfs_inflate_engine engine);
+void cfs_unpack_set_engine(cfs_unpack *g, cfs_inflate_engine engine);
 /* The engine of the last member begun (or of the next, before the first). */
-cfs_inflate_engine cfs_gunzip_engine(const cfs_gunzip *g);
+cfs_inflate_engine cfs_unpack_engine(const cfs_unpack *g);
 /* 1 inside a member (the stream ending now is truncated), 0 between members or in a gap. */
-int cfs_gunzip_in_member(const cfs_gunzip *g);
+int cfs_unpack_in_member(const cfs_unpack *g);
 /* 1 while the bytes after a failure are searched for the next member. */
-int cfs_gunzip_in_gap(const cfs_gunzip *g);
+int cfs_unpack_in_gap(const cfs_unpack *g);
 /* Compressed bytes inflate consumed, over all members (padding and gaps not counted). */
-uint64_t cfs_gunzip_consumed(const cfs_gunzip *g);
+uint64_t cfs_unpack_consumed(const cfs_unpack *g);
 /* Padding zeros skipped between members. */
-uint64_t cfs_gunzip_padding(const cfs_gunzip *g);
+uint64_t cfs_unpack_padding(const cfs_unpack *g);
 /* Bytes of the input taken by the steps (every *used), gaps included. */
-uint64_t cfs_gunzip_taken(const cfs_gunzip *g);
+uint64_t cfs_unpack_taken(const cfs_unpack *g);
 /* Members begun (the first included), and where the last one begun starts in the
    compressed input. */
-uint64_t cfs_gunzip_members(const cfs_gunzip *g);
-uint64_t cfs_gunzip_member_start(const cfs_gunzip *g);
+uint64_t cfs_unpack_members(const cfs_unpack *g);
+uint64_t cfs_unpack_member_start(const cfs_unpack *g);
 
 /* ---- deflate: one block of a gzip member ------------------------------------------- */
 

@@ -56,7 +56,9 @@ typedef enum cfs_status {
         The rest of the document is skipped up to the next document's start; a decompression
         ratio error also abandons the rest of the stream (inflating a bomb to look for
         the next document is what the limit is there to prevent). */
-    CFS_ERR_LIMIT = 9
+    CFS_ERR_LIMIT = 9,
+    /** The zstd data is corrupt or truncated: as CFS_ERR_GZIP, for zstd input. */
+    CFS_ERR_ZSTD = 10
 } cfs_status;
 
 /** Where and why parsing failed. */
@@ -196,7 +198,7 @@ typedef struct cfs_stats {
 typedef int (*cfs_recover_fn)(void *ctx, const uint8_t *bytes, size_t len, size_t delivered,
                               const cfs_error *error);
 
-/** A gap in gzip input (CFS_ERR_GZIP, document 0): a member that could not be read, or
+/** A gap in gzip or zstd input (CFS_ERR_GZIP or CFS_ERR_ZSTD, document 0): a member that could not be read, or
     bytes between members that are no member, were skipped to the next member
     (`compressed_offset`, `compressed_length`); `offset` is where the uncompressed
     stream resumes, `skipped` the bytes from there the search for the next document
@@ -316,7 +318,7 @@ cfs_status cfs_input_feed(cfs_input *input, const void *data, size_t len);
 cfs_status cfs_input_feed_fd(cfs_input *input, int fd);
 cfs_status cfs_input_feed_inflated(cfs_input *input, const void *data, size_t len, uint64_t compressed);
 cfs_status cfs_input_inflated_origin(cfs_input *input, uint64_t offset, uint64_t checkpoint);
-cfs_status cfs_input_feed_gap(cfs_input *input, const char *why, uint64_t from, uint64_t to);
+cfs_status cfs_input_feed_gap(cfs_input *input, int format, const char *why, uint64_t from, uint64_t to);
 cfs_status cfs_input_settle(cfs_input *input);
 cfs_status cfs_input_finish(cfs_input *input);
 const cfs_error *cfs_input_error(const cfs_input *input);

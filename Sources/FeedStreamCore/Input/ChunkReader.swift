@@ -11,7 +11,7 @@ import Musl
 /// The reading stage of a parse: reads a file descriptor and, when `inflate` is on and
 /// the stream is gzip, inflates it, into buffers the caller provides, through an
 /// ``InputStage`` (pull way): the same gzip detection, and the input stage's own member
-/// loop (`cfs_gunzip`), so a parser fed these bytes reports the same things as one
+/// loop (`cfs_unpack`), so a parser fed these bytes reports the same things as one
 /// reading the descriptor itself.
 ///
 /// Inflated output stops at every ratio checkpoint (each multiple of
@@ -133,10 +133,11 @@ package final class ChunkReader {
         guard let out = buffer.baseAddress, buffer.count > 0, stage.failure == nil, stage.gap == nil else { return 0 }
         if stage.mode == .detect {
             if inflate {
-                // The first two bytes decide (fewer: the stream is that short).
-                while inputCount < 2 && !atEnd && fill(at: inputCount) {}
+                // The first bytes decide (fewer: the stream is that short).
+                while InputStage.compression(of: UnsafeRawBufferPointer(start: input, count: inputCount), atEnd: atEnd) == nil
+                    && fill(at: inputCount) {}
                 if stage.failure != nil { return 0 }
-                stage.detect(UnsafeRawBufferPointer(start: input, count: min(inputCount, 2)))
+                stage.detect(UnsafeRawBufferPointer(start: input, count: inputCount))
             } else {
                 stage.detect(UnsafeRawBufferPointer(start: nil, count: 0))   // plain
             }
@@ -181,7 +182,8 @@ package final class ChunkReader {
             if atEnd || !fill(at: 0) {
                 if stage.gzipFinish() { break }   // a gap to the end, or before a member kept
                 if stage.failure == nil && stage.inMember {
-                    stage.fail(StreamFailure(kind: .truncated, code: .gzip, message: "truncated gzip data"))
+                    stage.fail(StreamFailure(kind: .truncated, code: stage.packName == "zstd" ? .zstd : .gzip,
+                                             message: "truncated \(stage.packName) data"))
                 }
                 break
             }

@@ -12,7 +12,7 @@ import Musl
 // The gzip stage of the Swift readers that are not the XML backends' input stage: JSON
 // Feed (push), the read-ahead thread and web archives (pull, ``ChunkReader``), and the
 // sniffs that look at a gzip stream's start. The members are read by the input stage's
-// own loop (`cfs_gunzip`, CFeedStreamInflate) and the ratio is the same rule
+// own loop (`cfs_unpack`, CFeedStreamInflate) and the ratio is the same rule
 // (`cfs_ratio_over`, CFeedStreamInput): this type only hands the output on in chunks
 // that end on the checkpoints.
 
@@ -39,7 +39,7 @@ package struct StreamFailure: Sendable, Equatable {
     package var fatalMessage: String { errno == 0 ? message : message + ": " + String(cString: strerror(errno)) }
 }
 
-/// Compressed bytes of a gzip stream that were not read (`cfs_gunzip_gap`): a member that
+/// Compressed bytes of a gzip stream that were not read (`cfs_unpack_gap`): a member that
 /// could not be read, or bytes between members that are no member, up to the next member
 /// read (or the end). The bytes inflated before and after it do not join.
 package struct StreamGap: Sendable, Equatable {
@@ -47,13 +47,18 @@ package struct StreamGap: Sendable, Equatable {
     /// was no member) to the next member read or the end of the input.
     package var from: UInt64
     package var to: UInt64
-    /// Why: "corrupt gzip data", or "trailing garbage after gzip data".
+    /// Why: "corrupt gzip data", or "trailing garbage after gzip data" (zstd's alike).
     package var why: String
-    package init(from: UInt64, to: UInt64, why: String) {
+    /// The stream is zstd, not gzip.
+    package var zstd = false
+    package init(from: UInt64, to: UInt64, why: String, zstd: Bool = false) {
         self.from = from
         self.to = to
         self.why = why
+        self.zstd = zstd
     }
+    /// The error code of the format (`gzip`, `zstd`).
+    package var code: FeedError.Code { zstd ? .zstd : .gzip }
 }
 
 /// Gzip or plain by content, gzip members one after another, and the decompression ratio
@@ -62,7 +67,7 @@ package struct StreamGap: Sendable, Equatable {
 ///
 /// - gzip is detected by the first two bytes, 1F 8B (held across pushes when they come
 ///   split); anything else is plain, and passes through unchanged;
-/// - gzip members are read one after another (`cfs_gunzip`): zero bytes between members
+/// - gzip members are read one after another (`cfs_unpack`): zero bytes between members
 ///   are padding; a member that cannot be read, or other bytes between members, is
 ///   fatal ("corrupt gzip data", "trailing garbage after gzip data"), and
 ///   what was inflated before it is still handed on first; unless ``resumesAfterGaps``,
@@ -102,10 +107,10 @@ package final class InputStage {
     package static func peekInflated<R>(_ head: UnsafeRawBufferPointer, limit: Int = 64 << 10,
                                 using stage: InputStage? = nil,
                                 _ decide: (UnsafeRawBufferPointer) -> R?) -> R? {
-        guard head.count >= 2, isGzip(head[0], head[1]) else { return nil }
+        guard let format = compression(of: head), format != CFS_PACK_NONE else { return nil }
         let stage = stage ?? InputStage(limits: .unlimited)
         stage.reset()
-        stage.detect(UnsafeRawBufferPointer(rebasing: head[0..<2]))
+        stage.begin(format)
         return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> R? in
             var rest = head
             var seen: [UInt8] = []   // all the output so far (what decides may straddle steps)
@@ -124,13 +129,26 @@ package final class InputStage {
     @inline(__always)
     package static func isGzip(_ b0: UInt8, _ b1: UInt8) -> Bool { b0 == 0x1F && b1 == 0x8B }
 
+    /// What a stream's first bytes say (`cfs_pack_detect`): gzip, zstd or none (plain);
+    /// nil when more bytes are needed and `atEnd` is false.
+    static func compression(of first: UnsafeRawBufferPointer, atEnd: Bool = true) -> cfs_pack_format? {
+        var f = CFS_PACK_NONE
+        let told = cfs_pack_detect(first.baseAddress?.assumingMemoryBound(to: UInt8.self), first.count, atEnd ? 1 : 0, &f)
+        return told != 0 ? f : nil
+    }
+
+    /// True when a stream's first bytes are gzip's or zstd's (its `head`, whole or cut).
+    package static func isCompressed(_ head: UnsafeRawBufferPointer) -> Bool {
+        compression(of: head).map { $0 != CFS_PACK_NONE } ?? false
+    }
+
     /// Plain or gzip, `.detect` until the first bytes tell, `.done` after a failure.
     enum Mode { case detect, plain, gzip, inflated, done }
     private(set) var mode: Mode = .detect
-    private var head: (UInt8, UInt8) = (0, 0)
+    private var head: (UInt8, UInt8, UInt8, UInt8) = (0, 0, 0, 0)
     private var headCount = 0
     private var finished = false
-    /// The gzip members (`cfs_gunzip`), made at the first stream and reused.
+    /// The gzip members (`cfs_unpack`), made at the first stream and reused.
     private var z: OpaquePointer?
     /// What inflates the gzip streams begun from now on.
     package var inflater = GzipInflater.default
@@ -160,16 +178,16 @@ package final class InputStage {
     let maxRatio: Int
     /// Compressed bytes inflate consumed (total over the members), after the last step:
     /// in the pull way, what goes with each chunk.
-    var compressedIn: UInt64 { z.map { cfs_gunzip_consumed($0) } ?? 0 }
+    var compressedIn: UInt64 { z.map { cfs_unpack_consumed($0) } ?? 0 }
     /// What inflated the last gzip member begun (nil before the first).
     var memberInflater: GzipInflater? {
         guard mode != .detect, mode != .plain, let z else { return nil }
-        return cfs_gunzip_engine(z) == CFS_INFLATE_ISAL ? .isal : .zlib
+        return cfs_unpack_engine(z) == CFS_INFLATE_ISAL ? .isal : .zlib
     }
     /// Inside a gzip member: the stream ending now is truncated.
-    var inMember: Bool { mode == .gzip && z.map { cfs_gunzip_in_member($0) != 0 } ?? false }
+    var inMember: Bool { mode == .gzip && z.map { cfs_unpack_in_member($0) != 0 } ?? false }
     /// Padding zeros skipped between members: with ``compressedIn``, the input bytes used.
-    var paddingIn: UInt64 { z.map { cfs_gunzip_padding($0) } ?? 0 }
+    var paddingIn: UInt64 { z.map { cfs_unpack_padding($0) } ?? 0 }
     /// When not nil, each gzip member's start as it begins: its offset in the
     /// compressed input and the uncompressed offset of its first byte (a WARC.gz has a
     /// member per record, and a record is found by its member's offset).
@@ -184,7 +202,7 @@ package final class InputStage {
 
     deinit {
         out?.deallocate()
-        cfs_gunzip_free(z)
+        cfs_unpack_free(z)
     }
 
     /// Ready for a new stream (the inflate state and buffer are kept for reuse):
@@ -230,17 +248,20 @@ package final class InputStage {
         var len = data.count
         bytesIn += UInt64(len)
         if mode == .detect {
-            // detect: the first two bytes, held across pushes.
-            while headCount < 2 && len > 0 {
-                if headCount == 0 { head.0 = p[0] } else { head.1 = p[0] }
+            // detect: the first bytes, held across pushes until they tell.
+            var told: cfs_pack_format?
+            while true {
+                told = withUnsafeBytes(of: head) { Self.compression(of: UnsafeRawBufferPointer(rebasing: $0[0..<headCount]), atEnd: false) }
+                if told != nil || len == 0 { break }
+                withUnsafeMutableBytes(of: &head) { $0[headCount] = p[0] }
                 headCount += 1
                 p += 1
                 len -= 1
             }
-            if headCount < 2 { return nil }
+            guard let format = told else { return nil }
             try withUnsafeBytes(of: head) { h in
-                detect(h)
-                try dispatch(h.baseAddress!.assumingMemoryBound(to: UInt8.self), 2, sink: sink)
+                begin(format)
+                try dispatch(h.baseAddress!.assumingMemoryBound(to: UInt8.self), headCount, sink: sink)
             }
         }
         while len > 0 && failure == nil {
@@ -252,12 +273,17 @@ package final class InputStage {
         return failure
     }
 
-    /// Decides gzip or plain from the first bytes of the stream (two, or fewer at its
-    /// end).
+    /// Decides gzip, zstd or plain from the first bytes of the stream (as many as tell,
+    /// or all there are at its end).
     func detect(_ first: UnsafeRawBufferPointer) {
+        begin(Self.compression(of: first) ?? CFS_PACK_NONE)
+    }
+
+    /// The stream is `format` (none: plain).
+    func begin(_ format: cfs_pack_format) {
         precondition(mode == .detect)
-        if first.count >= 2 && Self.isGzip(first[0], first[1]) {
-            if gzipBegin() { memberStarts?.append((0, 0)) }
+        if format != CFS_PACK_NONE {
+            if gzipBegin(format) { memberStarts?.append((0, 0)) }
         } else {
             mode = .plain
         }
@@ -295,24 +321,29 @@ package final class InputStage {
             bytesXML += UInt64(headCount)
             try withUnsafeBytes(of: head) { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<headCount])) }
         }
-        if failure == nil && inMember { fail(.truncated, "truncated gzip data") }
+        if failure == nil && inMember { fail(.truncated, "truncated \(packName) data") }
         return failure
     }
 
     // MARK: gzip
 
-    /// A gzip stream begins (its first member).
+    /// "gzip" or "zstd": the stream's format, as messages name it.
+    var packName: String { z.map { String(cString: cfs_pack_name(cfs_unpack_format($0))) } ?? "gzip" }
+    /// The error code of the stream's format.
+    private var packCode: FeedError.Code { z.map { cfs_unpack_format($0) == CFS_PACK_ZSTD ? .zstd : .gzip } ?? .gzip }
+
+    /// A compressed stream begins (its first member).
     @discardableResult
-    private func gzipBegin() -> Bool {
+    private func gzipBegin(_ format: cfs_pack_format) -> Bool {
         if z == nil {
-            guard let g = cfs_gunzip_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
+            guard let g = cfs_unpack_new() else { return fail(.fatal, "out of memory", code: .outOfMemory) }
             z = g
         }
-        cfs_gunzip_set_engine(z, cfs_inflate_engine(rawValue: UInt32(bitPattern: inflater.engine)))
-        switch cfs_gunzip_begin(z) {
-        case CFS_GUNZIP_OK: break
-        case CFS_GUNZIP_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)
-        default: return fail(.fatal, "corrupt gzip data")
+        cfs_unpack_set_engine(z, cfs_inflate_engine(rawValue: UInt32(bitPattern: inflater.engine)))
+        switch cfs_unpack_begin(z, format) {
+        case CFS_UNPACK_OK: break
+        case CFS_UNPACK_NOMEM: return fail(.fatal, "out of memory", code: .outOfMemory)
+        default: return fail(.fatal, "corrupt \(packName) data", code: packCode)
         }
         mode = .gzip
         return true
@@ -342,7 +373,7 @@ package final class InputStage {
         }
     }
 
-    /// One step of the member loop (`cfs_gunzip_step`), without the sink and the
+    /// One step of the member loop (`cfs_unpack_step`), without the sink and the
     /// checkpoint: between members, skips padding zeros and begins the next member (or
     /// fails: trailing garbage); then inflates from `input` into `out`, which must not
     /// reach past the next checkpoint (the pull way's ``ChunkReader`` calls this directly).
@@ -354,27 +385,27 @@ package final class InputStage {
         -> (used: Int, written: Int, more: Bool)
     {
         guard failure == nil, let z else { return (0, 0, false) }
-        let members = cfs_gunzip_members(z)
+        let members = cfs_unpack_members(z)
         var used = 0, written = 0
-        let r = cfs_gunzip_step(z, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, &used,
+        let r = cfs_unpack_step(z, input.baseAddress?.assumingMemoryBound(to: UInt8.self), input.count, &used,
                                 out.baseAddress!.assumingMemoryBound(to: UInt8.self), out.count, &written)
-        if memberStarts != nil && cfs_gunzip_members(z) != members {
-            memberStarts!.append((cfs_gunzip_member_start(z), bytesXML))
+        if memberStarts != nil && cfs_unpack_members(z) != members {
+            memberStarts!.append((cfs_unpack_member_start(z), bytesXML))
         }
         bytesXML += UInt64(written)
-        if !resumesAfterGaps && (cfs_gunzip_in_gap(z) != 0 || r == CFS_GUNZIP_GAP) {
+        if !resumesAfterGaps && (cfs_unpack_in_gap(z) != 0 || r == CFS_UNPACK_GAP) {
             // What was inflated before it still goes on.
-            fail(.fatal, Self.gapWhy(z))
+            fail(.fatal, Self.gapWhy(z), code: packCode)
             return (used, written, false)
         }
         switch r {
-        case CFS_GUNZIP_OK: return (used, written, true)
-        case CFS_GUNZIP_NEED: return (used, written, false)
-        case CFS_GUNZIP_GAP:
+        case CFS_UNPACK_OK: return (used, written, true)
+        case CFS_UNPACK_NEED: return (used, written, false)
+        case CFS_UNPACK_GAP:
             gap = Self.gap(z)
             return (used, written, false)
-        case CFS_GUNZIP_NOMEM: fail(.fatal, "out of memory", code: .outOfMemory)
-        default: fail(.fatal, "corrupt gzip data")
+        case CFS_UNPACK_NOMEM: fail(.fatal, "out of memory", code: .outOfMemory)
+        default: fail(.fatal, "corrupt \(packName) data", code: packCode)
         }
         return (used, written, false)
     }
@@ -384,11 +415,11 @@ package final class InputStage {
     /// end. True when it gave a ``gap``.
     func gzipFinish() -> Bool {
         guard failure == nil, mode == .gzip, let z else { return false }
-        switch cfs_gunzip_finish(z) {
-        case CFS_GUNZIP_GAP:
+        switch cfs_unpack_finish(z) {
+        case CFS_UNPACK_GAP:
             gap = Self.gap(z)
             return true
-        case CFS_GUNZIP_NOMEM:
+        case CFS_UNPACK_NOMEM:
             fail(.fatal, "out of memory", code: .outOfMemory)
         default:
             break
@@ -399,8 +430,9 @@ package final class InputStage {
     private static func gap(_ z: OpaquePointer) -> StreamGap {
         var from: UInt64 = 0, to: UInt64 = 0
         var why: UnsafePointer<CChar>?
-        cfs_gunzip_gap(z, &from, &to, &why)
-        return StreamGap(from: from, to: to, why: why.map { String(cString: $0) } ?? "corrupt gzip data")
+        cfs_unpack_gap(z, &from, &to, &why)
+        return StreamGap(from: from, to: to, why: why.map { String(cString: $0) } ?? "corrupt gzip data",
+                         zstd: cfs_unpack_format(z) == CFS_PACK_ZSTD)
     }
 
     private static func gapWhy(_ z: OpaquePointer) -> String { gap(z).why }

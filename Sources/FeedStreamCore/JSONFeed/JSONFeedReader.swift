@@ -111,7 +111,7 @@ package final class JSONFeedReader: JSONTokenSink {
         var fatal: FeedError?
         func failed(_ f: StreamFailure?) {
             if let f, fatal == nil, f.kind != .truncated { fatal = FeedError(code: f.code, message: f.fatalMessage) }
-            if let f, f.kind == .truncated, fatal == nil { fatal = FeedError(code: .gzip, message: "truncated gzip data") }
+            if let f, f.kind == .truncated, fatal == nil { fatal = FeedError(code: f.code, message: f.message) }
         }
         func push(_ b: UnsafeRawBufferPointer) throws {
             guard fatal == nil else { return }
@@ -135,7 +135,7 @@ package final class JSONFeedReader: JSONTokenSink {
                 if let gap = chunks.gap?() {
                     // One JSON document: a gap in its gzip ends the input, as where the
                     // stage inflates it itself.
-                    fatal = FeedError(code: .gzip, message: gap.why)
+                    fatal = FeedError(code: gap.code, message: gap.why)
                 } else if let compressed = chunks.compressed, let c = compressed() {
                     failed(try stage.feedInflated(chunk, compressed: c, sink: { try json($0) }))
                 } else {
@@ -163,7 +163,7 @@ package final class JSONFeedReader: JSONTokenSink {
         summary.bytesXML = stage.bytesXML
         if let fatal, summary.firstError == nil || summary.firstError!.code != fatal.code {
             if summary.firstError == nil { summary.firstError = fatal }
-            if fatal.code != .gzip || summary.documents == 0 { try handler.parser(parser, didFail: fatal) }
+            if (fatal.code != .gzip && fatal.code != .zstd) || summary.documents == 0 { try handler.parser(parser, didFail: fatal) }
         }
         return summary
     }
