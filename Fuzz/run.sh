@@ -53,8 +53,8 @@ what=$2
 shift 2
 case $harness in expat|libxml2|resync|resync-libxml2|swift|differential|parts|inflate) ;; *) usage ;; esac
 
-pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib)
-pc_libs="$(pkg-config --libs expat libxml-2.0 zlib) -ldl"
+pc_cflags=$(pkg-config --cflags expat libxml-2.0 zlib libzstd)
+pc_libs="$(pkg-config --libs expat libxml-2.0 zlib libzstd) -ldl"
 # The C core and the stages it shares with the Swift library: the input stage
 # (CFeedStreamInput), the inflate step (CFeedStreamInflate) and the charset stage
 # (CFeedStreamCharset).
@@ -87,7 +87,7 @@ build_inflate() {
         echo "building $bin" >&2
         "$CLANG" -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
             -I"$root/CSources/CFeedStreamInflate/include" "$root/Fuzz/c/fuzz_inflate.c" \
-            "$root/CSources/CFeedStreamInflate/inflate.c" "$root/CSources/CFeedStreamInflate/unpack.c" $(pkg-config --cflags --libs zlib) -ldl \
+            "$root/CSources/CFeedStreamInflate/inflate.c" "$root/CSources/CFeedStreamInflate/unpack.c" $(pkg-config --cflags --libs zlib libzstd) -ldl \
             -fuse-ld=lld -o "$bin"
     fi
 }

@@ -13,11 +13,11 @@
  *      fuzzer's): each inflater must end it without a memory error, a hang or output
  *      past its room; what they say may differ (damage is found at each decoder's
  *      own point), so nothing is compared;
- *   3. the gzip of (1) damaged where the input's last bytes say (bytes flipped, a
- *      member cut short, bytes that are no member between two), read by the member
- *      loop (cfs_unpack, zlib) in pieces of the chosen size and whole: the output and
- *      the gaps (where each is told, and the compressed range it skipped) must be the
- *      same -- a gap depends on the bytes only.
+ *   3. the gzip of (1), or the data as zstd frames cut the same way, damaged where the
+ *      input's last bytes say (bytes flipped, cut out, overwritten), read by the member
+ *      loop (cfs_unpack; gzip with zlib) in pieces of the chosen size and whole: the
+ *      output and the gaps (where each is told, and the compressed range it skipped)
+ *      must be the same -- a gap depends on the bytes only.
  * Without ISA-L (not built in, or libisal.so.2 missing) only zlib runs.
  */
 #include <feedstream_inflate.h>
@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <zlib.h>
+#include <zstd.h>
 
 #define ROOM (256u << 10)   /* the input stage's checkpoint distance (CFS_RATIO_INTERVAL) */
 
@@ -115,12 +116,12 @@ struct loop_result {
 
 static uint64_t mix(uint64_t h, uint64_t v) { return (h ^ v) * 0x100000001b3ull; }
 
-static void loop(const uint8_t *stream, size_t n, size_t piece, struct loop_result *r) {
+static void loop(cfs_pack_format format, const uint8_t *stream, size_t n, size_t piece, struct loop_result *r) {
     memset(r, 0, sizeof *r);
     cfs_unpack *g = cfs_unpack_new();
     if (g == NULL) abort();
     cfs_unpack_set_engine(g, CFS_INFLATE_ZLIB);
-    if (cfs_unpack_begin(g) != CFS_UNPACK_OK) abort();
+    if (cfs_unpack_begin(g, format) != CFS_UNPACK_OK) abort();
     static uint8_t out[ROOM];
     size_t pos = 0;
     for (int ended = 0;;) {
@@ -203,6 +204,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
        pieces and whole: the same output and gaps. */
     if (gz_len > 16 && n >= 4) {
         const uint8_t *say = body + n - 4;
+        cfs_pack_format format = say[1] & 1 ? CFS_PACK_ZSTD : CFS_PACK_GZIP;
+        if (format == CFS_PACK_ZSTD) {   /* the same cuts, as zstd frames */
+            gz_len = 0;
+            for (size_t m = 0, from = 0; m < cuts; m++) {
+                size_t end = m + 1 == cuts ? n : n * (m + 1) / cuts;
+                size_t bound = ZSTD_compressBound(end - from);
+                if (gz_len + bound > gz_cap) { gz_cap = (gz_len + bound) * 2; gz = realloc(gz, gz_cap); if (!gz) abort(); }
+                size_t k = ZSTD_compress(gz + gz_len, bound, body + from, end - from, 1 + level % 5);
+                if (ZSTD_isError(k)) abort();
+                gz_len += k;
+                from = end;
+            }
+        }
         size_t at1 = (size_t)(say[0] | say[1] << 8) % gz_len;
         size_t at2 = (size_t)(say[2] | say[3] << 8) % gz_len;
         switch (say[3] % 4) {
@@ -213,8 +227,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         default: memset(gz + at1, 'x', (at2 % 32) < gz_len - at1 ? (at2 % 32) : gz_len - at1); break;   /* overwritten */
         }
         struct loop_result a, b;
-        loop(gz, gz_len, piece, &a);
-        loop(gz, gz_len, gz_len, &b);
+        loop(format, gz, gz_len, piece, &a);
+        loop(format, gz, gz_len, gz_len, &b);
         if (memcmp(&a, &b, sizeof a) != 0) {
             fprintf(stderr, "gaps depend on the cuts: pieces of %zu give %llu bytes, %llu gaps; whole %llu bytes, %llu gaps\n",
                     piece, (unsigned long long)a.out_len, (unsigned long long)a.gaps, (unsigned long long)b.out_len,
