@@ -82,17 +82,18 @@ final class PackageGraphTests: XCTestCase {
         return seen
     }
 
-    func testSwiftLibraryDependsOnZlibOnly() throws {
+    func testSwiftLibraryDependsOnZlibAndZstdOnly() throws {
         let manifest = try manifest()
-        // CFeedStreamInflate: the gzip step both languages share (zlib; ISA-L only
-        // loaded at run time, when chosen); CFeedStreamInput and CFeedStreamCharset: the
-        // input and charset stages every backend runs (iconv, from the C library).
+        // CFeedStreamInflate: the gzip and zstd step both languages share (zlib and
+        // libzstd; ISA-L only loaded at run time, when chosen); CFeedStreamInput and
+        // CFeedStreamCharset: the input and charset stages every backend runs (iconv,
+        // from the C library).
         XCTAssertEqual(closure(of: "FeedStreamSwift", in: manifest),
-                       ["FeedStreamSwift", "FeedStreamCore", "CZlib", "CFeedStreamInflate", "CFeedStreamCharset",
+                       ["FeedStreamSwift", "FeedStreamCore", "CZlib", "CZstd", "CFeedStreamInflate", "CFeedStreamCharset",
                         "CFeedStreamInput"])
         let systemLibraries = Set(manifest.targets.filter { $0.type == "system" }.map(\.name))
         let linked = closure(of: "FeedStreamSwift", in: manifest).intersection(systemLibraries)
-        XCTAssertEqual(Set(manifest.targets.filter { linked.contains($0.name) }.compactMap(\.pkgConfig)), ["zlib"])
+        XCTAssertEqual(Set(manifest.targets.filter { linked.contains($0.name) }.compactMap(\.pkgConfig)), ["zlib", "libzstd"])
         XCTAssertEqual(manifest.products.first { $0.name == "FeedStreamSwift" }?.targets, ["FeedStreamSwift"])
 
         // The same walk finds the C backends under the full library (so it can fail).

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
+import FeedStreamTestSupport
 import Foundation
 import XCTest
 
@@ -92,5 +93,61 @@ final class GzipGapCLITests: CLITestCase {
         // At most an item per gap differs: the one a gap cut, as recovered.
         XCTAssertLessThanOrEqual(got.subtracting(wanted).count, gaps.count, "nothing made up")
         XCTAssertLessThan(wanted.subtracting(got).count, wanted.count / 10, "only the documents the gaps cut")
+    }
+}
+
+/// A zstd dump, as archives publish them: the same lines as its gzip twin, however it
+/// runs; a damaged frame keeps the frames after it.
+final class ZstdInputCLITests: CLITestCase {
+    func testAZstdDumpConvertsToTheLinesOfItsGzipTwinWhateverTheReadPath() throws {
+        let dir = try tempDir()
+        let plain = dir.appendingPathComponent("dump.xml")
+        let gz = dir.appendingPathComponent("dump.xml.gz")
+        try sh("python3 corpus/generate.py dump --size-mb 6 --seed 5 -o '\(gz.path)' > /dev/null && gzip -dc '\(gz.path)' > '\(plain.path)'")
+        let text = try [UInt8](Data(contentsOf: plain))
+        // Frames of 200 KB, cut anywhere; a copy with one frame damaged.
+        let frames = stride(from: 0, to: text.count, by: 200_000).map { zstd(Array(text[$0..<min($0 + 200_000, text.count)])) }
+        let zst = dir.appendingPathComponent("dump.xml.zst")
+        try Data(frames.flatMap { $0 }).write(to: zst)
+        var damaged = frames
+        damaged[3][damaged[3].count / 2] ^= 0x5A
+        let broken = dir.appendingPathComponent("broken.xml.zst")
+        try Data(damaged.flatMap { $0 }).write(to: broken)
+
+        func lines(_ r: (status: Int32, out: String, err: String), _ source: String) -> String {
+            r.out.replacingOccurrences(of: "\"source\":\"\(source)\"", with: "\"source\":\"S\"")
+        }
+        let twin = try run(["convert", "-q", gz.path])
+        XCTAssertEqual(twin.status, 0, twin.err)
+        for args in [["-j", "1"], ["-j", "2"], ["-j", "4"], ["-j", "1", "--no-pipeline"]] {
+            let r = try run(["convert", "-q"] + args + [zst.path])
+            XCTAssertEqual(r.status, 0, "\(args): \(r.err)")
+            XCTAssertEqual(lines(r, zst.path), lines(twin, gz.path), "\(args)")
+        }
+        let piped = try run(["convert", "-q", "-"], stdin: try Data(contentsOf: zst))
+        XCTAssertEqual(lines(piped, "-"), lines(twin, gz.path), "standard input")
+
+        var outputs: Set<String> = []
+        for args in [["-j", "1"], ["-j", "2"], ["-j", "4"]] {
+            let errors = dir.appendingPathComponent("errors.jsonl")
+            let r = try run(["convert", "-q", "--errors", errors.path] + args + [broken.path])
+            XCTAssertEqual(r.status, 1, "\(args)")
+            let records = try String(contentsOf: errors, encoding: .utf8)
+            let start = frames[0..<3].map(\.count).reduce(0, +)
+            XCTAssertTrue(records.contains("\"code\":\"zstd\",\"offset\":"), records)
+            XCTAssertTrue(records.contains("\"compressed_offset\":\(start),\"compressed_length\":\(frames[3].count)}"), records)
+            outputs.insert(r.out + records)
+            // The items of the frames after it are there: the last document's among them.
+            func items(_ text: String) -> [String] {
+                text.split(separator: "\n").filter { $0.contains("\"kind\":\"item\"") }.map {
+                    $0.replacingOccurrences(of: #""document":[0-9]+"#, with: "", options: .regularExpression)
+                }
+            }
+            let got = Set(items(lines(r, broken.path)))
+            let all = items(lines(twin, gz.path))
+            XCTAssertTrue(got.isSuperset(of: all.suffix(20)), "\(args): the last items")
+            XCTAssertGreaterThan(got.count, all.count * 9 / 10, "\(args)")
+        }
+        XCTAssertEqual(outputs.count, 1, "the same lines and records whatever -j")
     }
 }
