@@ -43,10 +43,27 @@
    asks for more is corrupt data, not an allocation. */
 #define ZSTD_WINDOW_LOG_MAX 27
 
-/* A decoder of one member: gzip (zlib or ISA-L) or zstd. */
+/* A zstd frame's bytes are given to libzstd in pieces of ZSTD_PIECE bytes counted from
+   its first (the last piece cut short only at the input's end), and it decodes into a
+   buffer of ZSTD_ROOM bytes that is handed out whole before it is called again: so what
+   it is given, call by call, depends on the frame's bytes only. libzstd's output before
+   an error depends on how its input was cut (it decodes a whole frame in one pass when
+   the frame is all in its input, writing nothing of one that fails; it copies raw
+   blocks out as their bytes come); with these calls a failing frame gives the same
+   bytes however the stream came in. */
+#define ZSTD_PIECE ((size_t)64 << 10)
+#define ZSTD_ROOM ((size_t)128 << 10)
+
+/* A decoder of one member: gzip (zlib or ISA-L) or zstd (with its piece and output). */
 typedef struct {
     cfs_inflate *z;
     ZSTD_DCtx *d;
+    uint8_t *zin, *zout;
+    size_t zin_len, zin_off;     /* the piece: bytes staged, and given to libzstd */
+    size_t zout_len, zout_off;   /* decoded, and handed out */
+    cfs_inflate_result zdone;    /* the frame's end or failure, once zout is handed out; OK before */
+    int at_end;                  /* the input ended: the piece is given as it is */
+    size_t leftover;             /* at the frame's end: staged bytes after it (the next member's) */
 } decoder;
 
 struct cfs_unpack {
@@ -89,6 +106,8 @@ void cfs_unpack_set_engine(cfs_unpack *g, cfs_inflate_engine engine) { g->engine
 static void decoder_free(decoder *d) {
     cfs_inflate_free(d->z);
     ZSTD_freeDCtx(d->d);
+    free(d->zin);
+    free(d->zout);
 }
 
 void cfs_unpack_free(cfs_unpack *g) {
@@ -184,25 +203,66 @@ static cfs_inflate_result decoder_begin(decoder *d, cfs_pack_format f, cfs_infla
             if (ZSTD_isError(ZSTD_DCtx_setParameter(d->d, ZSTD_d_windowLogMax, ZSTD_WINDOW_LOG_MAX)))
                 return CFS_INFLATE_ERROR;
         }
+        if (d->zin == NULL && (d->zin = malloc(ZSTD_PIECE)) == NULL) return CFS_INFLATE_NOMEM;
+        if (d->zout == NULL && (d->zout = malloc(ZSTD_ROOM)) == NULL) return CFS_INFLATE_NOMEM;
+        d->zin_len = d->zin_off = d->zout_len = d->zout_off = d->leftover = 0;
+        d->zdone = CFS_INFLATE_OK;
+        d->at_end = 0;
         return ZSTD_isError(ZSTD_DCtx_reset(d->d, ZSTD_reset_session_only)) ? CFS_INFLATE_ERROR : CFS_INFLATE_OK;
     }
     if (d->z == NULL && (d->z = cfs_inflate_new()) == NULL) return CFS_INFLATE_NOMEM;
     return cfs_inflate_begin(d->z, engine);
 }
 
-/* One step of the member in d (cfs_inflate_step's contract). A zstd frame ends where its
-   decoder says it is whole and flushed. */
+/* One step of the member in d (cfs_inflate_step's contract). A zstd frame ends where
+   libzstd says it is whole; the bytes staged past it are `leftover`. */
 static cfs_inflate_result decoder_step(decoder *d, cfs_pack_format f, const uint8_t *in, size_t in_len, size_t *used,
                                        uint8_t *out, size_t out_len, size_t *written) {
     if (f != CFS_PACK_ZSTD) return cfs_inflate_step(d->z, in, in_len, used, out, out_len, written);
-    ZSTD_inBuffer ib = { in, in_len, 0 };
-    ZSTD_outBuffer ob = { out, out_len, 0 };
-    size_t r = ZSTD_decompressStream(d->d, &ob, &ib);
-    *used = ib.pos;
-    *written = ob.pos;
-    if (ZSTD_isError(r)) return ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation ? CFS_INFLATE_NOMEM : CFS_INFLATE_ERROR;
-    if (r == 0) return CFS_INFLATE_END;
-    return ib.pos == 0 && ob.pos == 0 ? CFS_INFLATE_STALL : CFS_INFLATE_OK;
+    *used = 0;
+    *written = 0;
+    for (;;) {
+        if (d->zout_off < d->zout_len) {   /* hand out what was decoded */
+            size_t n = d->zout_len - d->zout_off < out_len - *written ? d->zout_len - d->zout_off : out_len - *written;
+            memcpy(out + *written, d->zout + d->zout_off, n);
+            *written += n;
+            d->zout_off += n;
+            if (d->zout_off < d->zout_len) return CFS_INFLATE_OK;   /* no room left */
+        }
+        if (d->zdone != CFS_INFLATE_OK) return d->zdone;
+        if (d->zin_off == d->zin_len && d->zin_len == ZSTD_PIECE) d->zin_len = d->zin_off = 0;   /* the next piece */
+        if (d->zin_off < d->zin_len && (d->zin_len == ZSTD_PIECE || d->at_end)) {
+            ZSTD_inBuffer ib = { d->zin + d->zin_off, d->zin_len - d->zin_off, 0 };
+            ZSTD_outBuffer ob = { d->zout, ZSTD_ROOM, 0 };
+            size_t r = ZSTD_decompressStream(d->d, &ob, &ib);
+            d->zin_off += ib.pos;
+            d->zout_len = ob.pos;
+            d->zout_off = 0;
+            if (ZSTD_isError(r)) {
+                if (ZSTD_getErrorCode(r) == ZSTD_error_memory_allocation) return CFS_INFLATE_NOMEM;
+                d->zdone = CFS_INFLATE_ERROR;
+            } else if (r == 0) {
+                d->zdone = CFS_INFLATE_END;
+                d->leftover = d->zin_len - d->zin_off;
+            } else if (ib.pos == 0 && ob.pos == 0) {
+                return *written > 0 ? CFS_INFLATE_OK : CFS_INFLATE_STALL;
+            }
+            continue;
+        }
+        if (*used == in_len || d->at_end) return *written > 0 ? CFS_INFLATE_OK : CFS_INFLATE_STALL;
+        /* Stage the caller's bytes, up to the piece's end. */
+        size_t n = in_len - *used < ZSTD_PIECE - d->zin_len ? in_len - *used : ZSTD_PIECE - d->zin_len;
+        memcpy(d->zin + d->zin_len, in + *used, n);
+        d->zin_len += n;
+        *used += n;
+    }
+}
+
+/* The input ended: a zstd frame's last piece is given as it is. Whether d holds bytes it
+   has not decoded or handed out. */
+static int decoder_at_end(decoder *d) {
+    d->at_end = 1;
+    return d->zin != NULL && d->zdone == CFS_INFLATE_OK && (d->zin_off < d->zin_len || d->zout_off < d->zout_len);
 }
 
 /* Keeps no possible start more than HOLD_CAP before `at`: drops the kept bytes up to the
@@ -271,10 +331,28 @@ static void resync(cfs_unpack *g, uint64_t at) {
     g->trial_spent = 0;
     hold_trim(g, at);
     if (g->replay_len > 0) {
+        /* The kept bytes may already reach into them (a zstd piece staged past the failure). */
+        size_t skip = 0;
         if (g->hold_len == 0) g->hold_at = at;
-        if (!hold_add(g, g->replay + g->replay_off, g->replay_len)) g->state = G_FAILED;
+        else if (g->hold_at + g->hold_len > at) skip = (size_t)(g->hold_at + g->hold_len - at);
+        if (skip < g->replay_len && !hold_add(g, g->replay + g->replay_off + skip, g->replay_len - skip))
+            g->state = G_FAILED;
         g->replay_len = g->replay_off = 0;
     }
+}
+
+/* Puts b[0..n), bytes taken but not read, back before the bytes still to replay. */
+static int unread(cfs_unpack *g, const uint8_t *b, size_t n) {
+    uint8_t *r = malloc(n + g->replay_len);
+    if (r == NULL) return 0;
+    memcpy(r, b, n);
+    if (g->replay_len > 0) memcpy(r + n, g->replay + g->replay_off, g->replay_len);
+    free(g->replay);
+    g->replay = r;
+    g->replay_cap = n + g->replay_len;
+    g->replay_off = 0;
+    g->replay_len += n;
+    return 1;
 }
 
 /* The search of a resync over the kept bytes: CFS_UNPACK_GAP once a member is chosen
@@ -305,7 +383,8 @@ static cfs_unpack_result search(cfs_unpack *g, int end) {
         }
         size_t u = 0, n = 0;
         cfs_inflate_result r = CFS_INFLATE_OK;
-        if (g->trial_in < g->hold_len)
+        if (end) decoder_at_end(&g->trial);
+        if (g->trial_in < g->hold_len || end)
             r = decoder_step(&g->trial, g->format, g->hold + g->trial_in, g->hold_len - g->trial_in, &u, g->trial_buf,
                              TRIAL_OUT - g->trial_out, &n);
         g->trial_in += u;
@@ -417,6 +496,17 @@ cfs_unpack_result cfs_unpack_step(cfs_unpack *g, const uint8_t *in, size_t in_le
             *used += u;
         }
         *written = n;
+        if (g->dec.zdone != CFS_INFLATE_OK && g->dec.zin_off < g->dec.zin_len) {
+            /* A zstd frame ended or failed with bytes staged past it: they are read again,
+               as the next member's or in the search for it. */
+            size_t left = g->dec.zin_len - g->dec.zin_off;
+            if (!unread(g, g->dec.zin + g->dec.zin_off, left)) {
+                g->state = G_FAILED;
+                return CFS_UNPACK_NOMEM;
+            }
+            g->consumed -= left;
+            g->dec.zin_off = g->dec.zin_len;
+        }
         if (r == GAP_BEGINS) {
             resync(g, here(g));
             if (g->state == G_FAILED) return CFS_UNPACK_NOMEM;
@@ -431,6 +521,7 @@ cfs_unpack_result cfs_unpack_step(cfs_unpack *g, const uint8_t *in, size_t in_le
 }
 
 cfs_unpack_result cfs_unpack_finish(cfs_unpack *g) {
+    if (g->state == G_MEMBER && g->format == CFS_PACK_ZSTD && decoder_at_end(&g->dec)) return CFS_UNPACK_OK;
     if (g->state != G_RESYNC) return CFS_UNPACK_NEED;
     cfs_unpack_result r = search(g, 1);
     if (r == CFS_UNPACK_GAP || r == CFS_UNPACK_NOMEM) return r;

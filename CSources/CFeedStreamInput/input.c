@@ -1485,11 +1485,12 @@ cfs_status cfs_input_finish(cfs_input *p) {
         p->stats.bytes_xml += p->head_len;
         xml_input(p, p->head, p->head_len);
     }
-    /* A gap the input ended in: the member found in its bytes is read, or it runs to the end. */
+    /* The bytes the member loop holds (a zstd frame's last piece) are read; a gap the input
+       ended in ends: the member found in its bytes is read, or it runs to the end. */
     while (!p->has_fatal && p->mode == IN_PACKED) {
         cfs_unpack_result gr = cfs_unpack_finish(p->gz);
         if (gr == CFS_UNPACK_NOMEM) set_fatal(p, CFS_ERR_NOMEM, NULL, 0);
-        if (gr != CFS_UNPACK_GAP || gunzip_gap(p) != CFS_OK) break;
+        if (gr != CFS_UNPACK_OK && (gr != CFS_UNPACK_GAP || gunzip_gap(p) != CFS_OK)) break;
         p->z_in = NULL;
         p->z_avail = 0;
         if (gzip_input(p) != CFS_OK) break;

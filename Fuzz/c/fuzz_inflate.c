@@ -147,6 +147,7 @@ static void loop(cfs_pack_format format, const uint8_t *stream, size_t n, size_t
         ended = 1;
         cfs_unpack_result f = cfs_unpack_finish(g);
         if (f == CFS_UNPACK_NOMEM) abort();
+        if (f == CFS_UNPACK_OK) continue;   /* bytes held: read them */
         if (f != CFS_UNPACK_GAP) break;
         uint64_t from, to;
         const char *why;

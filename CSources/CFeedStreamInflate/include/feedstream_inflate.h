@@ -129,7 +129,9 @@ cfs_pack_format cfs_unpack_format(const cfs_unpack *g);
    into calls. */
 cfs_unpack_result cfs_unpack_step(cfs_unpack *g, const uint8_t *in, size_t in_len, size_t *used,
                                   uint8_t *out, size_t out_len, size_t *written);
-/* The input ended. CFS_UNPACK_GAP when a search for the next member was under way:
+/* The input ended. CFS_UNPACK_OK when bytes are held (a zstd frame's last piece): call
+   cfs_unpack_step with no input until CFS_UNPACK_NEED, then cfs_unpack_finish again.
+   CFS_UNPACK_GAP when a search for the next member was under way:
    either a member was found in the bytes kept (call cfs_unpack_step with no input until
    CFS_UNPACK_NEED to read it, then cfs_unpack_finish again), or none was and the gap
    runs to the end (the next call returns CFS_UNPACK_NEED). Otherwise CFS_UNPACK_NEED

@@ -180,7 +180,12 @@ package final class ChunkReader {
             if step.more { continue }
             // This input is used up.
             if atEnd || !fill(at: 0) {
-                if stage.gzipFinish() { break }   // a gap to the end, or before a member kept
+                switch stage.gzipFinish() {
+                case .drain: continue        // the bytes held, read with no input
+                case .gap: break             // a gap to the end, or before a member kept
+                case .none: break
+                }
+                if stage.gap != nil || stage.failure != nil { break }
                 if stage.failure == nil && stage.inMember {
                     stage.fail(StreamFailure(kind: .truncated, code: stage.packName == "zstd" ? .zstd : .gzip,
                                              message: "truncated \(stage.packName) data"))

@@ -114,13 +114,21 @@ package final class InputStage {
         return withUnsafeTemporaryAllocation(byteCount: 256, alignment: 16) { out -> R? in
             var rest = head
             var seen: [UInt8] = []   // all the output so far (what decides may straddle steps)
+            var drained = false
             while true {
                 let step = stage.gzipStep(from: rest, into: out)
                 rest = UnsafeRawBufferPointer(rebasing: rest[step.used...])
                 seen += UnsafeRawBufferPointer(rebasing: out[0..<step.written])
                 if let answer = seen.withUnsafeBytes(decide) { return answer }
                 if seen.count > limit { return nil }
-                if !step.more && (step.written == 0 || rest.isEmpty) { return nil }
+                if !step.more && (step.written == 0 || rest.isEmpty) {
+                    // What the member loop holds of `head` (a zstd frame's first piece) is read too.
+                    if rest.isEmpty && !drained && stage.gzipFinish() == .drain {
+                        drained = true
+                        continue
+                    }
+                    return nil
+                }
             }
         }
     }
@@ -321,6 +329,11 @@ package final class InputStage {
             bytesXML += UInt64(headCount)
             try withUnsafeBytes(of: head) { try sink(UnsafeRawBufferPointer(rebasing: $0[0..<headCount])) }
         }
+        // The bytes the member loop holds (a zstd frame's last piece) are read.
+        var none: UInt8 = 0
+        while failure == nil && mode == .gzip && gzipFinish() == .drain {
+            try withUnsafePointer(to: &none) { try gzipInput($0, 0, sink: sink) }
+        }
         if failure == nil && inMember { fail(.truncated, "truncated \(packName) data") }
         return failure
     }
@@ -410,21 +423,28 @@ package final class InputStage {
         return (used, written, false)
     }
 
-    /// The input ended (pull way): a gap under way ends, at the next member found in the
-    /// bytes it kept (then ``gzipStep(from:into:)`` with no input reads it) or at the
-    /// end. True when it gave a ``gap``.
-    func gzipFinish() -> Bool {
-        guard failure == nil, mode == .gzip, let z else { return false }
+    /// What ``gzipFinish()`` found.
+    enum Finish { case none, drain, gap }
+
+    /// The input ended (pull way): the bytes the member loop holds (a zstd frame's last
+    /// piece) are to be read (`.drain`: ``gzipStep(from:into:)`` with no input reads
+    /// them), or a gap under way ends (`.gap`, in ``gap``), at the next member found in
+    /// the bytes it kept (read the same way) or at the end.
+    func gzipFinish() -> Finish {
+        guard failure == nil, mode == .gzip, let z else { return .none }
         switch cfs_unpack_finish(z) {
+        case CFS_UNPACK_OK:
+            return .drain
         case CFS_UNPACK_GAP:
             gap = Self.gap(z)
-            return true
+            if !resumesAfterGaps { fail(.fatal, gap!.why, code: packCode) }
+            return .gap
         case CFS_UNPACK_NOMEM:
             fail(.fatal, "out of memory", code: .outOfMemory)
         default:
             break
         }
-        return false
+        return .none
     }
 
     private static func gap(_ z: OpaquePointer) -> StreamGap {
