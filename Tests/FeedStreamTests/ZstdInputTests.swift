@@ -95,6 +95,31 @@ final class ZstdInputTests: XCTestCase {
         }
     }
 
+    func testAFailingFrameGivesTheSameBytesWhateverTheCuts() throws {
+        // A frame of one raw block whose content size says more than the block holds:
+        // libzstd copies a raw block out as its bytes come, and decodes a frame that is
+        // all in its input in one pass (writing nothing of one that fails), so what the
+        // frame gave before its error depended on how the input was cut.
+        let raw = Array(bytes(rss("b", items: 1)).prefix(150))
+        let blockHeader = UInt32(raw.count) << 3 | 1   // raw, last
+        let broken: [UInt8] = [0x28, 0xB5, 0x2F, 0xFD, 0x20, 0xF0]   // single segment, content size 240
+            + [UInt8(blockHeader & 0xFF), UInt8(blockHeader >> 8 & 0xFF), UInt8(blockHeader >> 16)] + raw
+        let stream = zstd(bytes(rss("a", items: 1))) + broken + zstd(bytes(rss("c", items: 1)))
+        for backend in FeedBackend.allCases {
+            var first: EventLog?
+            for (how, log) in try everyWay(stream, backend) {
+                XCTAssertTrue(log.events.contains { $0.hasSuffix("title=c 0") }, "\(backend), \(how): \(log.events)")
+                XCTAssertEqual(log.errors.filter { $0.compressedRange != nil }.count, 1, "\(backend), \(how)")
+                if let first {
+                    XCTAssertEqual(log.events, first.events, "\(backend), \(how)")
+                    XCTAssertEqual(log.errors, first.errors, "\(backend), \(how)")
+                } else {
+                    first = log
+                }
+            }
+        }
+    }
+
     func testATruncatedFrameSaysSo() throws {
         let z = zstd(dump())
         for backend in FeedBackend.allCases {
