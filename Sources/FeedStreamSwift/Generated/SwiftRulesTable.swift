@@ -667,6 +667,7 @@ enum SwiftRulesTable {
         (1, "email", 4, 2, 65535, 1, 255, 0, 0),  // Atom email LTEXT NONE
         (1, "uri", 4, 2, 65535, 2, 255, 0, 0),  // Atom uri LTEXT NONE
         (1, "url", 4, 2, 65535, 2, 255, 0, 0),  // Atom url LTEXT NONE
+        (1, "homepage", 4, 2, 65535, 2, 255, 0, 0),  // Atom homepage LTEXT NONE
         (0, "name", 4, 2, 65535, 0, 255, 0, 0),  // RSS name LTEXT NONE
         (0, "email", 4, 2, 65535, 1, 255, 0, 0),  // RSS email LTEXT NONE
         (0, "uri", 4, 2, 65535, 2, 255, 0, 0),  // RSS uri LTEXT NONE
@@ -744,6 +745,7 @@ enum SwiftRulesTable {
         (15, "license", 3, 11, 107, 1, 255, 0, 0),  // cc:license RESOURCE FLD(LICENSE)
         (3, "encoded", 2, 1, 12, 1, 255, 0, 2),  // content:encoded TEXTC FLD(CONTENT)
         (5, "body", 2, 1, 12, 2, 255, 0, 3),  // xhtml:body TEXTC FLD(CONTENT)
+        (0, "fullitem", 2, 1, 12, 3, 255, 0, 2),  // RSS fullitem TEXTC FLD(CONTENT)
         (10, "comments", 2, 0, 63, 1, 255, 0, 0),  // slash:comments TEXT FLD(COMMENT_COUNT)
         (10, "section", 2, 0, 264, 1, 255, 0, 0),  // slash:section TEXT FLD(SLASH_SECTION)
         (10, "department", 2, 0, 265, 1, 255, 0, 0),  // slash:department TEXT FLD(SLASH_DEPARTMENT)
