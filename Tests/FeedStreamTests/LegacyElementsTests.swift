@@ -41,7 +41,7 @@ final class LegacyElementsTests: XCTestCase {
         let full = "<p>The whole story &amp; more.</p>"
         let plain = """
             <rss version="0.91"><channel><title>t</title>
-            <item><title>i</title><description>Short.</description><fullitem>\(full.replacingOccurrences(of: "<", with: "&lt;"))</fullitem></item>
+            <item><title>i</title><description>Short.</description><fullitem>\(full.replacingOccurrences(of: "&", with: "&amp;").replacingOccurrences(of: "<", with: "&lt;"))</fullitem></item>
             </channel></rss>
             """
         let item = try XCTUnwrap(items(plain).first)
