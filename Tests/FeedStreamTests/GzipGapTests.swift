@@ -32,15 +32,6 @@ final class GzipGapTests: XCTestCase {
         return m
     }
 
-    /// Writes `data` to a temporary file and returns an open descriptor.
-    private func file(_ data: [UInt8]) throws -> Int32 {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gap-\(UUID().uuidString)")
-        try Data(data).write(to: url)
-        let fd = open(url.path, O_RDONLY)
-        unlink(url.path)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        return fd
-    }
 
     /// Every way `stream` reaches a parser: whole, in pieces (the parser inflating), and
     /// through the read-ahead pipeline (a thread inflating), on every backend.
@@ -56,7 +47,7 @@ final class GzipGapTests: XCTestCase {
             }
             for size in [1, 333, 256 << 10] {
                 runs.append(("\(backend) read ahead in \(size)", { [self] log in
-                    let fd = try file(stream)
+                    let fd = try temporaryDescriptor(stream)
                     defer { close(fd) }
                     return try ReadAheadPipeline(chunkSize: size, depth: 2)
                         .parse(fileDescriptor: fd, with: backend.makeParser(), handler: log)

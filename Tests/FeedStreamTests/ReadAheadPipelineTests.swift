@@ -14,20 +14,11 @@ final class ReadAheadPipelineTests: XCTestCase {
         return d
     }
 
-    /// Writes `data` to a temporary file and returns an open descriptor.
-    private func file(_ data: [UInt8]) throws -> Int32 {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("pipeline-\(UUID().uuidString)")
-        try Data(data).write(to: url)
-        let fd = open(url.path, O_RDONLY)
-        unlink(url.path)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        return fd
-    }
 
     /// Events and summary of parsing `data` directly and through the pipeline.
     private func assertSame(_ data: [UInt8], _ label: String, pipeline: ReadAheadPipeline = ReadAheadPipeline(),
                             file: StaticString = #filePath, line: UInt = #line) throws {
-        let fd = try self.file(data)
+        let fd = try temporaryDescriptor(data)
         defer { close(fd) }
         let direct = EventLog()
         let expected = try ExpatFeedParser().parse(.fileDescriptor(fd), handler: direct)
@@ -159,7 +150,7 @@ final class ReadAheadPipelineTests: XCTestCase {
         }
         for size in [1, 2, 5, 4096] {
             runs.append(("pipeline buffers of \(size)", { [self] log in
-                let fd = try file(stream)
+                let fd = try temporaryDescriptor(stream)
                 defer { close(fd) }
                 return try ReadAheadPipeline(chunkSize: size, depth: 2)
                     .parse(fileDescriptor: fd, with: backend.makeParser(), handler: log)

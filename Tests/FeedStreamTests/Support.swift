@@ -220,3 +220,14 @@ final class PieceFeeder: @unchecked Sendable {
         return UnsafeRawBufferPointer(rebasing: buffer[0..<chunk.count])
     }
 }
+
+/// Writes `data` to a temporary file and returns a descriptor open on it (the file is
+/// already unlinked: it goes when the descriptor is closed).
+func temporaryDescriptor(_ data: [UInt8]) throws -> Int32 {
+    let url = FileManager.default.temporaryDirectory.appendingPathComponent("feedstream-\(UUID().uuidString)")
+    try Data(data).write(to: url)
+    let fd = open(url.path, O_RDONLY)
+    unlink(url.path)
+    XCTAssertGreaterThanOrEqual(fd, 0)
+    return fd
+}

@@ -12,15 +12,6 @@ final class ZstdInputTests: XCTestCase {
         bytes((0..<40).map { rss("z\($0)", items: $0 % 5 + 1) }.joined())
     }
 
-    /// Writes `data` to a temporary file and returns an open descriptor.
-    private func file(_ data: [UInt8]) throws -> Int32 {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("zstd-\(UUID().uuidString)")
-        try Data(data).write(to: url)
-        let fd = open(url.path, O_RDONLY)
-        unlink(url.path)
-        XCTAssertGreaterThanOrEqual(fd, 0)
-        return fd
-    }
 
     /// The events of `stream` through `backend`, every way: whole, in pieces (the parser
     /// decoding), through the read-ahead pipeline (a thread decoding).
@@ -35,7 +26,7 @@ final class ZstdInputTests: XCTestCase {
             _ = try backend.makeParser().parse(.chunks(FeedChunks { chunks.next() }), handler: log)
             logs.append(("pieces of \(size)", log))
         }
-        let fd = try file(stream)
+        let fd = try temporaryDescriptor(stream)
         defer { close(fd) }
         let piped = EventLog()
         _ = try ReadAheadPipeline(chunkSize: 777, depth: 2).parse(fileDescriptor: fd, with: backend.makeParser(),
