@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * feedstream_inflate.h -- gzip: one member's inflate step, by zlib or by ISA-L, and a
- * stream of members (cfs_unpack).
+ * feedstream_inflate.h -- compressed input: one gzip member's inflate step, by zlib or
+ * by ISA-L, and a stream of members, gzip members or zstd frames (cfs_unpack; zstd by
+ * libzstd).
  *
- * The one place FeedStream inflates gzip: the input stage (input.c), the Swift
+ * The one place FeedStream decompresses: the input stage (input.c), the Swift
  * library's readers of JSON Feed, web archives and read-ahead chunks (InputStage.swift),
- * and the benchmark's "inflate only" all inflate through cfs_unpack, which calls
- * cfs_inflate_step. It inflates with zlib, or with Intel's ISA-L
- * (igzip, ~2.6x zlib here) when the library was built with ISA-L's header
+ * and the benchmark's "inflate only" all go through cfs_unpack, which calls
+ * cfs_inflate_step for gzip. It inflates with zlib, or with Intel's ISA-L
+ * (igzip, several times zlib's speed) when the library was built with ISA-L's header
  * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
  *
  * zlib is the default. ISA-L is chosen per reader: for a gzip stream
