@@ -245,6 +245,9 @@ static cfs_inflate_result decoder_step(decoder *d, cfs_pack_format f, const uint
                 d->zdone = CFS_INFLATE_END;
                 d->leftover = d->zin_len - d->zin_off;
             } else if (ib.pos == 0 && ob.pos == 0) {
+                /* No progress: at the input's end the frame is cut short (its bytes left
+                   are dropped, so that finishing ends); else more must come. */
+                if (d->at_end) d->zin_off = d->zin_len;
                 return *written > 0 ? CFS_INFLATE_OK : CFS_INFLATE_STALL;
             }
             continue;
