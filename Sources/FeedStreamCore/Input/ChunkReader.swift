@@ -187,7 +187,7 @@ package final class ChunkReader {
                 }
                 if stage.gap != nil || stage.failure != nil { break }
                 if stage.failure == nil && stage.inMember {
-                    stage.fail(StreamFailure(kind: .truncated, code: stage.packName == "zstd" ? .zstd : .gzip,
+                    stage.fail(StreamFailure(kind: .truncated, code: stage.packCode,
                                              message: "truncated \(stage.packName) data"))
                 }
                 break

@@ -59,6 +59,8 @@ package struct StreamGap: Sendable, Equatable {
     }
     /// The error code of the format (`gzip`, `zstd`).
     package var code: FeedError.Code { zstd ? .zstd : .gzip }
+    /// The format as the C stage names it (`cfs_pack_format`: `cfs_parser_feed_gap`).
+    package var packFormat: Int32 { Int32(bitPattern: (zstd ? CFS_PACK_ZSTD : CFS_PACK_GZIP).rawValue) }
 }
 
 /// Gzip or plain by content, gzip members one after another, and the decompression ratio
@@ -343,7 +345,7 @@ package final class InputStage {
     /// "gzip" or "zstd": the stream's format, as messages name it.
     var packName: String { z.map { String(cString: cfs_pack_name(cfs_unpack_format($0))) } ?? "gzip" }
     /// The error code of the stream's format.
-    private var packCode: FeedError.Code { z.map { cfs_unpack_format($0) == CFS_PACK_ZSTD ? .zstd : .gzip } ?? .gzip }
+    var packCode: FeedError.Code { z.map { cfs_unpack_format($0) == CFS_PACK_ZSTD ? .zstd : .gzip } ?? .gzip }
 
     /// A compressed stream begins (its first member).
     @discardableResult

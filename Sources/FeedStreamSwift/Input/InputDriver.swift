@@ -133,7 +133,7 @@ package final class InputDriver {
                 if let origin = chunks.origin { _ = cfs_input_inflated_origin(input, origin.offset, origin.checkpoint) }
                 while let chunk = try chunks.next() {
                     let status = if let gap = chunks.gap?() {
-                        cfs_input_feed_gap(input, gap.zstd ? 2 : 1, gap.why, gap.from, gap.to)
+                        cfs_input_feed_gap(input, gap.packFormat, gap.why, gap.from, gap.to)
                     } else if let c = compressed() {
                         cfs_input_feed_inflated(input, chunk.baseAddress, chunk.count, c)
                     } else {
