@@ -94,6 +94,10 @@ static int is_xml_ns(const cfs_attr *a) {
     return a->uri_len == 36 && memcmp(a->uri, "http://www.w3.org/XML/1998/namespace", 36) == 0;
 }
 
+static int is_xlink_ns(const cfs_attr *a) {
+    return a->uri_len == 28 && memcmp(a->uri, "http://www.w3.org/1999/xlink", 28) == 0;
+}
+
 /* ---- scopes, actions, rules ------------------------------------------------------ */
 
 /* Scopes, as bits so that a rule can apply in several. The root-level scopes (before
@@ -886,7 +890,11 @@ static int apply(cfs_machine *m, const rule *ru, const cfs_attr *attrs, size_t n
             e[1] = type;
             e[2] = length;
             e[3] = base;
+            return skip(m);
         }
+        /* A link without an href whose address is its text (Atom 0.3 as some wrote it;
+           feedparser takes the text as the link). */
+        if (row[0].off == CFS_REF_ABSENT) return capture_row(m, CFS_LIST_LINKS, 0);
         return skip(m);
     }
     }
@@ -1089,7 +1097,10 @@ static void markup_start(cfs_machine *m, const char *uri, size_t uri_len, const 
     cfs_arena_append(a, local, local_len);
     for (size_t i = 0; i < n; i++) {
         cfs_arena_append(a, " ", 1);
+        /* An attribute's name as HTML serializes it: the XML and XLink namespaces'
+           with their prefixes (xml:lang, xlink:href), the others by local name. */
         if (is_xml_ns(&attrs[i])) cfs_arena_append(a, "xml:", 4);
+        else if (is_xlink_ns(&attrs[i])) cfs_arena_append(a, "xlink:", 6);
         cfs_arena_append(a, attrs[i].local, attrs[i].local_len);
         cfs_arena_append(a, "=\"", 2);
         append_escaped(a, attrs[i].value, attrs[i].value_len, 1);
@@ -1285,8 +1296,10 @@ static void finish_capture(cfs_machine *m, const cfs_frame *fr) {
         if (v->count > fr->row + 1 && is_blank(r, ref)) v->count--;
         else if (v->count > fr->row) v->v[(v->count - 1) * v->stride + fr->col] = ref;
     } else {
+        /* A link's address from its text (R_ALINK): white space only gives none. */
         cfs_refvec *v = &r->list[fr->target];
-        if (fr->row < v->count) v->v[fr->row * v->stride + fr->col] = ref;
+        if (fr->row < v->count && !(fr->target == CFS_LIST_LINKS && is_blank(r, ref)))
+            v->v[fr->row * v->stride + fr->col] = ref;
     }
     m->capturing = 0;
     m->markup = 0;

@@ -4,8 +4,8 @@ import Foundation
 import XCTest
 
 /// Elements older writers used that feedparser documents reading: Atom 0.3's person
-/// `homepage` (a person's `href`) and an RSS item's `fullitem` (its `content`, HTML) —
-/// on every backend, whole and in 1-byte chunks.
+/// `homepage` (a person's `href`), an RSS item's `fullitem` (its `content`, HTML) and
+/// a link whose address is its text — on every backend, whole and in 1-byte chunks.
 final class LegacyElementsTests: XCTestCase {
     /// The item lines of `xml`, the same from every backend, whole and in 1-byte chunks.
     private func items(_ xml: String) throws -> [[String: Any]] {
@@ -56,5 +56,23 @@ final class LegacyElementsTests: XCTestCase {
                 + (encodedFirst ? encoded + fullitem : fullitem + encoded) + "</item></channel></rss>"
             XCTAssertEqual(try XCTUnwrap(items(xml).first)["content"] as? String, "<b>Encoded</b>", "encoded first: \(encodedFirst)")
         }
+    }
+
+    func testALinkWithoutAnHrefHasItsTextAsItsAddress() throws {
+        let xml = """
+            <feed xmlns="http://purl.org/atom/ns#" version="0.3" xml:base="http://example.com/"><title>t</title>
+            <entry><title>e</title><id>x</id>
+            <link rel="alternate" type="text/html"> posts/1 </link>
+            <link rel="related" href="http://example.com/r">ignored text</link>
+            <link rel="via" type="text/html">   </link>
+            </entry></feed>
+            """
+        let item = try XCTUnwrap(items(xml).first)
+        XCTAssertEqual(item["link"] as? String, "http://example.com/posts/1")
+        XCTAssertEqual(item["links"] as? NSArray, [
+            ["href": "http://example.com/posts/1", "rel": "alternate", "type": "text/html"],
+            ["href": "http://example.com/r", "rel": "related"],
+            ["rel": "via", "type": "text/html"],
+        ] as NSArray)
     }
 }

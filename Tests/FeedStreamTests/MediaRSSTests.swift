@@ -129,12 +129,13 @@ final class MediaRSSTests: XCTestCase {
             </channel></rss>
             """)
         let m = object(l[0], "media")
-        // The item's title, written without `type`: the content's `html` is not taken.
+        // The item's title, written without `type`: the content's `html` is not taken
+        // (the specification's default, `plain`, is given).
         XCTAssertEqual(m["title"] as? String, "item title")
-        XCTAssertNil(m["title_type"])
+        XCTAssertEqual(m["title_type"] as? String, "plain")
         // Likewise the rating: the item's, without the content's scheme.
         XCTAssertEqual(m["rating"] as? String, "nonadult")
-        XCTAssertNil(m["rating_scheme"])
+        XCTAssertEqual(m["rating_scheme"] as? String, "urn:simple")
         // The group's copyright beats the content's, and has no url.
         XCTAssertEqual(m["copyright"] as? String, "group copyright")
         XCTAssertNil(m["copyright_url"])
@@ -156,7 +157,7 @@ final class MediaRSSTests: XCTestCase {
             </channel></rss>
             """)
         XCTAssertEqual(object(l[0], "media")["rating"] as? String, "nonadult")
-        XCTAssertNil(object(l[0], "media")["rating_scheme"])
+        XCTAssertEqual(object(l[0], "media")["rating_scheme"] as? String, "urn:simple")   // the default, not urn:icra
         XCTAssertEqual(object(l[1], "media")["rating"] as? String, "tv-y7-fv")
         XCTAssertEqual(object(l[1], "media")["rating_scheme"] as? String, "urn:v-chip")
     }
@@ -235,7 +236,7 @@ final class MediaRSSTests: XCTestCase {
                 <item><m:category>c1</m:category><m:player url="http://example.org/p"/></item></channel></rss>
                 """)
             let m = object(l[0], "media")
-            XCTAssertEqual(rows(m, "categories"), [["term": "c1"]], uri)
+            XCTAssertEqual(rows(m, "categories"), [["term": "c1", "scheme": "http://search.yahoo.com/mrss/category_schema"]], uri)
             XCTAssertEqual(rows(m, "players"), [["url": "http://example.org/p"]], uri)
         }
     }

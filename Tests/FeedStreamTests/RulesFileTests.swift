@@ -189,6 +189,10 @@ final class RulesLayoutSchemaTests: XCTestCase {
             case .authors: map["l\(FeedList.authors.rawValue)"] = top ?? "authors"
             case .categories: map["l\(FeedList.categories.rawValue)"] = top ?? "categories"
             case .person, .flag: break   // a second view of a field a .string member writes
+            case .derived(let k, let f, let d):
+                // The field as written, or its default; the other derivations are a
+                // second view of a field a .string member writes.
+                if case .orDefault = d.value { map["f\(f.rawValue)"] = top ?? "\(k)" }
             case .object(let k, let inner, _): owners(Array(inner), top: top ?? "\(k)", into: &map)
             }
         }

@@ -417,6 +417,9 @@ typedef enum cfs_field {
     CFS_FIELD_SLASH_SECTION, /* `slash:section`: the site section the item was posted in (mod_slash). */
     CFS_FIELD_SLASH_DEPARTMENT, /* `slash:department`: the line Slashdot prints as `from the ... dept.` (mod_slash). */
     CFS_FIELD_SLASH_HIT_PARADE, /* `slash:hit_parade`: the comment counts at each score threshold, comma-separated, as written (mod_slash). */
+    CFS_FIELD_GEO_WHERE_SRS_NAME, /* `georss:where`'s GML geometry's `srsName`: the reference system its coordinates are in. */
+    CFS_FIELD_GEO_WHERE_SRS_DIMENSION, /* `georss:where`'s GML geometry's `srsDimension`: the number of coordinates per position. */
+    CFS_FIELD_ERROR_REPORTS_TO, /* `admin:errorReportsTo`'s `rdf:resource` (or text): where to report errors in the feed. */
     CFS_FIELD_COUNT
 } cfs_field;
 

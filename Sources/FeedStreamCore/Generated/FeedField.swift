@@ -540,4 +540,10 @@
     case slashDepartment
     /// `slash:hit_parade`: the comment counts at each score threshold, comma-separated, as written (mod_slash).
     case slashHitParade
+    /// `georss:where`'s GML geometry's `srsName`: the reference system its coordinates are in.
+    case geoWhereSrsName
+    /// `georss:where`'s GML geometry's `srsDimension`: the number of coordinates per position.
+    case geoWhereSrsDimension
+    /// `admin:errorReportsTo`'s `rdf:resource` (or text): where to report errors in the feed.
+    case errorReportsTo
 }

@@ -362,10 +362,12 @@ package final class JSONFeedReader: JSONTokenSink {
         r.pointee.put(f.rawValue, r.pointee.copy(text.utf8Start, text.utf8CodeUnitCount))
     }
 
-    private func link(_ r: UnsafeMutablePointer<SFMRecord>, _ href: SFMRef, _ rel: StaticString) {
+    private func link(_ r: UnsafeMutablePointer<SFMRecord>, _ href: SFMRef, _ rel: StaticString,
+                      type: StaticString? = nil) {
         let row = pushRow(r, .links)
         setCell(r, .links, row, 0, href)
         setCell(r, .links, row, 1, rel)
+        if let type { setCell(r, .links, row, 2, type) }
     }
 
     func scalar(_ kind: JSONValueKind, _ bytes: UnsafeRawBufferPointer) {
@@ -392,7 +394,7 @@ package final class JSONFeedReader: JSONTokenSink {
         case (.feed, .homePageURL), (.item, .url):
             link(r, r.pointee.copy(bytes), "alternate")
         case (.feed, .feedURL):
-            link(r, r.pointee.copy(bytes), "self")
+            link(r, r.pointee.copy(bytes), "self", type: "application/feed+json")   // the feed itself
         case (.item, .externalURL):
             link(r, r.pointee.copy(bytes), "related")
         case (.feed, .description), (.item, .summary):

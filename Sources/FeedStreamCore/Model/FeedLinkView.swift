@@ -6,7 +6,7 @@ public struct FeedLinkView {
     public let href: FeedBytes
     /// The relation; "alternate" when the feed gave none.
     public let rel: FeedBytes
-    /// The target's MIME type.
+    /// The target's MIME type; for a `self` link that gives none, "application/atom+xml".
     public let type: FeedBytes
     /// The target's language.
     public let hreflang: FeedBytes

@@ -57,12 +57,13 @@
         return FeedDateView(raw: raw, date: raw.isPresent ? FeedDate.parse(raw.buffer) : nil)
     }
 
-    /// The links, in document order (`rel` defaulted to "alternate").
+    /// The links, in document order (`rel` defaulted to "alternate", a self link's
+    /// `type` to "application/atom+xml").
     public var links: LazyMapCollection<FeedRowsView, FeedLinkView> {
         rows(.links).lazy.map { r in
-            let rel = r[1]
-            return FeedLinkView(href: r[0], rel: FeedRecordView.defaultedRel(rel),
-                                type: r[2], hreflang: r[3], title: r[4], length: r[5], baseChain: r[6])
+            let rel = FeedRecordView.defaultedRel(r[1])
+            return FeedLinkView(href: r[0], rel: rel, type: FeedRecordView.defaultedType(r[2], rel: rel),
+                                hreflang: r[3], title: r[4], length: r[5], baseChain: r[6])
         }
     }
 
@@ -71,6 +72,16 @@
     @inline(__always)
     static func defaultedRel(_ rel: FeedBytes) -> FeedBytes {
         rel.isPresent && !rel.isEmpty ? rel : FeedBytes("alternate")
+    }
+
+    /// A link's `type` as every reader of links takes it: for a `self` link that gives
+    /// none, `application/atom+xml`, the Atom link's (feedparser's default; a JSON
+    /// Feed's `feed_url` is typed `application/feed+json`). The one place this default
+    /// is written.
+    @inline(__always)
+    static func defaultedType(_ type: FeedBytes, rel: FeedBytes) -> FeedBytes {
+        if type.isPresent && !type.isEmpty { return type }
+        return rel.isPresent && rel.equals("self") ? FeedBytes("application/atom+xml") : type
     }
 
     /// The record's link: the first link whose rel is "alternate" (after defaulting)

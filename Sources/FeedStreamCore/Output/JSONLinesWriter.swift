@@ -367,6 +367,11 @@ extension ByteBuffer: RecordSink {
         append(value)
     }
 
+    mutating func number(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        member(key)
+        self.write(upTo: maxLength, write)
+    }
+
     mutating func beginObject(_ key: StaticString) {
         if depth == 0 { topKey = key }
         member(key)

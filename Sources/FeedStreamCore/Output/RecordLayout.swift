@@ -45,12 +45,48 @@ enum Member: Sendable {
     /// A boolean read from a field's text by `rule` (the field itself is written as a
     /// string member of its own); absent when the rule gives no meaning to the text.
     case flag(StaticString, FeedField, FlagRule)
+    /// A value derived from a field (``Derivation``), written beside the field's own
+    /// member; absent when the field does not have the form.
+    case derived(StaticString, FeedField, TableBox<Derivation>)
+
+    /// A derived member (``derived(_:_:_:)``).
+    static func derive(_ key: StaticString, _ f: FeedField, _ d: Derivation) -> Member {
+        .derived(key, f, TableBox(d))
+    }
 
     /// A text construct member (``textConstruct(_:_:)``).
     static func text(_ key: StaticString, _ type: StaticString, _ lang: StaticString, _ base: StaticString,
                      _ f: FeedField) -> Member {
         .textConstruct(TableBox(TextKeys(value: key, type: type, lang: lang, base: base)), f)
     }
+}
+
+/// How a ``Member/derived(_:_:_:)`` member reads its field (QueryForms).
+enum Derivation {
+    /// The field as a BCP 47 tag.
+    case languageTag
+    /// A DCMI period's `start` or `end` component, as a normalized date.
+    case periodStart, periodEnd
+    /// The field as written; when absent and `owner` is present, `value`: the default the
+    /// specification gives an attribute left out (Media RSS `scheme`, `type`).
+    case orDefault(owner: FeedField, value: StaticString)
+
+    var isStart: Bool {
+        if case .periodStart = self { return true }
+        return false
+    }
+}
+
+/// How a ``Column`` writes its cell.
+enum ColumnForm {
+    /// As written.
+    case asWritten
+    /// A normal play time in seconds, as a number (QueryForms.playTimeSeconds).
+    case seconds
+    /// The words of a space-separated list, as an array of strings.
+    case words
+    /// As written, else (for a row with any cell) `value`: a specification's default.
+    case orDefault(StaticString)
 }
 
 /// A text construct's four keys (``Member/textConstruct(_:_:)``).
@@ -156,6 +192,9 @@ struct FieldMask {
         switch m {
         case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .textConstruct(_, let f), .person(_, let f),
              .flag(_, let f, _): add(f)
+        case .derived(_, let f, let d):
+            add(f)
+            if case .orDefault(let owner, _) = d.value { add(owner) }
         case .permalink: add(.guidPermalink)
         case .primaryLink:   // an alternate link, else a permalink guid (FeedRecordView.primaryLink)
             lists |= 1 << UInt64(FeedList.links.rawValue)
@@ -258,12 +297,15 @@ struct Column {
     /// Not a column: the rows of another list whose `parent_row` column names this row
     /// (written as an array member of the row's object; `index` is unused).
     let children: ChildRows?
+    /// How the cell is written.
+    let form: ColumnForm
 
-    init(_ key: StaticString, _ index: Int, base: Int? = nil) {
+    init(_ key: StaticString, _ index: Int, base: Int? = nil, _ form: ColumnForm = .asWritten) {
         self.key = key
         self.index = index
         self.base = base
         self.children = nil
+        self.form = form
     }
 
     /// An array member of each row: the rows of `list` whose column `parent` (the list's
@@ -274,6 +316,7 @@ struct Column {
         self.index = -1
         self.base = nil
         self.children = ChildRows(list: list, parent: parent, columns: columns)
+        self.form = .asWritten
     }
 }
 
@@ -307,12 +350,14 @@ enum RecordLayout {
         obj("where", [
             .string("point", .geoWherePoint), .string("line", .geoWhereLine), .string("polygon", .geoWherePolygon),
             .string("lower_corner", .geoWhereLower), .string("upper_corner", .geoWhereUpper),
+            .string("srs_name", .geoWhereSrsName), .string("srs_dimension", .geoWhereSrsDimension),
         ]),
     ])
     static let dc = obj("dc", [
         .string("publisher", .dcPublisher), .string("source", .dcSource), .string("relation", .dcRelation),
         .string("coverage", .dcCoverage), .string("format", .dcFormat), .string("type", .dcType),
-        .string("valid", .dcValid), .person("publisher_detail", .dcPublisher),
+        .string("valid", .dcValid), .derive("valid_start", .dcValid, .periodStart),
+        .derive("valid_end", .dcValid, .periodEnd), .person("publisher_detail", .dcPublisher),
         // The other DCMI terms, in alphabetical order.
         .string("abstract", .dcAbstract), .string("access_rights", .dcAccessRights),
         .string("accrual_method", .dcAccrualMethod), .string("accrual_periodicity", .dcAccrualPeriodicity),
@@ -347,8 +392,9 @@ enum RecordLayout {
         .string("title", .mediaTitle), .string("description", .mediaDescription),
         .string("keywords", .mediaKeywords), .string("rating", .mediaRating),
         // Media RSS 1.5.1 in full.
-        .string("title_type", .mediaTitleType), .string("description_type", .mediaDescriptionType),
-        .string("rating_scheme", .mediaRatingScheme),
+        .derive("title_type", .mediaTitleType, .orDefault(owner: .mediaTitle, value: "plain")),
+        .derive("description_type", .mediaDescriptionType, .orDefault(owner: .mediaDescription, value: "plain")),
+        .derive("rating_scheme", .mediaRatingScheme, .orDefault(owner: .mediaRating, value: "urn:simple")),
         .string("copyright", .mediaCopyright), .string("copyright_url", .mediaCopyrightUrl),
         .rows("content", .media, [
             Column("url", 0), Column("type", 1), Column("medium", 2), Column("is_default", 3),
@@ -359,8 +405,13 @@ enum RecordLayout {
         .rows("thumbnails", .thumbnails, [Column("url", 0), Column("width", 1), Column("height", 2), Column("time", 3)]),
         .rows("credits", .credits, [Column("name", 0), Column("role", 1), Column("scheme", 2)]),
         // Media RSS 1.5.1 in full.
-        .rows("categories", .mediaCategories, categoryColumns),
-        .rows("restrictions", .mediaRestrictions, [Column("value", 0), Column("relationship", 1), Column("type", 2)]),
+        .rows("categories", .mediaCategories, [
+            Column("term", 0), Column("scheme", 1, .orDefault("http://search.yahoo.com/mrss/category_schema")),
+            Column("label", 2),
+        ]),
+        .rows("restrictions", .mediaRestrictions, [
+            Column("value", 0), Column("values", 0, .words), Column("relationship", 1), Column("type", 2),
+        ]),
         .rows("licenses", .mediaLicenses, [Column("text", 0), Column("type", 1), Column("href", 2)]),
         .rows("players", .mediaPlayers, [Column("url", 0), Column("height", 1), Column("width", 2)]),
         .rows("hashes", .mediaHashes, [Column("value", 0), Column("algo", 1)]),
@@ -422,7 +473,7 @@ enum RecordLayout {
     static let item: MemberTable = [
         .string("id", .id),
         .permalink,
-        .string("language", .language),
+        .string("language", .language), .derive("language_tag", .language, .languageTag),
         .text("title", "title_type", "title_lang", "title_base", .title),
         .primaryLink,
         links,
@@ -516,7 +567,10 @@ enum RecordLayout {
         ] + podcastShared),
         obj("psc", [
             .string("version", .pscVersion),
-            .rows("chapters", .pscChapters, [Column("start", 0), Column("title", 1), Column("href", 2), Column("image", 3)]),
+            .rows("chapters", .pscChapters, [
+                Column("start", 0), Column("start_seconds", 0, .seconds), Column("title", 1), Column("href", 2),
+                Column("image", 3),
+            ]),
         ]),
         obj("json_feed", [
             .string("content_text", .jsonContentText),
@@ -562,7 +616,9 @@ enum RecordLayout {
         return fields
     }
 
-    static let itemFeed: MemberTable = [.primaryLink, .string("id", .id), .string("language", .language)]
+    static let itemFeed: MemberTable = [
+        .primaryLink, .string("id", .id), .string("language", .language), .derive("language_tag", .language, .languageTag),
+    ]
 
     static let feed: MemberTable = [
         .string("version", .version),
@@ -573,7 +629,7 @@ enum RecordLayout {
         .string("id", .id),
         .primaryLink,
         links,
-        .string("language", .language),
+        .string("language", .language), .derive("language_tag", .language, .languageTag),
         .date("updated", "updated_raw", .updated),
         .date("published", "published_raw", .published),
         .date("created", "created_raw", .created),
@@ -602,6 +658,7 @@ enum RecordLayout {
         .string("ttl", .ttl),
         .url("docs", .docs, base: .base),
         .string("new_location", .newLocation),
+        .string("error_reports_to", .errorReportsTo),
         .string("managing_editor", .managingEditor),
         .person("managing_editor_detail", .managingEditor),
         .string("webmaster", .webmaster),
@@ -687,6 +744,8 @@ package indirect enum MemberType: Equatable, Sendable {
     case string
     /// A number the converter itself writes (`document`, `index`, `items`, ...).
     case integer
+    /// A number the converter derives from the feed's text (`start_seconds`).
+    case number
     case boolean
     /// A normalized date: RFC 3339 in UTC (docs/SCHEMA.md, "Dates").
     case timestamp
@@ -729,6 +788,11 @@ extension Member {
             return [MemberField(k(key), .object([MemberField("name", .string), MemberField("email", .string)]))]
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
         case .flag(let key, _, _): return [MemberField(k(key), .boolean)]
+        case .derived(let key, _, let d):
+            switch d.value {
+            case .periodStart, .periodEnd: return [MemberField(k(key), .timestamp)]
+            case .languageTag, .orDefault: return [MemberField(k(key), .string)]
+            }
         }
     }
 }
@@ -737,7 +801,13 @@ extension Column {
     /// The type of an array of rows written with `columns`.
     static func arrayType(_ columns: TableArray<Column>) -> MemberType {
         .array(.object(columns.map {
-            MemberField($0.key.description, $0.children.map { arrayType($0.columns) } ?? .string)
+            let type: MemberType
+            switch $0.form {
+            case .seconds: type = .number
+            case .words: type = .array(.string)
+            case .asWritten, .orDefault: type = $0.children.map { arrayType($0.columns) } ?? .string
+            }
+            return MemberField($0.key.description, type)
         }))
     }
 }
@@ -802,6 +872,9 @@ protocol RecordSink: ~Copyable {
     /// trim, which came before the decoding (feedparser strips, then decodes).
     mutating func decodedString(_ key: StaticString, _ value: UnsafeRawBufferPointer)
     mutating func literal(_ key: StaticString, _ value: StaticString)
+    /// A number member whose digits `write` writes (at most `maxLength` bytes, returning
+    /// how many): a JSON number derived from the document's text.
+    mutating func number(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int)
     /// A string member whose value `write` writes (at most `maxLength` bytes, returning
     /// how many): ASCII that needs no escaping and no text rule (a normalized date).
     mutating func formatted(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int)
@@ -817,6 +890,10 @@ protocol RecordSink: ~Copyable {
 extension RecordSink where Self: ~Copyable {
     var resolvesMarkupURIs: Bool { true }
     var documentBytes: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: nil, count: 0) }
+
+    mutating func number(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
+        formatted(key, maxLength: maxLength, write)
+    }
 
     mutating func formatted(_ key: StaticString, maxLength: Int, _ write: (UnsafeMutablePointer<UInt8>) -> Int) {
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: maxLength) { buf in
@@ -865,6 +942,12 @@ extension FeedRecordView {
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
         case .object(_, let members, let mask): return mayHave(mask.value) && hasAny(members)
         case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
+        case .derived(_, let f, let d):
+            guard isSet(f) else {
+                if case .orDefault(let owner, _) = d.value { return isSet(owner) && self[owner].isPresent }
+                return false
+            }
+            return gives(self[f], d.value)
         }
     }
 
@@ -978,6 +1061,30 @@ extension FeedRecordView {
                     let index = c.pointee.index
                     var v = row[index]
                     if defaultsRel && index == 1 { v = FeedRecordView.defaultedRel(v) }
+                    if defaultsRel && index == 2 { v = FeedRecordView.defaultedType(v, rel: row[1]) }
+                    switch c.pointee.form {
+                    case .asWritten: break
+                    case .orDefault(let value):
+                        if !v.isPresent || v.isEmpty { v = FeedBytes(value) }
+                    case .seconds:
+                        if v.isPresent, let n = QueryForms.playTimeSeconds(v.buffer) {
+                            n.withUnsafeBytes { b in
+                                sink.number(c.pointee.key, maxLength: b.count) { p in
+                                    p.update(from: b.bindMemory(to: UInt8.self).baseAddress!, count: b.count)
+                                    return b.count
+                                }
+                            }
+                        }
+                        continue
+                    case .words:
+                        let words = v.isPresent ? QueryForms.words(v.buffer) : []
+                        if !words.isEmpty {
+                            sink.beginArray(c.pointee.key)
+                            for w in words { sink.element(w) }
+                            sink.endArray()
+                        }
+                        continue
+                    }
                     guard v.isPresent else { continue }
                     if let b = c.pointee.base {
                         resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.pointee.key, $0) }
@@ -1025,6 +1132,40 @@ extension FeedRecordView {
         case .flag(let key, let f, let rule):
             guard isSet(f), let b = rule.read(self[f]) else { return }
             sink.literal(key, b ? "true" : "false")
+        case .derived(let key, let f, let d):
+            if !isSet(f) || !self[f].isPresent {
+                if case .orDefault(let owner, let value) = d.value, isSet(owner), self[owner].isPresent {
+                    sink.string(key, UnsafeRawBufferPointer(start: value.utf8Start, count: value.utf8CodeUnitCount))
+                }
+                return
+            }
+            let v = self[f]
+            switch d.value {
+            case .orDefault: sink.string(key, v.buffer)
+            case .languageTag:
+                // ASCII letters, digits and hyphens: written as formatted, without a copy.
+                guard gives(v, .languageTag) else { return }
+                sink.formatted(key, maxLength: QueryForms.languageTagMaxLength) { QueryForms.languageTag(v.buffer, into: $0) }
+            case .periodStart, .periodEnd:
+                guard let part = QueryForms.periodComponent(v.buffer, d.value.isStart ? "start" : "end"),
+                      let parsed = FeedDate.parse(part) else { return }
+                withUnsafePointer(to: parsed) { p in sink.formatted(key, maxLength: FeedDate.maxLength) { p.pointee.write(to: $0) } }
+            }
+        }
+    }
+
+    /// Whether the derivation `d` gives a value for `v`.
+    private func gives(_ v: FeedBytes, _ d: Derivation) -> Bool {
+        guard v.isPresent else { return false }
+        switch d {
+        case .orDefault: return true
+        case .languageTag:
+            return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: QueryForms.languageTagMaxLength) {
+                QueryForms.languageTag(v.buffer, into: $0.baseAddress!) > 0
+            }
+        case .periodStart, .periodEnd:
+            guard let part = QueryForms.periodComponent(v.buffer, d.isStart ? "start" : "end") else { return false }
+            return FeedDate.parse(part) != nil
         }
     }
 

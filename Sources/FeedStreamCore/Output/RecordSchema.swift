@@ -80,6 +80,7 @@ package enum RecordSchema {
         switch t {
         case .string: return "VARCHAR"
         case .integer: return "BIGINT"
+        case .number: return "DOUBLE"
         case .boolean: return "BOOLEAN"
         case .timestamp: return "TIMESTAMPTZ"
         case .array(let e): return duckdb(e) + "[]"
@@ -96,6 +97,7 @@ package enum RecordSchema {
         switch t {
         case .string: return "STRING"
         case .integer: return "BIGINT"
+        case .number: return "DOUBLE"
         case .boolean: return "BOOLEAN"
         case .timestamp: return "TIMESTAMP"
         case .array(let e): return "ARRAY<\(spark(e))>"
@@ -113,6 +115,7 @@ package enum RecordSchema {
         switch t {
         case .string: return "{\"type\":\"string\"}"
         case .integer: return "{\"type\":\"integer\"}"
+        case .number: return "{\"type\":\"number\"}"
         case .boolean: return "{\"type\":\"boolean\"}"
         case .timestamp: return "{\"type\":\"string\",\"format\":\"date-time\"}"
         case .array(let e): return "{\"type\":\"array\",\"items\":\(json(e))}"

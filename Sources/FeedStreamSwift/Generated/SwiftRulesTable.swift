@@ -382,6 +382,9 @@ extension SFM {
     static let fieldSlashSection = 264
     static let fieldSlashDepartment = 265
     static let fieldSlashHitParade = 266
+    static let fieldGeoWhereSrsName = 267
+    static let fieldGeoWhereSrsDimension = 268
+    static let fieldErrorReportsTo = 269
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -585,6 +588,7 @@ enum SwiftRulesTable {
         [("href", 0)],  // CONTENT_LINK
         [("uri", 0), ("protocol", 1), ("accountId", 2), ("accountUrl", 3), ("priority", 4)],  // SOCIAL_INTERACT
         [("version", 225)],  // PSC_CHAPTERS
+        [("srsName", 267), ("srsDimension", 268)],  // GML_SRS
         [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
         [("startTime", 0), ("duration", 1), ("remoteStartTime", 2), ("remotePercentage", 3)],  // VALUE_TIME_SPLIT
         [("src", 5)],  // GD_IMAGE
@@ -751,8 +755,9 @@ enum SwiftRulesTable {
         (10, "department", 2, 0, 265, 1, 255, 0, 0),  // slash:department TEXT FLD(SLASH_DEPARTMENT)
         (10, "hit_parade", 2, 0, 266, 1, 255, 0, 0),  // slash:hit_parade TEXT FLD(SLASH_HIT_PARADE)
         (25, "total", 2, 0, 63, 2, 255, 0, 0),  // thr:total TEXT FLD(COMMENT_COUNT)
-        (26, "image", 4, 12, 65535, 0, 64, 0, 0),  // gd:image ROWATTR NONE
+        (26, "image", 4, 12, 65535, 0, 65, 0, 0),  // gd:image ROWATTR NONE
         (27, "generatorAgent", 1, 11, 39, 2, 255, 0, 0),  // admin:generatorAgent RESOURCE FLD(GENERATOR_URI)
+        (27, "errorReportsTo", 1, 11, 269, 1, 255, 0, 0),  // admin:errorReportsTo RESOURCE FLD(ERROR_REPORTS_TO)
         (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
         (11, "commentRSS", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRSS TEXT FLD(COMMENT_RSS)
         (14, "updatePeriod", 1, 0, 64, 1, 255, 0, 0),  // sy:updatePeriod TEXT FLD(SY_PERIOD)
@@ -877,7 +882,7 @@ enum SwiftRulesTable {
         (9, "integrity", 2097152, 3, 31, 0, 52, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
         (9, "value", 3, 3, 32, 0, 53, 4194304, 0),  // podcast:value LATTR LST(VALUES)
         (9, "valueRecipient", 4194304, 3, 33, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
-        (9, "valueTimeSplit", 4194304, 3, 43, 0, 63, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
+        (9, "valueTimeSplit", 4194304, 3, 43, 0, 64, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
         (9, "valueRecipient", 67108864, 3, 44, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
         (9, "remoteItem", 67108864, 3, 45, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
         (9, "images", 3, 4, 65535, 1, 42, 0, 0),  // podcast:images FATTR NONE
@@ -905,19 +910,19 @@ enum SwiftRulesTable {
         (12, "floor", 3, 0, 198, 1, 255, 0, 0),  // georss:floor TEXT FLD(GEO_FLOOR)
         (12, "radius", 3, 0, 199, 1, 255, 0, 0),  // georss:radius TEXT FLD(GEO_RADIUS)
         (12, "where", 3, 5, 65535, 0, 255, 32768, 0),  // georss:where SCOPE NONE
-        (19, "Point", 32768, 5, 65535, 0, 255, 131072, 0),  // gml:Point SCOPE NONE
+        (19, "Point", 32768, 5, 65535, 1, 62, 131072, 0),  // gml:Point SCOPE NONE
         (19, "pos", 131072, 0, 200, 1, 255, 0, 0),  // gml:pos TEXT FLD(GEO_WHERE_POINT)
-        (19, "LineString", 32768, 5, 65535, 0, 255, 262144, 0),  // gml:LineString SCOPE NONE
+        (19, "LineString", 32768, 5, 65535, 1, 62, 262144, 0),  // gml:LineString SCOPE NONE
         (19, "posList", 262144, 0, 201, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_LINE)
-        (19, "Polygon", 32768, 5, 65535, 0, 255, 524288, 0),  // gml:Polygon SCOPE NONE
+        (19, "Polygon", 32768, 5, 65535, 1, 62, 524288, 0),  // gml:Polygon SCOPE NONE
         (19, "exterior", 524288, 5, 65535, 0, 255, 524288, 0),  // gml:exterior SCOPE NONE
         (19, "LinearRing", 524288, 5, 65535, 0, 255, 524288, 0),  // gml:LinearRing SCOPE NONE
         (19, "posList", 524288, 0, 202, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_POLYGON)
-        (19, "Envelope", 32768, 5, 65535, 0, 255, 1048576, 0),  // gml:Envelope SCOPE NONE
+        (19, "Envelope", 32768, 5, 65535, 1, 62, 1048576, 0),  // gml:Envelope SCOPE NONE
         (19, "lowerCorner", 1048576, 0, 203, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
         (19, "upperCorner", 1048576, 0, 204, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
         (13, "Point", 3, 5, 65535, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
         (20, "chapters", 2, 5, 65535, 1, 61, 33554432, 0),  // psc:chapters SCOPE NONE
-        (20, "chapter", 33554432, 3, 41, 0, 62, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
+        (20, "chapter", 33554432, 3, 41, 0, 63, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }

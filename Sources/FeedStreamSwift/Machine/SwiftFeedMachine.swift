@@ -455,6 +455,11 @@ struct SwiftFeedMachineCore {
         a.pointee.uri.count == 36 && a.pointee.uri.equals("http://www.w3.org/XML/1998/namespace")
     }
 
+    @inline(__always)
+    static func isXLinkNS(_ a: UnsafePointer<XMLAttribute>) -> Bool {
+        a.pointee.uri.count == 28 && a.pointee.uri.equals("http://www.w3.org/1999/xlink")
+    }
+
     // ---- attributes ------------------------------------------------------------------
 
     /// An attribute in no namespace, by name: as written, else with ASCII letters in any
@@ -900,7 +905,11 @@ struct SwiftFeedMachineCore {
                 e[1] = type
                 e[2] = length
                 e[3] = base
+                return skip()
             }
+            // A link without an href whose address is its text (Atom 0.3 as some wrote
+            // it; feedparser takes the text as the link).
+            if row[0].isAbsent { return captureRow(SFM.listLinks, 0) }
             skip()
         default:
             skip()
@@ -1105,7 +1114,13 @@ struct SwiftFeedMachineCore {
             for i in 0..<attrs.count {
                 let a = p + i
                 r.pointee.arena.appendByte(UInt8(ascii: " "))
-                if SwiftFeedMachineCore.isXMLNS(a) { r.pointee.arena.append("xml:") }
+                // An attribute's name as HTML serializes it: the XML and XLink namespaces'
+                // with their prefixes (xml:lang, xlink:href), the others by local name.
+                if SwiftFeedMachineCore.isXMLNS(a) {
+                    r.pointee.arena.append("xml:")
+                } else if SwiftFeedMachineCore.isXLinkNS(a) {
+                    r.pointee.arena.append("xlink:")
+                }
                 r.pointee.arena.append(a.pointee.local.baseAddress, a.pointee.local.count)
                 r.pointee.arena.append("=\"")
                 let v = a.pointee.value
@@ -1254,8 +1269,11 @@ struct SwiftFeedMachineCore {
                 v.v![(count - 1) * v.stride + Int(fr.col)] = ref
             }
         } else {
+            // A link's address from its text (rAlink): white space only gives none.
             let v = r.pointee.lists[Int(fr.target)]
-            if Int(fr.row) < v.count { v.v![Int(fr.row) * v.stride + Int(fr.col)] = ref }
+            if Int(fr.row) < v.count && !(Int(fr.target) == SFM.listLinks && r.pointee.isBlank(ref)) {
+                v.v![Int(fr.row) * v.stride + Int(fr.col)] = ref
+            }
         }
         capturing = false
         markup = false
