@@ -4,8 +4,9 @@ import Foundation
 import XCTest
 
 /// Elements older writers used that feedparser documents reading: Atom 0.3's person
-/// `homepage` (a person's `href`), an RSS item's `fullitem` (its `content`, HTML) and
-/// a link whose address is its text — on every backend, whole and in 1-byte chunks.
+/// `homepage` (a person's `href`), an RSS item's `fullitem` (its `content`, HTML), a
+/// link whose address is its text, an RSS item inside an Atom feed and the early
+/// iTunes image `itunes:link` — on every backend, whole and in 1-byte chunks.
 final class LegacyElementsTests: XCTestCase {
     /// The item lines of `xml`, the same from every backend, whole and in 1-byte chunks.
     private func items(_ xml: String) throws -> [[String: Any]] {
@@ -74,5 +75,48 @@ final class LegacyElementsTests: XCTestCase {
             ["href": "http://example.com/r", "rel": "related"],
             ["rel": "via", "type": "text/html"],
         ] as NSArray)
+    }
+
+    func testAnRSSItemInsideAnAtomFeedIsAnEntry() throws {
+        let xml = """
+            <feed xmlns="http://www.w3.org/2005/Atom"><title>t</title>
+            <entry><title>first</title><id>urn:1</id><summary>s1</summary></entry>
+            <item><title>second</title><link>http://example.com/2</link><description>&lt;b&gt;d2&lt;/b&gt;</description>
+            <pubDate>Sat, 07 Sep 2002 09:42:31 GMT</pubDate><guid>urn:2</guid></item>
+            <entry><title>third</title><id>urn:3</id><summary>s3</summary><description>ignored: below summary</description></entry>
+            </feed>
+            """
+        let all = try items(xml)
+        XCTAssertEqual(all.map { $0["title"] as? String }, ["first", "second", "third"])
+        let second = all[1]
+        XCTAssertEqual(second["id"] as? String, "urn:2")
+        XCTAssertEqual(second["link"] as? String, "http://example.com/2")
+        XCTAssertEqual(second["summary"] as? String, "<b>d2</b>")
+        XCTAssertEqual(second["summary_type"] as? String, "html")
+        XCTAssertEqual(second["published"] as? String, "2002-09-07T09:42:31Z")
+        XCTAssertEqual(all[2]["summary"] as? String, "s3")
+    }
+
+    func testItunesLinkToAnImageIsTheItunesImageBelowItunesImage() throws {
+        let ns = #"xmlns:itunes="http://www.itunes.com/dtds/podcast-1.0.dtd""#
+        let link = #"<itunes:link rel="image" type="video/jpeg" href="http://example.com/old.jpg"/>"#
+        let image = #"<itunes:image href="http://example.com/new.jpg"/>"#
+        func feedImage(_ channel: String) throws -> String? {
+            let xml = "<rss version=\"2.0\" \(ns)><channel><title>t</title>\(channel)<item><title>i</title></item></channel></rss>"
+            var outputs: [[UInt8]] = []
+            for backend in FeedBackend.allCases {
+                for input in [FeedInput.bytes(bytes(xml)), chunkedInput(bytes(xml), 1)] {
+                    outputs.append(try convert(backend.makeParser(), input))
+                }
+            }
+            for (k, o) in outputs.enumerated() { XCTAssertEqual(o, outputs[0], "output \(k)") }
+            let line = try XCTUnwrap(String(decoding: outputs[0], as: UTF8.self).split(separator: "\n")
+                .first { $0.contains(#""kind":"feed""#) })
+            let feed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any])
+            return (feed["itunes"] as? [String: Any])?["image"] as? String
+        }
+        XCTAssertEqual(try feedImage(link), "http://example.com/old.jpg")
+        XCTAssertEqual(try feedImage(link + image), "http://example.com/new.jpg")
+        XCTAssertEqual(try feedImage(image + link), "http://example.com/new.jpg")
     }
 }

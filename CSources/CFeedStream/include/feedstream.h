@@ -229,7 +229,7 @@ typedef enum cfs_field {
     CFS_FIELD_ITUNES_AUTHOR, /* `itunes:author`. */
     CFS_FIELD_ITUNES_DURATION, /* `itunes:duration`. */
     CFS_FIELD_ITUNES_EXPLICIT, /* `itunes:explicit`. */
-    CFS_FIELD_ITUNES_IMAGE, /* `itunes:image`'s `href` attribute. */
+    CFS_FIELD_ITUNES_IMAGE, /* `itunes:image`'s `href` attribute; else `itunes:link`'s (the early iTunes image). */
     CFS_FIELD_ITUNES_EPISODE, /* `itunes:episode`. */
     CFS_FIELD_ITUNES_SEASON, /* `itunes:season`. */
     CFS_FIELD_ITUNES_EPISODE_TYPE, /* `itunes:episodeType`. */

@@ -164,7 +164,7 @@
     case itunesDuration
     /// `itunes:explicit`.
     case itunesExplicit
-    /// `itunes:image`'s `href` attribute.
+    /// `itunes:image`'s `href` attribute; else `itunes:link`'s (the early iTunes image).
     case itunesImage
     /// `itunes:episode`.
     case itunesEpisode

@@ -535,6 +535,7 @@ enum SwiftRulesTable {
         [("role", 1), ("scheme", 2)],  // CREDIT
         [("domain", 57), ("port", 58), ("path", 59), ("registerProcedure", 60), ("protocol", 61)],  // CLOUD
         [("url", 79), ("href", 79)],  // ITUNES_IMAGE
+        [("href", 79)],  // ITUNES_LINK
         [("text", 0)],  // ITUNES_CATEGORY
         [("role", 1), ("group", 2), ("img", 3), ("href", 4)],  // PERSON
         [("url", 0), ("type", 1), ("language", 2), ("rel", 3)],  // TRANSCRIPT
@@ -625,7 +626,7 @@ enum SwiftRulesTable {
         (0, "guid", 2, 8, 0, 1, 255, 0, 0),  // RSS guid GUID FLD(ID)
         (0, "comments", 2, 0, 29, 1, 255, 0, 0),  // RSS comments TEXT FLD(COMMENTS)
         (0, "enclosure", 2, 3, 4, 0, 2, 0, 0),  // RSS enclosure LATTR LST(ENCLOSURES)
-        (0, "source", 2, 4, 31, 1, 16, 0, 0),  // RSS source FATTR FLD(SOURCE_TITLE)
+        (0, "source", 2, 4, 31, 1, 17, 0, 0),  // RSS source FATTR FLD(SOURCE_TITLE)
         (0, "url", 8, 0, 47, 1, 255, 0, 0),  // RSS url TEXT FLD(IMAGE_URL)
         (0, "title", 8, 0, 48, 1, 255, 0, 0),  // RSS title TEXT FLD(IMAGE_TITLE)
         (0, "link", 8, 0, 49, 1, 255, 0, 0),  // RSS link TEXT FLD(IMAGE_LINK)
@@ -642,7 +643,7 @@ enum SwiftRulesTable {
         (0, "newLocation", 1, 0, 108, 1, 255, 0, 0),  // RSS newLocation TEXT FLD(NEW_LOCATION)
         (18, "TITLE", 3, 1, 2, 1, 255, 0, 1),  // CDF TITLE TEXTC FLD(TITLE)
         (18, "ABSTRACT", 3, 1, 7, 1, 255, 0, 1),  // CDF ABSTRACT TEXTC FLD(SUMMARY)
-        (18, "LOGO", 1, 4, 65535, 1, 21, 0, 0),  // CDF LOGO FATTR NONE
+        (18, "LOGO", 1, 4, 65535, 1, 22, 0, 0),  // CDF LOGO FATTR NONE
         (18, "ITEM", 1, 6, 65535, 0, 255, 0, 0),  // CDF ITEM ITEM NONE
         (1, "title", 3, 1, 2, 1, 255, 0, 0),  // Atom title TEXTC FLD(TITLE)
         (1, "subtitle", 1, 1, 7, 1, 255, 0, 0),  // Atom subtitle TEXTC FLD(SUMMARY)
@@ -661,11 +662,15 @@ enum SwiftRulesTable {
         (1, "author", 3, 10, 1, 0, 255, 4, 0),  // Atom author PERSON LST(AUTHORS)
         (1, "contributor", 3, 10, 2, 0, 255, 4, 0),  // Atom contributor PERSON LST(CONTRIBUTORS)
         (1, "category", 3, 3, 3, 0, 1, 0, 0),  // Atom category LATTR LST(CATEGORIES)
-        (1, "generator", 1, 4, 38, 1, 15, 0, 0),  // Atom generator FATTR FLD(GENERATOR)
+        (1, "generator", 1, 4, 38, 1, 16, 0, 0),  // Atom generator FATTR FLD(GENERATOR)
         (1, "info", 1, 1, 110, 1, 255, 0, 0),  // Atom info TEXTC FLD(INFO)
         (1, "icon", 1, 0, 45, 1, 255, 0, 0),  // Atom icon TEXT FLD(ICON)
         (1, "logo", 1, 0, 46, 1, 255, 0, 0),  // Atom logo TEXT FLD(LOGO)
         (1, "entry", 1, 6, 65535, 0, 255, 0, 0),  // Atom entry ITEM NONE
+        (1, "item", 1, 6, 65535, 0, 255, 0, 0),  // Atom item ITEM NONE
+        (1, "description", 2, 1, 7, 2, 255, 0, 2),  // Atom description TEXTC FLD(SUMMARY)
+        (1, "pubDate", 2, 0, 23, 3, 255, 0, 0),  // Atom pubDate TEXT FLD(PUBLISHED)
+        (1, "guid", 2, 8, 0, 1, 255, 0, 0),  // Atom guid GUID FLD(ID)
         (1, "source", 2, 5, 65535, 0, 255, 2048, 0),  // Atom source SCOPE NONE
         (1, "name", 4, 2, 65535, 0, 255, 0, 0),  // Atom name LTEXT NONE
         (1, "email", 4, 2, 65535, 1, 255, 0, 0),  // Atom email LTEXT NONE
@@ -682,7 +687,7 @@ enum SwiftRulesTable {
         (1, "tagline", 2048, 1, 115, 1, 255, 0, 0),  // Atom tagline TEXTC FLD(SOURCE_SUBTITLE)
         (1, "rights", 2048, 1, 120, 1, 255, 0, 0),  // Atom rights TEXTC FLD(SOURCE_RIGHTS)
         (1, "copyright", 2048, 1, 120, 1, 255, 0, 0),  // Atom copyright TEXTC FLD(SOURCE_RIGHTS)
-        (1, "generator", 2048, 4, 125, 1, 17, 0, 0),  // Atom generator FATTR FLD(SOURCE_GENERATOR)
+        (1, "generator", 2048, 4, 125, 1, 18, 0, 0),  // Atom generator FATTR FLD(SOURCE_GENERATOR)
         (1, "icon", 2048, 0, 128, 1, 255, 0, 0),  // Atom icon TEXT FLD(SOURCE_ICON)
         (1, "logo", 2048, 0, 129, 1, 255, 0, 0),  // Atom logo TEXT FLD(SOURCE_LOGO)
         (1, "modified", 2048, 0, 37, 1, 255, 0, 0),  // Atom modified TEXT FLD(SOURCE_UPDATED)
@@ -755,7 +760,7 @@ enum SwiftRulesTable {
         (10, "department", 2, 0, 265, 1, 255, 0, 0),  // slash:department TEXT FLD(SLASH_DEPARTMENT)
         (10, "hit_parade", 2, 0, 266, 1, 255, 0, 0),  // slash:hit_parade TEXT FLD(SLASH_HIT_PARADE)
         (25, "total", 2, 0, 63, 2, 255, 0, 0),  // thr:total TEXT FLD(COMMENT_COUNT)
-        (26, "image", 4, 12, 65535, 0, 65, 0, 0),  // gd:image ROWATTR NONE
+        (26, "image", 4, 12, 65535, 0, 66, 0, 0),  // gd:image ROWATTR NONE
         (27, "generatorAgent", 1, 11, 39, 2, 255, 0, 0),  // admin:generatorAgent RESOURCE FLD(GENERATOR_URI)
         (27, "errorReportsTo", 1, 11, 269, 1, 255, 0, 0),  // admin:errorReportsTo RESOURCE FLD(ERROR_REPORTS_TO)
         (11, "commentRss", 2, 0, 62, 1, 255, 0, 0),  // wfw:commentRss TEXT FLD(COMMENT_RSS)
@@ -765,7 +770,7 @@ enum SwiftRulesTable {
         (14, "updateBase", 1, 0, 66, 1, 255, 0, 0),  // sy:updateBase TEXT FLD(SY_BASE)
         (16, "origLink", 2, 0, 130, 1, 255, 0, 0),  // feedburner:origLink TEXT FLD(FEEDBURNER_ORIG_LINK)
         (16, "origEnclosureLink", 2, 0, 131, 1, 255, 0, 0),  // feedburner:origEnclosureLink TEXT FLD(FEEDBURNER_ORIG_ENCLOSURE_LINK)
-        (16, "info", 1, 4, 65535, 1, 18, 0, 0),  // feedburner:info FATTR NONE
+        (16, "info", 1, 4, 65535, 1, 19, 0, 0),  // feedburner:info FATTR NONE
         (16, "browserFriendly", 1, 0, 133, 1, 255, 0, 0),  // feedburner:browserFriendly TEXT FLD(FEEDBURNER_BROWSER_FRIENDLY)
         (16, "emailServiceId", 1, 0, 134, 1, 255, 0, 0),  // feedburner:emailServiceId TEXT FLD(FEEDBURNER_EMAIL_SERVICE_ID)
         (16, "feedburnerHostname", 1, 0, 135, 1, 255, 0, 0),  // feedburner:feedburnerHostname TEXT FLD(FEEDBURNER_HOSTNAME)
@@ -782,10 +787,10 @@ enum SwiftRulesTable {
         (23, "description", 3, 0, 238, 1, 255, 0, 0),  // googleplay:description TEXT FLD(GOOGLEPLAY_DESCRIPTION)
         (23, "explicit", 3, 0, 239, 1, 255, 0, 0),  // googleplay:explicit TEXT FLD(GOOGLEPLAY_EXPLICIT)
         (23, "block", 3, 0, 240, 1, 255, 0, 0),  // googleplay:block TEXT FLD(GOOGLEPLAY_BLOCK)
-        (23, "image", 3, 4, 65535, 1, 19, 0, 0),  // googleplay:image FATTR NONE
+        (23, "image", 3, 4, 65535, 1, 20, 0, 0),  // googleplay:image FATTR NONE
         (23, "email", 1, 0, 242, 1, 255, 0, 0),  // googleplay:email TEXT FLD(GOOGLEPLAY_EMAIL)
         (23, "owner", 1, 0, 243, 1, 255, 0, 0),  // googleplay:owner TEXT FLD(GOOGLEPLAY_OWNER)
-        (23, "category", 1, 4, 65535, 1, 20, 0, 0),  // googleplay:category FATTR NONE
+        (23, "category", 1, 4, 65535, 1, 21, 0, 0),  // googleplay:category FATTR NONE
         (24, "doi", 3, 0, 245, 1, 255, 0, 0),  // prism:doi TEXT FLD(PRISM_DOI)
         (24, "publicationName", 3, 0, 246, 1, 255, 0, 0),  // prism:publicationName TEXT FLD(PRISM_PUBLICATION_NAME)
         (24, "publicationDate", 3, 0, 247, 1, 255, 0, 0),  // prism:publicationDate TEXT FLD(PRISM_PUBLICATION_DATE)
@@ -812,6 +817,7 @@ enum SwiftRulesTable {
         (7, "duration", 2, 0, 77, 1, 255, 0, 0),  // itunes:duration TEXT FLD(ITUNES_DURATION)
         (7, "explicit", 3, 0, 78, 1, 255, 0, 0),  // itunes:explicit TEXT FLD(ITUNES_EXPLICIT)
         (7, "image", 3, 4, 79, 1, 8, 0, 0),  // itunes:image FATTR FLD(ITUNES_IMAGE)
+        (7, "link", 3, 4, 65535, 2, 9, 0, 0),  // itunes:link FATTR NONE
         (7, "episode", 2, 0, 80, 1, 255, 0, 0),  // itunes:episode TEXT FLD(ITUNES_EPISODE)
         (7, "season", 2, 0, 81, 1, 255, 0, 0),  // itunes:season TEXT FLD(ITUNES_SEASON)
         (7, "episodeType", 2, 0, 82, 1, 255, 0, 0),  // itunes:episodeType TEXT FLD(ITUNES_EPISODE_TYPE)
@@ -826,80 +832,80 @@ enum SwiftRulesTable {
         (7, "owner", 1, 5, 65535, 0, 255, 128, 0),  // itunes:owner SCOPE NONE
         (7, "name", 128, 0, 86, 1, 255, 0, 0),  // itunes:name TEXT FLD(ITUNES_OWNER_NAME)
         (7, "email", 128, 0, 87, 1, 255, 0, 0),  // itunes:email TEXT FLD(ITUNES_OWNER_EMAIL)
-        (7, "category", 259, 3, 8, 0, 9, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
+        (7, "category", 259, 3, 8, 0, 10, 256, 0),  // itunes:category LATTR LST(ITUNES_CATEGORIES)
         (7, "order", 2, 0, 187, 1, 255, 0, 0),  // itunes:order TEXT FLD(ITUNES_ORDER)
         (7, "isClosedCaptioned", 2, 0, 188, 1, 255, 0, 0),  // itunes:isClosedCaptioned TEXT FLD(ITUNES_CLOSED_CAPTIONED)
         (8, "content", 1539, 3, 5, 0, 4, 1024, 0),  // media:content LATTR LST(MEDIA)
         (8, "group", 3, 5, 65535, 0, 255, 512, 0),  // media:group SCOPE NONE
         (8, "thumbnail", 1539, 3, 6, 0, 5, 0, 0),  // media:thumbnail LATTR LST(THUMBNAILS)
-        (8, "title", 3, 4, 93, 1, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
-        (8, "title", 512, 4, 93, 2, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
-        (8, "title", 1024, 4, 93, 3, 28, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
-        (8, "description", 3, 4, 94, 1, 29, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
-        (8, "description", 512, 4, 94, 2, 29, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
-        (8, "description", 1024, 4, 94, 3, 29, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "title", 3, 4, 93, 1, 29, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 512, 4, 93, 2, 29, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "title", 1024, 4, 93, 3, 29, 0, 0),  // media:title FATTR FLD(MEDIA_TITLE)
+        (8, "description", 3, 4, 94, 1, 30, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 512, 4, 94, 2, 30, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
+        (8, "description", 1024, 4, 94, 3, 30, 0, 0),  // media:description FATTR FLD(MEDIA_DESCRIPTION)
         (8, "keywords", 3, 0, 95, 1, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 512, 0, 95, 2, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
         (8, "keywords", 1024, 0, 95, 3, 255, 0, 0),  // media:keywords TEXT FLD(MEDIA_KEYWORDS)
-        (8, "rating", 3, 4, 96, 1, 30, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
-        (8, "rating", 512, 4, 96, 2, 30, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
-        (8, "rating", 1024, 4, 96, 3, 30, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 3, 4, 96, 1, 31, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 512, 4, 96, 2, 31, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
+        (8, "rating", 1024, 4, 96, 3, 31, 0, 0),  // media:rating FATTR FLD(MEDIA_RATING)
         (8, "credit", 1539, 2, 7, 0, 6, 0, 0),  // media:credit LTEXT LST(CREDITS)
-        (8, "copyright", 3, 4, 178, 1, 31, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
-        (8, "copyright", 512, 4, 178, 2, 31, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
-        (8, "copyright", 1024, 4, 178, 3, 31, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
-        (8, "category", 1539, 2, 18, 0, 22, 0, 0),  // media:category LTEXT LST(MEDIA_CATEGORIES)
-        (8, "restriction", 1539, 2, 19, 0, 23, 0, 0),  // media:restriction LTEXT LST(MEDIA_RESTRICTIONS)
-        (8, "license", 1539, 2, 20, 0, 24, 0, 0),  // media:license LTEXT LST(MEDIA_LICENSES)
-        (8, "player", 1539, 3, 21, 0, 25, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
-        (8, "hash", 1539, 2, 22, 0, 26, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
-        (8, "text", 1539, 2, 23, 0, 27, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
+        (8, "copyright", 3, 4, 178, 1, 32, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 512, 4, 178, 2, 32, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "copyright", 1024, 4, 178, 3, 32, 0, 0),  // media:copyright FATTR FLD(MEDIA_COPYRIGHT)
+        (8, "category", 1539, 2, 18, 0, 23, 0, 0),  // media:category LTEXT LST(MEDIA_CATEGORIES)
+        (8, "restriction", 1539, 2, 19, 0, 24, 0, 0),  // media:restriction LTEXT LST(MEDIA_RESTRICTIONS)
+        (8, "license", 1539, 2, 20, 0, 25, 0, 0),  // media:license LTEXT LST(MEDIA_LICENSES)
+        (8, "player", 1539, 3, 21, 0, 26, 0, 0),  // media:player LATTR LST(MEDIA_PLAYERS)
+        (8, "hash", 1539, 2, 22, 0, 27, 0, 0),  // media:hash LTEXT LST(MEDIA_HASHES)
+        (8, "text", 1539, 2, 23, 0, 28, 0, 0),  // media:text LTEXT LST(MEDIA_TEXTS)
         (8, "community", 1539, 5, 65535, 0, 255, 512, 0),  // media:community SCOPE NONE
-        (8, "starRating", 1539, 4, 65535, 1, 32, 0, 0),  // media:starRating FATTR NONE
-        (8, "statistics", 1539, 4, 65535, 1, 33, 0, 0),  // media:statistics FATTR NONE
+        (8, "starRating", 1539, 4, 65535, 1, 33, 0, 0),  // media:starRating FATTR NONE
+        (8, "statistics", 1539, 4, 65535, 1, 34, 0, 0),  // media:statistics FATTR NONE
         (8, "tags", 1539, 0, 186, 1, 255, 0, 0),  // media:tags TEXT FLD(MEDIA_TAGS)
-        (8, "subTitle", 1539, 3, 24, 0, 34, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
-        (8, "peerLink", 1539, 3, 25, 0, 35, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
-        (8, "price", 1539, 3, 26, 0, 36, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
-        (8, "status", 3, 4, 65535, 1, 37, 0, 0),  // media:status FATTR NONE
-        (8, "status", 512, 4, 65535, 2, 37, 0, 0),  // media:status FATTR NONE
-        (8, "status", 1024, 4, 65535, 3, 37, 0, 0),  // media:status FATTR NONE
+        (8, "subTitle", 1539, 3, 24, 0, 35, 0, 0),  // media:subTitle LATTR LST(MEDIA_SUBTITLES)
+        (8, "peerLink", 1539, 3, 25, 0, 36, 0, 0),  // media:peerLink LATTR LST(MEDIA_PEER_LINKS)
+        (8, "price", 1539, 3, 26, 0, 37, 0, 0),  // media:price LATTR LST(MEDIA_PRICES)
+        (8, "status", 3, 4, 65535, 1, 38, 0, 0),  // media:status FATTR NONE
+        (8, "status", 512, 4, 65535, 2, 38, 0, 0),  // media:status FATTR NONE
+        (8, "status", 1024, 4, 65535, 3, 38, 0, 0),  // media:status FATTR NONE
         (9, "guid", 1, 0, 97, 1, 255, 0, 0),  // podcast:guid TEXT FLD(PODCAST_GUID)
-        (9, "locked", 1, 4, 98, 1, 14, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
+        (9, "locked", 1, 4, 98, 1, 15, 0, 0),  // podcast:locked FATTR FLD(PODCAST_LOCKED)
         (9, "medium", 1, 0, 104, 1, 255, 0, 0),  // podcast:medium TEXT FLD(PODCAST_MEDIUM)
-        (9, "transcript", 2, 3, 10, 0, 11, 0, 0),  // podcast:transcript LATTR LST(TRANSCRIPTS)
-        (9, "chapters", 2, 4, 65535, 1, 13, 0, 0),  // podcast:chapters FATTR NONE
-        (9, "person", 3, 2, 9, 0, 10, 0, 0),  // podcast:person LTEXT LST(PERSONS)
-        (9, "funding", 3, 2, 11, 1, 12, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
-        (9, "season", 2, 4, 102, 1, 38, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
-        (9, "episode", 2, 4, 103, 1, 39, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
-        (9, "soundbite", 2, 2, 27, 2, 48, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
-        (9, "location", 3, 2, 42, 0, 40, 0, 0),  // podcast:location LTEXT LST(LOCATIONS)
-        (9, "trailer", 1, 2, 28, 5, 49, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
-        (9, "license", 3, 4, 207, 1, 41, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
-        (9, "alternateEnclosure", 2, 3, 29, 0, 50, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
-        (9, "source", 2097152, 3, 30, 0, 51, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
-        (9, "integrity", 2097152, 3, 31, 0, 52, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
-        (9, "value", 3, 3, 32, 0, 53, 4194304, 0),  // podcast:value LATTR LST(VALUES)
-        (9, "valueRecipient", 4194304, 3, 33, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
-        (9, "valueTimeSplit", 4194304, 3, 43, 0, 64, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
-        (9, "valueRecipient", 67108864, 3, 44, 0, 54, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
-        (9, "remoteItem", 67108864, 3, 45, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
-        (9, "images", 3, 4, 65535, 1, 42, 0, 0),  // podcast:images FATTR NONE
-        (9, "image", 3, 3, 34, 0, 55, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
-        (9, "txt", 3, 2, 35, 0, 56, 0, 0),  // podcast:txt LTEXT LST(TXTS)
-        (9, "block", 1, 2, 36, 0, 57, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
-        (9, "updateFrequency", 1, 4, 210, 1, 43, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
+        (9, "transcript", 2, 3, 10, 0, 12, 0, 0),  // podcast:transcript LATTR LST(TRANSCRIPTS)
+        (9, "chapters", 2, 4, 65535, 1, 14, 0, 0),  // podcast:chapters FATTR NONE
+        (9, "person", 3, 2, 9, 0, 11, 0, 0),  // podcast:person LTEXT LST(PERSONS)
+        (9, "funding", 3, 2, 11, 1, 13, 0, 0),  // podcast:funding LTEXT LST(FUNDING)
+        (9, "season", 2, 4, 102, 1, 39, 0, 0),  // podcast:season FATTR FLD(PODCAST_SEASON)
+        (9, "episode", 2, 4, 103, 1, 40, 0, 0),  // podcast:episode FATTR FLD(PODCAST_EPISODE)
+        (9, "soundbite", 2, 2, 27, 2, 49, 0, 0),  // podcast:soundbite LTEXT LST(SOUNDBITES)
+        (9, "location", 3, 2, 42, 0, 41, 0, 0),  // podcast:location LTEXT LST(LOCATIONS)
+        (9, "trailer", 1, 2, 28, 5, 50, 0, 0),  // podcast:trailer LTEXT LST(TRAILERS)
+        (9, "license", 3, 4, 207, 1, 42, 0, 0),  // podcast:license FATTR FLD(PODCAST_LICENSE)
+        (9, "alternateEnclosure", 2, 3, 29, 0, 51, 2097152, 0),  // podcast:alternateEnclosure LATTR LST(ALT_ENCLOSURES)
+        (9, "source", 2097152, 3, 30, 0, 52, 0, 0),  // podcast:source LATTR LST(ALT_ENCLOSURE_SOURCES)
+        (9, "integrity", 2097152, 3, 31, 0, 53, 0, 0),  // podcast:integrity LATTR LST(ALT_ENCLOSURE_INTEGRITY)
+        (9, "value", 3, 3, 32, 0, 54, 4194304, 0),  // podcast:value LATTR LST(VALUES)
+        (9, "valueRecipient", 4194304, 3, 33, 0, 55, 0, 0),  // podcast:valueRecipient LATTR LST(VALUE_RECIPIENTS)
+        (9, "valueTimeSplit", 4194304, 3, 43, 0, 65, 67108864, 0),  // podcast:valueTimeSplit LATTR LST(VALUE_TIME_SPLITS)
+        (9, "valueRecipient", 67108864, 3, 44, 0, 55, 0, 0),  // podcast:valueRecipient LATTR LST(TIME_SPLIT_RECIPIENTS)
+        (9, "remoteItem", 67108864, 3, 45, 0, 59, 0, 0),  // podcast:remoteItem LATTR LST(TIME_SPLIT_REMOTE_ITEMS)
+        (9, "images", 3, 4, 65535, 1, 43, 0, 0),  // podcast:images FATTR NONE
+        (9, "image", 3, 3, 34, 0, 56, 0, 0),  // podcast:image LATTR LST(PODCAST_IMAGES)
+        (9, "txt", 3, 2, 35, 0, 57, 0, 0),  // podcast:txt LTEXT LST(TXTS)
+        (9, "block", 1, 2, 36, 0, 58, 0, 0),  // podcast:block LTEXT LST(BLOCKS)
+        (9, "updateFrequency", 1, 4, 210, 1, 44, 0, 0),  // podcast:updateFrequency FATTR FLD(PODCAST_UPDATE_FREQUENCY)
         (9, "podroll", 1, 5, 65535, 0, 255, 8388608, 0),  // podcast:podroll SCOPE NONE
-        (9, "remoteItem", 8388608, 3, 38, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
+        (9, "remoteItem", 8388608, 3, 38, 0, 59, 0, 0),  // podcast:remoteItem LATTR LST(PODROLL)
         (9, "publisher", 1, 5, 65535, 0, 255, 16777216, 0),  // podcast:publisher SCOPE NONE
-        (9, "remoteItem", 16777216, 4, 65535, 1, 47, 0, 0),  // podcast:remoteItem FATTR NONE
-        (9, "remoteItem", 3, 3, 37, 0, 58, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
-        (9, "podping", 1, 4, 65535, 1, 44, 0, 0),  // podcast:podping FATTR NONE
-        (9, "chat", 3, 4, 65535, 1, 45, 0, 0),  // podcast:chat FATTR NONE
-        (9, "liveItem", 1, 6, 65535, 1, 46, 0, 0),  // podcast:liveItem ITEM NONE
-        (9, "contentLink", 2, 2, 39, 1, 59, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
-        (9, "socialInteract", 2, 3, 40, 0, 60, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
+        (9, "remoteItem", 16777216, 4, 65535, 1, 48, 0, 0),  // podcast:remoteItem FATTR NONE
+        (9, "remoteItem", 3, 3, 37, 0, 59, 0, 0),  // podcast:remoteItem LATTR LST(REMOTE_ITEMS)
+        (9, "podping", 1, 4, 65535, 1, 45, 0, 0),  // podcast:podping FATTR NONE
+        (9, "chat", 3, 4, 65535, 1, 46, 0, 0),  // podcast:chat FATTR NONE
+        (9, "liveItem", 1, 6, 65535, 1, 47, 0, 0),  // podcast:liveItem ITEM NONE
+        (9, "contentLink", 2, 2, 39, 1, 60, 0, 0),  // podcast:contentLink LTEXT LST(CONTENT_LINKS)
+        (9, "socialInteract", 2, 3, 40, 0, 61, 0, 0),  // podcast:socialInteract LATTR LST(SOCIAL_INTERACTS)
         (12, "line", 3, 0, 191, 1, 255, 0, 0),  // georss:line TEXT FLD(GEO_LINE)
         (12, "polygon", 3, 0, 192, 1, 255, 0, 0),  // georss:polygon TEXT FLD(GEO_POLYGON)
         (12, "box", 3, 0, 193, 1, 255, 0, 0),  // georss:box TEXT FLD(GEO_BOX)
@@ -910,19 +916,19 @@ enum SwiftRulesTable {
         (12, "floor", 3, 0, 198, 1, 255, 0, 0),  // georss:floor TEXT FLD(GEO_FLOOR)
         (12, "radius", 3, 0, 199, 1, 255, 0, 0),  // georss:radius TEXT FLD(GEO_RADIUS)
         (12, "where", 3, 5, 65535, 0, 255, 32768, 0),  // georss:where SCOPE NONE
-        (19, "Point", 32768, 5, 65535, 1, 62, 131072, 0),  // gml:Point SCOPE NONE
+        (19, "Point", 32768, 5, 65535, 1, 63, 131072, 0),  // gml:Point SCOPE NONE
         (19, "pos", 131072, 0, 200, 1, 255, 0, 0),  // gml:pos TEXT FLD(GEO_WHERE_POINT)
-        (19, "LineString", 32768, 5, 65535, 1, 62, 262144, 0),  // gml:LineString SCOPE NONE
+        (19, "LineString", 32768, 5, 65535, 1, 63, 262144, 0),  // gml:LineString SCOPE NONE
         (19, "posList", 262144, 0, 201, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_LINE)
-        (19, "Polygon", 32768, 5, 65535, 1, 62, 524288, 0),  // gml:Polygon SCOPE NONE
+        (19, "Polygon", 32768, 5, 65535, 1, 63, 524288, 0),  // gml:Polygon SCOPE NONE
         (19, "exterior", 524288, 5, 65535, 0, 255, 524288, 0),  // gml:exterior SCOPE NONE
         (19, "LinearRing", 524288, 5, 65535, 0, 255, 524288, 0),  // gml:LinearRing SCOPE NONE
         (19, "posList", 524288, 0, 202, 1, 255, 0, 0),  // gml:posList TEXT FLD(GEO_WHERE_POLYGON)
-        (19, "Envelope", 32768, 5, 65535, 1, 62, 1048576, 0),  // gml:Envelope SCOPE NONE
+        (19, "Envelope", 32768, 5, 65535, 1, 63, 1048576, 0),  // gml:Envelope SCOPE NONE
         (19, "lowerCorner", 1048576, 0, 203, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
         (19, "upperCorner", 1048576, 0, 204, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
         (13, "Point", 3, 5, 65535, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
-        (20, "chapters", 2, 5, 65535, 1, 61, 33554432, 0),  // psc:chapters SCOPE NONE
-        (20, "chapter", 33554432, 3, 41, 0, 63, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
+        (20, "chapters", 2, 5, 65535, 1, 62, 33554432, 0),  // psc:chapters SCOPE NONE
+        (20, "chapter", 33554432, 3, 41, 0, 64, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }
