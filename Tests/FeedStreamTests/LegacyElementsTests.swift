@@ -119,4 +119,28 @@ final class LegacyElementsTests: XCTestCase {
         XCTAssertEqual(try feedImage(link + image), "http://example.com/new.jpg")
         XCTAssertEqual(try feedImage(image + link), "http://example.com/new.jpg")
     }
+
+    func testAnRSSItemsSummaryIsItsSummaryElseBesideADescriptionItsContent() throws {
+        let xml = """
+            <rss version="2.0"><channel><title>t</title>
+            <item><title>a</title><description>d</description><summary>s</summary></item>
+            <item><title>b</title><summary>alone</summary></item>
+            <item><title>c</title><summary>first</summary><description>second</description></item>
+            <item><title>d</title><summary>s</summary><description>d</description>\
+            <content:encoded xmlns:content="http://purl.org/rss/1.0/modules/content/">c</content:encoded></item>
+            </channel></rss>
+            """
+        let all = try items(xml)
+        func pick(_ i: [String: Any]) -> [String?] {
+            ["summary", "summary_type", "content", "content_type"].map { i[$0] as? String }
+        }
+        XCTAssertEqual(pick(all[0]), ["d", "html", "s", "text"])
+        XCTAssertEqual(pick(all[1]), ["alone", "text", nil, nil])
+        XCTAssertEqual(pick(all[2]), ["second", "html", "first", "text"])
+        XCTAssertEqual(pick(all[3]), ["d", "html", "c", "html"])   // one content per item: content:encoded's
+        // The typed model reads the same.
+        let doc = try document(from: .bytes(bytes(xml)))
+        XCTAssertEqual(doc.items.map { $0.summary?.value }, ["d", "alone", "second", "d"])
+        XCTAssertEqual(doc.items.map { $0.content?.value }, ["s", nil, "first", "c"])
+    }
 }

@@ -182,7 +182,11 @@ final class RulesLayoutSchemaTests: XCTestCase {
             switch m {
             case .string(let k, let f), .url(let k, let f, _), .date(let k, _, let f):
                 map["f\(f.rawValue)"] = top ?? "\(k)"
-            case .textConstruct(let keys, let f): map["f\(f.rawValue)"] = top ?? "\(keys.value.value)"
+            case .textConstruct(let keys, let f):
+                map["f\(f.rawValue)"] = top ?? "\(keys.value.value)"
+                // An RSS item's summary is written as the summary, else the content
+                // (FeedRecordView.text).
+                if f == .summary { map["f\(FeedField.rssSummary.rawValue)"] = top ?? "\(keys.value.value)" }
             case .permalink: map["f\(FeedField.guidPermalink.rawValue)"] = top ?? "guid_is_permalink"
             case .primaryLink: break
             case .rows(let k, let l, _), .strings(let k, let l), .persons(let k, let l): map["l\(l.rawValue)"] = top ?? "\(k)"

@@ -420,6 +420,11 @@ typedef enum cfs_field {
     CFS_FIELD_GEO_WHERE_SRS_NAME, /* `georss:where`'s GML geometry's `srsName`: the reference system its coordinates are in. */
     CFS_FIELD_GEO_WHERE_SRS_DIMENSION, /* `georss:where`'s GML geometry's `srsDimension`: the number of coordinates per position. */
     CFS_FIELD_ERROR_REPORTS_TO, /* `admin:errorReportsTo`'s `rdf:resource` (or text): where to report errors in the feed. */
+    CFS_FIELD_RSS_SUMMARY, /* An RSS item's `summary` (not RSS, written beside or instead of `description`): a text construct's value, raw; the summary when nothing else gives one, else the content when nothing gives one. */
+    CFS_FIELD_RSS_SUMMARY_TYPE, /* The RSS summary's type: its `type` attribute, else `text`. */
+    CFS_FIELD_RSS_SUMMARY_LANG, /* The `xml:lang` in scope for the RSS summary. */
+    CFS_FIELD_RSS_SUMMARY_BASE, /* The `xml:base` chain in scope for the RSS summary (bases separated by the byte 0x01). */
+    CFS_FIELD_RSS_SUMMARY_MODE, /* The Atom 0.3 `mode` attribute of the RSS summary. */
     CFS_FIELD_COUNT
 } cfs_field;
 

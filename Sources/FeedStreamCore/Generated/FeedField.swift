@@ -546,4 +546,14 @@
     case geoWhereSrsDimension
     /// `admin:errorReportsTo`'s `rdf:resource` (or text): where to report errors in the feed.
     case errorReportsTo
+    /// An RSS item's `summary` (not RSS, written beside or instead of `description`): a text construct's value, raw; the summary when nothing else gives one, else the content when nothing gives one.
+    case rssSummary
+    /// The RSS summary's type: its `type` attribute, else `text`.
+    case rssSummaryType
+    /// The `xml:lang` in scope for the RSS summary.
+    case rssSummaryLang
+    /// The `xml:base` chain in scope for the RSS summary (bases separated by the byte 0x01).
+    case rssSummaryBase
+    /// The Atom 0.3 `mode` attribute of the RSS summary.
+    case rssSummaryMode
 }

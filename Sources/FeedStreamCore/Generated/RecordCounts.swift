@@ -4,7 +4,7 @@
 
 extension SFM {
     /// Fields of a record: ``FeedField``'s cases.
-    @usableFromInline package static let fieldCount = 270
+    @usableFromInline package static let fieldCount = 275
     /// Lists of a record: ``FeedList``'s cases.
     @usableFromInline package static let listCount = 51
 }

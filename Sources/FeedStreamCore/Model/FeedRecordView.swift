@@ -36,8 +36,19 @@
         presentBits[field.rawValue >> 6] & (1 << UInt64(field.rawValue & 63)) != 0
     }
 
-    /// A text construct starting at `field` (title, summary, content, rights).
+    /// A text construct starting at `field` (title, summary, content, rights). An RSS
+    /// item's `summary` element (``FeedField/rssSummary``) stands in for the summary when
+    /// nothing else gives one, else for the content when nothing gives one (feedparser
+    /// makes the second of `description` and `summary` the content).
     public func text(_ field: FeedField) -> FeedTextView {
+        let own = construct(field)
+        guard !own.value.isPresent, field == .summary || field == .content, isSet(.rssSummary) else { return own }
+        if field == .content && !construct(.summary).value.isPresent { return own }
+        return construct(.rssSummary)
+    }
+
+    /// The text construct whose fields start at `field`, as the record holds it.
+    private func construct(_ field: FeedField) -> FeedTextView {
         // The construct's fields follow its value's (type, language, base chain, mode:
         // the field table's order), read by index.
         let i = field.rawValue

@@ -190,8 +190,11 @@ struct FieldMask {
 
     private mutating func add(_ m: Member) {
         switch m {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .textConstruct(_, let f), .person(_, let f),
-             .flag(_, let f, _): add(f)
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .person(_, let f), .flag(_, let f, _): add(f)
+        case .textConstruct(_, let f):
+            add(f)
+            // An RSS item's summary stands in for the summary or content (FeedRecordView.text).
+            if f == .summary || f == .content { add(.rssSummary) }
         case .derived(_, let f, let d):
             add(f)
             if case .orDefault(let owner, _) = d.value { add(owner) }
@@ -923,7 +926,8 @@ extension FeedRecordView {
 
     private func has(_ member: UnsafePointer<Member>) -> Bool {
         switch member.pointee {
-        case .string(_, let f), .url(_, let f, _), .date(_, _, let f), .textConstruct(_, let f): return isSet(f) && self[f].isPresent
+        case .string(_, let f), .url(_, let f, _), .date(_, _, let f): return isSet(f) && self[f].isPresent
+        case .textConstruct(_, let f): return text(f).value.isPresent
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty

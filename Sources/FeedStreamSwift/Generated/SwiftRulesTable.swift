@@ -385,6 +385,11 @@ extension SFM {
     static let fieldGeoWhereSrsName = 267
     static let fieldGeoWhereSrsDimension = 268
     static let fieldErrorReportsTo = 269
+    static let fieldRssSummary = 270
+    static let fieldRssSummaryType = 271
+    static let fieldRssSummaryLang = 272
+    static let fieldRssSummaryBase = 273
+    static let fieldRssSummaryMode = 274
     static let listLinks = 0
     static let listAuthors = 1
     static let listContributors = 2
@@ -604,6 +609,7 @@ enum SwiftRulesTable {
         (0, "title", 3, 1, 2, 1, 255, 0, 1),  // RSS title TEXTC FLD(TITLE)
         (0, "link", 3, 2, 0, 0, 255, 0, 0),  // RSS link LTEXT LST(LINKS)
         (0, "description", 3, 1, 7, 1, 255, 0, 2),  // RSS description TEXTC FLD(SUMMARY)
+        (0, "summary", 2, 1, 270, 1, 255, 0, 1),  // RSS summary TEXTC FLD(RSS_SUMMARY)
         (0, "category", 3, 2, 3, 0, 0, 0, 0),  // RSS category LTEXT LST(CATEGORIES)
         (0, "author", 3, 2, 1, 4, 255, 0, 0),  // RSS author LTEXT LST(AUTHORS)
         (0, "language", 1, 0, 26, 1, 255, 0, 0),  // RSS language TEXT FLD(LANGUAGE)
