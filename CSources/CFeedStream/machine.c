@@ -955,6 +955,11 @@ static int start_root(cfs_machine *m, ns_class c, const char *uri, size_t uri_le
         /* An RSS channel without its rss root. */
         m->format = CFS_FORMAT_RSS;
         m->scope = SC_FEED;
+    } else if (c.fam == F_RSS && c.ns == NS_NONE && !m->seeking && len == 8 && memcmp(local, "redirect", 8) == 0) {
+        /* A moved feed's redirect document (<redirect><newLocation>…): its elements read
+           as an RSS channel's, newLocation the feed's new URL. */
+        m->format = CFS_FORMAT_REDIRECT;
+        m->scope = SC_FEED;
     } else if (c.fam == F_RDF && len == 3 && memcmp(local, "RDF", 3) == 0) {
         m->format = CFS_FORMAT_RSS10;   /* refined by the channel's namespace */
         m->scope = SC_RDF;

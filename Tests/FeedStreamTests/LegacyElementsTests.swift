@@ -5,8 +5,9 @@ import XCTest
 
 /// Elements older writers used that feedparser documents reading: Atom 0.3's person
 /// `homepage` (a person's `href`), an RSS item's `fullitem` (its `content`, HTML), a
-/// link whose address is its text, an RSS item inside an Atom feed and the early
-/// iTunes image `itunes:link` — on every backend, whole and in 1-byte chunks.
+/// link whose address is its text, an RSS item inside an Atom feed, the early iTunes
+/// image `itunes:link` and a moved feed's redirect document — on every backend, whole
+/// and in 1-byte chunks.
 final class LegacyElementsTests: XCTestCase {
     /// The item lines of `xml`, the same from every backend, whole and in 1-byte chunks.
     private func items(_ xml: String) throws -> [[String: Any]] {
@@ -142,5 +143,29 @@ final class LegacyElementsTests: XCTestCase {
         let doc = try document(from: .bytes(bytes(xml)))
         XCTAssertEqual(doc.items.map { $0.summary?.value }, ["d", "alone", "second", "d"])
         XCTAssertEqual(doc.items.map { $0.content?.value }, ["s", nil, "first", "c"])
+    }
+
+    func testARedirectDocumentGivesTheFeedsNewLocation() throws {
+        let xml = """
+            <?xml version="1.0"?>
+            <redirect><newLocation> http://example.com/new.xml </newLocation></redirect>
+            """
+        var outputs: [[UInt8]] = []
+        for backend in FeedBackend.allCases {
+            for input in [FeedInput.bytes(bytes(xml)), chunkedInput(bytes(xml), 1)] {
+                outputs.append(try convert(backend.makeParser(), input))
+            }
+        }
+        for (k, o) in outputs.enumerated() { XCTAssertEqual(o, outputs[0], "output \(k)") }
+        let lines = String(decoding: outputs[0], as: UTF8.self).split(separator: "\n")
+        XCTAssertEqual(lines.count, 1)
+        let feed = try XCTUnwrap(JSONSerialization.jsonObject(with: Data(lines[0].utf8)) as? [String: Any])
+        XCTAssertEqual(feed["format"] as? String, "redirect")
+        XCTAssertEqual(feed["new_location"] as? String, "http://example.com/new.xml")
+        XCTAssertNil(feed["error"])
+        // Inside another root it is no feed root (only feed roots are looked for there).
+        let page = "<html><body><redirect><newLocation>http://example.com/x</newLocation></redirect></body></html>"
+        let other = String(decoding: try convert(FeedBackend.swift.makeParser(), .bytes(bytes(page))), as: UTF8.self)
+        XCTAssertTrue(other.contains(#""code":"not_feed""#), other)
     }
 }

@@ -273,7 +273,7 @@ extension RulesLayoutSchemaTests {
 /// values and Swift's cases agree, one by one.
 final class FormatTableTests: XCTestCase {
     func testEveryFormatHasOneNameAndValueInBothLanguages() {
-        XCTAssertEqual(FeedFormat.allCases.count, 18)
+        XCTAssertEqual(FeedFormat.allCases.count, 19)
         for (i, f) in FeedFormat.allCases.enumerated() {
             let c = cfs_format(rawValue: UInt32(i))
             XCTAssertEqual(String(cString: cfs_format_name(c)), f.rawValue)
@@ -282,6 +282,7 @@ final class FormatTableTests: XCTestCase {
         }
         XCTAssertEqual(FeedFormat(core: 99), .unknown)
         XCTAssertEqual(CFS_FORMAT_RSS11.rawValue, 17, "a new format is appended: the C values do not move")
+        XCTAssertEqual(CFS_FORMAT_REDIRECT.rawValue, 18)
         XCTAssertEqual(String(cString: cfs_format_name(CFS_FORMAT_RSS10)), "rss10")
     }
 }

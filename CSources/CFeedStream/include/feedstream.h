@@ -146,7 +146,8 @@ typedef enum cfs_format {
     CFS_FORMAT_JSON10, /* JSON Feed 1.0 (`"version": "https://jsonfeed.org/version/1"`), read by the Swift JSON Feed reader. */
     CFS_FORMAT_JSON11, /* JSON Feed 1.1 (`"version": "https://jsonfeed.org/version/1.1"`). */
     CFS_FORMAT_JSON, /* A JSON Feed whose `version` is missing or not a known one, read as 1.1. */
-    CFS_FORMAT_RSS11 /* RSS 1.1: a `Channel` root in the RSS 1.1 namespace (`http://purl.org/net/rss1.1#`). */
+    CFS_FORMAT_RSS11, /* RSS 1.1: a `Channel` root in the RSS 1.1 namespace (`http://purl.org/net/rss1.1#`). */
+    CFS_FORMAT_REDIRECT /* A moved feed's redirect document: a `redirect` root in no namespace, its `newLocation` the feed's new URL. */
 } cfs_format;
 
 typedef enum cfs_field {

@@ -42,6 +42,8 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
     case json
     /// RSS 1.1: a `Channel` root in the RSS 1.1 namespace (`http://purl.org/net/rss1.1#`).
     case rss11
+    /// A moved feed's redirect document: a `redirect` root in no namespace, its `newLocation` the feed's new URL.
+    case redirect
 
     /// The name as static bytes, for writers that never build a `String`.
     public var name: StaticString {
@@ -64,6 +66,7 @@ public enum FeedFormat: String, Sendable, Codable, CaseIterable {
         case .json11: "json11"
         case .json: "json"
         case .rss11: "rss11"
+        case .redirect: "redirect"
         }
     }
 

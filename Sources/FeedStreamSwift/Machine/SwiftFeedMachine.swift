@@ -958,6 +958,11 @@ struct SwiftFeedMachineCore {
             // An RSS channel without its rss root.
             format = .rss
             scope = SFM.scFeed
+        } else if c.fam == SFM.fRss && c.ns == SFM.nsNone && !seeking && local.equals("redirect") {
+            // A moved feed's redirect document (<redirect><newLocation>…): its elements
+            // read as an RSS channel's, newLocation the feed's new URL.
+            format = .redirect
+            scope = SFM.scFeed
         } else if c.fam == SFM.fRdf && local.equals("RDF") {
             format = .rss10   // refined by the channel's namespace
             scope = SFM.scRdf
