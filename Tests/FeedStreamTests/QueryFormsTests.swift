@@ -8,25 +8,12 @@ import XCTest
 /// give attributes left out, and what the GML, mod_admin and XHTML elements say: on
 /// every backend, whole and in 1-byte chunks.
 final class QueryFormsTests: XCTestCase {
-    /// The lines of `xml`, the same from every backend, whole and in 1-byte chunks.
-    private func lines(_ xml: String) throws -> [[String: Any]] {
-        var outputs: [[UInt8]] = []
-        for backend in FeedBackend.allCases {
-            for input in [FeedInput.bytes(bytes(xml)), chunkedInput(bytes(xml), 1)] {
-                outputs.append(try convert(backend.makeParser(), input))
-            }
-        }
-        for (k, o) in outputs.enumerated() { XCTAssertEqual(o, outputs[0], "output \(k)") }
-        return try String(decoding: outputs[0], as: UTF8.self).split(separator: "\n")
-            .map { try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0.utf8)) as? [String: Any]) }
-    }
-
     private func item(_ xml: String) throws -> [String: Any] {
-        try XCTUnwrap(lines(xml).first { $0["kind"] as? String == "item" })
+        try XCTUnwrap(linesFromEveryBackendAndCut(xml).first { $0["kind"] as? String == "item" })
     }
 
     private func feed(_ xml: String) throws -> [String: Any] {
-        try XCTUnwrap(lines(xml).first { $0["kind"] as? String == "feed" })
+        try XCTUnwrap(linesFromEveryBackendAndCut(xml).first { $0["kind"] as? String == "feed" })
     }
 
     private func rss(channel: String = "", item: String, namespaces: String = "") -> String {

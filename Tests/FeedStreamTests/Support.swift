@@ -92,6 +92,22 @@ func linesFromEveryBackend(_ xml: String, file: StaticString = #filePath, line: 
     }
 }
 
+/// The JSON lines of `xml`, parsed: the same bytes from every backend, whole and in
+/// 1-byte chunks (what a rule reads must not depend on how the input was cut).
+func linesFromEveryBackendAndCut(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws
+    -> [[String: Any]] {
+    var outputs: [[UInt8]] = []
+    for backend in FeedBackend.allCases {
+        for input in [FeedInput.bytes(bytes(xml)), chunkedInput(bytes(xml), 1)] {
+            outputs.append(try convert(backend.makeParser(), input))
+        }
+    }
+    for (k, o) in outputs.enumerated() { XCTAssertEqual(o, outputs[0], "output \(k)", file: file, line: line) }
+    return try outputs[0].split(separator: 0x0A).map {
+        try XCTUnwrap(JSONSerialization.jsonObject(with: Data($0)) as? [String: Any], file: file, line: line)
+    }
+}
+
 extension XCTestCase {
     /// The JSON lines of `xml` from every backend (``linesFromEveryBackend(_:file:line:)``).
     func lines(_ xml: String, file: StaticString = #filePath, line: UInt = #line) throws -> [[String: Any]] {
