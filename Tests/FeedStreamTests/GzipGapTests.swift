@@ -170,6 +170,24 @@ final class GzipGapTests: XCTestCase {
         XCTAssertEqual(gap.unreadRange, gap.offset..<(gap.offset + gap.skipped))
     }
 
+    func testAnXMLErrorJustBeforeAGapIsTheDocumentsOwnOnEveryBackend() throws {
+        // A start tag cut by the gap, with a `<` in an attribute value before the cut:
+        // expat and the Swift tokenizer see the error there, libxml2 (which judges a
+        // start tag at its `>`) would see only the break; the error is the document's
+        // own, at the `<`, on every backend and read path, and the gap is the stream's.
+        let cut = #"<?xml version="1.0"?>\#n<rss version="2.0"><channel><title>a</title>"#
+            + #"<item><title>a 0</title></item><item><title>a 1</title></item><item><title x="a<b"#
+        let ms = [gzip(bytes(cut)), corrupted(gzip(bytes(String(repeating: "x", count: 5000)))),
+                  gzip(bytes(rss("n", items: 2)))]
+        let errors = try assertEveryWay(ms.flatMap { $0 }, keeps: ["a", "n"])
+        let own = try XCTUnwrap(errors.first { $0.compressedRange == nil })
+        XCTAssertEqual(own.document, 1)
+        XCTAssertEqual(own.code, .malformedXML)
+        XCTAssertEqual(own.message, "not well-formed (invalid token)")
+        XCTAssertEqual(own.offset, UInt64(cut.utf8.count - 2), "at the `<` in the value")
+        XCTAssertEqual(gaps(errors).count, 1)
+    }
+
     func testTheRatioLimitHoldsAfterAGap() throws {
         var ms = members(2)
         ms[0] = corrupted(ms[0])
