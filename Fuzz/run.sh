@@ -157,7 +157,7 @@ EOF
         # shellcheck disable=SC2046
         "$SWIFTC" -emit-library -static -module-name FeedStream -package-name FeedStream -parse-as-library -O -wmo \
             -sanitize=fuzzer,address -swift-version 6 \
-            -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" -Xcc -I"$root/CSources/CFeedStreamInput/include" \
+            -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" -I "$root/CSources/CZstd" -Xcc -I"$root/CSources/CFeedStreamInput/include" \
             -emit-module -emit-module-path "$out/swift/FeedStream.swiftmodule" \
             $(find "$out/src" -name '*.swift' | sort) -o "$lib.tmp"
         mv "$lib.tmp" "$lib"
@@ -175,7 +175,7 @@ build_swift() {
         echo "building $bin" >&2
         # shellcheck disable=SC2086
         "$SWIFTC" -parse-as-library -package-name FeedStream -O -sanitize=fuzzer,address -use-ld=lld \
-            -I "$out/swift" -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" \
+            -I "$out/swift" -I "$out/modulemaps/CFeedStream" -I "$root/CSources/CZlib" -I "$root/CSources/CZstd" \
             -Xcc -I"$root/CSources/CFeedStreamInput/include" "$root/Fuzz/swift/Common.swift" "$root/Fuzz/swift/$main" \
             "$out/swift/libFeedStream.a" "$out"/cobj/*.o $pc_libs -o "$bin"
     fi

@@ -112,23 +112,55 @@ final class PackageGraphTests: XCTestCase {
         }
     }
 
-    func testEveryModuleImportsOnlyLayersBelowIt() throws {
+    /// The modules a Swift source imports, with the line of each: `import M`,
+    /// `@_exported import M`, `internal import M`, `import struct M.T`...
+    private static func imports(_ text: String) -> [(module: String, line: Substring)] {
         let modifiers: Set<String> = ["public", "package", "internal", "private", "fileprivate"]
         let kinds: Set<String> = ["struct", "class", "enum", "protocol", "func", "var", "let", "typealias"]
+        return text.split(separator: "\n").compactMap { line in
+            let words = line.split(separator: " ").map(String.init)
+            guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
+                  words[..<i].allSatisfy({ $0.hasPrefix("@") || modifiers.contains($0) }) else { return nil }
+            let path = kinds.contains(words[i + 1]) && i + 2 < words.count ? words[i + 2] : words[i + 1]
+            return (String(path.split(separator: ".").first ?? ""), line)
+        }
+    }
+
+    /// The Swift sources under `Sources/<folder>`.
+    private static func swiftSources(_ folder: String) throws -> [URL] {
+        let root = Paths.repo.appendingPathComponent("Sources/\(folder)")
+        let walker = try XCTUnwrap(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
+        return walker.compactMap { $0 as? URL }.filter { $0.pathExtension == "swift" }
+    }
+
+    func testTheSwiftFuzzBuildReachesEveryCModuleTheLibraryImports() throws {
+        // Fuzz/run.sh compiles the library's layers itself (one module, FeedStream), so
+        // the C modules they import must be given to swiftc there as well: its own
+        // module map, or a CSources/<module> module map on the search path.
+        let script = try String(contentsOf: Paths.repo.appendingPathComponent("Fuzz/run.sh"), encoding: .utf8)
+        var modules = Set<String>()
+        for folder in ["FeedStreamCore", "FeedStreamSwift", "FeedStreamNative", "FeedStream", "FeedStreamBatch",
+                       "FeedStreamTools/Diff"] {
+            for url in try Self.swiftSources(folder) {
+                for i in Self.imports(try String(contentsOf: url, encoding: .utf8)) where i.module.hasPrefix("C") {
+                    modules.insert(i.module)
+                }
+            }
+        }
+        XCTAssertTrue(modules.contains("CZstd"), "the walk saw the sources: \(modules)")
+        for m in modules.sorted() {
+            XCTAssertTrue(script.contains("module \(m) {") || script.contains("-I \"$root/CSources/\(m)\""),
+                          "Fuzz/run.sh does not give swiftc the C module \(m)")
+        }
+    }
+
+    func testEveryModuleImportsOnlyLayersBelowIt() throws {
         for (rank, layer) in Self.layers.enumerated() {
-            let root = Paths.repo.appendingPathComponent("Sources/\(layer)")
             var files = 0
-            let walker = try XCTUnwrap(FileManager.default.enumerator(at: root, includingPropertiesForKeys: nil))
-            for case let url as URL in walker where url.pathExtension == "swift" {
+            for url in try Self.swiftSources(layer) {
                 files += 1
                 let text = try String(contentsOf: url, encoding: .utf8)
-                for line in text.split(separator: "\n") {
-                    // `import M`, `@_exported import M`, `internal import M`, `import struct M.T`...
-                    let words = line.split(separator: " ").map(String.init)
-                    guard let i = words.firstIndex(of: "import"), i + 1 < words.count,
-                          words[..<i].allSatisfy({ $0.hasPrefix("@") || modifiers.contains($0) }) else { continue }
-                    let path = kinds.contains(words[i + 1]) && i + 2 < words.count ? words[i + 2] : words[i + 1]
-                    let module = String(path.split(separator: ".").first ?? "")
+                for (module, line) in Self.imports(text) {
                     if let other = Self.layers.firstIndex(of: module) {
                         XCTAssertLessThan(other, rank, "\(layer)/\(url.lastPathComponent): \(line)")
                     }
