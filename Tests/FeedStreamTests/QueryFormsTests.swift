@@ -179,7 +179,7 @@ final class QueryFormsTests: XCTestCase {
             """
         let f = try feed(xml)
         XCTAssertEqual(f["error_reports_to"] as? String, "mailto:errors@example.com")
-        XCTAssertNil(f["extensions"], "no longer an extension element")
+        XCTAssertNil(f["extensions"], "a member of its own, not an extension element")
     }
 
     func testXHTMLAttributesInTheXLinkNamespaceKeepTheirPrefix() throws {

@@ -8,7 +8,7 @@
  * library's readers of JSON Feed, web archives and read-ahead chunks (InputStage.swift),
  * and the benchmark's "inflate only" all go through cfs_unpack, which calls
  * cfs_inflate_step for gzip. It inflates with zlib, or with Intel's ISA-L
- * (igzip, several times zlib's speed) when the library was built with ISA-L's header
+ * (igzip, faster than zlib: docs/PERFORMANCE.md) when the library was built with ISA-L's header
  * (Debian's libisal-dev) and libisal.so.2 loads at run time: never a hard dependency.
  *
  * zlib is the default. ISA-L is chosen per reader: for a gzip stream

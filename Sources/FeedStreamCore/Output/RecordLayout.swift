@@ -1147,9 +1147,13 @@ extension FeedRecordView {
             switch d.value {
             case .orDefault: sink.string(key, v.buffer)
             case .languageTag:
-                // ASCII letters, digits and hyphens: written as formatted, without a copy.
-                guard gives(v, .languageTag) else { return }
-                sink.formatted(key, maxLength: QueryForms.languageTagMaxLength) { QueryForms.languageTag(v.buffer, into: $0) }
+                // ASCII letters, digits and hyphens: made once on the stack, written as
+                // formatted (no text rule needed).
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: QueryForms.languageTagMaxLength) { tag in
+                    let n = QueryForms.languageTag(v.buffer, into: tag.baseAddress!)
+                    guard n > 0 else { return }
+                    sink.formatted(key, maxLength: n) { $0.update(from: tag.baseAddress!, count: n); return n }
+                }
             case .periodStart, .periodEnd:
                 guard let part = QueryForms.periodComponent(v.buffer, d.value.isStart ? "start" : "end"),
                       let parsed = FeedDate.parse(part) else { return }
