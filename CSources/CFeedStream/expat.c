@@ -27,6 +27,7 @@ typedef struct expat_tok {
     cfs_error limit_err;    /* where the machine's limit stopped the document */
     int in_section;         /* inside a CDATA section or the DOCTYPE (expat streams them) */
     uint64_t ns_decls;      /* namespace declarations of the start tag being reported */
+    cfs_attr_scan scan;     /* the attribute pre-check, over the bytes expat gets (parse) */
     XML_Index section_start;   /* where it starts: a section over max_markup_bytes fails
                                   there (its line and column are not asked of expat at
                                   each section: that costs a pass over the bytes, 12% of
@@ -390,6 +391,7 @@ static int expat_begin(void *tok) {
     t->win_len = 0;
     t->win_u = 0;
     t->win_chars = 0;
+    cfs_attr_scan_begin(&t->scan, t->m->max_attributes);
     return 1;
 }
 
@@ -528,8 +530,30 @@ static cfs_doc_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
         if (t->cs.kind == CFS_CHARSET_ASCII) name = "US-ASCII";
     }
     if (name && XML_SetEncoding(t->xp, name) != XML_STATUS_OK) return CFS_DOC_NOMEM;
+    cfs_attr_scan_charset(&t->scan, &t->cs);   /* (its map stays in t->cs until the next document) */
     if (!t->transcoding) cfs_charset_release(&t->cs);
     return CFS_DOC_OK;
+}
+
+/* expat parses p[0..n) (in its own buffer when in_expat), but never a start tag over
+   the attribute limit (attribute_scan.c): expat gets what comes before the tag's '>'
+   and reads the tag as far as that, so a fault in its syntax is found where it is; else
+   the document fails with the limit at the tag's '<', where expat stopped (expat checks
+   the attributes against each other before on_start could count them). */
+static enum XML_Status parse(expat_tok *t, const uint8_t *p, size_t n, int final, int in_expat) {
+    size_t cut = cfs_attr_scan_cut(&t->scan, p, n);
+    int over = cut < n;
+    if (over) {
+        n = cut;
+        final = 0;
+    }
+    enum XML_Status st = in_expat ? XML_ParseBuffer(t->xp, (int)n, final)
+                                  : XML_Parse(t->xp, (const char *)p, (int)n, final);
+    if (over && st == XML_STATUS_OK && cfs_machine_check_attributes(t->m, t->scan.count)) {
+        stop(t);
+        return XML_STATUS_ERROR;
+    }
+    return st;
 }
 
 /* Where feed's bytes are: expat's own buffer (from expat_buffer), ours (scratch), or
@@ -576,7 +600,7 @@ static cfs_doc_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         if (!grow(&t->win, &t->win_cap, t->win_len + written)) return CFS_DOC_NOMEM;
         if (written) memcpy(t->win + t->win_len, t->utf8, written);
         t->win_len += written;
-        st = XML_Parse(t->xp, (const char *)t->utf8, (int)written, final);
+        st = parse(t, t->utf8, written, final, 0);
     } else {
         /* The byte order mark expat is not given (detect). In expat's own buffer the
            bytes are moved over it, and put back if the document ends with this call:
@@ -612,8 +636,7 @@ static cfs_doc_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         t->record_marks = 0;
         if (hold == (size_t)-1) return CFS_DOC_NOMEM;
         if (!hold_back(t, p, n, hold)) return CFS_DOC_NOMEM;
-        st = in_expat ? XML_ParseBuffer(t->xp, (int)(n - hold), final)
-                      : XML_Parse(t->xp, (const char *)p, (int)(n - hold), final);
+        st = parse(t, p, n - hold, final, in_expat);
         if (shifted) {
             cfs_doc_result r = result(t, st, len, final, consumed, err);
             if (r != CFS_DOC_OK) {
@@ -655,7 +678,8 @@ static cfs_doc_result result(expat_tok *t, enum XML_Status st, size_t len, int f
         trim_window(t);
         return CFS_DOC_OK;
     }
-    enum XML_Error code = XML_GetErrorCode(t->xp);
+    /* (A limit parse found between expat's calls stops expat with no error code.) */
+    enum XML_Error code = t->m->limit ? XML_ERROR_ABORTED : XML_GetErrorCode(t->xp);
     if (code == XML_ERROR_ABORTED) {
         if (t->m->nomem) return CFS_DOC_NOMEM;
         if (t->m->limit) {
@@ -692,7 +716,7 @@ static cfs_doc_result expat_parse(void *tok, const uint8_t *data, size_t len, in
     expat_tok *t = tok;
     /* (A byte order mark still to drop, mark_left, goes the way of feed.) */
     if (t->detected && !t->transcoding && t->u16 == U16_NO && t->held_len == 0 && t->mark_left == 0) {
-        enum XML_Status st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+        enum XML_Status st = parse(t, data, len, final, 0);
         return result(t, st, len, final, consumed, err);
     }
     /* Nothing held (a document's first bytes, as a rule): the caller's bytes as they are. */
@@ -713,9 +737,9 @@ static cfs_doc_result expat_parse(void *tok, const uint8_t *data, size_t len, in
     }
     if (t->detected && !t->transcoding && t->u16 == U16_NO && t->mark_left == 0) {
         /* The held bytes, then the caller's, each as they are. */
-        enum XML_Status st = XML_Parse(t->xp, (const char *)t->held, (int)t->held_len, 0);
+        enum XML_Status st = parse(t, t->held, t->held_len, 0, 0);
         t->held_len = 0;
-        if (st != XML_STATUS_ERROR) st = XML_Parse(t->xp, (const char *)data, (int)len, final);
+        if (st != XML_STATUS_ERROR) st = parse(t, data, len, final, 0);
         return result(t, st, len, final, consumed, err);
     }
     size_t n = t->held_len + len;

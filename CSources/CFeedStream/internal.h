@@ -10,6 +10,7 @@
  *              drives it through the fsm_* functions below.
  *   expat.c    the expat tokenizer adapter
  *   libxml2.c  the libxml2 (SAX2 push) tokenizer adapter
+ *   attribute_scan.c  the attribute pre-check both adapters run on their bytes
  *   transcode.c charsets, decoded the way expat decodes them, for both adapters
  *   parser.c   the public API: the input stage (CFeedStreamInput) reading with a
  *              tokenizer adapter and the machine
@@ -258,6 +259,34 @@ static inline int cfs_machine_check_attributes(cfs_machine *m, uint64_t count) {
 }
 /** An end tag inside an ignored subtree; returns 1 when the subtree ended. */
 int cfs_machine_skip_end(cfs_machine *m);
+
+/* ---- the attribute pre-check (attribute_scan.c) ------------------------------- */
+
+typedef enum cfs_units {
+    CFS_UNITS_ASCII,        /* UTF-8 and the 8-bit charsets that keep ASCII */
+    CFS_UNITS_UTF16LE,
+    CFS_UNITS_UTF16BE,
+    CFS_UNITS_MAP           /* a byte map that moves ASCII or has sequences */
+} cfs_units;
+
+/** A scan of a document's bytes for start tags over the attribute limit, across the
+    chunks the tokenizer is given. */
+typedef struct cfs_attr_scan {
+    int state, off;
+    unsigned char quote, run;
+    uint64_t count, max;
+    cfs_units units;
+    const int *map;         /* CFS_UNITS_MAP: the charset's byte map (cfs_charset.map) */
+    unsigned trail;         /* CFS_UNITS_MAP: bytes of a sequence still to come */
+} cfs_attr_scan;
+
+/** Starts a document's scan, under the limit `max` (max_attributes). */
+void cfs_attr_scan_begin(cfs_attr_scan *s, uint64_t max);
+/** The document's charset, once known (cs must outlive the document's scan). */
+void cfs_attr_scan_charset(cfs_attr_scan *s, const cfs_charset *cs);
+/** The index of the first byte of the '>' of a start tag over the limit in p[0..n),
+    or n; s->count is then the tag's attributes. */
+size_t cfs_attr_scan_cut(cfs_attr_scan *s, const uint8_t *p, size_t n);
 
 /* ---- tokenizers ---------------------------------------------------------------- */
 

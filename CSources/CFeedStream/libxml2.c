@@ -38,9 +38,6 @@
 
 #define OPTIONS (XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING)
 
-/* The attribute pre-check's states (see precheck). */
-enum { PC_TEXT, PC_LT, PC_BANG, PC_TAG, PC_QUOTE, PC_END, PC_COMMENT, PC_PI, PC_CDATA, PC_DOCTYPE, PC_DQUOTE };
-
 typedef struct lx_tok {
     xmlParserCtxtPtr ctxt;
     cfs_machine *m;
@@ -81,10 +78,7 @@ typedef struct lx_tok {
     xmlEntityPtr no_pe;    /* an empty parameter entity, for external ones (not read) */
     uint64_t expanded;     /* bytes of internal entity text expanded in the document */
     long root_end;         /* bytes of the document up to the root's end tag */
-    /* The attribute pre-check (see precheck): a scanner's state over the UTF-8 given. */
-    int pc_state, pc_off;
-    unsigned char pc_quote, pc_run;
-    uint64_t pc_count;
+    cfs_attr_scan scan;    /* the attribute pre-check, over the UTF-8 given (give_piece) */
     long chunk_base;       /* document bytes before the current chunk */
     size_t piece;          /* the next piece given to libxml2 at most (give) */
 } lx_tok;
@@ -586,10 +580,7 @@ static int lx_begin(void *tok) {
     t->started = 0;
     t->cdata_cr = 0;
     t->expanded = 0;
-    t->pc_state = PC_TEXT;
-    t->pc_off = 0;
-    t->pc_run = 0;
-    t->pc_count = 0;
+    cfs_attr_scan_begin(&t->scan, t->m->max_attributes);
     cfs_charset_release(&t->cs);
     cfs_charset_init(&t->cs, CFS_CHARSET_UTF8);
     t->transcoding = 0;
@@ -618,110 +609,21 @@ static int parse_chunk(lx_tok *t, const uint8_t *data, size_t len, int final) {
     return rc;
 }
 
-/* ---- the attribute pre-check ------------------------------------------------------
- *
- * libxml2 2.9 checks a start tag's attributes against each other before any callback
- * (quadratic: 50,000 attributes take 1.4 s, 200,000 over 20 s, and a signal waits for
- * it), so the attribute limit, checked at the start callback, came too late. The bytes
- * given to libxml2 are scanned first (outside comments, processing instructions, CDATA
- * sections and the DOCTYPE): a start tag with more attributes than max_attributes
- * (counted as the '=' outside its quoted values, namespace declarations included) is
- * given to libxml2 without its '>', so it is never parsed, and the document fails with
- * the limit where the other backends fail it (the tag's '<', where libxml2 stopped).
- * A document with an internal DTD subset is not pre-checked (declared default
- * attributes would add to the count the start callback sees; it checks them there).
- */
-
-/* The index of the '>' of a start tag over the limit in p[0..n), or n. Each state
-   skips to the next byte that can change it (memchr, or a tight loop in tags), so
-   text, quoted values, comments and CDATA sections cost little per byte. */
-static size_t precheck(lx_tok *t, const uint8_t *p, size_t n) {
-    if (t->pc_off || t->m->max_attributes >= (uint64_t)INT64_MAX) return n;   /* no limit */
-    size_t i = 0;
-    const uint8_t *q;
-    while (i < n) {
-        uint8_t c;
-        switch (t->pc_state) {
-        case PC_TEXT:
-            if ((q = memchr(p + i, '<', n - i)) == NULL) return n;
-            i = (size_t)(q - p) + 1;
-            t->pc_state = PC_LT;
-            break;
-        case PC_LT:
-            c = p[i];
-            if (c == '!') { t->pc_state = PC_BANG; i++; }
-            else if (c == '?') { t->pc_state = PC_PI; t->pc_run = 0; i++; }
-            else if (c == '/') { t->pc_state = PC_END; i++; }
-            else { t->pc_state = PC_TAG; t->pc_count = 0; }   /* the name's first byte is the tag's */
-            break;
-        case PC_BANG:
-            c = p[i++];
-            if (c == '-') { t->pc_state = PC_COMMENT; t->pc_run = 0; }
-            else if (c == '[') { t->pc_state = PC_CDATA; t->pc_run = 0; }
-            else t->pc_state = PC_DOCTYPE;
-            break;
-        case PC_TAG:
-            while (i < n) {
-                c = p[i++];
-                if (c > '>') continue;   /* '"', '\'', '=' and '>' are all below */
-                if (c == '"' || c == '\'') { t->pc_state = PC_QUOTE; t->pc_quote = c; break; }
-                if (c == '=') t->pc_count++;
-                else if (c == '>') {
-                    t->pc_state = PC_TEXT;
-                    if (t->pc_count > t->m->max_attributes) return i - 1;
-                    break;
-                }
-            }
-            break;
-        case PC_QUOTE:
-        case PC_DQUOTE:
-            if ((q = memchr(p + i, t->pc_quote, n - i)) == NULL) return n;
-            i = (size_t)(q - p) + 1;
-            t->pc_state = t->pc_state == PC_QUOTE ? PC_TAG : PC_DOCTYPE;
-            break;
-        case PC_END:
-            if ((q = memchr(p + i, '>', n - i)) == NULL) return n;
-            i = (size_t)(q - p) + 1;
-            t->pc_state = PC_TEXT;
-            break;
-        case PC_COMMENT:   /* "-->" */
-        case PC_CDATA:     /* "]]>" */
-        case PC_PI: {      /* "?>" */
-            uint8_t mark = t->pc_state == PC_COMMENT ? '-' : t->pc_state == PC_CDATA ? ']' : '?';
-            unsigned need = t->pc_state == PC_PI ? 1 : 2;
-            if (t->pc_run == 0) {   /* nothing can end it before the next mark */
-                if ((q = memchr(p + i, mark, n - i)) == NULL) return n;
-                i = (size_t)(q - p);
-            }
-            c = p[i++];
-            if (c == '>' && t->pc_run >= need) t->pc_state = PC_TEXT;
-            else t->pc_run = c == mark ? (unsigned char)(t->pc_run < need ? t->pc_run + 1 : need) : 0;
-            break;
-        }
-        case PC_DOCTYPE:
-            c = p[i++];
-            if (c == '[') { t->pc_off = 1; return n; }
-            if (c == '"' || c == '\'') { t->pc_state = PC_DQUOTE; t->pc_quote = c; }
-            else if (c == '>') t->pc_state = PC_TEXT;
-            break;
-        }
-    }
-    return n;
-}
-
 /* Gives libxml2 the next UTF-8 bytes, but never a start tag over the attribute limit
-   (precheck): libxml2 gets what comes before its '>', and the document fails there. */
+   (attribute_scan.c): libxml2 gets what comes before its '>', and the document fails
+   there (libxml2 waits for a tag's '>' before it reads the tag; the judge, parser.c,
+   finds a fault in the tag's syntax before it, as expat and the Swift tokenizer do). */
 static int give_piece(lx_tok *t, const uint8_t *p, size_t n, int final) {
-    size_t cut = precheck(t, p, n);
+    size_t cut = cfs_attr_scan_cut(&t->scan, p, n);
     if (cut == n) return parse_chunk(t, p, n, final);
     int rc = parse_chunk(t, p, cut, 0);
-    if (!t->error && !t->aborted && !t->root_closed && cfs_machine_check_attributes(t->m, t->pc_count)) stop(t);
+    if (!t->error && !t->aborted && !t->root_closed && cfs_machine_check_attributes(t->m, t->scan.count)) stop(t);
     return rc;
 }
 
 /* Gives libxml2 a document's bytes in pieces that double from 4 KiB over the document
    (then as they come), up to where its root closes: the bytes after a root are the
-   next document's, given to it again, and libxml2 copies (and the precheck scans)
+   next document's, given to it again, and libxml2 copies (and the attribute pre-check scans)
    every byte it is given, so a call with a dump's many small documents would cost each
    document the rest of the call. */
 static int give(lx_tok *t, const uint8_t *p, size_t n, int final) {

@@ -115,8 +115,10 @@ static void judge(void *r, const uint8_t *bytes, size_t len, uint64_t at, cfs_er
     }
     /* In a document the gzip data cut short, an error expat meets before the cut is the
        document's own, as the expat backend reports it. A limit the machine checks is
-       where expat's events reach it: the same limit. */
-    if (e.code != err->code && !packed) return;
+       where expat's events reach it: the same limit. Where the tokenizer stopped at a
+       limit and expat at a fault first (in a start tag over the attribute limit, which
+       libxml2 reads only whole), the fault is the document's error. */
+    if (e.code != err->code && !packed && !(err->code == CFS_ERR_LIMIT && e.code == CFS_ERR_XML)) return;
     if (e.code == CFS_ERR_LIMIT && strcmp(e.message, err->message) != 0) return;
     size_t document = err->document;
     *err = e;

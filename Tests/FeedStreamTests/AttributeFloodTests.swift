@@ -95,6 +95,87 @@ final class AttributeFloodTests: XCTestCase {
         XCTAssertEqual(seen.first, "limit exceeded: attributes 200004 > 256 1:83:82")
     }
 
+    func testATagOverTheLimitFailsAsItsFirstFaultSaysOnEveryBackendCharsetAndCut() throws {
+        // A start tag over the limit fails at its '<' with the whole count, before any
+        // check of its attributes against each other (a duplicate among them); a fault
+        // in the tag's own syntax before its end (an unquoted value, a '<' in it) comes
+        // first, where it is. The same record on every backend, in every charset, whole
+        // and cut, so that the search for the next document resumes at the same byte.
+        let many = (0..<300).map { " a\($0)=\"v\"" }.joined()
+        let head = "<rss version=\"2.0\"><channel><title>T</title><item><title>i</title>\n  "
+        let cases: [(tag: String, fault: String, expected: String)] = [
+            ("<enclosure\(many) a5=\"again\"/>", "<enclosure", "limit exceeded: attributes 301 > 256"),
+            ("<enclosure\(many) a300=v/>", "=v", "not well-formed (invalid token)"),
+            ("<enclosure\(many) <b/>", " <b", "not well-formed (invalid token)"),
+        ]
+        for (tag, fault, expected) in cases {
+            let documents = [head + tag + "</item></channel></rss>\n", rss("next", items: 1, declaration: false)]
+            let encodings: [(String, (String) -> [UInt8])] = [
+                ("UTF-8", { Array($0.utf8) }),
+                ("UTF-16LE", { [0xFF, 0xFE] + $0.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] } }),
+                ("UTF-16BE", { [0xFE, 0xFF] + $0.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] } }),
+            ]
+            for (charset, encode) in encodings {
+                let data = documents.flatMap(encode)
+                var references: [Bool: [UInt8]] = [:]
+                for strict in [true, false] {
+                    var outputs: [String: [UInt8]] = [:]
+                    for backend in FeedBackend.allCases {
+                        for size in [data.count, 1, 7] {
+                            let input = size == data.count ? FeedInput.bytes(data) : chunkedInput(data, size)
+                            outputs["\(backend.rawValue), \(size)-byte chunks"] = try convert(backend.makeParser(strict: strict), input)
+                        }
+                    }
+                    let reference = try XCTUnwrap(outputs["swift, \(data.count)-byte chunks"])
+                    for (way, output) in outputs.sorted(by: { $0.key < $1.key }) where output != reference {
+                        XCTFail("\(expected), \(charset), \(way), strict \(strict): \(firstDifference(output, reference))")
+                    }
+                    references[strict] = reference
+                }
+                // Where the first fault is (strict: the record of the fault itself, not of
+                // the recovery after it): UTF-8 offsets, and columns from 1.
+                let text = String(decoding: references[true]!, as: UTF8.self)
+                let at = head.utf8.count + tag.utf8.count - tag[tag.range(of: fault)!.lowerBound...].utf8.count
+                    + (fault.hasPrefix("<") ? 0 : 1)
+                let column = at - head.utf8.count + 3
+                XCTAssertTrue(text.contains(#""message":"\#(expected)","line":2,"column":\#(column)"#),
+                              "\(charset): \(text.prefix(600))")
+                if charset == "UTF-8" {
+                    XCTAssertTrue(text.contains(#""line":2,"column":\#(column),"offset":\#(at)"#), text.prefix(600).description)
+                }
+                XCTAssertTrue(text.contains(#""title":"next""#), "\(charset): the next document is read")
+            }
+        }
+    }
+
+    func testTheCountReadsCharactersNotBytes() throws {
+        // In UTF-16, U+3C3C, U+3D3D and U+3E3E are the bytes of '<', '=' and '>'; in
+        // Shift_JIS, 81 5D is one character whose second byte is that of ']', so
+        // "81 5D 5D 3E" is not the end of a CDATA section. Text that only looks like a
+        // tag over the limit in bytes is read as text by every backend, whole and cut.
+        let looks = "\u{3C3C}" + String(repeating: "\u{3D3D}", count: 300) + "\u{3E3E}"
+        let xml = "<rss version=\"2.0\"><channel><title>\(looks)</title></channel></rss>"
+        let tag = "<a" + String(repeating: " x=1", count: 300) + ">"
+        let shiftJIS = bytes("<?xml version=\"1.0\" encoding=\"Shift_JIS\"?><rss version=\"2.0\"><channel><title><![CDATA[")
+            + [0x81, 0x5D] + bytes("]>\(tag)]]></title></channel></rss>")
+        let documents: [(String, [UInt8], String)] = [
+            ("UTF-16LE", [0xFF, 0xFE] + xml.utf16.flatMap { [UInt8($0 & 0xFF), UInt8($0 >> 8)] }, looks),
+            ("UTF-16BE", [0xFE, 0xFF] + xml.utf16.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xFF)] }, looks),
+            ("Shift_JIS", shiftJIS, "\u{2010}]>" + tag),
+        ]
+        for (charset, data, title) in documents {
+            for backend in FeedBackend.allCases {
+                for size in [data.count, 1, 7] {
+                    let input = size == data.count ? FeedInput.bytes(data) : chunkedInput(data, size)
+                    let (text, summary) = try jsonLines(input, source: "t", parser: backend.makeParser(strict: true))
+                    XCTAssertNil(summary.firstError, "\(charset), \(backend.rawValue), \(size)")
+                    let line = try JSONSerialization.jsonObject(with: Data(text.utf8)) as? [String: Any]
+                    XCTAssertEqual(line?["title"] as? String, title, "\(charset), \(backend.rawValue), \(size)")
+                }
+            }
+        }
+    }
+
     func testWhatOnlyLooksLikeManyAttributesIsNotCounted() throws {
         // '=' in quoted values, comments, CDATA sections, processing instructions and the
         // DOCTYPE are not attributes: the document is read, the same by every backend.
