@@ -14,7 +14,11 @@
  * values, namespace declarations included) is given to the tokenizer without its
  * '>'. The tokenizer then reads the tag as far as it goes, so a fault in its syntax
  * before the end is still found where it is; without one the document fails with the
- * limit at the tag's '<', where the tokenizer stopped, as in the Swift tokenizer.
+ * limit at the tag's '<', where the tokenizer stopped, as in the Swift tokenizer. A
+ * tag whose syntax fails at its '>' (an attribute name or an '=' just before it) is
+ * given to expat whole: it reports the fault before it compares any attributes, in
+ * linear time. libxml2 is never given a tag over the limit whole (cut_all): its
+ * comparisons are quadratic, and the judge (parser.c) finds the fault at the '>'.
  * A document with an internal DTD subset is not scanned (declared default attributes
  * add to the count the start callback sees; it checks them there).
  *
@@ -71,7 +75,7 @@ static size_t scan_ascii(cfs_attr_scan *s, const uint8_t *p, size_t n) {
             if (c == '!') { s->state = PC_BANG; i++; }
             else if (c == '?') { s->state = PC_PI; s->run = 0; i++; }
             else if (c == '/') { s->state = PC_END; i++; }
-            else { s->state = PC_TAG; s->count = 0; }   /* the name's first byte is the tag's */
+            else { s->state = PC_TAG; s->count = 0; s->last = 0; }   /* the name's first byte is the tag's */
             break;
         case PC_BANG:
             c = p[i++];
@@ -82,20 +86,28 @@ static size_t scan_ascii(cfs_attr_scan *s, const uint8_t *p, size_t n) {
         case PC_TAG:
             while (i < n) {
                 c = p[i++];
-                if (c > '>') continue;   /* '"', '\'', '=' and '>' are all below */
+                if (c > '>') {   /* '"', '\'', '=', '>' and white space are all below */
+                    s->last = c;
+                    continue;
+                }
                 if (c == '"' || c == '\'') { s->state = PC_QUOTE; s->quote = c; break; }
-                if (c == '=') s->count++;
-                else if (c == '>') {
+                if (c == '>') {
                     s->state = PC_TEXT;
-                    if (s->count > s->max) return i - 1;
+                    /* A tag with attributes ends well after a value's closing quote (or
+                       a '/' after one); after a name or an '=' its syntax fails at the
+                       '>' itself, which the tokenizer must then be given to say so. */
+                    if (s->count > s->max && (s->last == '"' || s->last == '\'' || s->last == '/' || s->cut_all)) return i - 1;
                     break;
                 }
+                if (c == '=') s->count++;
+                if (c != ' ' && c != '\t' && c != '\n' && c != '\r') s->last = c;
             }
             break;
         case PC_QUOTE:
         case PC_DQUOTE:
             if ((q = memchr(p + i, s->quote, n - i)) == NULL) return n;
             i = (size_t)(q - p) + 1;
+            if (s->state == PC_QUOTE) s->last = s->quote;
             s->state = s->state == PC_QUOTE ? PC_TAG : PC_DOCTYPE;
             break;
         case PC_END:

@@ -274,6 +274,8 @@ typedef enum cfs_units {
 typedef struct cfs_attr_scan {
     int state, off;
     unsigned char quote, run;
+    unsigned char last;     /* in a tag: its last byte before, not white space */
+    int cut_all;            /* cut a tag over the limit also where its '>' is a fault */
     uint64_t count, max;
     cfs_units units;
     const int *map;         /* CFS_UNITS_MAP: the charset's byte map (cfs_charset.map) */

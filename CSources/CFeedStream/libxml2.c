@@ -581,6 +581,7 @@ static int lx_begin(void *tok) {
     t->cdata_cr = 0;
     t->expanded = 0;
     cfs_attr_scan_begin(&t->scan, t->m->max_attributes);
+    t->scan.cut_all = 1;   /* (libxml2 compares attributes pairwise: never a tag over the limit) */
     cfs_charset_release(&t->cs);
     cfs_charset_init(&t->cs, CFS_CHARSET_UTF8);
     t->transcoding = 0;

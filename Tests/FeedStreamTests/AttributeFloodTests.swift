@@ -103,12 +103,16 @@ final class AttributeFloodTests: XCTestCase {
         // and cut, so that the search for the next document resumes at the same byte.
         let many = (0..<300).map { " a\($0)=\"v\"" }.joined()
         let head = "<rss version=\"2.0\"><channel><title>T</title><item><title>i</title>\n  "
-        let cases: [(tag: String, fault: String, expected: String)] = [
-            ("<enclosure\(many) a5=\"again\"/>", "<enclosure", "limit exceeded: attributes 301 > 256"),
-            ("<enclosure\(many) a300=v/>", "=v", "not well-formed (invalid token)"),
-            ("<enclosure\(many) <b/>", " <b", "not well-formed (invalid token)"),
+        // The fault: the text it begins, and how far into that text it is.
+        let cases: [(tag: String, fault: String, shift: Int, expected: String)] = [
+            ("<enclosure\(many) a5=\"again\"/>", "<enclosure", 0, "limit exceeded: attributes 301 > 256"),
+            ("<enclosure\(many) a300=v/>", "=v", 1, "not well-formed (invalid token)"),
+            ("<enclosure\(many) <b/>", " <b", 1, "not well-formed (invalid token)"),
+            // At the '>' itself: a name, or an '=', just before it.
+            ("<enclosure\(many) a300>", "a300>", 4, "not well-formed (invalid token)"),
+            ("<enclosure\(many) a300=>", "=>", 1, "not well-formed (invalid token)"),
         ]
-        for (tag, fault, expected) in cases {
+        for (tag, fault, shift, expected) in cases {
             let documents = [head + tag + "</item></channel></rss>\n", rss("next", items: 1, declaration: false)]
             let encodings: [(String, (String) -> [UInt8])] = [
                 ("UTF-8", { Array($0.utf8) }),
@@ -135,8 +139,7 @@ final class AttributeFloodTests: XCTestCase {
                 // Where the first fault is (strict: the record of the fault itself, not of
                 // the recovery after it): UTF-8 offsets, and columns from 1.
                 let text = String(decoding: references[true]!, as: UTF8.self)
-                let at = head.utf8.count + tag.utf8.count - tag[tag.range(of: fault)!.lowerBound...].utf8.count
-                    + (fault.hasPrefix("<") ? 0 : 1)
+                let at = head.utf8.count + tag.utf8.count - tag[tag.range(of: fault)!.lowerBound...].utf8.count + shift
                 let column = at - head.utf8.count + 3
                 XCTAssertTrue(text.contains(#""message":"\#(expected)","line":2,"column":\#(column)"#),
                               "\(charset): \(text.prefix(600))")
