@@ -672,7 +672,10 @@ cfs_detect_status cfs_charset_detect(const uint8_t *head, size_t len, int final,
     cfs_detect_status st = CFS_DETECT_OK;
     /* The ASCII text runs to the end of what we have: more bytes may extend it. */
     int open_end = skip + n * unit + unit - 1 >= len;
-    if (n < 6 && !final && open_end) {
+    if (n < 6 && !final && open_end && memcmp(s, "<?xml", n < 5 ? n : 5) == 0) {
+        /* Only while what there is could begin a declaration: bytes that cannot (say
+           "<?xm/") are the tokenizer's at once, so that an error in them comes before
+           whatever stops the input next (a gzip gap), as in the Swift tokenizer. */
         st = CFS_DETECT_MORE;
     } else if (n >= 6 && memcmp(s, "<?xml", 5) == 0 && xml_space(s[5])) {
         size_t close = 0;

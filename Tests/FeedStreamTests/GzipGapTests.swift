@@ -188,6 +188,21 @@ final class GzipGapTests: XCTestCase {
         XCTAssertEqual(gaps(errors).count, 1)
     }
 
+    func testBytesThatCannotBeginADeclarationAreJudgedBeforeAGap() throws {
+        // "<?xm/" cannot begin an XML declaration: its error, at the '/', is the
+        // document's own, before the gap after it, on every backend and read path (the
+        // bytes must not wait for more to decide the charset while a gap comes first).
+        let ms = [gzip(bytes("<?xm/")), corrupted(gzip(bytes(String(repeating: "x", count: 5000)))),
+                  gzip(bytes(rss("n", items: 2)))]
+        let errors = try assertEveryWay(ms.flatMap { $0 }, keeps: ["n"])
+        let own = try XCTUnwrap(errors.first { $0.compressedRange == nil })
+        XCTAssertEqual(own.document, 1)
+        XCTAssertEqual(own.code, .malformedXML)
+        XCTAssertEqual(own.message, "not well-formed (invalid token)")
+        XCTAssertEqual(own.offset, 4, "at the '/'")
+        XCTAssertEqual(gaps(errors).count, 1)
+    }
+
     func testTheRatioLimitHoldsAfterAGap() throws {
         var ms = members(2)
         ms[0] = corrupted(ms[0])
