@@ -535,11 +535,11 @@ static cfs_doc_result detect(expat_tok *t, const uint8_t *p, size_t n, size_t le
     return CFS_DOC_OK;
 }
 
-/* expat parses p[0..n) (in its own buffer when in_expat), but never a start tag over
-   the attribute limit (attribute_scan.c): expat gets what comes before the tag's '>'
-   and reads the tag as far as that, so a fault in its syntax is found where it is; else
-   the document fails with the limit at the tag's '<', where expat stopped (expat checks
-   the attributes against each other before on_start could count them). */
+/* expat parses p[0..n) (in its own buffer when in_expat), but never a well-ended start
+   tag over the attribute limit (attribute_scan.c): expat gets what comes before the
+   tag's '>' and reads the tag as far as that, so a fault in its syntax is found where it
+   is; else the document fails with the limit at the tag's '<', where expat stopped
+   (expat checks the attributes against each other before on_start could count them). */
 static enum XML_Status parse(expat_tok *t, const uint8_t *p, size_t n, int final, int in_expat) {
     size_t cut = cfs_attr_scan_cut(&t->scan, p, n);
     int over = cut < n;
