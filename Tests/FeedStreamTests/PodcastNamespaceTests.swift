@@ -293,6 +293,55 @@ final class PodcastNamespaceTests: XCTestCase {
         XCTAssertNil(l[1]["psc"])
     }
 
+    /// Readers query the first `psc:chapters` block's `version` and `chapters`
+    /// (feedparser's `psc_chapters` is the first block); a block after it is kept
+    /// apart, in `later_blocks`, not merged into the first.
+    func testChaptersBlocksAfterTheFirstAreKeptApart() throws {
+        let l = try linesFromEveryBackendAndCut(rss("", items: """
+            <item><title>i</title>
+            <psc:chapters version="1.2"><psc:chapter start="00:00:00.000" title="A"/>            <psc:chapter start="1:02.5" title="B" href="http://example.com/b"/></psc:chapters>
+            <psc:chapters version="1.1"><psc:chapter start="10" title="C"/></psc:chapters>
+            <psc:chapters><psc:chapter start="00:01:00" title="D" image="http://example.com/d.png"/></psc:chapters>
+            <psc:chapters version="1.2"/>
+            </item>
+            <item><title>one</title><psc:chapters version="1.2"><psc:chapter start="3" title="E"/></psc:chapters></item>
+            <item><title>empty</title><psc:chapters/></item>
+            """))
+        XCTAssertEqual(l.count, 4)
+        let psc = try XCTUnwrap(l[0]["psc"] as? [String: Any])
+        XCTAssertEqual(Set(psc.keys), ["version", "chapters", "later_blocks"])
+        XCTAssertEqual(psc["version"] as? String, "1.2")
+        XCTAssertEqual(rows(psc["chapters"]), [
+            ["start": "00:00:00.000", "title": "A"], ["start": "1:02.5", "title": "B", "href": "http://example.com/b"],
+        ])
+        XCTAssertEqual((psc["chapters"] as? [[String: Any]])?.compactMap { $0["start_seconds"] as? Double }, [0, 62.5])
+        let later = try XCTUnwrap(psc["later_blocks"] as? [[String: Any]])
+        XCTAssertEqual(later.count, 3)
+        XCTAssertEqual(later.map { $0["version"] as? String }, ["1.1", nil, "1.2"])
+        XCTAssertEqual(rows(later[0]["chapters"]), [["start": "10", "title": "C"]])
+        XCTAssertEqual(rows(later[1]["chapters"]), [["start": "00:01:00", "title": "D", "image": "http://example.com/d.png"]])
+        XCTAssertEqual((later[1]["chapters"] as? [[String: Any]])?.first?["start_seconds"] as? Double, 60)
+        XCTAssertNil(later[2]["chapters"])
+        // One block: no later_blocks. An empty block gives nothing.
+        let one = try XCTUnwrap(l[1]["psc"] as? [String: Any])
+        XCTAssertEqual(Set(one.keys), ["version", "chapters"])
+        XCTAssertEqual(rows(one["chapters"]), [["start": "3", "title": "E"]])
+        XCTAssertNil(l[2]["psc"])
+    }
+
+    /// The value model names the blocks as the JSON line does.
+    func testChaptersBlocksInTheValueModel() throws {
+        let docs = try documents(from: Array(rss("", items: """
+            <item><title>i</title><psc:chapters version="1.2"><psc:chapter start="0" title="A"/></psc:chapters>            <psc:chapters version="1.1"><psc:chapter start="5" title="B"/><psc:chapter start="9" title="C"/></psc:chapters>            <psc:chapters version="1.0"><psc:chapter start="7" title="D"/></psc:chapters></item>
+            """).utf8))
+        let item = try XCTUnwrap(docs.first?.items.first)
+        XCTAssertEqual(item.extensions["psc.version"], "1.2")
+        XCTAssertEqual(item.extensionLists["psc.chapters"]?.map { $0["title"] }, ["A"])
+        XCTAssertEqual(item.extensionLists["psc.later_blocks"], [["version": "1.1"], ["version": "1.0"]])
+        XCTAssertEqual(item.extensionLists["psc.later_blocks.chapters"]?.map { [$0["title"], $0["parent_row"]] },
+                       [["B", "0"], ["C", "0"], ["D", "1"]])
+    }
+
     func testChildRowsInTheValueModel() throws {
         let docs = try documents(from: Array(rss("""
             <podcast:value type="lightning" method="keysend"><podcast:valueRecipient name="A" split="1"/></podcast:value>

@@ -190,6 +190,11 @@ final class RulesLayoutSchemaTests: XCTestCase {
             case .permalink: map["f\(FeedField.guidPermalink.rawValue)"] = top ?? "guid_is_permalink"
             case .primaryLink: break
             case .rows(let k, let l, _), .strings(let k, let l), .persons(let k, let l): map["l\(l.rawValue)"] = top ?? "\(k)"
+            case .laterRows(let k, let l, _): map["l\(l.rawValue)"] = top ?? "\(k)"
+            case .firstRow(let l, let columns):
+                // Its cells are members of the enclosing object; its children's lists too.
+                map["l\(l.rawValue)"] = top ?? "\(columns.first!.key)"
+                for c in columns { if let ch = c.children { map["l\(ch.list.rawValue)"] = top ?? "\(c.key)" } }
             case .authors: map["l\(FeedList.authors.rawValue)"] = top ?? "authors"
             case .categories: map["l\(FeedList.categories.rawValue)"] = top ?? "categories"
             case .person, .flag: break   // a second view of a field a .string member writes

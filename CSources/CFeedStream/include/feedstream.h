@@ -376,7 +376,7 @@ typedef enum cfs_field {
     CFS_FIELD_PODCAST_PUBLISHER_FEED_GUID, /* `podcast:publisher`'s `podcast:remoteItem`'s `feedGuid`. */
     CFS_FIELD_PODCAST_PUBLISHER_FEED_URL, /* `podcast:publisher`'s `podcast:remoteItem`'s `feedUrl`. */
     CFS_FIELD_PODCAST_PUBLISHER_MEDIUM, /* `podcast:publisher`'s `podcast:remoteItem`'s `medium`. */
-    CFS_FIELD_PSC_VERSION, /* `psc:chapters`' `version` attribute. */
+    CFS_FIELD_PSC_VERSION, /* Not set: a `psc:chapters` block's `version` is the `version` column of its `PSC_BLOCKS` row. */
     CFS_FIELD_JSON_CONTENT_TEXT, /* JSON Feed: an item's `content_text` when it also has `content_html` (which is then its `content`). */
     CFS_FIELD_JSON_IMAGE, /* JSON Feed: an item's `image`. */
     CFS_FIELD_JSON_BANNER_IMAGE, /* JSON Feed: an item's `banner_image`. */
@@ -473,7 +473,7 @@ typedef enum cfs_list {
     CFS_LIST_PODROLL, /* `podcast:podroll`'s `podcast:remoteItem`: feed_guid item_guid feed_url medium */
     CFS_LIST_CONTENT_LINKS, /* `podcast:contentLink`: href text */
     CFS_LIST_SOCIAL_INTERACTS, /* `podcast:socialInteract`: uri protocol account_id account_url priority */
-    CFS_LIST_PSC_CHAPTERS, /* `psc:chapters`' `psc:chapter`: start title href image */
+    CFS_LIST_PSC_CHAPTERS, /* `psc:chapters`' `psc:chapter`; `parent_row` is its block's row of `PSC_BLOCKS`: start title href image parent_row */
     CFS_LIST_LOCATIONS, /* `podcast:location`: text geo osm rel country */
     CFS_LIST_VALUE_TIME_SPLITS, /* `podcast:value`'s `podcast:valueTimeSplit`: start_time duration remote_start_time remote_percentage parent_row */
     CFS_LIST_TIME_SPLIT_RECIPIENTS, /* `podcast:valueTimeSplit`'s `podcast:valueRecipient`: name custom_key custom_value type address split fee parent_row */
@@ -483,6 +483,7 @@ typedef enum cfs_list {
     CFS_LIST_JSON_HUBS, /* JSON Feed: the feed's `hubs`: type url */
     CFS_LIST_JSON_EXTENSIONS, /* JSON Feed: `_`-prefixed extension members, each value as its raw JSON text: key json */
     CFS_LIST_EXTENSIONS, /* Extension elements no rule reads: an element of the feed or of an item holding no element, its namespace, local name and text; an attribute of it, by name ({namespace}name when it has one): namespace name attribute value */
+    CFS_LIST_PSC_BLOCKS, /* `psc:chapters`: one row per block, in document order: version */
     CFS_LIST_COUNT
 } cfs_list;
 /* END GENERATED */

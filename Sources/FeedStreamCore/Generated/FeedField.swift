@@ -456,7 +456,7 @@
     case podcastPublisherFeedUrl
     /// `podcast:publisher`'s `podcast:remoteItem`'s `medium`.
     case podcastPublisherMedium
-    /// `psc:chapters`' `version` attribute.
+    /// Not set: a `psc:chapters` block's `version` is the `version` column of its `PSC_BLOCKS` row.
     case pscVersion
     /// JSON Feed: an item's `content_text` when it also has `content_html` (which is then its `content`).
     case jsonContentText

@@ -86,7 +86,7 @@
     case contentLinks
     /// `podcast:socialInteract`: uri, protocol, account_id, account_url, priority.
     case socialInteracts
-    /// `psc:chapters`' `psc:chapter`: start, title, href, image.
+    /// `psc:chapters`' `psc:chapter`; `parent_row` is its block's row of `PSC_BLOCKS`: start, title, href, image, parent_row.
     case pscChapters
     /// `podcast:location`: text, geo, osm, rel, country.
     case locations
@@ -106,6 +106,8 @@
     case jsonExtensions
     /// Extension elements no rule reads: an element of the feed or of an item holding no element, its namespace, local name and text; an attribute of it, by name ({namespace}name when it has one): namespace, name, attribute, value.
     case extensions
+    /// `psc:chapters`: one row per block, in document order: version.
+    case pscBlocks
 }
 
 extension FeedList {
@@ -154,7 +156,7 @@ extension FeedList {
         ["feed_guid", "item_guid", "feed_url", "medium"],
         ["href", "text"],
         ["uri", "protocol", "account_id", "account_url", "priority"],
-        ["start", "title", "href", "image"],
+        ["start", "title", "href", "image", "parent_row"],
         ["text", "geo", "osm", "rel", "country"],
         ["start_time", "duration", "remote_start_time", "remote_percentage", "parent_row"],
         ["name", "custom_key", "custom_value", "type", "address", "split", "fee", "parent_row"],
@@ -164,6 +166,7 @@ extension FeedList {
         ["type", "url"],
         ["key", "json"],
         ["namespace", "name", "attribute", "value"],
+        ["version"],
     ]
-    static let columnCounts: [Int] = [7, 6, 6, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 6, 6, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 4, 5, 5, 8, 5, 3, 5, 2, 2, 4]
+    static let columnCounts: [Int] = [7, 6, 6, 3, 4, 14, 4, 3, 2, 5, 4, 2, 1, 1, 7, 6, 6, 3, 3, 3, 3, 3, 2, 5, 3, 2, 4, 3, 6, 9, 3, 3, 3, 8, 7, 2, 2, 4, 4, 2, 5, 5, 5, 5, 8, 5, 3, 5, 2, 2, 4, 1]
 }

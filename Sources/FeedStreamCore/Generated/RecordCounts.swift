@@ -6,5 +6,5 @@ extension SFM {
     /// Fields of a record: ``FeedField``'s cases.
     @usableFromInline package static let fieldCount = 275
     /// Lists of a record: ``FeedList``'s cases.
-    @usableFromInline package static let listCount = 51
+    @usableFromInline package static let listCount = 52
 }

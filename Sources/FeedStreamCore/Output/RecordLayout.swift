@@ -24,6 +24,13 @@ enum Member: Sendable {
     case primaryLink
     /// An array of objects, one per row.
     case rows(StaticString, FeedList, TableArray<Column>)
+    /// The cells of the list's first row, written as members of the enclosing object
+    /// (nothing when the list is empty): a block whose first occurrence is the one
+    /// readers query (`psc`'s `version` and `chapters`).
+    case firstRow(FeedList, TableArray<Column>)
+    /// An array of objects, one per row after the first (``firstRow(_:_:)`` writes the
+    /// first).
+    case laterRows(StaticString, FeedList, TableArray<Column>)
     /// An array of strings: column 0 of each row.
     case strings(StaticString, FeedList)
     /// An array of persons (`name`, `email`, `uri` resolved, `raw`): Atom's as written,
@@ -209,7 +216,8 @@ struct FieldMask {
         case .categories:   // what FeedRecordView.forEachCategory reads
             lists |= 1 << UInt64(FeedList.categories.rawValue) | 1 << UInt64(FeedList.itunesCategories.rawValue)
             add(.itunesKeywords)
-        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l): lists |= 1 << UInt64(l.rawValue)
+        case .rows(_, let l, _), .strings(_, let l), .persons(_, let l), .firstRow(let l, _), .laterRows(_, let l, _):
+            lists |= 1 << UInt64(l.rawValue)   // (child rows come with their parent rows)
         case .object(_, let members, _): for x in members { add(x) }
         }
     }
@@ -568,13 +576,7 @@ enum RecordLayout {
                 Column("priority", 4),
             ]),
         ] + podcastShared),
-        obj("psc", [
-            .string("version", .pscVersion),
-            .rows("chapters", .pscChapters, [
-                Column("start", 0), Column("start_seconds", 0, .seconds), Column("title", 1), Column("href", 2),
-                Column("image", 3),
-            ]),
-        ]),
+        psc,
         obj("json_feed", [
             .string("content_text", .jsonContentText),
             .url("image", .jsonImage, base: .base), .url("banner_image", .jsonBannerImage, base: .base),
@@ -593,6 +595,20 @@ enum RecordLayout {
     static let extensionElements = Member.rows("extensions", .extensions, [
         Column("namespace", 0), Column("name", 1), Column("attribute", 2), Column("value", 3),
     ])
+
+    /// Podlove Simple Chapters: the first `psc:chapters` block's `version` and `chapters`
+    /// (the block readers query, feedparser's `psc_chapters`), the blocks after it apart
+    /// in `later_blocks`.
+    static let psc: Member = {
+        let chapter: TableArray<Column> = [
+            Column("start", 0), Column("start_seconds", 0, .seconds), Column("title", 1), Column("href", 2),
+            Column("image", 3),
+        ]
+        let block: TableArray<Column> = [
+            Column("version", 0), Column("chapters", rowsOf: .pscChapters, parent: 4, chapter),
+        ]
+        return obj("psc", [.firstRow(.pscBlocks, block), .laterRows("later_blocks", .pscBlocks, block)])
+    }()
 
     // JSON Feed's own members (docs/SCHEMA.md, "JSON Feed"), beside the shared ones.
     static let jsonAuthors = Member.rows("authors", .jsonAuthors, [Column("name", 0), Column("url", 1), Column("avatar", 2)])
@@ -780,8 +796,9 @@ extension Member {
                     MemberField(k(t.base), .string)]
         case .permalink: return [MemberField("guid_is_permalink", .boolean)]
         case .primaryLink: return [MemberField("link", .string)]
-        case .rows(let key, _, let columns):
+        case .rows(let key, _, let columns), .laterRows(let key, _, let columns):
             return [MemberField(k(key), Column.arrayType(columns))]
+        case .firstRow(_, let columns): return Column.fields(columns)
         case .strings(let key, _): return [MemberField(k(key), .array(.string))]
         case .persons(let key, _):
             return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw", "avatar"].map { MemberField($0, .string) })))]
@@ -803,7 +820,12 @@ extension Member {
 extension Column {
     /// The type of an array of rows written with `columns`.
     static func arrayType(_ columns: TableArray<Column>) -> MemberType {
-        .array(.object(columns.map {
+        .array(.object(fields(columns)))
+    }
+
+    /// The members of a row written with `columns`.
+    static func fields(_ columns: TableArray<Column>) -> [MemberField] {
+        columns.map {
             let type: MemberType
             switch $0.form {
             case .seconds: type = .number
@@ -811,7 +833,7 @@ extension Column {
             case .asWritten, .orDefault: type = $0.children.map { arrayType($0.columns) } ?? .string
             }
             return MemberField($0.key.description, type)
-        }))
+        }
     }
 }
 
@@ -931,6 +953,11 @@ extension FeedRecordView {
         case .permalink: return self[.guidPermalink].isPresent
         case .primaryLink: return primaryLink != nil
         case .rows(_, let l, _), .strings(_, let l): return !rows(l).isEmpty
+        case .firstRow(let l, let columns):
+            // A cell of the first row, or a child row (an empty block writes nothing).
+            guard let row = rows(l).first else { return false }
+            return columns.contains { c in c.children.map { !rows($0.list).isEmpty } ?? row[c.index].isPresent }
+        case .laterRows(_, let l, _): return rows(l).count > 1
         case .persons(_, let l):
             var any = false
             forEachPerson(l) { _ in any = true }
@@ -1047,58 +1074,12 @@ extension FeedRecordView {
         case .primaryLink:
             if let l = primaryLink { resolved(l.href, base: l.baseChain, document: sink.documentBytes) { sink.string("link", $0) } }
         case .rows(let key, let list, let columns):
+            writeRows(key, list, columns, from: 0, into: &sink)
+        case .laterRows(let key, let list, let columns):
+            writeRows(key, list, columns, from: 1, into: &sink)
+        case .firstRow(let list, let columns):
             let rows = rows(list)
-            guard !rows.isEmpty else { return }
-            sink.beginArray(key)
-            // The columns read in place (iterated as values, each was copied whole, its
-            // 80 bytes, for every row).
-            let cs = columns.buffer.baseAddress!, nc = columns.buffer.count
-            let defaultsRel = list == .links || list == .sourceLinks
-            for (i, row) in rows.enumerated() {
-                sink.beginElement()
-                for j in 0..<nc {
-                    let c = cs + j
-                    if c.pointee.children != nil {
-                        writeChildren(c.pointee.key, c.pointee.children!, of: i, into: &sink)
-                        continue
-                    }
-                    let index = c.pointee.index
-                    var v = row[index]
-                    if defaultsRel && index == 1 { v = FeedRecordView.defaultedRel(v) }
-                    if defaultsRel && index == 2 { v = FeedRecordView.defaultedType(v, rel: row[1]) }
-                    switch c.pointee.form {
-                    case .asWritten: break
-                    case .orDefault(let value):
-                        if !v.isPresent || v.isEmpty { v = FeedBytes(value) }
-                    case .seconds:
-                        if v.isPresent, let n = QueryForms.playTimeSeconds(v.buffer) {
-                            n.withUnsafeBytes { b in
-                                sink.number(c.pointee.key, maxLength: b.count) { p in
-                                    p.update(from: b.bindMemory(to: UInt8.self).baseAddress!, count: b.count)
-                                    return b.count
-                                }
-                            }
-                        }
-                        continue
-                    case .words:
-                        let words = v.isPresent ? QueryForms.words(v.buffer) : []
-                        if !words.isEmpty {
-                            sink.beginArray(c.pointee.key)
-                            for w in words { sink.element(w) }
-                            sink.endArray()
-                        }
-                        continue
-                    }
-                    guard v.isPresent else { continue }
-                    if let b = c.pointee.base {
-                        resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.pointee.key, $0) }
-                    } else {
-                        sink.string(c.pointee.key, v.buffer)
-                    }
-                }
-                sink.endElement()
-            }
-            sink.endArray()
+            if let row = rows.first { writeCells(of: row, number: 0, list: list, columns, into: &sink) }
         case .strings(let key, let list):
             let rows = rows(list)
             guard !rows.isEmpty else { return }
@@ -1202,6 +1183,73 @@ extension FeedRecordView {
         sink.endElement()
     }
 
+    /// The rows of `list` from row `first` on, as the array member `key`, each an object
+    /// of `columns`; nothing when there are none.
+    private func writeRows<S: RecordSink & ~Copyable>(_ key: StaticString, _ list: FeedList,
+                                                     _ columns: TableArray<Column>, from first: Int,
+                                                     into sink: inout S) {
+        let rows = rows(list)
+        guard rows.count > first else { return }
+        sink.beginArray(key)
+        for i in first..<rows.count {
+            sink.beginElement()
+            writeCells(of: rows[i], number: i, list: list, columns, into: &sink)
+            sink.endElement()
+        }
+        sink.endArray()
+    }
+
+    /// The cells of `row` (row `number` of `list`) as members, in the order of
+    /// `columns`: each in its form, resolved when it has a base, and the rows of
+    /// another list that name it as their parent.
+    private func writeCells<S: RecordSink & ~Copyable>(of row: FeedRowView, number: Int, list: FeedList,
+                                                      _ columns: TableArray<Column>, into sink: inout S) {
+        // The columns read in place (iterated as values, each was copied whole, its
+        // 80 bytes, for every row).
+        let cs = columns.buffer.baseAddress!, nc = columns.buffer.count
+        let defaultsRel = list == .links || list == .sourceLinks
+        for j in 0..<nc {
+            let c = cs + j
+            if c.pointee.children != nil {
+                writeChildren(c.pointee.key, c.pointee.children!, of: number, into: &sink)
+                continue
+            }
+            let index = c.pointee.index
+            var v = row[index]
+            if defaultsRel && index == 1 { v = FeedRecordView.defaultedRel(v) }
+            if defaultsRel && index == 2 { v = FeedRecordView.defaultedType(v, rel: row[1]) }
+            switch c.pointee.form {
+            case .asWritten: break
+            case .orDefault(let value):
+                if !v.isPresent || v.isEmpty { v = FeedBytes(value) }
+            case .seconds:
+                if v.isPresent, let n = QueryForms.playTimeSeconds(v.buffer) {
+                    n.withUnsafeBytes { b in
+                        sink.number(c.pointee.key, maxLength: b.count) { p in
+                            p.update(from: b.bindMemory(to: UInt8.self).baseAddress!, count: b.count)
+                            return b.count
+                        }
+                    }
+                }
+                continue
+            case .words:
+                let words = v.isPresent ? QueryForms.words(v.buffer) : []
+                if !words.isEmpty {
+                    sink.beginArray(c.pointee.key)
+                    for w in words { sink.element(w) }
+                    sink.endArray()
+                }
+                continue
+            }
+            guard v.isPresent else { continue }
+            if let b = c.pointee.base {
+                resolved(v, base: row[b], document: sink.documentBytes) { sink.string(c.pointee.key, $0) }
+            } else {
+                sink.string(c.pointee.key, v.buffer)
+            }
+        }
+    }
+
     /// The rows of `ch.list` whose parent column holds `row` (as written by the
     /// machines: decimal digits), as the array member `key`; nothing when there are none.
     private func writeChildren<S: RecordSink & ~Copyable>(_ key: StaticString, _ ch: ChildRows, of row: Int,
@@ -1221,14 +1269,7 @@ extension FeedRecordView {
         sink.beginArray(key)
         for (j, r) in rows.enumerated() where isChild(r) {
             sink.beginElement()
-            for c in ch.columns {
-                if let grand = c.children {
-                    writeChildren(c.key, grand, of: j, into: &sink)   // rows naming row j of ch.list
-                    continue
-                }
-                let v = r[c.index]
-                if v.isPresent { sink.string(c.key, v.buffer) }
-            }
+            writeCells(of: r, number: j, list: ch.list, ch.columns, into: &sink)   // (its own children name row j)
             sink.endElement()
         }
         sink.endArray()

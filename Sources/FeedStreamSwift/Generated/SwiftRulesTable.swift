@@ -441,6 +441,7 @@ extension SFM {
     static let listJsonHubs = 48
     static let listJsonExtensions = 49
     static let listExtensions = 50
+    static let listPscBlocks = 51
 
     /// The column holding the xml:base chain in lists that resolve URLs (a list's
     /// column named `base`), or -1.
@@ -466,6 +467,7 @@ extension SFM {
         case 30: return 2  // altEnclosureSources
         case 31: return 2  // altEnclosureIntegrity
         case 33: return 7  // valueRecipients
+        case 41: return 4  // pscChapters
         case 43: return 4  // valueTimeSplits
         case 44: return 7  // timeSplitRecipients
         case 45: return 4  // timeSplitRemoteItems
@@ -593,7 +595,7 @@ enum SwiftRulesTable {
         [("feedGuid", 0), ("itemGuid", 1), ("feedUrl", 2), ("medium", 3)],  // REMOTE_ITEM
         [("href", 0)],  // CONTENT_LINK
         [("uri", 0), ("protocol", 1), ("accountId", 2), ("accountUrl", 3), ("priority", 4)],  // SOCIAL_INTERACT
-        [("version", 225)],  // PSC_CHAPTERS
+        [("version", 0)],  // PSC_CHAPTERS
         [("srsName", 267), ("srsDimension", 268)],  // GML_SRS
         [("start", 0), ("title", 1), ("href", 2), ("image", 3)],  // PSC_CHAPTER
         [("startTime", 0), ("duration", 1), ("remoteStartTime", 2), ("remotePercentage", 3)],  // VALUE_TIME_SPLIT
@@ -934,7 +936,7 @@ enum SwiftRulesTable {
         (19, "lowerCorner", 1048576, 0, 203, 1, 255, 0, 0),  // gml:lowerCorner TEXT FLD(GEO_WHERE_LOWER)
         (19, "upperCorner", 1048576, 0, 204, 1, 255, 0, 0),  // gml:upperCorner TEXT FLD(GEO_WHERE_UPPER)
         (13, "Point", 3, 5, 65535, 0, 255, 65536, 0),  // geo:Point SCOPE NONE
-        (20, "chapters", 2, 5, 65535, 1, 62, 33554432, 0),  // psc:chapters SCOPE NONE
+        (20, "chapters", 2, 3, 51, 0, 62, 33554432, 0),  // psc:chapters LATTR LST(PSC_BLOCKS)
         (20, "chapter", 33554432, 3, 41, 0, 64, 0, 0),  // psc:chapter LATTR LST(PSC_CHAPTERS)
     ]
 }
