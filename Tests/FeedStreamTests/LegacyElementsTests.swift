@@ -127,6 +127,39 @@ final class LegacyElementsTests: XCTestCase {
         XCTAssertEqual(doc.items.map { $0.content?.value }, ["s", nil, "first", "c"])
     }
 
+    /// A summary element beside both a `description` and a `content:encoded` gives neither
+    /// the summary nor the content: it is kept as the extension element it then is, after
+    /// the item's own, in the line and in the typed model, not dropped.
+    func testAnRSSSummaryThatGivesNeitherIsAnExtensionElement() throws {
+        let xml = """
+            <rss version="2.0" xmlns:content="http://purl.org/rss/1.0/modules/content/"><channel><title>t</title>
+            <item><title>a</title><summary type="html"> &lt;b&gt;short&lt;/b&gt; &amp;amp; <![CDATA[more]]> </summary>            <byline>Jo</byline><description>d</description><content:encoded>c</content:encoded></item>
+            <item><title>b</title><description>d</description><summary>s</summary></item>
+            <item><title>c</title><content:encoded>c</content:encoded><summary>s</summary></item>
+            <item><title>d</title><description>d</description><content:encoded>c</content:encoded><summary></summary></item>
+            </channel></rss>
+            """
+        let all = try linesFromEveryBackendAndCut(xml).filter { $0["kind"] as? String == "item" }
+        XCTAssertEqual(all.count, 4)
+        func extensions(_ i: [String: Any]) -> [[String: String]] {
+            ((i["extensions"] as? [[String: Any]]) ?? []).map { $0.compactMapValues { $0 as? String } }
+        }
+        XCTAssertEqual(extensions(all[0]), [
+            ["namespace": "", "name": "byline", "value": "Jo"],
+            ["namespace": "", "name": "summary", "value": "<b>short</b> &amp; more"],
+        ])
+        XCTAssertEqual([all[0]["summary"], all[0]["content"]].map { $0 as? String }, ["d", "c"])
+        // It gives the content, or the summary: no row.
+        XCTAssertEqual(all[1]["content"] as? String, "s")
+        XCTAssertNil(all[1]["extensions"])
+        XCTAssertEqual(all[2]["summary"] as? String, "s")
+        XCTAssertNil(all[2]["extensions"])
+        XCTAssertEqual(extensions(all[3]), [["namespace": "", "name": "summary", "value": ""]])
+        let doc = try document(from: .bytes(bytes(xml)))
+        XCTAssertEqual(doc.items.first?.extensionLists["extensions"]?.last,
+                       ["namespace": "", "name": "summary", "value": "<b>short</b> &amp; more"])
+    }
+
     func testARedirectDocumentGivesTheFeedsNewLocation() throws {
         let xml = """
             <?xml version="1.0"?>

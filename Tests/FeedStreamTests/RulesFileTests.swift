@@ -197,6 +197,7 @@ final class RulesLayoutSchemaTests: XCTestCase {
                 for c in columns { if let ch = c.children { map["l\(ch.list.rawValue)"] = top ?? "\(c.key)" } }
             case .authors: map["l\(FeedList.authors.rawValue)"] = top ?? "authors"
             case .categories: map["l\(FeedList.categories.rawValue)"] = top ?? "categories"
+            case .extensions: map["l\(FeedList.extensions.rawValue)"] = top ?? "extensions"
             case .person, .flag: break   // a second view of a field a .string member writes
             case .derived(let k, let f, let d):
                 // The field as written, or its default; the other derivations are a

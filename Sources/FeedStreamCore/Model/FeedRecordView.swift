@@ -47,6 +47,17 @@
         return construct(.rssSummary)
     }
 
+    /// An RSS item's `summary` element when it stands in for neither the summary nor the
+    /// content (``text(_:)``: the item gives both otherwise, as `description` and
+    /// `content:encoded`): nil when there is none or it is one of them. The line keeps it
+    /// as the extension element it then is.
+    var unusedRSSSummary: FeedBytes? {
+        guard isSet(.rssSummary) else { return nil }
+        let v = construct(.rssSummary).value
+        guard v.isPresent, construct(.summary).value.isPresent, construct(.content).value.isPresent else { return nil }
+        return v
+    }
+
     /// The text construct whose fields start at `field`, as the record holds it.
     private func construct(_ field: FeedField) -> FeedTextView {
         // The construct's fields follow its value's (type, language, base chain, mode:

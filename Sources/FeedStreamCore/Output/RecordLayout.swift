@@ -42,6 +42,10 @@ enum Member: Sendable {
     /// `categories`: those FeedRecordView.forEachCategory hands out (the list's, then
     /// the iTunes ones).
     case categories
+    /// `extensions`: the rows of the `extensions` list, then an RSS item's `summary`
+    /// element that stands in for neither the summary nor the content
+    /// (FeedRecordView.unusedRSSSummary), as the extension element it then is.
+    case extensions
     /// A person written as text in a field, split: an object (`name`, `email`) written
     /// only when the text holds an email address (the field itself is written as a
     /// string member of its own).
@@ -213,6 +217,9 @@ struct FieldMask {
             lists |= 1 << UInt64(FeedList.authors.rawValue)
             add(.itunesAuthor)
             add(.managingEditor)
+        case .extensions:
+            lists |= 1 << UInt64(FeedList.extensions.rawValue)
+            add(.rssSummary)
         case .categories:   // what FeedRecordView.forEachCategory reads
             lists |= 1 << UInt64(FeedList.categories.rawValue) | 1 << UInt64(FeedList.itunesCategories.rawValue)
             add(.itunesKeywords)
@@ -592,9 +599,10 @@ enum RecordLayout {
 
     /// Extension elements no rule reads (docs/SCHEMA.md, "Extension elements"), of the
     /// item or the feed: one row per element's text and per attribute.
-    static let extensionElements = Member.rows("extensions", .extensions, [
+    static let extensionElements = Member.extensions
+    static let extensionColumns: TableArray<Column> = [
         Column("namespace", 0), Column("name", 1), Column("attribute", 2), Column("value", 3),
-    ])
+    ]
 
     /// Podlove Simple Chapters: the first `psc:chapters` block's `version` and `chapters`
     /// (the block readers query, feedparser's `psc_chapters`), the blocks after it apart
@@ -804,6 +812,7 @@ extension Member {
             return [MemberField(k(key), .array(.object(["name", "email", "uri", "raw", "avatar"].map { MemberField($0, .string) })))]
         case .authors: return Member.persons("authors", .authors).fields
         case .categories: return Member.rows("categories", .categories, RecordLayout.categoryColumns).fields
+        case .extensions: return Member.rows("extensions", .extensions, RecordLayout.extensionColumns).fields
         case .person(let key, _):
             return [MemberField(k(key), .object([MemberField("name", .string), MemberField("email", .string)]))]
         case .object(let key, let members, _): return [MemberField(k(key), .object(members.flatMap(\.fields)))]
@@ -970,6 +979,7 @@ extension FeedRecordView {
             var any = false
             forEachCategory { _ in any = true }
             return any
+        case .extensions: return !rows(.extensions).isEmpty || unusedRSSSummary != nil
         case .person(_, let f): return isSet(f) && FeedPersonView.split(field: self[f]) != nil
         case .object(_, let members, let mask): return mayHave(mask.value) && hasAny(members)
         case .flag(_, let f, let rule): return isSet(f) && rule.read(self[f]) != nil
@@ -1102,6 +1112,18 @@ extension FeedRecordView {
                 sink.endElement()
             }
             if open { sink.endArray() }
+        case .extensions:
+            let summary = unusedRSSSummary
+            guard let summary else { return writeRows("extensions", .extensions, RecordLayout.extensionColumns, from: 0, into: &sink) }
+            sink.beginArray("extensions")
+            writeElements(.extensions, RecordLayout.extensionColumns, from: 0, into: &sink)
+            sink.beginElement()
+            let name: StaticString = "summary"   // (an RSS element: no namespace)
+            sink.string("namespace", UnsafeRawBufferPointer(start: name.utf8Start, count: 0))
+            sink.string("name", UnsafeRawBufferPointer(start: name.utf8Start, count: name.utf8CodeUnitCount))
+            sink.string("value", summary.buffer)
+            sink.endElement()
+            sink.endArray()
         case .person(let key, let f):
             guard isSet(f), let p = FeedPersonView.split(field: self[f]) else { return }
             sink.beginObject(key)
@@ -1188,15 +1210,21 @@ extension FeedRecordView {
     private func writeRows<S: RecordSink & ~Copyable>(_ key: StaticString, _ list: FeedList,
                                                      _ columns: TableArray<Column>, from first: Int,
                                                      into sink: inout S) {
-        let rows = rows(list)
-        guard rows.count > first else { return }
+        guard rows(list).count > first else { return }
         sink.beginArray(key)
-        for i in first..<rows.count {
+        writeElements(list, columns, from: first, into: &sink)
+        sink.endArray()
+    }
+
+    /// The rows of `list` from row `first` on, each an element of the array being written.
+    private func writeElements<S: RecordSink & ~Copyable>(_ list: FeedList, _ columns: TableArray<Column>,
+                                                         from first: Int, into sink: inout S) {
+        let rows = rows(list)
+        for i in first..<max(first, rows.count) {
             sink.beginElement()
             writeCells(of: rows[i], number: i, list: list, columns, into: &sink)
             sink.endElement()
         }
-        sink.endArray()
     }
 
     /// The cells of `row` (row `number` of `list`) as members, in the order of
