@@ -626,11 +626,12 @@ static cfs_doc_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
             if (n) memcpy(t->scratch, p, n);   /* p is NULL at the end of the input */
             p = t->scratch;
         }
-        /* In expat's buffer the marks are recorded, to be undone past the document's
-           end (marks, above: left there, a UTF-16BE document followed by a UTF-8 one
-           in the same inflated chunk turned the UTF-8 bytes DB 8F into FF FF, found
-           by the resync fuzzer). */
-        t->record_marks = in_expat && t->u16 != U16_NO;
+        /* In expat's buffer and ours (the caller's bytes, read again by the input
+           stage) the marks are recorded, to be undone: in ours once expat has its copy,
+           in expat's past the document's end (marks, above: left there, a UTF-16BE
+           document followed by a UTF-8 one in the same inflated chunk turned the UTF-8
+           bytes DB 8F into FF FF, found by the resync fuzzer). */
+        t->record_marks = where != IN_CALLERS && t->u16 != U16_NO;
         t->marks_len = 0;
         size_t hold = utf16_units(t, p, n, final);
         t->record_marks = 0;
@@ -647,9 +648,10 @@ static cfs_doc_result feed(expat_tok *t, uint8_t *p, size_t n, size_t len, int w
         }
         if (t->marks_len) {
             cfs_doc_result r = result(t, st, len, final, consumed, err);
-            /* The document went on: its bytes keep their marks (expat may scan the
-               unfinished token again). It ended: every byte is put back. */
-            if (r != CFS_DOC_OK)
+            /* The document went on in expat's buffer: its bytes keep their marks
+               (expat may scan the unfinished token again). It ended, or expat parsed a
+               copy: every byte is put back. */
+            if (r != CFS_DOC_OK || !in_expat)
                 for (size_t k = 0; k < t->marks_len; k++) memcpy(p + t->marks[k].at, t->marks[k].b, 2);
             t->marks_len = 0;
             return r;
@@ -751,11 +753,14 @@ static cfs_doc_result expat_parse(void *tok, const uint8_t *data, size_t len, in
 }
 
 /* A buffer for the caller to fill: expat's own, after the bytes held back (so that it
-   parses them in place), or, when expat gets UTF-8 made from the bytes, ours. */
+   parses them in place), or, when expat gets UTF-8 made from the bytes or the charset
+   is not settled yet (the bytes may settle it so), ours: the UTF-8 given to expat
+   (XML_Parse) is copied into expat's buffer, over the caller's bytes, which the input
+   stage reads again after an error (the search for the next document). */
 static uint8_t *expat_buffer(void *tok, size_t len) {
     expat_tok *t = tok;
     uint8_t *p;
-    t->own_buf = t->transcoding;
+    t->own_buf = t->transcoding || !t->detected;
     if (t->own_buf) {
         if (!grow(&t->scratch, &t->scratch_cap, len + t->held_len)) return NULL;
         p = t->scratch;

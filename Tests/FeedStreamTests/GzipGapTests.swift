@@ -203,6 +203,27 @@ final class GzipGapTests: XCTestCase {
         XCTAssertEqual(gaps(errors).count, 1)
     }
 
+    /// A member that ends inside a document's first bytes, before they settle its
+    /// charset, changes nothing: the UTF-8 the charset stage makes for expat must not be
+    /// written over the input bytes that the search for the next document reads again.
+    /// `3C 00 00 00` begins a UTF-32 document that fails at its second character (the
+    /// search then goes on past it: a feed at that byte is not looked for), and the feed
+    /// after it is the next document.
+    func testAMemberEndingInADocumentsFirstBytesChangesWhereNothingResumes() throws {
+        let plain: [UInt8] = [0x3C, 0, 0, 0] + bytes(rss("a", items: 2)) + bytes(rss("b", items: 2))
+        let stream = gzip(Array(plain[..<1])) + gzip(Array(plain[1...]))
+        let errors = try assertEveryWay(stream, keeps: ["b"])
+        XCTAssertEqual(errors.map(\.document), [1])
+        XCTAssertEqual(errors.first?.offset, 4)
+        for (label, run) in ways(stream) + FeedBackend.allCases.map { backend in
+            ("\(backend) uncompressed", { try backend.makeParser().parse(.bytes(plain), handler: $0) })
+        } {
+            let log = EventLog()
+            _ = try run(log)
+            XCTAssertEqual(titles(log), ["b 0", "b 1"], label)
+        }
+    }
+
     func testTheRatioLimitHoldsAfterAGap() throws {
         var ms = members(2)
         ms[0] = corrupted(ms[0])
